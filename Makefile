@@ -1,0 +1,125 @@
+# kptrace: ftrace kprobe_events definitions run as CO-RE BPF programs.
+#
+#   make          build ./kptrace (static)
+#   make run      install missing build dependencies, build, run the default job
+#   make test     install test dependencies, build, run unit + host + VM tests
+#   V=1           show the commands
+
+OUTPUT  := .output
+ARCH    := x86
+CLANG   ?= clang
+BPFTOOL ?= bpftool
+CC      ?= gcc
+
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Isrc -I$(OUTPUT) -D_GNU_SOURCE
+LDFLAGS ?=
+# Static: the binary must run alone in a bare initramfs (tests/vm) and on hosts
+# without libbpf installed.
+LDLIBS  := -static -lbpf -lelf -lz
+
+BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	-Iinclude -Ibpf -Ivmlinux/$(ARCH)
+
+# Everything but main.c, so the unit tests link the same objects.
+LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+BPF_HDRS := $(wildcard bpf/*.bpf.h) include/kptrace.h
+
+BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev gcc make
+TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all clean run test unit host-test vm-test deps test-deps
+
+all: kptrace
+
+$(OUTPUT):
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/kptrace.bpf.o: bpf/kptrace.bpf.c $(BPF_HDRS) | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/kptrace.skel.h: $(OUTPUT)/kptrace.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name kptrace_bpf > $@
+
+$(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) include/kptrace.h $(OUTPUT)/kptrace.skel.h | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+kptrace: $(OUTPUT)/main.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# Install what is missing from Debian's packages (root), say what otherwise.
+define install_missing
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "Installing missing packages:" $$missing; \
+		if [ "$$(id -u)" != 0 ]; then echo "run as root, or: apt-get install" $$missing >&2; exit 1; fi; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+endef
+
+deps:
+	$(call install_missing,$(BUILD_PKGS))
+
+test-deps:
+	$(call install_missing,$(TEST_PKGS))
+
+# The default job: kernel file opens with their flags and results, for five
+# seconds. Kprobes where the kernel has them; otherwise the same question asked
+# of libc through uprobes (this development VM has no CONFIG_KPROBES).
+LIBC := $(firstword $(wildcard /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libc.so.6))
+RUN_KPROBE := 'p:open do_sys_openat2 dfd=%di:s32 path=+0(%si):string flags=+0(%dx):x64' \
+	'r:open_ret do_sys_openat2 ret=$$retval:s64'
+RUN_UPROBE := 'p:open $(LIBC):openat dfd=%di:s32 path=+0(%si):ustring flags=%dx:x32' \
+	'r:open_ret $(LIBC):openat ret=$$retval:s32'
+
+run: deps
+	$(Q)$(MAKE) --no-print-directory kptrace
+	$(Q)if grep -qw register_kprobe /proc/kallsyms; then \
+		./kptrace -d 5 $(RUN_KPROBE); \
+	else \
+		echo "(no kprobes in this kernel: tracing libc's openat through uprobes)" >&2; \
+		./kptrace -d 5 $(RUN_UPROBE); \
+	fi
+
+TEST_BIN := $(OUTPUT)/tests
+
+$(TEST_BIN):
+	$(Q)mkdir -p $@
+
+$(TEST_BIN)/test_%: tests/unit/test_%.c tests/unit/check.h $(LIB_OBJS) | $(TEST_BIN)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -o $@
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(TEST_BIN)/%,$(wildcard tests/unit/test_*.c))
+
+unit: $(UNIT_TESTS)
+	$(Q)tests/run-unit.sh $(UNIT_TESTS)
+
+host-test: kptrace
+	$(Q)tests/host/run.sh
+
+vm-test: kptrace
+	$(Q)tests/vm/test.sh
+
+test: test-deps
+	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS)
+	$(Q)tests/run-all.sh
+
+clean:
+	$(call msg,CLEAN)
+	$(Q)rm -rf $(OUTPUT) kptrace

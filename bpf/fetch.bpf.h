@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The fetch interpreter: runs one argument's staged fetch (struct kpt_fetch)
+ * against a copy of the probe's registers and writes the result into the
+ * record being built in the per-CPU scratch buffer.
+ *
+ * It is a global (non-static) function on purpose: the verifier checks a
+ * global function once, whatever the number of call sites, where a static
+ * one is re-verified at each of the 128 argument iterations and blows the
+ * 1M-instruction budget.
+ */
+#ifndef KPT_FETCH_BPF_H
+#define KPT_FETCH_BPF_H
+
+/* Record area: KPT_REC_MAX for offsets (masked), plus room for one more
+ * string so a masked offset + KPT_STR_MAX is always inside the buffer. */
+#define KPT_BUF_SIZE	(KPT_REC_MAX + KPT_STR_MAX + 8)
+#define KPT_OFF_MASK	(KPT_REC_MAX - 1)
+
+/*
+ * x86-64 user addresses are below TASK_SIZE_MAX (0x00007ffffffff000 with
+ * 4-level paging, below 1 << 56 with 5-level); kernel addresses have the top
+ * bit set. ftrace's kprobes read addresses below TASK_SIZE as user memory
+ * (CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE); the top bit is the same
+ * test for every canonical address.
+ */
+#define KPT_IS_USER_ADDR(a)	(((a) >> 63) == 0)
+
+struct kpt_scratch {
+	struct pt_regs regs;	/* copy of the probe's registers: indexable by offset */
+	__u32 nfaults;		/* faults in the record being built */
+	__u32 pad;
+	__u8 rec[KPT_BUF_SIZE];
+};
+
+enum { KPT_RD_KERNEL = 0, KPT_RD_USER = 1, KPT_RD_AUTO = 2 };
+
+static __always_inline long kpt_read(void *dst, __u32 size, __u64 addr, int mode)
+{
+	if (mode == KPT_RD_AUTO)
+		mode = KPT_IS_USER_ADDR(addr) ? KPT_RD_USER : KPT_RD_KERNEL;
+	if (mode == KPT_RD_USER)
+		return bpf_probe_read_user(dst, size, (const void *)addr);
+	return bpf_probe_read_kernel(dst, size, (const void *)addr);
+}
+
+/* A constant size per call: the verifier wants the stack write bounded. */
+static __always_inline long kpt_read_sized(__u64 *v, __u32 size, __u64 addr, int mode)
+{
+	switch (size) {
+	case 1:
+		return kpt_read(v, 1, addr, mode);
+	case 2:
+		return kpt_read(v, 2, addr, mode);
+	case 4:
+		return kpt_read(v, 4, addr, mode);
+	default:
+		return kpt_read(v, 8, addr, mode);
+	}
+}
+
+static __always_inline long kpt_read_str(void *dst, __u32 size, __u64 addr, int mode)
+{
+	if (mode == KPT_RD_AUTO)
+		mode = KPT_IS_USER_ADDR(addr) ? KPT_RD_USER : KPT_RD_KERNEL;
+	if (mode == KPT_RD_USER)
+		return bpf_probe_read_user_str(dst, size, (const void *)addr);
+	return bpf_probe_read_kernel_str(dst, size, (const void *)addr);
+}
+
+/* Store the low 'size' bytes of v at record offset off. */
+static __always_inline void kpt_put(struct kpt_scratch *s, __u32 off, __u32 size, __u64 v)
+{
+	void *p = &s->rec[off & KPT_OFF_MASK];
+
+	switch (size) {
+	case 1:
+		*(__u8 *)p = v;
+		break;
+	case 2:
+		*(__u16 *)p = v;
+		break;
+	case 4:
+		*(__u32 *)p = v;
+		break;
+	default:
+		*(__u64 *)p = v;
+		break;
+	}
+}
+
+static __always_inline void kpt_fault(struct kpt_scratch *s, __u32 argi)
+{
+	s->rec[(KPT_HDR_SIZE + (argi >> 3)) & KPT_OFF_MASK] |= 1 << (argi & 7);
+	s->nfaults++;
+}
+
+/*
+ * Append a string read from addr at record offset pos; store its data_loc at
+ * slot. Returns the new end of the record. A string with no terminator in
+ * its first KPT_STR_MAX bytes is cut there, as the kernel's kprobes do, or
+ * is a fault when too_long_faults (uprobes: the kernel's strnlen_user check).
+ */
+static __always_inline __u32 kpt_put_str(struct kpt_scratch *s, __u32 slot, __u32 pos,
+					 __u64 addr, int mode, __u32 argi, bool too_long_faults)
+{
+	/* One byte more than the limit, to tell "exactly at the limit" from
+	 * "longer"; rec[] has KPT_STR_MAX + 8 bytes of slack for it. */
+	__u64 room = pos < KPT_REC_MAX ? KPT_REC_MAX - pos : 0;
+	__u8 *dst = &s->rec[pos & KPT_OFF_MASK];
+	long n = -1;
+
+	if (room > KPT_STR_MAX + 1)
+		room = KPT_STR_MAX + 1;
+	/* Checked and used in one register (see kpt_handle()): dst + room
+	 * must be inside rec[] for the verifier. */
+	barrier_var(room);
+	if (room > 0 && room <= KPT_STR_MAX + 1)
+		n = kpt_read_str(dst, room, addr, mode);
+	if (n > KPT_STR_MAX) {
+		if (too_long_faults) {
+			n = -1;
+		} else {
+			dst[KPT_STR_MAX - 1] = 0;
+			n = KPT_STR_MAX;
+		}
+	}
+	if (n <= 0) {
+		/* ftrace's convention: a zero length prints as (fault) */
+		kpt_put(s, slot, 4, pos);
+		kpt_fault(s, argi);
+		return pos;
+	}
+	kpt_put(s, slot, 4, ((__u32)n << 16) | pos);
+	return pos + n;
+}
+
+static __always_inline __u32 kpt_put_comm(struct kpt_scratch *s, __u32 slot, __u32 pos)
+{
+	__u32 n = 0;
+	__u8 *d;
+
+	if (pos > KPT_REC_MAX - KPT_COMM_LEN) {
+		kpt_put(s, slot, 4, pos);
+		return pos;
+	}
+	d = &s->rec[pos & KPT_OFF_MASK];
+	bpf_get_current_comm(d, KPT_COMM_LEN);
+	d[KPT_COMM_LEN - 1] = 0;
+	for (n = 0; n < KPT_COMM_LEN - 1; n++)
+		if (!d[n])
+			break;
+	n++; /* the terminator counts, as in ftrace's data_loc */
+	kpt_put(s, slot, 4, (n << 16) | pos);
+	return pos + n;
+}
+
+/* libbpf learnt the sixth argument register in 1.2; Debian 12 ships 1.1. */
+#ifndef PT_REGS_PARM6
+#if defined(__TARGET_ARCH_x86)
+#define PT_REGS_PARM6(x) (__PT_REGS_CAST(x)->r9)
+#else
+#error "PT_REGS_PARM6 needed: libbpf >= 1.2"
+#endif
+#endif
+
+static __always_inline __u64 kpt_arg_reg(struct pt_regs *r, __u32 n)
+{
+	/* The calling convention from libbpf's PT_REGS macros, not a table of ours. */
+	switch (n) {
+	case 0:
+		return PT_REGS_PARM1(r);
+	case 1:
+		return PT_REGS_PARM2(r);
+	case 2:
+		return PT_REGS_PARM3(r);
+	case 3:
+		return PT_REGS_PARM4(r);
+	case 4:
+		return PT_REGS_PARM5(r);
+	default:
+		return PT_REGS_PARM6(r);
+	}
+}
+
+#define KPT_NR_REG_ARGS 6
+
+/* kpt_store_elem()'s packed scalar argument: global functions take five. */
+#define KPT_EL_ARGI(x)		((x) & 0xff)
+#define KPT_EL_IDX(x)		(((x) >> 8) & 0xff)
+#define KPT_EL_FAULT		(1u << 16)
+#define KPT_EL(argi, idx, fault) ((argi) | ((idx) << 8) | ((fault) ? KPT_EL_FAULT : 0))
+
+/*
+ * Stages 3 and 4 for one element: store (raw, memory, string, string through
+ * a pointer array), then the bitfield modifier. Returns the new end of the
+ * record. Global for the same reason as kpt_fetch_arg(): verified once, not
+ * once per array element.
+ */
+__noinline int kpt_store_elem(struct kpt_scratch *s, const struct kpt_fetch *f, __u64 val,
+			      __u32 pos, __u32 el)
+{
+	int home, mode;
+	__u32 argi = KPT_EL_ARGI(el), i = KPT_EL_IDX(el), size, slot;
+	__u64 v = 0, addr = 0;
+
+	if (!s || !f)
+		return pos;
+	if (pos > KPT_REC_MAX)
+		pos = KPT_REC_MAX;
+	home = (f->flags & KPT_FF_USER_ST) ? KPT_RD_USER : KPT_RD_KERNEL;
+	mode = (f->flags & KPT_FF_AUTO_ST) ? KPT_RD_AUTO : home;
+	size = f->size;
+	slot = f->slot + i * size;
+
+	if (el & KPT_EL_FAULT) {
+		/* An earlier stage failed: zero the slot (strings: a zero-length
+		 * data_loc, ftrace's "(fault)") so nothing stale is left. */
+		kpt_put(s, slot, size, f->store >= KPT_ST_STRING ? pos : 0);
+		kpt_fault(s, argi);
+		return pos;
+	}
+
+	switch (f->store) {
+	case KPT_ST_RAW:
+		v = val;
+		break;
+	case KPT_ST_MEM:
+		if (kpt_read_sized(&v, size, val + f->st_off + (__u64)i * size, mode)) {
+			kpt_put(s, slot, size, 0);
+			kpt_fault(s, argi);
+			return pos;
+		}
+		break;
+	case KPT_ST_STRING:
+		return kpt_put_str(s, slot, pos, val + f->st_off, mode, argi,
+				   f->flags & KPT_FF_LONG_FAULT);
+	case KPT_ST_STRARR:
+		/* Element i is the string at the i-th pointer of an array. */
+		if (kpt_read(&addr, 8, val + f->st_off + (__u64)i * 8,
+			     (f->flags & KPT_FF_AUTO_ST) ? KPT_RD_AUTO : home)) {
+			kpt_put(s, slot, 4, pos);
+			kpt_fault(s, argi);
+			return pos;
+		}
+		return kpt_put_str(s, slot, pos, addr, mode, argi, f->flags & KPT_FF_LONG_FAULT);
+	case KPT_ST_COMM:
+		return kpt_put_comm(s, slot, pos);
+	default:
+		return pos;
+	}
+	if (f->flags & KPT_FF_BITFIELD)
+		v = (v << (f->bf_lshift & 63)) >> (f->bf_rshift & 63);
+	kpt_put(s, slot, size, v);
+	return pos;
+}
+
+/*
+ * Run fetch f for argument argi: the base value and the dereferences here,
+ * then one kpt_store_elem() per element. Strings are appended at pos.
+ * Returns the new end of the record. pflags are the probe's KPT_PF_* flags.
+ */
+__noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, __u32 argi,
+			     __u32 pos, __u32 pflags)
+{
+	int home = (pflags & KPT_PF_USER) ? KPT_RD_USER : KPT_RD_KERNEL;
+	__u32 i, count, param, fault = 0;
+	__u64 val = 0, addr;
+	int mode;
+
+	if (!s || !f)
+		return pos;
+	count = f->count;
+	param = f->param;
+
+	/* Stage 1: the base value. */
+	switch (f->base) {
+	case KPT_BASE_REG:
+		if (param / 8 >= sizeof(struct pt_regs) / 8)
+			fault = 1;
+		else
+			val = ((__u64 *)&s->regs)[param / 8];
+		break;
+	case KPT_BASE_STACK:
+		fault = !!kpt_read(&val, 8, PT_REGS_SP(&s->regs) + (__u64)param * 8, home);
+		break;
+	case KPT_BASE_STACKP:
+		val = PT_REGS_SP(&s->regs);
+		break;
+	case KPT_BASE_RETVAL:
+		val = PT_REGS_RC(&s->regs);
+		break;
+	case KPT_BASE_ARG:
+		if (param < KPT_NR_REG_ARGS) {
+			val = kpt_arg_reg(&s->regs, param);
+		} else {
+			/* Beyond the registers, arguments are on the stack above
+			 * the return address: slot 1 holds the 7th. */
+			addr = PT_REGS_SP(&s->regs) + (__u64)(param - KPT_NR_REG_ARGS + 1) * 8;
+			fault = !!kpt_read(&val, 8, addr, home);
+		}
+		break;
+	case KPT_BASE_IMM:
+		val = f->imm;
+		break;
+	case KPT_BASE_COMM:
+		break;
+	default: /* KPT_BASE_DATA: userspace prints the immediate string */
+		return pos;
+	}
+
+	/* Stage 2: dereferences. */
+	for (i = 0; i < KPT_MAX_DEREF && !fault; i++) {
+		if (i >= f->nderef)
+			break;
+		if (f->deref_auto & (1u << i))
+			mode = KPT_RD_AUTO;
+		else
+			mode = (f->deref_user & (1u << i)) ? KPT_RD_USER : home;
+		fault = !!kpt_read(&val, 8, val + f->off[i], mode);
+	}
+
+	/* Stages 3 and 4, per element (ftrace's LP_ARRAY loop). */
+	for (i = 0; i < KPT_MAX_ARRAY; i++) {
+		if (i >= count)
+			break;
+		pos = kpt_store_elem(s, f, val, pos, KPT_EL(argi, i, fault));
+	}
+	return pos;
+}
+
+#endif /* KPT_FETCH_BPF_H */

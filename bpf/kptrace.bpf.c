@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * kptrace's kernel side: one entry program and one return program, attached
+ * to every probe point (kprobe, kretprobe, uprobe, uretprobe). The probe's
+ * index in kpt_probes travels as the BPF cookie of each attachment.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#define __KPT_BPF__
+#include "kptrace.h"
+#include "fetch.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* -p PID: only this process (tgid); 0 traces everything. */
+const volatile __u32 kpt_target_tgid = 0;
+
+/* Sized by the loader before load: one entry per probe definition. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpt_probe_entry);
+} kpt_probes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpt_stats);
+} kpt_stats SEC(".maps");
+
+/*
+ * Record scratch, one per CPU. A plain array indexed by CPU rather than a
+ * per-CPU array: per-CPU values are capped at 32 KiB and a record with its
+ * string slack is larger. The programs never nest on one CPU (bpf_prog_active).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpt_scratch);
+} kpt_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} kpt_events SEC(".maps");
+
+static __always_inline int kpt_handle(struct pt_regs *ctx)
+{
+	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
+	struct kpt_probe_entry *p;
+	struct kpt_scratch *s;
+	struct kpt_stats *st;
+	struct kpt_rec_hdr *h;
+	__u64 pid_tgid, size;
+	__u32 cpu, pos, i;
+
+	p = bpf_map_lookup_elem(&kpt_probes, &idx);
+	st = bpf_map_lookup_elem(&kpt_stats, &idx);
+	if (!p || !st)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	if (kpt_target_tgid && (pid_tgid >> 32) != kpt_target_tgid) {
+		st->filtered++;
+		return 0;
+	}
+	st->hits++;
+
+	cpu = bpf_get_smp_processor_id();
+	s = bpf_map_lookup_elem(&kpt_scratch, &cpu);
+	if (!s)
+		return 0;
+	/* A copy, because the verifier allows only constant offsets into ctx
+	 * and %REG is an offset chosen at run time. */
+	if (bpf_probe_read_kernel(&s->regs, sizeof(s->regs), ctx))
+		return 0;
+
+	h = (struct kpt_rec_hdr *)s->rec;
+	h->kind = KPT_REC_EVENT;
+	h->probe = idx;
+	h->ts = bpf_ktime_get_ns();
+	h->ip = PT_REGS_IP(&s->regs);
+	h->tid = (__u32)pid_tgid;
+	h->tgid = pid_tgid >> 32;
+	h->cpu = cpu;
+	h->pad = 0;
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+	/* The fault bitmap: each argument sets its bit on a failed read. */
+	__builtin_memset(&s->rec[KPT_HDR_SIZE], 0, KPT_MAX_ARGS / 8);
+	s->nfaults = 0;
+
+	pos = p->fixed_size;
+	for (i = 0; i < KPT_MAX_ARGS; i++) {
+		if (i >= p->nargs)
+			break;
+		pos = kpt_fetch_arg(s, &p->args[i], i, pos, p->flags);
+	}
+	if (s->nfaults)
+		st->faults += s->nfaults;
+	/* One register for the bound check and the use: without the barrier
+	 * clang checks a copy and passes an unbounded size to the helper. */
+	size = pos;
+	barrier_var(size);
+	if (size > KPT_REC_MAX || size < KPT_HDR_SIZE)
+		return 0;
+	h->size = size;
+	if (bpf_ringbuf_output(&kpt_events, s->rec, size, 0))
+		st->drops++;
+	return 0;
+}
+
+SEC("kprobe")
+int kpt_entry(struct pt_regs *ctx)
+{
+	return kpt_handle(ctx);
+}
+
+SEC("kretprobe")
+int kpt_return(struct pt_regs *ctx)
+{
+	return kpt_handle(ctx);
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char *argp_program_version = "kptrace 0.1";
+const char *argp_program_bug_address = "the kptrace issue tracker";
+
+static const char doc[] =
+"kptrace: ftrace kprobe_events definitions, run as CO-RE BPF programs.\n"
+"\n"
+"Each DEFINITION uses the kernel's kprobe_events/uprobe_events grammar:\n"
+"  p[:[GRP/]EVENT] [MOD:]SYM[+offs]|MEMADDR [FETCHARGS]\n"
+"  r[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[+0] [FETCHARGS]\n"
+"  p|r[:[GRP/]EVENT] /PATH/BIN:SYMBOL[+offs]|/PATH/BIN:OFFSET [FETCHARGS]\n"
+"FETCHARGS: NAME=FETCHARG[:TYPE] with %REG, @ADDR, @SYM[+|-offs], $stackN, $stack,\n"
+"$argN, $retval, $comm, \\IMM, \\\"str\", +|-[u]OFFS(FETCHARG); TYPE: u8..u64, s8..s64,\n"
+"x8..x64, char, string, ustring, symbol, symstr, b<width>@<offset>/<container>, TYPE[N].\n"
+"\n"
+"Events print as /sys/kernel/tracing/trace lines on stdout; the per-probe profile\n"
+"(hits, misses, drops, faults) goes to stderr at exit.\n"
+"\n"
+"Examples:\n"
+"  kptrace 'p:myprobe do_sys_openat2 dfd=%di:s32 path=+0(%si):string flags=+0(%dx):x64' \\\n"
+"          'r:myret do_sys_openat2 ret=$retval:s64'\n"
+"  kptrace -c 'cat /etc/hostname' 'p:do_sys_openat2 path=+0(%si):string'\n"
+"  kptrace --json -d 5 'r:/bin/bash:readline line=+0($retval):ustring'\n"
+"  kptrace --dry-run 'p:vfs_read count=%dx:u64'       # how each argument is fetched\n"
+"  kptrace explain 'p:vfs_read count=%dx:u64'         # the same\n"
+"\v"
+"Definitions files (-f) hold one definition per line; '#' starts a comment and\n"
+"'-:EVENT' removes an earlier definition, as in kprobe_events.";
+
+static const char args_doc[] = "[explain] DEFINITION...";
+
+enum { OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER };
+
+static const struct argp_option options[] = {
+	{ "file", 'f', "FILE", 0, "Read definitions from FILE, one per line", 0 },
+	{ "output", 'o', "FILE", 0, "Write events to FILE instead of stdout", 0 },
+	{ "json", OPT_JSON, NULL, 0, "One JSON object per event (NDJSON), typed values", 0 },
+	{ "pid", 'p', "PID", 0, "Trace only this process", 0 },
+	{ "command", 'c', "CMD", 0, "Run CMD (split into words, no shell), trace it, stop when it exits", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
+	{ "dry-run", OPT_DRY_RUN, NULL, 0,
+	  "Check and explain: where each argument comes from, the event format; attach nothing",
+	  0 },
+	{ "buffer-size", OPT_BUFFER, "SIZE", 0,
+	  "Ring buffer size, power of two, K/M suffixes (default 4M)", 0 },
+	{ "verbose", 'v', NULL, 0, "Show libbpf's log, including the verifier's", 0 },
+	{ 0 },
+};
+
+static long long parse_int(struct argp_state *st, const char *opt, const char *s, long long min,
+			   long long max)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno || end == s || *end || v < min || v > max)
+		argp_error(st, "%s: '%s' is not a number in [%lld, %lld]", opt, s, min, max);
+	return v;
+}
+
+static uint32_t parse_size(struct argp_state *st, const char *s)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (*end == 'K' || *end == 'k')
+		mul = 1024, end++;
+	else if (*end == 'M' || *end == 'm')
+		mul = 1024 * 1024, end++;
+	if (errno || end == s || *end || s[0] == '-')
+		argp_error(st, "--buffer-size: '%s' is not a size", s);
+	v *= mul;
+	/* The kernel wants a power-of-two multiple of the page size. */
+	if (v < 4096 || v > (1ULL << 30) || (v & (v - 1)))
+		argp_error(st, "--buffer-size: %llu must be a power of two from 4K to 1G", v);
+	return (uint32_t)v;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *st)
+{
+	struct env *env = st->input;
+	char *end;
+	const char **nd;
+
+	switch (key) {
+	case 'f':
+		env->def_file = arg;
+		break;
+	case 'o':
+		env->out_path = arg;
+		break;
+	case OPT_JSON:
+		env->json = true;
+		break;
+	case 'p':
+		env->pid = (pid_t)parse_int(st, "-p", arg, 1, INT_MAX);
+		break;
+	case 'c':
+		env->command = arg;
+		break;
+	case 'd':
+		errno = 0;
+		env->duration = strtod(arg, &end);
+		if (errno || end == arg || *end || env->duration <= 0 || env->duration > 1e9)
+			argp_error(st, "-d: '%s' is not a positive number of seconds", arg);
+		break;
+	case OPT_DRY_RUN:
+		env->dry_run = true;
+		break;
+	case OPT_BUFFER:
+		env->buffer_size = parse_size(st, arg);
+		break;
+	case 'v':
+		env->verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (st->arg_num == 0 && !strcmp(arg, "explain")) {
+			env->dry_run = true;
+			break;
+		}
+		nd = realloc(env->defs, (env->ndefs + 1) * sizeof(*nd));
+		if (!nd)
+			argp_failure(st, 1, ENOMEM, "out of memory");
+		env->defs = nd;
+		env->defs[env->ndefs++] = arg;
+		break;
+	case ARGP_KEY_END:
+		/* Cross-option checks, in one place. */
+		if (!env->ndefs && !env->def_file)
+			argp_error(st, "no probe definition given (see --help for examples)");
+		if (env->pid && env->command)
+			argp_error(st, "-p and -c both choose the process to trace: give one");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct env *env)
+{
+	static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+
+	memset(env, 0, sizeof(*env));
+	return argp_parse(&argp, argc, argv, 0, NULL, env);
+}
+
+void cli_free(struct env *env)
+{
+	free(env->defs);
+	env->defs = NULL;
+}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Stage 3: turn ftrace's op list (base, dereferences) plus a type into the
+ * staged struct kpt_fetch the BPF interpreter runs, and lay out the record.
+ *
+ * The store stage follows the kernel's traceprobe_parse_probe_arg_body():
+ * a string's last dereference becomes the string read itself ("+0(%si):string"
+ * is the string at %si), a scalar's last dereference becomes a sized memory
+ * read, anything else stores the value itself.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+
+static bool is_deref(const struct spec_op *op)
+{
+	return op->kind == SPEC_OP_DEREF || op->kind == SPEC_OP_UDEREF;
+}
+
+/* Base stage from ops[0]. */
+static int compile_base(const struct spec_op *op, int64_t opval, struct kpt_fetch *f,
+			char *msg, size_t msglen)
+{
+	switch (op->kind) {
+	case SPEC_OP_REG:
+		f->base = KPT_BASE_REG;
+		f->param = (uint32_t)opval;
+		return 0;
+	case SPEC_OP_STACK:
+		f->base = KPT_BASE_STACK;
+		f->param = op->param;
+		return 0;
+	case SPEC_OP_STACKP:
+		f->base = KPT_BASE_STACKP;
+		return 0;
+	case SPEC_OP_RETVAL:
+		f->base = KPT_BASE_RETVAL;
+		return 0;
+	case SPEC_OP_ARG:
+		f->base = KPT_BASE_ARG;
+		f->param = op->param - 1;
+		return 0;
+	case SPEC_OP_COMM:
+		f->base = KPT_BASE_COMM;
+		return 0;
+	case SPEC_OP_IMM:
+		f->base = KPT_BASE_IMM;
+		f->imm = op->imm;
+		return 0;
+	case SPEC_OP_SYMBOL:
+		f->base = KPT_BASE_IMM;
+		f->imm = opval;
+		return 0;
+	case SPEC_OP_DATA:
+		f->base = KPT_BASE_DATA;
+		return 0;
+	default:
+		snprintf(msg, msglen, "unsupported fetch argument");
+		return -EOPNOTSUPP;
+	}
+}
+
+/* Slot bytes per element in our record (differs from ftrace for symstr,
+ * which we keep as the raw address and format in userspace). */
+static int slot_size(enum spec_type t)
+{
+	if (t == SPEC_T_SYMSTR)
+		return 8;
+	return spec_type_size(t);
+}
+
+static int compile_arg(const struct spec_probe *p, const struct spec_arg *a,
+		       const int64_t *opval, struct kpt_fetch *f, char *msg, size_t msglen)
+{
+	bool user_probe = p->kind == SPEC_UPROBE || p->kind == SPEC_URETPROBE;
+	bool is_str = a->type == SPEC_T_STRING || a->type == SPEC_T_USTRING;
+	const struct spec_op *last = &a->ops[a->nops - 1];
+	int i, err, nderef;
+	bool absorb;
+
+	memset(f, 0, sizeof(*f));
+	err = compile_base(&a->ops[0], opval[0], f, msg, msglen);
+	if (err)
+		return err;
+	f->count = a->count ? a->count : 1;
+	f->size = slot_size(a->type);
+
+	/* Dereferences: all but the last, which the store absorbs, except for
+	 * symstr: that one names the value after every dereference. */
+	absorb = a->nops > 1 && is_deref(last) && a->type != SPEC_T_SYMSTR;
+	nderef = a->nops - 1 - absorb;
+	if (nderef > KPT_MAX_DEREF) {
+		snprintf(msg, msglen, "Dereference is too much nested (at most %d)", KPT_MAX_DEREF);
+		return -E2BIG;
+	}
+	f->nderef = nderef;
+	for (i = 0; i < nderef; i++) {
+		const struct spec_op *op = &a->ops[i + 1];
+
+		f->off[i] = op->imm;
+		if (op->kind == SPEC_OP_UDEREF)
+			f->deref_user |= 1u << i;
+		else if (!user_probe)
+			/* ftrace's kprobes read addresses below TASK_SIZE as user memory */
+			f->deref_auto |= 1u << i;
+	}
+
+	/* The store. */
+	if (a->ops[0].kind == SPEC_OP_DATA) {
+		f->store = KPT_ST_NONE;
+	} else if (a->ops[0].kind == SPEC_OP_COMM) {
+		f->store = KPT_ST_COMM;
+	} else if (is_str) {
+		if (absorb) {
+			f->st_off = last->imm;
+			f->store = a->count ? KPT_ST_STRARR : KPT_ST_STRING;
+		} else {
+			/* \IMM:string: the string at that address */
+			f->store = KPT_ST_STRING;
+		}
+		if (a->type == SPEC_T_USTRING || (absorb && last->kind == SPEC_OP_UDEREF))
+			f->flags |= KPT_FF_USER_ST;
+		else if (!user_probe)
+			f->flags |= KPT_FF_AUTO_ST;
+	} else if (absorb) {
+		f->store = KPT_ST_MEM;
+		f->st_off = last->imm;
+		if (last->kind == SPEC_OP_UDEREF)
+			f->flags |= KPT_FF_USER_ST;
+		else if (!user_probe)
+			f->flags |= KPT_FF_AUTO_ST;
+	} else {
+		if (a->count) {
+			snprintf(msg, msglen, "an array needs a memory argument, e.g. +0(%%di):u32[4]");
+			return -EINVAL;
+		}
+		f->store = KPT_ST_RAW;
+	}
+	if (user_probe)
+		/* uprobe_events faults a string its strnlen_user() finds too long */
+		f->flags |= KPT_FF_USER_ST | KPT_FF_LONG_FAULT;
+
+	if (a->bf_width) {
+		unsigned int bits = a->bf_container;
+
+		/* Isolate bits [offset, offset + width) of the container on a u64. */
+		f->flags |= KPT_FF_BITFIELD;
+		f->bf_lshift = 64 - (a->bf_offset + a->bf_width);
+		f->bf_rshift = 64 - a->bf_width;
+		f->size = bits / 8;
+	}
+	return 0;
+}
+
+int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
+		  struct kpt_probe_entry *ent, struct ev_desc *ev, char *msg, size_t msglen,
+		  int *col)
+{
+	unsigned int pos;
+	int i, err;
+
+	memset(ent, 0, sizeof(*ent));
+	memset(ev, 0, sizeof(*ev));
+	*col = -1;
+	if (p->nargs > KPT_MAX_ARGS) {
+		snprintf(msg, msglen, "too many arguments (at most %d)", KPT_MAX_ARGS);
+		return -E2BIG;
+	}
+	ev->args = calloc(p->nargs ? p->nargs : 1, sizeof(*ev->args));
+	if (!ev->args)
+		return -ENOMEM;
+
+	ev->index = idx;
+	ev->spec = p;
+	ev->kind = p->kind;
+	ev->is_return = p->kind == SPEC_KRETPROBE || p->kind == SPEC_URETPROBE;
+	ev->is_user = p->kind == SPEC_UPROBE || p->kind == SPEC_URETPROBE;
+	snprintf(ev->group, sizeof(ev->group), "%s", p->group);
+	snprintf(ev->event, sizeof(ev->event), "%s", p->event);
+	snprintf(ev->func, sizeof(ev->func), "%s", r->func);
+	ev->addr = r->kaddr;
+	ev->uaddr = r->uaddr;
+	ev->uoffset = r->uoffset;
+	ev->path = p->path;
+	ev->nargs = p->nargs;
+
+	ent->flags = (ev->is_return ? KPT_PF_RETURN : 0) | (ev->is_user ? KPT_PF_USER : 0);
+	ent->nargs = p->nargs;
+
+	/* Record: header, fault bitmap, then the slots packed in order. Packed,
+	 * not aligned: padding would be bytes nobody writes, i.e. stale data. */
+	pos = KPT_HDR_SIZE + (p->nargs + 7) / 8;
+	for (i = 0; i < p->nargs; i++) {
+		const struct spec_arg *a = &p->args[i];
+		struct kpt_fetch *f = &ent->args[i];
+		struct ev_arg *ea = &ev->args[i];
+
+		*col = a->col;
+		err = compile_arg(p, a, r->opval[i], f, msg, msglen);
+		if (err)
+			goto fail;
+		snprintf(ea->name, sizeof(ea->name), "%s", a->name);
+		ea->type = a->type;
+		if (a->bf_width)
+			ea->type = a->bf_container == 8 ? SPEC_T_U8 :
+				   a->bf_container == 16 ? SPEC_T_U16 :
+				   a->bf_container == 32 ? SPEC_T_U32 : SPEC_T_U64;
+		ea->count = a->count;
+		ea->size = f->size;
+		ea->text = a->text;
+		ea->spec = a;
+		if (f->base == KPT_BASE_DATA) {
+			ea->data = a->ops[0].data;
+			continue;
+		}
+		f->slot = pos;
+		ea->slot = pos;
+		pos += f->size * f->count;
+		if (pos > KPT_FIXED_MAX) {
+			snprintf(msg, msglen,
+				 "arguments need %u bytes of fixed record space, at most %d "
+				 "(fewer or smaller arrays)", pos, KPT_FIXED_MAX);
+			err = -E2BIG;
+			goto fail;
+		}
+	}
+	ent->fixed_size = pos;
+	ev->fixed_size = pos;
+	*col = -1;
+	return 0;
+fail:
+	ev_desc_free(ev);
+	return err;
+}
+
+void ev_desc_free(struct ev_desc *ev)
+{
+	free(ev->args);
+	ev->args = NULL;
+}

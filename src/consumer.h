@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stage 6, consume: poll the ring buffer, hand each record to the output,
+ * watch the loss counters, stop on a signal, a duration or the traced
+ * command's exit, then drain and print the per-probe profile.
+ */
+#ifndef KPT_CONSUMER_H
+#define KPT_CONSUMER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "event.h"
+#include "ksyms.h"
+#include "loader.h"
+#include "output.h"
+
+struct consume_opts {
+	FILE *out;			/* events */
+	enum out_format format;
+	double duration;		/* seconds, 0 = until stopped */
+	pid_t child;			/* -c: stop when it exits (0: none) */
+	const struct ksyms *ksyms;
+	const struct ev_desc *evs;
+	int nevs;
+};
+
+/* Set by the signal handler; a second signal exits at once. */
+void consumer_install_signals(void);
+
+/* Runs until stopped. Returns 0, or a negative errno; *child_status gets the
+ * traced command's wait status when it was waited for. */
+int consume(struct loader *ld, const struct consume_opts *o, int *child_status);
+
+#endif /* KPT_CONSUMER_H */

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A compiled probe as userspace sees it: how to read its records back. Made
+ * by compile.c from a resolved spec_probe, read by decode/output/explain.
+ * The BPF side gets struct kpt_probe_entry (include/kptrace.h) instead.
+ */
+#ifndef KPT_EVENT_H
+#define KPT_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "spec.h"
+
+struct ev_arg {
+	char name[SPEC_NAME_MAX];
+	enum spec_type type;	/* print type; a bitfield prints as its container uN */
+	uint32_t count;		/* 0: scalar, else array elements */
+	uint16_t slot;		/* offset of the value in the record */
+	uint8_t size;		/* bytes per element in the record: 1/2/4/8, 4 for a data_loc */
+	const char *data;	/* immediate string (\"..."): printed as is, nothing in the record */
+	const char *text;	/* the argument as written, for explain */
+	const struct spec_arg *spec;	/* parsed form, for explain */
+};
+
+struct ev_desc {
+	int index;		/* probe table index == BPF cookie */
+	char group[SPEC_NAME_MAX];
+	char event[SPEC_NAME_MAX];
+	enum spec_kind kind;
+	bool is_return;
+	bool is_user;
+	uint64_t addr;		/* kprobe: resolved address printed as (sym+off/size) */
+	char func[128];		/* kretprobe: function name printed after "<-"; uprobe: symbol */
+	uint64_t uaddr;		/* uprobe: virtual address of the probe in the binary */
+	const char *path;	/* uprobe binary */
+	uint64_t uoffset;	/* uprobe: file offset */
+	uint16_t fixed_size;	/* header + fault bitmap + slots */
+	int nargs;
+	struct ev_arg *args;
+	const struct spec_probe *spec;
+};
+
+#endif /* KPT_EVENT_H */

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --dry-run: say what each argument will read and where it lands in our
+ * record, then print the event's format as the kernel's
+ * events/GROUP/EVENT/format would show it for the same definition
+ * (trace_events.c f_show(), trace_probe.c traceprobe_define_arg_fields() and
+ * __set_print_fmt()), so the two can be compared line by line.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kptrace.h"
+#include "output.h"
+
+/*
+ * x86-64 struct pt_regs, for the explanation only: the compiler takes real
+ * offsets from BTF. Same names as the kernel's regoffset_table.
+ */
+static const struct {
+	const char *name;
+	unsigned int off;
+} x86_regs[] = {
+	{ "r15", 0 },	{ "r14", 8 },	{ "r13", 16 },	{ "r12", 24 },
+	{ "bp", 32 },	{ "bx", 40 },	{ "r11", 48 },	{ "r10", 56 },
+	{ "r9", 64 },	{ "r8", 72 },	{ "ax", 80 },	{ "cx", 88 },
+	{ "dx", 96 },	{ "si", 104 },	{ "di", 112 },	{ "orig_ax", 120 },
+	{ "ip", 128 },	{ "cs", 136 },	{ "flags", 144 }, { "sp", 152 },
+	{ "ss", 160 },
+};
+
+/* The x86-64 SysV calling convention, as regs_get_kernel_argument(). */
+static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
+
+static int reg_offset(const char *name)
+{
+	size_t i;
+
+	if (*name == '%')
+		name++;
+	for (i = 0; i < sizeof(x86_regs) / sizeof(x86_regs[0]); i++)
+		if (!strcmp(x86_regs[i].name, name))
+			return (int)x86_regs[i].off;
+	return -1;
+}
+
+static void print_reg(FILE *f, const char *name)
+{
+	int off = reg_offset(name);
+
+	if (*name == '%')
+		name++;
+	if (off >= 0)
+		fprintf(f, "%%%s (pt_regs+0x%x)", name, off);
+	else
+		fprintf(f, "%%%s", name);
+}
+
+/* What ftrace calls a type, and how it lays one out in its own record. */
+static const char *type_name(enum spec_type t)
+{
+	switch (t) {
+#define T(e, n, s) case SPEC_T_##e: return n;
+	SPEC_TYPES
+#undef T
+	default:
+		return "?";
+	}
+}
+
+static unsigned int type_size(enum spec_type t)
+{
+	switch (t) {
+#define T(e, n, s) case SPEC_T_##e: return s;
+	SPEC_TYPES
+#undef T
+	default:
+		return 0;
+	}
+}
+
+static bool is_string_type(enum spec_type t)
+{
+	return t == SPEC_T_STRING || t == SPEC_T_USTRING || t == SPEC_T_SYMSTR;
+}
+
+/* fetch_type.fmttype: x types and char show as their u type, symbol as u64. */
+static const char *fmt_type(enum spec_type t)
+{
+	switch (t) {
+	case SPEC_T_X8:
+	case SPEC_T_CHAR:
+		return "u8";
+	case SPEC_T_X16:
+		return "u16";
+	case SPEC_T_X32:
+		return "u32";
+	case SPEC_T_X64:
+	case SPEC_T_SYMBOL:
+		return "u64";
+	case SPEC_T_STRING:
+	case SPEC_T_USTRING:
+	case SPEC_T_SYMSTR:
+		return "__data_loc char[]";
+	default:
+		return type_name(t);
+	}
+}
+
+/* fetch_type.is_signed: the s types, and the string types (declared signed). */
+static int type_signed(enum spec_type t)
+{
+	return (t >= SPEC_T_S8 && t <= SPEC_T_S64) || is_string_type(t);
+}
+
+/* fetch_type.fmt, as it appears inside print fmt's quoted string. */
+static const char *print_fmt(enum spec_type t)
+{
+	switch (t) {
+	case SPEC_T_U8:
+	case SPEC_T_U16:
+	case SPEC_T_U32:
+		return "%u";
+	case SPEC_T_U64:
+		return "%Lu";
+	case SPEC_T_S8:
+	case SPEC_T_S16:
+	case SPEC_T_S32:
+		return "%d";
+	case SPEC_T_S64:
+		return "%Ld";
+	case SPEC_T_X8:
+	case SPEC_T_X16:
+	case SPEC_T_X32:
+		return "0x%x";
+	case SPEC_T_X64:
+		return "0x%Lx";
+	case SPEC_T_CHAR:
+		return "'%c'";
+	case SPEC_T_SYMBOL:
+		return "%pS";
+	default:
+		return "\\\"%s\\\"";
+	}
+}
+
+/* An immediate string or $comm is a "string" to ftrace whatever was written. */
+static enum spec_type kernel_type(const struct ev_arg *a)
+{
+	return a->data ? SPEC_T_STRING : a->type;
+}
+
+static const char *mem_kind(const struct ev_desc *ev, bool user)
+{
+	if (ev->is_user)
+		return "user memory of the traced process";
+	if (user)
+		return "user memory";
+	/* trace_kprobe.c probe_mem_read() on x86 (non-overlapping address spaces) */
+	return "user memory if the address < TASK_SIZE, else kernel, as ftrace";
+}
+
+/* Our record's slot is a data_loc (symstr keeps the raw address instead). */
+static bool str_slot(const struct ev_arg *a)
+{
+	return !a->data && (a->type == SPEC_T_STRING || a->type == SPEC_T_USTRING ||
+			    (a->type == SPEC_T_SYMSTR && a->size == 4));
+}
+
+static void print_off(FILE *f, int64_t off)
+{
+	if (off < 0)
+		fprintf(f, " - 0x%" PRIx64, -(uint64_t)off);
+	else
+		fprintf(f, " + 0x%" PRIx64, (uint64_t)off);
+}
+
+static void explain_base(FILE *f, const struct ev_desc *ev, const struct spec_op *op)
+{
+	unsigned int n;
+
+	fputs("      from ", f);
+	switch (op->kind) {
+	case SPEC_OP_REG:
+		fputs("register ", f);
+		print_reg(f, op->reg);
+		break;
+	case SPEC_OP_STACK:
+		fprintf(f, "$stack%u: stack slot %u, *(%%sp + %u) (%s)", op->param, op->param,
+			op->param * 8, ev->is_user ? "user stack" : "kernel stack");
+		break;
+	case SPEC_OP_STACKP:
+		fputs("$stack: the stack pointer, ", f);
+		print_reg(f, "sp");
+		break;
+	case SPEC_OP_RETVAL:
+		fputs("$retval: the return value register, ", f);
+		print_reg(f, "ax");
+		break;
+	case SPEC_OP_ARG:
+		n = op->param;
+		if (n >= 1 && n <= 6) {
+			fprintf(f, "$arg%u = ", n);
+			print_reg(f, arg_regs[n - 1]);
+			fputs(" by the calling convention", f);
+		} else {
+			/* regs_get_kernel_argument(): slot 1 is just above the return address */
+			fprintf(f, "$arg%u: stack slot %u, *(%%sp + %u), by the calling convention",
+				n, n - 6, (n - 6) * 8);
+		}
+		break;
+	case SPEC_OP_COMM:
+		fputs("$comm: the current task's comm, as a string", f);
+		break;
+	case SPEC_OP_IMM:
+		fprintf(f, "the immediate value 0x%" PRIx64, (uint64_t)op->imm);
+		break;
+	case SPEC_OP_DATA:
+		fprintf(f, "the immediate string \"%s\": printed as is, nothing fetched",
+			op->data ? op->data : "");
+		break;
+	case SPEC_OP_SYMBOL:
+		fprintf(f, "the address of %s", op->sym ? op->sym : "?");
+		if (op->imm)
+			print_off(f, op->imm);
+		fputs(" (kallsyms, at load)", f);
+		if (!strcmp(op->sym ? op->sym : "", ev->func) && ev->addr)
+			fprintf(f, " = 0x%" PRIx64, ev->addr);
+		break;
+	case SPEC_OP_FOFFS:
+		fprintf(f, "file offset 0x%" PRIx64 " of %s, where the traced process maps it",
+			(uint64_t)op->imm, ev->path ? ev->path : "the binary");
+		break;
+	default:
+		fputs("?", f);
+		break;
+	}
+	fputc('\n', f);
+}
+
+static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *a)
+{
+	const struct spec_arg *sa = a->spec;
+	enum spec_type t = sa ? sa->type : a->type;
+	const struct spec_op *last;
+	bool absorb, str;
+	int i;
+
+	fprintf(f, "  %s: %s", a->name, type_name(t));
+	if (sa && sa->bf_width)
+		fprintf(f, " b%u@%u/%u", sa->bf_width, sa->bf_offset, sa->bf_container);
+	if (a->count)
+		fprintf(f, "[%u]", a->count);
+	if (a->text)
+		fprintf(f, "  (%s)", a->text);
+	fputc('\n', f);
+	if (a->data)
+		fputs("      record: nothing; printed from the definition\n", f);
+	else if (a->count)
+		fprintf(f, "      record: +%u, %u x %u bytes%s\n", a->slot, a->count, a->size,
+			str_slot(a) ? " (data_loc: len << 16 | offset)" : "");
+	else
+		fprintf(f, "      record: +%u, %u bytes%s\n", a->slot, a->size,
+			str_slot(a) ? " (data_loc: len << 16 | offset)" : "");
+	if (!sa || sa->nops < 1)
+		return;
+
+	explain_base(f, ev, &sa->ops[0]);
+	last = &sa->ops[sa->nops - 1];
+	str = t == SPEC_T_STRING || t == SPEC_T_USTRING;
+	/* As ftrace stages it: the last dereference becomes the store, but for symstr. */
+	absorb = sa->nops > 1 && t != SPEC_T_SYMSTR &&
+		 (last->kind == SPEC_OP_DEREF || last->kind == SPEC_OP_UDEREF);
+	for (i = 1; i < sa->nops - absorb; i++) {
+		const struct spec_op *op = &sa->ops[i];
+
+		fputs("      then the pointer *(u64 *)(value", f);
+		print_off(f, op->imm);
+		fprintf(f, ") (%s)\n", mem_kind(ev, op->kind == SPEC_OP_UDEREF));
+	}
+	if (absorb) {
+		bool user = last->kind == SPEC_OP_UDEREF || t == SPEC_T_USTRING;
+
+		if (str && a->count)
+			fprintf(f, "      then %u string pointers at value", a->count);
+		else if (str)
+			fputs("      then the string at value", f);
+		else if (a->count)
+			fprintf(f, "      then %u x %u bytes at value", a->count, type_size(t));
+		else
+			fprintf(f, "      then %u bytes at value", type_size(t));
+		print_off(f, last->imm);
+		if (str && a->count)
+			fputs(", and the strings they point to", f);
+		fprintf(f, " (%s)\n", mem_kind(ev, user));
+	} else if (str && sa->ops[0].kind == SPEC_OP_IMM) {
+		fprintf(f, "      then the string at that address (%s)\n",
+			mem_kind(ev, t == SPEC_T_USTRING));
+	}
+	if (sa->bf_width)
+		fprintf(f, "      then bits %u..%u of the u%u, printed as u%u\n", sa->bf_offset,
+			sa->bf_offset + sa->bf_width - 1, sa->bf_container, sa->bf_container);
+	if (t == SPEC_T_SYMBOL)
+		fputs("      printed as %pS: sym+0xoff/0xsize\n", f);
+	else if (t == SPEC_T_SYMSTR)
+		fputs("      kept as the address; printed as the string sprint_symbol() makes\n", f);
+}
+
+static void print_field(FILE *f, const char *type, const char *name, unsigned int off,
+			unsigned int size, int sign)
+{
+	fprintf(f, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n", type, name, off, size,
+		sign);
+}
+
+/* events/GROUP/EVENT/format, as the kernel would create it for this definition. */
+static void explain_format(FILE *f, const struct ev_desc *ev)
+{
+	/* struct trace_entry, then the probe's own fields (kprobe_trace_entry_head etc.) */
+	unsigned int off = 8;
+	int i, j;
+
+	fprintf(f, "name: %s\n", ev->event);
+	/* an ID is what the kernel's registration assigns: there is none */
+	fputs("ID: (none)\n", f);
+	fputs("format:\n", f);
+	print_field(f, "unsigned short", "common_type", 0, 2, 0);
+	print_field(f, "unsigned char", "common_flags", 2, 1, 0);
+	print_field(f, "unsigned char", "common_preempt_count", 3, 1, 0);
+	print_field(f, "int", "common_pid", 4, 4, 1);
+	fputc('\n', f);
+	if (ev->is_return) {
+		print_field(f, "unsigned long", "__probe_func", off, 8, 0);
+		print_field(f, "unsigned long", "__probe_ret_ip", off + 8, 8, 0);
+		off += 16;
+	} else {
+		print_field(f, "unsigned long", "__probe_ip", off, 8, 0);
+		off += 8;
+	}
+	for (i = 0; i < ev->nargs; i++) {
+		const struct ev_arg *a = &ev->args[i];
+		enum spec_type t = kernel_type(a);
+		unsigned int n = a->count ? a->count : 1, size = type_size(t) * n;
+		const char *ft = fmt_type(t);
+
+		/*
+		 * traceprobe_parse_probe_arg_body() types an array "TYPE[N]";
+		 * f_show() then prints "TYPE NAME[]" (the field's len is 0 for
+		 * probe events), but leaves __data_loc types whole.
+		 */
+		if (!a->count)
+			print_field(f, ft, a->name, off, size, type_signed(t));
+		else if (is_string_type(t))
+			fprintf(f, "\tfield:%s[%u] %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n", ft,
+				a->count, a->name, off, size, type_signed(t));
+		else
+			fprintf(f, "\tfield:%s %s[];\toffset:%u;\tsize:%u;\tsigned:%d;\n", ft,
+				a->name, off, size, type_signed(t));
+		off += size;
+	}
+
+	/* __set_print_fmt() */
+	fprintf(f, "\nprint fmt: \"%s", ev->is_return ? "(%lx <- %lx)" : "(%lx)");
+	for (i = 0; i < ev->nargs; i++) {
+		const struct ev_arg *a = &ev->args[i];
+		const char *pf = print_fmt(kernel_type(a));
+
+		fprintf(f, " %s=", a->name);
+		if (!a->count) {
+			fputs(pf, f);
+			continue;
+		}
+		fprintf(f, "{%s", pf);
+		for (j = 1; j < (int)a->count; j++)
+			fprintf(f, ",%s", pf);
+		fputc('}', f);
+	}
+	fputs(ev->is_return ? "\", REC->__probe_func, REC->__probe_ret_ip" : "\", REC->__probe_ip",
+	      f);
+	for (i = 0; i < ev->nargs; i++) {
+		const struct ev_arg *a = &ev->args[i];
+		bool s = is_string_type(kernel_type(a));
+
+		if (!a->count) {
+			fprintf(f, s ? ", __get_str(%s)" : ", REC->%s", a->name);
+			continue;
+		}
+		for (j = 0; j < (int)a->count; j++)
+			fprintf(f, s ? ", __get_str(%s[%d])" : ", REC->%s[%d]", a->name, j);
+	}
+	fputc('\n', f);
+}
+
+void explain_event(FILE *f, const struct ev_desc *ev)
+{
+	unsigned int bitmap = ((unsigned int)ev->nargs + 7) / 8;
+	int i;
+
+	fprintf(f, "%s/%s:", ev->group, ev->event);
+	if (ev->spec && ev->spec->text)
+		fprintf(f, " %s", ev->spec->text);
+	fputc('\n', f);
+	switch (ev->kind) {
+	case SPEC_KPROBE:
+		fprintf(f, "  kprobe at 0x%016" PRIx64 " (%s)\n", ev->addr, ev->func);
+		break;
+	case SPEC_KRETPROBE:
+		fprintf(f, "  kretprobe on 0x%016" PRIx64 " (%s), fires on return\n", ev->addr,
+			ev->func);
+		break;
+	default:
+		fprintf(f, "  %s at %s, file offset 0x%" PRIx64 ", vaddr 0x%" PRIx64 "%s%s%s%s\n",
+			ev->is_return ? "uretprobe" : "uprobe", ev->path ? ev->path : "?",
+			ev->uoffset, ev->uaddr, ev->func[0] ? " (" : "", ev->func,
+			ev->func[0] ? ")" : "", ev->is_return ? ", fires on return" : "");
+		break;
+	}
+	fprintf(f, "  record: %u bytes fixed (header %u, fault bitmap %u, slots %u), strings after\n",
+		ev->fixed_size, KPT_HDR_SIZE, bitmap,
+		ev->fixed_size - KPT_HDR_SIZE - bitmap);
+	for (i = 0; i < ev->nargs; i++)
+		explain_arg(f, ev, &ev->args[i]);
+	fputc('\n', f);
+	explain_format(f, ev);
+}

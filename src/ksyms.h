@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Kernel symbols from /proc/kallsyms: name -> address for resolve.c, and
+ * address -> "sym+0xoff/0xsize [mod]" (the kernel's %pS) for the output.
+ */
+#ifndef KPT_KSYMS_H
+#define KPT_KSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ksym {
+	uint64_t addr;
+	uint64_t size;		/* to the next symbol, as the kernel's kallsyms computes it */
+	const char *name;
+	const char *module;	/* NULL for the core kernel */
+	char type;		/* kallsyms type letter */
+};
+
+struct ksyms;
+
+/* Load from path (NULL: /proc/kallsyms). Returns NULL and sets errno on failure. */
+struct ksyms *ksyms_load(const char *path);
+void ksyms_free(struct ksyms *ks);
+
+/* Symbol containing addr, or NULL. */
+const struct ksym *ksyms_by_addr(const struct ksyms *ks, uint64_t addr);
+/* First symbol of this name (in module mod if non-NULL), or NULL. */
+const struct ksym *ksyms_by_name(const struct ksyms *ks, const char *name, const char *mod);
+/* True if every address is 0 (kptr_restrict hides them from this user). */
+bool ksyms_hidden(const struct ksyms *ks);
+
+/*
+ * Format addr as the kernel's %pS ("sym+0x1a/0x80", " [mod]" appended for
+ * modules) or, with with_offset false, %ps ("sym"). Unknown addresses print
+ * as "0x%lx" like the kernel's. Returns buf.
+ */
+char *ksyms_format(const struct ksyms *ks, uint64_t addr, bool with_offset, char *buf, size_t len);
+
+#endif /* KPT_KSYMS_H */

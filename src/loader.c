@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Stage 4: skeleton lifecycle in order: open, configure, load, attach. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "loader.h"
+#include "kptrace.skel.h"
+
+int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
+		size_t msglen)
+{
+	struct kptrace_bpf *skel;
+	int err;
+
+	memset(ld, 0, sizeof(*ld));
+	ld->nprobes = nprobes;
+	ld->ncpus = libbpf_num_possible_cpus();
+	if (ld->ncpus <= 0) {
+		snprintf(msg, msglen, "cannot count CPUs: %s", strerror(-ld->ncpus));
+		return ld->ncpus ? ld->ncpus : -EINVAL;
+	}
+	skel = kptrace_bpf__open();
+	if (!skel) {
+		err = -errno;
+		snprintf(msg, msglen, "cannot open the BPF object: %s", strerror(errno));
+		return err;
+	}
+	ld->skel = skel;
+
+	bpf_map__set_max_entries(skel->maps.kpt_probes, nprobes);
+	bpf_map__set_max_entries(skel->maps.kpt_stats, nprobes);
+	bpf_map__set_max_entries(skel->maps.kpt_scratch, ld->ncpus);
+	if (o->buffer_size)
+		bpf_map__set_max_entries(skel->maps.kpt_events, o->buffer_size);
+	skel->rodata->kpt_target_tgid = o->target_tgid;
+
+	err = kptrace_bpf__load(skel);
+	if (err) {
+		if (err == -EPERM)
+			snprintf(msg, msglen,
+				 "loading BPF programs needs root (CAP_BPF and CAP_PERFMON): %s",
+				 strerror(-err));
+		else
+			snprintf(msg, msglen,
+				 "the kernel refused the BPF programs: %s (run with -v for the "
+				 "verifier log)", strerror(-err));
+		return err;
+	}
+	ld->links = calloc(nprobes ? nprobes : 1, sizeof(*ld->links));
+	if (!ld->links)
+		return -ENOMEM;
+	return 0;
+}
+
+int loader_set_probe(struct loader *ld, int idx, const struct kpt_probe_entry *ent)
+{
+	__u32 key = idx;
+
+	return bpf_map__update_elem(ld->skel->maps.kpt_probes, &key, sizeof(key), ent,
+				    sizeof(*ent), BPF_ANY);
+}
+
+static const char *attach_hint(const struct ev_desc *ev, int err)
+{
+	if (ev->is_user)
+		return "";
+	if (err == -ENOENT)
+		return " (no such symbol in the running kernel)";
+	if (err == -EINVAL)
+		return " (the kernel refuses to probe it: blacklisted, not traceable, or not an "
+		       "instruction boundary)";
+	if (err == -EBUSY)
+		return " (probe point is busy)";
+	if (err == -EPERM || err == -EACCES)
+		return " (needs root; or the kernel is locked down)";
+	return "";
+}
+
+static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, pid_t upid)
+{
+	struct bpf_program *prog = ev->is_return ? ld->skel->progs.kpt_return
+						 : ld->skel->progs.kpt_entry;
+
+	if (ev->is_user) {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = ev->index,
+			    .retprobe = ev->is_return);
+
+		return bpf_program__attach_uprobe_opts(prog, upid ? upid : -1, ev->path,
+						       ev->uoffset, &uo);
+	}
+	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = ev->index, .retprobe = ev->is_return);
+	if (!ev->spec->symbol) {
+		/* raw address: libbpf takes it as the offset with no function */
+		ko.offset = ev->addr;
+		return bpf_program__attach_kprobe_opts(prog, NULL, &ko);
+	}
+	ko.offset = ev->spec->offset;
+	return bpf_program__attach_kprobe_opts(prog, ev->func, &ko);
+}
+
+int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upid, char *msg,
+		  size_t msglen)
+{
+	int i, err;
+
+	for (i = 0; i < n; i++) {
+		struct bpf_link *l = attach_one(ld, &evs[i], upid);
+
+		if (!l) {
+			err = -errno;
+			snprintf(msg, msglen, "cannot attach %s/%s at %s: %s%s", evs[i].group,
+				 evs[i].event, evs[i].is_user ? evs[i].path : evs[i].func,
+				 strerror(errno), attach_hint(&evs[i], err));
+			for (i = 0; i < ld->nlinks; i++)
+				bpf_link__destroy(ld->links[i]);
+			ld->nlinks = 0;
+			return err ? err : -EINVAL;
+		}
+		ld->links[ld->nlinks++] = l;
+	}
+	return 0;
+}
+
+int loader_stats(struct loader *ld, int idx, struct kpt_stats *out)
+{
+	struct kpt_stats *v;
+	__u32 key = idx;
+	int i, err;
+
+	memset(out, 0, sizeof(*out));
+	v = calloc(ld->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	err = bpf_map__lookup_elem(ld->skel->maps.kpt_stats, &key, sizeof(key), v,
+				   sizeof(*v) * ld->ncpus, 0);
+	for (i = 0; !err && i < ld->ncpus; i++) {
+		out->hits += v[i].hits;
+		out->drops += v[i].drops;
+		out->faults += v[i].faults;
+		out->filtered += v[i].filtered;
+	}
+	free(v);
+	return err;
+}
+
+int loader_events_fd(struct loader *ld)
+{
+	return bpf_map__fd(ld->skel->maps.kpt_events);
+}
+
+void loader_close(struct loader *ld)
+{
+	int i;
+
+	for (i = 0; i < ld->nlinks; i++)
+		bpf_link__destroy(ld->links[i]);
+	free(ld->links);
+	kptrace_bpf__destroy(ld->skel);
+	memset(ld, 0, sizeof(*ld));
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stage 4, load: open the skeleton, size the maps for this run, set rodata,
+ * load (the verifier runs here), write the probe table, attach every probe
+ * with its index as the BPF cookie. All or nothing: a failed attach detaches
+ * what was attached. Every attachment is an fd-based perf link, so the
+ * kernel drops it when the process dies, even by SIGKILL.
+ */
+#ifndef KPT_LOADER_H
+#define KPT_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "kptrace.h"
+#include "event.h"
+
+struct kptrace_bpf;
+struct bpf_link;
+
+struct loader {
+	struct kptrace_bpf *skel;
+	struct bpf_link **links;
+	int nlinks;
+	int nprobes;
+	int ncpus;
+};
+
+struct load_opts {
+	pid_t target_tgid;	/* 0: everyone */
+	uint32_t buffer_size;	/* ring buffer bytes, power of two */
+};
+
+/* Open and load for nprobes probes. Returns 0 or a negative errno (msg set). */
+int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
+		size_t msglen);
+/* Write entry idx of the probe table. */
+int loader_set_probe(struct loader *ld, int idx, const struct kpt_probe_entry *ent);
+/* Attach every probe; on failure detach all. msg names the probe that failed. */
+int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upid, char *msg,
+		  size_t msglen);
+/* Sum the per-CPU counters of probe idx. */
+int loader_stats(struct loader *ld, int idx, struct kpt_stats *out);
+/* Ring buffer fd for the consumer. */
+int loader_events_fd(struct loader *ld);
+/* Detach every link, then free everything. */
+void loader_close(struct loader *ld);
+
+#endif /* KPT_LOADER_H */

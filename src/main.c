@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* kptrace: parse the command line, run the pipeline (run.c). */
+#include "cli.h"
+#include "run.h"
+
+int main(int argc, char **argv)
+{
+	struct env env;
+	int err;
+
+	cli_parse(argc, argv, &env);
+	err = kpt_run(&env);
+	cli_free(&env);
+	return err ? 1 : 0;
+}

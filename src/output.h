@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stages 7 and 8: decode a record against its probe's ev_desc and print it,
+ * as the kernel's /sys/kernel/tracing/trace line or as one NDJSON object.
+ * Output goes through the caller's FILE (fully buffered); nothing here
+ * allocates per event.
+ */
+#ifndef KPT_OUTPUT_H
+#define KPT_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "event.h"
+#include "ksyms.h"
+
+enum out_format {
+	OUT_TEXT,	/* ftrace's trace format */
+	OUT_JSON,	/* NDJSON, one object per event, typed values */
+};
+
+/* A decoded scalar. */
+struct dec_val {
+	uint64_t u;		/* zero-extended raw value */
+	int64_t s;		/* sign-extended raw value */
+};
+
+/*
+ * Record checks and access (decode.c). A record is valid when its header
+ * size matches len, it is at least ev->fixed_size long, and every data_loc
+ * points inside it. Returns 0 or -EINVAL.
+ */
+int decode_check(const struct ev_desc *ev, const void *rec, size_t len);
+/* True when argument argi's read faulted (the bitmap after the header). */
+bool decode_faulted(const struct ev_desc *ev, const void *rec, int argi);
+/* Element elem of a scalar argument. */
+struct dec_val decode_scalar(const struct ev_arg *a, const void *rec, uint32_t elem);
+/*
+ * Element elem of a string argument: pointer into rec and length without the
+ * terminator; NULL for ftrace's "(fault)" (data_loc length 0).
+ */
+const char *decode_string(const struct ev_arg *a, const void *rec, size_t len, uint32_t elem,
+			  size_t *slen);
+
+/* One event line/object to f. Returns 0, or -EINVAL for a malformed record. */
+int output_text(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
+		size_t len);
+int output_json(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
+		size_t len);
+
+/*
+ * --dry-run: for each argument, where it is fetched from (register, stack
+ * slot, dereference chain, user/kernel memory), its type and slot; then the
+ * event's format as the kernel's events/GROUP/EVENT/format shows it.
+ */
+void explain_event(FILE *f, const struct ev_desc *ev);
+
+#endif /* KPT_OUTPUT_H */

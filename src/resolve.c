@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Stage 2: resolve symbols, registers and uprobe targets; refuse early. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "resolve.h"
+
+#define KPROBE_PMU	"/sys/bus/event_source/devices/kprobe"
+#define UPROBE_PMU	"/sys/bus/event_source/devices/uprobe"
+#define BLACKLIST	"/sys/kernel/debug/kprobes/blacklist"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The kernel's NOKPROBE list: "0xstart-0xend\tsym [mod]" per line. */
+static void load_blacklist(struct sysinfo *si)
+{
+	char line[512], name[256];
+	FILE *f;
+	int cap = 0;
+
+	/* Needs debugfs; without it the kernel still refuses at attach time. */
+	f = fopen(BLACKLIST, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char **nb;
+
+		if (sscanf(line, "%*s %255s", name) != 1)
+			continue;
+		if (si->nblacklist == cap) {
+			cap = cap ? cap * 2 : 512;
+			nb = realloc(si->blacklist, cap * sizeof(*nb));
+			if (!nb)
+				break;
+			si->blacklist = nb;
+		}
+		si->blacklist[si->nblacklist] = strdup(name);
+		if (si->blacklist[si->nblacklist])
+			si->nblacklist++;
+	}
+	fclose(f);
+	if (si->blacklist)
+		qsort(si->blacklist, si->nblacklist, sizeof(char *), cmp_str);
+}
+
+static bool blacklisted(const struct sysinfo *si, const char *sym)
+{
+	if (!si->blacklist)
+		return false;
+	return bsearch(&sym, si->blacklist, si->nblacklist, sizeof(char *), cmp_str) != NULL;
+}
+
+void sysinfo_free(struct sysinfo *si)
+{
+	int i;
+
+	ksyms_free(si->ksyms);
+	btf__free(si->btf);
+	for (i = 0; i < si->nblacklist; i++)
+		free(si->blacklist[i]);
+	free(si->blacklist);
+	memset(si, 0, sizeof(*si));
+}
+
+/* Find member name in a struct, descending into anonymous unions/structs. */
+static int member_offset(const struct btf *btf, const struct btf_type *t, const char *name,
+			 int base_bits)
+{
+	const struct btf_member *m = btf_members(t);
+	int i, off;
+
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mn = btf__name_by_offset(btf, m->name_off);
+		int bits = base_bits + btf_member_bit_offset(t, i);
+
+		if (mn && *mn) {
+			if (!strcmp(mn, name))
+				return bits / 8;
+			continue;
+		}
+		/* anonymous: struct pt_regs keeps cs and ss in unions since 6.9 (FRED) */
+		off = member_offset(btf, btf__type_by_id(btf, m->type), name, bits);
+		if (off >= 0)
+			return off;
+	}
+	return -ENOENT;
+}
+
+int resolve_reg_offset(const struct btf *btf, const char *name)
+{
+	const struct btf_type *t;
+	int id;
+
+	id = btf__find_by_name_kind(btf, "pt_regs", BTF_KIND_STRUCT);
+	if (id < 0)
+		return -ENOENT;
+	t = btf__type_by_id(btf, id);
+	if (!t || !btf_is_composite(t))
+		return -ENOENT;
+	return member_offset(btf, t, name, 0);
+}
+
+static int need_ksyms(struct sysinfo *si, char *msg, size_t msglen)
+{
+	if (si->ksyms)
+		return 0;
+	si->ksyms = ksyms_load(NULL);
+	if (!si->ksyms) {
+		snprintf(msg, msglen, "cannot read /proc/kallsyms: %s", strerror(errno));
+		return -errno;
+	}
+	if (ksyms_hidden(si->ksyms)) {
+		snprintf(msg, msglen, "kernel addresses are hidden (kptr_restrict): run as root");
+		return -EPERM;
+	}
+	load_blacklist(si);
+	si->have_kprobes = access(KPROBE_PMU, F_OK) == 0;
+	return 0;
+}
+
+static int need_btf(struct sysinfo *si, char *msg, size_t msglen)
+{
+	if (si->btf)
+		return 0;
+	si->btf = btf__load_vmlinux_btf();
+	if (!si->btf) {
+		snprintf(msg, msglen, "cannot load the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
+			 strerror(errno));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static bool is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct resolved *r,
+			  char *msg, size_t msglen, int *col)
+{
+	const struct ksym *s;
+	int err;
+
+	err = need_ksyms(si, msg, msglen);
+	if (err)
+		return err;
+	*col = p->target_col;
+	if (!si->have_kprobes) {
+		snprintf(msg, msglen,
+			 "this kernel has no kprobe support (CONFIG_KPROBES/CONFIG_KPROBE_EVENTS "
+			 "off: %s is missing); trace user functions with uprobes "
+			 "(p:/path/to/binary:symbol) instead", KPROBE_PMU);
+		return -EOPNOTSUPP;
+	}
+	if (!p->symbol) {
+		r->kaddr = p->addr;
+		snprintf(r->func, sizeof(r->func), "0x%llx", (unsigned long long)p->addr);
+		return 0;
+	}
+	s = ksyms_by_name(si->ksyms, p->symbol, p->module[0] ? p->module : NULL);
+	if (!s) {
+		if (p->module[0])
+			snprintf(msg, msglen, "no symbol '%s' in module '%s' (is it loaded?)",
+				 p->symbol, p->module);
+		else
+			snprintf(msg, msglen, "no symbol '%s' in this kernel (/proc/kallsyms)",
+				 p->symbol);
+		return -ENOENT;
+	}
+	if (!is_text(s->type)) {
+		snprintf(msg, msglen, "'%s' is not a function (kallsyms type '%c')", p->symbol,
+			 s->type);
+		return -EINVAL;
+	}
+	if (blacklisted(si, p->symbol)) {
+		snprintf(msg, msglen,
+			 "'%s' cannot be probed: the kernel blacklists it (NOKPROBE_SYMBOL, "
+			 "see /sys/kernel/debug/kprobes/blacklist)", p->symbol);
+		return -EPERM;
+	}
+	if (s->size && (uint64_t)p->offset >= s->size) {
+		snprintf(msg, msglen, "offset 0x%llx is beyond the end of '%s' (size 0x%llx)",
+			 (unsigned long long)p->offset, p->symbol, (unsigned long long)s->size);
+		return -EINVAL;
+	}
+	r->kaddr = s->addr + p->offset;
+	if (p->module[0])
+		snprintf(r->func, sizeof(r->func), "%s:%s", p->module, p->symbol);
+	else
+		snprintf(r->func, sizeof(r->func), "%s", p->symbol);
+	return 0;
+}
+
+/*
+ * PATH:SYMBOL -> file offset and ELF virtual address, from .symtab or
+ * .dynsym. The file offset is what the kernel's uprobe wants: vaddr less the
+ * containing segment's vaddr - offset.
+ */
+static int elf_find_symbol(const char *path, const char *sym, uint64_t *foff, uint64_t *vaddr,
+			   char *msg, size_t msglen)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	size_t i, nph;
+	Elf *e = NULL;
+	int fd, err = -ENOENT;
+	bool found = false;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(msg, msglen, "cannot open %s: %s", path, strerror(errno));
+		return err;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		snprintf(msg, msglen, "%s is not an ELF file", path);
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	while (!found && (scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !sh.sh_entsize)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (!gelf_getsym(d, i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+			    s.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(e, sh.sh_link, s.st_name);
+			if (!name || strcmp(name, sym))
+				continue;
+			*vaddr = s.st_value;
+			found = true;
+			break;
+		}
+	}
+	if (!found) {
+		snprintf(msg, msglen, "no function '%s' in %s", sym, path);
+		goto cleanup;
+	}
+	if (elf_getphdrnum(e, &nph))
+		goto cleanup;
+	for (i = 0; i < nph; i++) {
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (*vaddr >= ph.p_vaddr && *vaddr < ph.p_vaddr + ph.p_memsz) {
+			*foff = *vaddr - ph.p_vaddr + ph.p_offset;
+			err = 0;
+			goto cleanup;
+		}
+	}
+	snprintf(msg, msglen, "'%s' in %s is not in an executable segment", sym, path);
+	err = -ENOEXEC;
+cleanup:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return err;
+}
+
+/* PATH:OFFSET -> the ELF virtual address, printed by uretprobes as ftrace does. */
+static int elf_offset_to_vaddr(const char *path, uint64_t off, uint64_t *vaddr, char *msg,
+			       size_t msglen)
+{
+	GElf_Phdr ph;
+	size_t i, nph;
+	Elf *e = NULL;
+	int fd, err = -ENOEXEC;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(msg, msglen, "cannot open %s: %s", path, strerror(errno));
+		return err;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph)) {
+		snprintf(msg, msglen, "%s is not an ELF file", path);
+		goto cleanup;
+	}
+	for (i = 0; i < nph; i++) {
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
+			*vaddr = off - ph.p_offset + ph.p_vaddr;
+			err = 0;
+			goto cleanup;
+		}
+	}
+	snprintf(msg, msglen, "offset 0x%llx is not in an executable segment of %s",
+		 (unsigned long long)off, path);
+cleanup:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return err;
+}
+
+static int resolve_uprobe(struct sysinfo *si, const struct spec_probe *p, struct resolved *r,
+			  char *msg, size_t msglen, int *col)
+{
+	int err;
+
+	*col = p->target_col;
+	si->have_uprobes = access(UPROBE_PMU, F_OK) == 0;
+	if (!si->have_uprobes) {
+		snprintf(msg, msglen, "this kernel has no uprobe support (%s is missing)",
+			 UPROBE_PMU);
+		return -EOPNOTSUPP;
+	}
+	if (access(p->path, R_OK)) {
+		err = -errno;
+		snprintf(msg, msglen, "cannot read %s: %s", p->path, strerror(errno));
+		return err;
+	}
+	if (!p->usym) {
+		r->uoffset = p->uoffset;
+		return elf_offset_to_vaddr(p->path, p->uoffset, &r->uaddr, msg, msglen);
+	}
+	err = elf_find_symbol(p->path, p->usym, &r->uoffset, &r->uaddr, msg, msglen);
+	if (err)
+		return err;
+	r->uoffset += p->uoffset;
+	r->uaddr += p->uoffset;
+	snprintf(r->func, sizeof(r->func), "%s", p->usym);
+	return 0;
+}
+
+static int resolve_args(struct sysinfo *si, const struct spec_probe *p, struct resolved *r,
+			char *msg, size_t msglen, int *col)
+{
+	const struct ksym *s;
+	int i, j, err, off;
+
+	r->opval = calloc(p->nargs ? p->nargs : 1, sizeof(*r->opval));
+	if (!r->opval)
+		return -ENOMEM;
+	for (i = 0; i < p->nargs; i++) {
+		const struct spec_arg *a = &p->args[i];
+
+		for (j = 0; j < a->nops; j++) {
+			const struct spec_op *op = &a->ops[j];
+
+			*col = op->col;
+			switch (op->kind) {
+			case SPEC_OP_REG:
+				err = need_btf(si, msg, msglen);
+				if (err)
+					return err;
+				off = resolve_reg_offset(si->btf, op->reg);
+				if (off < 0) {
+					snprintf(msg, msglen,
+						 "Invalid register name '%%%s' (not in struct pt_regs)",
+						 op->reg);
+					return -EINVAL;
+				}
+				r->opval[i][j] = off;
+				break;
+			case SPEC_OP_SYMBOL:
+				err = need_ksyms(si, msg, msglen);
+				if (err)
+					return err;
+				s = ksyms_by_name(si->ksyms, op->sym, NULL);
+				if (!s) {
+					snprintf(msg, msglen, "no symbol '%s' in this kernel", op->sym);
+					return -ENOENT;
+				}
+				r->opval[i][j] = s->addr + op->imm;
+				break;
+			case SPEC_OP_FOFFS:
+				snprintf(msg, msglen,
+					 "file offsets (@+OFFSET) are not supported yet: use the "
+					 "symbol's address instead");
+				return -EOPNOTSUPP;
+			default:
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolved *r,
+		  char *msg, size_t msglen, int *col)
+{
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	*col = -1;
+	switch (p->kind) {
+	case SPEC_KPROBE:
+	case SPEC_KRETPROBE:
+		err = resolve_kprobe(si, p, r, msg, msglen, col);
+		break;
+	case SPEC_UPROBE:
+	case SPEC_URETPROBE:
+		err = resolve_uprobe(si, p, r, msg, msglen, col);
+		break;
+	default:
+		snprintf(msg, msglen, "not a probe definition");
+		return -EINVAL;
+	}
+	if (err)
+		return err;
+	return resolve_args(si, p, r, msg, msglen, col);
+}
+
+void resolved_free(struct resolved *r)
+{
+	free(r->opval);
+	r->opval = NULL;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stage 2, resolve: tie a parsed definition to the running system. Kernel
+ * symbols (kallsyms, the kprobe blacklist), register names (struct pt_regs
+ * in the kernel's BTF), uprobe targets (the binary's ELF symbols). Every
+ * refusal happens here, before anything is loaded or attached.
+ */
+#ifndef KPT_RESOLVE_H
+#define KPT_RESOLVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "ksyms.h"
+#include "spec.h"
+
+struct btf;
+
+/* What resolve needs from the system, loaded once per run. */
+struct sysinfo {
+	struct ksyms *ksyms;		/* NULL until a kprobe needs it */
+	struct btf *btf;		/* vmlinux BTF, NULL until a register needs it */
+	char **blacklist;		/* sorted NOKPROBE symbols, NULL if unreadable */
+	int nblacklist;
+	bool have_kprobes;		/* the perf kprobe PMU exists */
+	bool have_uprobes;
+};
+
+/* A resolved probe point and registers. */
+struct resolved {
+	uint64_t kaddr;			/* kprobe: symbol address + offset (0 if unknown) */
+	char func[128];			/* kprobe: symbol as given to the kernel ("MOD:SYM"); uprobe: symbol */
+	uint64_t uoffset;		/* uprobe: file offset to attach at */
+	uint64_t uaddr;			/* uprobe: ELF virtual address of the probe */
+	/* per argument, per op: the resolved value (register offset, symbol address) */
+	int64_t (*opval)[SPEC_MAX_OPS];
+};
+
+void sysinfo_free(struct sysinfo *si);
+
+/*
+ * Resolve p against the system. On failure returns a negative errno and
+ * fills msg (and *col with the column to put the caret under, or -1).
+ */
+int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolved *r,
+		  char *msg, size_t msglen, int *col);
+void resolved_free(struct resolved *r);
+
+/* Byte offset of register name in struct pt_regs, from BTF; -ENOENT if none. */
+int resolve_reg_offset(const struct btf *btf, const char *name);
+
+#endif /* KPT_RESOLVE_H */

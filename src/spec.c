@@ -1,0 +1,1133 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Stage 1, parse: one probe definition in the ftrace kprobe_events /
+ * uprobe_events grammar -> struct spec_probe.
+ *
+ * The kernel's parser (kernel/trace/trace_probe.c, trace_kprobe.c,
+ * trace_uprobe.c) is the reference for what is accepted, for the default
+ * names and for which error is reported where: a definition that works in
+ * tracefs should work here and fail the same way, with the caret in the same
+ * place. Where the kernel can only decide with the running kernel at hand
+ * (symbol lookup, register names, instruction boundaries) we check syntax
+ * only and leave the rest to resolve.c.
+ *
+ * The definition is never copied or modified: every token is a (pointer,
+ * length) view into the caller's text, so that error columns are simply
+ * pointer differences and nothing is allocated beyond what struct
+ * spec_probe keeps.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+
+/* ftrace's limits, where the kernel has one (trace_probe.h, kprobes.h...) */
+#define MAX_TRACE_ARGS		128	/* MAX_TRACE_ARGS */
+#define MAX_ARG_NAME_LEN	32	/* MAX_ARG_NAME_LEN */
+#define MAX_ARRAY_LEN		64	/* MAX_ARRAY_LEN */
+#define MAXACTIVE_MAX		4096	/* KRETPROBE_MAXACTIVE_MAX */
+/* PARAM_MAX_STACK: THREAD_SIZE / sizeof(long), x86-64's 16 KiB stacks */
+#define PARAM_MAX_STACK		2048
+/* MODULE_NAME_LEN - 1 on 64-bit: longer can't be a loaded module */
+#define MODULE_NAME_MAX		55
+/* KSYM_NAME_LEN - 1: kallsyms has no longer names */
+#define KSYM_NAME_MAX		511
+/*
+ * ftrace parses into FETCH_INSN_MAX slots, the last one reserved for
+ * FETCH_OP_END. The base, the dereferences and then the store, bitfield
+ * and array instructions must all fit in the others.
+ */
+#define INSN_SLOTS		(SPEC_MAX_OPS - 1)
+
+#define E(a, b) [SPEC_ERR_##a] = b,
+static const char *const err_text[SPEC_ERR__COUNT] = { SPEC_ERRORS };
+#undef E
+
+#define T(e, n, s) [SPEC_T_##e] = { n, s },
+static const struct {
+	const char *name;
+	int size;
+} type_info[SPEC_T__COUNT] = {
+	[SPEC_T_NONE] = { "none", 0 },
+	SPEC_TYPES
+};
+#undef T
+
+/* Fields every probe event already has: an argument can't shadow them. */
+static const char *const reserved_names[] = {
+	"common_type",
+	"common_flags",
+	"common_preempt_count",
+	"common_pid",
+	"common_tgid",
+	"__probe_ip",
+	"__probe_ret_ip",
+	"__probe_func",
+};
+
+const char *spec_strerror(enum spec_err code)
+{
+	if ((unsigned int)code >= SPEC_ERR__COUNT)
+		return "Unknown error";
+	return err_text[code];
+}
+
+const char *spec_type_name(enum spec_type t)
+{
+	if ((unsigned int)t >= SPEC_T__COUNT)
+		return "unknown";
+	return type_info[t].name;
+}
+
+int spec_type_size(enum spec_type t)
+{
+	if ((unsigned int)t >= SPEC_T__COUNT)
+		return 0;
+	return type_info[t].size;
+}
+
+bool spec_type_is_string(enum spec_type t)
+{
+	return t == SPEC_T_STRING || t == SPEC_T_USTRING || t == SPEC_T_SYMSTR;
+}
+
+/* Our own classes: <ctype.h> depends on the locale, the grammar does not. */
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_alnum(char c)
+{
+	return is_alpha(c) || is_digit(c);
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Characters of a kallsyms name: GCC adds ".isra.0", ".cold" and the like. */
+static bool is_ksym_char(char c)
+{
+	return is_alnum(c) || c == '_' || c == '.';
+}
+
+/* ELF symbols may also carry '$' and symbol versions ("memcpy@@GLIBC_2.14"). */
+static bool is_usym_char(char c)
+{
+	return is_ksym_char(c) || c == '$' || c == '@';
+}
+
+static bool is_sym_start(char c)
+{
+	return is_alpha(c) || c == '_' || c == '.';
+}
+
+static unsigned int digit_value(char c)
+{
+	if (is_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return 99;
+}
+
+/*
+ * [s, e) as an unsigned number, as kstrtoull() reads it: base 0 means
+ * 0x/0X for hex, a leading 0 for octal, decimal otherwise. Unlike
+ * simple_strtoul() the whole range must be digits, and unlike a plain
+ * multiply-add an overflow is an error rather than a wrapped value.
+ */
+static bool parse_uint(const char *s, const char *e, unsigned int base,
+		       uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (base == 0) {
+		if (e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+			base = 16;
+			s += 2;
+		} else if (e - s > 1 && s[0] == '0') {
+			base = 8;
+			s++;
+		} else {
+			base = 10;
+		}
+	}
+	if (s >= e)
+		return false;
+	for (; s < e; s++) {
+		unsigned int d = digit_value(*s);
+
+		if (d >= base || v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	*out = v;
+	return true;
+}
+
+/*
+ * "+N" or "-N" starting at the sign: N must keep the value within
+ * [-max - 1, max]. kstrtol() would take "+-N"; we take one sign.
+ */
+static bool parse_offset(const char *q, const char *e, uint64_t max,
+			 int64_t *out)
+{
+	uint64_t mag;
+
+	if (!parse_uint(q + 1, e, 0, &mag) || mag > max + (*q == '-'))
+		return false;
+	/* two's complement: 0 - 2^63 is INT64_MIN */
+	*out = *q == '-' ? (int64_t)(0 - mag) : (int64_t)mag;
+	return true;
+}
+
+static bool span_eq(const char *s, const char *e, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return (size_t)(e - s) == n && !memcmp(s, lit, n);
+}
+
+static const char *span_chr(const char *s, const char *e, char c)
+{
+	return s < e ? memchr(s, c, e - s) : NULL;
+}
+
+static const char *span_rchr(const char *s, const char *e, char c)
+{
+	while (e > s)
+		if (*--e == c)
+			return e;
+	return NULL;
+}
+
+/* ftrace's is_good_name(): event, group and argument names are C identifiers. */
+static bool good_name(const char *s, const char *e)
+{
+	if (s >= e || !(is_alpha(*s) || *s == '_'))
+		return false;
+	for (s++; s < e; s++)
+		if (!is_alnum(*s) && *s != '_')
+			return false;
+	return true;
+}
+
+static char *span_dup(const char *s, const char *e)
+{
+	size_t n = e - s;
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+/* One run of non-blank characters; the kernel's argv_split() boundaries. */
+struct tok {
+	const char *s, *e;
+};
+
+static bool next_tok(const char **pos, struct tok *t)
+{
+	const char *p = *pos;
+
+	while (is_blank(*p))
+		p++;
+	if (!*p)
+		return false;
+	t->s = p;
+	while (*p && !is_blank(*p))
+		p++;
+	t->e = p;
+	*pos = p;
+	return true;
+}
+
+struct ctx {
+	const char *text;
+	struct spec_error *err;
+	struct spec_probe *p;
+	bool user;	/* uprobe: user memory, no kernel symbols */
+	bool ret;	/* return probe */
+	bool fentry;	/* on a function entry: $argN is meaningful */
+};
+
+static int fail(struct ctx *c, enum spec_err code, const char *at)
+{
+	c->err->code = code;
+	c->err->col = (int)(at - c->text);
+	return -EINVAL;
+}
+
+/* Bounded append for generated names: truncates like ftrace's snprintf(). */
+static void name_add(char *buf, size_t *len, const char *s, size_t n)
+{
+	while (n-- && *len < SPEC_NAME_MAX - 1)
+		buf[(*len)++] = *s++;
+	buf[*len] = '\0';
+}
+
+static void name_addf(char *buf, size_t *len, const char *fmt, uint64_t v)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), fmt, v);
+	name_add(buf, len, num, strlen(num));
+}
+
+/*
+ * The kernel only rewrites the ':' '.' '*' it expects in symbols; mapping
+ * everything outside [A-Za-z0-9_] gives the same result for any name ftrace
+ * accepts, and keeps ours valid whatever the symbol or path holds.
+ */
+static void sanitize_name(char *s)
+{
+	for (; *s; s++)
+		if (!is_alnum(*s) && *s != '_')
+			*s = '_';
+}
+
+/*
+ * [GRP/]EVENT or [GRP.]EVENT after the "p:" / "r:" / "-:". The columns are
+ * those of traceprobe_parse_event_name(): group errors at the start of the
+ * group, event errors at the start of the event.
+ */
+static int parse_event_name(struct ctx *c, const char *s, const char *e,
+			    bool removal)
+{
+	struct spec_probe *p = c->p;
+	const char *sep = span_chr(s, e, '/');
+	const char *ev = s;
+
+	if (!sep)
+		sep = span_chr(s, e, '.');
+	if (sep) {
+		if (sep == s)
+			return fail(c, SPEC_ERR_NO_GROUP_NAME, s);
+		if (sep - s > SPEC_NAME_MAX - 1)
+			return fail(c, SPEC_ERR_GROUP_TOO_LONG, s);
+		if (!good_name(s, sep))
+			return fail(c, SPEC_ERR_BAD_GROUP_NAME, s);
+		memcpy(p->group, s, sep - s);
+		p->group[sep - s] = '\0';
+		ev = sep + 1;
+	}
+	if (ev == e) {
+		/*
+		 * "GRP/" alone asks for a generated event name, as in recent
+		 * kernels; a removal has nothing to generate it from.
+		 */
+		if (sep && !removal)
+			return 0;
+		return fail(c, SPEC_ERR_NO_EVENT_NAME, ev);
+	}
+	if (e - ev > SPEC_NAME_MAX - 1)
+		return fail(c, SPEC_ERR_EVENT_TOO_LONG, ev);
+	if (!good_name(ev, e))
+		return fail(c, SPEC_ERR_BAD_EVENT_NAME, ev);
+	memcpy(p->event, ev, e - ev);
+	p->event[e - ev] = '\0';
+	p->event_given = true;
+	return 0;
+}
+
+/*
+ * "p", "p:NAME", "r", "rN", "rN:NAME". Maxactive errors go at column 1 as
+ * in trace_kprobe.c. Whether maxactive is legal depends on the target, so
+ * it is only range-checked here.
+ */
+static int parse_head(struct ctx *c, struct tok t)
+{
+	const char *q = t.s + 1;
+
+	if (*t.s == 'p' && q < t.e && is_digit(*q))
+		return fail(c, SPEC_ERR_MAXACT_NO_KPROBE, q);
+	if (*t.s == 'r' && q < t.e && is_digit(*q)) {
+		const char *me = span_chr(q, t.e, ':');
+		uint64_t v;
+
+		if (!me)
+			me = t.e;
+		if (!parse_uint(q, me, 0, &v) || !v)
+			return fail(c, SPEC_ERR_BAD_MAXACT, q);
+		if (v > MAXACTIVE_MAX)
+			return fail(c, SPEC_ERR_MAXACT_TOO_BIG, q);
+		c->p->maxactive = (int)v;
+		q = me;
+	}
+	if (q == t.e)
+		return 0;
+	if (*q != ':')
+		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, q);
+	return parse_event_name(c, q + 1, t.e, false);
+}
+
+/* A trailing "%return" turns p into a return probe (kernel 5.11+). */
+static int split_return(struct ctx *c, const char *s, const char **e)
+{
+	const char *pct = span_chr(s, *e, '%');
+
+	if (!pct)
+		return 0;
+	if (!span_eq(pct, *e, "%return"))
+		return fail(c, SPEC_ERR_BAD_PROBE_ADDR, pct);
+	c->ret = true;
+	*e = pct;
+	return 0;
+}
+
+/* [MOD:]SYM[+offs] | MEMADDR, each with an optional %return. */
+static int parse_ktarget(struct ctx *c, struct tok t)
+{
+	struct spec_probe *p = c->p;
+	const char *s = t.s, *e = t.e, *colon, *sym, *q;
+	uint64_t v;
+	int ret;
+
+	ret = split_return(c, s, &e);
+	if (ret)
+		return ret;
+	if (s == e)
+		return fail(c, SPEC_ERR_BAD_PROBE_ADDR, s);
+
+	/*
+	 * trace_kprobe.c takes anything kstrtoul() reads as an address and
+	 * the rest as a symbol: "9p:v9fs_mount" is module 9p's.
+	 */
+	if (is_digit(*s) && parse_uint(s, e, 0, &v)) {
+		p->addr = v;
+		c->fentry = !c->ret;
+		return 0;
+	}
+
+	sym = s;
+	colon = span_chr(s, e, ':');
+	if (colon) {
+		/* ":0x1234" is a uprobe whose path went missing, not a module */
+		if (colon == s && colon + 1 < e && is_digit(colon[1]))
+			return fail(c, SPEC_ERR_NO_UPROBE_PATH, s);
+		if (colon == s || colon - s > MODULE_NAME_MAX)
+			return fail(c, SPEC_ERR_BAD_MOD_NAME, s);
+		for (q = s; q < colon; q++)
+			if (!is_alnum(*q) && *q != '_' && *q != '-')
+				return fail(c, SPEC_ERR_BAD_MOD_NAME, s);
+		memcpy(p->module, s, colon - s);
+		p->module[colon - s] = '\0';
+		sym = colon + 1;
+	}
+
+	if (sym == e || !is_sym_start(*sym))
+		return fail(c, SPEC_ERR_BAD_PROBE_ADDR, s);
+	for (q = sym; q < e && is_ksym_char(*q); q++)
+		;
+	if (q - sym > KSYM_NAME_MAX)
+		return fail(c, SPEC_ERR_BAD_PROBE_ADDR, s);
+	if (q < e) {
+		/* kprobes can't go before a symbol: only +offs, within a uint */
+		if (*q != '+' && *q != '-')
+			return fail(c, SPEC_ERR_BAD_PROBE_ADDR, s);
+		if (*q == '-' || !parse_uint(q + 1, e, 0, &v) || v > UINT32_MAX)
+			return fail(c, SPEC_ERR_BAD_SYM_OFFS, q);
+		p->offset = (int64_t)v;
+	}
+	if (c->ret && p->offset)
+		return fail(c, SPEC_ERR_BAD_RETPROBE, t.s);
+	p->symbol = span_dup(sym, q);
+	if (!p->symbol)
+		return -ENOMEM;
+	c->fentry = !c->ret && !p->offset;
+	return 0;
+}
+
+/*
+ * PATH:OFFSET or PATH:SYMBOL[+offs], each with an optional %return. The
+ * path ends at the last ':' as in trace_uprobe.c, so a path may hold ':'.
+ */
+static int parse_utarget(struct ctx *c, struct tok t)
+{
+	struct spec_probe *p = c->p;
+	const char *colon = span_rchr(t.s, t.e, ':');
+	const char *s = colon + 1, *e = t.e, *q;
+	uint64_t v;
+	int ret;
+
+	if (colon[-1] == '/')
+		return fail(c, SPEC_ERR_NO_UPROBE_PATH, t.s);
+	ret = split_return(c, s, &e);
+	if (ret)
+		return ret;
+	/* No reference counters, PATH:OFFSET(REF): nothing would use them. */
+	q = span_chr(s, e, '(');
+	if (q)
+		return fail(c, SPEC_ERR_BAD_UPROBE_OFFS, q);
+
+	if (s < e && is_digit(*s)) {
+		if (!parse_uint(s, e, 0, &v))
+			return fail(c, SPEC_ERR_BAD_UPROBE_OFFS, s);
+		p->uoffset = v;
+		c->fentry = !c->ret;
+	} else if (s < e && is_sym_start(*s)) {
+		for (q = s; q < e && is_usym_char(*q); q++)
+			;
+		if (q < e) {
+			if (*q != '+' && *q != '-')
+				return fail(c, SPEC_ERR_BAD_PROBE_ADDR, s);
+			if (*q == '-' || !parse_uint(q + 1, e, 0, &v))
+				return fail(c, SPEC_ERR_BAD_SYM_OFFS, q);
+			p->uoffset = v;
+		}
+		if (c->ret && p->uoffset)
+			return fail(c, SPEC_ERR_BAD_RETPROBE, t.s);
+		p->usym = span_dup(s, q);
+		if (!p->usym)
+			return -ENOMEM;
+		c->fentry = !c->ret && !p->uoffset;
+	} else {
+		return fail(c, SPEC_ERR_BAD_UPROBE_OFFS, s);
+	}
+	p->path = span_dup(t.s, colon);
+	return p->path ? 0 : -ENOMEM;
+}
+
+/* The names ftrace makes when none is given. */
+static void default_event(struct spec_probe *p, bool ret)
+{
+	char *buf = p->event;
+	size_t len = 0;
+
+	if (p->path) {
+		/*
+		 * trace_uprobe.c: "p_" + the file name cut at its first '.',
+		 * '-' or '_', + "_0x" + the offset; 'p' even for uretprobes.
+		 * The kernel has no PATH:SYMBOL; we put "_SYM_offs" in place of
+		 * the offset, kprobe-style, so sym and sym+4 differ.
+		 */
+		const char *base = strrchr(p->path, '/');
+
+		base = base ? base + 1 : p->path;
+		name_add(buf, &len, "p_", 2);
+		name_add(buf, &len, base, strcspn(base, ".-_"));
+		if (p->usym) {
+			name_add(buf, &len, "_", 1);
+			name_add(buf, &len, p->usym, strlen(p->usym));
+			name_addf(buf, &len, "_%" PRIu64, p->uoffset);
+		} else {
+			name_addf(buf, &len, "_0x%" PRIx64, p->uoffset);
+		}
+	} else if (p->symbol) {
+		/* trace_kprobe.c: "%c_%s_%ld" with MOD: kept in the symbol */
+		name_add(buf, &len, ret ? "r_" : "p_", 2);
+		if (p->module[0]) {
+			name_add(buf, &len, p->module, strlen(p->module));
+			name_add(buf, &len, ":", 1);
+		}
+		name_add(buf, &len, p->symbol, strlen(p->symbol));
+		name_addf(buf, &len, "_%" PRIu64, (uint64_t)p->offset);
+	} else {
+		/*
+		 * "%c_0x%p": %p is the zero-padded address when pointers aren't
+		 * hashed; a hashed name can't be predicted, so we don't hash.
+		 */
+		name_add(buf, &len, ret ? "r_" : "p_", 2);
+		name_addf(buf, &len, "0x%016" PRIx64, p->addr);
+	}
+	sanitize_name(buf);
+}
+
+/* ftrace's fetch_insn slots used so far: its @SYM takes two for the base. */
+static int insn_slots(const struct spec_arg *a)
+{
+	return a->nops + (a->nops && a->ops[0].kind == SPEC_OP_SYMBOL);
+}
+
+static struct spec_op *add_op(struct ctx *c, struct spec_arg *a,
+			      enum spec_op_kind kind, const char *at)
+{
+	struct spec_op *op = &a->ops[a->nops++];
+
+	op->kind = kind;
+	op->col = (int)(at - c->text);
+	return op;
+}
+
+/* $retval, $stack, $stackN, $comm, $argN */
+static int parse_var(struct ctx *c, struct spec_arg *a, const char *s,
+		     const char *e)
+{
+	const char *v = s + 1;
+	uint64_t n;
+
+	if (span_eq(v, e, "retval")) {
+		if (!c->ret)
+			return fail(c, SPEC_ERR_RETVAL_ON_PROBE, s);
+		add_op(c, a, SPEC_OP_RETVAL, s);
+		return 0;
+	}
+	if (e - v >= 5 && !memcmp(v, "stack", 5)) {
+		if (v + 5 == e) {
+			add_op(c, a, SPEC_OP_STACKP, s);
+			return 0;
+		}
+		if (!is_digit(v[5]) || !parse_uint(v + 5, e, 10, &n))
+			return fail(c, SPEC_ERR_BAD_VAR, s);
+		/* The kernel stack is bounded; a user stack only by param's width. */
+		if (n > (c->user ? UINT32_MAX : PARAM_MAX_STACK))
+			return fail(c, SPEC_ERR_BAD_STACK_NUM, s);
+		add_op(c, a, SPEC_OP_STACK, s)->param = (uint32_t)n;
+		return 0;
+	}
+	/* "$COMM" is accepted by recent kernels too */
+	if (span_eq(v, e, "comm") || span_eq(v, e, "COMM")) {
+		add_op(c, a, SPEC_OP_COMM, s);
+		return 0;
+	}
+	if (e - v >= 3 && !memcmp(v, "arg", 3)) {
+		if (!is_digit(v[3]) || !parse_uint(v + 3, e, 10, &n))
+			return fail(c, SPEC_ERR_BAD_VAR, s);
+		if (!n || n > PARAM_MAX_STACK)
+			return fail(c, SPEC_ERR_BAD_ARG_NUM, s);
+		/*
+		 * Arguments are only where the calling convention still holds:
+		 * on entry. (Recent kernels also fetch them on kretprobes by
+		 * saving them at entry; we have no such stage.)
+		 */
+		if (!c->fentry)
+			return fail(c, SPEC_ERR_NOFENTRY_ARGS, s);
+		add_op(c, a, SPEC_OP_ARG, s)->param = (uint32_t)n;
+		return 0;
+	}
+	return fail(c, SPEC_ERR_BAD_VAR, s);
+}
+
+/* @ADDR, @+OFFSET (uprobes), @SYM[+|-offs] (kprobes): all read memory. */
+static int parse_mem(struct ctx *c, struct spec_arg *a, const char *s,
+		     const char *e)
+{
+	struct spec_op *op;
+	uint64_t v;
+	int64_t off = 0;
+
+	if (s + 1 < e && is_digit(s[1])) {
+		if (!parse_uint(s + 1, e, 0, &v))
+			return fail(c, SPEC_ERR_BAD_MEM_ADDR, s);
+		add_op(c, a, SPEC_OP_IMM, s)->imm = (int64_t)v;
+	} else if (s + 1 < e && s[1] == '+') {
+		if (!c->user)
+			return fail(c, SPEC_ERR_FILE_ON_KPROBE, s);
+		if (!parse_uint(s + 2, e, 0, &v) || v > INT64_MAX)
+			return fail(c, SPEC_ERR_BAD_FILE_OFFS, s);
+		add_op(c, a, SPEC_OP_FOFFS, s)->imm = (int64_t)v;
+	} else {
+		const char *q;
+
+		if (c->user)
+			return fail(c, SPEC_ERR_SYM_ON_UPROBE, s);
+		for (q = s + 1; q < e && is_ksym_char(*q); q++)
+			;
+		if (q == s + 1 || !is_sym_start(s[1]) || q - s - 1 > KSYM_NAME_MAX)
+			return fail(c, SPEC_ERR_BAD_MEM_ADDR, s);
+		if (q < e) {
+			if (*q != '+' && *q != '-')
+				return fail(c, SPEC_ERR_BAD_MEM_ADDR, s);
+			if (!parse_offset(q, e, INT64_MAX, &off))
+				return fail(c, SPEC_ERR_BAD_SYM_OFFS, q);
+		}
+		op = add_op(c, a, SPEC_OP_SYMBOL, s);
+		op->imm = off;
+		op->sym = span_dup(s + 1, q);
+		if (!op->sym)
+			return -ENOMEM;
+	}
+	/*
+	 * ftrace loads the address, then dereferences it. (Its DEREF after a
+	 * file offset reuses the offset as displacement, adding it twice;
+	 * ours is 0.)
+	 */
+	add_op(c, a, SPEC_OP_DEREF, s);
+	return 0;
+}
+
+static int parse_fetch(struct ctx *c, struct spec_arg *a, const char *s,
+		       const char *e);
+
+/*
+ * +|-[u]OFFS(FETCHARG). The inner argument ends at the last ')', as in
+ * parse_probe_arg(); unlike it, we don't silently drop what follows.
+ */
+static int parse_deref(struct ctx *c, struct spec_arg *a, const char *s,
+		       const char *e)
+{
+	enum spec_op_kind kind = SPEC_OP_DEREF;
+	const char *q = s + 1, *lp, *in, *rp;
+	uint64_t mag;
+	int64_t off;
+	int ret;
+
+	if (q < e && *q == 'u') {
+		kind = SPEC_OP_UDEREF;
+		q++;
+	}
+	lp = span_chr(q, e, '(');
+	if (!lp)
+		return fail(c, SPEC_ERR_DEREF_NEED_BRACE, s);
+	/* fetch_insn.offset is an int; the sign is before the 'u' */
+	if (!parse_uint(q, lp, 0, &mag) ||
+	    mag > (uint64_t)INT32_MAX + (*s == '-'))
+		return fail(c, SPEC_ERR_BAD_DEREF_OFFS, s);
+	off = *s == '-' ? -(int64_t)mag : (int64_t)mag;
+	in = lp + 1;
+	rp = span_rchr(in, e, ')');
+	if (!rp)
+		return fail(c, SPEC_ERR_DEREF_OPEN_BRACE, e);
+	if (rp + 1 != e)
+		return fail(c, SPEC_ERR_BAD_FETCH_ARG, rp + 1);
+
+	ret = parse_fetch(c, a, in, rp);
+	if (ret)
+		return ret;
+	if (a->ops[a->nops - 1].kind == SPEC_OP_COMM ||
+	    a->ops[a->nops - 1].kind == SPEC_OP_DATA)
+		return fail(c, SPEC_ERR_COMM_CANT_DEREF, in);
+	if (insn_slots(a) + 1 > INSN_SLOTS)
+		return fail(c, SPEC_ERR_TOO_MANY_OPS, in);
+	add_op(c, a, kind, s)->imm = off;
+	return 0;
+}
+
+/* \IMM or \"STRING" */
+static int parse_imm(struct ctx *c, struct spec_arg *a, const char *s,
+		     const char *e)
+{
+	const char *v = s + 1;
+	struct spec_op *op;
+	uint64_t u;
+	int64_t i;
+
+	if (v < e && *v == '"') {
+		/* No escapes, as in ftrace: the text between the quotes. */
+		if (e - s < 3 || e[-1] != '"')
+			return fail(c, SPEC_ERR_IMMSTR_NO_CLOSE, e);
+		op = add_op(c, a, SPEC_OP_DATA, s);
+		op->data = span_dup(s + 2, e - 1);
+		return op->data ? 0 : -ENOMEM;
+	}
+	/* str_to_immediate(): unsigned if it starts with a digit, else signed */
+	if (v < e && is_digit(*v)) {
+		if (!parse_uint(v, e, 0, &u))
+			return fail(c, SPEC_ERR_BAD_IMM, v);
+		i = (int64_t)u;
+	} else if (v < e && (*v == '-' || *v == '+')) {
+		if (!parse_offset(v, e, INT64_MAX, &i))
+			return fail(c, SPEC_ERR_BAD_IMM, v);
+	} else {
+		return fail(c, SPEC_ERR_BAD_IMM, v);
+	}
+	add_op(c, a, SPEC_OP_IMM, s)->imm = i;
+	return 0;
+}
+
+/* One FETCHARG (no name, no type): appends its ops, base first. */
+static int parse_fetch(struct ctx *c, struct spec_arg *a, const char *s,
+		       const char *e)
+{
+	const char *q;
+
+	if (s == e)
+		return fail(c, SPEC_ERR_BAD_FETCH_ARG, s);
+	switch (*s) {
+	case '$':
+		return parse_var(c, a, s, e);
+	case '%':
+		/* Only the shape here: resolve.c knows the arch's pt_regs. */
+		if (e - s < 2 || e - s - 1 > (int)sizeof(a->ops[0].reg) - 1)
+			return fail(c, SPEC_ERR_BAD_REG_NAME, s);
+		for (q = s + 1; q < e; q++)
+			if (!(*q >= 'a' && *q <= 'z') && !is_digit(*q) && *q != '_')
+				return fail(c, SPEC_ERR_BAD_REG_NAME, s);
+		memcpy(add_op(c, a, SPEC_OP_REG, s)->reg, s + 1, e - s - 1);
+		return 0;
+	case '@':
+		return parse_mem(c, a, s, e);
+	case '+':
+	case '-':
+		return parse_deref(c, a, s, e);
+	case '\\':
+		return parse_imm(c, a, s, e);
+	default:
+		return fail(c, SPEC_ERR_BAD_FETCH_ARG, s);
+	}
+}
+
+static enum spec_type lookup_type(const char *s, const char *e)
+{
+	const char *slash;
+	uint64_t bits;
+	int t;
+
+	/* find_fetch_type(): "b..." is a bitfield typed by its container */
+	if (s < e && *s == 'b') {
+		slash = span_chr(s, e, '/');
+		if (!slash || !parse_uint(slash + 1, e, 0, &bits))
+			return SPEC_T_NONE;
+		switch (bits) {
+		case 8:
+			return SPEC_T_U8;
+		case 16:
+			return SPEC_T_U16;
+		case 32:
+			return SPEC_T_U32;
+		case 64:
+			return SPEC_T_U64;
+		default:
+			return SPEC_T_NONE;
+		}
+	}
+	for (t = SPEC_T_NONE + 1; t < SPEC_T__COUNT; t++)
+		if (span_eq(s, e, type_info[t].name))
+			return (enum spec_type)t;
+	return SPEC_T_NONE;
+}
+
+/* b<width>@<offset>/<container>; the container was checked by lookup_type(). */
+static bool parse_bitfield(struct spec_arg *a, const char *s, const char *e)
+{
+	const char *slash = span_chr(s, e, '/');
+	const char *at = span_chr(s + 1, slash, '@');
+	int bits = spec_type_size(a->type) * 8;
+	uint64_t w, o;
+
+	if (!at || !parse_uint(s + 1, at, 0, &w) || !w ||
+	    !parse_uint(at + 1, slash, 0, &o) ||
+	    w > (uint64_t)bits || o > bits - w)
+		return false;
+	a->bf_width = (uint8_t)w;
+	a->bf_offset = (uint8_t)o;
+	a->bf_container = (uint8_t)bits;
+	return true;
+}
+
+/* [NAME=]FETCHARG[:TYPE[[N]]], as traceprobe_parse_probe_arg() and friends. */
+static int parse_arg(struct ctx *c, int idx, struct tok t)
+{
+	struct spec_probe *p = c->p;
+	struct spec_arg *a = &p->args[idx];
+	const char *body = t.s, *e = t.e, *colon, *tname = NULL, *tend = NULL;
+	const char *tcol, *q;
+	bool immstr = e - t.s >= 2 && t.s[0] == '\\' && t.s[1] == '"';
+	enum spec_op_kind last;
+	size_t i;
+	int ret, extra;
+
+	a->col = (int)(t.s - c->text);
+	a->text = span_dup(t.s, t.e);
+	if (!a->text)
+		return -ENOMEM;
+
+	/*
+	 * ftrace splits the name at the first '=', which breaks an unnamed
+	 * \"a=b"; no name can start with '\', so we don't look there.
+	 */
+	q = immstr ? NULL : span_chr(t.s, e, '=');
+	if (q) {
+		if (q - t.s > MAX_ARG_NAME_LEN)
+			return fail(c, SPEC_ERR_ARG_NAME_TOO_LONG, t.s);
+		if (q == t.s)
+			return fail(c, SPEC_ERR_NO_ARG_NAME, t.s);
+		if (!good_name(t.s, q))
+			return fail(c, SPEC_ERR_BAD_ARG_NAME, t.s);
+		memcpy(a->name, t.s, q - t.s);
+		body = q + 1;
+	} else {
+		snprintf(a->name, sizeof(a->name), "arg%d", idx + 1);
+	}
+	for (i = 0; i < sizeof(reserved_names) / sizeof(reserved_names[0]); i++)
+		if (!strcmp(a->name, reserved_names[i]))
+			return fail(c, SPEC_ERR_USED_ARG_NAME, t.s);
+	for (i = 0; i < (size_t)idx; i++)
+		if (!strcmp(a->name, p->args[i].name))
+			return fail(c, SPEC_ERR_USED_ARG_NAME, t.s);
+
+	a->body_col = (int)(body - c->text);
+	if (e - body > SPEC_ARGSTR_MAX)
+		return fail(c, SPEC_ERR_ARG_TOO_LONG, body);
+	if (body == e)
+		return fail(c, SPEC_ERR_NO_ARG_BODY, body);
+
+	/*
+	 * The type follows the first ':', except that an immediate string
+	 * may hold ':' itself: there it follows the closing quote.
+	 */
+	immstr = e - body >= 2 && body[0] == '\\' && body[1] == '"';
+	q = immstr ? span_rchr(body + 2, e, '"') : NULL;
+	colon = span_chr(q ? q : body, e, ':');
+	if (colon) {
+		const char *lb, *rb;
+		uint64_t n;
+
+		tname = colon + 1;
+		tend = e;
+		lb = span_chr(tname, e, '[');
+		if (lb) {
+			rb = span_chr(lb + 1, e, ']');
+			if (!rb)
+				return fail(c, SPEC_ERR_ARRAY_NO_CLOSE, e);
+			if (rb + 1 != e)
+				return fail(c, SPEC_ERR_BAD_ARRAY_SUFFIX, rb + 1);
+			if (!parse_uint(lb + 1, rb, 0, &n) || !n)
+				return fail(c, SPEC_ERR_BAD_ARRAY_NUM, lb + 1);
+			if (n > MAX_ARRAY_LEN)
+				return fail(c, SPEC_ERR_ARRAY_TOO_BIG, lb + 1);
+			a->count = (uint32_t)n;
+			tend = lb;
+		}
+		e = colon;
+	}
+	tcol = tname ? tname : body;
+
+	if (span_eq(body, e, "$comm") || span_eq(body, e, "$COMM") || immstr) {
+		/* Already a string in memory: string it is, and one of it. */
+		if (a->count || (tname && !span_eq(tname, tend, "string")))
+			return fail(c, SPEC_ERR_BAD_TYPE, tcol);
+		a->type = SPEC_T_STRING;
+	} else if (tname) {
+		a->type = lookup_type(tname, tend);
+		/* No kallsyms for user addresses */
+		if (c->user && (a->type == SPEC_T_SYMBOL || a->type == SPEC_T_SYMSTR))
+			a->type = SPEC_T_NONE;
+		if (a->type == SPEC_T_NONE)
+			return fail(c, SPEC_ERR_BAD_TYPE, tcol);
+	} else {
+		/* DEFAULT_FETCH_TYPE: x<BITS_PER_LONG> */
+		a->type = SPEC_T_X64;
+	}
+	a->type_given = tname != NULL;
+
+	ret = parse_fetch(c, a, body, e);
+	if (ret)
+		return ret;
+
+	/*
+	 * What finalize_fetch_insn() checks. The last deref stays in ops
+	 * (the compiler makes it the store); when the last op isn't a deref
+	 * ftrace needs one more slot for the store, and bitfield and array
+	 * take one each.
+	 */
+	last = a->ops[a->nops - 1].kind;
+	extra = 0;
+	if (a->type == SPEC_T_SYMSTR) {
+		/* an address to look up, not memory to copy from */
+		if (last != SPEC_OP_REG && last != SPEC_OP_STACK &&
+		    last != SPEC_OP_RETVAL && last != SPEC_OP_ARG &&
+		    last != SPEC_OP_DEREF)
+			return fail(c, SPEC_ERR_BAD_SYMSTRING, tcol);
+		extra = 1;
+	} else if (spec_type_is_string(a->type)) {
+		if (last != SPEC_OP_DEREF && last != SPEC_OP_UDEREF &&
+		    last != SPEC_OP_IMM && last != SPEC_OP_COMM &&
+		    last != SPEC_OP_DATA)
+			return fail(c, SPEC_ERR_BAD_STRING, tcol);
+		/* string[N] reads N pointers, then the strings they point to */
+		if (last == SPEC_OP_IMM || last == SPEC_OP_COMM ||
+		    last == SPEC_OP_DATA || a->count)
+			extra = 1;
+	} else if (last != SPEC_OP_DEREF && last != SPEC_OP_UDEREF) {
+		extra = 1;
+	}
+	if (insn_slots(a) + extra > INSN_SLOTS)
+		return fail(c, SPEC_ERR_TOO_MANY_OPS, body);
+
+	if (tname && *tname == 'b') {
+		if (!parse_bitfield(a, tname, tend))
+			return fail(c, SPEC_ERR_BAD_BITFIELD, tcol);
+		if (insn_slots(a) + ++extra > INSN_SLOTS)
+			return fail(c, SPEC_ERR_TOO_MANY_OPS, body);
+	}
+
+	if (a->count) {
+		/*
+		 * An array is read from memory. ftrace forgets user memory
+		 * (ST_UMEM) here though +u works for strings; we take both.
+		 */
+		if (a->type == SPEC_T_SYMSTR ||
+		    (!spec_type_is_string(a->type) &&
+		     last != SPEC_OP_DEREF && last != SPEC_OP_UDEREF))
+			return fail(c, SPEC_ERR_BAD_STRING, tcol);
+		if (insn_slots(a) + ++extra > INSN_SLOTS)
+			return fail(c, SPEC_ERR_TOO_MANY_OPS, body);
+	}
+	return 0;
+}
+
+/* "-:[GRP/]EVENT": nothing may follow */
+static int parse_removal(struct ctx *c, struct tok head, const char *rest)
+{
+	struct tok t;
+
+	if (head.s + 1 == head.e || head.s[1] != ':')
+		return fail(c, SPEC_ERR_NO_EVENT_NAME, head.s + 1);
+	if (parse_event_name(c, head.s + 2, head.e, true))
+		return -EINVAL;
+	if (next_tok(&rest, &t))
+		return fail(c, SPEC_ERR_TOO_MANY_ARGS, t.s);
+	c->p->kind = SPEC_REMOVE;
+	return 0;
+}
+
+static int parse_probe(struct ctx *c)
+{
+	struct spec_probe *p = c->p;
+	const char *pos = c->text, *args, *colon;
+	struct tok head, target, t;
+	int nargs = 0, i, ret;
+
+	next_tok(&pos, &head);
+	if (*head.s == '-')
+		return parse_removal(c, head, pos);
+	if (*head.s != 'p' && *head.s != 'r')
+		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, head.s);
+	c->ret = *head.s == 'r';
+	ret = parse_head(c, head);
+	if (ret)
+		return ret;
+
+	/* Like ftrace's "after the last argument" caret: one past a space. */
+	if (!next_tok(&pos, &target))
+		return fail(c, SPEC_ERR_NO_TARGET, head.e + 1);
+	p->target_col = (int)(target.s - c->text);
+
+	/* A '/' before the first ':' is a path: "./bin:f", not "ext4:f". */
+	colon = span_chr(target.s, target.e, ':');
+	c->user = colon && span_chr(target.s, colon, '/');
+	if (c->user && p->maxactive)
+		return fail(c, SPEC_ERR_MAXACT_NO_KPROBE, head.s + 1);
+	ret = c->user ? parse_utarget(c, target) : parse_ktarget(c, target);
+	if (ret)
+		return ret;
+
+	if (c->user)
+		p->kind = c->ret ? SPEC_URETPROBE : SPEC_UPROBE;
+	else
+		p->kind = c->ret ? SPEC_KRETPROBE : SPEC_KPROBE;
+	if (!p->group[0])
+		strcpy(p->group, c->user ? "uprobes" : "kprobes");
+	if (!p->event_given)
+		default_event(p, c->ret);
+
+	args = pos;
+	while (next_tok(&pos, &t))
+		if (++nargs > MAX_TRACE_ARGS)
+			return fail(c, SPEC_ERR_TOO_MANY_ARGS, t.s);
+	if (!nargs)
+		return 0;
+	p->args = calloc(nargs, sizeof(*p->args));
+	if (!p->args)
+		return -ENOMEM;
+	p->nargs = nargs;
+	for (i = 0; next_tok(&args, &t); i++) {
+		ret = parse_arg(c, i, t);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int spec_parse(const char *text, struct spec_probe *out, struct spec_error *err)
+{
+	struct spec_error dummy;
+	struct ctx c = { .text = text, .p = out };
+	size_t len, i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!err)
+		err = &dummy;
+	c.err = err;
+	err->code = SPEC_ERR_OK;
+	err->col = 0;
+
+	if (!text)
+		return fail(&c, SPEC_ERR_EMPTY, text);
+	/* Bounded: a runaway line shouldn't be scanned to its end. */
+	len = strnlen(text, SPEC_TEXT_MAX + 1);
+	if (len > SPEC_TEXT_MAX)
+		return fail(&c, SPEC_ERR_TOO_LONG, text + SPEC_TEXT_MAX);
+	for (i = 0; i < len; i++) {
+		unsigned char ch = text[i];
+
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+			return fail(&c, SPEC_ERR_BAD_CHAR, text + i);
+	}
+	if (strspn(text, " \t") == len)
+		return fail(&c, SPEC_ERR_EMPTY, text);
+
+	out->text = strdup(text);
+	ret = out->text ? parse_probe(&c) : -ENOMEM;
+	if (ret) {
+		/* Nothing half-parsed escapes; the error stays in *err. */
+		spec_free(out);
+		if (ret == -ENOMEM) {
+			err->code = SPEC_ERR_OK;
+			err->col = 0;
+		}
+	}
+	return ret;
+}
+
+void spec_free(struct spec_probe *p)
+{
+	int i, j;
+
+	if (!p)
+		return;
+	for (i = 0; p->args && i < p->nargs; i++) {
+		struct spec_arg *a = &p->args[i];
+
+		for (j = 0; j < a->nops; j++) {
+			free(a->ops[j].sym);
+			free(a->ops[j].data);
+		}
+		free(a->text);
+	}
+	free(p->args);
+	free(p->text);
+	free(p->symbol);
+	free(p->path);
+	free(p->usym);
+	memset(p, 0, sizeof(*p));
+}
+
+void spec_print_error(FILE *f, const char *text, const char *msg, int col)
+{
+	size_t len = text ? strlen(text) : 0;
+	size_t i;
+
+	fprintf(f, "kptrace: error: %s\n  ", msg ? msg : "");
+	/*
+	 * Control bytes (the BAD_CHAR case) would move the cursor; print one
+	 * visible column for each so the caret still lines up.
+	 */
+	for (i = 0; i < len; i++) {
+		unsigned char ch = text[i];
+
+		fputc((ch < 0x20 && ch != '\t') || ch == 0x7f ? '?' : ch, f);
+	}
+	fputs("\n  ", f);
+	/* Echo tabs so the caret lands under the same tab stop. */
+	for (i = 0; col > 0 && i < (size_t)col; i++)
+		fputc(i < len && text[i] == '\t' ? '\t' : ' ', f);
+	fputs("^\n", f);
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stage 1, parse: one probe definition in the ftrace kprobe_events /
+ * uprobe_events grammar -> struct spec_probe. Pure text work: no kernel
+ * access, so every error here is found before anything is loaded. Symbols
+ * and register names are kept as text (with their column) for resolve.c.
+ */
+#ifndef KPT_SPEC_H
+#define KPT_SPEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SPEC_NAME_MAX	64	/* ftrace's MAX_EVENT_NAME_LEN */
+#define SPEC_ARGSTR_MAX	255	/* one argument's text; ftrace allows 63, we allow more */
+#define SPEC_TEXT_MAX	4096	/* one definition */
+#define SPEC_MAX_OPS	16	/* ftrace's FETCH_INSN_MAX */
+
+/*
+ * Errors, one table: enum value and message. The column of each error is in
+ * struct spec_error. Names follow the kernel's trace_probe.h ERRORS where a
+ * kernel error exists.
+ */
+#define SPEC_ERRORS							\
+	E(OK,			"no error")				\
+	E(EMPTY,		"Empty definition")			\
+	E(BAD_PROBE_TYPE,	"Unknown probe type (expected p, r or -)")	\
+	E(BAD_MAXACT,		"Invalid maxactive number")		\
+	E(MAXACT_TOO_BIG,	"Maxactive is too big")			\
+	E(MAXACT_NO_KPROBE,	"Maxactive is only for kretprobe")	\
+	E(NO_GROUP_NAME,	"Group name is not specified")		\
+	E(GROUP_TOO_LONG,	"Group name is too long")		\
+	E(BAD_GROUP_NAME,	"Group name must follow the same rules as C identifiers") \
+	E(NO_EVENT_NAME,	"Event name is not specified")		\
+	E(EVENT_TOO_LONG,	"Event name is too long")		\
+	E(BAD_EVENT_NAME,	"Event name must follow the same rules as C identifiers") \
+	E(NO_TARGET,		"Probe point is not specified")	\
+	E(BAD_PROBE_ADDR,	"Invalid probed address or symbol")	\
+	E(BAD_RETPROBE,		"Retprobe address must be an function entry") \
+	E(BAD_SYM_OFFS,		"Invalid symbol offset")		\
+	E(BAD_MOD_NAME,		"Invalid module name")			\
+	E(BAD_UPROBE_OFFS,	"Invalid uprobe offset")		\
+	E(NO_UPROBE_PATH,	"Uprobe path is not specified")	\
+	E(TOO_MANY_ARGS,	"Too many arguments are specified")	\
+	E(ARG_NAME_TOO_LONG,	"Argument name is too long")		\
+	E(NO_ARG_NAME,		"Argument name is not specified")	\
+	E(BAD_ARG_NAME,		"Argument name must follow the same rules as C identifiers") \
+	E(USED_ARG_NAME,	"This argument name is already used")	\
+	E(ARG_TOO_LONG,		"Argument expression is too long")	\
+	E(NO_ARG_BODY,		"No argument expression")		\
+	E(BAD_REG_NAME,		"Invalid register name")		\
+	E(BAD_MEM_ADDR,		"Invalid memory address")		\
+	E(BAD_IMM,		"Invalid immediate value")		\
+	E(IMMSTR_NO_CLOSE,	"String is not closed with '\"'")	\
+	E(FILE_ON_KPROBE,	"File offset is not available with kprobe") \
+	E(BAD_FILE_OFFS,	"Invalid file offset value")		\
+	E(SYM_ON_UPROBE,	"Symbol is not available with uprobe")	\
+	E(TOO_MANY_OPS,		"Dereference is too much nested")	\
+	E(DEREF_NEED_BRACE,	"Dereference needs a brace")		\
+	E(BAD_DEREF_OFFS,	"Invalid dereference offset")		\
+	E(DEREF_OPEN_BRACE,	"Dereference doesn't have a close brace") \
+	E(COMM_CANT_DEREF,	"$comm can not be dereferenced")	\
+	E(BAD_FETCH_ARG,	"Invalid fetch argument")		\
+	E(ARRAY_NO_CLOSE,	"Array is not closed")			\
+	E(BAD_ARRAY_SUFFIX,	"Array has wrong suffix")		\
+	E(BAD_ARRAY_NUM,	"Invalid array size")			\
+	E(ARRAY_TOO_BIG,	"Array number is too big")		\
+	E(BAD_TYPE,		"Unknown type is specified")		\
+	E(BAD_STRING,		"String accepts only memory argument")	\
+	E(BAD_SYMSTRING,	"Symbol String doesn't accept data/userdata") \
+	E(BAD_BITFIELD,		"Invalid bitfield")			\
+	E(BAD_VAR,		"Invalid $-valiable specified")		\
+	E(BAD_STACK_NUM,	"Invalid stack number")			\
+	E(BAD_ARG_NUM,		"Invalid argument number")		\
+	E(RETVAL_ON_PROBE,	"$retval is not available on probe")	\
+	E(NOFENTRY_ARGS,	"$arg* is available only on function entry") \
+	E(BAD_INSN_BNDRY,	"Probe point is not an instruction boundary") \
+	E(BAD_CHAR,		"Control character in definition")	\
+	E(TOO_LONG,		"Definition is too long")
+
+#define E(a, b) SPEC_ERR_##a,
+enum spec_err { SPEC_ERRORS SPEC_ERR__COUNT };
+#undef E
+
+struct spec_error {
+	enum spec_err code;
+	int col;		/* 0-based byte column in the definition text */
+};
+
+const char *spec_strerror(enum spec_err code);
+
+enum spec_kind {
+	SPEC_KPROBE = 1,	/* p: kernel SYM[+offs] | MOD:SYM | MEMADDR */
+	SPEC_KRETPROBE,		/* r[N]: kernel function return */
+	SPEC_UPROBE,		/* p: PATH:SYMBOL[+offs] | PATH:OFFSET */
+	SPEC_URETPROBE,		/* r: PATH:SYMBOL | PATH:OFFSET */
+	SPEC_REMOVE,		/* -:[GRP/]EVENT, only meaningful in -f files */
+};
+
+/* Argument types, ftrace's fetch types. */
+#define SPEC_TYPES			\
+	T(U8, "u8", 1)			\
+	T(U16, "u16", 2)		\
+	T(U32, "u32", 4)		\
+	T(U64, "u64", 8)		\
+	T(S8, "s8", 1)			\
+	T(S16, "s16", 2)		\
+	T(S32, "s32", 4)		\
+	T(S64, "s64", 8)		\
+	T(X8, "x8", 1)			\
+	T(X16, "x16", 2)		\
+	T(X32, "x32", 4)		\
+	T(X64, "x64", 8)		\
+	T(CHAR, "char", 1)		\
+	T(STRING, "string", 4)		\
+	T(USTRING, "ustring", 4)	\
+	T(SYMBOL, "symbol", 8)		\
+	T(SYMSTR, "symstr", 4)
+
+#define T(e, n, s) SPEC_T_##e,
+enum spec_type { SPEC_T_NONE = 0, SPEC_TYPES SPEC_T__COUNT };
+#undef T
+
+const char *spec_type_name(enum spec_type t);
+int spec_type_size(enum spec_type t);	/* bytes in the record's slot */
+bool spec_type_is_string(enum spec_type t);	/* string, ustring, symstr: a data_loc slot */
+
+/* One fetch instruction, ftrace's fetch_insn before the store stage. */
+enum spec_op_kind {
+	SPEC_OP_REG = 1,	/* %NAME: reg holds the name */
+	SPEC_OP_STACK,		/* $stackN: param */
+	SPEC_OP_STACKP,		/* $stack */
+	SPEC_OP_RETVAL,		/* $retval */
+	SPEC_OP_ARG,		/* $argN: param = N (1-based, as written) */
+	SPEC_OP_COMM,		/* $comm */
+	SPEC_OP_IMM,		/* \IMM, or the address of @ADDR (then followed by DEREF 0) */
+	SPEC_OP_DATA,		/* \"string": data */
+	SPEC_OP_SYMBOL,		/* @SYM[+|-offs]: sym, imm = offs, then DEREF 0 as in the
+				 * kernel: @ADDR/@SYM mean the memory at that address */
+	SPEC_OP_FOFFS,		/* @+OFFSET (uprobe file offset): imm */
+	SPEC_OP_DEREF,		/* +|-OFFS(...): imm = offset */
+	SPEC_OP_UDEREF,		/* +|-uOFFS(...): imm = offset, user memory */
+};
+
+struct spec_op {
+	enum spec_op_kind kind;
+	int col;		/* column of this operand in the definition */
+	uint32_t param;
+	int64_t imm;
+	char reg[16];		/* SPEC_OP_REG */
+	char *sym;		/* SPEC_OP_SYMBOL (heap) */
+	char *data;		/* SPEC_OP_DATA (heap) */
+};
+
+struct spec_arg {
+	char name[SPEC_NAME_MAX];	/* NAME= or ftrace's default "argN" */
+	char *text;			/* the argument as written, "NAME=BODY:TYPE" (heap) */
+	int col;			/* column of the argument in the definition */
+	int body_col;			/* column of the body (after NAME=) */
+	enum spec_type type;		/* explicit, or ftrace's default */
+	bool type_given;
+	uint32_t count;			/* array length, 0 for a scalar */
+	/* bitfield b<width>@<offset>/<container>; width 0 = none */
+	uint8_t bf_width, bf_offset, bf_container;
+	/* ops[0] is the base, then dereferences innermost first, as ftrace stages them */
+	int nops;
+	struct spec_op ops[SPEC_MAX_OPS];
+};
+
+struct spec_probe {
+	char *text;			/* the definition as given (heap) */
+	enum spec_kind kind;
+	int maxactive;			/* r<N>:, 0 if not given */
+	char group[SPEC_NAME_MAX];	/* given, or "kprobes" / "uprobes" */
+	char event[SPEC_NAME_MAX];	/* given, or ftrace's default name */
+	bool event_given;
+	int target_col;			/* column of the probe point */
+	/* kprobe target */
+	char module[SPEC_NAME_MAX];	/* MOD:SYM, empty if none */
+	char *symbol;			/* heap, NULL for a raw address */
+	int64_t offset;			/* SYM+offs */
+	uint64_t addr;			/* MEMADDR when symbol == NULL */
+	/* uprobe target */
+	char *path;			/* heap */
+	char *usym;			/* PATH:SYMBOL, NULL for PATH:OFFSET (heap) */
+	uint64_t uoffset;		/* PATH:OFFSET, or +offs after the symbol */
+	int nargs;
+	struct spec_arg *args;		/* heap, nargs entries */
+};
+
+/*
+ * Parse one definition. Returns 0, or -EINVAL with *err set (code and
+ * column). *out is always safe to pass to spec_free().
+ */
+int spec_parse(const char *text, struct spec_probe *out, struct spec_error *err);
+void spec_free(struct spec_probe *p);
+
+/*
+ * Print "kptrace: error: MSG" and the definition with a caret under col, as
+ * the kernel's tracing/error_log does, to f.
+ */
+void spec_print_error(FILE *f, const char *text, const char *msg, int col);
+
+#endif /* KPT_SPEC_H */

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Host tests: the real verifier, real uprobes, on this machine's kernel.
+# The kernel's own uprobe_events tracer is the reference: for each definition
+# both tracers watch the same run of tests/host/target and must print the
+# same lines apart from the timestamp, CPU and flags columns.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+
+KPT=./kptrace
+OUT=.output/tests/host
+mkdir -p "$OUT"
+BIN=$(realpath "$OUT")/target
+gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$BIN" || { echo "cannot build target"; exit 1; }
+
+if [ "$(id -u)" != 0 ]; then
+	skip_all "host tests need root (BPF, uprobes)"
+fi
+TRACEFS=/sys/kernel/tracing
+[ -e $TRACEFS/uprobe_events ] || mount -t tracefs nodev $TRACEFS 2>/dev/null
+HAVE_FTRACE=0
+[ -w $TRACEFS/uprobe_events ] && HAVE_FTRACE=1
+
+# File offset of a function in $BIN, as uprobe_events wants it: its vaddr
+# less the vaddr - offset of the executable LOAD segment holding it.
+foff() {
+	local vaddr off va memsz
+	vaddr=$((16#$(readelf -sW "$BIN" | awk -v f="$1" '$8 == f { print $2 }')))
+	while read -r off va memsz; do
+		if [ $vaddr -ge $((va)) ] && [ $vaddr -lt $((va + memsz)) ]; then
+			printf '0x%x' $((vaddr - va + off))
+			return
+		fi
+	done < <(readelf -lW "$BIN" | awk '$1 == "LOAD" && / R?W?E / { print $2, $3, $6 }')
+}
+
+# Normalise a trace line: drop comm, CPU, flags and timestamp; keep pid and the rest.
+norm() {
+	sed -nE 's/^ *.*-([0-9]+) +(\([ 0-9-]+\) +)?\[[0-9]+\] [^ ]+ +[0-9]+\.[0-9]+: (.*)$/\1 \3/p'
+}
+
+ftrace_clear() {
+	echo 0 > $TRACEFS/tracing_on
+	echo 0 > $TRACEFS/events/enable 2>/dev/null
+	grep -E '^[pr]:kpttest/' $TRACEFS/uprobe_events 2>/dev/null | sed -E 's/^[pr]:([^ ]+).*/-:\1/' |
+		while read -r l; do echo "$l" >> $TRACEFS/uprobe_events; done
+	: > $TRACEFS/trace
+}
+
+# diff_case NAME 'FETCHARGS...' FUNC [p|r [TARGET-ARGS]]: same definition through both
+# tracers. The target runs "clean" (no NULL pointers) unless told otherwise: where
+# a scalar read faults the kernel's tracer prints stale bytes and kptrace (fault).
+diff_case() {
+	local name=$1 args=$2 func=$3 kind=${4:-p} targs=${5:-2 clean} off def
+	off=$(foff "$func")
+	def="$kind:kpttest/$name $BIN:$off $args"
+	if [ $HAVE_FTRACE = 0 ]; then
+		skip "$name: no writable uprobe_events"
+		return
+	fi
+	ftrace_clear
+	if ! echo "$def" >> $TRACEFS/uprobe_events 2>"$OUT/ftrace.err"; then
+		fail "$name: the kernel refuses: $def ($(tail -n 2 $TRACEFS/error_log | tr '\n' ' '))"
+		return
+	fi
+	echo 1 > $TRACEFS/events/kpttest/$name/enable
+	echo 1 > $TRACEFS/tracing_on
+	timeout 30 $KPT -c "$BIN $targs" "$def" > "$OUT/$name.kpt" 2> "$OUT/$name.err"
+	local rc=$?
+	echo 0 > $TRACEFS/tracing_on
+	grep -v '^#' $TRACEFS/trace | norm > "$OUT/$name.ref"
+	ftrace_clear
+	norm < "$OUT/$name.kpt" > "$OUT/$name.got"
+	if [ $rc != 0 ]; then
+		fail "$name: kptrace exit $rc: $(head -c 600 "$OUT/$name.err")"
+	elif [ ! -s "$OUT/$name.ref" ]; then
+		fail "$name: ftrace recorded nothing"
+	elif ! diff -u "$OUT/$name.ref" "$OUT/$name.got" > "$OUT/$name.diff"; then
+		fail "$name: differs from ftrace:"
+		head -20 "$OUT/$name.diff"
+	else
+		pass "$name: $(wc -l < "$OUT/$name.got") lines equal ftrace's ($def)"
+	fi
+}
+
+echo "# differential: kptrace vs the kernel's uprobe_events"
+diff_case regs 'a=%di b=%si:u16 c=%dx:s32 d=%cx:x64 e=%r8:s64 f=%r9:u8' kpt_args6
+diff_case widths 'a8=%di:s8 a16=%di:x16 a32=%di:x32 s64=%dx:s64 u64=%cx:u64 ch=%r9:char' kpt_args6
+diff_case defaults '%di %si %dx' kpt_args6
+diff_case stack 'ret=$stack0 s1=$stack1:s64 s2=$stack2:u32 sp=$stack' kpt_args8
+diff_case deref 'id=+0(%di):s32 name=+4(%di):string path=+0(+16(%di)):string' kpt_struct
+diff_case nested 'inner=+0(+64(%di)):s32 ipath=+0(+16(+64(%di))):string iname=+4(+64(%di)):string' kpt_struct
+diff_case neg_offs 'back=-4(+64(%di)):s32 b2=-16(+64(%di)):x64' kpt_struct
+diff_case ustring 'u=+0(%di):ustring' kpt_str
+diff_case arrays 'arr=+28(%di):u16[4] ids=+0(%di):x8[4]' kpt_struct
+diff_case strarr 'strs=+40(%di):string[3]' kpt_struct
+diff_case bitfield 'mode=+24(%di):b4@0/32 level=+24(%di):b8@4/32 rest=+24(%di):b20@12/32' kpt_struct
+diff_case str_faults 'name=+4(%di):string p=+0(+16(%di)):string' kpt_struct p '2 nulls'
+diff_case neg_imm 'i=\-1:s8 j=\0xffffffff:s32 k=\18446744073709551615:u64' kpt_neg
+diff_case retval 'ret=$retval:s32' kpt_neg r
+diff_case retstr 'ret=+0($retval):string' kpt_str r
+diff_case comm 'c=$comm' kpt_neg
+diff_case imm 'i=\1234 h=\0x10:x8 n=\-5:s32' kpt_neg
+diff_case longstr 's=+0(%di):string' kpt_str
+
+echo "# values the reference cannot give (uprobe_events has no \$argN)"
+expect_line() {
+	local name=$1 def=$2 want=$3 got
+	got=$(timeout 30 $KPT -c "$BIN" "$def" 2> "$OUT/$name.err" | head -n 1 | sed -E 's/^.*: \([^)]*\) ?//')
+	if [ "$got" = "$want" ]; then
+		pass "$name: $want"
+	else
+		fail "$name: want '$want' got '$got' ($(head -c 400 "$OUT/$name.err"))"
+	fi
+}
+expect_line args1to6 "p:a $BIN:kpt_args6 \$arg1:s8 \$arg2:u16 \$arg3:s32 \$arg4:x64 \$arg5:s64 \$arg6:char" \
+	"arg1=-5 arg2=65535 arg3=-2000000000 arg4=0xfedcba9876543210 arg5=-1 arg6='K'"
+expect_line args7to8 "p:a $BIN:kpt_args8 \$arg7:u8 \$arg8:u8 \$arg1:u8" "arg1=7 arg2=8 arg3=1"
+expect_line symbol_target "p:s $BIN:kpt_str+4 s=+0(%di):string" 's="hello world"'
+expect_line scalar_fault "p:a $BIN:kpt_struct id=+0(%di):s32 a=+28(%di):u16[2] n=+4(%di):string" \
+	"id=42 a={1,2} n=\"obj-name\""
+got=$(timeout 30 $KPT -c "$BIN" "p:a $BIN:kpt_struct id=+0(%di):s32 a=+28(%di):u16[2] b=+24(%di):b4@0/32" 2>/dev/null |
+	sed -n 2p | sed -E 's/^.*: \([^)]*\) ?//')
+check "faulted scalars, arrays and bitfields print (fault), never stale bytes ($got)" \
+	test "$got" = "id=(fault) a=(fault) b=(fault)"
+
+echo "# output formats and options"
+$KPT --json -c "$BIN" "p:j $BIN:kpt_struct id=+0(%di):s32 name=+4(%di):string arr=+28(%di):u16[4] f=+24(%di):x32" \
+	> "$OUT/json.out" 2> "$OUT/json.err"
+if python3 - "$OUT/json.out" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 2, rows
+a = rows[0]["args"]
+assert a["id"] == 42 and a["name"] == "obj-name" and a["arr"] == [1, 2, 65535, 4], a
+assert a["f"] == "0xabcde5a3", a
+assert rows[1]["args"]["id"] is None, rows[1]
+EOF
+then pass "--json: typed values, faults as null"; else fail "--json: $(head -c 300 "$OUT/json.out")"; fi
+
+$KPT -o "$OUT/o.txt" -c "$BIN 3" "p:o $BIN:kpt_neg v=%di:s32" 2> "$OUT/o.err"
+check "-o FILE gets the events" test "$(grep -c 'o: (0x' "$OUT/o.txt")" = 3
+
+cat > "$OUT/defs.txt" <<EOF
+# a comment, then two probes, then one removed
+p:one $BIN:kpt_neg v=%di:s32
+
+p:two $BIN:kpt_str s=+0(%di):string
+-:two
+EOF
+$KPT -f "$OUT/defs.txt" -c "$BIN" > "$OUT/f.out" 2> "$OUT/f.err"
+check "-f: comments, blank lines and -:EVENT" \
+	test "$(grep -c ' one: ' "$OUT/f.out"):$(grep -c ' two: ' "$OUT/f.out")" = "1:0"
+
+$KPT --dry-run "p:d $BIN:kpt_struct id=+0(%di):s32 p=+0(+16(%di)):string" > "$OUT/dry.out" 2>&1
+check "--dry-run prints the format" grep -q 'print fmt:' "$OUT/dry.out"
+check "--dry-run attaches nothing" bash -c "! grep -q 'Attached' '$OUT/dry.out'"
+
+# -p: a process that is not the target sees nothing; the target is seen.
+"$BIN" 1000000 & other=$!
+$KPT -p $$ -d 1 "p:pp $BIN:kpt_neg v=%di:s32" > "$OUT/p.out" 2>/dev/null
+kill $other 2>/dev/null; wait $other 2>/dev/null
+check "-p PID filters in the kernel (0 events from another pid)" test ! -s "$OUT/p.out"
+
+echo "# profile, loss accounting, signals"
+$KPT -c "$BIN 5" "p:h $BIN:kpt_neg v=%di:s32" > /dev/null 2> "$OUT/prof.err"
+check "exit profile counts hits" grep -qE 'uprobes/h +5 ' "$OUT/prof.err"
+$KPT "p:sig $BIN:kpt_neg" > /dev/null 2> "$OUT/sig.err" & kp=$!
+wait_for "grep -q Attached $OUT/sig.err" 10
+kill -INT $kp; wait $kp; rc=$?
+check "SIGINT: clean exit 0 and a profile" test "$rc:$(grep -c PROBE "$OUT/sig.err")" = "0:1"
+$KPT "p:kill $BIN:kpt_neg" > /dev/null 2> "$OUT/kill.err" & kp=$!
+wait_for "grep -q Attached $OUT/kill.err" 10
+kill -KILL $kp; wait $kp 2>/dev/null
+sleep 0.5
+check "SIGKILL leaves no kptrace program loaded" bash -c "! bpftool prog show 2>/dev/null | grep -q kpt_entry"
+
+echo "# refusals"
+refuse() {
+	local name=$1; shift
+	"$KPT" "$@" > "$OUT/r.out" 2> "$OUT/r.err"
+	local rc=$?
+	if [ $rc != 0 ] && grep -q "$REFUSE_RE" "$OUT/r.err"; then
+		pass "$name"
+	else
+		fail "$name: rc=$rc stderr: $(head -c 300 "$OUT/r.err")"
+	fi
+}
+REFUSE_RE='\^' refuse "bad register gets a caret" "p $BIN:kpt_neg x=%foo"
+REFUSE_RE='\^' refuse "bad type gets a caret" "p $BIN:kpt_neg x=%di:u7"
+REFUSE_RE='no function' refuse "unknown uprobe symbol" "p $BIN:no_such_function"
+if ! grep -qw register_kprobe /proc/kallsyms; then
+	REFUSE_RE='no kprobe support' refuse "kprobes on a kernel without them: said plainly" \
+		'p do_sys_openat2 dfd=%di'
+fi
+
+echo "# maximal configuration through this kernel's verifier"
+args=""
+for i in $(seq 1 124); do args="$args a$i=%di:u8"; done
+deep='+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+64(%di)))))))))))))):s32'
+$KPT -c "$BIN" "p:max $BIN:kpt_struct$args deep=$deep s=+0(+16(%di)):string arr=+28(%di):u16[64] strs=+40(%di):string[3]" \
+	> "$OUT/max.out" 2> "$OUT/max.err"
+check "128 arguments, 14 dereferences, arrays of 64 load, attach and fire" \
+	grep -q 'max: (0x' "$OUT/max.out"
+
+finish

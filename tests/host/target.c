@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The workload the host tests probe with uprobes: functions with every
+ * argument width, more arguments than registers, struct pointers, strings
+ * and return values, called with fixed values so the expected lines are
+ * known. Built -O0 -fno-inline, no PIE: the probed addresses are the ELF's.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROBED __attribute__((noinline, used))
+
+struct kpt_obj {
+	int32_t id;			/* +0 */
+	char name[12];			/* +4 */
+	const char *path;		/* +16 */
+	uint32_t flags;			/* +24: bits 0-3 mode, 4-11 level, 12-31 rest */
+	uint16_t arr[4];		/* +28 */
+	const char *strs[3];		/* +40 */
+	struct kpt_obj *next;		/* +64 */
+};
+
+PROBED int64_t kpt_args6(int8_t a, uint16_t b, int32_t c, uint64_t d, int64_t e, char f)
+{
+	return a + b + c + (int64_t)d + e + f;
+}
+
+PROBED long kpt_args8(long a1, long a2, long a3, long a4, long a5, long a6, long a7, long a8)
+{
+	return a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8;
+}
+
+PROBED int kpt_struct(const struct kpt_obj *o)
+{
+	return o ? o->id : -1;
+}
+
+PROBED const char *kpt_str(const char *s)
+{
+	return s;
+}
+
+PROBED int kpt_neg(int v)
+{
+	return -v;
+}
+
+static char big[5000];
+static volatile size_t sink;
+
+int main(int argc, char **argv)
+{
+	static struct kpt_obj inner = { .id = 7, .name = "inner", .path = "/inner" };
+	struct kpt_obj o = {
+		.id = 42,
+		.name = "obj-name",
+		.path = "/etc/hostname",
+		.flags = 0xabcde5a3,	/* mode 3, level 0x5a */
+		.arr = { 1, 2, 65535, 4 },
+		.strs = { "zero", "one", "" },
+		.next = &inner,
+	};
+	int rounds = argc > 1 ? atoi(argv[1]) : 1;
+	/* "clean": no NULL pointers, for comparisons with the kernel's tracer,
+	 * which prints stale bytes where a scalar read faults. */
+	int nulls = !(argc > 2 && !strcmp(argv[2], "clean"));
+	int i;
+
+	memset(big, 'x', sizeof(big) - 1);
+	/* Touch every string first: uprobe reads cannot fault pages in, and
+	 * the reference tracer and kptrace must both find them resident. */
+	sink = strlen(o.path) + strlen(inner.path) + strlen(o.strs[0]) + strlen(o.strs[1]) +
+	       strlen("hello world");
+	for (i = 0; i < rounds; i++) {
+		kpt_args6(-5, 65535, -2000000000, 0xfedcba9876543210ULL, -1, 'K');
+		kpt_args8(1, 2, 3, 4, 5, 6, 7, 8);
+		kpt_struct(&o);
+		if (nulls)
+			kpt_struct(NULL);
+		kpt_str("hello world");
+		kpt_str("");
+		kpt_str(big);
+		kpt_neg(12345);
+	}
+	return 0;
+}

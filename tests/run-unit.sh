@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Run each unit test binary; each ends with "N passed, N failed".
+set -uo pipefail
+rc=0
+for t in "$@"; do
+	echo "# $(basename "$t")"
+	"$t" || rc=1
+done
+exit $rc

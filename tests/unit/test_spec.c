@@ -1,0 +1,914 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unit tests for src/spec.c, table-driven.
+ *
+ * Good rows compare a one-line rendering of the whole struct spec_probe
+ * (kind, names, target, and per argument name, type, count, bitfield and
+ * every op with its parameter), so a row states everything the parser
+ * produced and any stray field shows up as a diff.
+ *
+ * Bad rows mark the expected caret with '^' in the definition itself, the
+ * way the kernel's ftrace selftests do (kprobe_syntax_errors.tc): the '^'
+ * is removed and its position is the column spec_parse() must report.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* open_memstream(), stpcpy() */
+#endif
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+#include "check.h"
+
+struct buf {
+	char *s;
+	size_t size, len;
+};
+
+static void put(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(b->s + b->len, b->size - b->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len += (size_t)n < b->size - b->len ? (size_t)n : b->size - b->len - 1;
+}
+
+static void describe_op(struct buf *b, const struct spec_op *op)
+{
+	switch (op->kind) {
+	case SPEC_OP_REG:
+		put(b, " reg:%s", op->reg);
+		break;
+	case SPEC_OP_STACK:
+		put(b, " stack:%u", op->param);
+		break;
+	case SPEC_OP_STACKP:
+		put(b, " stackp");
+		break;
+	case SPEC_OP_RETVAL:
+		put(b, " retval");
+		break;
+	case SPEC_OP_ARG:
+		put(b, " arg:%u", op->param);
+		break;
+	case SPEC_OP_COMM:
+		put(b, " comm");
+		break;
+	case SPEC_OP_IMM:
+		put(b, " imm:0x%llx", (unsigned long long)op->imm);
+		break;
+	case SPEC_OP_DATA:
+		put(b, " data:\"%s\"", op->data);
+		break;
+	case SPEC_OP_SYMBOL:
+		put(b, " sym:%s%+lld", op->sym, (long long)op->imm);
+		break;
+	case SPEC_OP_FOFFS:
+		put(b, " foffs:0x%llx", (unsigned long long)op->imm);
+		break;
+	case SPEC_OP_DEREF:
+		put(b, " deref:%lld", (long long)op->imm);
+		break;
+	case SPEC_OP_UDEREF:
+		put(b, " uderef:%lld", (long long)op->imm);
+		break;
+	default:
+		put(b, " ?%d", op->kind);
+	}
+}
+
+/* One line for the whole probe; see the good[] table for the shape. */
+static void describe(const struct spec_probe *p, char *out, size_t size)
+{
+	static const char *const kinds[] = {
+		"?", "kprobe", "kretprobe", "uprobe", "uretprobe", "remove",
+	};
+	struct buf b = { out, size, 0 };
+	int i, j;
+
+	out[0] = '\0';
+	put(&b, "%s %s/%s", kinds[p->kind <= SPEC_REMOVE ? p->kind : 0],
+	    p->group[0] ? p->group : "*", p->event);
+	if (!p->event_given)
+		put(&b, " auto");
+	if (p->maxactive)
+		put(&b, " max=%d", p->maxactive);
+	if (p->kind == SPEC_KPROBE || p->kind == SPEC_KRETPROBE) {
+		if (p->symbol)
+			put(&b, " sym=%s%s%s+%lld", p->module,
+			    p->module[0] ? ":" : "", p->symbol,
+			    (long long)p->offset);
+		else
+			put(&b, " addr=0x%llx", (unsigned long long)p->addr);
+	} else if (p->kind == SPEC_UPROBE || p->kind == SPEC_URETPROBE) {
+		put(&b, " path=%s", p->path);
+		if (p->usym)
+			put(&b, " usym=%s+%llu", p->usym,
+			    (unsigned long long)p->uoffset);
+		else
+			put(&b, " off=0x%llx", (unsigned long long)p->uoffset);
+	}
+	for (i = 0; i < p->nargs; i++) {
+		const struct spec_arg *a = &p->args[i];
+
+		put(&b, " | %s ", a->name);
+		put(&b, a->type_given ? "%s" : "(%s)", spec_type_name(a->type));
+		if (a->count)
+			put(&b, "[%u]", a->count);
+		if (a->bf_width)
+			put(&b, "{%u@%u/%u}", a->bf_width, a->bf_offset,
+			    a->bf_container);
+		for (j = 0; j < a->nops; j++)
+			describe_op(&b, &a->ops[j]);
+	}
+}
+
+#define KP	"kprobe kprobes/p_vfs_read_0 auto sym=vfs_read+0 | arg1 "
+#define KR	"kretprobe kprobes/r_vfs_read_0 auto sym=vfs_read+0 | arg1 "
+#define UP	"uprobe uprobes/p_x_0x10 auto path=/bin/x off=0x10 | arg1 "
+#define UR	"uretprobe uprobes/p_x_0x10 auto path=/bin/x off=0x10 | arg1 "
+
+static const struct good {
+	const char *text;
+	const char *want;
+} good[] = {
+	/* probe heads, groups, events, default names */
+	{ "p vfs_read", "kprobe kprobes/p_vfs_read_0 auto sym=vfs_read+0" },
+	{ "p:myprobe do_sys_open dfd=%ax filename=%dx flags=%cx mode=+4($stack)",
+	  "kprobe kprobes/myprobe sym=do_sys_open+0 | dfd (x64) reg:ax"
+	  " | filename (x64) reg:dx | flags (x64) reg:cx"
+	  " | mode (x64) stackp deref:4" },
+	{ "r:myretprobe do_sys_open $retval",
+	  "kretprobe kprobes/myretprobe sym=do_sys_open+0 | arg1 (x64) retval" },
+	{ "p:grp/ev vfs_read+16", "kprobe grp/ev sym=vfs_read+16" },
+	{ "p:grp.ev vfs_read", "kprobe grp/ev sym=vfs_read+0" },
+	{ "p:grp/ vfs_read", "kprobe grp/p_vfs_read_0 auto sym=vfs_read+0" },
+	{ "p:grp. vfs_read", "kprobe grp/p_vfs_read_0 auto sym=vfs_read+0" },
+	{ "p:_G1/_e2 vfs_read", "kprobe _G1/_e2 sym=vfs_read+0" },
+	{ "r vfs_read", "kretprobe kprobes/r_vfs_read_0 auto sym=vfs_read+0" },
+	{ "r100 vfs_read",
+	  "kretprobe kprobes/r_vfs_read_0 auto max=100 sym=vfs_read+0" },
+	{ "r4096:rp vfs_read", "kretprobe kprobes/rp max=4096 sym=vfs_read+0" },
+	{ "r0x10:g/e vfs_read+0", "kretprobe g/e max=16 sym=vfs_read+0" },
+	{ "p ext4:ext4_sync_fs",
+	  "kprobe kprobes/p_ext4_ext4_sync_fs_0 auto sym=ext4:ext4_sync_fs+0" },
+	{ "p my-mod:func+4", "kprobe kprobes/p_my_mod_func_4 auto sym=my-mod:func+4" },
+	{ "p vfs_read+0x10", "kprobe kprobes/p_vfs_read_16 auto sym=vfs_read+16" },
+	{ "p vfs_read+010", "kprobe kprobes/p_vfs_read_8 auto sym=vfs_read+8" },
+	{ "p vfs_read+4294967295",
+	  "kprobe kprobes/p_vfs_read_4294967295 auto sym=vfs_read+4294967295" },
+	{ "p 9p:v9fs_mount", "kprobe kprobes/p_9p_v9fs_mount_0 auto sym=9p:v9fs_mount+0" },
+	{ "p foo.isra.0", "kprobe kprobes/p_foo_isra_0_0 auto sym=foo.isra.0+0" },
+	{ "p 0xffffffff81000000",
+	  "kprobe kprobes/p_0xffffffff81000000 auto addr=0xffffffff81000000" },
+	{ "p 4096", "kprobe kprobes/p_0x0000000000001000 auto addr=0x1000" },
+	{ "r 0xffffffff81000000",
+	  "kretprobe kprobes/r_0xffffffff81000000 auto addr=0xffffffff81000000" },
+	{ "p vfs_read%return", "kretprobe kprobes/r_vfs_read_0 auto sym=vfs_read+0" },
+	{ "p vfs_read+0%return $retval", KR "(x64) retval" },
+	{ "r vfs_read%return", "kretprobe kprobes/r_vfs_read_0 auto sym=vfs_read+0" },
+	{ "  p:ev\t vfs_read  \t%ax  ",
+	  "kprobe kprobes/ev sym=vfs_read+0 | arg1 (x64) reg:ax" },
+
+	/* uprobes */
+	{ "p /bin/bash:0x4245c0",
+	  "uprobe uprobes/p_bash_0x4245c0 auto path=/bin/bash off=0x4245c0" },
+	{ "r /bin/bash:0x4245c0",
+	  "uretprobe uprobes/p_bash_0x4245c0 auto path=/bin/bash off=0x4245c0" },
+	{ "p /bin/bash:0x4245c0%return",
+	  "uretprobe uprobes/p_bash_0x4245c0 auto path=/bin/bash off=0x4245c0" },
+	{ "p:zfree_entry /bin/zsh:0x46420 %ip %ax",
+	  "uprobe uprobes/zfree_entry path=/bin/zsh off=0x46420"
+	  " | arg1 (x64) reg:ip | arg2 (x64) reg:ax" },
+	{ "p ./a.out:main", "uprobe uprobes/p_a_main_0 auto path=./a.out usym=main+0" },
+	{ "p /usr/lib/libc.so.6:malloc+4 %di",
+	  "uprobe uprobes/p_libc_malloc_4 auto path=/usr/lib/libc.so.6"
+	  " usym=malloc+4 | arg1 (x64) reg:di" },
+	{ "p /lib/libc-2.31.so:0x1000",
+	  "uprobe uprobes/p_libc_0x1000 auto path=/lib/libc-2.31.so off=0x1000" },
+	{ "p /bin/my_tool:100",
+	  "uprobe uprobes/p_my_0x64 auto path=/bin/my_tool off=0x64" },
+	{ "p /a:b/c:0x10", "uprobe uprobes/p_c_0x10 auto path=/a:b/c off=0x10" },
+	{ "p bin/tool:memcpy@@GLIBC_2.14",
+	  "uprobe uprobes/p_tool_memcpy__GLIBC_2_14_0 auto path=bin/tool"
+	  " usym=memcpy@@GLIBC_2.14+0" },
+	{ "r:u/ret /bin/x:main $retval",
+	  "uretprobe u/ret path=/bin/x usym=main+0 | arg1 (x64) retval" },
+	{ "p:u.e /bin/x:0 %ax", "uprobe u/e path=/bin/x off=0x0 | arg1 (x64) reg:ax" },
+
+	/* removal */
+	{ "-:myprobe", "remove */myprobe" },
+	{ "-:grp/ev", "remove grp/ev" },
+	{ "  -:grp.ev  ", "remove grp/ev" },
+
+	/* every fetcharg form */
+	{ "p vfs_read %di", KP "(x64) reg:di" },
+	{ "p vfs_read %r15", KP "(x64) reg:r15" },
+	{ "p vfs_read %abcdefghijklmno", KP "(x64) reg:abcdefghijklmno" },
+	{ "p vfs_read @0xffffffff82000000", KP "(x64) imm:0xffffffff82000000 deref:0" },
+	{ "p vfs_read @jiffies", KP "(x64) sym:jiffies+0 deref:0" },
+	{ "p vfs_read @jiffies+8", KP "(x64) sym:jiffies+8 deref:0" },
+	{ "p vfs_read @jiffies-0x10", KP "(x64) sym:jiffies-16 deref:0" },
+	{ "p vfs_read $stack", KP "(x64) stackp" },
+	{ "p vfs_read $stack0", KP "(x64) stack:0" },
+	{ "p vfs_read $stack2048", KP "(x64) stack:2048" },
+	{ "p vfs_read $arg1", KP "(x64) arg:1" },
+	{ "p vfs_read $arg6:s32", KP "s32 arg:6" },
+	{ "p 0xffffffff81000000 $arg1",
+	  "kprobe kprobes/p_0xffffffff81000000 auto addr=0xffffffff81000000"
+	  " | arg1 (x64) arg:1" },
+	{ "p vfs_read $comm", KP "(string) comm" },
+	{ "p vfs_read $COMM", KP "(string) comm" },
+	{ "p vfs_read $comm:string", KP "string comm" },
+	{ "r vfs_read $retval:s32", KR "s32 retval" },
+	{ "p vfs_read \\1234", KP "(x64) imm:0x4d2" },
+	{ "p vfs_read \\0x10", KP "(x64) imm:0x10" },
+	{ "p vfs_read \\-1", KP "(x64) imm:0xffffffffffffffff" },
+	{ "p vfs_read \\+5", KP "(x64) imm:0x5" },
+	{ "p vfs_read \\18446744073709551615", KP "(x64) imm:0xffffffffffffffff" },
+	{ "p vfs_read \\-9223372036854775808", KP "(x64) imm:0x8000000000000000" },
+	{ "p vfs_read \\\"hello\"", KP "(string) data:\"hello\"" },
+	{ "p vfs_read \\\"a:b=c\"", KP "(string) data:\"a:b=c\"" },
+	{ "p vfs_read \\\"\"", KP "(string) data:\"\"" },
+	{ "p vfs_read s=\\\"x\":string", "kprobe kprobes/p_vfs_read_0 auto"
+	  " sym=vfs_read+0 | s string data:\"x\"" },
+	{ "p vfs_read +8(%si)", KP "(x64) reg:si deref:8" },
+	{ "p vfs_read -8(%si)", KP "(x64) reg:si deref:-8" },
+	{ "p vfs_read +u8(%si)", KP "(x64) reg:si uderef:8" },
+	{ "p vfs_read -u0x10(%si)", KP "(x64) reg:si uderef:-16" },
+	{ "p vfs_read +8(+0(%si))", KP "(x64) reg:si deref:0 deref:8" },
+	{ "p vfs_read +0(+8(@jiffies))",
+	  KP "(x64) sym:jiffies+0 deref:0 deref:8 deref:0" },
+	{ "p vfs_read +0(+u4($stack))", KP "(x64) stackp uderef:4 deref:0" },
+	{ "p vfs_read -2147483648(%ax)", KP "(x64) reg:ax deref:-2147483648" },
+	{ "p vfs_read +0x7fffffff(%ax)", KP "(x64) reg:ax deref:2147483647" },
+	{ "p vfs_read +0(\\4096)", KP "(x64) imm:0x1000 deref:0" },
+
+	/* names */
+	{ "p vfs_read %ax %bx",
+	  KP "(x64) reg:ax | arg2 (x64) reg:bx" },
+	{ "p vfs_read a=%ax %bx",
+	  "kprobe kprobes/p_vfs_read_0 auto sym=vfs_read+0"
+	  " | a (x64) reg:ax | arg2 (x64) reg:bx" },
+	{ "p vfs_read arg2x=%ax %bx",
+	  "kprobe kprobes/p_vfs_read_0 auto sym=vfs_read+0"
+	  " | arg2x (x64) reg:ax | arg2 (x64) reg:bx" },
+	{ "p vfs_read _=%ax", "kprobe kprobes/p_vfs_read_0 auto sym=vfs_read+0"
+	  " | _ (x64) reg:ax" },
+
+	/* every type */
+	{ "p vfs_read %ax:u8", KP "u8 reg:ax" },
+	{ "p vfs_read %ax:u16", KP "u16 reg:ax" },
+	{ "p vfs_read %ax:u32", KP "u32 reg:ax" },
+	{ "p vfs_read %ax:u64", KP "u64 reg:ax" },
+	{ "p vfs_read %ax:s8", KP "s8 reg:ax" },
+	{ "p vfs_read %ax:s16", KP "s16 reg:ax" },
+	{ "p vfs_read %ax:s32", KP "s32 reg:ax" },
+	{ "p vfs_read %ax:s64", KP "s64 reg:ax" },
+	{ "p vfs_read %ax:x8", KP "x8 reg:ax" },
+	{ "p vfs_read %ax:x16", KP "x16 reg:ax" },
+	{ "p vfs_read %ax:x32", KP "x32 reg:ax" },
+	{ "p vfs_read %ax:x64", KP "x64 reg:ax" },
+	{ "p vfs_read %ax:char", KP "char reg:ax" },
+	{ "p vfs_read %ax:symbol", KP "symbol reg:ax" },
+	{ "p vfs_read +0(%ax):string", KP "string reg:ax deref:0" },
+	{ "p vfs_read +u0(%ax):string", KP "string reg:ax uderef:0" },
+	{ "p vfs_read +0(%ax):ustring", KP "ustring reg:ax deref:0" },
+	{ "p vfs_read \\0xffffffff82000000:string", KP "string imm:0xffffffff82000000" },
+	{ "p vfs_read %ax:symstr", KP "symstr reg:ax" },
+	{ "p vfs_read +8(%ax):symstr", KP "symstr reg:ax deref:8" },
+	{ "p vfs_read $stack1:symstr", KP "symstr stack:1" },
+	{ "p vfs_read $arg1:symstr", KP "symstr arg:1" },
+	{ "r vfs_read $retval:symstr", KR "symstr retval" },
+
+	/* bitfields: the type is the container's uN */
+	{ "p vfs_read +0(%si):b4@2/8", KP "u8{4@2/8} reg:si deref:0" },
+	{ "p vfs_read +0(%si):b32@32/64", KP "u64{32@32/64} reg:si deref:0" },
+	{ "p vfs_read +0(%si):b1@0/0x10", KP "u16{1@0/16} reg:si deref:0" },
+	{ "p vfs_read %ax:b3@29/32", KP "u32{3@29/32} reg:ax" },
+	{ "p vfs_read +0(%si):b64@0/64", KP "u64{64@0/64} reg:si deref:0" },
+
+	/* arrays */
+	{ "p vfs_read +0(%si):u8[4]", KP "u8[4] reg:si deref:0" },
+	{ "p vfs_read +0(%si):x32[64]", KP "x32[64] reg:si deref:0" },
+	{ "p vfs_read +0(%si):u8[1]", KP "u8[1] reg:si deref:0" },
+	{ "p vfs_read +0(%si):string[2]", KP "string[2] reg:si deref:0" },
+	{ "p vfs_read +u0(%si):u16[0x3]", KP "u16[3] reg:si uderef:0" },
+	{ "p vfs_read @jiffies:u64[2]", KP "u64[2] sym:jiffies+0 deref:0" },
+	{ "p vfs_read \\0x1000:string[2]", KP "string[2] imm:0x1000" },
+	{ "p vfs_read +0(%si):b4@0/8[2]", KP "u8[2]{4@0/8} reg:si deref:0" },
+
+	/* uprobe fetchargs */
+	{ "p /bin/x:0x10 @+0x20", UP "(x64) foffs:0x20 deref:0" },
+	{ "p /bin/x:0x10 @0x601000:u32", UP "u32 imm:0x601000 deref:0" },
+	{ "p /bin/x:0x10 $arg2", UP "(x64) arg:2" },
+	{ "p /bin/x:main $arg1",
+	  "uprobe uprobes/p_x_main_0 auto path=/bin/x usym=main+0 | arg1 (x64) arg:1" },
+	{ "p /bin/x:0x10 +0(%di):ustring", UP "ustring reg:di deref:0" },
+	{ "p /bin/x:0x10 $stack5000", UP "(x64) stack:5000" },
+	{ "p /bin/x:0x10 +u8(%sp):u8[8]", UP "u8[8] reg:sp uderef:8" },
+	{ "r /bin/x:0x10 $retval:s32", UR "s32 retval" },
+	{ "p /bin/x:0x10 $comm", UP "(string) comm" },
+};
+
+static const struct bad {
+	const char *text;	/* '^' marks the expected column */
+	enum spec_err code;
+} bad[] = {
+	/* the definition as a whole */
+	{ "^", SPEC_ERR_EMPTY },
+	{ "^   \t  ", SPEC_ERR_EMPTY },
+	{ "p vfs_read^\n", SPEC_ERR_BAD_CHAR },
+	{ "p vfs^\x01read", SPEC_ERR_BAD_CHAR },
+	{ "p vfs_read ^\x7f", SPEC_ERR_BAD_CHAR },
+	{ "^\rp vfs_read", SPEC_ERR_BAD_CHAR },
+
+	/* probe type and maxactive */
+	{ "^x vfs_read", SPEC_ERR_BAD_PROBE_TYPE },
+	{ "^P vfs_read", SPEC_ERR_BAD_PROBE_TYPE },
+	{ "p^x vfs_read", SPEC_ERR_BAD_PROBE_TYPE },
+	{ "r^x:foo vfs_read", SPEC_ERR_BAD_PROBE_TYPE },
+	{ "p^100 vfs_read", SPEC_ERR_MAXACT_NO_KPROBE },
+	{ "r^5 /bin/x:0x10", SPEC_ERR_MAXACT_NO_KPROBE },
+	{ "r^1a111 vfs_read", SPEC_ERR_BAD_MAXACT },
+	{ "r^0 vfs_read", SPEC_ERR_BAD_MAXACT },
+	{ "r^99999999999999999999:foo vfs_read", SPEC_ERR_BAD_MAXACT },
+	{ "r^100000 vfs_read", SPEC_ERR_MAXACT_TOO_BIG },
+	{ "r^4097 vfs_read", SPEC_ERR_MAXACT_TOO_BIG },
+
+	/* group and event names */
+	{ "p:^/bar vfs_read", SPEC_ERR_NO_GROUP_NAME },
+	{ "p:^. vfs_read", SPEC_ERR_NO_GROUP_NAME },
+	{ "p:^1234567890123456789012345678901234567890123456789012345678901234/bar vfs_read",
+	  SPEC_ERR_GROUP_TOO_LONG },
+	{ "p:^foo.1/bar vfs_read", SPEC_ERR_BAD_GROUP_NAME },
+	{ "p:^1grp/ev vfs_read", SPEC_ERR_BAD_GROUP_NAME },
+	{ "p:^my-grp/ev vfs_read", SPEC_ERR_BAD_GROUP_NAME },
+	{ "p:^ vfs_read", SPEC_ERR_NO_EVENT_NAME },
+	{ "r10:^ vfs_read", SPEC_ERR_NO_EVENT_NAME },
+	{ "p:foo/^1234567890123456789012345678901234567890123456789012345678901234 vfs_read",
+	  SPEC_ERR_EVENT_TOO_LONG },
+	{ "p:foo/^bar.1 vfs_read", SPEC_ERR_BAD_EVENT_NAME },
+	{ "p:^bad-name vfs_read", SPEC_ERR_BAD_EVENT_NAME },
+	{ "p:g/^9ev vfs_read", SPEC_ERR_BAD_EVENT_NAME },
+
+	/* removal */
+	{ "-^", SPEC_ERR_NO_EVENT_NAME },
+	{ "-^foo", SPEC_ERR_NO_EVENT_NAME },
+	{ "-:^", SPEC_ERR_NO_EVENT_NAME },
+	{ "-:grp/^", SPEC_ERR_NO_EVENT_NAME },
+	{ "-:^/ev", SPEC_ERR_NO_GROUP_NAME },
+	{ "-:^e-v", SPEC_ERR_BAD_EVENT_NAME },
+	{ "-:ev ^vfs_read", SPEC_ERR_TOO_MANY_ARGS },
+
+	/* kprobe targets */
+	{ "p ^", SPEC_ERR_NO_TARGET },
+	{ "p:ev ^", SPEC_ERR_NO_TARGET },
+	{ "r5:ev ^", SPEC_ERR_NO_TARGET },
+	{ "p ^vfs!read", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p ^9vfs_read+4", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p ^0x12345g", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p ^0x1ffffffffffffffff", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p ^ext4:", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p ^a:b:c", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p ^/bin/x", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p vfs_read^%hoge", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p ^%return", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p hoge^-fuga", SPEC_ERR_BAD_SYM_OFFS },
+	{ "p hoge^+1000-1000", SPEC_ERR_BAD_SYM_OFFS },
+	{ "p vfs_read^+", SPEC_ERR_BAD_SYM_OFFS },
+	{ "p vfs_read^-4", SPEC_ERR_BAD_SYM_OFFS },
+	{ "p vfs_read^+0x100000000", SPEC_ERR_BAD_SYM_OFFS },
+	{ "p vfs_read^+99999999999999999999999", SPEC_ERR_BAD_SYM_OFFS },
+	{ "r ^vfs_read+10", SPEC_ERR_BAD_RETPROBE },
+	{ "p ^vfs_read+10%return", SPEC_ERR_BAD_RETPROBE },
+	{ "p ^:vfs_read", SPEC_ERR_BAD_MOD_NAME },
+	{ "p ^bad!mod:func", SPEC_ERR_BAD_MOD_NAME },
+	{ "p ^mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm:func",
+	  SPEC_ERR_BAD_MOD_NAME },
+
+	/* uprobe targets */
+	{ "p ^:0x1234", SPEC_ERR_NO_UPROBE_PATH },
+	{ "p ^/usr/bin/:0x10", SPEC_ERR_NO_UPROBE_PATH },
+	{ "p /bin/x:^", SPEC_ERR_BAD_UPROBE_OFFS },
+	{ "p /bin/x:^0x10g", SPEC_ERR_BAD_UPROBE_OFFS },
+	{ "p /bin/x:^+4", SPEC_ERR_BAD_UPROBE_OFFS },
+	{ "p /bin/x:^99999999999999999999999", SPEC_ERR_BAD_UPROBE_OFFS },
+	{ "p /bin/x:0x10^(0x20)", SPEC_ERR_BAD_UPROBE_OFFS },
+	{ "p /bin/x:^%return", SPEC_ERR_BAD_UPROBE_OFFS },
+	{ "p /bin/x:^zz!", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p /bin/x:0x10^%foo", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p /bin/x:main^+zz", SPEC_ERR_BAD_SYM_OFFS },
+	{ "p /bin/x:main^-4", SPEC_ERR_BAD_SYM_OFFS },
+	{ "r ^/bin/x:main+4", SPEC_ERR_BAD_RETPROBE },
+	{ "p ^/bin/x:main+4%return", SPEC_ERR_BAD_RETPROBE },
+
+	/* argument names */
+	{ "p vfs_read ^arg123456789012345678901234567890=@11", SPEC_ERR_ARG_NAME_TOO_LONG },
+	{ "p vfs_read ^=@11", SPEC_ERR_NO_ARG_NAME },
+	{ "p vfs_read ^var.1=@11", SPEC_ERR_BAD_ARG_NAME },
+	{ "p vfs_read ^1var=@11", SPEC_ERR_BAD_ARG_NAME },
+	{ "p vfs_read ^a-b=%ax", SPEC_ERR_BAD_ARG_NAME },
+	{ "p vfs_read var1=@11 ^var1=@12", SPEC_ERR_USED_ARG_NAME },
+	{ "p vfs_read arg2=%ax ^%bx", SPEC_ERR_USED_ARG_NAME },
+	{ "p vfs_read ^common_pid=%ax", SPEC_ERR_USED_ARG_NAME },
+	{ "p vfs_read ^__probe_ip=%ax", SPEC_ERR_USED_ARG_NAME },
+	{ "r vfs_read ^__probe_ret_ip=%ax", SPEC_ERR_USED_ARG_NAME },
+	{ "p vfs_read arg1=^", SPEC_ERR_NO_ARG_BODY },
+
+	/* fetch args */
+	{ "p vfs_read ^%none-reg", SPEC_ERR_BAD_REG_NAME },
+	{ "p vfs_read ^%", SPEC_ERR_BAD_REG_NAME },
+	{ "p vfs_read ^%AX", SPEC_ERR_BAD_REG_NAME },
+	{ "p vfs_read ^%abcdefghijklmnop", SPEC_ERR_BAD_REG_NAME },
+	{ "p vfs_read +0(^%a.x)", SPEC_ERR_BAD_REG_NAME },
+	{ "p vfs_read ^@12345678abcde", SPEC_ERR_BAD_MEM_ADDR },
+	{ "p vfs_read ^@0x1ffffffffffffffff", SPEC_ERR_BAD_MEM_ADDR },
+	{ "p vfs_read ^@", SPEC_ERR_BAD_MEM_ADDR },
+	{ "p vfs_read ^@foo!", SPEC_ERR_BAD_MEM_ADDR },
+	{ "p vfs_read ^@-8", SPEC_ERR_BAD_MEM_ADDR },
+	{ "p vfs_read @jiffies^+zz", SPEC_ERR_BAD_SYM_OFFS },
+	{ "p vfs_read @jiffies^+-8", SPEC_ERR_BAD_SYM_OFFS },
+	{ "p vfs_read arg1=\\^x", SPEC_ERR_BAD_IMM },
+	{ "p vfs_read \\^", SPEC_ERR_BAD_IMM },
+	{ "p vfs_read \\^99999999999999999999", SPEC_ERR_BAD_IMM },
+	{ "p vfs_read \\^-9223372036854775809", SPEC_ERR_BAD_IMM },
+	{ "p vfs_read \\^+-5", SPEC_ERR_BAD_IMM },
+	{ "p vfs_read arg1=\\\"abcd^", SPEC_ERR_IMMSTR_NO_CLOSE },
+	{ "p vfs_read \\\"^", SPEC_ERR_IMMSTR_NO_CLOSE },
+	{ "p vfs_read \\\"abc^:string", SPEC_ERR_IMMSTR_NO_CLOSE },
+	{ "p vfs_read ^@+10", SPEC_ERR_FILE_ON_KPROBE },
+	{ "p /bin/x:0x10 ^@+zz", SPEC_ERR_BAD_FILE_OFFS },
+	{ "p /bin/x:0x10 ^@+", SPEC_ERR_BAD_FILE_OFFS },
+	{ "p /bin/x:0x10 ^@jiffies", SPEC_ERR_SYM_ON_UPROBE },
+	{ "p vfs_read ^+0@0)", SPEC_ERR_DEREF_NEED_BRACE },
+	{ "p vfs_read ^-u8", SPEC_ERR_DEREF_NEED_BRACE },
+	{ "p vfs_read ^+0ab1(@0)", SPEC_ERR_BAD_DEREF_OFFS },
+	{ "p vfs_read ^+(%ax)", SPEC_ERR_BAD_DEREF_OFFS },
+	{ "p vfs_read ^+u(%ax)", SPEC_ERR_BAD_DEREF_OFFS },
+	{ "p vfs_read ^++8(%ax)", SPEC_ERR_BAD_DEREF_OFFS },
+	{ "p vfs_read ^+0x80000000(%ax)", SPEC_ERR_BAD_DEREF_OFFS },
+	{ "p vfs_read ^-2147483649(%ax)", SPEC_ERR_BAD_DEREF_OFFS },
+	{ "p vfs_read +0(+0(@0^)", SPEC_ERR_DEREF_OPEN_BRACE },
+	{ "p vfs_read +8(%ax^", SPEC_ERR_DEREF_OPEN_BRACE },
+	{ "p vfs_read +0(^$comm)", SPEC_ERR_COMM_CANT_DEREF },
+	{ "p vfs_read +0(+0(^\\\"s\"))", SPEC_ERR_COMM_CANT_DEREF },
+	{ "p vfs_read ^&1", SPEC_ERR_BAD_FETCH_ARG },
+	{ "p vfs_read ^vfs_read", SPEC_ERR_BAD_FETCH_ARG },
+	{ "p vfs_read +0(^)", SPEC_ERR_BAD_FETCH_ARG },
+	{ "p vfs_read +0(%ax)^x", SPEC_ERR_BAD_FETCH_ARG },
+	{ "p vfs_read ^$none_var", SPEC_ERR_BAD_VAR },
+	{ "p vfs_read ^$", SPEC_ERR_BAD_VAR },
+	{ "p vfs_read ^$stackx", SPEC_ERR_BAD_VAR },
+	{ "p vfs_read ^$stack1x", SPEC_ERR_BAD_VAR },
+	{ "p vfs_read ^$stack0x10", SPEC_ERR_BAD_VAR },
+	{ "p vfs_read ^$stack99999999999999999999999", SPEC_ERR_BAD_VAR },
+	{ "p vfs_read ^$arg", SPEC_ERR_BAD_VAR },
+	{ "p vfs_read ^$argx", SPEC_ERR_BAD_VAR },
+	{ "p vfs_read ^$arg*", SPEC_ERR_BAD_VAR },
+	{ "r vfs_read ^$retvalx", SPEC_ERR_BAD_VAR },
+	{ "p vfs_read ^$stack10000", SPEC_ERR_BAD_STACK_NUM },
+	{ "p vfs_read ^$stack2049", SPEC_ERR_BAD_STACK_NUM },
+	{ "p /bin/x:0x10 ^$stack4294967296", SPEC_ERR_BAD_STACK_NUM },
+	{ "p vfs_read ^$arg0", SPEC_ERR_BAD_ARG_NUM },
+	{ "p vfs_read ^$arg10000", SPEC_ERR_BAD_ARG_NUM },
+	{ "p vfs_read ^$retval", SPEC_ERR_RETVAL_ON_PROBE },
+	{ "p /bin/x:0x10 ^$retval", SPEC_ERR_RETVAL_ON_PROBE },
+	{ "p vfs_read+20 ^$arg1", SPEC_ERR_NOFENTRY_ARGS },
+	{ "r vfs_read ^$arg1", SPEC_ERR_NOFENTRY_ARGS },
+	{ "p vfs_read%return ^$arg1", SPEC_ERR_NOFENTRY_ARGS },
+	{ "r 0xffffffff81000000 ^$arg1", SPEC_ERR_NOFENTRY_ARGS },
+	{ "p /bin/x:main+4 ^$arg1", SPEC_ERR_NOFENTRY_ARGS },
+	{ "r /bin/x:0x10 ^$arg1", SPEC_ERR_NOFENTRY_ARGS },
+	{ "p vfs_read+8 +0(^$arg1)", SPEC_ERR_NOFENTRY_ARGS },
+	/* ftrace's own TOO_MANY_OPS case: @0 is two insns, +14 derefs */
+	{ "p vfs_read +0(^+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(@0))))))))))))))",
+	  SPEC_ERR_TOO_MANY_OPS },
+
+	/* types and arrays */
+	{ "p vfs_read +0(@11):u8[10^", SPEC_ERR_ARRAY_NO_CLOSE },
+	{ "p vfs_read +0(@11):u8[10]^a", SPEC_ERR_BAD_ARRAY_SUFFIX },
+	{ "p vfs_read +0(@11):u8[^10a]", SPEC_ERR_BAD_ARRAY_NUM },
+	{ "p vfs_read +0(@11):u8[^0]", SPEC_ERR_BAD_ARRAY_NUM },
+	{ "p vfs_read +0(@11):u8[^]", SPEC_ERR_BAD_ARRAY_NUM },
+	{ "p vfs_read +0(@11):u8[^-1]", SPEC_ERR_BAD_ARRAY_NUM },
+	{ "p vfs_read +0(@11):u8[^65]", SPEC_ERR_ARRAY_TOO_BIG },
+	{ "p vfs_read +0(@11):u8[^256]", SPEC_ERR_ARRAY_TOO_BIG },
+	{ "p vfs_read @11:^unknown_type", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read %ax:^", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read %ax:^U8", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read +0(@11):^[4]", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read $comm:^u8", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read $comm:^string[2]", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read $comm:^ustring", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read \\\"x\":^u32", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read %ax:^b3@2/24", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read %ax:^b3@2", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read %ax:^b3@2/8x", SPEC_ERR_BAD_TYPE },
+	{ "p /bin/x:0x1 %ax:^symbol", SPEC_ERR_BAD_TYPE },
+	{ "p /bin/x:0x1 %ax:^symstr", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read $stack0:^string", SPEC_ERR_BAD_STRING },
+	{ "p vfs_read %ax:^ustring", SPEC_ERR_BAD_STRING },
+	{ "p vfs_read $stack:^string", SPEC_ERR_BAD_STRING },
+	{ "p vfs_read %ax:^u8[4]", SPEC_ERR_BAD_STRING },
+	{ "p vfs_read \\1:^u8[4]", SPEC_ERR_BAD_STRING },
+	{ "p vfs_read %ax:^symstr[2]", SPEC_ERR_BAD_STRING },
+	{ "p vfs_read +u0(%ax):^symstr", SPEC_ERR_BAD_SYMSTRING },
+	{ "p vfs_read \\1:^symstr", SPEC_ERR_BAD_SYMSTRING },
+	{ "p vfs_read $stack:^symstr", SPEC_ERR_BAD_SYMSTRING },
+	{ "p vfs_read @11:^b10@a/16", SPEC_ERR_BAD_BITFIELD },
+	{ "p vfs_read %ax:^b0@0/8", SPEC_ERR_BAD_BITFIELD },
+	{ "p vfs_read %ax:^b9@0/8", SPEC_ERR_BAD_BITFIELD },
+	{ "p vfs_read %ax:^b4@5/8", SPEC_ERR_BAD_BITFIELD },
+	{ "p vfs_read %ax:^b3/8", SPEC_ERR_BAD_BITFIELD },
+	{ "p vfs_read %ax:^b4@/8", SPEC_ERR_BAD_BITFIELD },
+	{ "p vfs_read %ax:^b@1/8", SPEC_ERR_BAD_BITFIELD },
+	{ "p vfs_read %ax:^b1@99999999999999999999999/64", SPEC_ERR_BAD_BITFIELD },
+};
+
+/* The text with its first '^' removed, and where it was. */
+static int uncaret(const char *in, char *out, size_t size)
+{
+	const char *c = strchr(in, '^');
+	size_t n = strlen(in);
+
+	if (n >= size)
+		return -1;
+	if (!c) {
+		memcpy(out, in, n + 1);
+		return -1;
+	}
+	memcpy(out, in, c - in);
+	memcpy(out + (c - in), c + 1, n - (c - in));
+	return (int)(c - in);
+}
+
+static bool covered[SPEC_ERR__COUNT];
+
+static void expect_error(const char *text, enum spec_err code, int col,
+			 const char *label)
+{
+	struct spec_probe p;
+	struct spec_error err = { SPEC_ERR_OK, -1 };
+	int ret = spec_parse(text, &p, &err);
+
+	covered[code] = true;
+	CHECK(ret == -EINVAL, "%s: returned %d, want -EINVAL", label, ret);
+	CHECK(err.code == code && err.col == col,
+	      "%s: got %s (%s) at %d, want %s at %d", label,
+	      spec_strerror(err.code), err.code == code ? "same" : "differs",
+	      err.col, spec_strerror(code), col);
+	/* a failed parse leaves nothing behind */
+	CHECK(!p.text && !p.args && !p.nargs && !p.symbol && !p.path && !p.usym,
+	      "%s: output not cleared", label);
+	spec_free(&p);
+}
+
+static void expect_good(const char *text, const char *want, const char *label)
+{
+	struct spec_probe p;
+	struct spec_error err = { SPEC_ERR_OK, 0 };
+	char got[8192];
+	int ret = spec_parse(text, &p, &err);
+
+	CHECK(ret == 0, "%s: returned %d: %s at %d", label, ret,
+	      spec_strerror(err.code), err.col);
+	if (ret == 0) {
+		describe(&p, got, sizeof(got));
+		CHECK_STR(got, want, label);
+		CHECK_STR(p.text, text, label);
+	}
+	spec_free(&p);
+}
+
+static void test_tables(void)
+{
+	char text[SPEC_TEXT_MAX + 8];
+	size_t i;
+	int col;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		expect_good(good[i].text, good[i].want, good[i].text);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		col = uncaret(bad[i].text, text, sizeof(text));
+		CHECK(col >= 0, "row without a caret: %s", bad[i].text);
+		expect_error(text, bad[i].code, col, bad[i].text);
+	}
+}
+
+/* Exact columns of arguments, bodies, ops and the target. */
+static void test_columns(void)
+{
+	const char *t = "p:ev  vfs_read+8\tx=+4(+u8(%si)):u32  \\\"s\"";
+	struct spec_probe p;
+	struct spec_error err;
+
+	CHECK(spec_parse(t, &p, &err) == 0, "columns: %s", spec_strerror(err.code));
+	CHECK_INT(p.target_col, 6, "target_col");
+	CHECK_INT(p.nargs, 2, "nargs");
+	if (p.nargs == 2) {
+		CHECK_INT(p.args[0].col, 17, "arg0 col");
+		CHECK_INT(p.args[0].body_col, 19, "arg0 body_col");
+		CHECK_INT(p.args[0].nops, 3, "arg0 nops");
+		CHECK_INT(p.args[0].ops[0].col, 26, "reg col");
+		CHECK_INT(p.args[0].ops[1].col, 22, "uderef col");
+		CHECK_INT(p.args[0].ops[2].col, 19, "deref col");
+		CHECK_STR(p.args[0].text, "x=+4(+u8(%si)):u32", "arg0 text");
+		CHECK_INT(p.args[1].col, 37, "arg1 col");
+		CHECK_INT(p.args[1].body_col, 37, "arg1 body_col");
+		CHECK_STR(p.args[1].name, "arg2", "arg1 name");
+		CHECK(!p.args[1].type_given, "immediate string: default type");
+		CHECK_INT(p.args[0].type_given, 1, "explicit type");
+	}
+	spec_free(&p);
+	CHECK(!p.text && !p.args, "spec_free clears");
+	spec_free(&p);	/* twice is harmless */
+}
+
+static char *repeat(char *dst, const char *s, int n)
+{
+	while (n-- > 0)
+		dst = stpcpy(dst, s);
+	return dst;
+}
+
+/* Build "<pre>" + open*n + base + ")"*n + "<post>" */
+static void nest(char *out, const char *pre, const char *open, int n,
+		 const char *base, const char *post)
+{
+	char *q = stpcpy(out, pre);
+
+	q = repeat(q, open, n);
+	q = stpcpy(q, base);
+	q = repeat(q, ")", n);
+	strcpy(q, post);
+}
+
+/*
+ * ftrace's budget is FETCH_INSN_MAX - 1 = 15 fetch_insn for base, derefs,
+ * and store/bitfield/array when they need their own. Each row is at the
+ * limit and then one past it.
+ */
+static void test_nesting(void)
+{
+	char t[512], want[2048], *q;
+	struct spec_probe p;
+	struct spec_error err;
+	int i, col;
+
+	/* %ax + 14 derefs: the last deref is the store, 15 slots */
+	nest(t, "p vfs_read ", "+0(", 14, "%ax", "");
+	q = stpcpy(want, KP "(x64) reg:ax");
+	for (i = 0; i < 14; i++)
+		q = stpcpy(q, " deref:0");
+	expect_good(t, want, "14 derefs of a register");
+	CHECK(spec_parse(t, &p, &err) == 0 && p.args[0].nops == 15, "nops 15");
+	spec_free(&p);
+
+	/* 15 derefs: the outermost doesn't fit, caret at its inner body */
+	nest(t, "p vfs_read ", "+0(", 15, "%ax", "");
+	expect_error(t, SPEC_ERR_TOO_MANY_OPS, 14, "15 derefs of a register");
+
+	/* as a string the last deref still becomes the store */
+	nest(t, "p vfs_read ", "+0(", 14, "%ax", ":string");
+	q = stpcpy(want, KP "string reg:ax");
+	for (i = 0; i < 14; i++)
+		q = stpcpy(q, " deref:0");
+	expect_good(t, want, "14 derefs as string");
+
+	/* an array needs a loop insn: 14 + 1 + 1 > 15 ... */
+	nest(t, "p vfs_read ", "+0(", 14, "%ax", ":u8[2]");
+	expect_error(t, SPEC_ERR_TOO_MANY_OPS, 11, "14 derefs as array");
+	/* ... 13 fit */
+	nest(t, "p vfs_read ", "+0(", 13, "%ax", ":u8[2]");
+	q = stpcpy(want, KP "u8[2] reg:ax");
+	for (i = 0; i < 13; i++)
+		q = stpcpy(q, " deref:0");
+	expect_good(t, want, "13 derefs as array");
+
+	/* bitfield: one more insn, like the array */
+	nest(t, "p vfs_read ", "+0(", 14, "%ax", ":b1@0/8");
+	expect_error(t, SPEC_ERR_TOO_MANY_OPS, 11, "14 derefs + bitfield");
+	nest(t, "p vfs_read ", "+0(", 13, "%ax", ":b1@0/8");
+	CHECK(spec_parse(t, &p, &err) == 0, "13 derefs + bitfield: %s at %d",
+	      spec_strerror(err.code), err.col);
+	spec_free(&p);
+
+	/* a register stored raw needs a store insn: 1 + 14 derefs ok only if last is a deref */
+	nest(t, "p vfs_read ", "+0(", 14, "%ax", ":symstr");
+	expect_error(t, SPEC_ERR_TOO_MANY_OPS, 11, "symstr needs a store insn");
+
+	/* @SYM is two insns in ftrace: 2 + 1 + 12 wrappers = 15 */
+	nest(t, "p vfs_read ", "+0(", 12, "@jiffies", "");
+	CHECK(spec_parse(t, &p, &err) == 0 && p.args[0].nops == 14,
+	      "@sym + 12 derefs: %s", spec_strerror(err.code));
+	spec_free(&p);
+	nest(t, "p vfs_read ", "+0(", 13, "@jiffies", "");
+	expect_error(t, SPEC_ERR_TOO_MANY_OPS, 14, "@sym + 13 derefs");
+
+	/* @ADDR: 2 + 13 = 15; one more fails at the second-outermost */
+	nest(t, "p vfs_read ", "+0(", 13, "@0", "");
+	CHECK(spec_parse(t, &p, &err) == 0, "@0 + 13 derefs");
+	spec_free(&p);
+	nest(t, "p vfs_read ", "+0(", 15, "@0", "");
+	expect_error(t, SPEC_ERR_TOO_MANY_OPS, 17, "@0 + 15 derefs");
+
+	/* \IMM stored raw: 1 + 13 derefs + the deref-store; immediate as base */
+	nest(t, "p vfs_read ", "+0(", 14, "\\1", "");
+	CHECK(spec_parse(t, &p, &err) == 0, "\\1 + 14 derefs");
+	spec_free(&p);
+
+	/* way past the limit, parsed depth-first: still the outermost that fails */
+	nest(t, "p vfs_read ", "+1(", 60, "%ax", "");
+	col = 11 + 3 * (60 - 14);
+	expect_error(t, SPEC_ERR_TOO_MANY_OPS, col, "60 derefs");
+}
+
+static void test_limits(void)
+{
+	char t[SPEC_TEXT_MAX + 64], want[8192], name[80], *q;
+	struct spec_probe p;
+	struct spec_error err;
+	int i, len;
+
+	/* event and group names: 63 chars fit, 64 don't */
+	memset(name, 'e', 63);
+	name[63] = '\0';
+	snprintf(t, sizeof(t), "p:%s/%s vfs_read", name, name);
+	snprintf(want, sizeof(want), "kprobe %s/%s sym=vfs_read+0", name, name);
+	expect_good(t, want, "63-char group and event");
+	snprintf(t, sizeof(t), "p:%se vfs_read", name);
+	expect_error(t, SPEC_ERR_EVENT_TOO_LONG, 2, "64-char event");
+	snprintf(t, sizeof(t), "p:%se/ev vfs_read", name);
+	expect_error(t, SPEC_ERR_GROUP_TOO_LONG, 2, "64-char group");
+	snprintf(t, sizeof(t), "-:%se", name);
+	expect_error(t, SPEC_ERR_EVENT_TOO_LONG, 2, "64-char removal");
+
+	/* argument names: ftrace's MAX_ARG_NAME_LEN is 32 */
+	memset(name, 'a', 32);
+	name[32] = '\0';
+	snprintf(t, sizeof(t), "p vfs_read %s=%%ax", name);
+	snprintf(want, sizeof(want), "kprobe kprobes/p_vfs_read_0 auto "
+		 "sym=vfs_read+0 | %s (x64) reg:ax", name);
+	expect_good(t, want, "32-char arg name");
+	snprintf(t, sizeof(t), "p vfs_read %sa=%%ax", name);
+	expect_error(t, SPEC_ERR_ARG_NAME_TOO_LONG, 11, "33-char arg name");
+
+	/* module names: MODULE_NAME_LEN - 1 = 55 */
+	memset(name, 'm', 55);
+	name[55] = '\0';
+	snprintf(t, sizeof(t), "p %s:f", name);
+	CHECK(spec_parse(t, &p, &err) == 0 && !strcmp(p.module, name),
+	      "55-char module: %s", spec_strerror(err.code));
+	spec_free(&p);
+
+	/* a default name longer than 63 is cut, as ftrace's snprintf() does */
+	memset(name, 's', 70);
+	name[70] = '\0';
+	snprintf(t, sizeof(t), "p %s", name);
+	CHECK(spec_parse(t, &p, &err) == 0, "long symbol");
+	snprintf(want, sizeof(want), "p_%s", name);
+	want[63] = '\0';
+	CHECK_STR(p.event, want, "truncated default event");
+	spec_free(&p);
+
+	/* argument body: 255 fits (we allow more than ftrace's 63), 256 not */
+	q = stpcpy(t, "p vfs_read \\\"");
+	q = repeat(q, "x", 252);
+	strcpy(q, "\"");
+	CHECK(spec_parse(t, &p, &err) == 0 && strlen(p.args[0].ops[0].data) == 252,
+	      "255-char body: %s", spec_strerror(err.code));
+	spec_free(&p);
+	q = stpcpy(t, "p vfs_read n=\\\"");
+	q = repeat(q, "x", 253);
+	strcpy(q, "\"");
+	expect_error(t, SPEC_ERR_ARG_TOO_LONG, 13, "256-char body");
+
+	/* 128 arguments fit, the 129th is reported where it starts */
+	q = stpcpy(t, "p vfs_read");
+	for (i = 0; i < 128; i++)
+		q = stpcpy(q, " %ax");
+	CHECK(spec_parse(t, &p, &err) == 0 && p.nargs == 128 &&
+	      !strcmp(p.args[127].name, "arg128"), "128 args: %s",
+	      spec_strerror(err.code));
+	spec_free(&p);
+	len = (int)(q - t);
+	strcpy(q, " %bx");
+	expect_error(t, SPEC_ERR_TOO_MANY_ARGS, len + 1, "129 args");
+
+	/* the whole definition: SPEC_TEXT_MAX fits, one more doesn't */
+	q = stpcpy(t, "p vfs_read");
+	while (SPEC_TEXT_MAX - (q - t) > 210) {
+		q = stpcpy(q, " \\\"");
+		q = repeat(q, "y", 200);
+		q = stpcpy(q, "\"");
+	}
+	q = stpcpy(q, " \\\"");
+	q = repeat(q, "z", SPEC_TEXT_MAX - (int)(q - t) - 1);
+	strcpy(q, "\"");
+	CHECK_INT(strlen(t), SPEC_TEXT_MAX, "built text length");
+	CHECK(spec_parse(t, &p, &err) == 0, "%d-byte definition: %s at %d",
+	      SPEC_TEXT_MAX, spec_strerror(err.code), err.col);
+	spec_free(&p);
+	strcat(t, " ");
+	expect_error(t, SPEC_ERR_TOO_LONG, SPEC_TEXT_MAX, "one byte too long");
+}
+
+static void test_misc(void)
+{
+	struct spec_probe p;
+	struct spec_error err;
+	char *out = NULL;
+	size_t size = 0;
+	FILE *f;
+	int i;
+
+	/* NULL text and NULL err are tolerated */
+	CHECK(spec_parse(NULL, &p, &err) == -EINVAL && err.code == SPEC_ERR_EMPTY,
+	      "NULL text");
+	spec_free(&p);
+	CHECK(spec_parse("p vfs_read", &p, NULL) == 0, "NULL err");
+	spec_free(&p);
+	CHECK(spec_parse("p ^", &p, NULL) == -EINVAL, "NULL err, bad text");
+	spec_free(&p);
+	spec_free(NULL);
+
+	/* every error has a message */
+	for (i = 0; i < SPEC_ERR__COUNT; i++)
+		CHECK(spec_strerror(i) && *spec_strerror(i), "message for %d", i);
+	CHECK_STR(spec_strerror(SPEC_ERR_BAD_TYPE), "Unknown type is specified",
+		  "strerror");
+	CHECK(spec_strerror(SPEC_ERR__COUNT) != NULL, "strerror out of range");
+
+	/* types */
+	CHECK_STR(spec_type_name(SPEC_T_U8), "u8", "type name");
+	CHECK_STR(spec_type_name(SPEC_T_SYMSTR), "symstr", "type name");
+	CHECK_INT(spec_type_size(SPEC_T_S16), 2, "size s16");
+	CHECK_INT(spec_type_size(SPEC_T_X64), 8, "size x64");
+	CHECK_INT(spec_type_size(SPEC_T_SYMBOL), 8, "size symbol");
+	CHECK_INT(spec_type_size(SPEC_T_STRING), 4, "size string");
+	CHECK_INT(spec_type_size(SPEC_T_NONE), 0, "size none");
+	CHECK_INT(spec_type_size(SPEC_T__COUNT), 0, "size out of range");
+	CHECK(spec_type_is_string(SPEC_T_STRING) && spec_type_is_string(SPEC_T_USTRING) &&
+	      spec_type_is_string(SPEC_T_SYMSTR) && !spec_type_is_string(SPEC_T_SYMBOL) &&
+	      !spec_type_is_string(SPEC_T_CHAR), "is_string");
+
+	/* the error printout */
+	f = open_memstream(&out, &size);
+	spec_print_error(f, "p vfs_read $retval", "$retval is not available on probe", 11);
+	spec_print_error(f, "p\tx\x01y", "tab", 4);
+	spec_print_error(f, "p", "past the end", 3);
+	fclose(f);
+	CHECK_STR(out,
+		  "kptrace: error: $retval is not available on probe\n"
+		  "  p vfs_read $retval\n"
+		  "             ^\n"
+		  "kptrace: error: tab\n"
+		  "  p\tx?y\n"
+		  "   \t  ^\n"
+		  "kptrace: error: past the end\n"
+		  "  p\n"
+		  "     ^\n", "spec_print_error");
+	free(out);
+
+	/* the kprobe_syntax_errors.tc caret and ours agree on a real case */
+	CHECK(spec_parse("p vfs_read +0(@11):u8[10]a", &p, &err) == -EINVAL,
+	      "suffix");
+	f = open_memstream(&out, &size);
+	spec_print_error(f, "p vfs_read +0(@11):u8[10]a", spec_strerror(err.code), err.col);
+	fclose(f);
+	CHECK_STR(out, "kptrace: error: Array has wrong suffix\n"
+		  "  p vfs_read +0(@11):u8[10]a\n"
+		  "                           ^\n", "printed caret");
+	free(out);
+}
+
+static void test_coverage(void)
+{
+	int i;
+
+	/* every error the grammar can produce has at least one bad row */
+	for (i = SPEC_ERR_OK + 1; i < SPEC_ERR__COUNT; i++) {
+		if (i == SPEC_ERR_BAD_INSN_BNDRY)	/* needs the kernel's decoder */
+			continue;
+		CHECK(covered[i], "no test for %s", spec_strerror(i));
+	}
+}
+
+int main(void)
+{
+	test_tables();
+	test_columns();
+	test_nesting();
+	test_limits();
+	test_misc();
+	test_coverage();
+	return check_report();
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Fetch the Debian cloud kernels the VM tests boot, into .output/vm/kernels/<name>/:
+#   vmlinuz  config  [System.map]  version (= uname -r)  package (= "pkg pkgver")
+#   lib/modules/<uname -r>/  (with modules.dep, so run.sh --module can resolve deps)
+# Idempotent: a kernel is re-fetched only when apt resolves a different package/version.
+# Only apt is used (the only network we have). Usage: tests/vm/kernels.sh [6.1|6.12]...
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+OUT="$ROOT/.output/vm/kernels"
+die() { echo "kernels.sh: error: $*" >&2; exit 1; }
+
+# name -> Debian package. "6.1": what the linux-image-cloud-amd64 metapackage pulls in
+# (bookworm's default). "6.12": the newest 6.12 cloud build bookworm carries (6.12.N+deb12).
+# The 6.12 cloud kernel only exists as "-unsigned" in bookworm; signing doesn't matter
+# for qemu -kernel boots anyway.
+resolve() {
+  case "$1" in
+    6.1)  apt-cache depends linux-image-cloud-amd64 2>/dev/null |
+            awk '/Depends: linux-image-[0-9]/ {print $2; exit}' ;;
+    6.12) apt-cache search --names-only '^linux-image-6\.12\..*-cloud-amd64-unsigned$' 2>/dev/null |
+            awk '{print $1}' | sort -V | tail -n1 ;;
+    *) die "unknown kernel '$1' (expected 6.1 or 6.12)" ;;
+  esac
+}
+
+fetch() {
+  local name=$1 pkg ver dest stage krel
+  pkg=$(resolve "$name")
+  [[ -n $pkg ]] || die "apt cannot resolve a package for kernel $name (run 'apt-get update' first?)"
+  ver=$(apt-cache policy "$pkg" | awk '/Candidate:/ {print $2}')
+  [[ -n $ver && $ver != "(none)" ]] || die "no installable candidate for $pkg"
+  dest="$OUT/$name"
+  if [[ -f $dest/package && $(cat "$dest/package") == "$pkg $ver" && -f $dest/vmlinuz ]]; then
+    echo "kernel $name: $pkg $ver (cached, $(cat "$dest/version"))"
+    return
+  fi
+  echo "kernel $name: fetching $pkg $ver"
+  stage=$(mktemp -d "$OUT/.stage-$name.XXXXXX")
+  # apt-get download as root wants the _apt user to write the cwd; sandbox off avoids the warning.
+  (cd "$stage" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$ver" >/dev/null) ||
+    { rm -rf "$stage"; die "apt-get download $pkg=$ver failed"; }
+  dpkg-deb -x "$stage"/*.deb "$stage/x"
+  krel=$(find "$stage/x/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' | head -n1)
+  [[ -f $stage/x/boot/vmlinuz-$krel ]] || { rm -rf "$stage"; die "$pkg has no boot/vmlinuz-$krel"; }
+  mkdir -p "$stage/k/lib"
+  mv "$stage/x/boot/vmlinuz-$krel" "$stage/k/vmlinuz"
+  mv "$stage/x/boot/config-$krel" "$stage/k/config"
+  # Debian's System.map is a one-line placeholder (the real one is in -dbg); keep only a real
+  # one. In the guest, /proc/kallsyms is the authoritative symbol table anyway.
+  if [[ -f $stage/x/boot/System.map-$krel ]] && ! grep -q 'The real System.map' "$stage/x/boot/System.map-$krel"; then
+    mv "$stage/x/boot/System.map-$krel" "$stage/k/System.map"
+  fi
+  mv "$stage/x/lib/modules" "$stage/k/lib/modules"
+  # The .deb ships no modules.dep (postinst runs depmod); generate it so module deps resolve.
+  if ! command -v depmod >/dev/null; then
+    echo "kernel $name: installing kmod for depmod"
+    apt-get install -y -q --no-install-recommends kmod >/dev/null || die "cannot install kmod (depmod)"
+  fi
+  depmod -b "$stage/k" "$krel"
+  echo "$krel" >"$stage/k/version"
+  echo "$pkg $ver" >"$stage/k/package"
+  rm -rf "$dest" && mv "$stage/k" "$dest" && rm -rf "$stage"   # swap in whole: never half-unpacked
+  echo "kernel $name: $pkg $ver -> $krel"
+}
+
+mkdir -p "$OUT"
+# Parallel run.sh calls may each auto-fetch: serialize (bounded wait), then clear leftovers.
+exec 9>"$OUT/.lock"
+flock -w 600 9 || die "timed out waiting for another kernels.sh (lock $OUT/.lock)"
+rm -rf "$OUT"/.stage-*   # leftovers of an interrupted run
+names=("$@"); ((${#names[@]})) || names=(6.1 6.12)
+for n in "${names[@]}"; do fetch "$n"; done
