@@ -84,7 +84,13 @@ static __always_inline int kpt_handle(struct pt_regs *ctx)
 	h->kind = KPT_REC_EVENT;
 	h->probe = idx;
 	h->ts = bpf_ktime_get_ns();
+	/* The probed address, as ftrace prints it. A kprobe handler sees ip just
+	 * past the int3 (or the ftrace-based kprobe's emulation of one), also
+	 * after the kernel moved the probe past an ENDBR; uprobes see the
+	 * breakpoint address; return probes the address returned to. */
 	h->ip = PT_REGS_IP(&s->regs);
+	if (!(p->flags & (KPT_PF_USER | KPT_PF_RETURN)))
+		h->ip--;
 	h->tid = (__u32)pid_tgid;
 	h->tgid = pid_tgid >> 32;
 	h->cpu = cpu;

@@ -224,8 +224,6 @@ static void explain_base(FILE *f, const struct ev_desc *ev, const struct spec_op
 		if (op->imm)
 			print_off(f, op->imm);
 		fputs(" (kallsyms, at load)", f);
-		if (!strcmp(op->sym ? op->sym : "", ev->func) && ev->addr)
-			fprintf(f, " = 0x%" PRIx64, ev->addr);
 		break;
 	case SPEC_OP_FOFFS:
 		fprintf(f, "file offset 0x%" PRIx64 " of %s, where the traced process maps it",
@@ -303,7 +301,8 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 	if (t == SPEC_T_SYMBOL)
 		fputs("      printed as %pS: sym+0xoff/0xsize\n", f);
 	else if (t == SPEC_T_SYMSTR)
-		fputs("      kept as the address; printed as the string sprint_symbol() makes\n", f);
+		fputs("      kept as the address; printed as the string sprint_symbol() makes\n",
+		      f);
 }
 
 static void print_field(FILE *f, const char *type, const char *name, unsigned int off,
@@ -393,7 +392,7 @@ static void explain_format(FILE *f, const struct ev_desc *ev)
 
 void explain_event(FILE *f, const struct ev_desc *ev)
 {
-	unsigned int bitmap = ((unsigned int)ev->nargs + 7) / 8;
+	unsigned int bitmap = ((unsigned int)ev->nargs + 7) / 8, slots;
 	int i;
 
 	fprintf(f, "%s/%s:", ev->group, ev->event);
@@ -415,9 +414,9 @@ void explain_event(FILE *f, const struct ev_desc *ev)
 			ev->func[0] ? ")" : "", ev->is_return ? ", fires on return" : "");
 		break;
 	}
-	fprintf(f, "  record: %u bytes fixed (header %u, fault bitmap %u, slots %u), strings after\n",
-		ev->fixed_size, KPT_HDR_SIZE, bitmap,
-		ev->fixed_size - KPT_HDR_SIZE - bitmap);
+	slots = ev->fixed_size > KPT_HDR_SIZE + bitmap ? ev->fixed_size - KPT_HDR_SIZE - bitmap : 0;
+	fprintf(f, "  record: %u bytes fixed (header %u, fault bitmap %u, slots %u), "
+		"strings after\n", ev->fixed_size, KPT_HDR_SIZE, bitmap, slots);
 	for (i = 0; i < ev->nargs; i++)
 		explain_arg(f, ev, &ev->args[i]);
 	fputc('\n', f);

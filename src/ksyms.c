@@ -94,7 +94,7 @@ static int hexval(char c)
 
 /*
  * While loading, name and module hold arena offsets (cast to pointers) so the
- * arena can be shrunk with realloc; fix_pointers() turns them into pointers.
+ * arena can be shrunk with realloc; ksyms_load() then makes them pointers.
  */
 static inline uint32_t off_of(const char *p)
 {

@@ -229,8 +229,8 @@ static void print_location(FILE *f, const struct ev_desc *ev, const struct ksyms
 		snprintf(probe, sizeof(probe), "0x%" PRIx64 " <- 0x%" PRIx64, ip, ev->uaddr);
 		break;
 	default:
-		ip_sym(probe, sizeof(probe), ks, ev->addr, true);
-		ip = ev->addr;
+		/* the kprobe's address as the kernel placed it (past an ENDBR, say) */
+		ip_sym(probe, sizeof(probe), ks, ip, true);
 		break;
 	}
 	fputs(",\"probe\":", f);

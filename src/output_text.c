@@ -7,9 +7,11 @@
  *   print_{k,kret,u}probe_event()   "EVENT: (LOCATION)"
  *   trace_probe_print_args()        " name=value" each, arrays as "{a,b}"
  *
- * Differences that cannot be helped: the irq/preempt flags are not known to
- * a BPF program ("....." always), and a faulted non-string argument prints
- * "(fault)" where the kernel leaves whatever the ring buffer held.
+ * Differences: the irq/preempt flags are not known to a BPF program ("....."
+ * always); a faulted non-string argument prints "(fault)" where the kernel
+ * leaves whatever the ring buffer held; a uretprobe's function is its ELF
+ * address, where the kernel prints where it is mapped (the same only for
+ * non-PIE executables).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -79,7 +81,8 @@ static void print_location(FILE *f, const struct ev_desc *ev, const struct ksyms
 		fprintf(f, "0x%" PRIx64 " <- 0x%" PRIx64, (uint64_t)h->ip, ev->uaddr);
 		break;
 	default:
-		print_ip_sym(f, ks, ev->addr, true);
+		/* the kprobe's address as the kernel placed it (past an ENDBR, say) */
+		print_ip_sym(f, ks, h->ip, true);
 		break;
 	}
 }

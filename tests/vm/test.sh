@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# VM tests: boot each Debian cloud kernel under qemu (TCG) with the static
+# kptrace and run tests/vm/guest.sh there. Counts the guest's ok/FAIL lines
+# and ends with "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+
+KERNELS=${KPT_VM_KERNELS:-6.1 6.12}
+[ -x ./kptrace ] || { echo "build ./kptrace first"; exit 1; }
+ldd_out=$(ldd ./kptrace 2>&1)
+if [[ $ldd_out != *"not a dynamic executable"* ]]; then
+	fail "kptrace must be statically linked to run in the initramfs"
+fi
+
+for k in $KERNELS; do
+	log=.output/vm/test-$k.out
+	mkdir -p .output/vm
+	echo "# booting $k"
+	tests/vm/run.sh --kernel "$k" --script tests/vm/guest.sh --add ./kptrace:/bin/kptrace \
+		--timeout 300 > "$log" 2> ".output/vm/test-$k.err"
+	rc=$?
+	grep -E '^(ok|FAIL|skip|#) ' "$log"
+	n_ok=$(grep -c '^ok - ' "$log")
+	n_fail=$(grep -c '^FAIL - ' "$log")
+	PASSED=$((PASSED + n_ok))
+	FAILED=$((FAILED + n_fail))
+	SKIPPED=$((SKIPPED + $(grep -c '^skip - ' "$log")))
+	if [ "$rc" != 0 ] || [ "$n_ok" = 0 ]; then
+		fail "$k: the VM run did not complete (run.sh exit $rc): $(tail -n 5 ".output/vm/test-$k.err")"
+	fi
+done
+finish
