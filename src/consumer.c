@@ -90,32 +90,40 @@ static void check_loss(struct loader *ld, int n, unsigned long long *seen_drops)
 }
 
 static void print_profile(struct loader *ld, const struct consume_opts *o,
-			  const struct ctx *c)
+			  const struct ctx *c, const long long *missed)
 {
-	unsigned long long drops = 0, faults = 0;
+	unsigned long long drops = 0, faults = 0, misses = 0;
 	struct kpt_stats st;
 	int i;
 
 	fprintf(stderr, "\n%-32s %12s %10s %10s %10s\n", "PROBE", "HITS", "MISSES", "DROPS",
 		"FAULTS");
 	for (i = 0; i < o->nevs; i++) {
-		char name[2 * SPEC_NAME_MAX + 2];
+		char name[2 * SPEC_NAME_MAX + 2], miss[24];
 
 		if (loader_stats(ld, i, &st))
 			memset(&st, 0, sizeof(st));
 		snprintf(name, sizeof(name), "%s/%s", o->evs[i].group, o->evs[i].event);
-		/* MISSES: kprobe nmissed is not readable for perf-link kprobes on
-		 * the kernels we support (6.7 added it to link info): shown as 0
-		 * only when it cannot have happened, "-" otherwise. */
+		/* MISSES: the kprobe's nmissed where the kernel tells (6.7+ link
+		 * info); uprobes have none; "-" where it cannot be known. */
+		if (missed && missed[i] >= 0)
+			snprintf(miss, sizeof(miss), "%lld", missed[i]);
+		else
+			snprintf(miss, sizeof(miss), "%s", o->evs[i].is_user ? "0" : "-");
 		fprintf(stderr, "%-32s %12llu %10s %10llu %10llu\n", name,
-			(unsigned long long)st.hits, o->evs[i].is_user ? "0" : "-",
+			(unsigned long long)st.hits, miss,
 			(unsigned long long)st.drops, (unsigned long long)st.faults);
+		if (missed && missed[i] > 0)
+			misses += missed[i];
 		drops += st.drops;
 		faults += st.faults;
 	}
 	fprintf(stderr, "%llu events printed", c->records);
 	if (drops)
 		fprintf(stderr, ", %llu LOST (ring buffer full: raise --buffer-size)", drops);
+	if (misses)
+		fprintf(stderr, ", %llu MISSED by the kernel (kprobe nmissed: kretprobe "
+			"instances exhausted or probe recursion)", misses);
 	if (faults)
 		fprintf(stderr, ", %llu argument reads faulted (printed as (fault))", faults);
 	if (c->bad)
@@ -130,6 +138,7 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 	struct ring_buffer *rb;
 	double start = now_s(), last_check = start;
 	bool child_done = !o->child;
+	long long *missed;
 	int err = 0;
 
 	rb = ring_buffer__new(loader_events_fd(ld), on_record, &c, NULL);
@@ -158,7 +167,11 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 		if (child_done && o->child)
 			break;
 	}
-	/* Detach first so nothing new arrives, then drain what is buffered. */
+	/* Read the kernel's miss counts while the links exist; then detach so
+	 * nothing new arrives, then drain what is buffered. */
+	missed = calloc(o->nevs ? o->nevs : 1, sizeof(*missed));
+	for (int i = 0; missed && i < o->nevs; i++)
+		missed[i] = loader_missed(ld, i);
 	for (int i = 0; i < ld->nlinks; i++)
 		bpf_link__destroy(ld->links[i]);
 	ld->nlinks = 0;
@@ -169,6 +182,7 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 	if (c.write_err)
 		err = 0; /* reader went away: a normal end */
 	check_loss(ld, o->nevs, &seen_drops);
-	print_profile(ld, o, &c);
+	print_profile(ld, o, &c, missed);
+	free(missed);
 	return err;
 }

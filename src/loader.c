@@ -109,7 +109,13 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 	int i, err;
 
 	for (i = 0; i < n; i++) {
-		struct bpf_link *l = attach_one(ld, &evs[i], upid);
+		struct bpf_link *l;
+
+		if (evs[i].kind == SPEC_KRETPROBE && evs[i].spec->maxactive)
+			fprintf(stderr, "kptrace: warning: %s/%s: r%d: fd-based kretprobes take no "
+				"maxactive; the kernel's default applies and misses are counted\n",
+				evs[i].group, evs[i].event, evs[i].spec->maxactive);
+		l = attach_one(ld, &evs[i], upid);
 
 		if (!l) {
 			err = -errno;
@@ -146,6 +152,42 @@ int loader_stats(struct loader *ld, int idx, struct kpt_stats *out)
 	}
 	free(v);
 	return err;
+}
+
+/*
+ * The perf-event part of struct bpf_link_info as of Linux 6.7, which added
+ * kprobe "missed" (nmissed: handler not run, e.g. kretprobe maxactive
+ * exhausted or recursion). Declared here because Debian 12's UAPI headers
+ * predate it; older kernels leave it zero and type 0 tells us so.
+ */
+struct kpt_link_info {
+	__u32 type;
+	__u32 id;
+	__u32 prog_id;
+	__u32 pad;
+	__u32 pe_type;		/* enum bpf_perf_event_type: 3 kprobe, 4 kretprobe */
+	__u32 pad2;
+	__u64 func_name;
+	__u32 name_len;
+	__u32 offset;
+	__u64 addr;
+	__u64 missed;
+	__u64 cookie;
+};
+
+long long loader_missed(struct loader *ld, int idx)
+{
+	struct kpt_link_info info;
+	__u32 len = sizeof(info);
+
+	if (idx < 0 || idx >= ld->nlinks)
+		return -1;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_link__fd(ld->links[idx]), &info, &len))
+		return -1;
+	if (info.pe_type != 3 && info.pe_type != 4)
+		return -1;
+	return (long long)info.missed;
 }
 
 int loader_events_fd(struct loader *ld)

@@ -41,6 +41,8 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 		  size_t msglen);
 /* Sum the per-CPU counters of probe idx. */
 int loader_stats(struct loader *ld, int idx, struct kpt_stats *out);
+/* Kernel-side misses of probe idx's kprobe (Linux 6.7+), or -1 where unknown. */
+long long loader_missed(struct loader *ld, int idx);
 /* Ring buffer fd for the consumer. */
 int loader_events_fd(struct loader *ld);
 /* Detach every link, then free everything. */

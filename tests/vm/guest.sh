@@ -165,6 +165,20 @@ else
 	bad "SIGKILL: vfs_read kprobes $before while running, $after after"
 fi
 
+# Kernel-side misses come from the link where the kernel reports them (6.7+).
+$KPT -d 1 'p:m vfs_read' 'r:mr vfs_read' > /dev/null 2> $W/m.err
+m=$(awk '$1 == "kprobes/m" { print $3 }' $W/m.err)
+mr=$(awk '$1 == "kprobes/mr" { print $3 }' $W/m.err)
+case "$KREL" in
+6.1.*) want='^-$' ;;
+*) want='^[0-9][0-9]*$' ;;
+esac
+if echo "$m" | grep -q "$want" && echo "$mr" | grep -q "$want"; then
+	ok "profile MISSES column: '$m' '$mr' (numbers where the kernel reports nmissed)"
+else
+	bad "profile MISSES column: '$m' '$mr', want $want: $(cat $W/m.err)"
+fi
+
 # Refusals: nothing attached, a clear message, non-zero exit.
 refuse() {
 	name=$1 pattern=$2
