@@ -17,6 +17,7 @@
 
 #include "kptrace.h"
 #include "output.h"
+#include "umaps.h"
 
 #define SYM_BUF	1024
 
@@ -215,7 +216,7 @@ static void print_location(FILE *f, const struct ev_desc *ev, const struct ksyms
 			   const struct kpt_rec_hdr *h)
 {
 	char a[SYM_BUF], b[SYM_BUF], probe[2 * SYM_BUF + 8];
-	uint64_t ip = h->ip;
+	uint64_t ip = h->ip, func = 0;
 
 	switch (ev->kind) {
 	case SPEC_KRETPROBE:
@@ -226,7 +227,8 @@ static void print_location(FILE *f, const struct ev_desc *ev, const struct ksyms
 		snprintf(probe, sizeof(probe), "0x%" PRIx64, ip);
 		break;
 	case SPEC_URETPROBE:
-		snprintf(probe, sizeof(probe), "0x%" PRIx64 " <- 0x%" PRIx64, ip, ev->uaddr);
+		func = umaps_func_addr(ev, h->tgid);
+		snprintf(probe, sizeof(probe), "0x%" PRIx64 " <- 0x%" PRIx64, ip, func);
 		break;
 	default:
 		/* the kprobe's address as the kernel placed it (past an ENDBR, say) */
@@ -237,7 +239,7 @@ static void print_location(FILE *f, const struct ev_desc *ev, const struct ksyms
 	json_cstr(f, probe);
 	if (ev->kind == SPEC_KRETPROBE || ev->kind == SPEC_URETPROBE) {
 		fputs(",\"func\":", f);
-		json_hex(f, ev->kind == SPEC_KRETPROBE ? ev->addr : ev->uaddr);
+		json_hex(f, ev->kind == SPEC_KRETPROBE ? ev->addr : func);
 		fputs(",\"ret_ip\":", f);
 	} else {
 		fputs(",\"ip\":", f);

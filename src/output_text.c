@@ -19,6 +19,7 @@
 
 #include "kptrace.h"
 #include "output.h"
+#include "umaps.h"
 
 #define SYM_BUF	1024	/* KSYM_SYMBOL_LEN and then some */
 
@@ -78,7 +79,8 @@ static void print_location(FILE *f, const struct ev_desc *ev, const struct ksyms
 		fprintf(f, "0x%" PRIx64, (uint64_t)h->ip);
 		break;
 	case SPEC_URETPROBE:
-		fprintf(f, "0x%" PRIx64 " <- 0x%" PRIx64, (uint64_t)h->ip, ev->uaddr);
+		fprintf(f, "0x%" PRIx64 " <- 0x%" PRIx64, (uint64_t)h->ip,
+			umaps_func_addr(ev, h->tgid));
 		break;
 	default:
 		/* the kprobe's address as the kernel placed it (past an ENDBR, say) */

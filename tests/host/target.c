@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PROBED __attribute__((noinline, used))
 
@@ -84,5 +85,9 @@ int main(int argc, char **argv)
 		kpt_str(big);
 		kpt_neg(12345);
 	}
+	/* "linger": stay alive a moment, as a traced daemon would, so its
+	 * mappings can still be read when the events are printed. */
+	if (argc > 3 && !strcmp(argv[3], "linger"))
+		usleep(500 * 1000);
 	return 0;
 }
