@@ -72,20 +72,32 @@ static double now_s(void)
 }
 
 /* Totals over every probe; warn as soon as something new is lost. */
-static void check_loss(struct loader *ld, int n, unsigned long long *seen_drops)
+static void check_loss(struct loader *ld, int n, unsigned long long *seen_drops,
+		       unsigned long long *seen_misses)
 {
-	unsigned long long drops = 0;
+	unsigned long long drops = 0, misses = 0;
 	struct kpt_stats st;
+	long long m;
 	int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (!loader_stats(ld, i, &st))
 			drops += st.drops;
+		m = loader_missed(ld, i);
+		if (m > 0)
+			misses += m;
+	}
 	if (drops > *seen_drops) {
 		fprintf(stderr,
 			"kptrace: warning: %llu events lost so far: the ring buffer was full "
 			"(raise --buffer-size, or write to a file with -o)\n", drops);
 		*seen_drops = drops;
+	}
+	if (misses > *seen_misses) {
+		fprintf(stderr,
+			"kptrace: warning: the kernel missed %llu probe hits so far (kretprobe "
+			"instances exhausted: raise rN:, or probe recursion)\n", misses);
+		*seen_misses = misses;
 	}
 }
 
@@ -134,7 +146,7 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 {
 	struct ctx c = { .o = o };
-	unsigned long long seen_drops = 0;
+	unsigned long long seen_drops = 0, seen_misses = 0;
 	struct ring_buffer *rb;
 	double start = now_s(), last_check = start;
 	bool child_done = !o->child;
@@ -157,7 +169,7 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 		/* Once per batch, not per record: no syscall per event. */
 		fflush(o->out);
 		if (now_s() - last_check >= 1.0) {
-			check_loss(ld, o->nevs, &seen_drops);
+			check_loss(ld, o->nevs, &seen_drops, &seen_misses);
 			last_check = now_s();
 		}
 		if (o->duration > 0 && now_s() - start >= o->duration)
@@ -172,16 +184,14 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 	missed = calloc(o->nevs ? o->nevs : 1, sizeof(*missed));
 	for (int i = 0; missed && i < o->nevs; i++)
 		missed[i] = loader_missed(ld, i);
-	for (int i = 0; i < ld->nlinks; i++)
-		bpf_link__destroy(ld->links[i]);
-	ld->nlinks = 0;
+	loader_detach(ld);
 	if (err != -EPIPE)
 		ring_buffer__consume(rb);
 	fflush(o->out);
 	ring_buffer__free(rb);
 	if (c.write_err)
 		err = 0; /* reader went away: a normal end */
-	check_loss(ld, o->nevs, &seen_drops);
+	check_loss(ld, o->nevs, &seen_drops, &seen_misses);
 	print_profile(ld, o, &c, missed);
 	free(missed);
 	return err;

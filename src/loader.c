@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "loader.h"
+#include "tracefs_kretprobe.h"
 #include "kptrace.skel.h"
 
 int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
@@ -52,8 +53,13 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		return err;
 	}
 	ld->links = calloc(nprobes ? nprobes : 1, sizeof(*ld->links));
-	if (!ld->links)
+	ld->tfs = calloc(nprobes ? nprobes : 1, sizeof(*ld->tfs));
+	if (!ld->links || !ld->tfs)
 		return -ENOMEM;
+	for (int i = 0; i < nprobes; i++)
+		ld->tfs[i].pfd = -1;
+	/* Leftovers of SIGKILLed runs that used "rN:" */
+	tfs_cleanup_stale();
 	return 0;
 }
 
@@ -81,7 +87,38 @@ static const char *attach_hint(const struct ev_desc *ev, int err)
 	return "";
 }
 
-static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, pid_t upid)
+/* "rN:": the perf kprobe PMU has no maxactive, tracefs has. */
+static struct bpf_link *attach_maxactive(struct loader *ld, struct bpf_program *prog,
+					 const struct ev_desc *ev, char *msg, size_t msglen)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = ev->index);
+	struct tfs_probe *tp = &ld->tfs[ev->index];
+	struct bpf_link *l;
+	char func[160];
+	int pfd;
+
+	snprintf(func, sizeof(func), "%s", ev->func);
+	pfd = tfs_kretprobe_create(func, ev->spec->maxactive, ev->index, tp, msg, msglen);
+	if (pfd < 0) {
+		errno = -pfd;
+		return NULL;
+	}
+	l = bpf_program__attach_perf_event_opts(prog, pfd, &po);
+	if (!l) {
+		int err = errno;
+
+		snprintf(msg, msglen, "cannot attach to %s/%s: %s", tp->group, tp->event,
+			 strerror(err));
+		tfs_kretprobe_remove(tp);
+		errno = err;
+		return NULL;
+	}
+	tp->pfd = -1; /* the link closes it */
+	return l;
+}
+
+static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, pid_t upid,
+				   char *msg, size_t msglen)
 {
 	struct bpf_program *prog = ev->is_return ? ld->skel->progs.kpt_return
 						 : ld->skel->progs.kpt_entry;
@@ -93,6 +130,8 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 		return bpf_program__attach_uprobe_opts(prog, upid ? upid : -1, ev->path,
 						       ev->uoffset, &uo);
 	}
+	if (ev->kind == SPEC_KRETPROBE && ev->spec->maxactive)
+		return attach_maxactive(ld, prog, ev, msg, msglen);
 	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = ev->index, .retprobe = ev->is_return);
 	if (!ev->spec->symbol) {
 		/* raw address: libbpf takes it as the offset with no function */
@@ -111,25 +150,32 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 	for (i = 0; i < n; i++) {
 		struct bpf_link *l;
 
-		if (evs[i].kind == SPEC_KRETPROBE && evs[i].spec->maxactive)
-			fprintf(stderr, "kptrace: warning: %s/%s: r%d: fd-based kretprobes take no "
-				"maxactive; the kernel's default applies and misses are counted\n",
-				evs[i].group, evs[i].event, evs[i].spec->maxactive);
-		l = attach_one(ld, &evs[i], upid);
-
+		msg[0] = 0;
+		l = attach_one(ld, &evs[i], upid, msg, msglen);
 		if (!l) {
 			err = -errno;
-			snprintf(msg, msglen, "cannot attach %s/%s at %s: %s%s", evs[i].group,
-				 evs[i].event, evs[i].is_user ? evs[i].path : evs[i].func,
-				 strerror(errno), attach_hint(&evs[i], err));
-			for (i = 0; i < ld->nlinks; i++)
-				bpf_link__destroy(ld->links[i]);
-			ld->nlinks = 0;
+			if (!msg[0])
+				snprintf(msg, msglen, "cannot attach %s/%s at %s: %s%s",
+					 evs[i].group, evs[i].event,
+					 evs[i].is_user ? evs[i].path : evs[i].func,
+					 strerror(errno), attach_hint(&evs[i], err));
+			loader_detach(ld);
 			return err ? err : -EINVAL;
 		}
 		ld->links[ld->nlinks++] = l;
 	}
 	return 0;
+}
+
+void loader_detach(struct loader *ld)
+{
+	int i;
+
+	for (i = 0; i < ld->nlinks; i++)
+		bpf_link__destroy(ld->links[i]);
+	ld->nlinks = 0;
+	for (i = 0; ld->tfs && i < ld->nprobes; i++)
+		tfs_kretprobe_remove(&ld->tfs[i]);
 }
 
 int loader_stats(struct loader *ld, int idx, struct kpt_stats *out)
@@ -182,6 +228,8 @@ long long loader_missed(struct loader *ld, int idx)
 
 	if (idx < 0 || idx >= ld->nlinks)
 		return -1;
+	if (ld->tfs[idx].created)
+		return tfs_nmissed(&ld->tfs[idx]);
 	memset(&info, 0, sizeof(info));
 	if (bpf_obj_get_info_by_fd(bpf_link__fd(ld->links[idx]), &info, &len))
 		return -1;
@@ -197,11 +245,9 @@ int loader_events_fd(struct loader *ld)
 
 void loader_close(struct loader *ld)
 {
-	int i;
-
-	for (i = 0; i < ld->nlinks; i++)
-		bpf_link__destroy(ld->links[i]);
+	loader_detach(ld);
 	free(ld->links);
+	free(ld->tfs);
 	kptrace_bpf__destroy(ld->skel);
 	memset(ld, 0, sizeof(*ld));
 }

@@ -18,9 +18,12 @@
 struct kptrace_bpf;
 struct bpf_link;
 
+struct tfs_probe;
+
 struct loader {
 	struct kptrace_bpf *skel;
-	struct bpf_link **links;
+	struct bpf_link **links;	/* links[i] is probe i's */
+	struct tfs_probe *tfs;		/* probe i's tracefs kretprobe, for "rN:" */
 	int nlinks;
 	int nprobes;
 	int ncpus;
@@ -39,6 +42,8 @@ int loader_set_probe(struct loader *ld, int idx, const struct kpt_probe_entry *e
 /* Attach every probe; on failure detach all. msg names the probe that failed. */
 int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upid, char *msg,
 		  size_t msglen);
+/* Detach every probe (links, then tracefs kretprobes); idempotent. */
+void loader_detach(struct loader *ld);
 /* Sum the per-CPU counters of probe idx. */
 int loader_stats(struct loader *ld, int idx, struct kpt_stats *out);
 /* Kernel-side misses of probe idx's kprobe (Linux 6.7+), or -1 where unknown. */

@@ -179,6 +179,47 @@ else
 	bad "profile MISSES column: '$m' '$mr', want $want: $(cat $W/m.err)"
 fi
 
+# r1: sets maxactive: two sleepers at once, one kretprobe instance, one miss.
+$KPT 'r1:sl hrtimer_nanosleep ret=$retval:s32' > $W/sl.out 2> $W/sl.err &
+KP=$!
+i=0
+while ! grep -q '^Attached' $W/sl.err 2>/dev/null && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
+sleep 1 & s1=$!
+sleep 1 & s2=$!
+wait $s1 $s2
+sleep 0.2
+kill -INT $KP
+wait $KP
+line=$(grep 'kprobes/sl ' $W/sl.err)
+set -- $line
+# of the two concurrent sleepers exactly one got the instance
+n=$(grep -cE -- "-($s1|$s2) +\[.* sl: " $W/sl.out)
+if [ "${3:-x}" -ge 1 ] 2>/dev/null && [ "$n" = 1 ]; then
+	ok "r1: maxactive 1 with two sleepers: 1 of 2 returns traced, misses $3 (kernel nmissed)"
+else
+	bad "r1: maxactive: profile '$line', $n sleeper events: $(cat $W/sl.out)"
+fi
+if grep -q kptrace_ $T/kprobe_events; then
+	bad "r1: kretprobe left in kprobe_events after exit: $(cat $T/kprobe_events)"
+else
+	ok "r1: nothing left in kprobe_events after exit"
+fi
+# SIGKILL leaves a disabled event with no program; the next run removes it.
+$KPT 'r4:k hrtimer_nanosleep' > /dev/null 2> $W/k.err &
+KP=$!
+i=0
+while ! grep -q '^Attached' $W/k.err 2>/dev/null && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
+kill -KILL $KP
+wait $KP 2>/dev/null
+left=$(grep -c kptrace_ $T/kprobe_events)
+$KPT --dry-run 'p vfs_read' > /dev/null 2>&1
+$KPT -d 0.1 'p:x vfs_read' > /dev/null 2>&1
+if [ "$left" = 1 ] && ! grep -q kptrace_ $T/kprobe_events; then
+	ok "r4: after SIGKILL the next run removes the stale kretprobe"
+else
+	bad "r4: stale kretprobes: $left after SIGKILL, then: $(cat $T/kprobe_events)"
+fi
+
 # Refusals: nothing attached, a clear message, non-zero exit.
 refuse() {
 	name=$1 pattern=$2
