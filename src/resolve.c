@@ -203,39 +203,58 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 	return 0;
 }
 
-/*
- * PATH:SYMBOL -> file offset and ELF virtual address, from .symtab or
- * .dynsym. The file offset is what the kernel's uprobe wants: vaddr less the
- * containing segment's vaddr - offset.
- */
-static int elf_find_symbol(const char *path, const char *sym, uint64_t *foff, uint64_t *vaddr,
-			   char *msg, size_t msglen)
+/* Open path as an ELF file; on failure msg says why. */
+static int elf_open(const char *path, int *fd, Elf **e, char *msg, size_t msglen)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Phdr ph;
-	size_t i, nph;
-	Elf *e = NULL;
-	int fd, err = -ENOENT;
-	bool found = false;
+	int err;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
 		err = -errno;
 		snprintf(msg, msglen, "cannot open %s: %s", path, strerror(errno));
 		return err;
 	}
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
+	*e = elf_begin(*fd, ELF_C_READ, NULL);
+	if (!*e || elf_kind(*e) != ELF_K_ELF) {
 		snprintf(msg, msglen, "%s is not an ELF file", path);
-		err = -ENOEXEC;
-		goto cleanup;
+		if (*e)
+			elf_end(*e);
+		close(*fd);
+		return -ENOEXEC;
 	}
-	while (!found && (scn = elf_nextscn(e, scn))) {
+	return 0;
+}
+
+/* The executable PT_LOAD segment holding v: a virtual address, or a file offset. */
+static int exec_segment(Elf *e, uint64_t v, bool is_vaddr, GElf_Phdr *ph)
+{
+	size_t i, nph;
+
+	if (elf_getphdrnum(e, &nph))
+		return -ENOEXEC;
+	for (i = 0; i < nph; i++) {
+		uint64_t lo;
+
+		if (!gelf_getphdr(e, i, ph) || ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		lo = is_vaddr ? ph->p_vaddr : ph->p_offset;
+		if (v >= lo && v < lo + ph->p_filesz)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* A function's virtual address from .symtab or .dynsym. */
+static int elf_sym_vaddr(Elf *e, const char *sym, uint64_t *vaddr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t i, n;
+
+	while ((scn = elf_nextscn(e, scn))) {
 		Elf_Data *d;
-		size_t n;
 
 		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
@@ -244,80 +263,55 @@ static int elf_find_symbol(const char *path, const char *sym, uint64_t *foff, ui
 			continue;
 		n = sh.sh_size / sh.sh_entsize;
 		for (i = 0; i < n; i++) {
-			GElf_Sym s;
 			const char *name;
+			GElf_Sym s;
 
 			if (!gelf_getsym(d, i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
 			    s.st_shndx == SHN_UNDEF)
 				continue;
 			name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (!name || strcmp(name, sym))
-				continue;
-			*vaddr = s.st_value;
-			found = true;
-			break;
+			if (name && !strcmp(name, sym)) {
+				*vaddr = s.st_value;
+				return 0;
+			}
 		}
 	}
-	if (!found) {
-		snprintf(msg, msglen, "no function '%s' in %s", sym, path);
-		goto cleanup;
-	}
-	if (elf_getphdrnum(e, &nph))
-		goto cleanup;
-	for (i = 0; i < nph; i++) {
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		if (*vaddr >= ph.p_vaddr && *vaddr < ph.p_vaddr + ph.p_memsz) {
-			*foff = *vaddr - ph.p_vaddr + ph.p_offset;
-			err = 0;
-			goto cleanup;
-		}
-	}
-	snprintf(msg, msglen, "'%s' in %s is not in an executable segment", sym, path);
-	err = -ENOEXEC;
-cleanup:
-	if (e)
-		elf_end(e);
-	close(fd);
-	return err;
+	return -ENOENT;
 }
 
-/* PATH:OFFSET -> the ELF virtual address, printed by uretprobes as ftrace does. */
-static int elf_offset_to_vaddr(const char *path, uint64_t off, uint64_t *vaddr, char *msg,
-			       size_t msglen)
+/*
+ * The uprobe's file offset (what the kernel attaches at) and ELF virtual
+ * address (what uretprobe lines print), from PATH:SYMBOL or PATH:OFFSET.
+ */
+static int elf_locate(const char *path, const char *sym, uint64_t *foff, uint64_t *vaddr,
+		      char *msg, size_t msglen)
 {
 	GElf_Phdr ph;
-	size_t i, nph;
 	Elf *e = NULL;
-	int fd, err = -ENOEXEC;
+	int fd = -1, err;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		snprintf(msg, msglen, "cannot open %s: %s", path, strerror(errno));
+	err = elf_open(path, &fd, &e, msg, msglen);
+	if (err)
 		return err;
-	}
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph)) {
-		snprintf(msg, msglen, "%s is not an ELF file", path);
-		goto cleanup;
-	}
-	for (i = 0; i < nph; i++) {
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		if (off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
-			*vaddr = off - ph.p_offset + ph.p_vaddr;
-			err = 0;
+	if (sym) {
+		err = elf_sym_vaddr(e, sym, vaddr);
+		if (err) {
+			snprintf(msg, msglen, "no function '%s' in %s", sym, path);
 			goto cleanup;
 		}
+		err = exec_segment(e, *vaddr, true, &ph);
+		if (!err)
+			*foff = *vaddr - ph.p_vaddr + ph.p_offset;
+	} else {
+		err = exec_segment(e, *foff, false, &ph);
+		if (!err)
+			*vaddr = *foff - ph.p_offset + ph.p_vaddr;
 	}
-	snprintf(msg, msglen, "offset 0x%llx is not in an executable segment of %s",
-		 (unsigned long long)off, path);
+	if (err)
+		snprintf(msg, msglen, "%s 0x%llx is not in an executable segment of %s",
+			 sym ? sym : "offset", (unsigned long long)(sym ? *vaddr : *foff), path);
 cleanup:
-	if (e)
-		elf_end(e);
+	elf_end(e);
 	close(fd);
 	return err;
 }
@@ -341,9 +335,9 @@ static int resolve_uprobe(struct sysinfo *si, const struct spec_probe *p, struct
 	}
 	if (!p->usym) {
 		r->uoffset = p->uoffset;
-		return elf_offset_to_vaddr(p->path, p->uoffset, &r->uaddr, msg, msglen);
+		return elf_locate(p->path, NULL, &r->uoffset, &r->uaddr, msg, msglen);
 	}
-	err = elf_find_symbol(p->path, p->usym, &r->uoffset, &r->uaddr, msg, msglen);
+	err = elf_locate(p->path, p->usym, &r->uoffset, &r->uaddr, msg, msglen);
 	if (err)
 		return err;
 	r->uoffset += p->uoffset;
