@@ -303,6 +303,11 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 	case KPT_BASE_IMM:
 		val = f->imm;
 		break;
+	case KPT_BASE_IPREL:
+		/* uprobe_events' translate_user_vaddr(): the probe's runtime
+		 * address less its file offset, plus the wanted file offset */
+		val = PT_REGS_IP(&s->regs) + f->imm;
+		break;
 	case KPT_BASE_COMM:
 		break;
 	default: /* KPT_BASE_DATA: userspace prints the immediate string */

@@ -36,6 +36,7 @@ enum kpt_base {
 	KPT_BASE_IMM,		/* imm */
 	KPT_BASE_COMM,		/* the current task's comm, a string */
 	KPT_BASE_DATA,		/* an immediate string: nothing fetched, userspace prints it */
+	KPT_BASE_IPREL,		/* ip + imm: a uprobe's @+OFFSET, relative to the probed address */
 };
 
 /* How the value is stored in the record (ftrace's FETCH_OP_ST_* stage 3). */

@@ -57,6 +57,10 @@ static int compile_base(const struct spec_op *op, int64_t opval, struct kpt_fetc
 	case SPEC_OP_DATA:
 		f->base = KPT_BASE_DATA;
 		return 0;
+	case SPEC_OP_FOFFS:
+		f->base = KPT_BASE_IPREL;
+		f->imm = opval;
+		return 0;
 	default:
 		snprintf(msg, msglen, "unsupported fetch argument");
 		return -EOPNOTSUPP;

@@ -388,10 +388,15 @@ static int resolve_args(struct sysinfo *si, const struct spec_probe *p, struct r
 				r->opval[i][j] = s->addr + op->imm;
 				break;
 			case SPEC_OP_FOFFS:
-				snprintf(msg, msglen,
-					 "file offsets (@+OFFSET) are not supported yet: use the "
-					 "symbol's address instead");
-				return -EOPNOTSUPP;
+				/* at a return the ip is the caller's: the probe's
+				 * own runtime address is not known there */
+				if (p->kind == SPEC_URETPROBE) {
+					snprintf(msg, msglen, "@+OFFSET is available on uprobes, "
+						 "not on uretprobes");
+					return -EINVAL;
+				}
+				r->opval[i][j] = op->imm - (int64_t)r->uoffset;
+				break;
 			default:
 				break;
 			}

@@ -21,8 +21,8 @@ TRACEFS=/sys/kernel/tracing
 HAVE_FTRACE=0
 [ -w $TRACEFS/uprobe_events ] && HAVE_FTRACE=1
 
-# File offset of a function in $BIN, as uprobe_events wants it: its vaddr
-# less the vaddr - offset of the executable LOAD segment holding it.
+# File offset of a symbol in $BIN, as uprobe_events wants it: its vaddr less
+# the vaddr - offset of the LOAD segment holding it.
 foff() {
 	local vaddr off va memsz
 	vaddr=$((16#$(readelf -sW "$BIN" | awk -v f="$1" '$8 == f { print $2 }')))
@@ -31,7 +31,7 @@ foff() {
 			printf '0x%x' $((vaddr - va + off))
 			return
 		fi
-	done < <(readelf -lW "$BIN" | awk '$1 == "LOAD" && / R?W?E / { print $2, $3, $6 }')
+	done < <(readelf -lW "$BIN" | awk '$1 == "LOAD" { print $2, $3, $6 }')
 }
 
 # Normalise a trace line: drop comm, CPU, flags and timestamp; keep pid and the rest.
@@ -102,6 +102,7 @@ diff_case retstr 'ret=+0($retval):string' kpt_str r
 diff_case comm 'c=$comm' kpt_neg
 diff_case imm 'i=\1234 h=\0x10:x8 n=\-5:s32' kpt_neg
 diff_case longstr 's=+0(%di):string' kpt_str
+diff_case fileoffs "m=@+$(foff kpt_magic):string m4=@+$(foff kpt_magic):x32" kpt_neg
 
 # A PIE: the kernel prints where the function is mapped in the process; kptrace
 # reads it from /proc/PID/maps, so the process must outlive its events' output

@@ -48,6 +48,8 @@ PROBED int kpt_neg(int v)
 	return -v;
 }
 
+/* Read through uprobe_events' @+OFFSET: file offset of this constant. */
+const char kpt_magic[] = "kpt-magic-string";
 static char big[5000];
 static volatile size_t sink;
 
@@ -73,7 +75,7 @@ int main(int argc, char **argv)
 	/* Touch every string first: uprobe reads cannot fault pages in, and
 	 * the reference tracer and kptrace must both find them resident. */
 	sink = strlen(o.path) + strlen(inner.path) + strlen(o.strs[0]) + strlen(o.strs[1]) +
-	       strlen("hello world");
+	       strlen("hello world") + strlen(kpt_magic);
 	for (i = 0; i < rounds; i++) {
 		kpt_args6(-5, 65535, -2000000000, 0xfedcba9876543210ULL, -1, 'K');
 		kpt_args8(1, 2, 3, 4, 5, 6, 7, 8);

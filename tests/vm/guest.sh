@@ -13,8 +13,9 @@ echo "# kernel $KREL"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 
-# The address of do_sys_openat2, for the raw-address form.
+# Addresses for the raw-address forms: a function, and a constant string.
 ADDR=0x$(grep -m1 ' [tT] do_sys_openat2$' /proc/kallsyms | cut -d' ' -f1)
+BANNER=0x$(grep -m1 ' linux_banner$' /proc/kallsyms | cut -d' ' -f1)
 
 # Entry probes: both tracers run at once on one workload, so even stack and
 # pointer values must agree. The last one tests ftrace's default event name.
@@ -30,6 +31,8 @@ p:kpt/bits do_sys_openat2 hi=+0(%dx):b4@12/32 lo=+0(%dx):b3@0/64 m=+8(%dx):b16@0
 p:kpt/imm do_sys_openat2 i=\\1234 x=\\0x10:x16 n=\\-7:s8
 p:kpt/addr $ADDR dfd=%di:s32
 p:kpt/read vfs_read count=%dx:u64 pos=+0(%cx):s64
+p:kpt/mem do_sys_openat2 b=@linux_banner:string v=@linux_banner+6:x32 a=@$BANNER:u64 sv=+0(@$BANNER):x8
+p:kpt/symstr do_sys_openat2 ra=\$stack0:symstr
 p do_sys_openat2 %di:s32
 EOF
 # Return probes: two kretprobes on one function see each other's trampoline
@@ -133,7 +136,7 @@ workload
 ftrace_stop $W/ref
 kpt_stop $W/got
 echo "# entry: kptrace $(wc -l < $W/got) workload lines, ftrace $(wc -l < $W/ref)"
-compare open args regs stack comm char ustr bits imm addr read p_do_sys_openat2_0
+compare open args regs stack comm char ustr bits imm addr read mem symstr p_do_sys_openat2_0
 
 # Pass 2: return probes, one tracer after the other.
 ftrace_start $W/ret.defs
