@@ -107,8 +107,18 @@ $(TEST_BIN)/test_%: tests/unit/test_%.c tests/unit/check.h $(LIB_OBJS) | $(TEST_
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(TEST_BIN)/%,$(wildcard tests/unit/test_*.c))
 
-unit: $(UNIT_TESTS)
-	$(Q)tests/run-unit.sh $(UNIT_TESTS)
+# The same unit tests under ASan + UBSan (dynamic: the sanitizers need it).
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_TESTS := $(patsubst tests/unit/%.c,$(TEST_BIN)/san/%,$(wildcard tests/unit/test_*.c))
+
+$(TEST_BIN)/san/test_%: tests/unit/test_%.c tests/unit/check.h $(LIB_SRCS) $(wildcard src/*.h) \
+		$(OUTPUT)/kptrace.skel.h
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(LIB_SRCS) -lbpf -lelf -lz -o $@
+
+unit: $(UNIT_TESTS) $(SAN_TESTS)
+	$(Q)tests/run-unit.sh $(UNIT_TESTS) $(SAN_TESTS)
 
 host-test: kptrace
 	$(Q)tests/host/run.sh
@@ -117,7 +127,7 @@ vm-test: kptrace
 	$(Q)tests/vm/test.sh
 
 test: test-deps
-	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS)
+	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS) $(SAN_TESTS)
 	$(Q)tests/run-all.sh
 
 clean:

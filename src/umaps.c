@@ -27,7 +27,7 @@ static int lookup(const struct ev_desc *ev, uint32_t tgid, uint64_t *addr)
 	FILE *f;
 	int found = -1;
 
-	if (stat(ev->path, &st))
+	if (!ev->path || stat(ev->path, &st))
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", tgid);
 	f = fopen(path, "re");

@@ -15,7 +15,7 @@ suite() {
 	[ "${PIPESTATUS[0]}" = 0 ] || { echo "=== $name FAILED"; rc=1; }
 }
 
-suite unit tests/run-unit.sh .output/tests/test_*
+suite unit tests/run-unit.sh .output/tests/test_* .output/tests/san/test_*
 suite host tests/host/run.sh
 if [ "${KPT_SKIP_VM:-0}" = 1 ]; then
 	echo "skip - VM tests (KPT_SKIP_VM=1)" | tee -a "$LOG"

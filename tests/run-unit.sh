@@ -3,7 +3,7 @@
 set -uo pipefail
 rc=0
 for t in "$@"; do
-	echo "# $(basename "$t")"
+	echo "# ${t#.output/tests/}"
 	"$t" || rc=1
 done
 exit $rc
