@@ -12,6 +12,8 @@
 #define __KPT_BPF__
 #include "kptrace.h"
 #include "fetch.bpf.h"
+#include "filter.bpf.h"
+#include "agg.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -58,7 +60,7 @@ static __always_inline int kpt_handle(struct pt_regs *ctx)
 	struct kpt_stats *st;
 	struct kpt_rec_hdr *h;
 	__u64 pid_tgid, size;
-	__u32 cpu, pos, i;
+	__u32 cpu, pos, i, passed;
 
 	p = bpf_map_lookup_elem(&kpt_probes, &idx);
 	st = bpf_map_lookup_elem(&kpt_stats, &idx);
@@ -96,18 +98,34 @@ static __always_inline int kpt_handle(struct pt_regs *ctx)
 	h->cpu = cpu;
 	h->pad = 0;
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
+	/* The filter's cheap part first: no argument fetched for nothing. */
+	passed = !p->pre.nops || kpt_filter_eval(s, &p->pre);
+	/* A latency start goes on when filtered: its return must see the depth. */
+	if (!passed && p->agg.action != KPT_ACT_LAT_START) {
+		st->filtered++;
+		return 0;
+	}
+
 	/* The fault bitmap: each argument sets its bit on a failed read. */
 	__builtin_memset(&s->rec[KPT_HDR_SIZE], 0, KPT_MAX_ARGS / 8);
 	s->nfaults = 0;
-
 	pos = p->fixed_size;
-	for (i = 0; i < KPT_MAX_ARGS; i++) {
+	for (i = 0; i < KPT_MAX_ARGS && passed; i++) {
 		if (i >= p->nargs)
 			break;
 		pos = kpt_fetch_arg(s, &p->args[i], i, pos, p->flags);
 	}
 	if (s->nfaults)
 		st->faults += s->nfaults;
+	if (passed && p->post.nops && !kpt_filter_eval(s, &p->post))
+		passed = 0;
+	if (!passed)
+		st->filtered++;
+	if (p->agg.action != KPT_ACT_PRINT)
+		return kpt_aggregate(s, p, idx, st, passed);
+	if (!passed)
+		return 0;
+
 	/* One register for the bound check and the use: without the barrier
 	 * clang checks a copy and passes an unbounded size to the helper. */
 	size = pos;

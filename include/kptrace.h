@@ -81,11 +81,147 @@ struct kpt_fetch {
 #define KPT_PF_RETURN	(1u << 0)	/* kretprobe/uretprobe */
 #define KPT_PF_USER	(1u << 1)	/* uprobe: registers and stack are user state */
 
+/*
+ * Filters: ftrace's event filter language compiled by src/filter.c into two
+ * postfix programs over a stack of booleans. "pre" uses only what is known
+ * before any argument is fetched (pid, tid, cpu, comm) and runs first; "post"
+ * runs after the fetch and before anything is emitted or aggregated.
+ */
+#define KPT_MAX_PRED		16	/* ops in one program */
+#define KPT_MAX_PRED_STR	4	/* string constants in one program */
+#define KPT_PRED_STR		32	/* bytes of a string constant, NUL included */
+#define KPT_PRED_STACK		16	/* stack depth of the evaluator */
+/* A string argument is compared on its first KPT_PRED_STRCMP bytes. */
+#define KPT_PRED_STRCMP		256
+
+enum kpt_pred_opcode {
+	KPT_PO_END = 0,
+	KPT_PO_TERM,		/* push (field cmp constant) */
+	KPT_PO_AND,		/* pop b, pop a, push a && b */
+	KPT_PO_OR,		/* pop b, pop a, push a || b */
+	KPT_PO_NOT,		/* pop a, push !a */
+};
+
+enum kpt_pred_field {
+	KPT_FLD_TID = 1,	/* common_pid: the thread id, as ftrace's */
+	KPT_FLD_TGID,		/* pid: the process */
+	KPT_FLD_CPU,		/* CPU */
+	KPT_FLD_COMM,		/* comm (string) */
+	KPT_FLD_ARG,		/* scalar argument argi, from its record slot */
+	KPT_FLD_ARGSTR,		/* string argument argi, through its data_loc */
+};
+
+enum kpt_pred_cmp {
+	KPT_CMP_EQ = 1,
+	KPT_CMP_NE,
+	KPT_CMP_LT,
+	KPT_CMP_LE,
+	KPT_CMP_GT,
+	KPT_CMP_GE,
+	KPT_CMP_BAND,		/* (field & constant) != 0 */
+	KPT_CMP_STREQ,		/* string == constant */
+	KPT_CMP_STRNE,		/* string != constant */
+	KPT_CMP_GLOB,		/* string ~ "glob": * ? [set] */
+};
+
+struct kpt_pred_op {
+	__u8 op;		/* enum kpt_pred_opcode */
+	__u8 field;		/* enum kpt_pred_field */
+	__u8 cmp;		/* enum kpt_pred_cmp */
+	__u8 argi;		/* KPT_FLD_ARG*: argument index (its fault bit) */
+	__u8 size;		/* KPT_FLD_ARG: bytes of the slot (1, 2, 4, 8) */
+	__u8 is_signed;		/* compare as signed (after sign-extending size bytes) */
+	__u8 str;		/* string comparisons: index into strs */
+	__u8 pad;
+	__u16 slot;		/* KPT_FLD_ARG*: the argument's offset in the record */
+	__u16 pad2[3];
+	__s64 imm;		/* scalar comparisons: the constant */
+};
+
+struct kpt_pred_prog {
+	__u8 nops;		/* 0: always true */
+	__u8 pad[7];
+	struct kpt_pred_op ops[KPT_MAX_PRED];
+	char strs[KPT_MAX_PRED_STR][KPT_PRED_STR];
+};
+
+/*
+ * What a probe does with an event that passed its filter: emit a record, or
+ * aggregate in the kernel (no record, no userspace work per event).
+ */
+enum kpt_action {
+	KPT_ACT_PRINT = 0,	/* a ring buffer record */
+	KPT_ACT_HIST,		/* a histogram bucket of value_argi's value */
+	KPT_ACT_COUNT,		/* a count per key */
+	KPT_ACT_LAT_START,	/* latency: remember the entry time (per thread, per depth) */
+	KPT_ACT_LAT_END,	/* latency: histogram of now - entry time */
+};
+
+enum kpt_hist_kind {
+	KPT_H_LOG2 = 1,		/* [0], [1], [2,4), [4,8) ... */
+	KPT_H_LINEAR,		/* < min, [min, min+step) ... , >= max */
+	KPT_H_LOGLIN,		/* log2 ranges cut in 64 linear steps: <= 1/64 relative width */
+};
+
+/* Histogram sizes (buckets), see include/kpt_buckets.h. */
+#define KPT_LOG2_BUCKETS	65
+#define KPT_LOGLIN_SUB		64
+#define KPT_LOGLIN_BUCKETS	(KPT_LOGLIN_SUB + (64 - 6) * KPT_LOGLIN_SUB)
+#define KPT_LINEAR_MAX		4096	/* buckets, under- and overflow included */
+
+enum kpt_key_kind {
+	KPT_K_COMM = 1,		/* 16 bytes */
+	KPT_K_TGID,
+	KPT_K_TID,
+	KPT_K_CPU,
+	KPT_K_ARG,		/* key_argi's scalar value */
+	KPT_K_STACKID,		/* reserved */
+};
+
+#define KPT_MAX_KEYS	4
+#define KPT_KEY_WORDS	4	/* u64 words of key data; a comm takes two */
+
+/* Key of the keyed aggregation maps. */
+struct kpt_key {
+	__u32 probe;
+	__u32 bucket;		/* histogram bucket; KPT_BUCKET_STATS for the stats entry */
+	__u64 w[KPT_KEY_WORDS];
+};
+#define KPT_BUCKET_STATS	0xffffffffu
+
+/* Per key (or per probe): events, and count/sum/min/max of the value. */
+struct kpt_aggval {
+	__u64 count;
+	__u64 sum;
+	__u64 min;
+	__u64 max;
+};
+
+struct kpt_agg {
+	__u8 action;		/* enum kpt_action */
+	__u8 hist;		/* enum kpt_hist_kind */
+	__u8 value_argi;	/* KPT_ACT_HIST: the argument whose value is bucketed */
+	__u8 value_signed;	/* KPT_ACT_HIST: the value is signed */
+	__u8 nkeys;		/* 0: per-CPU arrays; else the keyed hash */
+	__u8 key_kind[KPT_MAX_KEYS];
+	__u8 key_argi[KPT_MAX_KEYS];
+	__u8 pad[3];
+	__u32 hist_base;	/* this probe's first bucket in kpt_hist (unkeyed) */
+	__u32 nbuckets;
+	__u32 lat_peer;		/* KPT_ACT_LAT_END: index of the LAT_START probe */
+	__u32 pad2;
+	__s64 lin_min;		/* KPT_H_LINEAR */
+	__s64 lin_step;
+};
+
 /* One probe table entry; the index is the BPF cookie of each attachment. */
 struct kpt_probe_entry {
 	__u32 flags;		/* KPT_PF_* */
 	__u16 nargs;
 	__u16 fixed_size;	/* header + fault bitmap + slots: where strings start */
+	struct kpt_agg agg;
+	struct kpt_pred_prog pre;
+	struct kpt_pred_prog post;
 	struct kpt_fetch args[KPT_MAX_ARGS];
 };
 
@@ -119,7 +255,9 @@ struct kpt_stats {
 	__u64 hits;		/* times the program ran for this probe (after the pid filter) */
 	__u64 drops;		/* records the ring buffer had no room for */
 	__u64 faults;		/* arguments whose read failed */
-	__u64 filtered;		/* events the pid filter skipped */
+	__u64 filtered;		/* events the pid or the probe's filter skipped */
+	__u64 unmatched;	/* latency: returns with no entry time (evicted or never seen) */
+	__u64 keys_full;	/* keyed aggregation: the map was full, event not counted */
 };
 
 #endif /* KPTRACE_H */

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * In-kernel aggregation: histograms, counts and latency, instead of a ring
+ * buffer record. Unkeyed histograms live in per-CPU arrays (no hash lookup,
+ * no lock on the hot path); keyed ones and counts in a per-CPU hash.
+ */
+#ifndef KPT_AGG_BPF_H
+#define KPT_AGG_BPF_H
+
+#include "kpt_buckets.h"
+
+/* Unkeyed histogram buckets of every probe, per CPU; agg.hist_base splits it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} kpt_hist SEC(".maps");
+
+/* Unkeyed count/sum/min/max, per probe, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpt_aggval);
+} kpt_hstat SEC(".maps");
+
+/* Keyed histograms and counts: (probe, bucket, key) -> value, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct kpt_key);
+	__type(value, struct kpt_aggval);
+} kpt_kagg SEC(".maps");
+
+/* Latency: call depth per (thread, entry probe), so recursion pairs right. */
+struct kpt_depth_key {
+	__u32 tid;
+	__u32 probe;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct kpt_depth_key);
+	__type(value, __u32);
+} kpt_depth SEC(".maps");
+
+/* Latency: entry time per (thread, entry probe, depth); 0 = filtered out. */
+struct kpt_start_key {
+	__u32 tid;
+	__u32 probe;
+	__u32 depth;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct kpt_start_key);
+	__type(value, __u64);
+} kpt_start SEC(".maps");
+
+static __always_inline void kpt_aggval_add(struct kpt_aggval *a, __u64 v)
+{
+	if (!a->count || v < a->min)
+		a->min = v;
+	if (!a->count || v > a->max)
+		a->max = v;
+	a->count++;
+	a->sum += v;
+}
+
+/* Scalar argument argi from its record slot, sign-extended when asked. */
+static __always_inline int kpt_slot_value(struct kpt_scratch *s, const struct kpt_probe_entry *p,
+					  __u32 argi, bool is_signed, __u64 *v)
+{
+	const struct kpt_fetch *f;
+	__u32 off;
+
+	if (argi >= KPT_MAX_ARGS || argi >= p->nargs)
+		return -1;
+	/* Restated for the verifier, which loses the bound above; the barrier
+	 * stops clang from dropping the mask as redundant. */
+	barrier_var(argi);
+	argi &= KPT_MAX_ARGS - 1;
+	if (s->rec[(KPT_HDR_SIZE + (argi >> 3)) & KPT_OFF_MASK] & (1 << (argi & 7)))
+		return -1; /* faulted: nothing to count */
+	f = &p->args[argi];
+	off = f->slot & KPT_OFF_MASK;
+	switch (f->size) {
+	case 1:
+		*v = is_signed ? (__u64)(__s64) * (__s8 *)&s->rec[off] : s->rec[off];
+		break;
+	case 2:
+		*v = is_signed ? (__u64)(__s64) * (__s16 *)&s->rec[off] : *(__u16 *)&s->rec[off];
+		break;
+	case 4:
+		*v = is_signed ? (__u64)(__s64) * (__s32 *)&s->rec[off] : *(__u32 *)&s->rec[off];
+		break;
+	default:
+		*v = *(__u64 *)&s->rec[off];
+		break;
+	}
+	return 0;
+}
+
+/* The key words of this event; 0 on success. */
+static __always_inline int kpt_make_key(struct kpt_scratch *s, const struct kpt_probe_entry *p,
+					struct kpt_key *k)
+{
+	const struct kpt_rec_hdr *h = (const struct kpt_rec_hdr *)s->rec;
+	__u32 i, w = 0;
+	__u64 v;
+
+	for (i = 0; i < KPT_MAX_KEYS; i++) {
+		if (i >= p->agg.nkeys)
+			break;
+		switch (p->agg.key_kind[i]) {
+		case KPT_K_COMM:
+			if (w + 2 > KPT_KEY_WORDS)
+				return -1;
+			__builtin_memcpy(&k->w[w & (KPT_KEY_WORDS - 1)], h->comm, 8);
+			__builtin_memcpy(&k->w[(w + 1) & (KPT_KEY_WORDS - 1)], h->comm + 8, 8);
+			w += 2;
+			continue;
+		case KPT_K_TGID:
+			v = h->tgid;
+			break;
+		case KPT_K_TID:
+			v = h->tid;
+			break;
+		case KPT_K_CPU:
+			v = h->cpu;
+			break;
+		case KPT_K_ARG:
+			if (kpt_slot_value(s, p, p->agg.key_argi[i], false, &v))
+				v = 0;
+			break;
+		default:
+			v = 0;
+			break;
+		}
+		if (w >= KPT_KEY_WORDS)
+			return -1;
+		k->w[w & (KPT_KEY_WORDS - 1)] = v;
+		w++;
+	}
+	return 0;
+}
+
+/* Add v to the keyed aggregation entry k, creating it; 0 or -1 (map full). */
+static __always_inline int kpt_kagg_add(struct kpt_key *k, __u64 v)
+{
+	static const struct kpt_aggval zero;
+	struct kpt_aggval *a;
+
+	a = bpf_map_lookup_elem(&kpt_kagg, k);
+	if (!a) {
+		/* NOEXIST: another CPU may have created it meanwhile; E2BIG: full */
+		bpf_map_update_elem(&kpt_kagg, k, &zero, BPF_NOEXIST);
+		a = bpf_map_lookup_elem(&kpt_kagg, k);
+		if (!a)
+			return -1;
+	}
+	kpt_aggval_add(a, v);
+	return 0;
+}
+
+static __always_inline __u32 kpt_bucket(const struct kpt_agg *g, __u64 v)
+{
+	switch (g->hist) {
+	case KPT_H_LINEAR:
+		return kpt_linear_bucket((__s64)v, g->lin_min, g->lin_step, g->nbuckets);
+	case KPT_H_LOGLIN:
+		/* negative signed values count as 0 (bpftrace does the same for log2) */
+		return kpt_loglin_bucket(g->value_signed && (__s64)v < 0 ? 0 : v);
+	default:
+		return kpt_log2_bucket(g->value_signed && (__s64)v < 0 ? 0 : v);
+	}
+}
+
+/* Histogram of v for probe idx: one bucket and the stats. */
+static __always_inline void kpt_hist_add(struct kpt_scratch *s, const struct kpt_probe_entry *p,
+					 __u32 idx, __u64 v, struct kpt_stats *st)
+{
+	struct kpt_key k = {};
+	struct kpt_aggval *a;
+	__u32 b = kpt_bucket(&p->agg, v), slot;
+	__u64 *c;
+
+	if (b >= p->agg.nbuckets)
+		return;
+	if (!p->agg.nkeys) {
+		slot = p->agg.hist_base + b;
+		c = bpf_map_lookup_elem(&kpt_hist, &slot);
+		a = bpf_map_lookup_elem(&kpt_hstat, &idx);
+		if (c)
+			(*c)++;
+		if (a)
+			kpt_aggval_add(a, v);
+		return;
+	}
+	if (kpt_make_key(s, p, &k))
+		return;
+	k.probe = idx;
+	k.bucket = b;
+	if (kpt_kagg_add(&k, v)) {
+		st->keys_full++;
+		return;
+	}
+	k.bucket = KPT_BUCKET_STATS;
+	if (kpt_kagg_add(&k, v))
+		st->keys_full++;
+}
+
+/*
+ * The action of probe idx, for the event in s that passed its filter (or, for
+ * a latency start, with passed saying whether it did). Global: verified once.
+ */
+__noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry *p, __u32 idx,
+			     struct kpt_stats *st, __u32 passed)
+{
+	const struct kpt_rec_hdr *h;
+	struct kpt_depth_key dk = {};
+	struct kpt_start_key sk = {};
+	struct kpt_key k = {};
+	__u64 v = 0, now, *ts;
+	__u32 *depth, d;
+
+	if (!s || !p || !st)
+		return 0;
+	h = (const struct kpt_rec_hdr *)s->rec;
+	switch (p->agg.action) {
+	case KPT_ACT_HIST:
+		if (kpt_slot_value(s, p, p->agg.value_argi, p->agg.value_signed, &v))
+			return 0;
+		kpt_hist_add(s, p, idx, v, st);
+		return 0;
+	case KPT_ACT_COUNT:
+		if (kpt_make_key(s, p, &k))
+			return 0;
+		k.probe = idx;
+		k.bucket = KPT_BUCKET_STATS;
+		if (kpt_kagg_add(&k, 1))
+			st->keys_full++;
+		return 0;
+	case KPT_ACT_LAT_START:
+		/* Depth first, filtered or not, so the return finds its own slot. */
+		dk.tid = h->tid;
+		dk.probe = idx;
+		depth = bpf_map_lookup_elem(&kpt_depth, &dk);
+		d = depth ? *depth + 1 : 1;
+		bpf_map_update_elem(&kpt_depth, &dk, &d, BPF_ANY);
+		sk.tid = h->tid;
+		sk.probe = idx;
+		sk.depth = d;
+		now = passed ? h->ts : 0;
+		bpf_map_update_elem(&kpt_start, &sk, &now, BPF_ANY);
+		return 0;
+	case KPT_ACT_LAT_END:
+		dk.tid = h->tid;
+		dk.probe = p->agg.lat_peer;
+		depth = bpf_map_lookup_elem(&kpt_depth, &dk);
+		if (!depth || !*depth) {
+			st->unmatched++;
+			return 0;
+		}
+		d = *depth;
+		sk.tid = h->tid;
+		sk.probe = p->agg.lat_peer;
+		sk.depth = d;
+		d--;
+		bpf_map_update_elem(&kpt_depth, &dk, &d, BPF_ANY);
+		ts = bpf_map_lookup_elem(&kpt_start, &sk);
+		if (!ts) {
+			st->unmatched++;
+			return 0;
+		}
+		now = *ts;
+		bpf_map_delete_elem(&kpt_start, &sk);
+		if (!now || !passed)
+			return 0; /* the entry was filtered out */
+		v = h->ts > now ? h->ts - now : 0;
+		kpt_hist_add(s, p, idx, v, st);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+#endif /* KPT_AGG_BPF_H */
