@@ -194,7 +194,7 @@ static __always_inline void kpt_hist_add(struct kpt_scratch *s, const struct kpt
 	if (!p->agg.nkeys) {
 		slot = p->agg.hist_base + b;
 		c = bpf_map_lookup_elem(&kpt_hist, &slot);
-		a = bpf_map_lookup_elem(&kpt_hstat, &idx);
+		a = bpf_map_lookup_elem(&kpt_hstat, &p->agg.group);
 		if (c)
 			(*c)++;
 		if (a)
@@ -203,7 +203,7 @@ static __always_inline void kpt_hist_add(struct kpt_scratch *s, const struct kpt
 	}
 	if (kpt_make_key(s, p, &k))
 		return;
-	k.probe = idx;
+	k.probe = p->agg.group;
 	k.bucket = b;
 	if (kpt_kagg_add(&k, v)) {
 		st->keys_full++;
@@ -235,12 +235,19 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 	case KPT_ACT_HIST:
 		if (kpt_slot_value(s, p, p->agg.value_argi, p->agg.value_signed, &v))
 			return 0;
+		if (p->agg.value_sub_argi != 0xff) {
+			__u64 sub;
+
+			if (kpt_slot_value(s, p, p->agg.value_sub_argi, p->agg.value_signed, &sub))
+				return 0;
+			v -= sub;
+		}
 		kpt_hist_add(s, p, idx, v, st);
 		return 0;
 	case KPT_ACT_COUNT:
 		if (kpt_make_key(s, p, &k))
 			return 0;
-		k.probe = idx;
+		k.probe = p->agg.group;
 		k.bucket = KPT_BUCKET_STATS;
 		if (kpt_kagg_add(&k, 1))
 			st->keys_full++;

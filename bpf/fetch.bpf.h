@@ -28,6 +28,7 @@
 
 struct kpt_scratch {
 	struct pt_regs regs;	/* copy of the probe's registers: indexable by offset */
+	__u64 ctx;		/* tracepoints: the raw record's address */
 	__u32 nfaults;		/* faults in the record being built */
 	__u32 pad;
 	__u8 rec[KPT_BUF_SIZE];
@@ -307,6 +308,17 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 		/* uprobe_events' translate_user_vaddr(): the probe's runtime
 		 * address less its file offset, plus the wanted file offset */
 		val = PT_REGS_IP(&s->regs) + f->imm;
+		break;
+	case KPT_BASE_TPFIELD:
+		fault = !!kpt_read_sized(&val, f->size, s->ctx + param, KPT_RD_KERNEL);
+		break;
+	case KPT_BASE_TPDATALOC:
+		/* __data_loc: a u32 (length << 16 | offset) into the record */
+		fault = !!kpt_read(&val, 4, s->ctx + param, KPT_RD_KERNEL);
+		val = s->ctx + (val & 0xffff);
+		break;
+	case KPT_BASE_TPADDR:
+		val = s->ctx + param;
 		break;
 	case KPT_BASE_COMM:
 		break;

@@ -52,7 +52,25 @@ struct {
 	__uint(max_entries, 4 << 20);
 } kpt_events SEC(".maps");
 
-static __always_inline int kpt_handle(struct pt_regs *ctx)
+/* Targeting, set by the loader; 0 / empty traces everyone. */
+const volatile __u32 kpt_target_tid = 0;
+const volatile __u64 kpt_target_cgroup = 0;
+const volatile char kpt_target_comm[KPT_COMM_LEN] = {};
+
+static __always_inline bool kpt_comm_differs(const char *comm)
+{
+	int i;
+
+	for (i = 0; i < KPT_COMM_LEN; i++) {
+		if (comm[i] != kpt_target_comm[i])
+			return true;
+		if (!comm[i])
+			break;
+	}
+	return false;
+}
+
+static __always_inline int kpt_handle(void *ctx, bool is_tp)
 {
 	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
 	struct kpt_probe_entry *p;
@@ -67,7 +85,9 @@ static __always_inline int kpt_handle(struct pt_regs *ctx)
 	if (!p || !st)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
-	if (kpt_target_tgid && (pid_tgid >> 32) != kpt_target_tgid) {
+	if ((kpt_target_tgid && (pid_tgid >> 32) != kpt_target_tgid) ||
+	    (kpt_target_tid && (__u32)pid_tgid != kpt_target_tid) ||
+	    (kpt_target_cgroup && bpf_get_current_cgroup_id() != kpt_target_cgroup)) {
 		st->filtered++;
 		return 0;
 	}
@@ -78,9 +98,14 @@ static __always_inline int kpt_handle(struct pt_regs *ctx)
 	if (!s)
 		return 0;
 	/* A copy, because the verifier allows only constant offsets into ctx
-	 * and %REG is an offset chosen at run time. */
-	if (bpf_probe_read_kernel(&s->regs, sizeof(s->regs), ctx))
+	 * and %REG is an offset chosen at run time. A tracepoint's context is
+	 * its raw record instead: fields are read from it by offset. */
+	if (is_tp) {
+		__builtin_memset(&s->regs, 0, sizeof(s->regs));
+		s->ctx = (__u64)ctx;
+	} else if (bpf_probe_read_kernel(&s->regs, sizeof(s->regs), ctx)) {
 		return 0;
+	}
 
 	h = (struct kpt_rec_hdr *)s->rec;
 	h->kind = KPT_REC_EVENT;
@@ -91,13 +116,17 @@ static __always_inline int kpt_handle(struct pt_regs *ctx)
 	 * after the kernel moved the probe past an ENDBR; uprobes see the
 	 * breakpoint address; return probes the address returned to. */
 	h->ip = PT_REGS_IP(&s->regs);
-	if (!(p->flags & (KPT_PF_USER | KPT_PF_RETURN)))
+	if (!(p->flags & (KPT_PF_USER | KPT_PF_RETURN | KPT_PF_TP)))
 		h->ip--;
 	h->tid = (__u32)pid_tgid;
 	h->tgid = pid_tgid >> 32;
 	h->cpu = cpu;
 	h->pad = 0;
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
+	if (kpt_target_comm[0] && kpt_comm_differs(h->comm)) {
+		st->filtered++;
+		return 0;
+	}
 	/* The filter's cheap part first: no argument fetched for nothing. */
 	passed = !p->pre.nops || kpt_filter_eval(s, &p->pre);
 	/* A latency start goes on when filtered: its return must see the depth. */
@@ -141,11 +170,17 @@ static __always_inline int kpt_handle(struct pt_regs *ctx)
 SEC("kprobe")
 int kpt_entry(struct pt_regs *ctx)
 {
-	return kpt_handle(ctx);
+	return kpt_handle(ctx, false);
 }
 
 SEC("kretprobe")
 int kpt_return(struct pt_regs *ctx)
 {
-	return kpt_handle(ctx);
+	return kpt_handle(ctx, false);
+}
+
+SEC("tracepoint")
+int kpt_tp(void *ctx)
+{
+	return kpt_handle(ctx, true);
 }

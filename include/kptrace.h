@@ -37,6 +37,9 @@ enum kpt_base {
 	KPT_BASE_COMM,		/* the current task's comm, a string */
 	KPT_BASE_DATA,		/* an immediate string: nothing fetched, userspace prints it */
 	KPT_BASE_IPREL,		/* ip + imm: a uprobe's @+OFFSET, relative to the probed address */
+	KPT_BASE_TPFIELD,	/* tracepoint field: 'size' bytes at param in the raw record */
+	KPT_BASE_TPDATALOC,	/* tracepoint __data_loc field at param: the address it points to */
+	KPT_BASE_TPADDR,	/* tracepoint: the address of the field at param (char arrays) */
 };
 
 /* How the value is stored in the record (ftrace's FETCH_OP_ST_* stage 3). */
@@ -80,6 +83,7 @@ struct kpt_fetch {
 /* kpt_probe_entry.flags */
 #define KPT_PF_RETURN	(1u << 0)	/* kretprobe/uretprobe */
 #define KPT_PF_USER	(1u << 1)	/* uprobe: registers and stack are user state */
+#define KPT_PF_TP	(1u << 2)	/* tracepoint: the context is the raw trace record */
 
 /*
  * Filters: ftrace's event filter language compiled by src/filter.c into two
@@ -209,7 +213,10 @@ struct kpt_agg {
 	__u32 hist_base;	/* this probe's first bucket in kpt_hist (unkeyed) */
 	__u32 nbuckets;
 	__u32 lat_peer;		/* KPT_ACT_LAT_END: index of the LAT_START probe */
-	__u32 pad2;
+	__u32 group;		/* probes with one group share a histogram: kpt_hstat index
+				 * and kpt_key.probe (the first probe's index) */
+	__u8 value_sub_argi;	/* KPT_ACT_HIST: subtract this argument (0xff: none) */
+	__u8 pad2[7];
 	__s64 lin_min;		/* KPT_H_LINEAR */
 	__s64 lin_step;
 };

@@ -36,9 +36,15 @@ static const char doc[] =
 "Definitions files (-f) hold one definition per line; '#' starts a comment and\n"
 "'-:EVENT' removes an earlier definition, as in kprobe_events.";
 
-static const char args_doc[] = "[explain] DEFINITION...";
+static const char args_doc[] = "[explain] DEFINITION...\n"
+				"hist DEFINITION|kmalloc [FIELD]\n"
+				"latency FUNC...\n"
+				"count DEFINITION... --by KEY[,KEY]";
 
-enum { OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER };
+enum {
+	OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER, OPT_LINEAR, OPT_BY, OPT_TOP, OPT_UNIT,
+	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK,
+};
 
 static const struct argp_option options[] = {
 	{ "file", 'f', "FILE", 0, "Read definitions from FILE, one per line", 0 },
@@ -53,6 +59,22 @@ static const struct argp_option options[] = {
 	{ "buffer-size", OPT_BUFFER, "SIZE", 0,
 	  "Ring buffer size, power of two, K/M suffixes (default 4M)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's log, including the verifier's", 0 },
+	{ "filter", OPT_FILTER, "EXPR", 0,
+	  "ftrace event filter for every probe (like 'DEF if EXPR')", 0 },
+	{ "tid", 't', "TID", 0, "Trace only this thread", 0 },
+	{ "comm", OPT_COMM, "NAME", 0, "Trace only tasks with this comm", 0 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0, "Trace only tasks in this cgroup (v2)", 0 },
+	{ NULL, 0, NULL, 0, "Aggregation (hist, latency, count):", 1 },
+	{ "linear", OPT_LINEAR, "MIN,MAX,STEP", 0, "hist: linear buckets instead of log2", 1 },
+	{ "by", OPT_BY, "KEY[,KEY]", 0, "per key: comm, pid, tid, cpu or an argument name", 1 },
+	{ "top", OPT_TOP, "N", 0, "count: the N largest only", 1 },
+	{ "interval", 'i', "SECONDS", 0, "print (and reset) every SECONDS", 1 },
+	{ "unit", OPT_UNIT, "ns|us|ms", 0, "latency: the unit to print (default us)", 1 },
+	{ "max-keys", OPT_MAX_KEYS, "N", 0,
+	  "keyed entries and latency calls in flight (default 10240)", 1 },
+	{ "no-tracepoint", OPT_NO_TP, NULL, 0,
+	  "hist kmalloc: use kprobes even where kmem:kmalloc exists", 1 },
+	{ "slack", OPT_SLACK, NULL, 0, "hist kmalloc: bytes allocated minus bytes asked for", 1 },
 	{ 0 },
 };
 
@@ -89,11 +111,46 @@ static uint32_t parse_size(struct argp_state *st, const char *s)
 	return (uint32_t)v;
 }
 
+static double parse_seconds(struct argp_state *st, const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 1e9)
+		argp_error(st, "%s: '%s' is not a positive number of seconds", opt, s);
+	return v;
+}
+
+static void parse_linear(struct argp_state *st, struct env *env, const char *s)
+{
+	long long v[3];
+	char *end;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		errno = 0;
+		v[i] = strtoll(s, &end, 0);
+		if (errno || end == s || (i < 2 && *end != ',') || (i == 2 && *end))
+			argp_error(st, "--linear: '%s' is not MIN,MAX,STEP", s);
+		s = end + 1;
+	}
+	if (v[2] <= 0 || v[1] <= v[0])
+		argp_error(st, "--linear: needs MAX > MIN and STEP > 0");
+	env->linear = true;
+	env->lin_min = v[0];
+	env->lin_max = v[1];
+	env->lin_step = v[2];
+}
+
+static const char *const modes[] = { NULL, "hist", "latency", "count" };
+
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
 	struct env *env = st->input;
-	char *end;
 	const char **nd;
+	size_t m;
 
 	switch (key) {
 	case 'f':
@@ -112,10 +169,47 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		env->command = arg;
 		break;
 	case 'd':
-		errno = 0;
-		env->duration = strtod(arg, &end);
-		if (errno || end == arg || *end || env->duration <= 0 || env->duration > 1e9)
-			argp_error(st, "-d: '%s' is not a positive number of seconds", arg);
+		env->duration = parse_seconds(st, "-d", arg);
+		break;
+	case 'i':
+		env->interval = parse_seconds(st, "-i", arg);
+		break;
+	case 't':
+		env->tid = (pid_t)parse_int(st, "-t", arg, 1, INT_MAX);
+		break;
+	case OPT_COMM:
+		if (!*arg || strlen(arg) > 15)
+			argp_error(st, "--comm: '%s' must be 1 to 15 characters (a task's comm)", arg);
+		env->comm = arg;
+		break;
+	case OPT_CGROUP:
+		env->cgroup = arg;
+		break;
+	case OPT_FILTER:
+		env->filter = arg;
+		break;
+	case OPT_LINEAR:
+		parse_linear(st, env, arg);
+		break;
+	case OPT_BY:
+		env->by = arg;
+		break;
+	case OPT_TOP:
+		env->top = (int)parse_int(st, "--top", arg, 1, INT_MAX);
+		break;
+	case OPT_UNIT:
+		if (strcmp(arg, "ns") && strcmp(arg, "us") && strcmp(arg, "ms"))
+			argp_error(st, "--unit: '%s' is not ns, us or ms", arg);
+		env->unit = arg;
+		break;
+	case OPT_MAX_KEYS:
+		env->max_keys = (uint32_t)parse_int(st, "--max-keys", arg, 16, 1 << 24);
+		break;
+	case OPT_NO_TP:
+		env->no_tracepoint = true;
+		break;
+	case OPT_SLACK:
+		env->slack = true;
 		break;
 	case OPT_DRY_RUN:
 		env->dry_run = true;
@@ -131,6 +225,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			env->dry_run = true;
 			break;
 		}
+		for (m = 1; st->arg_num == 0 && m < sizeof(modes) / sizeof(modes[0]); m++) {
+			if (!strcmp(arg, modes[m])) {
+				env->mode = (enum kpt_mode)m;
+				return 0;
+			}
+		}
+		/* hist DEF FIELD: the second word names the argument to bucket */
+		if (env->mode == MODE_HIST && env->ndefs == 1 && !env->field) {
+			env->field = arg;
+			break;
+		}
 		nd = realloc(env->defs, (env->ndefs + 1) * sizeof(*nd));
 		if (!nd)
 			argp_failure(st, 1, ENOMEM, "out of memory");
@@ -143,6 +248,18 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "no probe definition given (see --help for examples)");
 		if (env->pid && env->command)
 			argp_error(st, "-p and -c both choose the process to trace: give one");
+		if (env->linear && env->mode != MODE_HIST)
+			argp_error(st, "--linear is for 'kptrace hist'");
+		if (env->top && env->mode != MODE_COUNT)
+			argp_error(st, "--top is for 'kptrace count'");
+		if (env->unit && env->mode != MODE_LATENCY)
+			argp_error(st, "--unit is for 'kptrace latency'");
+		if (env->by && env->mode == MODE_TRACE)
+			argp_error(st, "--by is for hist, latency and count");
+		if (env->interval && env->mode == MODE_TRACE)
+			argp_error(st, "-i is for hist, latency and count");
+		if (env->mode == MODE_HIST && env->ndefs > 1)
+			argp_error(st, "hist takes one definition (and the argument to bucket)");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

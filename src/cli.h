@@ -7,8 +7,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+enum kpt_mode {
+	MODE_TRACE = 0,		/* stream events */
+	MODE_HIST,		/* kptrace hist DEF [FIELD] */
+	MODE_LATENCY,		/* kptrace latency FUNC... */
+	MODE_COUNT,		/* kptrace count DEF... --by KEYS */
+};
+
 struct env {
-	const char **defs;	/* definitions from the command line, in order */
+	enum kpt_mode mode;
+	const char **defs;	/* definitions (or latency FUNCs) from the command line */
 	int ndefs;
 	const char *def_file;	/* -f */
 	const char *out_path;	/* -o */
@@ -19,6 +27,22 @@ struct env {
 	bool json;
 	bool dry_run;
 	bool verbose;
+	/* aggregation */
+	const char *field;	/* hist: the argument to bucket (second positional) */
+	bool linear;
+	int64_t lin_min, lin_max, lin_step;
+	const char *by;		/* --by KEY[,KEY] */
+	int top;		/* --top N */
+	double interval;	/* -i SECONDS */
+	const char *unit;	/* --unit ns|us|ms */
+	const char *filter;	/* --filter EXPR, for every probe */
+	uint32_t max_keys;	/* --max-keys */
+	/* targeting, in the kernel */
+	pid_t tid;		/* -t */
+	const char *comm;	/* --comm */
+	const char *cgroup;	/* --cgroup PATH */
+	bool no_tracepoint;	/* hist kmalloc: kprobes even where the tracepoint exists */
+	bool slack;		/* hist kmalloc: bytes_alloc - bytes_req */
 };
 
 /* Parse argv into env. Returns 0, or exits with a usage error. */

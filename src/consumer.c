@@ -104,12 +104,12 @@ static void check_loss(struct loader *ld, int n, unsigned long long *seen_drops,
 static void print_profile(struct loader *ld, const struct consume_opts *o,
 			  const struct ctx *c, const long long *missed)
 {
-	unsigned long long drops = 0, faults = 0, misses = 0;
+	unsigned long long drops = 0, faults = 0, misses = 0, unmatched = 0, keys_full = 0;
 	struct kpt_stats st;
 	int i;
 
-	fprintf(stderr, "\n%-32s %12s %10s %10s %10s\n", "PROBE", "HITS", "MISSES", "DROPS",
-		"FAULTS");
+	fprintf(stderr, "\n%-32s %12s %10s %10s %10s %10s\n", "PROBE", "HITS", "MISSES",
+		"DROPS", "FAULTS", "FILTERED");
 	for (i = 0; i < o->nevs; i++) {
 		char name[2 * SPEC_NAME_MAX + 2], miss[24];
 
@@ -122,15 +122,20 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 			snprintf(miss, sizeof(miss), "%lld", missed[i]);
 		else
 			snprintf(miss, sizeof(miss), "%s", o->evs[i].is_user ? "0" : "-");
-		fprintf(stderr, "%-32s %12llu %10s %10llu %10llu\n", name,
-			(unsigned long long)st.hits, miss,
-			(unsigned long long)st.drops, (unsigned long long)st.faults);
+		fprintf(stderr, "%-32s %12llu %10s %10llu %10llu %10llu\n", name,
+			(unsigned long long)st.hits, miss, (unsigned long long)st.drops,
+			(unsigned long long)st.faults, (unsigned long long)st.filtered);
+		unmatched += st.unmatched;
+		keys_full += st.keys_full;
 		if (missed && missed[i] > 0)
 			misses += missed[i];
 		drops += st.drops;
 		faults += st.faults;
 	}
-	fprintf(stderr, "%llu events printed", c->records);
+	if (o->report)
+		fprintf(stderr, "aggregated in the kernel");
+	else
+		fprintf(stderr, "%llu events printed", c->records);
 	if (drops)
 		fprintf(stderr, ", %llu LOST (ring buffer full: raise --buffer-size)", drops);
 	if (misses)
@@ -140,6 +145,12 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 		fprintf(stderr, ", %llu argument reads faulted (printed as (fault))", faults);
 	if (c->bad)
 		fprintf(stderr, ", %llu malformed records skipped", c->bad);
+	if (unmatched)
+		fprintf(stderr, ", %llu returns without their entry (started before tracing, "
+			"or evicted: raise --max-keys)", unmatched);
+	if (keys_full)
+		fprintf(stderr, ", %llu events NOT COUNTED: the key map was full (raise "
+			"--max-keys)", keys_full);
 	fprintf(stderr, "\n");
 }
 
@@ -148,7 +159,7 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 	struct ctx c = { .o = o };
 	unsigned long long seen_drops = 0, seen_misses = 0;
 	struct ring_buffer *rb;
-	double start = now_s(), last_check = start;
+	double start = now_s(), last_check = start, last_report = start;
 	bool child_done = !o->child;
 	long long *missed;
 	int err = 0;
@@ -172,6 +183,10 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 			check_loss(ld, o->nevs, &seen_drops, &seen_misses);
 			last_check = now_s();
 		}
+		if (o->report && o->interval > 0 && now_s() - last_report >= o->interval) {
+			o->report(o->report_arg, false);
+			last_report = now_s();
+		}
 		if (o->duration > 0 && now_s() - start >= o->duration)
 			break;
 		if (!child_done && waitpid(o->child, child_status, WNOHANG) == o->child)
@@ -191,6 +206,8 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 	ring_buffer__free(rb);
 	if (c.write_err)
 		err = 0; /* reader went away: a normal end */
+	if (o->report)
+		o->report(o->report_arg, true);
 	check_loss(ld, o->nevs, &seen_drops, &seen_misses);
 	print_profile(ld, o, &c, missed);
 	free(missed);

@@ -23,6 +23,11 @@ struct consume_opts {
 	const struct ksyms *ksyms;
 	const struct ev_desc *evs;
 	int nevs;
+	/* Aggregation: report(arg, final) every interval seconds (0: at the
+	 * end only) and once more after the probes are detached. */
+	void (*report)(void *arg, bool final);
+	void *report_arg;
+	double interval;
 };
 
 /* Set by the signal handler; a second signal exits at once. */

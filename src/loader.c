@@ -38,7 +38,19 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	bpf_map__set_max_entries(skel->maps.kpt_scratch, ld->ncpus);
 	if (o->buffer_size)
 		bpf_map__set_max_entries(skel->maps.kpt_events, o->buffer_size);
+	bpf_map__set_max_entries(skel->maps.kpt_hist, o->hist_buckets ? o->hist_buckets : 1);
+	bpf_map__set_max_entries(skel->maps.kpt_hstat, nprobes);
+	if (o->max_keys) {
+		bpf_map__set_max_entries(skel->maps.kpt_kagg, o->max_keys);
+		bpf_map__set_max_entries(skel->maps.kpt_depth, o->max_keys);
+		bpf_map__set_max_entries(skel->maps.kpt_start, o->max_keys);
+	}
 	skel->rodata->kpt_target_tgid = o->target_tgid;
+	skel->rodata->kpt_target_tid = o->target_tid;
+	skel->rodata->kpt_target_cgroup = o->target_cgroup;
+	if (o->target_comm)
+		strncpy((char *)skel->rodata->kpt_target_comm, o->target_comm,
+			sizeof(skel->rodata->kpt_target_comm) - 1);
 
 	err = kptrace_bpf__load(skel);
 	if (err) {
@@ -195,6 +207,8 @@ int loader_stats(struct loader *ld, int idx, struct kpt_stats *out)
 		out->drops += v[i].drops;
 		out->faults += v[i].faults;
 		out->filtered += v[i].filtered;
+		out->unmatched += v[i].unmatched;
+		out->keys_full += v[i].keys_full;
 	}
 	free(v);
 	return err;
@@ -236,6 +250,18 @@ long long loader_missed(struct loader *ld, int idx)
 	if (info.pe_type != 3 && info.pe_type != 4)
 		return -1;
 	return (long long)info.missed;
+}
+
+int loader_map_fd(struct loader *ld, enum loader_map m)
+{
+	switch (m) {
+	case LM_HIST:
+		return bpf_map__fd(ld->skel->maps.kpt_hist);
+	case LM_HSTAT:
+		return bpf_map__fd(ld->skel->maps.kpt_hstat);
+	default:
+		return bpf_map__fd(ld->skel->maps.kpt_kagg);
+	}
 }
 
 int loader_events_fd(struct loader *ld)

@@ -31,7 +31,19 @@ struct loader {
 
 struct load_opts {
 	pid_t target_tgid;	/* 0: everyone */
+	pid_t target_tid;	/* 0: every thread */
+	uint64_t target_cgroup;	/* cgroup v2 id, 0: every cgroup */
+	const char *target_comm;	/* NULL: every comm */
 	uint32_t buffer_size;	/* ring buffer bytes, power of two */
+	uint32_t hist_buckets;	/* unkeyed histogram buckets of all probes */
+	uint32_t max_keys;	/* keyed aggregation entries; latency calls in flight */
+};
+
+/* The aggregation maps, for agg.c. */
+enum loader_map {
+	LM_HIST,		/* per-CPU array of u64 bucket counts */
+	LM_HSTAT,		/* per-CPU array of struct kpt_aggval, per probe */
+	LM_KAGG,		/* per-CPU hash struct kpt_key -> struct kpt_aggval */
 };
 
 /* Open and load for nprobes probes. Returns 0 or a negative errno (msg set). */
@@ -48,6 +60,8 @@ void loader_detach(struct loader *ld);
 int loader_stats(struct loader *ld, int idx, struct kpt_stats *out);
 /* Kernel-side misses of probe idx's kprobe (Linux 6.7+), or -1 where unknown. */
 long long loader_missed(struct loader *ld, int idx);
+/* fd of an aggregation map. */
+int loader_map_fd(struct loader *ld, enum loader_map m);
 /* Ring buffer fd for the consumer. */
 int loader_events_fd(struct loader *ld);
 /* Detach every link, then free everything. */

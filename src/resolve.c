@@ -111,7 +111,7 @@ int resolve_reg_offset(const struct btf *btf, const char *name)
 	return member_offset(btf, t, name, 0);
 }
 
-static int need_ksyms(struct sysinfo *si, char *msg, size_t msglen)
+int sysinfo_need_ksyms(struct sysinfo *si, char *msg, size_t msglen)
 {
 	if (si->ksyms)
 		return 0;
@@ -129,7 +129,7 @@ static int need_ksyms(struct sysinfo *si, char *msg, size_t msglen)
 	return 0;
 }
 
-static int need_btf(struct sysinfo *si, char *msg, size_t msglen)
+int sysinfo_need_btf(struct sysinfo *si, char *msg, size_t msglen)
 {
 	if (si->btf)
 		return 0;
@@ -153,7 +153,7 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 	const struct ksym *s;
 	int err;
 
-	err = need_ksyms(si, msg, msglen);
+	err = sysinfo_need_ksyms(si, msg, msglen);
 	if (err)
 		return err;
 	*col = p->target_col;
@@ -364,7 +364,7 @@ static int resolve_args(struct sysinfo *si, const struct spec_probe *p, struct r
 			*col = op->col;
 			switch (op->kind) {
 			case SPEC_OP_REG:
-				err = need_btf(si, msg, msglen);
+				err = sysinfo_need_btf(si, msg, msglen);
 				if (err)
 					return err;
 				off = resolve_reg_offset(si->btf, op->reg);
@@ -377,7 +377,7 @@ static int resolve_args(struct sysinfo *si, const struct spec_probe *p, struct r
 				r->opval[i][j] = off;
 				break;
 			case SPEC_OP_SYMBOL:
-				err = need_ksyms(si, msg, msglen);
+				err = sysinfo_need_ksyms(si, msg, msglen);
 				if (err)
 					return err;
 				s = ksyms_by_name(si->ksyms, op->sym, NULL);

@@ -36,6 +36,9 @@ struct resolved {
 };
 
 void sysinfo_free(struct sysinfo *si);
+/* Load kallsyms (and the blacklist) / the kernel's BTF once; 0 or -errno with msg. */
+int sysinfo_need_ksyms(struct sysinfo *si, char *msg, size_t msglen);
+int sysinfo_need_btf(struct sysinfo *si, char *msg, size_t msglen);
 
 /*
  * Resolve p against the system. On failure returns a negative errno and

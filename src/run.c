@@ -12,14 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <wordexp.h>
 #include <bpf/libbpf.h>
 
+#include "agg.h"
 #include "cli.h"
 #include "compile.h"
 #include "consumer.h"
 #include "loader.h"
+#include "modes.h"
 #include "output.h"
 #include "resolve.h"
 #include "run.h"
@@ -214,6 +217,31 @@ static pid_t spawn_waiting(const char *cmd, int *go_fd)
 	return pid;
 }
 
+static void agg_tick(void *arg, bool final)
+{
+	const struct agg_ctx *c = arg;
+
+	/* with -i each report covers one interval: print, then reset */
+	agg_report(c, !final && c->interval_reset);
+}
+
+/* A cgroup v2 directory's id is its inode number. */
+static int cgroup_id(const char *path, uint64_t *id)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		fprintf(stderr, "kptrace: error: --cgroup %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "kptrace: error: --cgroup %s: not a cgroup directory\n", path);
+		return -ENOTDIR;
+	}
+	*id = st.st_ino;
+	return 0;
+}
+
 int kpt_run(const struct env *env)
 {
 	struct sysinfo si = { 0 };
@@ -224,6 +252,10 @@ int kpt_run(const struct env *env)
 	struct loader ld = { 0 };
 	struct load_opts lo = { 0 };
 	struct consume_opts co = { 0 };
+	struct deflist dl = { 0 };
+	struct agg_opts ao = { 0 };
+	struct agg_ctx ac = { 0 };
+	uint32_t nbuckets = 0;
 	char msg[512], where[64];
 	int i, err = 0, col, go_fd = -1, status = 0;
 	pid_t child = 0;
@@ -232,12 +264,17 @@ int kpt_run(const struct env *env)
 	verbose = env->verbose;
 	libbpf_set_print(libbpf_log);
 
-	/* 1. parse */
+	/* 1. parse (the subcommands' own definitions too) */
 	if (env->def_file)
 		err = read_def_file(&d, env->def_file);
-	for (i = 0; !err && i < env->ndefs; i++) {
+	if (!err) {
+		err = modes_definitions(env, &si, &dl, msg, sizeof(msg));
+		if (err)
+			fprintf(stderr, "kptrace: error: %s\n", msg);
+	}
+	for (i = 0; !err && i < dl.n; i++) {
 		snprintf(where, sizeof(where), "definition %d", i + 1);
-		err = defs_add(&d, env->defs[i], env->ndefs > 1 || env->def_file ? where : NULL);
+		err = defs_add(&d, dl.text[i], dl.n > 1 || env->def_file ? where : NULL);
 	}
 	if (err)
 		goto cleanup;
@@ -264,6 +301,11 @@ int kpt_run(const struct env *env)
 			report(d.where[i], d.p[i].text, msg, col);
 			goto cleanup;
 		}
+	}
+	err = modes_actions(env, evs, ents, d.n, &nbuckets, msg, sizeof(msg), &i);
+	if (err) {
+		report(d.where[i], NULL, msg, -1);
+		goto cleanup;
 	}
 	if (env->dry_run) {
 		for (i = 0; i < d.n; i++)
@@ -293,6 +335,15 @@ int kpt_run(const struct env *env)
 	/* 4. load, attach */
 	lo.target_tgid = child ? child : env->pid;
 	lo.buffer_size = env->buffer_size;
+	lo.target_tid = env->tid;
+	lo.target_comm = env->comm;
+	lo.hist_buckets = nbuckets;
+	lo.max_keys = env->max_keys;
+	if (env->cgroup) {
+		err = cgroup_id(env->cgroup, &lo.target_cgroup);
+		if (err)
+			goto cleanup;
+	}
 	err = loader_load(&ld, &lo, d.n, msg, sizeof(msg));
 	for (i = 0; !err && i < d.n; i++)
 		err = loader_set_probe(&ld, i, &ents[i]);
@@ -322,6 +373,22 @@ int kpt_run(const struct env *env)
 	co.ksyms = si.ksyms;
 	co.evs = evs;
 	co.nevs = d.n;
+	if (env->mode != MODE_TRACE) {
+		ao.unit = env->unit;
+		ao.top = env->top;
+		ac.out = out;
+		ac.json = env->json;
+		ac.opts = &ao;
+		ac.ld = &ld;
+		ac.evs = evs;
+		ac.ents = ents;
+		ac.n = d.n;
+		ac.ksyms = si.ksyms;
+		ac.interval_reset = env->interval > 0;
+		co.report = agg_tick;
+		co.report_arg = &ac;
+		co.interval = env->interval;
+	}
 	err = consume(&ld, &co, &status);
 	if (child && waitpid(child, &status, WNOHANG) == 0)
 		kill(child, SIGTERM), waitpid(child, &status, 0);
@@ -345,6 +412,7 @@ cleanup:
 	free(res);
 	free(ents);
 	defs_free(&d);
+	deflist_free(&dl);
 	sysinfo_free(&si);
 	return err;
 }

@@ -348,9 +348,10 @@ static int parse_event_name(struct ctx *c, const char *s, const char *e,
 /*
  * "p", "p:NAME", "r", "rN", "rN:NAME". Maxactive errors go at column 1 as
  * in trace_kprobe.c. Whether maxactive is legal depends on the target, so
- * it is only range-checked here.
+ * it is only range-checked here. With name_is_target (the shorthand, see
+ * parse_probe()) NAME is left for the target parser.
  */
-static int parse_head(struct ctx *c, struct tok t)
+static int parse_head(struct ctx *c, struct tok t, bool name_is_target)
 {
 	const char *q = t.s + 1;
 
@@ -373,7 +374,36 @@ static int parse_head(struct ctx *c, struct tok t)
 		return 0;
 	if (*q != ':')
 		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, q);
+	if (name_is_target)
+		return 0;
 	return parse_event_name(c, q + 1, t.e, false);
+}
+
+/*
+ * What can only be a fetch argument, never a probe point: NAME=..., a
+ * register, variable, memory, dereference or immediate. "if" starts a filter.
+ */
+static bool is_arg_tok(struct tok t)
+{
+	return span_chr(t.s, t.e, '=') || strchr("%$@+-\\", *t.s) ||
+	       span_eq(t.s, t.e, "if");
+}
+
+/*
+ * The shorthand "p:SYM [FETCHARGS]" for "p SYM [FETCHARGS]": NAME in
+ * "p:NAME" is the probe point when nothing that could be one follows it.
+ * A '/' in NAME is a group separator unless NAME is a uprobe's PATH:..., so
+ * "p:grp/ev" keeps asking for a probe point while "p:/bin/sh:main" is one.
+ */
+static bool name_is_target(const char *s, const char *e, const char *rest)
+{
+	const char *colon = span_chr(s, e, ':');
+	const char *slash = span_chr(s, e, '/');
+	struct tok t;
+
+	if (s == e || (slash && !(colon && slash < colon)))
+		return false;
+	return !next_tok(&rest, &t) || is_arg_tok(t);
 }
 
 /* A trailing "%return" turns p into a return probe (kernel 5.11+). */
@@ -1000,13 +1030,21 @@ static int parse_probe(struct ctx *c)
 	if (*head.s != 'p' && *head.s != 'r')
 		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, head.s);
 	c->ret = *head.s == 'r';
-	ret = parse_head(c, head);
-	if (ret)
-		return ret;
-
-	/* Like ftrace's "after the last argument" caret: one past a space. */
-	if (!next_tok(&pos, &target))
-		return fail(c, SPEC_ERR_NO_TARGET, head.e + 1);
+	colon = span_chr(head.s, head.e, ':');
+	if (colon && name_is_target(colon + 1, head.e, pos)) {
+		ret = parse_head(c, head, true);
+		if (ret)
+			return ret;
+		target.s = colon + 1;
+		target.e = head.e;
+	} else {
+		ret = parse_head(c, head, false);
+		if (ret)
+			return ret;
+		/* Like ftrace's "after the last argument" caret: one past a space. */
+		if (!next_tok(&pos, &target))
+			return fail(c, SPEC_ERR_NO_TARGET, head.e + 1);
+	}
 	p->target_col = (int)(target.s - c->text);
 
 	/* A '/' before the first ':' is a path: "./bin:f", not "ext4:f". */
@@ -1045,6 +1083,65 @@ static int parse_probe(struct ctx *c)
 	return 0;
 }
 
+/*
+ * " if EXPR": the first token "if" standing alone outside double quotes
+ * (after something: a definition can't start with it). Returns where it
+ * starts, or NULL.
+ */
+static const char *find_if(const char *text)
+{
+	bool quoted = false;
+	const char *q;
+
+	for (q = text; *q; q++) {
+		if (*q == '"')
+			quoted = !quoted;
+		else if (!quoted && q > text && is_blank(q[-1]) && q[0] == 'i' &&
+			 q[1] == 'f' && (!q[2] || is_blank(q[2])))
+			return q;
+	}
+	return NULL;
+}
+
+/*
+ * The definition up to "if" (parsed as if it were all there is, so its
+ * columns stay those of the whole text), then the filter kept as written:
+ * filter.c compiles it once the record layout is known.
+ */
+static int parse_with_filter(struct ctx *c)
+{
+	const char *at = find_if(c->text), *text = c->text, *expr;
+	struct spec_probe *p = c->p;
+	char *def;
+	int ret;
+
+	if (!at)
+		return parse_probe(c);
+	def = span_dup(text, at);
+	if (!def)
+		return -ENOMEM;
+	if (strspn(def, " \t") == strlen(def)) {
+		free(def);
+		return fail(c, SPEC_ERR_EMPTY, text);
+	}
+	c->text = def;
+	ret = parse_probe(c);
+	c->text = text;
+	free(def);
+	if (ret)
+		return ret;
+	/* "-:EVENT" takes nothing after it, a filter neither. */
+	if (p->kind == SPEC_REMOVE)
+		return fail(c, SPEC_ERR_TOO_MANY_ARGS, at);
+	for (expr = at + 2; is_blank(*expr); expr++)
+		;
+	if (!*expr)
+		return fail(c, SPEC_ERR_NO_FILTER, at + 3);
+	p->filter = strdup(expr);
+	p->filter_col = (int)(expr - text);
+	return p->filter ? 0 : -ENOMEM;
+}
+
 int spec_parse(const char *text, struct spec_probe *out, struct spec_error *err)
 {
 	struct spec_error dummy;
@@ -1075,7 +1172,7 @@ int spec_parse(const char *text, struct spec_probe *out, struct spec_error *err)
 		return fail(&c, SPEC_ERR_EMPTY, text);
 
 	out->text = strdup(text);
-	ret = out->text ? parse_probe(&c) : -ENOMEM;
+	ret = out->text ? parse_with_filter(&c) : -ENOMEM;
 	if (ret) {
 		/* Nothing half-parsed escapes; the error stays in *err. */
 		spec_free(out);
@@ -1107,6 +1204,7 @@ void spec_free(struct spec_probe *p)
 	free(p->symbol);
 	free(p->path);
 	free(p->usym);
+	free(p->filter);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -77,7 +77,8 @@
 	E(NOFENTRY_ARGS,	"$arg* is available only on function entry") \
 	E(BAD_INSN_BNDRY,	"Probe point is not an instruction boundary") \
 	E(BAD_CHAR,		"Control character in definition")	\
-	E(TOO_LONG,		"Definition is too long")
+	E(TOO_LONG,		"Definition is too long")		\
+	E(NO_FILTER,		"Filter expression is not specified")
 
 #define E(a, b) SPEC_ERR_##a,
 enum spec_err { SPEC_ERRORS SPEC_ERR__COUNT };
@@ -187,6 +188,10 @@ struct spec_probe {
 	uint64_t uoffset;		/* PATH:OFFSET, or +offs after the symbol */
 	int nargs;
 	struct spec_arg *args;		/* heap, nargs entries */
+	/* " if EXPR": the expression as written (heap), NULL if none. filter.c
+	 * compiles it once the record layout is known. */
+	char *filter;
+	int filter_col;			/* column of the expression's first character */
 };
 
 /*

@@ -17,6 +17,7 @@ suite() {
 
 suite unit tests/run-unit.sh .output/tests/test_* .output/tests/san/test_*
 suite host tests/host/run.sh
+suite host-agg tests/host/agg.sh
 if [ "${KPT_SKIP_VM:-0}" = 1 ]; then
 	echo "skip - VM tests (KPT_SKIP_VM=1)" | tee -a "$LOG"
 else

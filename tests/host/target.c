@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROBED __attribute__((noinline, used))
@@ -48,6 +49,65 @@ PROBED int kpt_neg(int v)
 	return -v;
 }
 
+/* Histogram and count workloads: one call per value. */
+PROBED uint64_t kpt_size(uint64_t n, const char *tag)
+{
+	return n + (tag ? tag[0] : 0);
+}
+
+/* Latency workload: sleeps usec; recursion to depth levels nests calls. */
+PROBED long kpt_sleep(long usec, int depth)
+{
+	struct timespec ts = { usec / 1000000, (usec % 1000000) * 1000 };
+
+	if (depth > 0)
+		return kpt_sleep(usec, depth - 1) + 1;
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * "dist": sizes 0..999 tagged "small"/"big" and 3 x 7; "sleep": 30 sleeps of
+ * 1, 2 and 4 ms (each duration printed, as the reference for percentiles);
+ * "recurse": 5 calls nested 3 deep, 1 ms at the bottom.
+ */
+static int workloads(const char *mode)
+{
+	static const long us[] = { 1000, 2000, 4000 };
+	double t0;
+	int i;
+
+	if (!strcmp(mode, "dist")) {
+		for (i = 0; i < 1000; i++)
+			kpt_size(i, i < 500 ? "small" : "big");
+		for (i = 0; i < 3; i++)
+			kpt_size(7, "seven");
+		return 0;
+	}
+	if (!strcmp(mode, "sleep")) {
+		for (i = 0; i < 30; i++) {
+			t0 = now_ns();
+			kpt_sleep(us[i % 3], 0);
+			printf("%.0f\n", now_ns() - t0);
+		}
+		return 0;
+	}
+	if (!strcmp(mode, "recurse")) {
+		for (i = 0; i < 5; i++)
+			kpt_sleep(1000, 3);
+		return 0;
+	}
+	return -1;
+}
+
 /* Read through uprobe_events' @+OFFSET: file offset of this constant. */
 const char kpt_magic[] = "kpt-magic-string";
 static char big[5000];
@@ -65,7 +125,11 @@ int main(int argc, char **argv)
 		.strs = { "zero", "one", "" },
 		.next = &inner,
 	};
-	int rounds = argc > 1 ? atoi(argv[1]) : 1;
+	int rounds;
+
+	if (argc > 1 && !workloads(argv[1]))
+		return 0;
+	rounds = argc > 1 ? atoi(argv[1]) : 1;
 	/* "clean": no NULL pointers, for comparisons with the kernel's tracer,
 	 * which prints stale bytes where a scalar read faults. */
 	int nulls = !(argc > 2 && !strcmp(argv[2], "clean"));

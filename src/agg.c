@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* In-kernel aggregation, userspace half: configuration, map reading, tables. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+
+#include "agg.h"
+#include "hist.h"
+
+/* ---- configuration ---- */
+
+static int find_arg(const struct ev_desc *ev, const char *name)
+{
+	int i;
+
+	for (i = 0; i < ev->nargs; i++)
+		if (!strcmp(ev->args[i].name, name))
+			return i;
+	return -1;
+}
+
+static bool is_scalar(const struct ev_arg *a)
+{
+	return !a->count && !a->data && !spec_type_is_string(a->type);
+}
+
+static bool is_signed_type(enum spec_type t)
+{
+	return t == SPEC_T_S8 || t == SPEC_T_S16 || t == SPEC_T_S32 || t == SPEC_T_S64;
+}
+
+/* --by: comm, pid, tid, cpu or a scalar argument's name, comma separated. */
+static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *g, char *msg,
+		      size_t msglen)
+{
+	char buf[256], *tok, *save = NULL;
+	int words = 0, a;
+
+	if (!by || !*by)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", by);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int kind, w = 1;
+
+		if (g->nkeys == KPT_MAX_KEYS) {
+			snprintf(msg, msglen, "--by: at most %d keys", KPT_MAX_KEYS);
+			return -EINVAL;
+		}
+		a = find_arg(ev, tok);
+		if (a >= 0) {
+			if (!is_scalar(&ev->args[a])) {
+				snprintf(msg, msglen, "--by %s: only a scalar argument can be a key "
+					 "(not a string or an array)", tok);
+				return -EINVAL;
+			}
+			kind = KPT_K_ARG;
+			g->key_argi[g->nkeys] = a;
+		} else if (!strcmp(tok, "comm")) {
+			kind = KPT_K_COMM;
+			w = 2;
+		} else if (!strcmp(tok, "pid")) {
+			kind = KPT_K_TGID;
+		} else if (!strcmp(tok, "tid")) {
+			kind = KPT_K_TID;
+		} else if (!strcmp(tok, "cpu") || !strcmp(tok, "CPU")) {
+			kind = KPT_K_CPU;
+		} else {
+			snprintf(msg, msglen, "--by %s: not comm, pid, tid, cpu or an argument of "
+				 "%s/%s", tok, ev->group, ev->event);
+			return -EINVAL;
+		}
+		if (words + w > KPT_KEY_WORDS) {
+			snprintf(msg, msglen, "--by %s: keys too wide (comm counts double, at most "
+				 "%d words)", by, KPT_KEY_WORDS);
+			return -EINVAL;
+		}
+		words += w;
+		g->key_kind[g->nkeys++] = kind;
+	}
+	return 0;
+}
+
+int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_desc *ev,
+	      uint32_t peer, struct kpt_agg *g, uint32_t *next_bucket, char *msg, size_t msglen)
+{
+	int a = -1, err;
+
+	memset(g, 0, sizeof(*g));
+	g->action = action;
+	g->group = ev->index;
+	g->value_sub_argi = 0xff;
+	switch (action) {
+	case KPT_ACT_HIST:
+		if (o->field) {
+			a = find_arg(ev, o->field);
+			if (a < 0) {
+				snprintf(msg, msglen, "%s/%s has no argument '%s' to histogram",
+					 ev->group, ev->event, o->field);
+				return -EINVAL;
+			}
+		} else {
+			for (a = 0; a < ev->nargs && !is_scalar(&ev->args[a]); a++)
+				;
+			if (a == ev->nargs) {
+				snprintf(msg, msglen, "%s/%s has no numeric argument to histogram "
+					 "(add one, e.g. size=%%si:u64)", ev->group, ev->event);
+				return -EINVAL;
+			}
+		}
+		if (!is_scalar(&ev->args[a])) {
+			snprintf(msg, msglen, "'%s' is not a number: a histogram needs a scalar "
+				 "argument", ev->args[a].name);
+			return -EINVAL;
+		}
+		g->value_argi = a;
+		g->value_signed = is_signed_type(ev->args[a].type);
+		if (o->sub_field) {
+			int b = find_arg(ev, o->sub_field);
+
+			if (b < 0 || !is_scalar(&ev->args[b])) {
+				snprintf(msg, msglen, "%s/%s has no numeric argument '%s' (--slack "
+					 "needs the kmem:kmalloc tracepoint)", ev->group, ev->event,
+					 o->sub_field);
+				return -EINVAL;
+			}
+			g->value_sub_argi = b;
+		}
+		g->hist = o->kind ? o->kind : KPT_H_LOG2;
+		if (g->hist == KPT_H_LINEAR) {
+			int64_t n;
+
+			if (o->lin_step <= 0 || o->lin_max <= o->lin_min) {
+				snprintf(msg, msglen, "--linear MIN,MAX,STEP needs MAX > MIN and "
+					 "STEP > 0");
+				return -EINVAL;
+			}
+			n = (o->lin_max - o->lin_min + o->lin_step - 1) / o->lin_step + 2;
+			if (n > KPT_LINEAR_MAX) {
+				snprintf(msg, msglen, "--linear: %" PRId64 " buckets, at most %d "
+					 "(a larger STEP)", n, KPT_LINEAR_MAX);
+				return -EINVAL;
+			}
+			g->nbuckets = (uint32_t)n;
+			g->lin_min = o->lin_min;
+			g->lin_step = o->lin_step;
+		} else {
+			g->nbuckets = KPT_LOG2_BUCKETS;
+		}
+		break;
+	case KPT_ACT_LAT_END:
+		g->hist = KPT_H_LOGLIN;
+		g->nbuckets = KPT_LOGLIN_BUCKETS;
+		g->lat_peer = peer;
+		break;
+	case KPT_ACT_COUNT:
+	case KPT_ACT_LAT_START:
+		break;
+	default:
+		return 0;
+	}
+	if (action != KPT_ACT_LAT_START) {
+		err = parse_keys(o->by, ev, g, msg, msglen);
+		if (err)
+			return err;
+	}
+	if (!g->nkeys && g->nbuckets) {
+		g->hist_base = *next_bucket;
+		*next_bucket += g->nbuckets;
+	}
+	return 0;
+}
+
+/* ---- reading ---- */
+
+struct kentry {
+	struct kpt_key k;
+	struct kpt_aggval v;
+};
+
+struct kset {
+	struct kentry *e;
+	size_t n, cap;
+};
+
+static void aggval_merge(struct kpt_aggval *to, const struct kpt_aggval *from)
+{
+	if (!from->count)
+		return;
+	if (!to->count || from->min < to->min)
+		to->min = from->min;
+	if (!to->count || from->max > to->max)
+		to->max = from->max;
+	to->count += from->count;
+	to->sum += from->sum;
+}
+
+/* Sum a per-CPU value array of aggvals into one. */
+static void aggval_sum(const struct kpt_aggval *pc, int ncpus, struct kpt_aggval *out)
+{
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < ncpus; i++)
+		aggval_merge(out, &pc[i]);
+}
+
+static int kset_load(struct kset *s, int fd, int ncpus)
+{
+	struct kpt_aggval *pc = calloc(ncpus, sizeof(*pc));
+	struct kpt_key key, next;
+	void *prev = NULL;
+
+	if (!pc)
+		return -ENOMEM;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, pc))
+			continue; /* deleted meanwhile */
+		if (s->n == s->cap) {
+			size_t cap = s->cap ? s->cap * 2 : 256;
+			struct kentry *ne = realloc(s->e, cap * sizeof(*ne));
+
+			if (!ne) {
+				free(pc);
+				return -ENOMEM;
+			}
+			s->e = ne;
+			s->cap = cap;
+		}
+		s->e[s->n].k = key;
+		aggval_sum(pc, ncpus, &s->e[s->n].v);
+		s->n++;
+	}
+	free(pc);
+	return 0;
+}
+
+/* Order: probe, key words, bucket (stats entries last). */
+static int kentry_cmp(const void *a, const void *b)
+{
+	const struct kentry *x = a, *y = b;
+	int c;
+
+	if (x->k.probe != y->k.probe)
+		return x->k.probe < y->k.probe ? -1 : 1;
+	c = memcmp(x->k.w, y->k.w, sizeof(x->k.w));
+	if (c)
+		return c;
+	return x->k.bucket < y->k.bucket ? -1 : x->k.bucket > y->k.bucket;
+}
+
+static int kentry_count_cmp(const void *a, const void *b)
+{
+	const struct kentry *x = a, *y = b;
+
+	if (x->v.count != y->v.count)
+		return x->v.count > y->v.count ? -1 : 1;
+	return kentry_cmp(a, b);
+}
+
+/* ---- printing ---- */
+
+static const char *key_kind_name(const struct kpt_agg *g, const struct ev_desc *ev, int i)
+{
+	switch (g->key_kind[i]) {
+	case KPT_K_COMM:
+		return "comm";
+	case KPT_K_TGID:
+		return "pid";
+	case KPT_K_TID:
+		return "tid";
+	case KPT_K_CPU:
+		return "cpu";
+	default:
+		return ev->args[g->key_argi[i]].name;
+	}
+}
+
+/* Key part i as text: comms as strings, addresses symbolized, numbers. */
+static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
+			    const struct ev_desc *ev, const struct kpt_key *k, int i, int *w,
+			    char *buf, size_t len)
+{
+	const struct ev_arg *a;
+	uint64_t v;
+
+	if (g->key_kind[i] == KPT_K_COMM) {
+		char comm[KPT_COMM_LEN + 1] = { 0 };
+
+		memcpy(comm, &k->w[*w], KPT_COMM_LEN);
+		*w += 2;
+		snprintf(buf, len, "%s", comm);
+		return;
+	}
+	v = k->w[(*w)++];
+	if (g->key_kind[i] != KPT_K_ARG) {
+		snprintf(buf, len, "%" PRIu64, v);
+		return;
+	}
+	a = &ev->args[g->key_argi[i]];
+	/* A key that is a kernel text address reads best as a symbol. */
+	if (c->ksyms && (a->type == SPEC_T_SYMBOL || v >> 47 == 0x1ffff) &&
+	    ksyms_by_addr(c->ksyms, v)) {
+		ksyms_format(c->ksyms, v, true, buf, len);
+		return;
+	}
+	switch (a->type) {
+	case SPEC_T_S8:
+	case SPEC_T_S16:
+	case SPEC_T_S32:
+	case SPEC_T_S64:
+		snprintf(buf, len, "%" PRId64, (int64_t)v);
+		break;
+	case SPEC_T_U8:
+	case SPEC_T_U16:
+	case SPEC_T_U32:
+	case SPEC_T_U64:
+		snprintf(buf, len, "%" PRIu64, v);
+		break;
+	default:
+		snprintf(buf, len, "0x%" PRIx64, v);
+		break;
+	}
+}
+
+static void format_key(const struct agg_ctx *c, const struct kpt_agg *g, const struct ev_desc *ev,
+		       const struct kpt_key *k, const char *sep, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i, w = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < g->nkeys && used < len; i++) {
+		char part[160];
+
+		format_key_part(c, g, ev, k, i, &w, part, sizeof(part));
+		used += snprintf(buf + used, len - used, "%s%s", i ? sep : "", part);
+	}
+}
+
+static void json_key(FILE *f, const struct agg_ctx *c, const struct kpt_agg *g,
+		     const struct ev_desc *ev, const struct kpt_key *k)
+{
+	int i, w = 0;
+
+	fputs("{", f);
+	for (i = 0; i < g->nkeys; i++) {
+		char part[160];
+		const char *p;
+
+		format_key_part(c, g, ev, k, i, &w, part, sizeof(part));
+		fprintf(f, "%s\"%s\":\"", i ? "," : "", key_kind_name(g, ev, i));
+		for (p = part; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				fputc('\\', f);
+			if ((unsigned char)*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+		fputs("\"", f);
+	}
+	fputs("}", f);
+}
+
+static const char *agg_unit(const struct agg_ctx *c, const struct kpt_agg *g)
+{
+	if (g->action != KPT_ACT_LAT_END)
+		return NULL;
+	return c->opts->unit ? c->opts->unit : "us";
+}
+
+/* The title of probe i's histogram, bpftrace style: @name[key]. */
+static void hist_title(const struct agg_ctx *c, int i, const char *key, char *buf, size_t len)
+{
+	const struct kpt_agg *g = &c->ents[i].agg;
+	const struct ev_desc *ev = &c->evs[i];
+	const char *name;
+
+	if (g->action == KPT_ACT_LAT_END)
+		name = c->evs[g->lat_peer].func[0] ? c->evs[g->lat_peer].func
+						    : c->evs[g->lat_peer].event;
+	else
+		name = ev->args[g->value_argi].name;
+	if (key)
+		snprintf(buf, len, "@%s[%s]:", name, key);
+	else
+		snprintf(buf, len, "@%s:", name);
+}
+
+static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
+			   const struct kpt_key *key, const uint64_t *counts,
+			   const struct kpt_aggval *stats)
+{
+	const struct kpt_agg *g = &c->ents[i].agg;
+	struct hist_view h = {
+		.kind = g->hist,
+		.nbuckets = g->nbuckets,
+		.counts = counts,
+		.lin_min = g->lin_min,
+		.lin_step = g->lin_step,
+		.stats = *stats,
+		.unit = agg_unit(c, g),
+	};
+	char title[256];
+
+	if (c->json) {
+		fprintf(c->out, "{\"group\":\"%s\",\"event\":\"%s\",\"type\":\"%s\"",
+			c->evs[i].group, c->evs[i].event,
+			g->action == KPT_ACT_LAT_END ? "latency" : "hist");
+		if (key) {
+			fputs(",\"key\":", c->out);
+			json_key(c->out, c, g, &c->evs[i], key);
+		}
+		fputs(",\"hist\":", c->out);
+		hist_print_json(c->out, &h);
+		fputs("}\n", c->out);
+		return;
+	}
+	hist_title(c, i, key_text, title, sizeof(title));
+	hist_print(c->out, title, &h);
+	if (g->action == KPT_ACT_LAT_END)
+		hist_print_latency_summary(c->out, &h);
+	fputc('\n', c->out);
+}
+
+static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
+{
+	const struct kpt_agg *g = &c->ents[i].agg;
+	int hfd = loader_map_fd(c->ld, LM_HIST), sfd = loader_map_fd(c->ld, LM_HSTAT);
+	int ncpus = c->ld->ncpus, cpu;
+	uint64_t *counts = calloc(g->nbuckets, sizeof(*counts));
+	uint64_t *pc = calloc(ncpus, sizeof(*pc));
+	struct kpt_aggval *pv = calloc(ncpus, sizeof(*pv)), stats;
+	__u32 b, key;
+
+	if (!counts || !pc || !pv)
+		goto cleanup;
+	for (b = 0; b < g->nbuckets; b++) {
+		key = g->hist_base + b;
+		if (bpf_map_lookup_elem(hfd, &key, pc))
+			continue;
+		for (cpu = 0; cpu < ncpus; cpu++)
+			counts[b] += pc[cpu];
+		if (clear && counts[b]) {
+			memset(pc, 0, ncpus * sizeof(*pc));
+			bpf_map_update_elem(hfd, &key, pc, BPF_ANY);
+		}
+	}
+	key = g->group;
+	memset(&stats, 0, sizeof(stats));
+	if (!bpf_map_lookup_elem(sfd, &key, pv))
+		aggval_sum(pv, ncpus, &stats);
+	if (clear) {
+		memset(pv, 0, ncpus * sizeof(*pv));
+		bpf_map_update_elem(sfd, &key, pv, BPF_ANY);
+	}
+	print_one_hist(c, i, NULL, NULL, counts, &stats);
+cleanup:
+	free(counts);
+	free(pc);
+	free(pv);
+}
+
+/* Keyed histograms of probe i: entries [from, to) of the sorted set. */
+static void report_keyed_hist(const struct agg_ctx *c, int i, const struct kset *s)
+{
+	const struct kpt_agg *g = &c->ents[i].agg;
+	uint64_t *counts = calloc(g->nbuckets, sizeof(*counts));
+	size_t j = 0, k;
+
+	if (!counts)
+		return;
+	while (j < s->n) {
+		struct kpt_aggval stats = { 0 };
+		char key[256];
+
+		if (s->e[j].k.probe != g->group) {
+			j++;
+			continue;
+		}
+		memset(counts, 0, g->nbuckets * sizeof(*counts));
+		for (k = j; k < s->n && s->e[k].k.probe == g->group &&
+			    !memcmp(s->e[k].k.w, s->e[j].k.w, sizeof(s->e[j].k.w)); k++) {
+			if (s->e[k].k.bucket == KPT_BUCKET_STATS)
+				stats = s->e[k].v;
+			else if (s->e[k].k.bucket < g->nbuckets)
+				counts[s->e[k].k.bucket] += s->e[k].v.count;
+		}
+		format_key(c, g, &c->evs[i], &s->e[j].k, ", ", key, sizeof(key));
+		print_one_hist(c, i, key, &s->e[j].k, counts, &stats);
+		j = k;
+	}
+	free(counts);
+}
+
+static void report_count(const struct agg_ctx *c, int i, const struct kset *s)
+{
+	const struct kpt_agg *g = &c->ents[i].agg;
+	const struct ev_desc *ev = &c->evs[i];
+	struct kentry *rows = calloc(s->n ? s->n : 1, sizeof(*rows));
+	size_t n = 0, j;
+	int k;
+
+	if (!rows)
+		return;
+	for (j = 0; j < s->n; j++)
+		if (s->e[j].k.probe == g->group)
+			rows[n++] = s->e[j];
+	qsort(rows, n, sizeof(*rows), kentry_count_cmp);
+	if (c->opts->top > 0 && n > (size_t)c->opts->top)
+		n = c->opts->top;
+	if (!c->json) {
+		fprintf(c->out, "%s/%s:\n%12s", ev->group, ev->event, "COUNT");
+		for (k = 0; k < g->nkeys; k++)
+			fprintf(c->out, "  %s", key_kind_name(g, ev, k));
+		fputc('\n', c->out);
+	}
+	for (j = 0; j < n; j++) {
+		char key[512];
+
+		if (c->json) {
+			fprintf(c->out, "{\"group\":\"%s\",\"event\":\"%s\",\"type\":\"count\","
+				"\"count\":%llu,\"key\":", ev->group, ev->event,
+				(unsigned long long)rows[j].v.count);
+			json_key(c->out, c, g, ev, &rows[j].k);
+			fputs("}\n", c->out);
+			continue;
+		}
+		format_key(c, g, ev, &rows[j].k, "  ", key, sizeof(key));
+		fprintf(c->out, "%12llu  %s\n", (unsigned long long)rows[j].v.count, key);
+	}
+	if (!c->json)
+		fputc('\n', c->out);
+	free(rows);
+}
+
+void agg_report(const struct agg_ctx *c, bool clear)
+{
+	struct kset s = { 0 };
+	int kfd = loader_map_fd(c->ld, LM_KAGG);
+	bool keyed = false;
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		keyed |= c->ents[i].agg.nkeys > 0 || c->ents[i].agg.action == KPT_ACT_COUNT;
+	if (keyed) {
+		kset_load(&s, kfd, c->ld->ncpus);
+		qsort(s.e, s.n, sizeof(*s.e), kentry_cmp);
+	}
+	if (clear && !c->json) {
+		time_t t = time(NULL);
+		struct tm tm;
+		char ts[32];
+
+		strftime(ts, sizeof(ts), "%H:%M:%S", localtime_r(&t, &tm));
+		fprintf(c->out, "%s\n", ts);
+	}
+	for (i = 0; i < c->n; i++) {
+		const struct kpt_agg *g = &c->ents[i].agg;
+
+		if (g->group != (__u32)i)
+			continue; /* reported with its group's first probe */
+		if (g->action == KPT_ACT_COUNT)
+			report_count(c, i, &s);
+		else if (g->action == KPT_ACT_HIST || g->action == KPT_ACT_LAT_END)
+			g->nkeys ? report_keyed_hist(c, i, &s) : report_unkeyed(c, i, clear);
+	}
+	if (clear) {
+		size_t j;
+
+		for (j = 0; j < s.n; j++)
+			bpf_map_delete_elem(kfd, &s.e[j].k);
+	}
+	free(s.e);
+	fflush(c->out);
+}

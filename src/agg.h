@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * In-kernel aggregation, userspace half: configure each probe's action
+ * (struct kpt_agg) from the command line, then read the maps and print
+ * histograms, counts and latency summaries, periodically and at exit.
+ */
+#ifndef KPT_AGG_H
+#define KPT_AGG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "event.h"
+#include "kptrace.h"
+#include "ksyms.h"
+#include "loader.h"
+
+struct agg_opts {
+	enum kpt_hist_kind kind;	/* KPT_H_LOG2 (default), KPT_H_LINEAR */
+	const char *field;		/* hist: the argument to bucket; NULL: the first */
+	const char *sub_field;		/* hist: bucket field - sub_field (kmalloc --slack) */
+	int64_t lin_min, lin_max, lin_step;
+	const char *by;			/* "comm,pid,ARG..." or NULL */
+	const char *unit;		/* latency: "ns", "us" (default) or "ms" */
+	int top;			/* count: rows to print, 0 = all */
+};
+
+/*
+ * Configure probe ev for action (KPT_ACT_HIST, _COUNT, _LAT_START, _LAT_END;
+ * peer is the LAT_START probe of a LAT_END). Unkeyed histograms take their
+ * buckets from *next_bucket. Returns 0 or -EINVAL with msg.
+ */
+int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_desc *ev,
+	      uint32_t peer, struct kpt_agg *g, uint32_t *next_bucket, char *msg, size_t msglen);
+
+struct agg_ctx {
+	FILE *out;
+	bool json;
+	const struct agg_opts *opts;
+	struct loader *ld;
+	const struct ev_desc *evs;
+	const struct kpt_probe_entry *ents;
+	int n;
+	const struct ksyms *ksyms;
+	bool interval_reset;		/* -i: reset the maps after each report */
+};
+
+/* Print every aggregating probe's tables; then, for interval output, clear. */
+void agg_report(const struct agg_ctx *c, bool clear);
+
+#endif /* KPT_AGG_H */

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Histograms for people and for programs: the bucket arrays the BPF side
+ * counted with include/kpt_buckets.h (summed over CPUs by the caller) become
+ * bpftrace's text histogram, one JSON object, percentiles and a latency
+ * summary line. Nothing here allocates; the view only borrows the counts.
+ *
+ * Text (hist_print), bpftrace's layout: the title line as given, one row per
+ * bucket from the first non-empty to the last non-empty one, then
+ *	count N, sum S, avg A, min M, max X
+ * and an empty line, as bpftrace ends every map. A row is a label padded to
+ * 16 columns, the count right-aligned in 8, and " |" + bar + "|" with the bar
+ * scaled to 52 '@' for the largest count (bpftrace's float arithmetic, so the
+ * bars are the same). Where a label or a count is wider than that, the column
+ * grows for every row instead of one row shifting. No events: "(no events)".
+ *
+ * Labels:
+ *	log2		[0], [1], [2, 4), [4, 8) ... [1K, 2K) ... [8E, 16E): powers of
+ *			1024 as K M G T P E, as bpftrace's hist()
+ *	linear		(..., MIN) below, [MIN, MIN+STEP) ..., [MAX, ...) above; K/M
+ *			only when the step is a multiple of 1024, [N] for a step of
+ *			1, as bpftrace's lhist()
+ *	log-linear	merged into the log2 rows above (the fine buckets exist for
+ *			percentiles); with HIST_F_FINE one row per fine bucket,
+ *			labelled as bpftrace's hist(v, 6), which has the same edges
+ *
+ * Units: a NULL unit prints plain numbers (K/M suffixes as above). "ns",
+ * "us", "ms" and "s" mean the values are nanoseconds printed in that unit;
+ * any other string is only appended. A scaled number is printed exactly,
+ * trailing zeros dropped: 262144 ns is "262.144us", 1500000 ns in ms is
+ * "1.5ms". Bucket edges are never rounded: log2 edges are powers of two of
+ * nanoseconds, so a rounded "[256us, 512us)" would claim values the bucket
+ * does not hold. The average is sum / count truncated to an integer (of the
+ * raw values: nanoseconds), as bpftrace's avg().
+ *
+ * Percentiles use the nearest-rank definition: the q-quantile of N values is
+ * the r-th smallest, r = ceil(q * N) clamped to [1, N], N being the sum of the
+ * bucket counts. r = 1 and r = N are stats.min and stats.max exactly (so p0
+ * and p100 are exact); otherwise the estimate is the midpoint lo + w / 2 of
+ * the bucket [lo, lo + w) holding the r-th value, clamped to [stats.min,
+ * stats.max]. Bounds on |estimate - true| for a true value v:
+ *	log-linear	exact for v < 128 (buckets of width 1); else <= v / 128,
+ *			since w <= lo / 64 <= v / 64
+ *	log2		exact for v < 2; else <= v / 2 (w = lo)
+ *	linear		<= STEP / 2 inside [MIN, MAX); below MIN and from MAX on,
+ *			the midpoint of [stats.min, MIN) or [MAX, stats.max]
+ * q * N is rounded to an integer rank when within 2^-40 of it (relative), so
+ * 0.07 * 100 is rank 7, not 8.
+ *
+ * JSON (hist_print_json), one object without a newline, raw values whatever
+ * the unit (nanoseconds for a time), bucket edges inclusive as bpftrace's:
+ *	{"buckets":[{"min":LO,"max":HI,"count":C},...],
+ *	 "count":N,"sum":S,"min":M,"max":X,"avg":A,
+ *	 "p50":P,"p90":P,"p99":P,"p99_9":P}
+ * The buckets are the text rows (the below-MIN bucket has no "min", the
+ * from-MAX one no "max"); the percentiles only for log-linear histograms.
+ * min, max, avg and the percentiles are null without events.
+ */
+#ifndef KPT_HIST_H
+#define KPT_HIST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "kptrace.h"
+
+/* hist_view.flags */
+#define HIST_F_FINE	(1u << 0)	/* log-linear: a row per fine bucket */
+
+struct hist_view {
+	enum kpt_hist_kind kind;	/* KPT_H_LOG2, KPT_H_LINEAR, KPT_H_LOGLIN */
+	uint32_t nbuckets;		/* log2/loglin: fewer than the full count are zeros */
+	const uint64_t *counts;		/* nbuckets entries */
+	int64_t lin_min, lin_step;	/* KPT_H_LINEAR (kpt_linear_bucket's layout) */
+	struct kpt_aggval stats;	/* count/sum/min/max of the raw values */
+	const char *unit;		/* NULL, "ns", "us", "ms", "s" (values in ns), other */
+	unsigned int flags;		/* HIST_F_* */
+	int value_signed;		/* stats.sum/min/max hold s64 values */
+};
+
+/* Title line (if title is not NULL), rows, stats line, empty line. */
+void hist_print(FILE *f, const char *title, const struct hist_view *h);
+/* One JSON object, no newline. */
+void hist_print_json(FILE *f, const struct hist_view *h);
+/*
+ * Nearest-rank q-quantile, q in [0, 1], in raw units (nanoseconds for a
+ * time). Returns 0, -ENOENT without events, -EINVAL for a bad q or view.
+ */
+int hist_percentile(const struct hist_view *h, double q, double *out);
+/* "count N, avg A, p50 P, p90 P, p99 P, p99.9 P, max X" and a newline, in h->unit. */
+void hist_print_latency_summary(FILE *f, const struct hist_view *h);
+
+#endif /* KPT_HIST_H */

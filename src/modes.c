@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+
+#include "agg.h"
+#include "modes.h"
+#include "tracepoint.h"
+
+static int deflist_add(struct deflist *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int deflist_add(struct deflist *l, const char *fmt, ...)
+{
+	char **nt, *t;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&t, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	nt = realloc(l->text, (l->n + 1) * sizeof(*nt));
+	if (!nt) {
+		free(t);
+		return -ENOMEM;
+	}
+	l->text = nt;
+	l->text[l->n++] = t;
+	return 0;
+}
+
+void deflist_free(struct deflist *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->text[i]);
+	free(l->text);
+	memset(l, 0, sizeof(*l));
+}
+
+/* An event name from a function: its symbol, C-identifier characters only. */
+static void event_name(const char *func, int n, char *buf, size_t len)
+{
+	const char *s = strrchr(func, ':');
+	size_t i;
+
+	s = s ? s + 1 : func;
+	for (i = 0; i + 1 < len && s[i]; i++)
+		buf[i] = s[i];
+	buf[i] = 0;
+	for (i = 0; buf[i]; i++)
+		if (!isalnum((unsigned char)buf[i]) && buf[i] != '_')
+			buf[i] = '_';
+	if (!isalpha((unsigned char)buf[0]) && buf[0] != '_')
+		snprintf(buf, len, "f%d", n);
+	if (strlen(buf) > 40)
+		buf[40] = 0;
+}
+
+/*
+ * latency FUNC [FETCHARGS] [if FILTER]: an entry probe (with the arguments
+ * and filter) starting the clock and a return probe stopping it.
+ */
+static int latency_defs(const struct env *env, struct deflist *out, char *msg, size_t msglen)
+{
+	int i, err;
+
+	for (i = 0; i < env->ndefs; i++) {
+		const char *d = env->defs[i], *rest;
+		char func[256], name[64];
+		size_t flen = strcspn(d, " \t");
+
+		if (!flen || flen >= sizeof(func)) {
+			snprintf(msg, msglen, "latency: '%s' is not a function", d);
+			return -EINVAL;
+		}
+		memcpy(func, d, flen);
+		func[flen] = 0;
+		rest = d + flen;
+		if (strpbrk(func, "*?[")) {
+			snprintf(msg, msglen, "latency %s: globs are not supported yet: name each "
+				 "function", func);
+			return -EINVAL;
+		}
+		event_name(func, i, name, sizeof(name));
+		err = deflist_add(out, "p:latency/%s_%d %s%s", name, i, func, rest);
+		if (!err)
+			err = deflist_add(out, "r:latency/%s_%d_ret %s", name, i, func);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The kernel's kmalloc entry points over the versions we know of; those the
+ * running kernel has are found in kallsyms, and the size parameter's position
+ * in BTF, so nothing here assumes one kernel. Large-allocation helpers are
+ * left out: they are called from the ones listed and would count twice.
+ */
+static const char *const kmalloc_funcs[] = {
+	"__kmalloc", "__kmalloc_noprof",			/* (size, flags) */
+	"__kmalloc_node", "__kmalloc_node_noprof",		/* (size, flags, node) */
+	"kmalloc_trace", "kmalloc_trace_noprof",		/* 6.1-6.9 (s, flags, size) */
+	"kmalloc_node_trace", "kmalloc_node_trace_noprof",
+	"__kmalloc_cache_noprof", "__kmalloc_cache_node_noprof",	/* 6.10+ */
+	"__kmalloc_node_track_caller", "__kmalloc_node_track_caller_noprof",
+};
+
+/* 1-based position of parameter pname of function fn in BTF, or 0. */
+static int btf_param_pos(const struct btf *btf, const char *fn, const char *pname)
+{
+	const struct btf_type *t;
+	const struct btf_param *p;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC);
+	if (id < 0)
+		return 0;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	if (!t || !btf_is_func_proto(t))
+		return 0;
+	p = btf_params(t);
+	for (i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, p[i].name_off), pname))
+			return i + 1;
+	return 0;
+}
+
+static int kmalloc_defs(const struct env *env, struct sysinfo *si, struct deflist *out,
+			char *msg, size_t msglen)
+{
+	const char *tfs = tp_tracefs();
+	char fmt[160];
+	size_t i;
+	int err, pos;
+
+	snprintf(fmt, sizeof(fmt), "%s/events/kmem/kmalloc/format", tfs ? tfs : "/nonexistent");
+	if (!env->no_tracepoint && !access(fmt, R_OK))
+		return deflist_add(out, "t:kmalloc kmem/kmalloc bytes_req bytes_alloc call_site");
+
+	err = sysinfo_need_ksyms(si, msg, msglen);
+	if (!err)
+		err = sysinfo_need_btf(si, msg, msglen);
+	if (err)
+		return err;
+	for (i = 0; i < sizeof(kmalloc_funcs) / sizeof(kmalloc_funcs[0]); i++) {
+		const struct ksym *s = ksyms_by_name(si->ksyms, kmalloc_funcs[i], NULL);
+
+		if (!s)
+			continue;
+		pos = btf_param_pos(si->btf, kmalloc_funcs[i], "size");
+		if (!pos)
+			continue;
+		/* at function entry $stack0 is the return address: the call site */
+		err = deflist_add(out, "p:kmalloc/%s %s bytes_req=$arg%d:u64 call_site=$stack0:x64",
+				  kmalloc_funcs[i], kmalloc_funcs[i], pos);
+		if (err)
+			return err;
+	}
+	if (!out->n) {
+		snprintf(msg, msglen, "hist kmalloc: this kernel has neither the kmem:kmalloc "
+			 "tracepoint nor a kmalloc function kptrace knows, with a 'size' "
+			 "parameter in BTF");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int modes_definitions(const struct env *env, struct sysinfo *si, struct deflist *out,
+		      char *msg, size_t msglen)
+{
+	int i, err;
+
+	memset(out, 0, sizeof(*out));
+	if (env->mode == MODE_LATENCY)
+		return latency_defs(env, out, msg, msglen);
+	if (env->mode == MODE_HIST && env->ndefs == 1 && !strcmp(env->defs[0], "kmalloc"))
+		return kmalloc_defs(env, si, out, msg, msglen);
+	for (i = 0; i < env->ndefs; i++) {
+		err = deflist_add(out, "%s", env->defs[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int modes_actions(const struct env *env, const struct ev_desc *evs,
+		  struct kpt_probe_entry *ents, int n, uint32_t *nbuckets, char *msg,
+		  size_t msglen, int *which)
+{
+	struct agg_opts o = {
+		.kind = env->linear ? KPT_H_LINEAR : KPT_H_LOG2,
+		.field = env->field,
+		.lin_min = env->lin_min,
+		.lin_max = env->lin_max,
+		.lin_step = env->lin_step,
+		.by = env->by,
+		.unit = env->unit,
+		.top = env->top,
+	};
+	bool kmalloc = env->mode == MODE_HIST && env->ndefs == 1 &&
+		       !strcmp(env->defs[0], "kmalloc");
+	int i, err = 0;
+
+	*nbuckets = 0;
+	if (kmalloc && !o.field)
+		o.field = env->slack ? "bytes_alloc" : "bytes_req";
+	if (env->slack)
+		o.sub_field = "bytes_req";
+	for (i = 0; i < n && !err; i++) {
+		*which = i;
+		switch (env->mode) {
+		case MODE_HIST:
+			err = agg_setup(&o, KPT_ACT_HIST, &evs[i], 0, &ents[i].agg, nbuckets, msg,
+					msglen);
+			/* the kmalloc functions of a kernel make one histogram */
+			if (!err && kmalloc && i > 0) {
+				*nbuckets -= ents[i].agg.nkeys ? 0 : ents[i].agg.nbuckets;
+				ents[i].agg.hist_base = ents[0].agg.hist_base;
+				ents[i].agg.group = 0;
+			}
+			break;
+		case MODE_COUNT:
+			err = agg_setup(&o, KPT_ACT_COUNT, &evs[i], 0, &ents[i].agg, nbuckets, msg,
+					msglen);
+			break;
+		case MODE_LATENCY:
+			/* latency_defs() made them in pairs: entry, return */
+			err = agg_setup(&o, i % 2 ? KPT_ACT_LAT_END : KPT_ACT_LAT_START, &evs[i],
+					i - 1, &ents[i].agg, nbuckets, msg, msglen);
+			break;
+		default:
+			ents[i].agg.action = KPT_ACT_PRINT;
+			break;
+		}
+	}
+	return err;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Tracepoints as probe sources: the fields of SUBSYS/NAME, with the kernel's
+ * own offsets, sizes and types, from tracefs's events/SUBSYS/NAME/format.
+ */
+#ifndef KPT_TRACEPOINT_H
+#define KPT_TRACEPOINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tp_field {
+	char name[64];
+	char type[96];		/* as the format file says, e.g. "unsigned long" */
+	uint16_t offset;
+	uint16_t size;
+	bool is_signed;
+	bool data_loc;		/* __data_loc char[]: a string elsewhere in the record */
+	bool char_array;	/* char name[N]: a string in place */
+	bool pointer;		/* a pointer type */
+};
+
+struct tp_format {
+	int id;
+	int nfields;		/* common_* fields are left out */
+	struct tp_field *fields;
+};
+
+/* The tracefs mount ("/sys/kernel/tracing"), mounting it if absent; NULL if none. */
+const char *tp_tracefs(void);
+/* Load SUBSYS/NAME's format from tracefs (or from path when non-NULL, for tests). */
+int tp_format_load(const char *subsys, const char *name, const char *path,
+		   struct tp_format *fmt, char *msg, size_t msglen);
+const struct tp_field *tp_field_find(const struct tp_format *fmt, const char *name);
+void tp_format_free(struct tp_format *fmt);
+
+#endif /* KPT_TRACEPOINT_H */
