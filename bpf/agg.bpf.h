@@ -61,11 +61,11 @@ struct {
 	__type(value, __u64);
 } kpt_start SEC(".maps");
 
-static __always_inline void kpt_aggval_add(struct kpt_aggval *a, __u64 v)
+static __always_inline void kpt_aggval_add(struct kpt_aggval *a, __u64 v, bool is_signed)
 {
-	if (!a->count || v < a->min)
+	if (!a->count || (is_signed ? (__s64)v < (__s64)a->min : v < a->min))
 		a->min = v;
-	if (!a->count || v > a->max)
+	if (!a->count || (is_signed ? (__s64)v > (__s64)a->max : v > a->max))
 		a->max = v;
 	a->count++;
 	a->sum += v;
@@ -150,7 +150,7 @@ static __always_inline int kpt_make_key(struct kpt_scratch *s, const struct kpt_
 }
 
 /* Add v to the keyed aggregation entry k, creating it; 0 or -1 (map full). */
-static __always_inline int kpt_kagg_add(struct kpt_key *k, __u64 v)
+static __always_inline int kpt_kagg_add(struct kpt_key *k, __u64 v, bool is_signed)
 {
 	static const struct kpt_aggval zero;
 	struct kpt_aggval *a;
@@ -163,7 +163,7 @@ static __always_inline int kpt_kagg_add(struct kpt_key *k, __u64 v)
 		if (!a)
 			return -1;
 	}
-	kpt_aggval_add(a, v);
+	kpt_aggval_add(a, v, is_signed);
 	return 0;
 }
 
@@ -198,19 +198,19 @@ static __always_inline void kpt_hist_add(struct kpt_scratch *s, const struct kpt
 		if (c)
 			(*c)++;
 		if (a)
-			kpt_aggval_add(a, v);
+			kpt_aggval_add(a, v, p->agg.value_signed);
 		return;
 	}
 	if (kpt_make_key(s, p, &k))
 		return;
 	k.probe = p->agg.group;
 	k.bucket = b;
-	if (kpt_kagg_add(&k, v)) {
+	if (kpt_kagg_add(&k, v, false)) {
 		st->keys_full++;
 		return;
 	}
 	k.bucket = KPT_BUCKET_STATS;
-	if (kpt_kagg_add(&k, v))
+	if (kpt_kagg_add(&k, v, p->agg.value_signed))
 		st->keys_full++;
 }
 
@@ -249,7 +249,7 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 			return 0;
 		k.probe = p->agg.group;
 		k.bucket = KPT_BUCKET_STATS;
-		if (kpt_kagg_add(&k, 1))
+		if (kpt_kagg_add(&k, 1, false))
 			st->keys_full++;
 		return 0;
 	case KPT_ACT_LAT_START:

@@ -83,7 +83,8 @@ static inline __u32 kpt_linear_bucket(__s64 v, __s64 min, __s64 step, __u32 n)
 
 	if (v < min || step <= 0 || n < 3)
 		return 0;
-	i = (__u64)(v - min) / (__u64)step + 1;
+	/* unsigned: a range wider than 2^63 must not overflow */
+	i = ((__u64)v - (__u64)min) / (__u64)step + 1;
 	return i >= n - 1 ? n - 1 : (__u32)i;
 }
 

@@ -185,29 +185,29 @@ struct kset {
 	size_t n, cap;
 };
 
-static void aggval_merge(struct kpt_aggval *to, const struct kpt_aggval *from)
+static void aggval_merge(struct kpt_aggval *to, const struct kpt_aggval *from, bool sgn)
 {
 	if (!from->count)
 		return;
-	if (!to->count || from->min < to->min)
+	if (!to->count || (sgn ? (int64_t)from->min < (int64_t)to->min : from->min < to->min))
 		to->min = from->min;
-	if (!to->count || from->max > to->max)
+	if (!to->count || (sgn ? (int64_t)from->max > (int64_t)to->max : from->max > to->max))
 		to->max = from->max;
 	to->count += from->count;
 	to->sum += from->sum;
 }
 
 /* Sum a per-CPU value array of aggvals into one. */
-static void aggval_sum(const struct kpt_aggval *pc, int ncpus, struct kpt_aggval *out)
+static void aggval_sum(const struct kpt_aggval *pc, int ncpus, bool sgn, struct kpt_aggval *out)
 {
 	int i;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < ncpus; i++)
-		aggval_merge(out, &pc[i]);
+		aggval_merge(out, &pc[i], sgn);
 }
 
-static int kset_load(struct kset *s, int fd, int ncpus)
+static int kset_load(struct kset *s, int fd, int ncpus, const struct agg_ctx *c)
 {
 	struct kpt_aggval *pc = calloc(ncpus, sizeof(*pc));
 	struct kpt_key key, next;
@@ -232,7 +232,9 @@ static int kset_load(struct kset *s, int fd, int ncpus)
 			s->cap = cap;
 		}
 		s->e[s->n].k = key;
-		aggval_sum(pc, ncpus, &s->e[s->n].v);
+		/* key.probe is the group: its first probe says how to compare */
+		aggval_sum(pc, ncpus, key.probe < (__u32)c->n && c->ents[key.probe].agg.value_signed,
+			   &s->e[s->n].v);
 		s->n++;
 	}
 	free(pc);
@@ -405,6 +407,7 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 		.lin_step = g->lin_step,
 		.stats = *stats,
 		.unit = agg_unit(c, g),
+		.value_signed = g->value_signed,
 	};
 	char title[256];
 
@@ -454,7 +457,7 @@ static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
 	key = g->group;
 	memset(&stats, 0, sizeof(stats));
 	if (!bpf_map_lookup_elem(sfd, &key, pv))
-		aggval_sum(pv, ncpus, &stats);
+		aggval_sum(pv, ncpus, g->value_signed, &stats);
 	if (clear) {
 		memset(pv, 0, ncpus * sizeof(*pv));
 		bpf_map_update_elem(sfd, &key, pv, BPF_ANY);
@@ -549,7 +552,7 @@ void agg_report(const struct agg_ctx *c, bool clear)
 	for (i = 0; i < c->n; i++)
 		keyed |= c->ents[i].agg.nkeys > 0 || c->ents[i].agg.action == KPT_ACT_COUNT;
 	if (keyed) {
-		kset_load(&s, kfd, c->ld->ncpus);
+		kset_load(&s, kfd, c->ld->ncpus, c);
 		qsort(s.e, s.n, sizeof(*s.e), kentry_cmp);
 	}
 	if (clear && !c->json) {

@@ -30,7 +30,7 @@ struct unit {
 	const char *name;	/* appended to every number; NULL: plain numbers */
 	uint64_t div;		/* raw values (ns) per unit */
 	int decimals;		/* digits of a fraction of div */
-	bool scaled;		/* a time unit: no K/M suffixes, exact decimals */
+	bool scaled;		/* a unit is printed: no K/M suffixes, exact decimals */
 };
 
 static struct unit unit_of(const char *name)
@@ -151,6 +151,7 @@ struct layout {
 	enum row_style style;
 	uint32_t n;			/* rows */
 	const uint64_t *counts;		/* n entries */
+	uint64_t scale;			/* ROW_POW2: the rows are log2 rows of value / scale */
 	uint64_t merged[KPT_LOG2_BUCKETS];	/* log-linear merged into log2 rows */
 };
 
@@ -208,13 +209,28 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-static bool layout_init(const struct hist_view *h, struct layout *l)
+/*
+ * The scale of the merged log-linear rows: the unit's, when every edge
+ * unit * 2^j is a fine-bucket edge, so that each fine bucket falls in one row
+ * whole and the rows are exact. A fine edge doubled is a fine edge, so the
+ * unit being one is enough: true of ns and us (1000 = 125 * 2^3), not of ms
+ * or s (10^6 = 15625 * 2^6 has 14 significant bits, the edges 7).
+ */
+static uint64_t merge_scale(const struct unit *u)
+{
+	if (u->scaled && kpt_loglin_lower(kpt_loglin_bucket(u->div)) == u->div)
+		return u->div;
+	return 1;
+}
+
+static bool layout_init(const struct hist_view *h, const struct unit *u, struct layout *l)
 {
 	uint32_t b, n;
 
 	if (!view_ok(h))
 		return false;
 	l->counts = h->counts;
+	l->scale = 1;
 	l->n = raw_buckets(h);
 	switch (h->kind) {
 	case KPT_H_LOG2:
@@ -229,14 +245,16 @@ static bool layout_init(const struct hist_view *h, struct layout *l)
 			break;
 		}
 		/*
-		 * Every log2 edge is a log-linear edge, so merging by the fine
-		 * bucket's lower bound is exact: the rows are the log2 rows.
+		 * Every log2 edge (of the scale) is a log-linear edge, so merging
+		 * by the fine bucket's lower bound is exact: these are the rows
+		 * bpftrace's hist(v / scale) would print, [256us, 512us) in us.
 		 */
 		l->style = ROW_POW2;
+		l->scale = merge_scale(u);
 		memset(l->merged, 0, sizeof(l->merged));
 		n = l->n;
 		for (b = 0; b < n; b++) {
-			uint32_t k = kpt_log2_bucket(kpt_loglin_lower(b));
+			uint32_t k = kpt_log2_bucket(kpt_loglin_lower(b) / l->scale);
 
 			l->merged[k] = sat_add(l->merged[k], h->counts[b]);
 		}
@@ -254,8 +272,8 @@ static void layout_row(const struct hist_view *h, const struct layout *l, uint32
 	r->count = l->counts[i];
 	switch (l->style) {
 	case ROW_POW2:
-		r->lo = log2_lower(i);
-		r->hi = (__int128)1 << i;
+		r->lo = log2_lower(i) * l->scale;
+		r->hi = ((__int128)1 << i) * l->scale;
 		break;
 	case ROW_FINE:
 		r->lo = loglin_lower(i);
@@ -461,12 +479,12 @@ void hist_print(FILE *f, const char *title, const struct hist_view *h)
 
 	if (title)
 		fprintf(f, "%s\n", title);
-	if (!layout_init(h, &l)) {
-		fputs("(invalid histogram)\n\n", f);
+	if (!layout_init(h, &u, &l)) {
+		fputs("(invalid histogram)\n", f);
 		return;
 	}
 	if (!layout_span(&l, &first, &last, &top)) {
-		fputs("(no events)\n\n", f);
+		fputs("(no events)\n", f);
 		return;
 	}
 	for (i = first; i <= last; i++) {
@@ -500,7 +518,7 @@ void hist_print(FILE *f, const char *title, const struct hist_view *h)
 		strcpy(min, "-");
 		strcpy(max, "-");
 	}
-	fprintf(f, "count %" PRIu64 ", sum %s, avg %s, min %s, max %s\n\n",
+	fprintf(f, "count %" PRIu64 ", sum %s, avg %s, min %s, max %s\n",
 		(uint64_t)h->stats.count, sum, avg, min, max);
 }
 
@@ -522,6 +540,7 @@ void hist_print_json(FILE *f, const struct hist_view *h)
 		const char *key;
 		double q;
 	} pcts[] = { { "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p99_9", 0.999 } };
+	struct unit u = unit_of(h ? h->unit : NULL);
 	char a[NUM_MAX], b[NUM_MAX];
 	uint32_t i, first = 0, last = 0;
 	bool any = false, sep = false;
@@ -531,7 +550,7 @@ void hist_print_json(FILE *f, const struct hist_view *h)
 	size_t k;
 
 	fputs("{\"buckets\":[", f);
-	if (layout_init(h, &l))
+	if (layout_init(h, &u, &l))
 		any = layout_span(&l, &first, &last, &top);
 	for (i = first; any && i <= last; i++) {
 		layout_row(h, &l, i, &r);

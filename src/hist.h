@@ -8,7 +8,8 @@
  * Text (hist_print), bpftrace's layout: the title line as given, one row per
  * bucket from the first non-empty to the last non-empty one, then
  *	count N, sum S, avg A, min M, max X
- * and an empty line, as bpftrace ends every map. A row is a label padded to
+ * and no empty line after it: the caller separates histograms (bpftrace
+ * prints one after each map) and may add the summary line first. A row is a label padded to
  * 16 columns, the count right-aligned in 8, and " |" + bar + "|" with the bar
  * scaled to 52 '@' for the largest count (bpftrace's float arithmetic, so the
  * bars are the same). Where a label or a count is wider than that, the column
@@ -20,17 +21,22 @@
  *	linear		(..., MIN) below, [MIN, MIN+STEP) ..., [MAX, ...) above; K/M
  *			only when the step is a multiple of 1024, [N] for a step of
  *			1, as bpftrace's lhist()
- *	log-linear	merged into the log2 rows above (the fine buckets exist for
- *			percentiles); with HIST_F_FINE one row per fine bucket,
- *			labelled as bpftrace's hist(v, 6), which has the same edges
+ *	log-linear	merged into log2 rows (the fine buckets exist for
+ *			percentiles): in "us", rows of microseconds, [0us, 1us),
+ *			[1us, 2us) ... [256us, 512us), as bpftrace's hist(ns / 1000),
+ *			exact because 1000 * 2^j is always a fine-bucket edge; in
+ *			"ms" and "s", whose powers of two are not, the log2 rows of
+ *			nanoseconds; otherwise the log2 rows above. With HIST_F_FINE
+ *			one row per fine bucket, labelled as bpftrace's hist(v, 6),
+ *			which has the same edges
  *
  * Units: a NULL unit prints plain numbers (K/M suffixes as above). "ns",
  * "us", "ms" and "s" mean the values are nanoseconds printed in that unit;
  * any other string is only appended. A scaled number is printed exactly,
  * trailing zeros dropped: 262144 ns is "262.144us", 1500000 ns in ms is
- * "1.5ms". Bucket edges are never rounded: log2 edges are powers of two of
- * nanoseconds, so a rounded "[256us, 512us)" would claim values the bucket
- * does not hold. The average is sum / count truncated to an integer (of the
+ * "1.5ms". Bucket edges are never rounded: log2 buckets are powers of two of
+ * nanoseconds, [262.144us, 524.288us), and a rounded "[256us, 512us)" would
+ * claim values the bucket does not hold. The average is sum / count truncated to an integer (of the
  * raw values: nanoseconds), as bpftrace's avg().
  *
  * Percentiles use the nearest-rank definition: the q-quantile of N values is
@@ -77,7 +83,7 @@ struct hist_view {
 	int value_signed;		/* stats.sum/min/max hold s64 values */
 };
 
-/* Title line (if title is not NULL), rows, stats line, empty line. */
+/* Title line (if title is not NULL), rows, stats line. */
 void hist_print(FILE *f, const char *title, const struct hist_view *h);
 /* One JSON object, no newline. */
 void hist_print_json(FILE *f, const struct hist_view *h);
