@@ -231,6 +231,9 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 	if (!s || !p || !st)
 		return 0;
 	h = (const struct kpt_rec_hdr *)s->rec;
+	/* only a latency pair must see filtered events, to keep its depth */
+	if (!passed && p->agg.action != KPT_ACT_LAT_START && p->agg.action != KPT_ACT_LAT_END)
+		return 0;
 	switch (p->agg.action) {
 	case KPT_ACT_HIST:
 		if (kpt_slot_value(s, p, p->agg.value_argi, p->agg.value_signed, &v))

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "compile.h"
 #include "consumer.h"
+#include "filter.h"
 #include "loader.h"
 #include "modes.h"
 #include "output.h"
@@ -217,6 +218,43 @@ static pid_t spawn_waiting(const char *cmd, int *go_fd)
 	return pid;
 }
 
+/*
+ * The probe's filter ("DEF if EXPR") and --filter, both into its pre/post
+ * programs. Each is first compiled alone, so an error's caret lands in the
+ * text the user wrote.
+ */
+static int compile_filters(const struct env *env, const struct spec_probe *p,
+			   const struct ev_desc *ev, struct kpt_probe_entry *ent, const char *where)
+{
+	char msg[256], *both = NULL;
+	int err, col;
+
+	if (p->filter) {
+		err = filter_compile(p->filter, ev, &ent->pre, &ent->post, msg, sizeof(msg), &col);
+		if (err) {
+			report(where, p->text, msg, p->filter_col + col);
+			return err;
+		}
+	}
+	if (env->filter) {
+		err = filter_compile(env->filter, ev, &ent->pre, &ent->post, msg, sizeof(msg),
+				     &col);
+		if (err) {
+			report("--filter", env->filter, msg, col);
+			return err;
+		}
+	}
+	if (!p->filter || !env->filter)
+		return 0;
+	if (asprintf(&both, "(%s) && (%s)", p->filter, env->filter) < 0)
+		return -ENOMEM;
+	err = filter_compile(both, ev, &ent->pre, &ent->post, msg, sizeof(msg), &col);
+	if (err)
+		report(where, both, msg, col);
+	free(both);
+	return err;
+}
+
 static void agg_tick(void *arg, bool final)
 {
 	const struct agg_ctx *c = arg;
@@ -302,14 +340,27 @@ int kpt_run(const struct env *env)
 			goto cleanup;
 		}
 	}
+	for (i = 0; i < d.n; i++) {
+		err = compile_filters(env, &d.p[i], &evs[i], &ents[i], d.where[i]);
+		if (err)
+			goto cleanup;
+	}
 	err = modes_actions(env, evs, ents, d.n, &nbuckets, msg, sizeof(msg), &i);
 	if (err) {
 		report(d.where[i], NULL, msg, -1);
 		goto cleanup;
 	}
 	if (env->dry_run) {
-		for (i = 0; i < d.n; i++)
+		for (i = 0; i < d.n; i++) {
 			explain_event(stdout, &evs[i]);
+			if (!ents[i].pre.nops && !ents[i].post.nops)
+				continue;
+			fputs("filter, before fetching: ", stdout);
+			filter_explain(stdout, &ents[i].pre, &evs[i]);
+			fputs("\nfilter, after fetching: ", stdout);
+			filter_explain(stdout, &ents[i].post, &evs[i]);
+			fputc('\n', stdout);
+		}
 		goto cleanup;
 	}
 

@@ -348,10 +348,10 @@ static int parse_event_name(struct ctx *c, const char *s, const char *e,
 /*
  * "p", "p:NAME", "r", "rN", "rN:NAME". Maxactive errors go at column 1 as
  * in trace_kprobe.c. Whether maxactive is legal depends on the target, so
- * it is only range-checked here. With name_is_target (the shorthand, see
- * parse_probe()) NAME is left for the target parser.
+ * it is only range-checked here. With shorthand ("p:SYM", see
+ * name_is_target()) NAME is left for the target parser.
  */
-static int parse_head(struct ctx *c, struct tok t, bool name_is_target)
+static int parse_head(struct ctx *c, struct tok t, bool shorthand)
 {
 	const char *q = t.s + 1;
 
@@ -374,7 +374,7 @@ static int parse_head(struct ctx *c, struct tok t, bool name_is_target)
 		return 0;
 	if (*q != ':')
 		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, q);
-	if (name_is_target)
+	if (shorthand)
 		return 0;
 	return parse_event_name(c, q + 1, t.e, false);
 }

@@ -72,7 +72,44 @@ else fail "latency percentiles: $(cat "$OUT/lat2.json" | head -c 400)"; fi
 $KPT latency --json -c "$B recurse" "$B:kpt_sleep" > "$OUT/rec.json" 2> "$OUT/rec.err"
 json_check "latency under recursion: 20 nested calls paired (none unmatched), all >= 1 ms" \
 	"$OUT/rec.json" 'rows[0]["hist"]["count"] == 20 and rows[0]["hist"]["min"] >= 1e6'
+$KPT latency --json -o "$OUT/lf.json" -c "$B sleep" "$B:kpt_sleep usec=%di:s64 if usec >= 2000" > /dev/null 2> "$OUT/lf.err"
+json_check "latency with a filter at entry: only the 2 and 4 ms calls" "$OUT/lf.json" \
+	'rows[0]["hist"]["count"] == 20 and rows[0]["hist"]["min"] >= 2e6'
 check "recursion: no unmatched returns reported" bash -c "! grep -q 'without their entry' $OUT/rec.err"
+
+echo "# filters, every operator, exact counts (values 0..999 and 3x7; tags small/big/seven)"
+count_where() {
+	local expr=$1 want=$2 got
+	got=$($KPT count --json -c "$B dist" "$SIZE if $expr" 2> "$OUT/f.err" |
+		python3 -c 'import json,sys; print(sum(json.loads(l)["count"] for l in sys.stdin if l.strip()))')
+	if [ "$got" = "$want" ]; then pass "if $expr: $got"
+	else fail "if $expr: want $want got '$got' $(head -c 300 "$OUT/f.err")"; fi
+}
+count_where 'n == 7' 4
+count_where 'n != 7' 999
+count_where 'n < 10' 13
+count_where 'n <= 10' 14
+count_where 'n > 990' 9
+count_where 'n >= 990' 10
+count_where 'n & 512' 488
+count_where 'tag == "big"' 500
+count_where 'tag != "big"' 503
+count_where 'tag ~ "sm*"' 500
+count_where 'tag ~ "*ve*"' 3
+count_where 'tag ~ "?ig"' 500
+count_where 'tag ~ "[bs]*"' 1003
+count_where '!(n < 500) && tag == "big"' 500
+count_where '(n < 2 || n > 997) && !(tag ~ "s*")' 2
+count_where 'comm ~ "target*" && n < 100' 103
+count_where 'comm == "nope"' 0
+count_where 'k == 115' 503
+$KPT count --json --filter 'n < 100' -c "$B dist" "$SIZE if tag ~ \"s*\"" > "$OUT/ff.json" 2> "$OUT/ff.err"
+json_check "--filter and 'if' both apply" "$OUT/ff.json" 'sum(r["count"] for r in rows) == 103'
+$KPT hist --json -c "$B dist" "$SIZE if n >= 500" n > "$OUT/hf.json" 2> "$OUT/hf.err"
+json_check "a filtered histogram counts what passes" "$OUT/hf.json" \
+	'rows[0]["hist"]["count"] == 500 and rows[0]["hist"]["min"] == 500'
+$KPT -c "$B dist" "$SIZE if n ==" > /dev/null 2> "$OUT/fe.err"
+check "a bad filter is refused with a caret" grep -q '\^' "$OUT/fe.err"
 
 echo "# targeting"
 $KPT count --json --comm nosuchcomm -c "$B dist" "$SIZE" > "$OUT/cm.json" 2> "$OUT/cm.err"

@@ -128,6 +128,8 @@ static void describe(const struct spec_probe *p, char *out, size_t size)
 		for (j = 0; j < a->nops; j++)
 			describe_op(&b, &a->ops[j]);
 	}
+	if (p->filter)
+		put(&b, " if=[%s]@%d", p->filter, p->filter_col);
 }
 
 #define KP	"kprobe kprobes/p_vfs_read_0 auto sym=vfs_read+0 | arg1 "
@@ -316,6 +318,79 @@ static const struct good {
 	{ "p /bin/x:0x10 +u8(%sp):u8[8]", UP "u8[8] reg:sp uderef:8" },
 	{ "r /bin/x:0x10 $retval:s32", UR "s32 retval" },
 	{ "p /bin/x:0x10 $comm", UP "(string) comm" },
+
+	/* "p:SYM": the name is the probe point when no probe point follows */
+	{ "p:do_sys_openat2", "kprobe kprobes/p_do_sys_openat2_0 auto sym=do_sys_openat2+0" },
+	{ "p:ev ", "kprobe kprobes/p_ev_0 auto sym=ev+0" },
+	{ "r5:ev ", "kretprobe kprobes/r_ev_0 auto max=5 sym=ev+0" },
+	{ "p:vfs_read count=%dx:u64", "kprobe kprobes/p_vfs_read_0 auto sym=vfs_read+0"
+	  " | count u64 reg:dx" },
+	{ "p:vfs_read %di", KP "(x64) reg:di" },
+	{ "p:vfs_read $arg1", KP "(x64) arg:1" },
+	{ "p:vfs_read @jiffies", KP "(x64) sym:jiffies+0 deref:0" },
+	{ "p:vfs_read +0(%si):string", KP "string reg:si deref:0" },
+	{ "p:vfs_read -8(%si)", KP "(x64) reg:si deref:-8" },
+	{ "p:vfs_read \\1", KP "(x64) imm:0x1" },
+	{ "p:vfs_read \\\"s\"", KP "(string) data:\"s\"" },
+	{ "r:vfs_read $retval:s64", KR "s64 retval" },
+	{ "r:vfs_read", "kretprobe kprobes/r_vfs_read_0 auto sym=vfs_read+0" },
+	{ "r8:vfs_read", "kretprobe kprobes/r_vfs_read_0 auto max=8 sym=vfs_read+0" },
+	{ "p:vfs_read+16 %di", "kprobe kprobes/p_vfs_read_16 auto sym=vfs_read+16"
+	  " | arg1 (x64) reg:di" },
+	{ "p:vfs_read%return $retval", KR "(x64) retval" },
+	{ "p:ext4:ext4_sync_fs", "kprobe kprobes/p_ext4_ext4_sync_fs_0 auto"
+	  " sym=ext4:ext4_sync_fs+0" },
+	{ "p:0xffffffff81000000",
+	  "kprobe kprobes/p_0xffffffff81000000 auto addr=0xffffffff81000000" },
+	/* '.' is a symbol character (foo.isra.0): grp.ev alone is a symbol */
+	{ "p:grp.ev", "kprobe kprobes/p_grp_ev_0 auto sym=grp.ev+0" },
+	{ "p:/bin/bash:readline",
+	  "uprobe uprobes/p_bash_readline_0 auto path=/bin/bash usym=readline+0" },
+	{ "r:/bin/bash:readline line=+0($retval):ustring",
+	  "uretprobe uprobes/p_bash_readline_0 auto path=/bin/bash usym=readline+0"
+	  " | line ustring retval deref:0" },
+	{ "p:/bin/x:0x10 %ax", UP "(x64) reg:ax" },
+	{ "p:/a:b/c:0x10", "uprobe uprobes/p_c_0x10 auto path=/a:b/c off=0x10" },
+	/* ... and the ordinary form when one does */
+	{ "p:myprobe do_sys_openat2 dfd=%di",
+	  "kprobe kprobes/myprobe sym=do_sys_openat2+0 | dfd (x64) reg:di" },
+	{ "p:myprobe do_sys_openat2", "kprobe kprobes/myprobe sym=do_sys_openat2+0" },
+	{ "p:grp/ev vfs_read %di", "kprobe grp/ev sym=vfs_read+0 | arg1 (x64) reg:di" },
+	{ "p:grp/ vfs_read %di", "kprobe grp/p_vfs_read_0 auto sym=vfs_read+0"
+	  " | arg1 (x64) reg:di" },
+	{ "p:ev /bin/x:0x10", "uprobe uprobes/ev path=/bin/x off=0x10" },
+	{ "p:ev ./a.out:main", "uprobe uprobes/ev path=./a.out usym=main+0" },
+	{ "p:ev 0x1000", "kprobe kprobes/ev addr=0x1000" },
+	{ "r4:ev vfs_read", "kretprobe kprobes/ev max=4 sym=vfs_read+0" },
+
+	/* " if EXPR": the rest of the line, as written, and where it starts */
+	{ "p vfs_read if common_pid == 1",
+	  "kprobe kprobes/p_vfs_read_0 auto sym=vfs_read+0 if=[common_pid == 1]@14" },
+	{ "p:rd vfs_read count=%dx:u64 if count > 4096 && comm ~ \"py*\"",
+	  "kprobe kprobes/rd sym=vfs_read+0 | count u64 reg:dx"
+	  " if=[count > 4096 && comm ~ \"py*\"]@31" },
+	{ "p:vfs_read count=%dx:u64 if count>1",
+	  "kprobe kprobes/p_vfs_read_0 auto sym=vfs_read+0 | count u64 reg:dx"
+	  " if=[count>1]@28" },
+	{ "p:do_sys_openat2 if comm == \"cat\"",
+	  "kprobe kprobes/p_do_sys_openat2_0 auto sym=do_sys_openat2+0"
+	  " if=[comm == \"cat\"]@20" },
+	{ "r:/bin/bash:readline if pid == 42  ",
+	  "uretprobe uprobes/p_bash_readline_0 auto path=/bin/bash usym=readline+0"
+	  " if=[pid == 42  ]@24" },
+	{ "p vfs_read\tif\t(x)", "kprobe kprobes/p_vfs_read_0 auto sym=vfs_read+0"
+	  " if=[(x)]@14" },
+	{ "p vfs_read if x if y", "kprobe kprobes/p_vfs_read_0 auto sym=vfs_read+0"
+	  " if=[x if y]@14" },
+	{ "p vfs_read if if", "kprobe kprobes/p_vfs_read_0 auto sym=vfs_read+0"
+	  " if=[if]@14" },
+	{ "p vfs_read x=\\\"if\" if x", "kprobe kprobes/p_vfs_read_0 auto"
+	  " sym=vfs_read+0 | x (string) data:\"if\" if=[x]@22" },
+	/* "if" not alone is no filter: an argument name, a symbol */
+	{ "p vfs_read if=%di", "kprobe kprobes/p_vfs_read_0 auto sym=vfs_read+0"
+	  " | if (x64) reg:di" },
+	{ "p iffy", "kprobe kprobes/p_iffy_0 auto sym=iffy+0" },
+	{ "p vfs_read_if", "kprobe kprobes/p_vfs_read_if_0 auto sym=vfs_read_if+0" },
 };
 
 static const struct bad {
@@ -359,6 +434,25 @@ static const struct bad {
 	{ "p:^bad-name vfs_read", SPEC_ERR_BAD_EVENT_NAME },
 	{ "p:g/^9ev vfs_read", SPEC_ERR_BAD_EVENT_NAME },
 
+	/* the shorthand's target is parsed as any other */
+	{ "p:^/bin/x %di", SPEC_ERR_NO_GROUP_NAME },
+	{ "p:bad^-name", SPEC_ERR_BAD_SYM_OFFS },
+	{ "p:^vfs!read %di", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "r^5:/bin/x:main", SPEC_ERR_MAXACT_NO_KPROBE },
+	{ "r:^vfs_read+8 $retval", SPEC_ERR_BAD_RETPROBE },
+	{ "p:^/usr/bin/:0x10", SPEC_ERR_NO_UPROBE_PATH },
+	{ "p:vfs_read ^$retval", SPEC_ERR_RETVAL_ON_PROBE },
+
+	/* filters */
+	{ "p vfs_read if ^", SPEC_ERR_NO_FILTER },
+	{ "p vfs_read if\t^ ", SPEC_ERR_NO_FILTER },
+	{ "p:vfs_read if ^", SPEC_ERR_NO_FILTER },
+	{ "^if x", SPEC_ERR_BAD_PROBE_TYPE },
+	{ "^  if x", SPEC_ERR_EMPTY },
+	{ "-:ev ^if x", SPEC_ERR_TOO_MANY_ARGS },
+	{ "p vfs_read \\\"x^ if\"", SPEC_ERR_IMMSTR_NO_CLOSE },
+	{ "p vfs_read %ax:^u7 if x == 1", SPEC_ERR_BAD_TYPE },
+
 	/* removal */
 	{ "-^", SPEC_ERR_NO_EVENT_NAME },
 	{ "-^foo", SPEC_ERR_NO_EVENT_NAME },
@@ -370,8 +464,10 @@ static const struct bad {
 
 	/* kprobe targets */
 	{ "p ^", SPEC_ERR_NO_TARGET },
-	{ "p:ev ^", SPEC_ERR_NO_TARGET },
-	{ "r5:ev ^", SPEC_ERR_NO_TARGET },
+	{ "p:grp/ev ^", SPEC_ERR_NO_TARGET },
+	{ "r5:g/ev ^", SPEC_ERR_NO_TARGET },
+	{ "p:grp/ev ^if x", SPEC_ERR_NO_TARGET },
+	{ "p ^if x == 1", SPEC_ERR_NO_TARGET },
 	{ "p ^vfs!read", SPEC_ERR_BAD_PROBE_ADDR },
 	{ "p ^9vfs_read+4", SPEC_ERR_BAD_PROBE_ADDR },
 	{ "p ^0x12345g", SPEC_ERR_BAD_PROBE_ADDR },
@@ -630,6 +726,35 @@ static void test_columns(void)
 	spec_free(&p);
 	CHECK(!p.text && !p.args, "spec_free clears");
 	spec_free(&p);	/* twice is harmless */
+}
+
+/* The shorthand's target column, the filter's text and column. */
+static void test_shorthand_filter(void)
+{
+	struct spec_probe p;
+	struct spec_error err;
+
+	CHECK(spec_parse("p:vfs_read count=%dx:u64 if count > 1 ", &p, &err) == 0,
+	      "shorthand + filter: %s", spec_strerror(err.code));
+	CHECK_INT(p.target_col, 2, "shorthand target_col");
+	CHECK_INT(p.nargs, 1, "shorthand nargs");
+	if (p.nargs == 1)
+		CHECK_INT(p.args[0].col, 11, "shorthand arg col");
+	CHECK_STR(p.filter, "count > 1 ", "filter text");
+	CHECK_INT(p.filter_col, 28, "filter_col");
+	CHECK(!p.event_given, "shorthand: default event name");
+	spec_free(&p);
+	CHECK(!p.filter, "spec_free clears the filter");
+
+	CHECK(spec_parse("p vfs_read %di", &p, &err) == 0 && !p.filter && !p.filter_col,
+	      "no filter");
+	spec_free(&p);
+
+	/* past the end, as NO_TARGET: one past the space "if" needs */
+	expect_error("p vfs_read if", SPEC_ERR_NO_FILTER, 14, "bare if");
+	CHECK(spec_parse("p:ev", &p, &err) == 0 && p.symbol && !strcmp(p.symbol, "ev") &&
+	      p.target_col == 2, "p:ev probes ev");
+	spec_free(&p);
 }
 
 static char *repeat(char *dst, const char *s, int n)
@@ -906,6 +1031,7 @@ int main(void)
 {
 	test_tables();
 	test_columns();
+	test_shorthand_filter();
 	test_nesting();
 	test_limits();
 	test_misc();
