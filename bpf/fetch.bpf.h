@@ -36,7 +36,7 @@ struct kpt_scratch {
 
 enum { KPT_RD_KERNEL = 0, KPT_RD_USER = 1, KPT_RD_AUTO = 2 };
 
-static __always_inline long kpt_read(void *dst, __u32 size, __u64 addr, int mode)
+static __always_inline long kpt_read(void *dst, __u64 size, __u64 addr, int mode)
 {
 	if (mode == KPT_RD_AUTO)
 		mode = KPT_IS_USER_ADDR(addr) ? KPT_RD_USER : KPT_RD_KERNEL;
@@ -45,19 +45,22 @@ static __always_inline long kpt_read(void *dst, __u32 size, __u64 addr, int mode
 	return bpf_probe_read_kernel(dst, size, (const void *)addr);
 }
 
-/* A constant size per call: the verifier wants the stack write bounded. */
+/*
+ * A read of 1, 2, 4 or 8 bytes into *v. The bound is restated after a
+ * barrier: clang merges a switch of constant sizes back into one call with a
+ * variable size, which the verifier then cannot bound.
+ */
 static __always_inline long kpt_read_sized(__u64 *v, __u32 size, __u64 addr, int mode)
 {
-	switch (size) {
-	case 1:
-		return kpt_read(v, 1, addr, mode);
-	case 2:
-		return kpt_read(v, 2, addr, mode);
-	case 4:
-		return kpt_read(v, 4, addr, mode);
-	default:
-		return kpt_read(v, 8, addr, mode);
-	}
+	/* 64-bit: a 32-bit copy would be checked while the other is passed */
+	__u64 sz = size;
+
+	if (sz != 1 && sz != 2 && sz != 4)
+		sz = 8;
+	barrier_var(sz);
+	if (sz > 8)
+		sz = 8;
+	return kpt_read(v, sz, addr, mode);
 }
 
 static __always_inline long kpt_read_str(void *dst, __u32 size, __u64 addr, int mode)
@@ -310,7 +313,8 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 		val = PT_REGS_IP(&s->regs) + f->imm;
 		break;
 	case KPT_BASE_TPFIELD:
-		fault = !!kpt_read_sized(&val, f->size, s->ctx + param, KPT_RD_KERNEL);
+		/* imm: the field's width in the record */
+		fault = !!kpt_read_sized(&val, (__u32)f->imm, s->ctx + param, KPT_RD_KERNEL);
 		break;
 	case KPT_BASE_TPDATALOC:
 		/* __data_loc: a u32 (length << 16 | offset) into the record */

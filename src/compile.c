@@ -21,10 +21,28 @@ static bool is_deref(const struct spec_op *op)
 }
 
 /* Base stage from ops[0]. */
-static int compile_base(const struct spec_op *op, int64_t opval, struct kpt_fetch *f,
-			char *msg, size_t msglen)
+static int compile_base(const struct spec_op *op, int64_t opval, const struct resolved *r,
+			struct kpt_fetch *f, char *msg, size_t msglen)
 {
+	const struct tp_field *tf;
+
 	switch (op->kind) {
+	case SPEC_OP_TPFIELD:
+		tf = &r->tp.fields[opval];
+		f->param = tf->offset;
+		if (tf->data_loc) {
+			f->base = KPT_BASE_TPDATALOC;
+		} else if (tf->char_array) {
+			f->base = KPT_BASE_TPADDR;
+		} else if (tf->size == 1 || tf->size == 2 || tf->size == 4 || tf->size == 8) {
+			f->base = KPT_BASE_TPFIELD;
+			f->imm = tf->size; /* the field's own width, whatever the type stored */
+		} else {
+			snprintf(msg, msglen, "field '%s' (%s, %u bytes) is not a number or a string",
+				 tf->name, tf->type, tf->size);
+			return -EOPNOTSUPP;
+		}
+		return 0;
 	case SPEC_OP_REG:
 		f->base = KPT_BASE_REG;
 		f->param = (uint32_t)opval;
@@ -76,21 +94,45 @@ static int slot_size(enum spec_type t)
 	return spec_type_size(t);
 }
 
+/*
+ * A tracepoint field without ":TYPE" has the kernel's type: a string for
+ * char[] and __data_loc, x64 for pointers, else sN/uN by size and sign.
+ */
+static enum spec_type field_type(const struct spec_arg *a, const struct resolved *r,
+				 const int64_t *opval)
+{
+	static const enum spec_type u[] = { SPEC_T_U8, SPEC_T_U16, 0, SPEC_T_U32, 0, 0, 0,
+					    SPEC_T_U64 };
+	static const enum spec_type sg[] = { SPEC_T_S8, SPEC_T_S16, 0, SPEC_T_S32, 0, 0, 0,
+					     SPEC_T_S64 };
+	const struct tp_field *tf;
+
+	if (a->type_given || a->ops[0].kind != SPEC_OP_TPFIELD || a->nops > 1)
+		return a->type;
+	tf = &r->tp.fields[opval[0]];
+	if (tf->data_loc || tf->char_array)
+		return SPEC_T_STRING;
+	if (tf->pointer || tf->size < 1 || tf->size > 8 || !u[tf->size - 1])
+		return SPEC_T_X64;
+	return tf->is_signed ? sg[tf->size - 1] : u[tf->size - 1];
+}
+
 static int compile_arg(const struct spec_probe *p, const struct spec_arg *a,
-		       const int64_t *opval, struct kpt_fetch *f, char *msg, size_t msglen)
+		       const struct resolved *r, const int64_t *opval, enum spec_type type,
+		       struct kpt_fetch *f, char *msg, size_t msglen)
 {
 	bool user_probe = p->kind == SPEC_UPROBE || p->kind == SPEC_URETPROBE;
-	bool is_str = a->type == SPEC_T_STRING || a->type == SPEC_T_USTRING;
+	bool is_str = type == SPEC_T_STRING || type == SPEC_T_USTRING;
 	const struct spec_op *last = &a->ops[a->nops - 1];
 	int i, err, nderef;
 	bool absorb;
 
 	memset(f, 0, sizeof(*f));
-	err = compile_base(&a->ops[0], opval[0], f, msg, msglen);
+	err = compile_base(&a->ops[0], opval[0], r, f, msg, msglen);
 	if (err)
 		return err;
 	f->count = a->count ? a->count : 1;
-	f->size = slot_size(a->type);
+	f->size = slot_size(type);
 
 	/* Dereferences: all but the last, which the store absorbs, except for
 	 * symstr: that one names the value after every dereference. */
@@ -125,7 +167,7 @@ static int compile_arg(const struct spec_probe *p, const struct spec_arg *a,
 			/* \IMM:string: the string at that address */
 			f->store = KPT_ST_STRING;
 		}
-		if (a->type == SPEC_T_USTRING || (absorb && last->kind == SPEC_OP_UDEREF))
+		if (type == SPEC_T_USTRING || (absorb && last->kind == SPEC_OP_UDEREF))
 			f->flags |= KPT_FF_USER_ST;
 		else if (!user_probe)
 			f->flags |= KPT_FF_AUTO_ST;
@@ -191,7 +233,8 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 	ev->path = p->path;
 	ev->nargs = p->nargs;
 
-	ent->flags = (ev->is_return ? KPT_PF_RETURN : 0) | (ev->is_user ? KPT_PF_USER : 0);
+	ent->flags = (ev->is_return ? KPT_PF_RETURN : 0) | (ev->is_user ? KPT_PF_USER : 0) |
+		     (p->kind == SPEC_TRACEPOINT ? KPT_PF_TP : 0);
 	ent->nargs = p->nargs;
 
 	/* Record: header, fault bitmap, then the slots packed in order. Packed,
@@ -202,12 +245,14 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 		struct kpt_fetch *f = &ent->args[i];
 		struct ev_arg *ea = &ev->args[i];
 
+		enum spec_type type = field_type(a, r, r->opval[i]);
+
 		*col = a->col;
-		err = compile_arg(p, a, r->opval[i], f, msg, msglen);
+		err = compile_arg(p, a, r, r->opval[i], type, f, msg, msglen);
 		if (err)
 			goto fail;
 		snprintf(ea->name, sizeof(ea->name), "%s", a->name);
-		ea->type = a->type;
+		ea->type = type;
 		if (a->bf_width)
 			ea->type = a->bf_container == 8 ? SPEC_T_U8 :
 				   a->bf_container == 16 ? SPEC_T_U16 :

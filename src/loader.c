@@ -142,6 +142,13 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 		return bpf_program__attach_uprobe_opts(prog, upid ? upid : -1, ev->path,
 						       ev->uoffset, &uo);
 	}
+	if (ev->kind == SPEC_TRACEPOINT) {
+		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = ev->index);
+
+		return bpf_program__attach_tracepoint_opts(ld->skel->progs.kpt_tp,
+							   ev->spec->tp_system,
+							   ev->spec->tp_event, &to);
+	}
 	if (ev->kind == SPEC_KRETPROBE && ev->spec->maxactive)
 		return attach_maxactive(ld, prog, ev, msg, msglen);
 	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = ev->index, .retprobe = ev->is_return);

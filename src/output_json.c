@@ -266,7 +266,8 @@ int output_json(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const
 	json_cstr(f, ev->group);
 	fputs(",\"event\":", f);
 	json_cstr(f, ev->event);
-	print_location(f, ev, ks, &h);
+	if (ev->kind != SPEC_TRACEPOINT)
+		print_location(f, ev, ks, &h);
 	fputs(",\"args\":{", f);
 	for (i = 0; i < ev->nargs; i++) {
 		if (i)

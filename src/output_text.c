@@ -199,10 +199,14 @@ int output_text(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const
 	}
 	/* ns2usecs() rounds to the nearest microsecond */
 	usecs = (h.ts + 500) / 1000;
-	fprintf(f, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64 ": %s: (", comm,
+	fprintf(f, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64 ": %s:", comm,
 		(int)h.tid, (int)h.cpu, usecs / 1000000, usecs % 1000000, ev->event);
-	print_location(f, ev, ks, &h);
-	fputc(')', f);
+	/* a tracepoint has no probed address: its fields follow the name */
+	if (ev->kind != SPEC_TRACEPOINT) {
+		fputs(" (", f);
+		print_location(f, ev, ks, &h);
+		fputc(')', f);
+	}
 	for (i = 0; i < ev->nargs; i++)
 		print_arg(f, ev, i, ks, rec, len);
 	fputc('\n', f);

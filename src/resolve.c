@@ -387,6 +387,24 @@ static int resolve_args(struct sysinfo *si, const struct spec_probe *p, struct r
 				}
 				r->opval[i][j] = s->addr + op->imm;
 				break;
+			case SPEC_OP_TPFIELD: {
+				const struct tp_field *f = tp_field_find(&r->tp, op->sym);
+				char names[256];
+				size_t used = 0;
+				int k;
+
+				if (f) {
+					r->opval[i][j] = f - r->tp.fields;
+					break;
+				}
+				names[0] = 0;
+				for (k = 0; k < r->tp.nfields && used < sizeof(names); k++)
+					used += snprintf(names + used, sizeof(names) - used, "%s%s",
+							 k ? ", " : "", r->tp.fields[k].name);
+				snprintf(msg, msglen, "%s/%s has no field '%s' (it has: %s)",
+					 p->tp_system, p->tp_event, op->sym, names);
+				return -ENOENT;
+			}
 			case SPEC_OP_FOFFS:
 				/* at a return the ip is the caller's: the probe's
 				 * own runtime address is not known there */
@@ -421,6 +439,14 @@ int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolve
 	case SPEC_URETPROBE:
 		err = resolve_uprobe(si, p, r, msg, msglen, col);
 		break;
+	case SPEC_TRACEPOINT:
+		*col = p->target_col;
+		err = tp_format_load(p->tp_system, p->tp_event, NULL, &r->tp, msg, msglen);
+		snprintf(r->func, sizeof(r->func), "%s/%s", p->tp_system, p->tp_event);
+		/* kallsyms too: a call_site or a pointer prints best as a symbol */
+		if (!err)
+			err = sysinfo_need_ksyms(si, msg, msglen);
+		break;
 	default:
 		snprintf(msg, msglen, "not a probe definition");
 		return -EINVAL;
@@ -434,4 +460,5 @@ void resolved_free(struct resolved *r)
 {
 	free(r->opval);
 	r->opval = NULL;
+	tp_format_free(&r->tp);
 }

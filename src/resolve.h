@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "ksyms.h"
 #include "spec.h"
+#include "tracepoint.h"
 
 struct btf;
 
@@ -31,8 +32,10 @@ struct resolved {
 	char func[128];			/* kprobe: symbol as given to the kernel ("MOD:SYM"); uprobe: symbol */
 	uint64_t uoffset;		/* uprobe: file offset to attach at */
 	uint64_t uaddr;			/* uprobe: ELF virtual address of the probe */
-	/* per argument, per op: the resolved value (register offset, symbol address) */
+	/* per argument, per op: the resolved value (register offset, symbol
+	 * address, tracepoint field index) */
 	int64_t (*opval)[SPEC_MAX_OPS];
+	struct tp_format tp;		/* tracepoint: its fields */
 };
 
 void sysinfo_free(struct sysinfo *si);

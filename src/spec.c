@@ -264,6 +264,7 @@ struct ctx {
 	bool user;	/* uprobe: user memory, no kernel symbols */
 	bool ret;	/* return probe */
 	bool fentry;	/* on a function entry: $argN is meaningful */
+	bool tp;	/* tracepoint: arguments are its fields */
 };
 
 static int fail(struct ctx *c, enum spec_err code, const char *at)
@@ -778,6 +779,21 @@ static int parse_fetch(struct ctx *c, struct spec_arg *a, const char *s,
 
 	if (s == e)
 		return fail(c, SPEC_ERR_BAD_FETCH_ARG, s);
+	if (c->tp) {
+		struct spec_op *op;
+
+		/* A field by name; derefs of it and immediates work as usual. */
+		if (is_alpha(*s) || *s == '_') {
+			if (!good_name(s, e))
+				return fail(c, SPEC_ERR_BAD_FETCH_ARG, s);
+			op = add_op(c, a, SPEC_OP_TPFIELD, s);
+			op->sym = span_dup(s, e);
+			return op->sym ? 0 : -ENOMEM;
+		}
+		if ((*s == '$' && !span_eq(s, e, "$comm") && !span_eq(s, e, "$COMM")) ||
+		    *s == '%' || *s == '@')
+			return fail(c, SPEC_ERR_NOT_ON_TP, s);
+	}
 	switch (*s) {
 	case '$':
 		return parse_var(c, a, s, e);
@@ -881,6 +897,15 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 			return fail(c, SPEC_ERR_BAD_ARG_NAME, t.s);
 		memcpy(a->name, t.s, q - t.s);
 		body = q + 1;
+	} else if (c->tp && (is_alpha(*t.s) || *t.s == '_')) {
+		/* a tracepoint field names itself: "bytes_req", "call_site:symbol" */
+		const char *ne = span_chr(t.s, e, ':');
+
+		if (!ne)
+			ne = e;
+		if (ne - t.s >= (int)sizeof(a->name) || !good_name(t.s, ne))
+			return fail(c, SPEC_ERR_BAD_FETCH_ARG, t.s);
+		memcpy(a->name, t.s, ne - t.s);
 	} else {
 		snprintf(a->name, sizeof(a->name), "arg%d", idx + 1);
 	}
@@ -966,9 +991,10 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 			return fail(c, SPEC_ERR_BAD_SYMSTRING, tcol);
 		extra = 1;
 	} else if (spec_type_is_string(a->type)) {
+		/* a tracepoint field may be a string itself (char[], __data_loc) */
 		if (last != SPEC_OP_DEREF && last != SPEC_OP_UDEREF &&
 		    last != SPEC_OP_IMM && last != SPEC_OP_COMM &&
-		    last != SPEC_OP_DATA)
+		    last != SPEC_OP_DATA && last != SPEC_OP_TPFIELD)
 			return fail(c, SPEC_ERR_BAD_STRING, tcol);
 		/* string[N] reads N pointers, then the strings they point to */
 		if (last == SPEC_OP_IMM || last == SPEC_OP_COMM ||
@@ -1017,16 +1043,84 @@ static int parse_removal(struct ctx *c, struct tok head, const char *rest)
 	return 0;
 }
 
+/* The arguments after the probe point, from pos. */
+static int parse_args(struct ctx *c, const char *pos)
+{
+	struct spec_probe *p = c->p;
+	const char *args = pos;
+	struct tok t;
+	int nargs = 0, i, ret;
+
+	while (next_tok(&pos, &t))
+		if (++nargs > MAX_TRACE_ARGS)
+			return fail(c, SPEC_ERR_TOO_MANY_ARGS, t.s);
+	if (!nargs)
+		return 0;
+	p->args = calloc(nargs, sizeof(*p->args));
+	if (!p->args)
+		return -ENOMEM;
+	p->nargs = nargs;
+	for (i = 0; next_tok(&args, &t); i++) {
+		ret = parse_arg(c, i, t);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * t[:[GRP/]EVENT] SUBSYS/TRACEPOINT [[NAME=]FIELD[:TYPE]]... Not in ftrace's
+ * grammar (its eprobes name fields $FIELD); fields go by their bare names
+ * here. "t:SUBSYS/TRACEPOINT ..." is the shorthand: when the next word has
+ * no '/', the head names the tracepoint, not the event.
+ */
+static int parse_tracepoint(struct ctx *c, struct tok head, const char *pos)
+{
+	struct spec_probe *p = c->p;
+	const char *q = head.s + 1, *slash, *rest = pos;
+	struct tok target, next;
+	bool have_next;
+
+	c->tp = true;
+	p->kind = SPEC_TRACEPOINT;
+	if (q < head.e && *q != ':')
+		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, q);
+	have_next = next_tok(&rest, &next);
+	if (q < head.e && (!have_next || !span_chr(next.s, next.e, '/'))) {
+		target.s = q + 1;
+		target.e = head.e;
+	} else {
+		if (q < head.e && parse_event_name(c, q + 1, head.e, false))
+			return -EINVAL;
+		if (!next_tok(&pos, &target))
+			return fail(c, SPEC_ERR_NO_TARGET, head.e + 1);
+	}
+	p->target_col = (int)(target.s - c->text);
+	slash = span_chr(target.s, target.e, '/');
+	if (!slash || !good_name(target.s, slash) || !good_name(slash + 1, target.e) ||
+	    slash - target.s >= SPEC_NAME_MAX || target.e - slash - 1 >= SPEC_NAME_MAX)
+		return fail(c, SPEC_ERR_BAD_TP_NAME, target.s);
+	memcpy(p->tp_system, target.s, slash - target.s);
+	memcpy(p->tp_event, slash + 1, target.e - slash - 1);
+	if (!p->group[0])
+		snprintf(p->group, sizeof(p->group), "%s", p->tp_system);
+	if (!p->event_given)
+		snprintf(p->event, sizeof(p->event), "%s", p->tp_event);
+	return parse_args(c, pos);
+}
+
 static int parse_probe(struct ctx *c)
 {
 	struct spec_probe *p = c->p;
-	const char *pos = c->text, *args, *colon;
-	struct tok head, target, t;
-	int nargs = 0, i, ret;
+	const char *pos = c->text, *colon;
+	struct tok head, target;
+	int ret;
 
 	next_tok(&pos, &head);
 	if (*head.s == '-')
 		return parse_removal(c, head, pos);
+	if (*head.s == 't')
+		return parse_tracepoint(c, head, pos);
 	if (*head.s != 'p' && *head.s != 'r')
 		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, head.s);
 	c->ret = *head.s == 'r';
@@ -1064,23 +1158,7 @@ static int parse_probe(struct ctx *c)
 		strcpy(p->group, c->user ? "uprobes" : "kprobes");
 	if (!p->event_given)
 		default_event(p, c->ret);
-
-	args = pos;
-	while (next_tok(&pos, &t))
-		if (++nargs > MAX_TRACE_ARGS)
-			return fail(c, SPEC_ERR_TOO_MANY_ARGS, t.s);
-	if (!nargs)
-		return 0;
-	p->args = calloc(nargs, sizeof(*p->args));
-	if (!p->args)
-		return -ENOMEM;
-	p->nargs = nargs;
-	for (i = 0; next_tok(&args, &t); i++) {
-		ret = parse_arg(c, i, t);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return parse_args(c, pos);
 }
 
 /*

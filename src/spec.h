@@ -78,7 +78,9 @@
 	E(BAD_INSN_BNDRY,	"Probe point is not an instruction boundary") \
 	E(BAD_CHAR,		"Control character in definition")	\
 	E(TOO_LONG,		"Definition is too long")		\
-	E(NO_FILTER,		"Filter expression is not specified")
+	E(NO_FILTER,		"Filter expression is not specified")	\
+	E(BAD_TP_NAME,		"Tracepoint must be SUBSYSTEM/EVENT")	\
+	E(NOT_ON_TP,		"Not available on a tracepoint: use its fields by name")
 
 #define E(a, b) SPEC_ERR_##a,
 enum spec_err { SPEC_ERRORS SPEC_ERR__COUNT };
@@ -97,6 +99,7 @@ enum spec_kind {
 	SPEC_UPROBE,		/* p: PATH:SYMBOL[+offs] | PATH:OFFSET */
 	SPEC_URETPROBE,		/* r: PATH:SYMBOL | PATH:OFFSET */
 	SPEC_REMOVE,		/* -:[GRP/]EVENT, only meaningful in -f files */
+	SPEC_TRACEPOINT,	/* t[:[GRP/]EVENT] SUBSYS/TRACEPOINT [FIELDS] */
 };
 
 /* Argument types, ftrace's fetch types. */
@@ -142,6 +145,7 @@ enum spec_op_kind {
 	SPEC_OP_FOFFS,		/* @+OFFSET (uprobe file offset): imm */
 	SPEC_OP_DEREF,		/* +|-OFFS(...): imm = offset */
 	SPEC_OP_UDEREF,		/* +|-uOFFS(...): imm = offset, user memory */
+	SPEC_OP_TPFIELD,	/* a tracepoint field by name: sym; resolve finds its layout */
 };
 
 struct spec_op {
@@ -186,6 +190,9 @@ struct spec_probe {
 	char *path;			/* heap */
 	char *usym;			/* PATH:SYMBOL, NULL for PATH:OFFSET (heap) */
 	uint64_t uoffset;		/* PATH:OFFSET, or +offs after the symbol */
+	/* tracepoint */
+	char tp_system[SPEC_NAME_MAX];	/* SUBSYS of SUBSYS/TRACEPOINT */
+	char tp_event[SPEC_NAME_MAX];
 	int nargs;
 	struct spec_arg *args;		/* heap, nargs entries */
 	/* " if EXPR": the expression as written (heap), NULL if none. filter.c

@@ -111,6 +111,37 @@ json_check "a filtered histogram counts what passes" "$OUT/hf.json" \
 $KPT -c "$B dist" "$SIZE if n ==" > /dev/null 2> "$OUT/fe.err"
 check "a bad filter is refused with a caret" grep -q '\^' "$OUT/fe.err"
 
+echo "# hist kmalloc through this kernel's kmem:kmalloc tracepoint, against ftrace's count"
+T=/sys/kernel/tracing
+if [ -e $T/events/kmem/kmalloc/enable ]; then
+	# Both count only one process (by comm), over the same run of it.
+	cp "$(command -v ls)" "$OUT/kptkm"
+	$KPT hist kmalloc --json --comm kptkm -o "$OUT/km.json" > /dev/null 2> "$OUT/km.err" &
+	kp=$!
+	wait_for "grep -q Attached $OUT/km.err" 20
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+	echo 'comm == "kptkm"' > $T/events/kmem/kmalloc/filter
+	echo 1 > $T/events/kmem/kmalloc/enable
+	echo 1 > $T/tracing_on
+	for i in 1 2 3 4 5; do "$OUT/kptkm" -laR /usr/share/doc > /dev/null 2>&1; done
+	echo 0 > $T/tracing_on
+	echo 0 > $T/events/kmem/kmalloc/enable
+	echo 0 > $T/events/kmem/kmalloc/filter
+	written=$(sed -n 's/.*entries-in-buffer\/entries-written: [0-9]*\/\([0-9]*\).*/\1/p' $T/trace)
+	kill -INT $kp
+	wait $kp
+	json_check "hist kmalloc counts what the kernel's tracer counts ($written events)" "$OUT/km.json" \
+		"abs(rows[0]['hist']['count'] - $written) <= max(2, $written // 100) and $written > 100"
+else
+	skip "no kmem:kmalloc tracepoint in this kernel"
+fi
+$KPT hist kmalloc --slack --json -d 1 > "$OUT/ks.json" 2> "$OUT/ks.err"
+json_check "hist kmalloc --slack: bytes_alloc - bytes_req, never negative" "$OUT/ks.json" \
+	'rows[0]["hist"]["count"] == 0 or rows[0]["hist"]["min"] >= 0'
+$KPT count -d 1 --top 5 --by call_site 't:kmem/kmalloc call_site' > "$OUT/kc.txt" 2> "$OUT/kc.err"
+check "count --by call_site symbolizes kernel addresses" grep -qE '^ +[0-9]+  [a-z_0-9.]+\+0x[0-9a-f]+/0x' "$OUT/kc.txt"
+
 echo "# targeting"
 $KPT count --json --comm nosuchcomm -c "$B dist" "$SIZE" > "$OUT/cm.json" 2> "$OUT/cm.err"
 check "--comm filters in the kernel (0 counted for another comm)" test ! -s "$OUT/cm.json"

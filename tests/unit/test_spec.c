@@ -79,6 +79,9 @@ static void describe_op(struct buf *b, const struct spec_op *op)
 	case SPEC_OP_UDEREF:
 		put(b, " uderef:%lld", (long long)op->imm);
 		break;
+	case SPEC_OP_TPFIELD:
+		put(b, " field:%s", op->sym);
+		break;
 	default:
 		put(b, " ?%d", op->kind);
 	}
@@ -88,13 +91,13 @@ static void describe_op(struct buf *b, const struct spec_op *op)
 static void describe(const struct spec_probe *p, char *out, size_t size)
 {
 	static const char *const kinds[] = {
-		"?", "kprobe", "kretprobe", "uprobe", "uretprobe", "remove",
+		"?", "kprobe", "kretprobe", "uprobe", "uretprobe", "remove", "tracepoint",
 	};
 	struct buf b = { out, size, 0 };
 	int i, j;
 
 	out[0] = '\0';
-	put(&b, "%s %s/%s", kinds[p->kind <= SPEC_REMOVE ? p->kind : 0],
+	put(&b, "%s %s/%s", kinds[p->kind <= SPEC_TRACEPOINT ? p->kind : 0],
 	    p->group[0] ? p->group : "*", p->event);
 	if (!p->event_given)
 		put(&b, " auto");
@@ -107,6 +110,8 @@ static void describe(const struct spec_probe *p, char *out, size_t size)
 			    (long long)p->offset);
 		else
 			put(&b, " addr=0x%llx", (unsigned long long)p->addr);
+	} else if (p->kind == SPEC_TRACEPOINT) {
+		put(&b, " tp=%s:%s", p->tp_system, p->tp_event);
 	} else if (p->kind == SPEC_UPROBE || p->kind == SPEC_URETPROBE) {
 		put(&b, " path=%s", p->path);
 		if (p->usym)
@@ -204,6 +209,20 @@ static const struct good {
 	{ "r:u/ret /bin/x:main $retval",
 	  "uretprobe u/ret path=/bin/x usym=main+0 | arg1 (x64) retval" },
 	{ "p:u.e /bin/x:0 %ax", "uprobe u/e path=/bin/x off=0x0 | arg1 (x64) reg:ax" },
+
+	/* tracepoints: fields by name, derefs of them, types, filters */
+	{ "t kmem/kmalloc", "tracepoint kmem/kmalloc auto tp=kmem:kmalloc" },
+	{ "t:kmem/kmalloc bytes_req", "tracepoint kmem/kmalloc auto tp=kmem:kmalloc"
+	  " | bytes_req (x64) field:bytes_req" },
+	{ "t:km kmem/kmalloc b=bytes_req:u32 call_site:symbol",
+	  "tracepoint kmem/km tp=kmem:kmalloc | b u32 field:bytes_req"
+	  " | call_site symbol field:call_site" },
+	{ "t:g/e sched/sched_process_exec filename:string",
+	  "tracepoint g/e tp=sched:sched_process_exec | filename string field:filename" },
+	{ "t:sched/sched_switch prev_comm:string c=$comm n=+0(next_pid):u8 if prev_pid > 0",
+	  "tracepoint sched/sched_switch auto tp=sched:sched_switch | prev_comm string"
+	  " field:prev_comm | c (string) comm | n u8 field:next_pid deref:0"
+	  " if=[prev_pid > 0]@67" },
 
 	/* removal */
 	{ "-:myprobe", "remove */myprobe" },
@@ -442,6 +461,18 @@ static const struct bad {
 	{ "r:^vfs_read+8 $retval", SPEC_ERR_BAD_RETPROBE },
 	{ "p:^/usr/bin/:0x10", SPEC_ERR_NO_UPROBE_PATH },
 	{ "p:vfs_read ^$retval", SPEC_ERR_RETVAL_ON_PROBE },
+
+	/* tracepoints */
+	{ "t ^kmem", SPEC_ERR_BAD_TP_NAME },
+	{ "t ^kmem/", SPEC_ERR_BAD_TP_NAME },
+	{ "t ^/kmalloc", SPEC_ERR_BAD_TP_NAME },
+	{ "t:^km-em/kmalloc x", SPEC_ERR_BAD_TP_NAME },
+	{ "t kmem/kmalloc ^%di", SPEC_ERR_NOT_ON_TP },
+	{ "t kmem/kmalloc ^$retval", SPEC_ERR_NOT_ON_TP },
+	{ "t kmem/kmalloc ^@jiffies", SPEC_ERR_NOT_ON_TP },
+	{ "t kmem/kmalloc x=^9a", SPEC_ERR_BAD_FETCH_ARG },
+	{ "t^x kmem/kmalloc", SPEC_ERR_BAD_PROBE_TYPE },
+	{ "t:kmem/kmalloc bytes_req ^bytes_req", SPEC_ERR_USED_ARG_NAME },
 
 	/* filters */
 	{ "p vfs_read if ^", SPEC_ERR_NO_FILTER },
