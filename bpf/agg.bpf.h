@@ -186,7 +186,7 @@ static __always_inline void kpt_hist_add(struct kpt_scratch *s, const struct kpt
 {
 	struct kpt_key k = {};
 	struct kpt_aggval *a;
-	__u32 b = kpt_bucket(&p->agg, v), slot;
+	__u32 b = kpt_bucket(&p->agg, v), slot, group = p->agg.group;
 	__u64 *c;
 
 	if (b >= p->agg.nbuckets)
@@ -194,7 +194,8 @@ static __always_inline void kpt_hist_add(struct kpt_scratch *s, const struct kpt
 	if (!p->agg.nkeys) {
 		slot = p->agg.hist_base + b;
 		c = bpf_map_lookup_elem(&kpt_hist, &slot);
-		a = bpf_map_lookup_elem(&kpt_hstat, &p->agg.group);
+		/* a key on the stack: 6.1 takes no map key from global-function memory */
+		a = bpf_map_lookup_elem(&kpt_hstat, &group);
 		if (c)
 			(*c)++;
 		if (a)

@@ -92,7 +92,15 @@ enum { KPT_GLOB_CONT = 0, KPT_GLOB_MATCH, KPT_GLOB_FAIL };
 /* Pattern byte i of string constant k, NUL past the constant. */
 static __always_inline __u32 kpt_glob_pat(const struct kpt_pred_prog *prog, __u32 k, __u32 i)
 {
-	return i < KPT_PRED_STR ? (__u8)prog->strs[k & (KPT_MAX_PRED_STR - 1)][i] : 0;
+	const __u8 *strs = (const __u8 *)prog->strs;
+	__u32 off = (k & (KPT_MAX_PRED_STR - 1)) * KPT_PRED_STR + i;
+
+	if (i >= KPT_PRED_STR)
+		return 0;
+	/* One mask on the final offset: 6.1's verifier loses the bound of
+	 * row + column and refuses the load otherwise. */
+	barrier_var(off);
+	return strs[off & (KPT_MAX_PRED_STR * KPT_PRED_STR - 1)];
 }
 
 /* Byte i of the string at rec[off] seen as len bytes, NUL past them. */

@@ -32,6 +32,7 @@
 #endif
 #define __noinline __attribute__((noinline))
 #define KPT_LOAD(type, p)	({ type v_; memcpy(&v_, (p), sizeof(v_)); v_; })
+#define barrier_var(v)		asm volatile("" : "+r"(v))
 
 struct kpt_scratch {
 	__u64 regs[21];

@@ -223,6 +223,64 @@ else
 	bad "r4: stale kretprobes: $left after SIGKILL, then: $(cat $T/kprobe_events)"
 fi
 
+# hist kmalloc through the tracepoint and through kprobes, on one workload.
+# the workload: kptrace itself, renamed (kallsyms and BTF reads allocate)
+cp /bin/kptrace $W/kptkm
+$KPT hist kmalloc --json --comm kptkm -o $W/km_tp.json > /dev/null 2> $W/km_tp.err &
+KT=$!
+$KPT hist kmalloc --no-tracepoint --json --comm kptkm -o $W/km_kp.json > /dev/null 2> $W/km_kp.err &
+KK=$!
+i=0
+while [ $i -lt 900 ] && ! { grep -q '^Attached' $W/km_tp.err && grep -q '^Attached' $W/km_kp.err; }; do
+	i=$((i + 1)); sleep 0.1
+done
+for i in 1 2 3; do $W/kptkm --dry-run 'p vfs_read' > /dev/null 2>&1; done
+sleep 0.3
+kill -INT $KT $KK
+wait $KT $KK
+tp=$(sed -n 's/.*"count":\([0-9]*\),"sum".*/\1/p' $W/km_tp.json | tail -n 1)
+kp=$(sed -n 's/.*"count":\([0-9]*\),"sum".*/\1/p' $W/km_kp.json | tail -n 1)
+if [ -n "$tp" ] && [ -n "$kp" ] && [ "$tp" -gt 10 ] &&
+   [ $((kp * 100)) -ge $((tp * 90)) ] && [ $((kp * 100)) -le $((tp * 110)) ]; then
+	ok "hist kmalloc: tracepoint $tp and kprobes $kp events agree within 10%"
+else
+	bad "hist kmalloc: tracepoint '$tp' vs kprobes '$kp': $(tail -n 4 $W/km_kp.err) $(tail -n 4 $W/km_tp.err)"
+fi
+# The same shape: each log2 bucket's share of the events within 10 points.
+buckets() {
+	tr '}' '\n' < "$1" | sed -n 's/.*"min":\([0-9]*\),"max":[0-9]*,"count":\([0-9]*\).*/\1 \2/p'
+}
+buckets $W/km_tp.json > $W/b_tp
+buckets $W/km_kp.json > $W/b_kp
+if [ -s $W/b_tp ] && awk -v ta="$tp" -v tb="$kp" '
+	FNR == NR { A[$1] = $2; next } { B[$1] = $2 }
+	END { bad = 0
+	      for (k in A) { d = A[k] / ta - B[k] / tb; if (d < 0) d = -d
+			     if (d > 0.10) { bad = 1; print "# bucket " k ": " A[k] " vs " B[k] } }
+	      exit bad }' $W/b_tp $W/b_kp; then
+	ok "hist kmalloc: the two sources give the same distribution shape ($(tr '\n' ' ' < $W/b_tp))"
+else
+	bad "hist kmalloc: shapes differ: $(tr '\n' ' ' < $W/b_tp) / $(tr '\n' ' ' < $W/b_kp)"
+fi
+
+# latency of a kernel function: dd's reads, each one paired.
+sz=$(wc -c < /etc/passwd)
+$KPT latency --json --comm dd -o $W/lat.json vfs_read > /dev/null 2> $W/lat.err &
+KP=$!
+i=0
+while ! grep -q '^Attached' $W/lat.err 2>/dev/null && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
+dd if=/etc/passwd of=/dev/null bs=64 2>/dev/null
+sleep 0.2
+kill -INT $KP
+wait $KP
+n=$(sed -n 's/.*"count":\([0-9]*\),"sum".*/\1/p' $W/lat.json | tail -n 1)
+want=$(( (sz + 63) / 64 + 1 ))
+if [ "$n" = "$want" ] && grep -q '"p99"' $W/lat.json; then
+	ok "latency vfs_read: $n calls for a $sz-byte file read 64 bytes at a time, with percentiles"
+else
+	bad "latency vfs_read: '$n' calls, want $want: $(head -c 300 $W/lat.json) $(tail -n 3 $W/lat.err)"
+fi
+
 # Refusals: nothing attached, a clear message, non-zero exit.
 refuse() {
 	name=$1 pattern=$2
