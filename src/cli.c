@@ -258,6 +258,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--by is for hist, latency and count");
 		if (env->interval && env->mode == MODE_TRACE)
 			argp_error(st, "-i is for hist, latency and count");
+		if (env->def_file && env->mode == MODE_LATENCY)
+			argp_error(st, "latency takes functions, not -f definitions");
 		if (env->mode == MODE_HIST && env->ndefs > 1)
 			argp_error(st, "hist takes one definition (and the argument to bucket)");
 		break;

@@ -208,7 +208,7 @@ int modes_actions(const struct env *env, const struct ev_desc *evs,
 	};
 	bool kmalloc = env->mode == MODE_HIST && env->ndefs == 1 &&
 		       !strcmp(env->defs[0], "kmalloc");
-	int i, err = 0;
+	int i, first = -1, err = 0;
 
 	*nbuckets = 0;
 	if (kmalloc && !o.field)
@@ -222,10 +222,12 @@ int modes_actions(const struct env *env, const struct ev_desc *evs,
 			err = agg_setup(&o, KPT_ACT_HIST, &evs[i], 0, &ents[i].agg, nbuckets, msg,
 					msglen);
 			/* the kmalloc functions of a kernel make one histogram */
-			if (!err && kmalloc && i > 0) {
+			if (!err && kmalloc && first >= 0) {
 				*nbuckets -= ents[i].agg.nkeys ? 0 : ents[i].agg.nbuckets;
-				ents[i].agg.hist_base = ents[0].agg.hist_base;
-				ents[i].agg.group = 0;
+				ents[i].agg.hist_base = ents[first].agg.hist_base;
+				ents[i].agg.group = first;
+			} else if (!err && kmalloc) {
+				first = i;
 			}
 			break;
 		case MODE_COUNT:

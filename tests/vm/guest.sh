@@ -62,10 +62,11 @@ renumber() {
 	awk '{ if (!($1 in n)) n[$1] = ++k; $1 = n[$1]; print }'
 }
 
+# The reference records into a fresh tracefs instance per pass, removed after:
+# 6.1 has oopsed (reset_disabled_cpu_buffer) when the main buffer was reset.
+I=$T/instances/kptref
 ftrace_start() {
-	echo 0 > $T/tracing_on
 	echo > $T/kprobe_events
-	echo > $T/trace
 	# One at a time: an older kernel may lack a type (char came in 6.2);
 	# what the reference refuses is skipped, not failed.
 	: > $W/refused
@@ -75,15 +76,17 @@ ftrace_start() {
 			echo "# the reference refuses: $def ($(tail -n 1 $T/error_log | cut -c1-120))"
 		fi
 	done < "$1"
-	echo 1 > $T/events/kprobes/enable
-	echo 1 > $T/events/kpt/enable
-	echo 1 > $T/tracing_on
+	mkdir $I
+	echo 1 > $I/events/kprobes/enable
+	echo 1 > $I/events/kpt/enable
+	echo 1 > $I/tracing_on
 }
 
 ftrace_stop() {
-	echo 0 > $T/tracing_on
-	grep -v '^#' $T/trace | norm > "$1"
-	echo 0 > $T/events/enable
+	echo 0 > $I/tracing_on
+	grep -v '^#' $I/trace | norm > "$1"
+	echo 0 > $I/events/enable
+	rmdir $I
 	echo > $T/kprobe_events
 }
 
