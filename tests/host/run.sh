@@ -180,11 +180,25 @@ $KPT "p:sig $BIN:kpt_neg" > /dev/null 2> "$OUT/sig.err" & kp=$!
 wait_for "grep -q Attached $OUT/sig.err" 10
 kill -INT $kp; wait $kp; rc=$?
 check "SIGINT: clean exit 0 and a profile" test "$rc:$(grep -c PROBE "$OUT/sig.err")" = "0:1"
+# The programs this kptrace loaded (ids new since it started: other kptraces
+# may be running) are gone once it is SIGKILLed.
+prog_ids() {
+	bpftool -j prog show 2>/dev/null | python3 -c '
+import json, sys
+print(" ".join(str(p["id"]) for p in json.load(sys.stdin) if p.get("name", "").startswith("kpt_")))'
+}
+before=" $(prog_ids) "
 $KPT "p:kill $BIN:kpt_neg" > /dev/null 2> "$OUT/kill.err" & kp=$!
 wait_for "grep -q Attached $OUT/kill.err" 10
+mine=""
+for id in $(prog_ids); do [[ $before == *" $id "* ]] || mine="$mine $id"; done
 kill -KILL $kp; wait $kp 2>/dev/null
 sleep 0.5
-check "SIGKILL leaves no kptrace program loaded" bash -c "! bpftool prog show 2>/dev/null | grep -q kpt_entry"
+after=" $(prog_ids) "
+left=""
+for id in $mine; do [[ $after == *" $id "* ]] && left="$left $id"; done
+check "SIGKILL leaves no kptrace program loaded (had:$mine; left:$left)" \
+	test -n "$mine" -a -z "$left"
 
 echo "# refusals"
 refuse() {

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The benchmark's floor: the least a hand-written libbpf tool does for each
+ * of kptrace's jobs on the workload's bench_fn(a, b, s), with nothing
+ * general about it (registers read directly, fixed record layout):
+ *
+ *   bl_nop                  an empty program: the uprobe's own cost
+ *   bl_stream               a ring buffer record with kptrace's fields
+ *                           (ts, ip, tid, tgid, cpu, comm, a, b, the string)
+ *   bl_hist                 log2 histogram of a in a per-CPU array
+ *   bl_lat_entry/_return    entry time per thread in a hash, log2 histogram
+ *                           of the duration in a per-CPU array
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "baseline.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} bl_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BL_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} bl_hist SEC(".maps");
+
+/* [0]: records the ring buffer had no room for */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} bl_drops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, __u64);
+} bl_start SEC(".maps");
+
+static __always_inline __u32 log2_bucket(__u64 v)
+{
+	__u32 r = 0;
+
+	if (!v)
+		return 0;
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) r += 1;
+	return r + 1;
+}
+
+static __always_inline void hist_add(__u64 v)
+{
+	__u32 b = log2_bucket(v);
+	__u64 *c = bpf_map_lookup_elem(&bl_hist, &b);
+
+	if (c)
+		(*c)++;
+}
+
+SEC("uprobe")
+int bl_nop(struct pt_regs *ctx)
+{
+	return 0;
+}
+
+SEC("uprobe")
+int bl_stream(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct bl_event *e;
+	long n;
+
+	e = bpf_ringbuf_reserve(&bl_events, sizeof(*e), 0);
+	if (!e) {
+		__u32 zero = 0;
+		__u64 *d = bpf_map_lookup_elem(&bl_drops, &zero);
+
+		if (d)
+			(*d)++;
+		return 0;
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->ip = PT_REGS_IP(ctx);
+	e->tid = (__u32)pid_tgid;
+	e->tgid = pid_tgid >> 32;
+	e->cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->a = PT_REGS_PARM1(ctx);
+	e->b = (__u32)PT_REGS_PARM2(ctx);
+	n = bpf_probe_read_user_str(e->s, sizeof(e->s), (const void *)PT_REGS_PARM3(ctx));
+	e->slen = n > 0 ? n : 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("uprobe")
+int bl_hist_prog(struct pt_regs *ctx)
+{
+	hist_add(PT_REGS_PARM1(ctx));
+	return 0;
+}
+
+SEC("uprobe")
+int bl_lat_entry(struct pt_regs *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 ts = bpf_ktime_get_ns();
+
+	bpf_map_update_elem(&bl_start, &tid, &ts, BPF_ANY);
+	return 0;
+}
+
+SEC("uretprobe")
+int bl_lat_return(struct pt_regs *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *ts = bpf_map_lookup_elem(&bl_start, &tid), d;
+
+	if (!ts)
+		return 0;
+	d = bpf_ktime_get_ns() - *ts;
+	bpf_map_delete_elem(&bl_start, &tid);
+	hist_add(d);
+	return 0;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The record and sizes shared by bench/baseline.bpf.c and bench/baseline.c. */
+#ifndef BENCH_BASELINE_H
+#define BENCH_BASELINE_H
+
+#define BL_BUCKETS	65
+/* the string: as much as a typical hand-written tool keeps (NAME_MAX + 1) */
+#define BL_STR		256
+
+struct bl_event {
+	__u64 ts;
+	__u64 ip;
+	__u32 tid;
+	__u32 tgid;
+	__u32 cpu;
+	__u32 slen;	/* bytes read, terminator included; 0: fault */
+	char comm[16];
+	__u64 a;
+	__u32 b;
+	char s[BL_STR];
+};
+
+#endif /* BENCH_BASELINE_H */
