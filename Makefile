@@ -133,3 +133,101 @@ test: test-deps
 clean:
 	$(call msg,CLEAN)
 	$(Q)rm -rf $(OUTPUT) kptrace
+
+# ---------------------------------------------------------------------------
+# bench: the benchmark harness (bench/README.md). Everything below is the
+# benchmark's own; it builds into $(OUTPUT)/bench and changes nothing above.
+#
+#   make bench     build kptrace and the bench programs, run every scenario
+#                  side by side, print the table, write
+#                  $(OUTPUT)/bench/results.json and results.svg
+# ---------------------------------------------------------------------------
+BENCH_OUT := $(OUTPUT)/bench
+BENCH_BINS := $(BENCH_OUT)/workload $(BENCH_OUT)/baseline $(BENCH_OUT)/decoder
+
+.PHONY: bench bench-build
+
+$(BENCH_OUT):
+	$(Q)mkdir -p $@
+
+# -no-pie: bench_fn's ELF address is what uprobe_events is given
+$(BENCH_OUT)/workload: bench/workload.c | $(BENCH_OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror -no-pie -pthread $< -o $@
+
+$(BENCH_OUT)/baseline.bpf.o: bench/baseline.bpf.c bench/baseline.h | $(BENCH_OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Ibench -c $< -o $@
+
+$(BENCH_OUT)/baseline.skel.h: $(BENCH_OUT)/baseline.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name baseline_bpf > $@
+
+# static, like kptrace: the same start-up conditions
+$(BENCH_OUT)/baseline: bench/baseline.c bench/baseline.h $(BENCH_OUT)/baseline.skel.h
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(BENCH_OUT) -Ibench $< $(LDLIBS) -o $@
+
+# kptrace's own decoder, linked from its objects as the unit tests are
+$(BENCH_OUT)/decoder: bench/decoder.c $(LIB_OBJS) | $(BENCH_OUT)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
+bench-build: kptrace $(BENCH_BINS)
+
+bench: kptrace $(BENCH_BINS)
+	$(Q)bench/run.sh
+
+# ---------------------------------------------------------------------------
+# fuzz: libFuzzer harnesses (tests/fuzz/). Everything below is the fuzzers'
+# own; it builds into $(OUTPUT)/fuzz and changes nothing above.
+#
+#   make fuzz         each harness for FUZZ_SECONDS (default 300) seconds
+#   make fuzz-smoke   each harness for 20 s, for make test; fails on any crash
+#
+# Both run tests/fuzz/run.sh on a copy of tests/fuzz/corpus in
+# $(OUTPUT)/fuzz (the committed corpus is never grown) and end with
+# "N passed, N failed", one per harness. Needs clang's libFuzzer and
+# sanitizer runtimes: on Debian 12, clang + libclang-rt-14-dev.
+# ---------------------------------------------------------------------------
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 300
+FUZZ_OUT     := $(OUTPUT)/fuzz
+FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -std=gnu11 -Wall -Wextra -Werror -Iinclude -Isrc \
+	-I$(OUTPUT) -D_GNU_SOURCE
+FUZZ_HDRS    := tests/fuzz/fuzz_common.h $(wildcard src/*.h) include/kptrace.h
+
+# What each harness links: the stage it fuzzes and what that stage calls.
+FUZZ_SRCS_spec   := src/spec.c
+FUZZ_SRCS_filter := src/filter.c src/spec.c
+FUZZ_SRCS_decode := src/decode.c src/output_text.c src/output_json.c src/ksyms.c \
+	src/umaps.c src/spec.c
+FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode
+
+.PHONY: fuzz fuzz-smoke fuzz-build
+
+$(FUZZ_OUT)/bin/fuzz_spec: tests/fuzz/fuzz_spec.c $(FUZZ_SRCS_spec) $(FUZZ_HDRS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_spec) -o $@
+
+$(FUZZ_OUT)/bin/fuzz_filter: tests/fuzz/fuzz_filter.c $(FUZZ_SRCS_filter) $(FUZZ_HDRS) \
+		bpf/filter.bpf.h
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_filter) -o $@
+
+$(FUZZ_OUT)/bin/fuzz_decode: tests/fuzz/fuzz_decode.c $(FUZZ_SRCS_decode) $(FUZZ_HDRS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_decode) -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz-smoke: fuzz-build
+	$(Q)tests/fuzz/run.sh 20
+# ---- end of fuzz ----------------------------------------------------------

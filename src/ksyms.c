@@ -410,6 +410,16 @@ const struct ksym *ksyms_by_addr(const struct ksyms *ks, uint64_t addr)
 	return s;
 }
 
+size_t ksyms_count(const struct ksyms *ks)
+{
+	return ks ? ks->n : 0;
+}
+
+const struct ksym *ksyms_at(const struct ksyms *ks, size_t i)
+{
+	return ks && i < ks->n ? &ks->syms[i] : NULL;
+}
+
 const struct ksym *ksyms_by_name(const struct ksyms *ks, const char *name, const char *mod)
 {
 	const struct ksym *first_mod = NULL, *s;

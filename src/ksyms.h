@@ -28,6 +28,9 @@ void ksyms_free(struct ksyms *ks);
 const struct ksym *ksyms_by_addr(const struct ksyms *ks, uint64_t addr);
 /* First symbol of this name (in module mod if non-NULL), or NULL. */
 const struct ksym *ksyms_by_name(const struct ksyms *ks, const char *name, const char *mod);
+/* Symbols in address order, for iteration: ksyms_at(ks, i), i < ksyms_count(ks). */
+size_t ksyms_count(const struct ksyms *ks);
+const struct ksym *ksyms_at(const struct ksyms *ks, size_t i);
 /* True if every address is 0 (kptr_restrict hides them from this user). */
 bool ksyms_hidden(const struct ksyms *ks);
 

@@ -68,13 +68,69 @@ static void event_name(const char *func, int n, char *buf, size_t len)
  * latency FUNC [FETCHARGS] [if FILTER]: an entry probe (with the arguments
  * and filter) starting the clock and a return probe stopping it.
  */
-static int latency_defs(const struct env *env, struct deflist *out, char *msg, size_t msglen)
+#define LATENCY_GLOB_MAX 500	/* functions one glob may expand to (two probes each) */
+
+static int latency_pair(struct deflist *out, const char *func, const char *rest, int n)
 {
-	int i, err;
+	char name[64];
+	int err;
+
+	event_name(func, n, name, sizeof(name));
+	err = deflist_add(out, "p:latency/%s_%d %s%s", name, n, func, rest);
+	if (!err)
+		err = deflist_add(out, "r:latency/%s_%d_ret %s", name, n, func);
+	return err;
+}
+
+/* latency 'vfs_*': every traceable match, the skipped ones reported. */
+static int latency_glob(struct sysinfo *si, const char *pat, const char *rest,
+			struct deflist *out, int *n, char *msg, size_t msglen)
+{
+	char **names;
+	int count, skipped, i, err;
+
+	if (strchr(pat, '/')) {
+		snprintf(msg, msglen, "latency %s: globs are for kernel functions", pat);
+		return -EINVAL;
+	}
+	err = sysinfo_glob_functions(si, pat, &names, &count, &skipped, msg, msglen);
+	if (!err && !count) {
+		snprintf(msg, msglen, "latency %s: no traceable kernel function matches%s", pat,
+			 skipped ? " (only blacklisted ones)" : "");
+		err = -ENOENT;
+	}
+	if (!err && count > LATENCY_GLOB_MAX) {
+		snprintf(msg, msglen, "latency %s: %d functions match, at most %d: narrow the "
+			 "pattern", pat, count, LATENCY_GLOB_MAX);
+		err = -E2BIG;
+	}
+	for (i = 0; !err && i < count; i++)
+		err = latency_pair(out, names[i], rest, (*n)++);
+	if (!err)
+		fprintf(stderr, "kptrace: latency %s: %d functions%s\n", pat, count,
+			skipped ? "" : ", none skipped");
+	if (!err && skipped)
+		fprintf(stderr, "kptrace: latency %s: %d matching functions skipped: the kernel "
+			"blacklists them (NOKPROBE)\n", pat, skipped);
+	for (i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}
+
+/*
+ * latency FUNC [FETCHARGS] [if FILTER]: an entry probe (with the arguments
+ * and filter) starting the clock and a return probe stopping it. A glob
+ * FUNC stands for every traceable kernel function it matches.
+ */
+static int latency_defs(const struct env *env, struct sysinfo *si, struct deflist *out,
+			char *msg, size_t msglen)
+{
+	int i, n = 0, err;
 
 	for (i = 0; i < env->ndefs; i++) {
 		const char *d = env->defs[i], *rest;
-		char func[256], name[64];
+		char func[256];
 		size_t flen = strcspn(d, " \t");
 
 		if (!flen || flen >= sizeof(func)) {
@@ -84,15 +140,10 @@ static int latency_defs(const struct env *env, struct deflist *out, char *msg, s
 		memcpy(func, d, flen);
 		func[flen] = 0;
 		rest = d + flen;
-		if (strpbrk(func, "*?[")) {
-			snprintf(msg, msglen, "latency %s: globs are not supported yet: name each "
-				 "function", func);
-			return -EINVAL;
-		}
-		event_name(func, i, name, sizeof(name));
-		err = deflist_add(out, "p:latency/%s_%d %s%s", name, i, func, rest);
-		if (!err)
-			err = deflist_add(out, "r:latency/%s_%d_ret %s", name, i, func);
+		if (strpbrk(func, "*?["))
+			err = latency_glob(si, func, rest, out, &n, msg, msglen);
+		else
+			err = latency_pair(out, func, rest, n++);
 		if (err)
 			return err;
 	}
@@ -181,7 +232,7 @@ int modes_definitions(const struct env *env, struct sysinfo *si, struct deflist 
 
 	memset(out, 0, sizeof(*out));
 	if (env->mode == MODE_LATENCY)
-		return latency_defs(env, out, msg, msglen);
+		return latency_defs(env, si, out, msg, msglen);
 	if (env->mode == MODE_HIST && env->ndefs == 1 && !strcmp(env->defs[0], "kmalloc"))
 		return kmalloc_defs(env, si, out, msg, msglen);
 	for (i = 0; i < env->ndefs; i++) {

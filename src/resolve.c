@@ -2,6 +2,7 @@
 /* Stage 2: resolve symbols, registers and uprobe targets; refuse early. */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -71,6 +72,84 @@ void sysinfo_free(struct sysinfo *si)
 		free(si->blacklist[i]);
 	free(si->blacklist);
 	memset(si, 0, sizeof(*si));
+}
+
+static bool is_text(char type);
+
+static int names_add(char ***names, int *n, int *cap, const char *name)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*names)[i], name))
+			return 0; /* a static function's name twice: kprobes take the first */
+	if (*n == *cap) {
+		char **nn;
+
+		*cap = *cap ? *cap * 2 : 64;
+		nn = realloc(*names, *cap * sizeof(*nn));
+		if (!nn)
+			return -ENOMEM;
+		*names = nn;
+	}
+	(*names)[*n] = strdup(name);
+	if (!(*names)[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***names, int *n,
+			   int *skipped, char *msg, size_t msglen)
+{
+	char line[512], name[256], mod[128];
+	int cap = 0, err;
+	size_t i;
+	FILE *f;
+
+	*names = NULL;
+	*n = 0;
+	*skipped = 0;
+	err = sysinfo_need_ksyms(si, msg, msglen);
+	if (err)
+		return err;
+	f = fopen("/sys/kernel/tracing/available_filter_functions", "re");
+	if (!f)
+		f = fopen("/sys/kernel/debug/tracing/available_filter_functions", "re");
+	if (f) {
+		while (!err && fgets(line, sizeof(line), f)) {
+			int k = sscanf(line, "%255s [%127[^]]]", name, mod);
+
+			if (k < 1 || fnmatch(pattern, name, 0))
+				continue;
+			if (blacklisted(si, name)) {
+				(*skipped)++;
+				continue;
+			}
+			if (k == 2) {
+				char full[400];
+
+				snprintf(full, sizeof(full), "%s:%s", mod, name);
+				err = names_add(names, n, &cap, full);
+			} else {
+				err = names_add(names, n, &cap, name);
+			}
+		}
+		fclose(f);
+		return err;
+	}
+	for (i = 0; !err && i < ksyms_count(si->ksyms); i++) {
+		const struct ksym *s = ksyms_at(si->ksyms, i);
+
+		if (!is_text(s->type) || s->module || fnmatch(pattern, s->name, 0))
+			continue;
+		if (blacklisted(si, s->name)) {
+			(*skipped)++;
+			continue;
+		}
+		err = names_add(names, n, &cap, s->name);
+	}
+	return err;
 }
 
 /* Find member name in a struct, descending into anonymous unions/structs. */

@@ -51,6 +51,15 @@ int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolve
 		  char *msg, size_t msglen, int *col);
 void resolved_free(struct resolved *r);
 
+/*
+ * Kernel functions matching a glob: from available_filter_functions (what
+ * ftrace can trace) where readable, else kallsyms' text symbols; blacklisted
+ * ones are skipped and counted in *skipped, names seen twice (static
+ * functions of one name) once. *names is a heap array of heap strings.
+ */
+int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***names, int *n,
+			   int *skipped, char *msg, size_t msglen);
+
 /* Byte offset of register name in struct pt_regs, from BTF; -ENOENT if none. */
 int resolve_reg_offset(const struct btf *btf, const char *name);
 

@@ -11,6 +11,20 @@ KREL=$(uname -r)
 echo "# kernel $KREL"
 
 ok() { echo "ok - $KREL: $*"; }
+
+# SIGINT, then wait at most 20 s: a kptrace that does not stop is a failure,
+# not a hung VM run. Leaves the exit status in RC.
+stop() {
+	local pid=$1 i=0
+	kill -INT $pid 2>/dev/null
+	while kill -0 $pid 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.1; done
+	if kill -0 $pid 2>/dev/null; then
+		echo "FAIL - $KREL: kptrace (pid $pid) did not stop on SIGINT within 20 s"
+		kill -KILL $pid
+	fi
+	wait $pid
+	RC=$?
+}
 bad() { echo "FAIL - $KREL: $*"; }
 
 # Addresses for the raw-address forms: a function, and a constant string.
@@ -106,9 +120,7 @@ kpt_start() {
 
 kpt_stop() {
 	sleep 0.3
-	kill -INT $KP
-	wait $KP
-	RC=$?
+	stop $KP
 	norm < $W/kpt.out > "$1"
 	if [ $RC != 0 ]; then
 		bad "kptrace exit status $RC: $(tail -n 5 $W/kpt.err)"
@@ -194,8 +206,7 @@ sleep 1 & s1=$!
 sleep 1 & s2=$!
 wait $s1 $s2
 sleep 0.2
-kill -INT $KP
-wait $KP
+stop $KP
 line=$(grep 'kprobes/sl ' $W/sl.err)
 set -- $line
 # of the two concurrent sleepers exactly one got the instance
@@ -239,8 +250,8 @@ while [ $i -lt 900 ] && ! { grep -q '^Attached' $W/km_tp.err && grep -q '^Attach
 done
 for i in 1 2 3; do $W/kptkm --dry-run 'p vfs_read' > /dev/null 2>&1; done
 sleep 0.3
-kill -INT $KT $KK
-wait $KT $KK
+stop $KT
+stop $KK
 tp=$(sed -n 's/.*"count":\([0-9]*\),"sum".*/\1/p' $W/km_tp.json | tail -n 1)
 kp=$(sed -n 's/.*"count":\([0-9]*\),"sum".*/\1/p' $W/km_kp.json | tail -n 1)
 if [ -n "$tp" ] && [ -n "$kp" ] && [ "$tp" -gt 10 ] &&
@@ -274,14 +285,30 @@ i=0
 while ! grep -q '^Attached' $W/lat.err 2>/dev/null && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
 dd if=/etc/passwd of=/dev/null bs=64 2>/dev/null
 sleep 0.2
-kill -INT $KP
-wait $KP
+stop $KP
 n=$(sed -n 's/.*"count":\([0-9]*\),"sum".*/\1/p' $W/lat.json | tail -n 1)
 want=$(( (sz + 63) / 64 + 1 ))
 if [ "$n" = "$want" ] && grep -q '"p99"' $W/lat.json; then
 	ok "latency vfs_read: $n calls for a $sz-byte file read 64 bytes at a time, with percentiles"
 else
 	bad "latency vfs_read: '$n' calls, want $want: $(head -c 300 $W/lat.json) $(tail -n 3 $W/lat.err)"
+fi
+
+# latency over a glob: every traceable match, the blacklisted ones skipped.
+$KPT latency -d 1 'vfs_rea*' > $W/g.out 2> $W/g.err
+rc=$?
+n=$(sed -n "s/.*latency vfs_rea\*: \([0-9]*\) functions.*/\1/p" $W/g.err)
+if [ $rc = 0 ] && [ "${n:-0}" -ge 2 ] && grep -q "^Attached $((n * 2)) probes" $W/g.err; then
+	ok "latency 'vfs_rea*': $n functions attached and detached"
+else
+	bad "latency 'vfs_rea*': rc=$rc $(head -c 400 $W/g.err)"
+fi
+$KPT latency -d 1 '*notifier_call_chain' > $W/g.out 2> $W/g.err
+rc=$?
+if [ $rc = 0 ] && grep -q 'skipped: the kernel blacklists them' $W/g.err; then
+	ok "latency '*notifier_call_chain': blacklisted matches skipped and reported ($(grep -h 'functions' $W/g.err | tr '\n' ' '))"
+else
+	bad "latency '*notifier_call_chain': rc=$rc $(head -c 400 $W/g.err)"
 fi
 
 # Refusals: nothing attached, a clear message, non-zero exit.

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The benchmark's floor, userspace half (see baseline.bpf.c):
+ *
+ *   baseline nop|stream|hist|latency BINARY FUNC [-o FILE] [-b BYTES]
+ *
+ * attaches one uprobe (latency: a uprobe and a uretprobe) on BINARY:FUNC for
+ * every process, says "Attached N probes" on stderr, then until SIGINT or
+ * SIGTERM: stream prints each record as ftrace's trace line to FILE (stdout
+ * by default) from a ring buffer of BYTES (default 4M); hist and latency
+ * print a log2 histogram at exit. On exit: "events=N drops=N" on stderr.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "baseline.h"
+#include "baseline.skel.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = sig;
+}
+
+struct out {
+	FILE *f;
+	unsigned long long events;
+};
+
+static int on_event(void *arg, void *data, size_t len)
+{
+	struct out *o = arg;
+	const struct bl_event *e = data;
+	char comm[17];
+	uint64_t us;
+
+	if (len < sizeof(*e))
+		return 0;
+	memcpy(comm, e->comm, 16);
+	comm[16] = 0;
+	us = (e->ts + 500) / 1000;
+	fprintf(o->f, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64
+		": stream: (0x%" PRIx64 ") a=%" PRIu64 " b=%u s=", comm, (int)e->tid,
+		(int)e->cpu, us / 1000000, us % 1000000, (uint64_t)e->ip, (uint64_t)e->a, e->b);
+	if (e->slen && e->slen <= BL_STR) {
+		fputc('"', o->f);
+		fwrite(e->s, 1, e->slen - 1, o->f);
+		fputs("\"\n", o->f);
+	} else {
+		fputs("(fault)\n", o->f);
+	}
+	o->events++;
+	return 0;
+}
+
+static unsigned long long percpu_sum(int fd, __u32 key, int ncpus)
+{
+	unsigned long long sum = 0;
+	__u64 *v = calloc(ncpus, sizeof(*v));
+	int i;
+
+	if (v && !bpf_map_lookup_elem(fd, &key, v))
+		for (i = 0; i < ncpus; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+static void print_hist(FILE *f, int fd, int ncpus, unsigned long long *total)
+{
+	unsigned long long c;
+	__u32 b;
+
+	*total = 0;
+	for (b = 0; b < BL_BUCKETS; b++) {
+		c = percpu_sum(fd, b, ncpus);
+		*total += c;
+		if (!c)
+			continue;
+		if (b == 0)
+			fprintf(f, "[0] %llu\n", c);
+		else
+			fprintf(f, "[%llu, %llu) %llu\n", 1ull << (b - 1),
+				b < 64 ? 1ull << b : ~0ull, c);
+	}
+}
+
+static struct bpf_link *attach(struct bpf_program *prog, const char *bin, const char *func,
+			       bool ret)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = func, .retprobe = ret);
+
+	return bpf_program__attach_uprobe_opts(prog, -1, bin, 0, &uo);
+}
+
+int main(int argc, char **argv)
+{
+	struct baseline_bpf *skel;
+	struct bpf_program *progs[2] = {};
+	struct bpf_link *links[2] = {};
+	struct ring_buffer *rb = NULL;
+	struct out o = { .f = stdout };
+	const char *mode, *bin, *func, *path = NULL;
+	unsigned long bufsize = 4 << 20;
+	unsigned long long total = 0;
+	int ncpus, nprogs = 1, i, opt, err = 1;
+
+	while ((opt = getopt(argc, argv, "o:b:")) != -1) {
+		if (opt == 'o')
+			path = optarg;
+		else if (opt == 'b')
+			bufsize = strtoul(optarg, NULL, 0);
+		else
+			goto usage;
+	}
+	if (argc - optind != 3)
+		goto usage;
+	mode = argv[optind];
+	bin = argv[optind + 1];
+	func = argv[optind + 2];
+
+	ncpus = libbpf_num_possible_cpus();
+	skel = baseline_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "baseline: open: %s\n", strerror(errno));
+		return 1;
+	}
+	bpf_map__set_max_entries(skel->maps.bl_events, bufsize);
+	if (!strcmp(mode, "nop")) {
+		progs[0] = skel->progs.bl_nop;
+	} else if (!strcmp(mode, "stream")) {
+		progs[0] = skel->progs.bl_stream;
+	} else if (!strcmp(mode, "hist")) {
+		progs[0] = skel->progs.bl_hist_prog;
+	} else if (!strcmp(mode, "latency")) {
+		progs[0] = skel->progs.bl_lat_entry;
+		progs[1] = skel->progs.bl_lat_return;
+		nprogs = 2;
+	} else {
+		goto usage;
+	}
+	/* load only what this mode runs */
+	bpf_program__set_autoload(skel->progs.bl_nop, progs[0] == skel->progs.bl_nop);
+	bpf_program__set_autoload(skel->progs.bl_stream, progs[0] == skel->progs.bl_stream);
+	bpf_program__set_autoload(skel->progs.bl_hist_prog, progs[0] == skel->progs.bl_hist_prog);
+	bpf_program__set_autoload(skel->progs.bl_lat_entry, nprogs == 2);
+	bpf_program__set_autoload(skel->progs.bl_lat_return, nprogs == 2);
+	if (baseline_bpf__load(skel)) {
+		fprintf(stderr, "baseline: load: %s\n", strerror(errno));
+		goto out;
+	}
+	if (path && !(o.f = fopen(path, "w"))) {
+		fprintf(stderr, "baseline: %s: %s\n", path, strerror(errno));
+		goto out;
+	}
+	if (progs[0] == skel->progs.bl_stream) {
+		rb = ring_buffer__new(bpf_map__fd(skel->maps.bl_events), on_event, &o, NULL);
+		if (!rb)
+			goto out;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	fprintf(stderr, "Attaching %d probes...\n", nprogs);
+	for (i = 0; i < nprogs; i++) {
+		links[i] = attach(progs[i], bin, func, i == 1);
+		if (!links[i]) {
+			fprintf(stderr, "baseline: attach %s:%s: %s\n", bin, func, strerror(errno));
+			goto out;
+		}
+	}
+	fprintf(stderr, "Attached %d probes\n", nprogs);
+
+	while (!stop) {
+		if (rb) {
+			if (ring_buffer__poll(rb, 100) < 0 && errno != EINTR && !stop)
+				break;
+			fflush(o.f); /* once per batch, as kptrace */
+		} else {
+			pause();
+		}
+	}
+	for (i = 0; i < nprogs; i++)
+		bpf_link__destroy(links[i]), links[i] = NULL;
+	if (rb)
+		ring_buffer__consume(rb);
+	fflush(o.f);
+	if (!rb)
+		print_hist(o.f, bpf_map__fd(skel->maps.bl_hist), ncpus, &total);
+	fprintf(stderr, "events=%llu drops=%llu\n", rb ? o.events : total,
+		percpu_sum(bpf_map__fd(skel->maps.bl_drops), 0, ncpus));
+	err = 0;
+out:
+	for (i = 0; i < nprogs; i++)
+		bpf_link__destroy(links[i]);
+	ring_buffer__free(rb);
+	if (o.f && o.f != stdout)
+		fclose(o.f);
+	baseline_bpf__destroy(skel);
+	return err;
+usage:
+	fprintf(stderr, "usage: baseline nop|stream|hist|latency BINARY FUNC [-o FILE] [-b BYTES]\n");
+	return 2;
+}

@@ -1,0 +1,684 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""kptrace's benchmark harness (bench/README.md says what and why).
+
+Runs every scenario side by side, REPEATS times, each repeat in a shuffled
+order, and writes the raw measurements and their summary to
+.output/bench/results.json; bench/report.py prints the table and draws the
+SVG from that file.
+
+Everything it probes is its own: uprobes on .output/bench/workload only, a
+tracefs instance and a uprobe_events group of its own (kptbench), removed on
+exit. Every process it starts is bounded by a timeout; kptrace is only ever
+stopped with SIGINT, then SIGTERM.
+"""
+import argparse
+import ctypes
+import fcntl
+import json
+import os
+import platform
+import random
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import report  # noqa: E402  (the summary and the table live there)
+
+OUT = os.path.join(ROOT, ".output", "bench")
+KPT = os.path.join(ROOT, "kptrace")
+WORK = os.path.join(OUT, "workload")
+BASE = os.path.join(OUT, "baseline")
+DECODER = os.path.join(OUT, "decoder")
+FIFO = os.path.join(OUT, "ready.fifo")
+TRACEFS = "/sys/kernel/tracing"
+GROUP = "kptbench"
+INSTANCE = os.path.join(TRACEFS, "instances", GROUP)
+FUNC = "bench_fn"
+ARGS3 = "a=%di:u64 b=%si:u32 s=+0(%dx):ustring"
+
+START_TIMEOUT = 30.0    # launch to "attached"
+STOP_TIMEOUT = 20.0     # SIGINT to exit (drain, print)
+WORK_TIMEOUT = 180.0    # one workload run
+IDLE_S = 1.0            # "steady" RSS is read this long after attaching
+STATS_CALLS = 5000      # calls run with BPF run-time stats on
+
+running = []            # processes to stop on the way out
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+# ---------------------------------------------------------------- processes
+
+class Proc:
+    """A tracer under test: started, waited on until attached, stopped."""
+
+    def __init__(self, name, argv, marker, out=None, env=None, is_kptrace=False):
+        self.name, self.argv, self.marker, self.out = name, argv, marker, out
+        self.env, self.is_kptrace = env, is_kptrace
+        self.p = None
+        self.ready_t = None
+        self.stderr_lines, self.stdout_lines = [], []
+        self.threads = []
+        self.ready = threading.Event()
+
+    def _reader(self, stream, sink, key):
+        for raw in iter(stream.readline, b""):
+            line = raw.decode(errors="replace")
+            if key and not self.ready.is_set() and line.startswith(key):
+                self.ready_t = time.perf_counter()
+                self.ready.set()
+            sink.append(line)
+        stream.close()
+
+    def start(self):
+        kind, _, key = self.marker.partition(":")
+        stdout = subprocess.PIPE if kind == "stdout" else (self.out or subprocess.DEVNULL)
+        if kind == "fifo":
+            if os.path.exists(FIFO):
+                os.unlink(FIFO)
+            os.mkfifo(FIFO)
+        env = dict(os.environ, **(self.env or {}))
+        self.t0 = time.perf_counter()
+        self.p = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=stdout,
+                                  stderr=subprocess.PIPE, env=env, cwd=ROOT)
+        running.append(self)
+        for stream, sink, k in ((self.p.stderr, self.stderr_lines, key if kind == "stderr" else None),
+                                (self.p.stdout, self.stdout_lines, key if kind == "stdout" else None)):
+            if stream is None:
+                continue
+            t = threading.Thread(target=self._reader, args=(stream, sink, k), daemon=True)
+            t.start()
+            self.threads.append(t)
+        deadline = self.t0 + START_TIMEOUT
+        if kind == "fifo":
+            # bpftrace's BEGIN { cat(FIFO) } opens the FIFO once every probe is
+            # attached (BEGIN's output is handled in its event loop, which
+            # starts after the attachment): our non-blocking open for writing
+            # succeeds from that moment on, and our close gives it EOF.
+            while time.perf_counter() < deadline and self.p.poll() is None:
+                try:
+                    fd = os.open(FIFO, os.O_WRONLY | os.O_NONBLOCK)
+                except OSError:
+                    time.sleep(0.0005)
+                    continue
+                self.ready_t = time.perf_counter()
+                os.close(fd)
+                self.ready.set()
+                break
+        else:
+            while time.perf_counter() < deadline and self.p.poll() is None:
+                if self.ready.wait(0.01):
+                    break
+        if not self.ready.is_set():
+            err = "".join(self.stderr_lines)[-600:]
+            self.stop()
+            raise RuntimeError("%s did not attach within %.0f s: %s" % (self.name, START_TIMEOUT, err))
+        return (self.ready_t - self.t0) * 1e3
+
+    def pid(self):
+        return self.p.pid
+
+    def stop(self):
+        if self.p is None:
+            return None
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
+            try:
+                self.p.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.p.send_signal(signal.SIGTERM)
+                try:
+                    self.p.wait(10)
+                except subprocess.TimeoutExpired:
+                    if not self.is_kptrace:   # kptrace is never SIGKILLed
+                        self.p.kill()
+                    self.p.wait(30)
+        if self.marker.startswith("fifo"):
+            # a bpftrace that never reached its BEGIN is still in open(): free it
+            try:
+                fd = os.open(FIFO, os.O_RDWR | os.O_NONBLOCK)
+                os.close(fd)
+            except OSError:
+                pass
+        for t in self.threads:
+            t.join(10)
+        if self in running:
+            running.remove(self)
+        return self.p.returncode
+
+
+def run_workload(calls, rate=0, threads=1):
+    r = subprocess.run([WORK, str(calls), str(rate), str(threads)], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=WORK_TIMEOUT, check=True)
+    kv = dict(f.split("=", 1) for f in r.stdout.decode().split())
+    return {k: float(v) for k, v in kv.items()}
+
+
+def mem_status(pid):
+    """VmHWM, VmRSS, and the RSS of BPF map mmaps (a ring buffer's pages), in kB."""
+    res = {}
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(("VmHWM:", "VmRSS:")):
+                    res[line.split(":")[0]] = int(line.split()[1])
+        maps_kb, cur = 0, None
+        with open("/proc/%d/smaps" % pid) as f:
+            for line in f:
+                if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+                    cur = line.split()[-1] if len(line.split()) >= 6 else ""
+                elif line.startswith("Rss:") and cur == "anon_inode:bpf-map":
+                    maps_kb += int(line.split()[1])
+        res["map_rss"] = maps_kb
+    except OSError:
+        pass
+    return res
+
+
+# ------------------------------------------------------- BPF run-time stats
+
+SYS_BPF = 321            # x86_64
+BPF_ENABLE_STATS = 32
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def enable_bpf_stats():
+    """BPF_ENABLE_STATS: run time counted while the returned fd is open."""
+    attr = ctypes.create_string_buffer(16)   # enable_stats.type = BPF_STATS_RUN_TIME (0)
+    fd = _libc.syscall(SYS_BPF, BPF_ENABLE_STATS, attr, 4)
+    return fd if fd >= 0 else None
+
+
+def prog_stats(pid):
+    """Total (run_time_ns, run_cnt) of the BPF programs process pid holds."""
+    ids, stats = set(), {}
+    fddir = "/proc/%d/fdinfo" % pid
+    try:
+        names = os.listdir(fddir)
+    except OSError:
+        return None
+    for n in names:
+        try:
+            with open(os.path.join(fddir, n)) as f:
+                info = dict(l.rstrip("\n").split(":\t", 1) for l in f if ":\t" in l)
+        except OSError:
+            continue
+        if "prog_id" not in info:
+            continue
+        pid_ = int(info["prog_id"])
+        ids.add(pid_)
+        if "run_time_ns" in info:
+            stats[pid_] = (int(info["run_time_ns"]), int(info["run_cnt"]))
+    for i in ids - set(stats):
+        # a link's fdinfo names its program but has no counters
+        r = subprocess.run(["bpftool", "-j", "prog", "show", "id", str(i)],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+        try:
+            j = json.loads(r.stdout)
+            stats[i] = (int(j.get("run_time_ns", 0)), int(j.get("run_cnt", 0)))
+        except ValueError:
+            pass
+    return (sum(v[0] for v in stats.values()), sum(v[1] for v in stats.values()))
+
+
+# ------------------------------------------------------ uprobe_events (ftrace)
+
+def tracefs_write(path, text, append=False):
+    # os.open: Python's "a" mode seeks, which tracefs files refuse
+    fd = os.open(path, os.O_WRONLY | (os.O_APPEND if append else os.O_TRUNC))
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def file_offset(binary, sym):
+    """bench_fn's file offset, as uprobe_events wants it."""
+    out = subprocess.run(["readelf", "-sW", binary], stdout=subprocess.PIPE, check=True).stdout.decode()
+    vaddr = next(int(l.split()[1], 16) for l in out.splitlines()
+                 if len(l.split()) >= 8 and l.split()[7] == sym)
+    out = subprocess.run(["readelf", "-lW", binary], stdout=subprocess.PIPE, check=True).stdout.decode()
+    for l in out.splitlines():
+        f = l.split()
+        if f and f[0] == "LOAD":
+            off, va, memsz = int(f[1], 16), int(f[2], 16), int(f[5], 16)
+            if va <= vaddr < va + memsz:
+                return vaddr - va + off
+    raise RuntimeError("no LOAD segment holds %s" % sym)
+
+
+class Ftrace:
+    """The kernel's own uprobe_events, in a tracefs instance of ours so that
+    nothing of it shows in the top-level buffer others may be reading."""
+
+    def __init__(self):
+        self.ok = os.access(os.path.join(TRACEFS, "uprobe_events"), os.W_OK)
+        self.events = []
+
+    def cleanup(self):
+        if not os.path.isdir(TRACEFS):
+            return
+        for ev in os.listdir(os.path.join(INSTANCE, "events", GROUP)) if os.path.isdir(
+                os.path.join(INSTANCE, "events", GROUP)) else []:
+            en = os.path.join(INSTANCE, "events", GROUP, ev, "enable")
+            if os.path.exists(en):
+                tracefs_write(en, "0")
+        try:
+            with open(os.path.join(TRACEFS, "uprobe_events")) as f:
+                mine = [l.split()[0].split(":", 1)[1] for l in f if l.split() and
+                        l.split()[0].split(":", 1)[-1].startswith(GROUP + "/")]
+        except OSError:
+            mine = []
+        for ev in mine:
+            try:
+                tracefs_write(os.path.join(TRACEFS, "uprobe_events"), "-:%s\n" % ev, append=True)
+            except OSError as e:
+                log("warning: cannot remove uprobe event %s: %s" % (ev, e))
+        if os.path.isdir(INSTANCE):
+            try:
+                os.rmdir(INSTANCE)
+            except OSError as e:
+                log("warning: cannot remove %s: %s" % (INSTANCE, e))
+
+    def setup(self):
+        self.cleanup()
+        off = file_offset(WORK, FUNC)
+        os.mkdir(INSTANCE)
+        tracefs_write(os.path.join(TRACEFS, "uprobe_events"),
+                      "p:%s/stream %s:0x%x %s\n" % (GROUP, WORK, off, ARGS3), append=True)
+        self.enable = os.path.join(INSTANCE, "events", GROUP, "stream", "enable")
+        tracefs_write(os.path.join(INSTANCE, "tracing_on"), "1")
+
+    def overruns(self):
+        n = 0
+        cpus = os.path.join(INSTANCE, "per_cpu")
+        for c in os.listdir(cpus):
+            with open(os.path.join(cpus, c, "stats")) as f:
+                for l in f:
+                    if l.startswith("overrun:"):
+                        n += int(l.split()[1])
+        return n
+
+
+class FtraceProc:
+    """uprobe_events 'started': event enabled in our instance, trace_pipe read to a file."""
+
+    def __init__(self, ft, out):
+        self.ft, self.out, self.name = ft, out, "uprobe_events"
+        self.is_kptrace = False
+
+    def start(self):
+        tracefs_write(os.path.join(INSTANCE, "trace"), "")
+        self.overrun0 = self.ft.overruns()
+        self.cat = subprocess.Popen(["cat", os.path.join(INSTANCE, "trace_pipe")],
+                                    stdout=self.out, stderr=subprocess.DEVNULL)
+        tracefs_write(self.ft.enable, "1")
+        running.append(self)
+        return None
+
+    def pid(self):
+        return None
+
+    def stop(self):
+        tracefs_write(self.ft.enable, "0")
+        # let the reader drain what is buffered, then stop it
+        last, t = -1, time.time()
+        while time.time() - t < 10:
+            size = os.fstat(self.out.fileno()).st_size
+            if size == last:
+                break
+            last = size
+            time.sleep(0.2)
+        self.cat.send_signal(signal.SIGINT)
+        try:
+            self.cat.wait(10)
+        except subprocess.TimeoutExpired:
+            self.cat.kill()
+            self.cat.wait()
+        self.drops = self.ft.overruns() - self.overrun0
+        if self in running:
+            running.remove(self)
+        return 0
+
+
+# ------------------------------------------------------------------ tools
+
+def bpftrace_script(kind):
+    begin = 'BEGIN { cat("%s"); }\n' % FIFO
+    probe = "uprobe:%s:%s" % (WORK, FUNC)
+    if kind == "stream":
+        return begin + probe + (' { printf("%s-%d [%03d] %llu: stream: (%llx) a=%llu b=%u s=\\"%s\\"\\n", '
+                                'comm, tid, cpu, nsecs, reg("ip"), arg0, (uint32)arg1, str(arg2)); }\n')
+    if kind == "hist":
+        return begin + probe + " { @a = hist(arg0); }\n"
+    return (begin + probe + " { @start[tid] = nsecs; }\n"
+            "uretprobe:%s:%s /@start[tid]/ { @ns = hist(nsecs - @start[tid]); delete(@start[tid]); }\n"
+            % (WORK, FUNC))
+
+
+def make_tool(config, outfile, bufsize=None, rb_pages=None):
+    """config is 'TOOL-MODE'; returns a Proc (or FtraceProc) writing to outfile."""
+    tool, mode = config.split("-", 1)
+    target = "%s:%s" % (WORK, FUNC)
+    if tool == "kptrace":
+        bs = ["--buffer-size", bufsize] if bufsize else []
+        if mode == "stream":
+            argv = [KPT] + bs + ["-o", outfile.name, "p:%s/stream %s %s" % (GROUP, target, ARGS3)]
+        elif mode == "hist":
+            argv = [KPT, "hist", "p:%s/hist %s a=%%di:u64" % (GROUP, target), "a"]
+        else:
+            argv = [KPT, "latency", target]
+        return Proc(config, argv, "stderr:Attached", out=outfile, is_kptrace=True)
+    if tool == "libbpf":
+        argv = [BASE, mode, WORK, FUNC] + (["-o", outfile.name] if mode == "stream" else [])
+        if bufsize:
+            argv += ["-b", str(report.parse_size(bufsize))]
+        return Proc(config, argv, "stderr:Attached", out=outfile)
+    if tool == "bpftrace":
+        env = {"BPFTRACE_PERF_RB_PAGES": str(rb_pages)} if rb_pages else {}
+        return Proc(config, ["bpftrace", "-o", outfile.name, "-e", bpftrace_script(mode)],
+                    "fifo", out=subprocess.DEVNULL, env=env)
+    if tool == "funclatency":
+        return Proc(config, ["stdbuf", "-oL", "funclatency", target], "stdout:Tracing")
+    raise ValueError(config)
+
+
+def events_seen(config, proc, outpath):
+    """(events the tool reports or printed, events it says it lost)."""
+    tool, mode = config.split("-", 1)
+    err = "".join(getattr(proc, "stderr_lines", []))
+    if tool == "kptrace":
+        rows = re.findall(r"^(\S+/\S+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(\d+)", err, re.M)
+        if not rows:
+            return None, None
+        hits, drops = int(rows[0][1]), int(rows[0][3])
+        if mode == "stream":
+            return count_lines(outpath, ": stream: "), drops
+        return hits, drops
+    if config == "libbpf-nop":
+        return None, None        # an empty program counts nothing
+    if tool == "libbpf":
+        m = re.search(r"events=(\d+) drops=(\d+)", err)
+        return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+    if tool == "bpftrace":
+        text = open(outpath, errors="replace").read()
+        lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", text + err))
+        if mode == "stream":
+            return text.count(": stream: "), lost
+        return sum(int(x) for x in re.findall(r"^\[.*?\)?\s+(\d+) \|", text, re.M)), lost
+    if tool == "funclatency":
+        out = "".join(proc.stdout_lines)
+        return sum(int(x) for x in re.findall(r"->\s*\d+\s*:\s*(\d+)", out)), 0
+    if tool == "uprobe_events":
+        return count_lines(outpath, " stream: "), getattr(proc, "drops", None)
+    return None, None
+
+
+def count_lines(path, needle):
+    n = 0
+    with open(path, "rb") as f:
+        for line in f:
+            if needle.encode() in line:
+                n += 1
+    return n
+
+
+# -------------------------------------------------------------- scenarios
+
+OVERHEAD_CONFIGS = [
+    "untraced",
+    "libbpf-nop",
+    "kptrace-stream", "libbpf-stream", "bpftrace-stream", "uprobe_events-stream",
+    "kptrace-hist", "libbpf-hist", "bpftrace-hist",
+    "kptrace-latency", "libbpf-latency", "bpftrace-latency", "funclatency-latency",
+]
+
+
+def one_overhead_run(config, rep, calls, ft, stats):
+    rec = {"rep": rep, "config": config, "loadavg": os.getloadavg()[0]}
+    if config == "untraced":
+        w = run_workload(max(calls * 100, 2000000))
+        rec["ns_per_call"] = w["ns_per_call"]
+        return rec
+    outpath = os.path.join(OUT, "run.out")
+    with open(outpath, "w") as out:
+        if config.startswith("uprobe_events"):
+            proc = FtraceProc(ft, out)
+        else:
+            proc = make_tool(config, out)
+        try:
+            rec["startup_ms"] = proc.start()
+            if proc.pid():
+                time.sleep(IDLE_S)
+                m = mem_status(proc.pid())
+                rec.update(hwm_kb=m.get("VmHWM"), rss_kb=m.get("VmRSS"), map_rss_kb=m.get("map_rss"))
+            w = run_workload(calls)
+            rec["ns_per_call"] = w["ns_per_call"]
+            expected = calls
+            if stats and proc.pid():
+                fd = enable_bpf_stats()
+                if fd is not None:
+                    try:
+                        s0 = prog_stats(proc.pid())
+                        run_workload(STATS_CALLS)
+                        s1 = prog_stats(proc.pid())
+                    finally:
+                        os.close(fd)
+                    expected += STATS_CALLS
+                    if s0 and s1:
+                        rec["bpf_ns_per_call"] = (s1[0] - s0[0]) / STATS_CALLS
+                        rec["bpf_runs_per_call"] = (s1[1] - s0[1]) / STATS_CALLS
+            if proc.pid():
+                rec["hwm_end_kb"] = mem_status(proc.pid()).get("VmHWM")
+        finally:
+            rc = proc.stop()
+        rec["exit"] = rc
+        rec["expected"] = expected
+        rec["events"], rec["lost"] = events_seen(config, proc, outpath)
+    os.unlink(outpath)
+    return rec
+
+
+def scenario_overhead(args, ft):
+    configs = [c for c in OVERHEAD_CONFIGS if not (c.startswith("uprobe_events") and not ft.ok)]
+    stats = args.bpf_stats and enable_bpf_stats_probe()
+    runs = []
+    log("== per-hit overhead, start-up and memory: %d configurations x %d repeats, %d calls each"
+        % (len(configs), args.repeats, args.calls))
+    for rep in range(args.repeats):
+        order = configs[:]
+        random.Random(1000 + rep).shuffle(order)
+        for config in order:
+            try:
+                rec = one_overhead_run(config, rep, args.calls, ft, stats)
+            except (RuntimeError, subprocess.SubprocessError, OSError) as e:
+                rec = {"rep": rep, "config": config, "error": str(e)[:800]}
+            runs.append(rec)
+            log("  rep %d %-22s %s" % (rep, config, report.brief_run(rec)))
+    return {"calls": args.calls, "stats_calls": STATS_CALLS if stats else 0, "runs": runs}
+
+
+def enable_bpf_stats_probe():
+    fd = enable_bpf_stats()
+    if fd is None:
+        log("  (BPF_ENABLE_STATS refused: no in-kernel program times)")
+        return False
+    os.close(fd)
+    return True
+
+
+def scenario_decoder(args):
+    log("== decoder throughput: output_text()/output_json() on pre-built records, one core")
+    r = subprocess.run([DECODER, str(args.decoder_seconds), str(args.repeats)],
+                       stdout=subprocess.PIPE, timeout=300, check=True)
+    runs, sample = [], []
+    for line in r.stdout.decode(errors="replace").splitlines():
+        if line.startswith("format="):
+            kv = dict(f.split("=", 1) for f in line.split())
+            runs.append({"format": kv["format"], "lines": int(kv["lines"]),
+                         "cpu_s": float(kv["cpu_s"]), "wall_s": float(kv["wall_s"]),
+                         "lines_per_cpu_s": float(kv["lines_per_cpu_s"])})
+            log("  %s" % line)
+        else:
+            sample.append(line)
+    return {"runs": runs, "sample": sample}
+
+
+def scenario_throughput(args):
+    ncpu = os.cpu_count() or 1
+    sizes = ["8K", "64K", "512K", "4M"] if not args.quick else ["8K", "4M"]
+    per = args.throughput_calls
+    loads = [(1, 10000), (1, 20000), (1, 0), (2, 0), (4, 0)]
+    if args.quick:
+        loads = [(1, 10000), (2, 0)]
+    points = []
+    log("== throughput without loss: %s buffers, loads %s (threads, calls/s per thread; 0: flat out)"
+        % ("/".join(sizes), loads))
+    for tool in ("kptrace", "bpftrace"):
+        for size in sizes:
+            nbytes = report.parse_size(size)
+            pages = max(1, nbytes // (ncpu * 4096))     # bpftrace: pages per CPU, same total
+            for threads, rate in loads:
+                n = max(2000, int(rate * args.throughput_seconds)) if rate else per
+                pt = {"tool": tool, "buffer": size, "buffer_bytes": nbytes, "threads": threads,
+                      "target_rate": rate * threads, "calls_per_thread": n}
+                if tool == "bpftrace":
+                    pt["perf_rb_pages_per_cpu"] = pages
+                outpath = os.path.join(OUT, "tput.out")
+                w = None
+                try:
+                    with open(outpath, "w") as out:
+                        proc = make_tool("%s-stream" % tool, out, bufsize=size if tool == "kptrace" else None,
+                                         rb_pages=pages if tool == "bpftrace" else None)
+                        try:
+                            proc.start()
+                            w = run_workload(n, rate, threads)
+                        finally:
+                            pt["exit"] = proc.stop()
+                    pt["generated"] = int(w["calls"])
+                    pt["rate"] = w["rate"]
+                    pt["delivered"], pt["dropped"] = events_seen("%s-stream" % tool, proc, outpath)
+                    if tool == "kptrace":
+                        rows = re.findall(r"^(\S+/\S+)\s+(\d+)", "".join(proc.stderr_lines), re.M)
+                        pt["hits"] = int(rows[0][1]) if rows else None
+                except (RuntimeError, subprocess.SubprocessError, OSError) as e:
+                    pt["error"] = str(e)[:800]
+                if os.path.exists(outpath):
+                    os.unlink(outpath)
+                points.append(pt)
+                log("  %-8s %-5s %s" % (tool, size, report.brief_point(pt)))
+    return {"points": points}
+
+
+# ------------------------------------------------------------------- main
+
+def versions():
+    def cmd(argv):
+        try:
+            r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30)
+            return r.stdout.decode(errors="replace").strip().splitlines()[0]
+        except (OSError, IndexError, subprocess.SubprocessError):
+            return None
+
+    def deb(pkg):
+        return cmd(["dpkg-query", "-W", "-f=${Version}", pkg])
+
+    return {
+        "kernel": platform.release(),
+        "cpus": os.cpu_count(),
+        "kptrace_commit": cmd(["git", "-C", ROOT, "describe", "--always", "--dirty"]),
+        "bpftrace": cmd(["bpftrace", "--version"]),
+        "libbpf_tools": deb("libbpf-tools"),
+        "libbpf": deb("libbpf1"),
+        "clang": cmd(["clang", "--version"]),
+        "kprobes": bool(re.search(r"\sregister_kprobe$", open("/proc/kallsyms").read(), re.M)),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=int(os.environ.get("BENCH_REPEATS", 5)))
+    ap.add_argument("--calls", type=int, default=int(os.environ.get("BENCH_CALLS", 40000)),
+                    help="workload calls per overhead run")
+    ap.add_argument("--throughput-calls", type=int, default=30000,
+                    help="calls per thread at an unpaced throughput point")
+    ap.add_argument("--throughput-seconds", type=float, default=1.0,
+                    help="length of a paced throughput point")
+    ap.add_argument("--decoder-seconds", type=float, default=1.0)
+    ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", "overhead,decoder,throughput"),
+                    help="comma-separated scenarios")
+    ap.add_argument("--no-bpf-stats", dest="bpf_stats", action="store_false",
+                    help="do not turn BPF run-time stats on (BPF_ENABLE_STATS) for a short window per run")
+    ap.add_argument("--quick", action="store_true", default=os.environ.get("BENCH_QUICK") == "1",
+                    help="2 repeats, fewer calls and points: a smoke run")
+    ap.add_argument("-o", "--output", default=os.path.join(OUT, "results.json"))
+    args = ap.parse_args()
+    if args.quick:
+        args.repeats, args.calls, args.throughput_calls = min(args.repeats, 2), 5000, 5000
+        args.decoder_seconds = 0.3
+    only = set(args.only.split(","))
+
+    if os.geteuid() != 0:
+        sys.exit("bench: needs root (BPF, uprobes)")
+    for f in (KPT, WORK, BASE, DECODER):
+        if not os.access(f, os.X_OK):
+            sys.exit("bench: %s missing: run 'make bench'" % f)
+    os.makedirs(OUT, exist_ok=True)
+    lock = open(os.path.join(OUT, "bench.lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        sys.exit("bench: another bench run holds %s" % lock.name)
+
+    def on_signal(sig, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_signal)
+
+    ft = Ftrace()
+    t0 = time.time()
+    res = {"meta": versions(), "params": {k: v for k, v in vars(args).items() if k != "output"}}
+    res["meta"]["date"] = time.strftime("%Y-%m-%d %H:%M:%S %z")
+    res["meta"]["loadavg_start"] = os.getloadavg()
+    try:
+        if ft.ok and "overhead" in only:
+            ft.setup()
+        if "overhead" in only:
+            res["overhead"] = scenario_overhead(args, ft)
+        if "decoder" in only:
+            res["decoder"] = scenario_decoder(args)
+        if "throughput" in only:
+            res["throughput"] = scenario_throughput(args)
+    except KeyboardInterrupt:
+        log("bench: interrupted; stopping what runs")
+        res["interrupted"] = True
+    finally:
+        for p in list(running):
+            try:
+                p.stop()
+            except Exception as e:  # the cleanup must go on
+                log("warning: stopping %s: %s" % (p.name, e))
+        if ft.ok:
+            ft.cleanup()
+        if os.path.exists(FIFO):
+            os.unlink(FIFO)
+    res["meta"]["loadavg_end"] = os.getloadavg()
+    res["meta"]["seconds"] = round(time.time() - t0, 1)
+    res["summary"] = report.summarize(res)
+    with open(args.output + ".tmp", "w") as f:
+        json.dump(res, f, indent=1)
+    os.replace(args.output + ".tmp", args.output)
+    log("bench: %s written (%.0f s)" % (args.output, time.time() - t0))
+    return 1 if res.get("interrupted") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
