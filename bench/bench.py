@@ -650,7 +650,12 @@ def main():
     res["meta"]["loadavg_start"] = os.getloadavg()
     try:
         if ft.ok and "overhead" in only:
-            ft.setup()
+            try:
+                ft.setup()
+            except (OSError, RuntimeError, subprocess.SubprocessError) as e:
+                log("bench: uprobe_events unusable (%s): its row is left out" % e)
+                ft.cleanup()
+                ft.ok = False
         if "overhead" in only:
             res["overhead"] = scenario_overhead(args, ft)
         if "decoder" in only:

@@ -46,7 +46,6 @@ p:kpt/imm do_sys_openat2 i=\\1234 x=\\0x10:x16 n=\\-7:s8
 p:kpt/addr $ADDR dfd=%di:s32
 p:kpt/read vfs_read count=%dx:u64 pos=+0(%cx):s64
 p:kpt/mem do_sys_openat2 b=@linux_banner:string v=@linux_banner+6:x32 a=@$BANNER:u64 sv=+0(@$BANNER):x8
-p:kpt/symstr do_sys_openat2 ra=\$stack0:symstr
 p do_sys_openat2 %di:s32
 EOF
 # Return probes: two kretprobes on one function see each other's trampoline
@@ -151,7 +150,24 @@ workload
 ftrace_stop $W/ref
 kpt_stop $W/got
 echo "# entry: kptrace $(wc -l < $W/got) workload lines, ftrace $(wc -l < $W/ref)"
-compare open args regs stack comm char ustr bits imm addr read mem symstr p_do_sys_openat2_0
+compare open args regs stack comm char ustr bits imm addr read mem p_do_sys_openat2_0
+
+# symstr is checked against kptrace's own symbol type, not the reference:
+# 6.12's kprobe_events oopsed in __sprint_symbol writing a symstr (seen under
+# TCG), which would take the whole VM run down.
+$KPT -d 2 'p:ss do_sys_openat2 a=$stack0:symbol b=$stack0:symstr' > $W/ss.out 2> $W/ss.err &
+KP=$!
+i=0
+while ! grep -q '^Attached' $W/ss.err 2>/dev/null && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
+cat /etc/hostname > /dev/null
+wait $KP
+if [ -s $W/ss.out ] && ! sed -n 's/.* a=\([^ ]*\) b="\([^"]*\)"$/\1 \2/p' $W/ss.out |
+	awk '$1 != $2 { bad = 1 } END { exit bad }' ||
+   ! grep -q ' b="' $W/ss.out; then
+	bad "symstr: $(head -n 3 $W/ss.out)"
+else
+	ok "symstr prints the symbol as a string ($(grep -m1 ' ss: ' $W/ss.out | sed 's/.* b=//'))"
+fi
 
 # Pass 2: return probes, one tracer after the other.
 ftrace_start $W/ret.defs
