@@ -163,6 +163,21 @@ def run_workload(calls, rate=0, threads=1):
     return {k: float(v) for k, v in kv.items()}
 
 
+def settle(path, quiet_s=0.4, limit_s=8.0):
+    """Give a consumer the time to catch up before it is stopped: wait until
+    its output file has not grown for quiet_s (bpftrace drops what is still
+    in its perf buffers when it exits; kptrace drains its ring first)."""
+    t0 = time.time()
+    last, since = -1, time.time()
+    while time.time() - t0 < limit_s:
+        size = os.stat(path).st_size
+        if size != last:
+            last, since = size, time.time()
+        elif time.time() - since >= quiet_s:
+            return
+        time.sleep(0.1)
+
+
 def mem_status(pid):
     """VmHWM, VmRSS, and the RSS of BPF map mmaps (a ring buffer's pages), in kB."""
     res = {}
@@ -479,6 +494,8 @@ def one_overhead_run(config, rep, calls, ft, stats):
                         rec["bpf_runs_per_call"] = (s1[1] - s0[1]) / STATS_CALLS
             if proc.pid():
                 rec["hwm_end_kb"] = mem_status(proc.pid()).get("VmHWM")
+                if config.endswith("-stream"):
+                    settle(outpath)
         finally:
             rc = proc.stop()
         rec["exit"] = rc
@@ -562,6 +579,7 @@ def scenario_throughput(args):
                         try:
                             proc.start()
                             w = run_workload(n, rate, threads)
+                            settle(outpath)
                         finally:
                             pt["exit"] = proc.stop()
                     pt["generated"] = int(w["calls"])

@@ -148,4 +148,27 @@ check "--comm filters in the kernel (0 counted for another comm)" test ! -s "$OU
 $KPT count --json --comm target-agg -c "$B dist" "$SIZE" > "$OUT/cm2.json" 2> "$OUT/cm2.err"
 json_check "--comm counts its own" "$OUT/cm2.json" 'sum(r["count"] for r in rows) == 1003'
 
+# -t and --cgroup: a long-running target, counted only where it is.
+count_total() { python3 -c 'import json,sys; print(sum(json.loads(l)["count"] for l in sys.stdin if l.strip()))'; }
+CG=""
+for d in /sys/fs/cgroup/unified /sys/fs/cgroup; do
+	[ -e $d/cgroup.procs ] && grep -q cgroup2 <(stat -f -c %T $d 2>/dev/null; mount | grep " $d type cgroup2") && CG=$d && break
+done
+if [ -n "$CG" ] && mkdir -p $CG/kpttest 2>/dev/null; then
+	sh -c "echo \$\$ > $CG/kpttest/cgroup.procs; exec $B spin" & tp=$!
+	sleep 0.3
+	in_t=$($KPT count --json -t $tp -d 1 "p:n $B:kpt_neg" 2>/dev/null | count_total)
+	other_t=$($KPT count --json -t 1 -d 1 "p:n $B:kpt_neg" 2>/dev/null | count_total)
+	in_cg=$($KPT count --json --cgroup $CG/kpttest -d 1 "p:n $B:kpt_neg" 2>/dev/null | count_total)
+	root_cg=$($KPT count --json --cgroup $CG -d 1 "p:n $B:kpt_neg" 2>/dev/null | count_total)
+	kill $tp 2>/dev/null; wait $tp 2>/dev/null
+	rmdir $CG/kpttest 2>/dev/null
+	check "-t TID counts that thread only ($in_t vs ${other_t:-0} for tid 1)" \
+		test "${in_t:-0}" -gt 0 -a "${other_t:-0}" = 0
+	check "--cgroup counts that cgroup only ($in_cg vs ${root_cg:-0} in its parent)" \
+		test "${in_cg:-0}" -gt 0 -a "${root_cg:-0}" = 0
+else
+	skip "-t/--cgroup: no writable cgroup v2 hierarchy"
+fi
+
 finish

@@ -100,6 +100,13 @@ static int workloads(const char *mode)
 		}
 		return 0;
 	}
+	if (!strcmp(mode, "spin")) {
+		/* a long-lived process for -t and --cgroup: until killed */
+		for (;;) {
+			kpt_neg(1);
+			usleep(1000);
+		}
+	}
 	if (!strcmp(mode, "recurse")) {
 		for (i = 0; i < 5; i++)
 			kpt_sleep(1000, 3);
