@@ -171,4 +171,10 @@ else
 	skip "-t/--cgroup: no writable cgroup v2 hierarchy"
 fi
 
+"$B" spin & tp=$!
+$KPT count -i 0.5 -d 1.8 -p $tp "p:n $B:kpt_neg" > "$OUT/iv.txt" 2> "$OUT/iv.err"
+kill $tp; wait $tp 2>/dev/null
+check "-i: a table every interval, with its time ($(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$OUT/iv.txt") of them)" \
+	test "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$OUT/iv.txt")" -ge 3
+
 finish
