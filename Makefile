@@ -78,22 +78,25 @@ deps:
 test-deps:
 	$(call install_missing,$(TEST_PKGS))
 
-# The default job: kernel file opens with their flags and results, for five
-# seconds. Kprobes where the kernel has them; otherwise the same question asked
-# of libc through uprobes (this development VM has no CONFIG_KPROBES).
+# The default job: file opens with their flags and results, for five seconds,
+# while a small workload opens a few files. Kprobes where the kernel has them;
+# otherwise the same question asked of libc's open() through uprobes (this
+# development VM has no CONFIG_KPROBES).
 LIBC := $(firstword $(wildcard /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libc.so.6))
 RUN_KPROBE := 'p:open do_sys_openat2 dfd=%di:s32 path=+0(%si):string flags=+0(%dx):x64' \
 	'r:open_ret do_sys_openat2 ret=$$retval:s64'
-RUN_UPROBE := 'p:open $(LIBC):openat dfd=%di:s32 path=+0(%si):ustring flags=%dx:x32' \
-	'r:open_ret $(LIBC):openat ret=$$retval:s32'
+RUN_UPROBE := 'p:open $(LIBC):open path=+0(%di):ustring flags=%si:x32' \
+	'r:open_ret $(LIBC):open ret=$$retval:s32'
+RUN_WORKLOAD := (sleep 1; for f in /etc/hostname /etc/os-release /etc/passwd; do \
+	cat $$f > /dev/null; done) &
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory kptrace
 	$(Q)if grep -qw register_kprobe /proc/kallsyms; then \
-		./kptrace -d 5 $(RUN_KPROBE); \
+		$(RUN_WORKLOAD) ./kptrace -d 5 $(RUN_KPROBE); \
 	else \
-		echo "(no kprobes in this kernel: tracing libc's openat through uprobes)" >&2; \
-		./kptrace -d 5 $(RUN_UPROBE); \
+		echo "(no kprobes in this kernel: tracing libc's open() through uprobes)" >&2; \
+		$(RUN_WORKLOAD) ./kptrace -d 5 $(RUN_UPROBE); \
 	fi
 
 TEST_BIN := $(OUTPUT)/tests
@@ -135,8 +138,8 @@ clean:
 	$(Q)rm -rf $(OUTPUT) kptrace
 
 # ---------------------------------------------------------------------------
-# bench: the benchmark harness (bench/README.md). Everything below is the
-# benchmark's own; it builds into $(OUTPUT)/bench and changes nothing above.
+# bench: the benchmark harness (bench/README.md). Everything down to "end of
+# bench" is the benchmark's own; it builds into $(OUTPUT)/bench only.
 #
 #   make bench     build kptrace and the bench programs, run every scenario
 #                  side by side, print the table, write
@@ -177,6 +180,7 @@ bench-build: kptrace $(BENCH_BINS)
 
 bench: kptrace $(BENCH_BINS)
 	$(Q)bench/run.sh
+# ---- end of bench ---------------------------------------------------------
 
 # ---------------------------------------------------------------------------
 # fuzz: libFuzzer harnesses (tests/fuzz/). Everything below is the fuzzers'
