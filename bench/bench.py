@@ -29,6 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True   # no bench/__pycache__ in the work tree
 import report  # noqa: E402  (the summary and the table live there)
 
 OUT = os.path.join(ROOT, ".output", "bench")

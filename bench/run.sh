@@ -3,6 +3,7 @@
 # scenario (bench/bench.py), then print the table and draw the chart
 # (bench/report.py). Arguments go to bench.py (--quick, --repeats N, --only ...).
 set -euo pipefail
+export PYTHONDONTWRITEBYTECODE=1
 cd "$(dirname "$0")/.."
 
 if [ "$(id -u)" != 0 ]; then
