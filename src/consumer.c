@@ -37,6 +37,7 @@ void consumer_install_signals(void)
 struct ctx {
 	const struct consume_opts *o;
 	unsigned long long records, bad, write_err;
+	unsigned long long prog_misses;
 };
 
 static int on_record(void *arg, void *data, size_t len)
@@ -80,6 +81,7 @@ static void check_loss(struct loader *ld, int n, unsigned long long *seen_drops,
 	long long m;
 	int i;
 
+	misses = loader_prog_misses(ld);
 	for (i = 0; i < n; i++) {
 		if (!loader_stats(ld, i, &st))
 			drops += st.drops;
@@ -96,7 +98,8 @@ static void check_loss(struct loader *ld, int n, unsigned long long *seen_drops,
 	if (misses > *seen_misses) {
 		fprintf(stderr,
 			"kptrace: warning: the kernel missed %llu probe hits so far (kretprobe "
-			"instances exhausted: raise rN:, or probe recursion)\n", misses);
+			"instances exhausted: raise rN:; probe recursion; or another BPF program "
+			"running on that CPU)\n", misses);
 		*seen_misses = misses;
 	}
 }
@@ -141,6 +144,9 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 	if (misses)
 		fprintf(stderr, ", %llu MISSED by the kernel (kprobe nmissed: kretprobe "
 			"instances exhausted or probe recursion)", misses);
+	if (c->prog_misses)
+		fprintf(stderr, ", %llu hits NOT RUN by the kernel: another BPF program was "
+			"running on that CPU", c->prog_misses);
 	if (faults)
 		fprintf(stderr, ", %llu argument reads faulted (printed as (fault))", faults);
 	if (c->bad)
@@ -197,6 +203,7 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 	/* Read the kernel's miss counts while the links exist; then detach so
 	 * nothing new arrives, then drain what is buffered. */
 	missed = calloc(o->nevs ? o->nevs : 1, sizeof(*missed));
+	c.prog_misses = loader_prog_misses(ld);
 	for (int i = 0; missed && i < o->nevs; i++)
 		missed[i] = loader_missed(ld, i);
 	loader_detach(ld);

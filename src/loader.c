@@ -40,7 +40,11 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		bpf_map__set_max_entries(skel->maps.kpt_events, o->buffer_size);
 	bpf_map__set_max_entries(skel->maps.kpt_hist, o->hist_buckets ? o->hist_buckets : 1);
 	bpf_map__set_max_entries(skel->maps.kpt_hstat, nprobes);
-	if (o->max_keys) {
+	if (!o->keyed) {
+		bpf_map__set_max_entries(skel->maps.kpt_kagg, 1);
+		bpf_map__set_max_entries(skel->maps.kpt_depth, 1);
+		bpf_map__set_max_entries(skel->maps.kpt_start, 1);
+	} else if (o->max_keys) {
 		bpf_map__set_max_entries(skel->maps.kpt_kagg, o->max_keys);
 		bpf_map__set_max_entries(skel->maps.kpt_depth, o->max_keys);
 		bpf_map__set_max_entries(skel->maps.kpt_start, o->max_keys);
@@ -241,6 +245,24 @@ struct kpt_link_info {
 	__u64 missed;
 	__u64 cookie;
 };
+
+unsigned long long loader_prog_misses(struct loader *ld)
+{
+	struct bpf_program *progs[] = { ld->skel->progs.kpt_entry, ld->skel->progs.kpt_return,
+					ld->skel->progs.kpt_tp };
+	unsigned long long n = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
 
 long long loader_missed(struct loader *ld, int idx)
 {

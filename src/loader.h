@@ -9,6 +9,7 @@
 #ifndef KPT_LOADER_H
 #define KPT_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -37,6 +38,7 @@ struct load_opts {
 	uint32_t buffer_size;	/* ring buffer bytes, power of two */
 	uint32_t hist_buckets;	/* unkeyed histogram buckets of all probes */
 	uint32_t max_keys;	/* keyed aggregation entries; latency calls in flight */
+	bool keyed;		/* any probe uses the keyed or latency maps */
 };
 
 /* The aggregation maps, for agg.c. */
@@ -58,6 +60,11 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 void loader_detach(struct loader *ld);
 /* Sum the per-CPU counters of probe idx. */
 int loader_stats(struct loader *ld, int idx, struct kpt_stats *out);
+/*
+ * Runs of our programs the kernel skipped because another BPF program was
+ * running on that CPU (bpf_prog_active; the programs' recursion_misses).
+ */
+unsigned long long loader_prog_misses(struct loader *ld);
 /* Kernel-side misses of probe idx's kprobe (Linux 6.7+), or -1 where unknown. */
 long long loader_missed(struct loader *ld, int idx);
 /* fd of an aggregation map. */
