@@ -9,6 +9,8 @@
 
 #include "kpt_buckets.h"
 
+/* kpt_pred_load() comes from filter.bpf.h, included before this file. */
+
 /* Unkeyed histogram buckets of every probe, per CPU; agg.hist_base splits it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -88,20 +90,8 @@ static __always_inline int kpt_slot_value(struct kpt_scratch *s, const struct kp
 		return -1; /* faulted: nothing to count */
 	f = &p->args[argi];
 	off = f->slot & KPT_OFF_MASK;
-	switch (f->size) {
-	case 1:
-		*v = is_signed ? (__u64)(__s64) * (__s8 *)&s->rec[off] : s->rec[off];
-		break;
-	case 2:
-		*v = is_signed ? (__u64)(__s64) * (__s16 *)&s->rec[off] : *(__u16 *)&s->rec[off];
-		break;
-	case 4:
-		*v = is_signed ? (__u64)(__s64) * (__s32 *)&s->rec[off] : *(__u32 *)&s->rec[off];
-		break;
-	default:
-		*v = *(__u64 *)&s->rec[off];
-		break;
-	}
+	/* the filter's loader: same slots, same sign extension */
+	*v = kpt_pred_load(&s->rec[off], f->size, is_signed);
 	return 0;
 }
 
