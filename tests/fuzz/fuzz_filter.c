@@ -22,7 +22,8 @@
  *   fault bitmap and fixed_size), its size and signedness those of the
  *   field, its constant within the field's width; "pre" uses no argument;
  *   glob patterns have no unclosed class (the evaluator relies on it);
- * - filter_explain() never calls a compiled program invalid;
+ * - filter_explain() never calls a compiled program invalid (and, with
+ *   FUZZ_FILTER_ROUNDTRIP=1, its text compiles back to the same program);
  * - kpt_filter_eval() gives, on every record, what a plain reference
  *   evaluator of the same program gives (glob by dynamic programming, on
  *   the first KPT_PRED_STRCMP bytes of a string, as documented).
@@ -680,6 +681,41 @@ static void explain_ok(const struct kpt_pred_prog *p, const struct ev_desc *e, c
 	FUZZ_CHECK(strcmp(buf, "(invalid filter program)\n"), "%s: explained as invalid", expr);
 }
 
+/*
+ * FUZZ_FILTER_ROUNDTRIP=1: --dry-run's explanation, compiled again against
+ * the same probe, gives the same program. Off by default: it fails on known
+ * explain bugs (tests/fuzz/regressions/filter-explain/).
+ */
+static bool roundtrip;
+
+static void check_roundtrip(const struct kpt_pred_prog *p, const struct ev_desc *e,
+			    const char *expr, bool pre)
+{
+	static char buf[1 << 16];
+	struct kpt_pred_prog a, b;
+	char msg[256];
+	int col, ret;
+	size_t n;
+	FILE *f;
+
+	if (!p->nops)
+		return;
+	f = fmemopen(buf, sizeof(buf), "w");
+	if (!f)
+		return;
+	filter_explain(f, p, e);
+	fputc('\0', f);
+	fclose(f);
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	ret = filter_compile(buf, e, &a, &b, msg, sizeof(msg), &col);
+	FUZZ_CHECK(ret == 0, "%s: explained as [%s], which does not compile: %s (column %d)",
+		   expr, buf, msg, col);
+	FUZZ_CHECK(!memcmp(pre ? &a : &b, p, sizeof(*p)) && !(pre ? &b : &a)->nops,
+		   "%s: explained as [%s], which compiles to another program", expr, buf);
+}
+
 static void one(const char *expr, const struct ev_desc *e, const struct ev_desc *rec_ev,
 		size_t msglen, struct tail t)
 {
@@ -712,6 +748,10 @@ static void one(const char *expr, const struct ev_desc *e, const struct ev_desc 
 	check_prog(&post, e, false, expr);
 	explain_ok(&pre, e, expr);
 	explain_ok(&post, e, expr);
+	if (roundtrip) {
+		check_roundtrip(&pre, e, expr, true);
+		check_roundtrip(&post, e, expr, false);
+	}
 	run_records(rec_ev, &pre, &post, expr, t);
 }
 
@@ -721,6 +761,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	layout(&ev);
 	layout(&shadow_ev);
+	roundtrip = getenv("FUZZ_FILTER_ROUNDTRIP") != NULL;
 	return 0;
 }
 

@@ -13,7 +13,7 @@
 #
 #   tests/fuzz/run.sh SECONDS [NAME...]     NAME: spec, filter, decode
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 
 secs=${1:-}
 case "$secs" in
