@@ -27,7 +27,7 @@ LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 BPF_HDRS := $(wildcard bpf/*.bpf.h) include/kptrace.h
 
 BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev gcc make
-TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3
+TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev
 
 ifeq ($(V),1)
 Q =
@@ -130,7 +130,7 @@ vm-test: kptrace
 	$(Q)tests/vm/test.sh
 
 test: test-deps
-	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS) $(SAN_TESTS)
+	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS) $(SAN_TESTS) fuzz-build
 	$(Q)tests/run-all.sh
 
 clean:

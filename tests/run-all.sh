@@ -16,6 +16,7 @@ suite() {
 }
 
 suite unit tests/run-unit.sh .output/tests/test_* .output/tests/san/test_*
+suite fuzz tests/fuzz/run.sh 20
 suite host tests/host/run.sh
 suite host-agg tests/host/agg.sh
 if [ "${KPT_SKIP_VM:-0}" = 1 ]; then
