@@ -256,8 +256,12 @@ fi
 # hist kmalloc through the tracepoint and through kprobes, on one workload.
 # the workload: kptrace itself, renamed (kallsyms and BTF reads allocate)
 cp /bin/kptrace $W/kptkm
+# One after the other: the second loads while the first's probes are live,
+# not while they are being patched in.
 $KPT hist kmalloc --json --comm kptkm -o $W/km_tp.json > /dev/null 2> $W/km_tp.err &
 KT=$!
+i=0
+while [ $i -lt 600 ] && ! grep -q '^Attached' $W/km_tp.err; do i=$((i + 1)); sleep 0.1; done
 $KPT hist kmalloc --no-tracepoint --json --comm kptkm -o $W/km_kp.json > /dev/null 2> $W/km_kp.err &
 KK=$!
 i=0

@@ -21,9 +21,11 @@ for k in $KERNELS; do
 		tests/vm/run.sh --kernel "$k" --script tests/vm/guest.sh --add ./kptrace:/bin/kptrace \
 			--timeout 300 > "$log" 2> ".output/vm/test-$k.err"
 		rc=$?
-		# A guest kernel oops (6.1's ftrace ring buffer has shown one under
-		# TCG) gets one more boot; the oops is reported either way.
-		if [ "$rc" = 0 ] || ! grep -qE 'Oops|BUG:' ".output/vm/$k.log"; then
+		# A guest kernel oops gets one more boot, reported either way: under
+		# TCG, 6.1 has oopsed in its ftrace ring buffer reset and once in the
+		# verifier's krealloc while kmalloc kprobes were being attached.
+		# (also when the script went on: an oops may take one kptrace with it)
+		if ! grep -qE 'Oops|BUG:' ".output/vm/$k.log" || [ $try = 2 ]; then
 			break
 		fi
 		echo "# $k: the guest kernel oopsed (.output/vm/$k.log: $(grep -m1 -E 'RIP:' \
