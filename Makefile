@@ -104,7 +104,7 @@ TEST_BIN := $(OUTPUT)/tests
 $(TEST_BIN):
 	$(Q)mkdir -p $@
 
-$(TEST_BIN)/test_%: tests/unit/test_%.c tests/unit/check.h $(LIB_OBJS) | $(TEST_BIN)
+$(TEST_BIN)/test_%: tests/unit/test_%.c tests/unit/check.h tests/unit/filter_userspace.h $(LIB_OBJS) | $(TEST_BIN)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -o $@
 

@@ -43,23 +43,7 @@
 #include "filter.h"
 #include "fuzz_common.h"
 
-/* What bpf/filter.bpf.h needs from the BPF build, as in tests/unit/test_filter.c. */
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
-#define __noinline __attribute__((noinline))
-#define KPT_LOAD(type, p)	({ type v_; memcpy(&v_, (p), sizeof(v_)); v_; })
-#define barrier_var(v)		asm volatile("" : "+r"(v))
-
-struct kpt_scratch {
-	__u64 regs[21];
-	__u64 ctx;
-	__u32 nfaults;
-	__u32 pad;
-	__u8 rec[KPT_REC_MAX + KPT_STR_MAX + 8];
-};
-
-#include "../../bpf/filter.bpf.h"
+#include "../unit/filter_userspace.h"
 
 /* The fake probe of tests/unit/test_filter.c: every kind of field. */
 static struct ev_arg args[] = {
