@@ -63,6 +63,66 @@ struct {
 	__type(value, __u64);
 } kpt_start SEC(".maps");
 
+/* A return probe's entry arguments per (thread, entry probe, depth). */
+struct kpt_edata {
+	__u64 v[KPT_MAX_EDATA];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct kpt_start_key);
+	__type(value, struct kpt_edata);
+} kpt_edata SEC(".maps");
+
+/* One call deeper for (tid, probe): the new depth. */
+static __always_inline __u32 kpt_depth_push(__u32 tid, __u32 probe)
+{
+	struct kpt_depth_key dk = { .tid = tid, .probe = probe };
+	__u32 *depth, d;
+
+	depth = bpf_map_lookup_elem(&kpt_depth, &dk);
+	d = depth ? *depth + 1 : 1;
+	bpf_map_update_elem(&kpt_depth, &dk, &d, BPF_ANY);
+	return d;
+}
+
+/* One call shallower for (tid, probe): the depth returned from, 0 if none. */
+static __always_inline __u32 kpt_depth_pop(__u32 tid, __u32 probe)
+{
+	struct kpt_depth_key dk = { .tid = tid, .probe = probe };
+	__u32 *depth, d;
+
+	depth = bpf_map_lookup_elem(&kpt_depth, &dk);
+	if (!depth || !*depth)
+		return 0;
+	d = *depth - 1;
+	bpf_map_update_elem(&kpt_depth, &dk, &d, BPF_ANY);
+	return d + 1;
+}
+
+/*
+ * At a return probe: the arguments its entry probe saved for this call into
+ * s->edata. 0, or -1 when the entry was never seen (it ran before attach, or
+ * its slot was evicted): the event is skipped, as a kretprobe without an
+ * instance is.
+ */
+static __always_inline int kpt_edata_pop(struct kpt_scratch *s, __u32 tid, __u32 peer)
+{
+	struct kpt_start_key sk = { .tid = tid, .probe = peer };
+	struct kpt_edata *v;
+
+	sk.depth = kpt_depth_pop(tid, peer);
+	if (!sk.depth)
+		return -1;
+	v = bpf_map_lookup_elem(&kpt_edata, &sk);
+	if (!v)
+		return -1;
+	__builtin_memcpy(s->edata, v->v, sizeof(s->edata));
+	bpf_map_delete_elem(&kpt_edata, &sk);
+	return 0;
+}
+
 static __always_inline void kpt_aggval_add(struct kpt_aggval *a, __u64 v, bool is_signed)
 {
 	if (!a->count || (is_signed ? (__s64)v < (__s64)a->min : v < a->min))
@@ -213,17 +273,16 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 			     struct kpt_stats *st, __u32 passed)
 {
 	const struct kpt_rec_hdr *h;
-	struct kpt_depth_key dk = {};
 	struct kpt_start_key sk = {};
 	struct kpt_key k = {};
 	__u64 v = 0, now, *ts;
-	__u32 *depth, d;
 
 	if (!s || !p || !st)
 		return 0;
 	h = (const struct kpt_rec_hdr *)s->rec;
 	/* only a latency pair must see filtered events, to keep its depth */
-	if (!passed && p->agg.action != KPT_ACT_LAT_START && p->agg.action != KPT_ACT_LAT_END)
+	if (!passed && p->agg.action != KPT_ACT_LAT_START && p->agg.action != KPT_ACT_LAT_END &&
+	    p->agg.action != KPT_ACT_SAVE_ARGS)
 		return 0;
 	switch (p->agg.action) {
 	case KPT_ACT_HIST:
@@ -248,31 +307,32 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		return 0;
 	case KPT_ACT_LAT_START:
 		/* Depth first, filtered or not, so the return finds its own slot. */
-		dk.tid = h->tid;
-		dk.probe = idx;
-		depth = bpf_map_lookup_elem(&kpt_depth, &dk);
-		d = depth ? *depth + 1 : 1;
-		bpf_map_update_elem(&kpt_depth, &dk, &d, BPF_ANY);
 		sk.tid = h->tid;
 		sk.probe = idx;
-		sk.depth = d;
+		sk.depth = kpt_depth_push(h->tid, idx);
 		now = passed ? h->ts : 0;
 		bpf_map_update_elem(&kpt_start, &sk, &now, BPF_ANY);
 		return 0;
+	case KPT_ACT_SAVE_ARGS: {
+		struct kpt_edata ed;
+		__u32 off = p->args[0].slot & KPT_OFF_MASK;
+
+		/* the argument slots are 8-byte values, one after the other */
+		__builtin_memcpy(&ed, &s->rec[off], sizeof(ed));
+		sk.tid = h->tid;
+		sk.probe = idx;
+		sk.depth = kpt_depth_push(h->tid, idx);
+		bpf_map_update_elem(&kpt_edata, &sk, &ed, BPF_ANY);
+		return 0;
+	}
 	case KPT_ACT_LAT_END:
-		dk.tid = h->tid;
-		dk.probe = p->agg.lat_peer;
-		depth = bpf_map_lookup_elem(&kpt_depth, &dk);
-		if (!depth || !*depth) {
+		sk.tid = h->tid;
+		sk.probe = p->agg.lat_peer;
+		sk.depth = kpt_depth_pop(h->tid, p->agg.lat_peer);
+		if (!sk.depth) {
 			st->unmatched++;
 			return 0;
 		}
-		d = *depth;
-		sk.tid = h->tid;
-		sk.probe = p->agg.lat_peer;
-		sk.depth = d;
-		d--;
-		bpf_map_update_elem(&kpt_depth, &dk, &d, BPF_ANY);
 		ts = bpf_map_lookup_elem(&kpt_start, &sk);
 		if (!ts) {
 			st->unmatched++;

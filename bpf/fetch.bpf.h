@@ -31,6 +31,7 @@ struct kpt_scratch {
 	__u64 ctx;		/* tracepoints: the raw record's address */
 	__u32 nfaults;		/* faults in the record being built */
 	__u32 pad;
+	__u64 edata[KPT_MAX_EDATA];	/* a return probe's entry arguments */
 	__u8 rec[KPT_BUF_SIZE];
 };
 
@@ -303,6 +304,9 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 			addr = PT_REGS_SP(&s->regs) + (__u64)(param - KPT_NR_REG_ARGS + 1) * 8;
 			fault = !!kpt_read(&val, 8, addr, home);
 		}
+		break;
+	case KPT_BASE_EDATA:
+		val = s->edata[param & (KPT_MAX_EDATA - 1)];
 		break;
 	case KPT_BASE_IMM:
 		val = f->imm;

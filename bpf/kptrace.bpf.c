@@ -127,6 +127,11 @@ static __always_inline int kpt_handle(void *ctx, bool is_tp)
 		st->filtered++;
 		return 0;
 	}
+	/* A return's entry arguments, before any filter: the depth must pop. */
+	if ((p->flags & KPT_PF_EDATA) && kpt_edata_pop(s, h->tid, p->edata_peer)) {
+		st->unmatched++;
+		return 0;
+	}
 	/* The filter's cheap part first: no argument fetched for nothing. */
 	passed = !p->pre.nops || kpt_filter_eval(s, &p->pre);
 	/* A latency start goes on when filtered: its return must see the depth. */

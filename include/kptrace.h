@@ -40,7 +40,11 @@ enum kpt_base {
 	KPT_BASE_TPFIELD,	/* tracepoint field: 'size' bytes at param in the raw record */
 	KPT_BASE_TPDATALOC,	/* tracepoint __data_loc field at param: the address it points to */
 	KPT_BASE_TPADDR,	/* tracepoint: the address of the field at param (char arrays) */
+	KPT_BASE_EDATA,		/* return probe: entry argument saved in slot param */
 };
+
+/* Entry arguments one return probe can save (ftrace's entry data). */
+#define KPT_MAX_EDATA	8
 
 /* How the value is stored in the record (ftrace's FETCH_OP_ST_* stage 3). */
 enum kpt_store {
@@ -84,6 +88,7 @@ struct kpt_fetch {
 #define KPT_PF_RETURN	(1u << 0)	/* kretprobe/uretprobe */
 #define KPT_PF_USER	(1u << 1)	/* uprobe: registers and stack are user state */
 #define KPT_PF_TP	(1u << 2)	/* tracepoint: the context is the raw trace record */
+#define KPT_PF_EDATA	(1u << 3)	/* return probe: its entry probe edata_peer saved arguments */
 
 /*
  * Filters: ftrace's event filter language compiled by src/filter.c into two
@@ -159,6 +164,8 @@ enum kpt_action {
 	KPT_ACT_COUNT,		/* a count per key */
 	KPT_ACT_LAT_START,	/* latency: remember the entry time (per thread, per depth) */
 	KPT_ACT_LAT_END,	/* latency: histogram of now - entry time */
+	KPT_ACT_SAVE_ARGS,	/* entry of a return probe: keep the argument slots (per
+				 * thread, per depth) for the return to read */
 };
 
 enum kpt_hist_kind {
@@ -226,6 +233,8 @@ struct kpt_probe_entry {
 	__u32 flags;		/* KPT_PF_* */
 	__u16 nargs;
 	__u16 fixed_size;	/* header + fault bitmap + slots: where strings start */
+	__u32 edata_peer;	/* KPT_PF_EDATA: index of the KPT_ACT_SAVE_ARGS entry probe */
+	__u32 pad;
 	struct kpt_agg agg;
 	struct kpt_pred_prog pre;
 	struct kpt_pred_prog post;

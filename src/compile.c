@@ -61,6 +61,10 @@ static int compile_base(const struct spec_op *op, int64_t opval, const struct re
 		f->base = KPT_BASE_ARG;
 		f->param = op->param - 1;
 		return 0;
+	case SPEC_OP_EDATA:
+		f->base = KPT_BASE_EDATA;
+		f->param = op->param;
+		return 0;
 	case SPEC_OP_COMM:
 		f->base = KPT_BASE_COMM;
 		return 0;

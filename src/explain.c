@@ -209,6 +209,12 @@ static void explain_base(FILE *f, const struct ev_desc *ev, const struct spec_op
 				n, n - 6, (n - 6) * 8);
 		}
 		break;
+	case SPEC_OP_EDATA:
+		n = ev->spec && op->param < (uint32_t)ev->spec->nedata ?
+			    ev->spec->edata_arg[op->param] : 0;
+		fprintf(f, "$arg%u as it was at the function's entry (saved there, per thread "
+			"and call depth, by %s/%s__entry)", n, ev->group, ev->event);
+		break;
 	case SPEC_OP_COMM:
 		fputs("$comm: the current task's comm, as a string", f);
 		break;

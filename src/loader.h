@@ -39,6 +39,7 @@ struct load_opts {
 	uint32_t hist_buckets;	/* unkeyed histogram buckets of all probes */
 	uint32_t max_keys;	/* keyed aggregation entries; latency calls in flight */
 	bool keyed;		/* any probe uses the keyed or latency maps */
+	bool edata;		/* a return probe reads entry arguments */
 };
 
 /* The aggregation maps, for agg.c. */

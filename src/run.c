@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "agg.h"
+#include "btfarg.h"
 #include "cli.h"
 #include "compile.h"
 #include "consumer.h"
@@ -163,6 +165,52 @@ static int read_def_file(struct defs *d, const char *path)
 	return err;
 }
 
+/*
+ * A return probe reading entry arguments gets an entry probe on the same
+ * function that saves them (ftrace's kretprobe entry handler): appended
+ * after the n user definitions, peer[i] its index (-1 if none).
+ */
+static int add_entry_savers(struct defs *d, int n, int *peer)
+{
+	char *text = NULL, *more;
+	int i, k, err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		const struct spec_probe *p = &d->p[i];
+		char target[256];
+
+		peer[i] = -1;
+		if (!p->nedata)
+			continue;
+		if (p->kind == SPEC_URETPROBE && p->usym)
+			snprintf(target, sizeof(target), "%s:%s", p->path, p->usym);
+		else if (p->kind == SPEC_URETPROBE)
+			snprintf(target, sizeof(target), "%s:0x%" PRIx64, p->path, p->uoffset);
+		else if (p->symbol)
+			snprintf(target, sizeof(target), "%s%s%s", p->module,
+				 p->module[0] ? ":" : "", p->symbol);
+		else
+			snprintf(target, sizeof(target), "0x%" PRIx64, p->addr);
+		if (asprintf(&text, "p:%s/%.*s__entry %s", p->group, SPEC_NAME_MAX - 8, p->event,
+			     target) < 0)
+			return -ENOMEM;
+		for (k = 0; k < p->nedata; k++) {
+			if (asprintf(&more, "%s a%u=$arg%u:x64", text, p->edata_arg[k],
+				     p->edata_arg[k]) < 0) {
+				free(text);
+				return -ENOMEM;
+			}
+			free(text);
+			text = more;
+		}
+		err = defs_add(d, text, d->where[i]);
+		free(text);
+		text = NULL;
+		peer[i] = d->n - 1;
+	}
+	return err;
+}
+
 static FILE *open_output(const char *path)
 {
 	FILE *f;
@@ -296,7 +344,7 @@ int kpt_run(const struct env *env)
 	struct agg_ctx ac = { 0 };
 	uint32_t nbuckets = 0;
 	char msg[512], where[64];
-	int i, err = 0, col, go_fd = -1, status = 0;
+	int i, err = 0, col, go_fd = -1, status = 0, nuser, *peer = NULL;
 	pid_t child = 0;
 	FILE *out = NULL;
 
@@ -323,6 +371,24 @@ int kpt_run(const struct env *env)
 		goto cleanup;
 	}
 
+	/* 2a. names and types from BTF; entry probes for entry arguments */
+	nuser = d.n;
+	for (i = 0; i < nuser; i++) {
+		err = btfarg_resolve(&si, &d.p[i], msg, sizeof(msg), &col);
+		if (err) {
+			report(d.where[i], d.p[i].text, msg, col);
+			goto cleanup;
+		}
+	}
+	peer = calloc(nuser > 0 ? (size_t)nuser : 1, sizeof(*peer));
+	if (!peer) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = add_entry_savers(&d, nuser, peer);
+	if (err)
+		goto cleanup;
+
 	/* 2. resolve, 3. compile */
 	ents = calloc(d.n, sizeof(*ents));
 	evs = calloc(d.n, sizeof(*evs));
@@ -341,15 +407,23 @@ int kpt_run(const struct env *env)
 			goto cleanup;
 		}
 	}
-	for (i = 0; i < d.n; i++) {
+	for (i = 0; i < nuser; i++) {
 		err = compile_filters(env, &d.p[i], &evs[i], &ents[i], d.where[i]);
 		if (err)
 			goto cleanup;
 	}
-	err = modes_actions(env, evs, ents, d.n, &nbuckets, msg, sizeof(msg), &i);
+	err = modes_actions(env, evs, ents, nuser, &nbuckets, msg, sizeof(msg), &i);
 	if (err) {
 		report(d.where[i], NULL, msg, -1);
 		goto cleanup;
+	}
+	for (i = 0; i < nuser; i++) {
+		if (peer[i] < 0)
+			continue;
+		ents[i].flags |= KPT_PF_EDATA;
+		ents[i].edata_peer = peer[i];
+		ents[peer[i]].agg.action = KPT_ACT_SAVE_ARGS;
+		lo.edata = true;
 	}
 	if (env->dry_run) {
 		for (i = 0; i < d.n; i++) {
@@ -474,6 +548,7 @@ cleanup:
 	free(evs);
 	free(res);
 	free(ents);
+	free(peer);
 	defs_free(&d);
 	deflist_free(&dl);
 	sysinfo_free(&si);

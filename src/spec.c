@@ -265,6 +265,8 @@ struct ctx {
 	bool ret;	/* return probe */
 	bool fentry;	/* on a function entry: $argN is meaningful */
 	bool tp;	/* tracepoint: arguments are its fields */
+	bool force_shorthand;	/* "p:NAME ..." is "p NAME ..." */
+	bool ambiguous;		/* ... and might have been */
 };
 
 static int fail(struct ctx *c, enum spec_err code, const char *at)
@@ -386,8 +388,30 @@ static int parse_head(struct ctx *c, struct tok t, bool shorthand)
  */
 static bool is_arg_tok(struct tok t)
 {
-	return span_chr(t.s, t.e, '=') || strchr("%$@+-\\", *t.s) ||
-	       span_eq(t.s, t.e, "if");
+	const char *q;
+
+	if (span_chr(t.s, t.e, '=') || strchr("%$@+-\\(", *t.s) || span_eq(t.s, t.e, "if"))
+		return true;
+	/* a member chain: no symbol holds "->" */
+	for (q = t.s; q + 1 < t.e; q++)
+		if (q[0] == '-' && q[1] == '>')
+			return true;
+	return false;
+}
+
+/*
+ * A bare word could be a parameter by name ("p:do_sys_openat2 dfd") as well
+ * as a probe point ("p:myprobe do_sys_openat2"): NAME[:TYPE] or a chain.
+ */
+static bool could_be_btf_arg(struct tok t)
+{
+	const char *ne = span_chr(t.s, t.e, ':'), *q;
+
+	if (!ne)
+		ne = t.e;
+	for (q = t.s; q < ne && (is_alnum(*q) || *q == '_' || *q == '.'); q++)
+		;
+	return q > t.s && (is_alpha(*t.s) || *t.s == '_') && q == ne;
 }
 
 /*
@@ -405,6 +429,17 @@ static bool name_is_target(const char *s, const char *e, const char *rest)
 	if (s == e || (slash && !(colon && slash < colon)))
 		return false;
 	return !next_tok(&rest, &t) || is_arg_tok(t);
+}
+
+/* "p:A B": A could also be the probe point, B its first argument by name. */
+static bool name_could_be_target(const char *s, const char *e, const char *rest)
+{
+	const char *slash = span_chr(s, e, '/');
+	struct tok t;
+
+	/* A must be a good event name too: else its own error stands */
+	return s < e && !slash && e - s < SPEC_NAME_MAX && good_name(s, e) &&
+	       next_tok(&rest, &t) && could_be_btf_arg(t);
 }
 
 /* A trailing "%return" turns p into a return probe (kernel 5.11+). */
@@ -633,11 +668,14 @@ static int parse_var(struct ctx *c, struct spec_arg *a, const char *s,
 			return fail(c, SPEC_ERR_BAD_ARG_NUM, s);
 		/*
 		 * Arguments are only where the calling convention still holds:
-		 * on entry. (Recent kernels also fetch them on kretprobes by
-		 * saving them at entry; we have no such stage.)
+		 * on entry, or, as recent kernels do for kretprobes (and we for
+		 * uretprobes too), at a return from what the entry saved
+		 * (btfarg.c turns the op into SPEC_OP_EDATA).
 		 */
-		if (!c->fentry)
+		if (!c->fentry && !c->ret)
 			return fail(c, SPEC_ERR_NOFENTRY_ARGS, s);
+		if (c->ret)
+			a->btf |= SPEC_BTF_DEFER;
 		add_op(c, a, SPEC_OP_ARG, s)->param = (uint32_t)n;
 		return 0;
 	}
@@ -771,6 +809,86 @@ static int parse_imm(struct ctx *c, struct spec_arg *a, const char *s,
 	return 0;
 }
 
+/*
+ * A parameter's member chain starts at the first '.' or '-' ("->", or a typo
+ * of it); after $VAR or %REG only at "->", so their own errors stay ftrace's.
+ */
+static const char *chain_start(const char *s, const char *e)
+{
+	bool named = *s != '$' && *s != '%';
+
+	for (; s < e; s++)
+		if ((named && (*s == '.' || *s == '-')) ||
+		    (s + 1 < e && s[0] == '-' && s[1] == '>'))
+			return s;
+	return NULL;
+}
+
+/*
+ * [(STRUCT)]BASE[->MEMBER[.MEMBER]...], the kernel's BTF argument syntax:
+ * BASE is a parameter's name, or $argN, $retval, $stackN, %REG. Only the
+ * shape here; btfarg.c resolves names, members and types against BTF.
+ */
+static int parse_btf(struct ctx *c, struct spec_arg *a, const char *s,
+		     const char *e)
+{
+	const char *q = s, *ch, *be;
+	struct spec_op *op;
+
+	if (a->cast || a->chain || a->nops)
+		return fail(c, SPEC_ERR_BAD_FETCH_ARG, s);
+	/* btf_find_func_proto() needs a function: its entry, or its return */
+	if (c->user || (!c->fentry && !c->ret))
+		return fail(c, SPEC_ERR_NOSUP_BTFARG, s);
+	if (*q == '(') {
+		const char *rp = span_chr(q, e, ')');
+
+		if (!rp || rp == q + 1 || rp + 1 == e)
+			return fail(c, SPEC_ERR_BAD_FETCH_ARG, rp && rp > q + 1 ? rp + 1 : q);
+		a->cast = span_dup(q + 1, rp);
+		if (!a->cast)
+			return -ENOMEM;
+		a->cast_col = (int)(q + 1 - c->text);
+		q = rp + 1;
+	}
+	ch = chain_start(q, e);
+	be = ch ? ch : e;
+	if (ch) {
+		const char *m = ch, *me;
+
+		/* ("->" | ".") MEMBER, repeated: the shape; btfarg.c the meaning */
+		while (m < e) {
+			if (m[0] == '-' && (m + 1 >= e || m[1] != '>'))
+				return fail(c, SPEC_ERR_BAD_HYPHEN, m);
+			if (m[0] != '-' && m[0] != '.')
+				return fail(c, SPEC_ERR_BAD_FETCH_ARG, m);
+			m += m[0] == '-' ? 2 : 1;
+			for (me = m; me < e && *me != '-' && *me != '.'; me++)
+				;
+			if (!good_name(m, me))
+				return fail(c, SPEC_ERR_BAD_FETCH_ARG, m);
+			m = me;
+		}
+		a->chain = span_dup(ch, e);
+		if (!a->chain)
+			return -ENOMEM;
+		a->chain_col = (int)(ch - c->text);
+	}
+	a->btf |= SPEC_BTF_DEFER;
+	if (is_alpha(*q) || *q == '_') {
+		if (!good_name(q, be) || be - q >= SPEC_NAME_MAX)
+			return fail(c, SPEC_ERR_BAD_FETCH_ARG, q);
+		op = add_op(c, a, SPEC_OP_BTFVAR, q);
+		op->sym = span_dup(q, be);
+		return op->sym ? 0 : -ENOMEM;
+	}
+	if (q == be || (*q != '$' && *q != '%'))
+		return fail(c, SPEC_ERR_BAD_FETCH_ARG, q);
+	if (span_eq(q, be, "$comm") || span_eq(q, be, "$COMM"))
+		return fail(c, SPEC_ERR_COMM_CANT_DEREF, q);
+	return parse_fetch(c, a, q, be);
+}
+
 /* One FETCHARG (no name, no type): appends its ops, base first. */
 static int parse_fetch(struct ctx *c, struct spec_arg *a, const char *s,
 		       const char *e)
@@ -779,6 +897,11 @@ static int parse_fetch(struct ctx *c, struct spec_arg *a, const char *s,
 
 	if (s == e)
 		return fail(c, SPEC_ERR_BAD_FETCH_ARG, s);
+	/* Names, casts and member chains: kernel function probes only. */
+	if (!c->tp &&
+	    (is_alpha(*s) || *s == '_' || *s == '(' ||
+	     ((*s == '$' || *s == '%') && !a->chain && chain_start(s, e))))
+		return parse_btf(c, a, s, e);
 	if (c->tp) {
 		struct spec_op *op;
 
@@ -873,21 +996,36 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 	struct spec_arg *a = &p->args[idx];
 	const char *body = t.s, *e = t.e, *colon, *tname = NULL, *tend = NULL;
 	const char *tcol, *q;
-	bool immstr = e - t.s >= 2 && t.s[0] == '\\' && t.s[1] == '"';
-	enum spec_op_kind last;
+	bool immstr = e - t.s >= 2 && t.s[0] == '\\' && t.s[1] == '"', named;
 	size_t i;
-	int ret, extra;
+	int ret;
 
 	a->col = (int)(t.s - c->text);
 	a->text = span_dup(t.s, t.e);
 	if (!a->text)
 		return -ENOMEM;
 
+	/* "$arg*": every parameter, by name; btfarg.c expands it from BTF. */
+	if (span_eq(t.s, t.e, "$arg*")) {
+		if (c->user || c->tp)
+			return fail(c, SPEC_ERR_BAD_VAR, t.s);
+		if (!c->fentry && !c->ret)
+			return fail(c, SPEC_ERR_NOFENTRY_ARGS, t.s);
+		for (i = 0; i < (size_t)idx; i++)
+			if (p->args[i].btf & SPEC_BTF_ALL)
+				return fail(c, SPEC_ERR_DOUBLE_ARGS, t.s);
+		strcpy(a->name, "$arg*");
+		a->btf = SPEC_BTF_ALL | SPEC_BTF_DEFER;
+		a->body_col = a->type_col = a->col;
+		return 0;
+	}
+
 	/*
 	 * ftrace splits the name at the first '=', which breaks an unnamed
 	 * \"a=b"; no name can start with '\', so we don't look there.
 	 */
 	q = immstr ? NULL : span_chr(t.s, e, '=');
+	named = q != NULL;
 	if (q) {
 		if (q - t.s > MAX_ARG_NAME_LEN)
 			return fail(c, SPEC_ERR_ARG_NAME_TOO_LONG, t.s);
@@ -906,6 +1044,14 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 		if (ne - t.s >= (int)sizeof(a->name) || !good_name(t.s, ne))
 			return fail(c, SPEC_ERR_BAD_FETCH_ARG, t.s);
 		memcpy(a->name, t.s, ne - t.s);
+	} else if (!c->user && (is_alpha(*t.s) || *t.s == '_') &&
+		   (span_chr(t.s, e, ':') ? span_chr(t.s, e, ':') : e) - t.s <
+			   (int)sizeof(a->name) &&
+		   good_name(t.s, span_chr(t.s, e, ':') ? span_chr(t.s, e, ':') : e)) {
+		/* so does a parameter by name, as in generate_probe_arg_name() */
+		const char *ne = span_chr(t.s, e, ':');
+
+		memcpy(a->name, t.s, (ne ? ne : e) - t.s);
 	} else {
 		snprintf(a->name, sizeof(a->name), "arg%d", idx + 1);
 	}
@@ -971,10 +1117,39 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 	}
 	a->type_given = tname != NULL;
 
+	a->type_col = (int)(tcol - c->text);
+	/* a bare "$argN" is renamed and typed from BTF where the kernel has it */
+	if (!named && !c->user && !c->tp && e - body > 4 && !memcmp(body, "$arg", 4) &&
+	    is_digit(body[4]))
+		a->btf |= SPEC_BTF_ARGN | SPEC_BTF_DEFER;
+	if (!tname && c->ret && !c->user && span_eq(body, e, "$retval"))
+		a->btf |= SPEC_BTF_RETVAL | SPEC_BTF_DEFER;
+
 	ret = parse_fetch(c, a, body, e);
 	if (ret)
 		return ret;
+	if (tname && *tname == 'b' && !parse_bitfield(a, tname, tend))
+		return fail(c, SPEC_ERR_BAD_BITFIELD, tcol);
+	if (a->btf & SPEC_BTF_DEFER)
+		return 0;
+	return spec_check_arg(p, a, c->err);
+}
 
+static int check_fail(struct spec_error *err, enum spec_err code, int col)
+{
+	err->code = code;
+	err->col = col;
+	return -EINVAL;
+}
+
+int spec_check_arg(const struct spec_probe *p, const struct spec_arg *a, struct spec_error *err)
+{
+	enum spec_op_kind last;
+	int extra;
+
+	(void)p;
+	if (!a->nops)
+		return check_fail(err, SPEC_ERR_BAD_FETCH_ARG, a->body_col);
 	/*
 	 * What finalize_fetch_insn() checks. The last deref stays in ops
 	 * (the compiler makes it the store); when the last op isn't a deref
@@ -987,15 +1162,15 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 		/* an address to look up, not memory to copy from */
 		if (last != SPEC_OP_REG && last != SPEC_OP_STACK &&
 		    last != SPEC_OP_RETVAL && last != SPEC_OP_ARG &&
-		    last != SPEC_OP_DEREF)
-			return fail(c, SPEC_ERR_BAD_SYMSTRING, tcol);
+		    last != SPEC_OP_EDATA && last != SPEC_OP_DEREF)
+			return check_fail(err, SPEC_ERR_BAD_SYMSTRING, a->type_col);
 		extra = 1;
 	} else if (spec_type_is_string(a->type)) {
 		/* a tracepoint field may be a string itself (char[], __data_loc) */
 		if (last != SPEC_OP_DEREF && last != SPEC_OP_UDEREF &&
 		    last != SPEC_OP_IMM && last != SPEC_OP_COMM &&
 		    last != SPEC_OP_DATA && last != SPEC_OP_TPFIELD)
-			return fail(c, SPEC_ERR_BAD_STRING, tcol);
+			return check_fail(err, SPEC_ERR_BAD_STRING, a->type_col);
 		/* string[N] reads N pointers, then the strings they point to */
 		if (last == SPEC_OP_IMM || last == SPEC_OP_COMM ||
 		    last == SPEC_OP_DATA || a->count)
@@ -1004,14 +1179,10 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 		extra = 1;
 	}
 	if (insn_slots(a) + extra > INSN_SLOTS)
-		return fail(c, SPEC_ERR_TOO_MANY_OPS, body);
+		return check_fail(err, SPEC_ERR_TOO_MANY_OPS, a->body_col);
 
-	if (tname && *tname == 'b') {
-		if (!parse_bitfield(a, tname, tend))
-			return fail(c, SPEC_ERR_BAD_BITFIELD, tcol);
-		if (insn_slots(a) + ++extra > INSN_SLOTS)
-			return fail(c, SPEC_ERR_TOO_MANY_OPS, body);
-	}
+	if (a->bf_width && insn_slots(a) + ++extra > INSN_SLOTS)
+		return check_fail(err, SPEC_ERR_TOO_MANY_OPS, a->body_col);
 
 	if (a->count) {
 		/*
@@ -1021,9 +1192,9 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 		if (a->type == SPEC_T_SYMSTR ||
 		    (!spec_type_is_string(a->type) &&
 		     last != SPEC_OP_DEREF && last != SPEC_OP_UDEREF))
-			return fail(c, SPEC_ERR_BAD_STRING, tcol);
+			return check_fail(err, SPEC_ERR_BAD_STRING, a->type_col);
 		if (insn_slots(a) + ++extra > INSN_SLOTS)
-			return fail(c, SPEC_ERR_TOO_MANY_OPS, body);
+			return check_fail(err, SPEC_ERR_TOO_MANY_OPS, a->body_col);
 	}
 	return 0;
 }
@@ -1125,7 +1296,10 @@ static int parse_probe(struct ctx *c)
 		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, head.s);
 	c->ret = *head.s == 'r';
 	colon = span_chr(head.s, head.e, ':');
-	if (colon && name_is_target(colon + 1, head.e, pos)) {
+	if (colon && !c->force_shorthand && !name_is_target(colon + 1, head.e, pos) &&
+	    name_could_be_target(colon + 1, head.e, pos))
+		p->alt_shorthand = c->ambiguous = true;
+	if (colon && (c->force_shorthand || name_is_target(colon + 1, head.e, pos))) {
 		ret = parse_head(c, head, true);
 		if (ret)
 			return ret;
@@ -1158,6 +1332,7 @@ static int parse_probe(struct ctx *c)
 		strcpy(p->group, c->user ? "uprobes" : "kprobes");
 	if (!p->event_given)
 		default_event(p, c->ret);
+	p->fentry = c->fentry;
 	return parse_args(c, pos);
 }
 
@@ -1222,14 +1397,41 @@ static int parse_with_filter(struct ctx *c)
 
 int spec_parse(const char *text, struct spec_probe *out, struct spec_error *err)
 {
-	struct spec_error dummy;
-	struct ctx c = { .text = text, .p = out };
+	return spec_parse_ex(text, out, err, 0);
+}
+
+static int parse_text(struct ctx *c, const char *text, struct spec_probe *out,
+		      struct spec_error *err);
+
+int spec_parse_ex(const char *text, struct spec_probe *out, struct spec_error *err,
+		  unsigned int flags)
+{
+	struct spec_error dummy, err2;
+	struct ctx c = { .text = text, .p = out,
+			 .force_shorthand = flags & SPEC_PARSE_SHORTHAND };
+	int ret;
+
+	if (!err)
+		err = &dummy;
+	ret = parse_text(&c, text, out, err);
+	/* "p:A B ..." that fails as event A on B may be the shorthand */
+	if (ret == -EINVAL && c.ambiguous) {
+		struct ctx c2 = { .text = text, .p = out, .force_shorthand = true };
+
+		if (!parse_text(&c2, text, out, &err2))
+			return 0;
+	}
+	return ret;
+}
+
+static int parse_text(struct ctx *c_, const char *text, struct spec_probe *out,
+		      struct spec_error *err)
+{
+	struct ctx c = *c_;
 	size_t len, i;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if (!err)
-		err = &dummy;
 	c.err = err;
 	err->code = SPEC_ERR_OK;
 	err->col = 0;
@@ -1251,6 +1453,7 @@ int spec_parse(const char *text, struct spec_probe *out, struct spec_error *err)
 
 	out->text = strdup(text);
 	ret = out->text ? parse_with_filter(&c) : -ENOMEM;
+	c_->ambiguous = c.ambiguous;
 	if (ret) {
 		/* Nothing half-parsed escapes; the error stays in *err. */
 		spec_free(out);
@@ -1276,6 +1479,8 @@ void spec_free(struct spec_probe *p)
 			free(a->ops[j].data);
 		}
 		free(a->text);
+		free(a->cast);
+		free(a->chain);
 	}
 	free(p->args);
 	free(p->text);

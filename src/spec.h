@@ -80,7 +80,20 @@
 	E(TOO_LONG,		"Definition is too long")		\
 	E(NO_FILTER,		"Filter expression is not specified")	\
 	E(BAD_TP_NAME,		"Tracepoint must be SUBSYSTEM/EVENT")	\
-	E(NOT_ON_TP,		"Not available on a tracepoint: use its fields by name")
+	E(NOT_ON_TP,		"Not available on a tracepoint: use its fields by name") \
+	E(NOSUP_BTFARG,		"BTF arguments are only for kernel function entries and returns") \
+	E(NO_BTF_ENTRY,		"No BTF entry for this probe point")	\
+	E(NO_BTFARG,		"This variable is not found at this probe point") \
+	E(BAD_TYPE4STR,		"This type does not fit for string.")	\
+	E(NO_PTR_STRCT,		"This is not a pointer to union/structure.") \
+	E(NO_BTF_FIELD,		"This field is not found.")		\
+	E(BAD_HYPHEN,		"Failed to parse single hyphen. Forgot '>'?") \
+	E(NOSUP_DAT_ARG,	"Non pointer structure/union argument is not supported.") \
+	E(NO_RETVAL,		"This function returns 'void' type")	\
+	E(DOUBLE_ARGS,		"$arg* can be used only once in the parameters") \
+	E(BAD_BTF_TYPE,		"This type can not be printed: give a member or a :TYPE") \
+	E(NO_BTF_STRUCT,	"No such struct or union in BTF")	\
+	E(ARGS_2LONG,		"$arg* expands to too many arguments")
 
 #define E(a, b) SPEC_ERR_##a,
 enum spec_err { SPEC_ERRORS SPEC_ERR__COUNT };
@@ -146,6 +159,9 @@ enum spec_op_kind {
 	SPEC_OP_DEREF,		/* +|-OFFS(...): imm = offset */
 	SPEC_OP_UDEREF,		/* +|-uOFFS(...): imm = offset, user memory */
 	SPEC_OP_TPFIELD,	/* a tracepoint field by name: sym; resolve finds its layout */
+	SPEC_OP_BTFVAR,		/* a function parameter by name (sym), until btfarg.c
+				 * makes it ARG or EDATA */
+	SPEC_OP_EDATA,		/* at a return: entry argument saved in slot param */
 };
 
 struct spec_op {
@@ -168,10 +184,29 @@ struct spec_arg {
 	uint32_t count;			/* array length, 0 for a scalar */
 	/* bitfield b<width>@<offset>/<container>; width 0 = none */
 	uint8_t bf_width, bf_offset, bf_container;
+	int type_col;			/* column of the type after ':', or of the body */
+	/*
+	 * BTF: what btfarg.c still has to resolve against the kernel's types
+	 * before the checks of spec_check_arg() can run (SPEC_BTF_*).
+	 */
+	uint8_t btf;
+	char *cast;			/* "(STRUCT)" before the base: the struct's name (heap) */
+	int cast_col;
+	char *chain;			/* "->member.member->member" after the base (heap) */
+	int chain_col;
 	/* ops[0] is the base, then dereferences innermost first, as ftrace stages them */
 	int nops;
 	struct spec_op ops[SPEC_MAX_OPS];
 };
+
+/* spec_arg.btf */
+#define SPEC_BTF_DEFER	(1u << 0)	/* checks wait for btfarg.c */
+#define SPEC_BTF_ARGN	(1u << 1)	/* a bare "$argN": named and typed from BTF when known */
+#define SPEC_BTF_ALL	(1u << 2)	/* "$arg*": every parameter */
+#define SPEC_BTF_RETVAL	(1u << 3)	/* a bare "$retval" of a kretprobe: typed from BTF */
+
+/* Entry arguments a return probe saves (ftrace's entry data). */
+#define SPEC_MAX_EDATA	8
 
 struct spec_probe {
 	char *text;			/* the definition as given (heap) */
@@ -199,6 +234,15 @@ struct spec_probe {
 	 * compiles it once the record layout is known. */
 	char *filter;
 	int filter_col;			/* column of the expression's first character */
+	/* A return probe's entry arguments, saved at entry (1-based numbers):
+	 * SPEC_OP_EDATA's param indexes this list. Set by btfarg.c. */
+	int nedata;
+	uint32_t edata_arg[SPEC_MAX_EDATA];
+	bool fentry;			/* at a function's entry: $argN and BTF names hold */
+	/* "p:A B ...": read as event A on B, as ftrace does; the text also
+	 * reads as the "p:SYM ARGS" shorthand with B a parameter by name.
+	 * run.c reparses with SPEC_PARSE_SHORTHAND when B is no symbol. */
+	bool alt_shorthand;
 };
 
 /*
@@ -207,6 +251,17 @@ struct spec_probe {
  */
 int spec_parse(const char *text, struct spec_probe *out, struct spec_error *err);
 void spec_free(struct spec_probe *p);
+
+#define SPEC_PARSE_SHORTHAND	(1u << 0)	/* "p:NAME ..." names the probe point */
+int spec_parse_ex(const char *text, struct spec_probe *out, struct spec_error *err,
+		  unsigned int flags);
+
+/*
+ * The checks ftrace's finalize_fetch_insn() makes (string needs memory,
+ * arrays, slots), for an argument whose ops btfarg.c just rewrote. 0, or
+ * -EINVAL with *err set.
+ */
+int spec_check_arg(const struct spec_probe *p, const struct spec_arg *a, struct spec_error *err);
 
 /*
  * Print "kptrace: error: MSG" and the definition with a caret under col, as

@@ -127,6 +127,13 @@ expect_line() {
 expect_line args1to6 "p:a $BIN:kpt_args6 \$arg1:s8 \$arg2:u16 \$arg3:s32 \$arg4:x64 \$arg5:s64 \$arg6:char" \
 	"arg1=-5 arg2=65535 arg3=-2000000000 arg4=0xfedcba9876543210 arg5=-1 arg6='K'"
 expect_line args7to8 "p:a $BIN:kpt_args8 \$arg7:u8 \$arg8:u8 \$arg1:u8" "arg1=7 arg2=8 arg3=1"
+# entry arguments at a return: saved per thread and call depth, so a
+# recursion's returns each see their own call's arguments
+got=$(timeout 30 $KPT -c "$BIN recurse" "r:e $BIN:kpt_sleep ret=\$retval:s64 usec=\$arg1:s64 depth=\$arg2:s32" 2>"$OUT/edata.err" |
+	sed -E 's/^.*: \([^)]*\) ?//' | sort | uniq -c | awk '{ $1 = $1; print }' | tr '\n' ';')
+check "uretprobe entry arguments pair with their own call in a recursion ($got)" \
+	test "$got" = "5 ret=0 usec=1000 depth=0;5 ret=1 usec=1000 depth=1;5 ret=2 usec=1000 depth=2;5 ret=3 usec=1000 depth=3;"
+check "the entry probe saving them is in the profile" grep -qE 'uprobes/e__entry +20 ' "$OUT/edata.err"
 expect_line symbol_target "p:s $BIN:kpt_str+4 s=+0(%di):string" 's="hello world"'
 expect_line scalar_fault "p:a $BIN:kpt_struct id=+0(%di):s32 a=+28(%di):u16[2] n=+4(%di):string" \
 	"id=42 a={1,2} n=\"obj-name\""

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * BTF arguments against this machine's kernel BTF: each definition by name
+ * must become exactly the ops of its register form (same base, same
+ * dereferences, same type and bitfield), and each mistake an error with its
+ * caret. Offsets the register forms need are read from BTF here with
+ * libbpf's plain API, independently of src/btfarg.c's walk.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+
+#include "check.h"
+#include "btfarg.h"
+#include "spec.h"
+
+static struct btf *kbtf;
+static struct sysinfo si;
+
+/* Bit offset and bitfield size of STRUCT.MEMBER (direct members only). */
+static int member(const char *sname, const char *mname, unsigned int *bitoff,
+		  unsigned int *bitsize)
+{
+	int id = btf__find_by_name_kind(kbtf, sname, BTF_KIND_STRUCT);
+	const struct btf_type *t;
+	int i;
+
+	if (id <= 0)
+		return -1;
+	t = btf__type_by_id(kbtf, id);
+	for (i = 0; i < btf_vlen(t); i++) {
+		const struct btf_member *m = btf_members(t) + i;
+
+		if (!strcmp(btf__name_by_offset(kbtf, m->name_off), mname)) {
+			*bitoff = btf_member_bit_offset(t, i);
+			*bitsize = btf_member_bitfield_size(t, i);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int resolve(const char *text, struct spec_probe *p, char *msg, size_t len, int *col)
+{
+	struct spec_error e;
+
+	if (spec_parse(text, p, &e)) {
+		snprintf(msg, len, "%s", spec_strerror(e.code));
+		*col = e.col;
+		return -EINVAL;
+	}
+	return btfarg_resolve(&si, p, msg, len, col);
+}
+
+static void same_args(const struct spec_arg *a, const struct spec_arg *b, const char *ctx)
+{
+	int j;
+
+	CHECK(a->nops == b->nops, "%s: %d ops, want %d", ctx, a->nops, b->nops);
+	for (j = 0; j < a->nops && j < b->nops; j++) {
+		CHECK(a->ops[j].kind == b->ops[j].kind, "%s: op %d kind %d, want %d", ctx, j,
+		      a->ops[j].kind, b->ops[j].kind);
+		CHECK(a->ops[j].param == b->ops[j].param && a->ops[j].imm == b->ops[j].imm,
+		      "%s: op %d param/imm %u/%lld, want %u/%lld", ctx, j, a->ops[j].param,
+		      (long long)a->ops[j].imm, b->ops[j].param, (long long)b->ops[j].imm);
+	}
+	CHECK(a->type == b->type, "%s: type %s, want %s", ctx, spec_type_name(a->type),
+	      spec_type_name(b->type));
+	CHECK(a->bf_width == b->bf_width && a->bf_offset == b->bf_offset &&
+	      a->bf_container == b->bf_container, "%s: bitfield b%u@%u/%u, want b%u@%u/%u", ctx,
+	      a->bf_width, a->bf_offset, a->bf_container, b->bf_width, b->bf_offset,
+	      b->bf_container);
+	CHECK(a->count == b->count, "%s: count", ctx);
+}
+
+/* by-name definition == register definition, argument for argument, names too */
+static void equiv(const char *byname, const char *byreg, const char *const *names)
+{
+	struct spec_probe a, b;
+	struct spec_error e;
+	char msg[512];
+	int col, i, err;
+
+	err = resolve(byname, &a, msg, sizeof(msg), &col);
+	CHECK(!err, "%s: %s at %d", byname, msg, col);
+	CHECK(!spec_parse(byreg, &b, &e), "%s: %s", byreg, spec_strerror(e.code));
+	if (!err && b.nargs) {
+		CHECK(a.nargs == b.nargs, "%s: %d args, want %d", byname, a.nargs, b.nargs);
+		for (i = 0; i < a.nargs && i < b.nargs; i++) {
+			same_args(&a.args[i], &b.args[i], byname);
+			if (names)
+				CHECK_STR(a.args[i].name, names[i], byname);
+		}
+	}
+	spec_free(&a);
+	spec_free(&b);
+}
+
+static void refused(const char *caret_text, enum spec_err code, const char *hint)
+{
+	char text[512], msg[512];
+	const char *c = strchr(caret_text, '^');
+	struct spec_probe p;
+	int col = -2, err, want;
+
+	want = (int)(c - caret_text);
+	snprintf(text, sizeof(text), "%.*s%s", want, caret_text, c + 1);
+	err = resolve(text, &p, msg, sizeof(msg), &col);
+	CHECK(err < 0, "%s: accepted", text);
+	CHECK(!strncmp(msg, spec_strerror(code), strlen(spec_strerror(code))),
+	      "%s: message '%s', want '%s'", text, msg, spec_strerror(code));
+	CHECK(col == want, "%s: caret at %d, want %d (%s)", text, col, want, msg);
+	if (hint)
+		CHECK(strstr(msg, hint), "%s: '%s' lacks '%s'", text, msg, hint);
+	spec_free(&p);
+}
+
+static void test_names(void)
+{
+	static const char *const n1[] = { "dfd", "filename", "arg3", "arg4" };
+	static const char *const n2[] = { "dfd", "filename", "how" };
+	static const char *const n3[] = { "arg1", "r" };
+	char reg[512];
+	unsigned int off, bs;
+
+	/* the example, and ftrace's naming: names, else argN */
+	equiv("p:do_sys_openat2 dfd filename:string how->flags how->mode",
+	      "p:do_sys_openat2 dfd=$arg1:s32 filename=+0($arg2):string +0($arg3):u64 "
+	      "+8($arg3):u64", n1);
+	/* $arg* is every parameter by name; a bare $argN takes its name */
+	equiv("p:do_sys_openat2 $arg*", "p:do_sys_openat2 $arg1:s32 $arg2:x64 $arg3:x64", n2);
+	equiv("p:do_sys_openat2 $arg2:string $arg1",
+	      "p:do_sys_openat2 +0($arg2):string $arg1:s32", (const char *const[]){
+		      "filename", "dfd" });
+	/* named $argN stays untyped, as the kernel's */
+	equiv("p:do_sys_openat2 d=$arg1", "p:do_sys_openat2 d=$arg1", NULL);
+	/* casts, and chains after registers and $argN */
+	equiv("p:do_sys_openat2 (open_how)%dx->resolve (open_how)$arg3->mode",
+	      "p:do_sys_openat2 +16(%dx):u64 +8($arg3):u64", NULL);
+	/* members through two structs: sk->__sk_common.skc_dport, a __be16 */
+	if (!member("sock_common", "skc_dport", &off, &bs)) {
+		snprintf(reg, sizeof(reg), "p:tcp_sendmsg +%u($arg1):u16 size=$arg3:u64", off / 8);
+		equiv("p:tcp_sendmsg sk->__sk_common.skc_dport size", reg, NULL);
+	}
+	/* a bitfield member: b<width>@<bit>/<container> */
+	if (!member("sk_buff", "pkt_type", &off, &bs) && bs) {
+		snprintf(reg, sizeof(reg), "p:ip_rcv +%u($arg1):b%u@%u/8", off / 8, bs, off % 8);
+		equiv("p:ip_rcv skb->pkt_type", reg, NULL);
+	}
+	/* a char array member as a string: the array itself */
+	if (!member("task_struct", "comm", &off, &bs)) {
+		snprintf(reg, sizeof(reg), "p:wake_up_process +%u($arg1):string", off / 8);
+		equiv("p:wake_up_process p->comm:string", reg, NULL);
+	}
+	/* $retval has the function's type, whatever its name */
+	equiv("r:vfs_read $retval r=$retval", "r:vfs_read $retval:s64 r=$retval:s64",
+	      n3);
+}
+
+/* At a return, parameters come from entry data: slots, deduplicated. */
+static void test_return(void)
+{
+	struct spec_probe p;
+	char msg[512];
+	int col;
+
+	CHECK(!resolve("r:vfs_read $retval buf:string file->f_flags count $arg1", &p, msg,
+		       sizeof(msg), &col), "%s", msg);
+	CHECK_INT(p.nedata, 3, "edata slots");
+	CHECK_INT(p.edata_arg[0], 2, "slot 0 is $arg2");
+	CHECK_INT(p.edata_arg[1], 1, "slot 1 is $arg1");
+	CHECK_INT(p.edata_arg[2], 3, "slot 2 is $arg3");
+	CHECK_INT(p.args[0].type, SPEC_T_S64, "$retval: ssize_t");
+	CHECK_STR(p.args[0].name, "arg1", "$retval's name");
+	CHECK_INT(p.args[1].ops[0].kind, SPEC_OP_EDATA, "buf from entry data");
+	CHECK_INT(p.args[1].ops[0].param, 0, "buf in slot 0");
+	CHECK_INT(p.args[1].nops, 2, "buf: saved pointer, then the string");
+	CHECK_INT(p.args[2].ops[0].param, 1, "file in slot 1");
+	CHECK_INT(p.args[2].type, SPEC_T_U32, "f_flags: unsigned int");
+	CHECK_INT(p.args[3].type, SPEC_T_U64, "count: size_t");
+	CHECK_INT(p.args[4].ops[0].param, 1, "$arg1 reuses slot 1");
+	CHECK_STR(p.args[4].name, "file", "$arg1 is named file");
+	spec_free(&p);
+	/* no BTF needed for a named $argN at a return */
+	CHECK(!resolve("r:vfs_read a=$arg2", &p, msg, sizeof(msg), &col), "%s", msg);
+	CHECK_INT(p.args[0].ops[0].kind, SPEC_OP_EDATA, "named $arg2 at a return");
+	CHECK_INT(p.args[0].type, SPEC_T_X64, "named: untyped");
+	spec_free(&p);
+	/* at most SPEC_MAX_EDATA saved arguments */
+	CHECK(resolve("r:vfs_read $arg1 $arg2 $arg3 $arg4 $arg5 $arg6 $arg7 $arg8 $arg9", &p, msg,
+		      sizeof(msg), &col) < 0, "nine entry arguments");
+	spec_free(&p);
+}
+
+/* "p:A B": ftrace's event A on B, unless only A is a symbol */
+static void test_shorthand(void)
+{
+	struct spec_probe p;
+	char msg[512];
+	int col;
+
+	CHECK(!resolve("p:do_sys_openat2 dfd", &p, msg, sizeof(msg), &col), "%s", msg);
+	CHECK_STR(p.symbol, "do_sys_openat2", "shorthand target");
+	CHECK_INT(p.nargs, 1, "shorthand args");
+	spec_free(&p);
+	CHECK(!resolve("p:myprobe vfs_read count", &p, msg, sizeof(msg), &col), "%s", msg);
+	CHECK_STR(p.symbol, "vfs_read", "ftrace's reading");
+	CHECK_STR(p.event, "myprobe", "ftrace's event");
+	spec_free(&p);
+	CHECK(!resolve("p:wake_up_process p->comm:string", &p, msg, sizeof(msg), &col), "%s",
+	      msg);
+	CHECK_STR(p.symbol, "wake_up_process", "a chain is an argument");
+	spec_free(&p);
+}
+
+static void test_errors(void)
+{
+	refused("p:do_sys_openat2 ^dfdd", SPEC_ERR_NO_BTFARG, "did you mean 'dfd'");
+	refused("p:do_sys_openat2 ^nosuch", SPEC_ERR_NO_BTFARG, "dfd, filename, how");
+	refused("p:do_sys_openat2 how->^flagz", SPEC_ERR_NO_BTF_FIELD, "did you mean 'flags'");
+	refused("p:do_sys_openat2 how->flags.^x", SPEC_ERR_NO_PTR_STRCT, NULL);
+	refused("p:do_sys_openat2 dfd^->x", SPEC_ERR_NO_PTR_STRCT, NULL);
+	refused("p:do_sys_openat2 how^.flags", SPEC_ERR_NOSUP_DAT_ARG, NULL);
+	refused("p:do_sys_openat2 how:^string", SPEC_ERR_BAD_TYPE4STR, "open_how");
+	refused("p:do_sys_openat2 dfd:^string", SPEC_ERR_BAD_TYPE4STR, NULL);
+	refused("p:do_sys_openat2 (^nosuchstruct)$arg3->x", SPEC_ERR_NO_BTF_STRUCT, NULL);
+	refused("p:wake_up_process ^p->se", SPEC_ERR_BAD_BTF_TYPE, "struct sched_entity");
+	refused("r:exit_creds ^$retval", SPEC_ERR_NO_RETVAL, NULL);
+	refused("p:do_sys_openat2 ^$arg9", SPEC_ERR_NO_BTFARG, NULL);
+	refused("p:do_sys_openat2 dfd ^$arg1", SPEC_ERR_USED_ARG_NAME, NULL);
+	refused("p ^no_such_function_xyz dfd", SPEC_ERR_NO_BTF_ENTRY, NULL);
+	/* the register form keeps its own errors when BTF can't help */
+	refused("p:do_sys_openat2 d=$arg1:^string", SPEC_ERR_BAD_STRING, NULL);
+}
+
+int main(void)
+{
+	kbtf = btf__load_vmlinux_btf();
+	if (!kbtf) {
+		/* the grammar tests cover the rest; say so rather than pass */
+		printf("skip - no kernel BTF (/sys/kernel/btf/vmlinux)\n");
+		return check_report();
+	}
+	test_names();
+	test_return();
+	test_shorthand();
+	test_errors();
+	btf__free(kbtf);
+	sysinfo_free(&si);
+	return check_report();
+}
