@@ -70,8 +70,13 @@ static __always_inline bool kpt_comm_differs(const char *comm)
 	return false;
 }
 
-static __always_inline int kpt_handle(void *ctx, bool is_tp)
+/* What the context is: registers (kprobe, uprobe), a raw tracepoint record,
+ * or registers under kprobe.multi, where the probed address is the function's. */
+enum { KPT_CTX_REGS, KPT_CTX_TP, KPT_CTX_MULTI };
+
+static __always_inline int kpt_handle(void *ctx, int kind)
 {
+	bool is_tp = kind == KPT_CTX_TP;
 	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
 	struct kpt_probe_entry *p;
 	struct kpt_scratch *s;
@@ -116,7 +121,9 @@ static __always_inline int kpt_handle(void *ctx, bool is_tp)
 	 * after the kernel moved the probe past an ENDBR; uprobes see the
 	 * breakpoint address; return probes the address returned to. */
 	h->ip = PT_REGS_IP(&s->regs);
-	if (!(p->flags & (KPT_PF_USER | KPT_PF_RETURN | KPT_PF_TP)))
+	if (kind == KPT_CTX_MULTI && !(p->flags & KPT_PF_RETURN))
+		h->ip = bpf_get_func_ip(ctx);
+	else if (!(p->flags & (KPT_PF_USER | KPT_PF_RETURN | KPT_PF_TP)))
 		h->ip--;
 	h->tid = (__u32)pid_tgid;
 	h->tgid = pid_tgid >> 32;
@@ -175,17 +182,30 @@ static __always_inline int kpt_handle(void *ctx, bool is_tp)
 SEC("kprobe")
 int kpt_entry(struct pt_regs *ctx)
 {
-	return kpt_handle(ctx, false);
+	return kpt_handle(ctx, KPT_CTX_REGS);
 }
 
 SEC("kretprobe")
 int kpt_return(struct pt_regs *ctx)
 {
-	return kpt_handle(ctx, false);
+	return kpt_handle(ctx, KPT_CTX_REGS);
 }
 
 SEC("tracepoint")
 int kpt_tp(void *ctx)
 {
-	return kpt_handle(ctx, true);
+	return kpt_handle(ctx, KPT_CTX_TP);
+}
+
+/* Many functions through one link each (Linux 5.18+, CONFIG_FPROBE). */
+SEC("kprobe.multi")
+int kpt_entry_multi(struct pt_regs *ctx)
+{
+	return kpt_handle(ctx, KPT_CTX_MULTI);
+}
+
+SEC("kretprobe.multi")
+int kpt_return_multi(struct pt_regs *ctx)
+{
+	return kpt_handle(ctx, KPT_CTX_MULTI);
 }

@@ -88,6 +88,13 @@ static int load_fn(struct sysinfo *si, const struct spec_probe *p, struct fn *fn
 	}
 	if (!name || sysinfo_need_btf(si, buf, sizeof(buf)))
 		return -ENOENT;
+	if (strchr(name, '|') && !sysinfo_need_ksyms(si, buf, sizeof(buf))) {
+		/* alternatives: the one this kernel has (a clone has no BTF of its own) */
+		ks = resolve_function(si, name, mod);
+		if (!ks || strchr(ks->name, '.'))
+			return -ENOENT;
+		name = ks->name;
+	}
 	fn->name = name;
 	if (!mod && !sysinfo_need_ksyms(si, buf, sizeof(buf))) {
 		ks = ksyms_by_name(si->ksyms, name, NULL);

@@ -43,7 +43,7 @@ static const char args_doc[] = "[explain] DEFINITION...\n"
 
 enum {
 	OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER, OPT_LINEAR, OPT_BY, OPT_TOP, OPT_UNIT,
-	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK,
+	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK, OPT_BACKEND,
 };
 
 static const struct argp_option options[] = {
@@ -75,6 +75,9 @@ static const struct argp_option options[] = {
 	{ "no-tracepoint", OPT_NO_TP, NULL, 0,
 	  "hist kmalloc: use kprobes even where kmem:kmalloc exists", 1 },
 	{ "slack", OPT_SLACK, NULL, 0, "hist kmalloc: bytes allocated minus bytes asked for", 1 },
+	{ "backend", OPT_BACKEND, "auto|kprobe|kprobe-multi", 0,
+	  "How kernel function probes attach: auto (kprobe.multi for many functions where the "
+	  "kernel has it, else kprobes), or forced", 0 },
 	{ 0 },
 };
 
@@ -210,6 +213,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_SLACK:
 		env->slack = true;
+		break;
+	case OPT_BACKEND:
+		if (!strcmp(arg, "fentry"))
+			argp_error(st, "--backend fentry: not available yet (kptrace would need one "
+				   "BPF program per function); use kprobe-multi or kprobe");
+		if (strcmp(arg, "auto") && strcmp(arg, "kprobe") && strcmp(arg, "kprobe-multi"))
+			argp_error(st, "--backend: '%s' is not auto, kprobe or kprobe-multi", arg);
+		env->backend = arg;
 		break;
 	case OPT_DRY_RUN:
 		env->dry_run = true;

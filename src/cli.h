@@ -43,6 +43,7 @@ struct env {
 	const char *cgroup;	/* --cgroup PATH */
 	bool no_tracepoint;	/* hist kmalloc: kprobes even where the tracepoint exists */
 	bool slack;		/* hist kmalloc: bytes_alloc - bytes_req */
+	const char *backend;	/* --backend auto|kprobe|kprobe-multi|fentry */
 };
 
 /* Parse argv into env. Returns 0, or exits with a usage error. */

@@ -35,6 +35,8 @@ struct ev_desc {
 	const char *path;	/* uprobe binary */
 	uint64_t uoffset;	/* uprobe: file offset */
 	uint16_t fixed_size;	/* header + fault bitmap + slots */
+	bool multi;		/* attached through one kprobe.multi link with others */
+	bool attach_first;	/* an entry saving arguments: on before its return probe */
 	int nargs;
 	struct ev_arg *args;
 	const struct spec_probe *spec;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -56,6 +57,11 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		bpf_map__set_max_entries(skel->maps.kpt_edata, 1);
 	else if (o->max_keys)
 		bpf_map__set_max_entries(skel->maps.kpt_edata, o->max_keys);
+	bpf_program__set_autoload(skel->progs.kpt_entry, o->use_entry);
+	bpf_program__set_autoload(skel->progs.kpt_return, o->use_return);
+	bpf_program__set_autoload(skel->progs.kpt_tp, o->use_tp);
+	bpf_program__set_autoload(skel->progs.kpt_entry_multi, o->use_entry_multi);
+	bpf_program__set_autoload(skel->progs.kpt_return_multi, o->use_return_multi);
 	skel->rodata->kpt_target_tgid = o->target_tgid;
 	skel->rodata->kpt_target_tid = o->target_tid;
 	skel->rodata->kpt_target_cgroup = o->target_cgroup;
@@ -172,15 +178,82 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 	return bpf_program__attach_kprobe_opts(prog, ev->func, &ko);
 }
 
+/* Every probe marked multi, of one direction, through one kprobe.multi link. */
+static int attach_multi(struct loader *ld, const struct ev_desc *evs, int n, bool ret,
+			char *msg, size_t msglen)
+{
+	unsigned long *addrs;
+	__u64 *cookies;
+	int i, k = 0, err = 0;
+
+	addrs = calloc(n ? n : 1, sizeof(*addrs));
+	cookies = calloc(n ? n : 1, sizeof(*cookies));
+	if (!addrs || !cookies) {
+		free(addrs);
+		free(cookies);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		if (!evs[i].multi || evs[i].is_return != ret)
+			continue;
+		addrs[k] = evs[i].addr;
+		cookies[k++] = evs[i].index;
+	}
+	if (k) {
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, mo, .addrs = addrs, .cookies = cookies,
+			    .cnt = k, .retprobe = ret);
+		struct bpf_program *prog = ret ? ld->skel->progs.kpt_return_multi
+					       : ld->skel->progs.kpt_entry_multi;
+
+		ld->mlinks[ret] = bpf_program__attach_kprobe_multi_opts(prog, NULL, &mo);
+		if (!ld->mlinks[ret]) {
+			err = -errno;
+			snprintf(msg, msglen, "cannot attach %d %s through kprobe.multi: %s%s", k,
+				 ret ? "return probes" : "probes", strerror(errno),
+				 err == -EOPNOTSUPP || err == -ENOENT ?
+					 " (this kernel lacks it: CONFIG_FPROBE; use --backend kprobe)" :
+					 " (a function ftrace cannot trace? --backend kprobe says which)");
+		}
+		ld->nmulti[ret] = k;
+	}
+	free(addrs);
+	free(cookies);
+	return err;
+}
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upid, char *msg,
 		  size_t msglen)
 {
+	double t0 = mono_ms();
 	int i, err;
 
+	err = attach_multi(ld, evs, n, false, msg, msglen);
+	if (!err)
+		err = attach_multi(ld, evs, n, true, msg, msglen);
+	if (err) {
+		loader_detach(ld);
+		return err;
+	}
+	/* links[] is indexed by probe: fill it in two passes, entries that save
+	 * arguments first, so their return probes find every call's entry */
+	for (int pass = 0; pass < 2; pass++)
 	for (i = 0; i < n; i++) {
 		struct bpf_link *l;
 
 		msg[0] = 0;
+		if (evs[i].attach_first != !pass)
+			continue;
+		ld->nlinks++;
+		if (evs[i].multi)
+			continue;
 		l = attach_one(ld, &evs[i], upid, msg, msglen);
 		if (!l) {
 			err = -errno;
@@ -192,8 +265,9 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 			loader_detach(ld);
 			return err ? err : -EINVAL;
 		}
-		ld->links[ld->nlinks++] = l;
+		ld->links[i] = l;
 	}
+	ld->attach_ms = mono_ms() - t0;
 	return 0;
 }
 
@@ -201,9 +275,15 @@ void loader_detach(struct loader *ld)
 {
 	int i;
 
-	for (i = 0; i < ld->nlinks; i++)
+	for (i = 0; ld->links && i < ld->nprobes; i++) {
 		bpf_link__destroy(ld->links[i]);
+		ld->links[i] = NULL;
+	}
 	ld->nlinks = 0;
+	for (i = 0; i < 2; i++) {
+		bpf_link__destroy(ld->mlinks[i]);
+		ld->mlinks[i] = NULL;
+	}
 	for (i = 0; ld->tfs && i < ld->nprobes; i++)
 		tfs_kretprobe_remove(&ld->tfs[i]);
 }
@@ -256,7 +336,8 @@ struct kpt_link_info {
 unsigned long long loader_prog_misses(struct loader *ld)
 {
 	struct bpf_program *progs[] = { ld->skel->progs.kpt_entry, ld->skel->progs.kpt_return,
-					ld->skel->progs.kpt_tp };
+					ld->skel->progs.kpt_tp, ld->skel->progs.kpt_entry_multi,
+					ld->skel->progs.kpt_return_multi };
 	unsigned long long n = 0;
 	size_t i;
 
@@ -265,6 +346,8 @@ unsigned long long loader_prog_misses(struct loader *ld)
 		__u32 len = sizeof(info);
 
 		memset(&info, 0, sizeof(info));
+		if (bpf_program__fd(progs[i]) < 0)
+			continue; /* not loaded this run */
 		if (!bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len))
 			n += info.recursion_misses;
 	}
@@ -276,7 +359,7 @@ long long loader_missed(struct loader *ld, int idx)
 	struct kpt_link_info info;
 	__u32 len = sizeof(info);
 
-	if (idx < 0 || idx >= ld->nlinks)
+	if (idx < 0 || idx >= ld->nprobes || !ld->links[idx])
 		return -1;
 	if (ld->tfs[idx].created)
 		return tfs_nmissed(&ld->tfs[idx]);

@@ -25,6 +25,9 @@ struct loader {
 	struct kptrace_bpf *skel;
 	struct bpf_link **links;	/* links[i] is probe i's */
 	struct tfs_probe *tfs;		/* probe i's tracefs kretprobe, for "rN:" */
+	struct bpf_link *mlinks[2];	/* kprobe.multi links: entries, returns */
+	int nmulti[2];			/* probes in each */
+	double attach_ms;		/* time loader_attach took */
 	int nlinks;
 	int nprobes;
 	int ncpus;
@@ -40,6 +43,8 @@ struct load_opts {
 	uint32_t max_keys;	/* keyed aggregation entries; latency calls in flight */
 	bool keyed;		/* any probe uses the keyed or latency maps */
 	bool edata;		/* a return probe reads entry arguments */
+	/* programs this run attaches; the others are not loaded (verifier time) */
+	bool use_entry, use_return, use_tp, use_entry_multi, use_return_multi;
 };
 
 /* The aggregation maps, for agg.c. */

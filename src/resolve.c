@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "resolve.h"
+#include "suggest.h"
 
 #define KPROBE_PMU	"/sys/bus/event_source/devices/kprobe"
 #define UPROBE_PMU	"/sys/bus/event_source/devices/uprobe"
@@ -226,6 +227,42 @@ static bool is_text(char type)
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
 }
 
+/*
+ * A function by name as kernels differ: "A|B" is the first of the names that
+ * exists (__kmalloc|__kmalloc_noprof), and a name the compiler only left as
+ * a clone (foo.isra.0, foo.constprop.0, foo.part.0) is that clone.
+ */
+const struct ksym *resolve_function(struct sysinfo *si, const char *names, const char *mod)
+{
+	char name[512];
+	const char *q = names, *bar;
+	const struct ksym *s;
+	size_t len, i;
+
+	while (*q) {
+		bar = strchr(q, '|');
+		len = bar ? (size_t)(bar - q) : strlen(q);
+		if (len && len < sizeof(name)) {
+			memcpy(name, q, len);
+			name[len] = '\0';
+			s = ksyms_by_name(si->ksyms, name, mod);
+			if (s)
+				return s;
+			for (i = 0; i < ksyms_count(si->ksyms); i++) {
+				s = ksyms_at(si->ksyms, i);
+				if (is_text(s->type) && !strncmp(s->name, name, len) &&
+				    s->name[len] == '.' && strncmp(s->name + len, ".cold", 5) &&
+				    (!mod || (s->module && !strcmp(s->module, mod))))
+					return s;
+			}
+		}
+		if (!bar)
+			break;
+		q = bar + 1;
+	}
+	return NULL;
+}
+
 static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct resolved *r,
 			  char *msg, size_t msglen, int *col)
 {
@@ -248,14 +285,28 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 		snprintf(r->func, sizeof(r->func), "0x%llx", (unsigned long long)p->addr);
 		return 0;
 	}
-	s = ksyms_by_name(si->ksyms, p->symbol, p->module[0] ? p->module : NULL);
+	s = resolve_function(si, p->symbol, p->module[0] ? p->module : NULL);
 	if (!s) {
+		struct suggest sg;
+		char dym[160];
+		size_t i;
+
+		/* "did you mean": the closest text symbol */
+		suggest_init(&sg, p->symbol);
+		for (i = 0; i < ksyms_count(si->ksyms); i++) {
+			const struct ksym *k = ksyms_at(si->ksyms, i);
+
+			if (is_text(k->type) && (!p->module[0] ||
+						 (k->module && !strcmp(k->module, p->module))))
+				suggest_add(&sg, k->name);
+		}
+		suggest_text(&sg, dym, sizeof(dym));
 		if (p->module[0])
-			snprintf(msg, msglen, "no symbol '%s' in module '%s' (is it loaded?)",
-				 p->symbol, p->module);
+			snprintf(msg, msglen, "no symbol '%s' in module '%s' (is it loaded?)%s",
+				 p->symbol, p->module, dym);
 		else
-			snprintf(msg, msglen, "no symbol '%s' in this kernel (/proc/kallsyms)",
-				 p->symbol);
+			snprintf(msg, msglen, "no symbol '%s' in this kernel (/proc/kallsyms)%s",
+				 p->symbol, dym);
 		return -ENOENT;
 	}
 	if (!is_text(s->type)) {
@@ -263,10 +314,10 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 			 s->type);
 		return -EINVAL;
 	}
-	if (blacklisted(si, p->symbol)) {
+	if (blacklisted(si, s->name)) {
 		snprintf(msg, msglen,
 			 "'%s' cannot be probed: the kernel blacklists it (NOKPROBE_SYMBOL, "
-			 "see /sys/kernel/debug/kprobes/blacklist)", p->symbol);
+			 "see /sys/kernel/debug/kprobes/blacklist)", s->name);
 		return -EPERM;
 	}
 	if (s->size && (uint64_t)p->offset >= s->size) {
@@ -275,10 +326,11 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 		return -EINVAL;
 	}
 	r->kaddr = s->addr + p->offset;
+	/* the name found: the clone, or the alternative this kernel has */
 	if (p->module[0])
-		snprintf(r->func, sizeof(r->func), "%s:%s", p->module, p->symbol);
+		snprintf(r->func, sizeof(r->func), "%s:%s", p->module, s->name);
 	else
-		snprintf(r->func, sizeof(r->func), "%s", p->symbol);
+		snprintf(r->func, sizeof(r->func), "%s", s->name);
 	return 0;
 }
 

@@ -60,6 +60,13 @@ void resolved_free(struct resolved *r);
 int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***names, int *n,
 			   int *skipped, char *msg, size_t msglen);
 
+/*
+ * A kernel function by name as kernels differ: "A|B" is the first that
+ * exists, a name left only as a clone (foo.isra.0) is the clone. NULL if
+ * none; kallsyms must be loaded (sysinfo_need_ksyms).
+ */
+const struct ksym *resolve_function(struct sysinfo *si, const char *names, const char *mod);
+
 /* Byte offset of register name in struct pt_regs, from BTF; -ENOENT if none. */
 int resolve_reg_offset(const struct btf *btf, const char *name);
 

@@ -165,6 +165,137 @@ static int read_def_file(struct defs *d, const char *path)
 	return err;
 }
 
+/* ftrace's event names keep [A-Za-z0-9_] */
+static void name_clean(char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			*s = '_';
+}
+
+/*
+ * "p:vfs_* ARGS": one definition per traceable match, named as ftrace names
+ * a probe on that function ("p_vfs_read_0"), or EVENT_FUNC when the event
+ * was named. Blacklisted matches are skipped and counted. from_glob[i] says
+ * which definitions came from a glob (their later failures skip, not abort).
+ */
+static int expand_globs(struct defs *d, struct sysinfo *si, bool **from_glob)
+{
+	int i, k, n, skipped, err = 0, first = d->n;
+	char msg[512], **names = NULL;
+	bool *fg;
+
+	for (i = 0; i < first && !err; i++) {
+		const struct spec_probe *p = &d->p[i];
+		const char *rest, *tok;
+
+		if (!p->glob || (p->kind != SPEC_KPROBE && p->kind != SPEC_KRETPROBE))
+			continue;
+		err = sysinfo_glob_functions(si, p->symbol, &names, &n, &skipped, msg, sizeof(msg));
+		if (err) {
+			report(d->where[i], NULL, msg, -1);
+			break;
+		}
+		if (!n) {
+			snprintf(msg, sizeof(msg), "no traceable kernel function matches '%s'%s",
+				 p->symbol, skipped ? " (only blacklisted ones)" : "");
+			report(d->where[i], p->text, msg, p->target_col);
+			err = -ENOENT;
+			break;
+		}
+		fprintf(stderr, "kptrace: '%s': %d function%s", p->symbol, n, n == 1 ? "" : "s");
+		if (skipped)
+			fprintf(stderr, ", %d skipped: the kernel blacklists them (NOKPROBE)", skipped);
+		fputc('\n', stderr);
+		/* the probe point's word ends at the first blank after it */
+		for (tok = p->text + p->target_col; *tok && *tok != ' ' && *tok != '\t'; tok++)
+			;
+		rest = tok;
+		for (k = 0; k < n && !err; k++) {
+			char ev[SPEC_NAME_MAX], kind[16], *text;
+			const char *fn = strchr(names[k], ':') ? strchr(names[k], ':') + 1 : names[k];
+
+			if (p->module[0] && strncmp(names[k], p->module, strlen(p->module)))
+				continue;
+			if (p->event_given)
+				snprintf(ev, sizeof(ev), "%.*s_%s", 30, p->event, fn);
+			else
+				snprintf(ev, sizeof(ev), "%c_%.*s_0", p->kind == SPEC_KRETPROBE ? 'r' : 'p',
+					 SPEC_NAME_MAX - 6, fn);
+			name_clean(ev);
+			if (p->kind == SPEC_KRETPROBE && p->maxactive)
+				snprintf(kind, sizeof(kind), "r%d", p->maxactive);
+			else
+				snprintf(kind, sizeof(kind), "%c", p->kind == SPEC_KRETPROBE ? 'r' : 'p');
+			if (asprintf(&text, "%s:%s/%s %s%s", kind, p->group, ev, names[k], rest) < 0) {
+				err = -ENOMEM;
+				break;
+			}
+			err = defs_add(d, text, d->where[i]);
+			free(text);
+		}
+		for (k = 0; k < n; k++)
+			free(names[k]);
+		free(names);
+		names = NULL;
+	}
+	if (err)
+		return err;
+	/* the globs themselves go; what they made stays, marked */
+	fg = calloc(d->n ? d->n : 1, sizeof(*fg));
+	if (!fg)
+		return -ENOMEM;
+	for (i = first; i < d->n; i++)
+		fg[i] = true;
+	for (i = first - 1; i >= 0; i--) {
+		if (!d->p[i].glob || (d->p[i].kind != SPEC_KPROBE && d->p[i].kind != SPEC_KRETPROBE))
+			continue;
+		defs_remove(d, i);
+		memmove(&fg[i], &fg[i + 1], (d->n - i) * sizeof(*fg));
+	}
+	*from_glob = fg;
+	return 0;
+}
+
+/*
+ * Which mechanism each kernel function probe attaches with: kprobe.multi
+ * (one link for them all, one syscall) where the kernel has it and there
+ * are many, or when asked; single kprobes otherwise, and always for
+ * SYM+offs, raw addresses and rN: (maxactive is a kretprobe's).
+ */
+#define KPT_MULTI_MIN	8
+
+static int choose_backend(const struct env *env, struct sysinfo *si, struct ev_desc *evs, int n,
+			  char *msg, size_t msglen)
+{
+	const char *b = env->backend ? env->backend : "auto";
+	int i, eligible = 0;
+	bool have;
+
+	for (i = 0; i < n; i++)
+		eligible += (evs[i].kind == SPEC_KPROBE && evs[i].spec->symbol &&
+			     !evs[i].spec->offset) ||
+			    (evs[i].kind == SPEC_KRETPROBE && !evs[i].spec->maxactive);
+	if (!strcmp(b, "kprobe") || !eligible)
+		return 0;
+	/* CONFIG_FPROBE: what kprobe.multi links are built on */
+	have = !sysinfo_need_ksyms(si, msg, msglen) &&
+	       ksyms_by_name(si->ksyms, "register_fprobe_ips", NULL);
+	if (!strcmp(b, "kprobe-multi") && !have) {
+		snprintf(msg, msglen, "--backend kprobe-multi: this kernel has no kprobe.multi "
+			 "(Linux 5.18+ built with CONFIG_FPROBE); use --backend kprobe");
+		return -EOPNOTSUPP;
+	}
+	if (!have || (!strcmp(b, "auto") && eligible < KPT_MULTI_MIN))
+		return 0;
+	for (i = 0; i < n; i++)
+		evs[i].multi = (evs[i].kind == SPEC_KPROBE && evs[i].spec->symbol &&
+				!evs[i].spec->offset) ||
+			       (evs[i].kind == SPEC_KRETPROBE && !evs[i].spec->maxactive);
+	return 0;
+}
+
 /*
  * A return probe reading entry arguments gets an entry probe on the same
  * function that saves them (ftrace's kretprobe entry handler): appended
@@ -344,7 +475,8 @@ int kpt_run(const struct env *env)
 	struct agg_ctx ac = { 0 };
 	uint32_t nbuckets = 0;
 	char msg[512], where[64];
-	int i, err = 0, col, go_fd = -1, status = 0, nuser, *peer = NULL;
+	int i, err = 0, col, go_fd = -1, status = 0, nuser, *peer = NULL, nskipped = 0;
+	bool *from_glob = NULL;
 	pid_t child = 0;
 	FILE *out = NULL;
 
@@ -371,15 +503,39 @@ int kpt_run(const struct env *env)
 		goto cleanup;
 	}
 
-	/* 2a. names and types from BTF; entry probes for entry arguments */
-	nuser = d.n;
-	for (i = 0; i < nuser; i++) {
+	/* 1b. globs: one definition per matching function */
+	err = expand_globs(&d, &si, &from_glob);
+	if (err)
+		goto cleanup;
+
+	/* 2a. names and types from BTF; entry probes for entry arguments. A
+	 * glob's match that cannot take the arguments is skipped, not fatal. */
+	for (i = 0; i < d.n; i++) {
 		err = btfarg_resolve(&si, &d.p[i], msg, sizeof(msg), &col);
+		if (err && from_glob[i]) {
+			if (!nskipped++)
+				fprintf(stderr, "kptrace: skipped %s: %s\n",
+					d.p[i].symbol ? d.p[i].symbol : d.p[i].event, msg);
+			defs_remove(&d, i);
+			memmove(&from_glob[i], &from_glob[i + 1], (d.n - i) * sizeof(*from_glob));
+			i--;
+			err = 0;
+			continue;
+		}
 		if (err) {
 			report(d.where[i], d.p[i].text, msg, col);
 			goto cleanup;
 		}
 	}
+	if (nskipped)
+		fprintf(stderr, "kptrace: %d glob match%s skipped: its arguments do not apply "
+			"(the first is shown above)\n", nskipped, nskipped == 1 ? "" : "es");
+	if (!d.n) {
+		fprintf(stderr, "kptrace: error: no probe definitions left to run\n");
+		err = -EINVAL;
+		goto cleanup;
+	}
+	nuser = d.n;
 	peer = calloc(nuser > 0 ? (size_t)nuser : 1, sizeof(*peer));
 	if (!peer) {
 		err = -ENOMEM;
@@ -423,11 +579,30 @@ int kpt_run(const struct env *env)
 		ents[i].flags |= KPT_PF_EDATA;
 		ents[i].edata_peer = peer[i];
 		ents[peer[i]].agg.action = KPT_ACT_SAVE_ARGS;
+		evs[peer[i]].attach_first = true;
 		lo.edata = true;
+	}
+	err = choose_backend(env, &si, evs, d.n, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "kptrace: error: %s\n", msg);
+		goto cleanup;
+	}
+	for (i = 0; i < d.n; i++) {
+		bool ret = evs[i].is_return, k = !evs[i].is_user && evs[i].kind != SPEC_TRACEPOINT;
+
+		lo.use_tp |= evs[i].kind == SPEC_TRACEPOINT;
+		lo.use_entry_multi |= evs[i].multi && !ret;
+		lo.use_return_multi |= evs[i].multi && ret;
+		lo.use_entry |= !evs[i].multi && !ret && (k || evs[i].is_user);
+		lo.use_return |= !evs[i].multi && ret;
 	}
 	if (env->dry_run) {
 		for (i = 0; i < d.n; i++) {
 			explain_event(stdout, &evs[i]);
+			if (evs[i].kind == SPEC_KPROBE || evs[i].kind == SPEC_KRETPROBE)
+				printf("attach: %s\n", evs[i].multi ? "kprobe.multi (one link for all)" :
+					evs[i].spec->maxactive ? "kretprobe through tracefs (maxactive)" :
+					evs[i].kind == SPEC_KRETPROBE ? "kretprobe" : "kprobe");
 			if (!ents[i].pre.nops && !ents[i].post.nops)
 				continue;
 			fputs("filter, before fetching: ", stdout);
@@ -494,7 +669,10 @@ int kpt_run(const struct env *env)
 		fprintf(stderr, "kptrace: error: %s; nothing was left attached\n", msg);
 		goto cleanup;
 	}
-	fprintf(stderr, "Attached %d probe%s\n", d.n, d.n == 1 ? "" : "s");
+	fprintf(stderr, "Attached %d probe%s in %.0f ms", d.n, d.n == 1 ? "" : "s", ld.attach_ms);
+	if (ld.nmulti[0] || ld.nmulti[1])
+		fprintf(stderr, " (%d through kprobe.multi)", ld.nmulti[0] + ld.nmulti[1]);
+	fputc('\n', stderr);
 	if (go_fd >= 0) {
 		if (write(go_fd, "g", 1) != 1)
 			err = -errno;
@@ -549,6 +727,7 @@ cleanup:
 	free(res);
 	free(ents);
 	free(peer);
+	free(from_glob);
 	defs_free(&d);
 	deflist_free(&dl);
 	sysinfo_free(&si);

@@ -496,10 +496,12 @@ static int parse_ktarget(struct ctx *c, struct tok t)
 		sym = colon + 1;
 	}
 
-	if (sym == e || !is_sym_start(*sym))
+	if (sym == e || !(is_sym_start(*sym) || *sym == '*' || *sym == '?'))
 		return fail(c, SPEC_ERR_BAD_PROBE_ADDR, s);
-	for (q = sym; q < e && is_ksym_char(*q); q++)
-		;
+	/* a glob ("vfs_*") is every traceable match: run.c expands it */
+	for (q = sym; q < e && (is_ksym_char(*q) || *q == '*' || *q == '?' || *q == '|'); q++)
+		if (*q == '*' || *q == '?')
+			p->glob = true;
 	if (q - sym > KSYM_NAME_MAX)
 		return fail(c, SPEC_ERR_BAD_PROBE_ADDR, s);
 	if (q < e) {
@@ -512,6 +514,8 @@ static int parse_ktarget(struct ctx *c, struct tok t)
 	}
 	if (c->ret && p->offset)
 		return fail(c, SPEC_ERR_BAD_RETPROBE, t.s);
+	if (p->glob && p->offset)
+		return fail(c, SPEC_ERR_BAD_SYM_OFFS, q);
 	p->symbol = span_dup(sym, q);
 	if (!p->symbol)
 		return -ENOMEM;

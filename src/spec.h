@@ -243,6 +243,7 @@ struct spec_probe {
 	 * reads as the "p:SYM ARGS" shorthand with B a parameter by name.
 	 * run.c reparses with SPEC_PARSE_SHORTHAND when B is no symbol. */
 	bool alt_shorthand;
+	bool glob;			/* the kernel symbol is a glob: one probe per match */
 };
 
 /*

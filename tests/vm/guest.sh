@@ -152,6 +152,47 @@ kpt_stop $W/got
 echo "# entry: kptrace $(wc -l < $W/got) workload lines, ftrace $(wc -l < $W/ref)"
 compare open args regs stack comm char ustr bits imm addr read mem p_do_sys_openat2_0
 
+# Pass 1b: arguments by name from BTF. 6.5+'s kprobe_events takes the same
+# definitions (CONFIG_PROBE_EVENTS_BTF_ARGS); where it does not (6.1), the
+# reference runs their register forms (UAPI layouts only: open_how).
+cat > $W/btf.defs <<EOF
+p:kpt/bopen do_sys_openat2 dfd filename:string how->flags how->mode
+p:kpt/bargs do_sys_openat2 \$arg*
+p:kpt/bargn do_sys_openat2 \$arg2:string \$arg1
+p:kpt/bread vfs_read file->f_flags count pos
+p:kpt/bchain vfs_read file->f_path.dentry->d_name.name:string count
+EOF
+cat > $W/btfreg.defs <<EOF
+p:kpt/bopen do_sys_openat2 dfd=%di:s32 filename=+0(%si):string arg3=+0(%dx):u64 arg4=+8(%dx):u64
+p:kpt/bargs do_sys_openat2 dfd=%di:s32 filename=%si:x64 how=%dx:x64
+p:kpt/bargn do_sys_openat2 filename=+0(%si):string dfd=%di:s32
+EOF
+if echo 'p:kpt/probe do_sys_openat2 dfd' > $T/kprobe_events 2>/dev/null; then
+	BTFREF=$W/btf.defs
+else
+	BTFREF=$W/btfreg.defs
+	echo "# this kernel's kprobe_events has no BTF arguments: register forms as the reference"
+fi
+echo > $T/kprobe_events
+ftrace_start $BTFREF
+kpt_start $W/btf.defs
+workload
+ftrace_stop $W/ref
+kpt_stop $W/got
+echo "# btf: kptrace $(wc -l < $W/got) workload lines, ftrace $(wc -l < $W/ref)"
+compare bopen bargs bargn
+if [ $BTFREF = $W/btf.defs ]; then
+	compare bread bchain
+else
+	for ev in bread bchain; do
+		if grep -q " $ev: .*count=" $W/got; then
+			ok "$ev: kptrace resolves it from this kernel's BTF ($(grep -m1 " $ev: " $W/got | cut -c1-110))"
+		else
+			bad "$ev: no lines: $(tail -n 3 $W/kpt.err)"
+		fi
+	done
+fi
+
 # symstr is checked against kptrace's own symbol type, not the reference:
 # 6.12's kprobe_events oopsed in __sprint_symbol writing a symstr (seen under
 # TCG), which would take the whole VM run down.
@@ -180,6 +221,31 @@ renumber < $W/ref.raw > $W/ref
 renumber < $W/got.raw > $W/got
 echo "# return: kptrace $(wc -l < $W/got) workload lines, ftrace $(wc -l < $W/ref)"
 compare openret readret r_ksys_read_0
+
+# Return probes with entry arguments (6.9+'s kprobe_events has them too).
+cat > $W/bret.defs <<EOF
+r:kpt/bret do_sys_openat2 \$retval
+r:kpt/bretargs vfs_read \$retval count file->f_flags
+EOF
+ftrace_start $W/bret.defs
+workload
+ftrace_stop $W/ref.raw
+kpt_start $W/bret.defs
+workload
+kpt_stop $W/got.raw
+renumber < $W/ref.raw > $W/ref
+renumber < $W/got.raw > $W/got
+if [ -s $W/refused ]; then
+	# no reference: dd's 64-byte reads are known, each with its own count
+	n=$(grep -c ' bretargs: .* count=64 ' $W/got)
+	if [ "$n" -ge 2 ] && grep -q ' bret: .* arg1=' $W/got; then
+		ok "return probes with entry arguments: $n dd reads with count=64 ($(grep -m1 ' bretargs: ' $W/got | cut -c1-100))"
+	else
+		bad "return probes with entry arguments: $(head -n 3 $W/got) $(tail -n 3 $W/kpt.err)"
+	fi
+else
+	compare bret bretargs
+fi
 
 
 # SIGKILL leaves no probe behind: the kernel lists every registered kprobe.
