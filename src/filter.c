@@ -724,6 +724,14 @@ int filter_compile(const char *expr, const struct ev_desc *ev, struct kpt_pred_p
 	ps->msg = msg;
 	ps->msglen = msglen;
 
+	/* as spec_parse() does for a definition: a control byte would be
+	 * invisible in the message (whitespace is fine: --filter may wrap) */
+	for (const char *q = expr; *q; q++) {
+		if (((unsigned char)*q < 0x20 && !strchr("\t\n\r", *q)) || *q == 0x7f) {
+			ret = perr(ps, q, "Control character in filter expression");
+			goto fail;
+		}
+	}
 	skip_ws(ps);
 	if (!*ps->p) {
 		ret = perr(ps, ps->p, "Empty filter expression");
