@@ -64,22 +64,31 @@ static bool cap_known(int cap)
 	return last < 0 || cap <= last;
 }
 
-int privilege_check(void)
+/* The effective set's CAP_SYS_ADMIN, CAP_BPF, CAP_PERFMON; false if unknown. */
+static bool caps(bool *admin, bool *bpf, bool *perfmon)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2];
-	char mode[64], missing[64] = "";
-	bool admin, bpf, perfmon;
 
 #define HAS(c) (!!(data[(c) / 32].effective & (1u << ((c) % 32))))
 	memset(data, 0, sizeof(data));
 	if (syscall(SYS_capget, &hdr, data))
-		return 0; /* can't tell: let the kernel decide */
-	admin = HAS(CAP_SYS_ADMIN);
+		return false;
+	*admin = HAS(CAP_SYS_ADMIN);
 	/* before 5.8, CAP_BPF and CAP_PERFMON were CAP_SYS_ADMIN */
-	bpf = cap_known(CAP_BPF) ? HAS(CAP_BPF) : admin;
-	perfmon = cap_known(CAP_PERFMON) ? HAS(CAP_PERFMON) : admin;
+	*bpf = cap_known(CAP_BPF) ? HAS(CAP_BPF) : *admin;
+	*perfmon = cap_known(CAP_PERFMON) ? HAS(CAP_PERFMON) : *admin;
 #undef HAS
+	return true;
+}
+
+int privilege_check(void)
+{
+	char mode[64], missing[64] = "";
+	bool admin, bpf, perfmon;
+
+	if (!caps(&admin, &bpf, &perfmon))
+		return 0; /* can't tell: let the kernel decide */
 	if (!admin && !(bpf && perfmon)) {
 		snprintf(missing, sizeof(missing), "%s%s%s", bpf ? "" : "CAP_BPF",
 			 !bpf && !perfmon ? " and " : "", perfmon ? "" : "CAP_PERFMON");
@@ -115,10 +124,10 @@ int fd_limit_check(int nprobes)
 			return 0;
 	}
 	fprintf(stderr,
-		"kptrace: error: %d probe%s need about %llu open files (two per probe, plus "
+		"kptrace: error: %d probe%s need%s about %llu open files (two per probe, plus "
 		"about %d for maps and programs), but the open-file limit (ulimit -n) is "
 		"%llu; raise it (ulimit -n %llu) or trace fewer probes\n",
-		nprobes, nprobes == 1 ? "" : "s", (unsigned long long)need, FD_BASE,
+		nprobes, nprobes == 1 ? "" : "s", nprobes == 1 ? "s" : "", (unsigned long long)need, FD_BASE,
 		(unsigned long long)(rl.rlim_max < rl.rlim_cur ? rl.rlim_max : rl.rlim_cur),
 		(unsigned long long)need);
 	return -EMFILE;
@@ -126,6 +135,7 @@ int fd_limit_check(int nprobes)
 
 void privilege_hint(int err)
 {
+	bool admin, bpf, perfmon;
 	char mode[64];
 	struct rlimit rl;
 
@@ -138,6 +148,10 @@ void privilege_hint(int err)
 	}
 	if (err != -EPERM && err != -EACCES && err != -EINVAL)
 		return;
+	if (err != -EINVAL && caps(&admin, &bpf, &perfmon) && !admin)
+		fprintf(stderr, "kptrace: note: this process has CAP_BPF and CAP_PERFMON but "
+			"not CAP_SYS_ADMIN, and this kernel wanted more for this step: run "
+			"kptrace as root\n");
 	lockdown_mode(mode, sizeof(mode));
 	if (mode[0] && strcmp(mode, "none"))
 		fprintf(stderr, "kptrace: note: the kernel is locked down (%s: %s)\n",
