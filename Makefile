@@ -38,7 +38,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean run test unit host-test vm-test deps test-deps
+.PHONY: all clean run test unit host-test vm-test deps test-deps soak
 
 all: kptrace
 
@@ -128,6 +128,11 @@ host-test: kptrace
 
 vm-test: kptrace
 	$(Q)tests/vm/test.sh
+
+# Not in make test: SOAK_KILLS (240) SIGKILLs at random moments in a VM
+# (KPT_VM_KERNELS, default 6.12), then nothing of kptrace may remain.
+soak: kptrace
+	$(Q)tests/vm/soak.sh
 
 test: test-deps
 	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS) $(SAN_TESTS) fuzz-build

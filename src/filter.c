@@ -464,6 +464,11 @@ static int parse_pred(struct parser *ps)
 			/* filter_parse_regex(): a leading '!' negates the match */
 			negate = vat[1] == '!';
 			len = glob_normalize(vat + 1 + negate, q, n->str);
+			/* "\!..." is how a pattern starting with a literal '!' is
+			 * written (explain writes it so); stored, a leading '!' is
+			 * literal already: one program for both spellings */
+			if (len >= 2 && n->str[0] == '\\' && n->str[1] == '!')
+				memmove(n->str, n->str + 1, len--);
 			/* No wildcard: a plain comparison, cheaper in the kernel */
 			cmp = len >= 0 && !has_glob_meta(n->str) ? KPT_CMP_STREQ : KPT_CMP_GLOB;
 		} else if (len < KPT_PRED_STR) {
@@ -724,6 +729,14 @@ int filter_compile(const char *expr, const struct ev_desc *ev, struct kpt_pred_p
 	ps->msg = msg;
 	ps->msglen = msglen;
 
+	/* as spec_parse() does for a definition: a control byte would be
+	 * invisible in the message (whitespace is fine: --filter may wrap) */
+	for (const char *q = expr; *q; q++) {
+		if (((unsigned char)*q < 0x20 && !strchr("\t\n\r", *q)) || *q == 0x7f) {
+			ret = perr(ps, q, "Control character in filter expression");
+			goto fail;
+		}
+	}
 	skip_ws(ps);
 	if (!*ps->p) {
 		ret = perr(ps, ps->p, "Empty filter expression");
@@ -777,25 +790,45 @@ static const char *cmp_text(unsigned int cmp)
 	return cmp < sizeof(t) / sizeof(t[0]) && t[cmp] ? t[cmp] : "?";
 }
 
+/*
+ * A builtin field's name as the filter reads it back: the first of its
+ * names (common_pid, pid, comm, CPU first) that no argument of ev hides.
+ */
+static const char *builtin_name(enum kpt_pred_field fld, const struct ev_desc *ev)
+{
+	const char *first = NULL;
+	size_t i;
+	int a;
+
+	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {
+		if (builtins[i].fld != fld)
+			continue;
+		if (!first)
+			first = builtins[i].name;
+		for (a = 0; ev && a < ev->nargs; a++)
+			if (!strcmp(ev->args[a].name, builtins[i].name))
+				break;
+		if (!ev || a == ev->nargs)
+			return builtins[i].name;
+	}
+	/* every name hidden: no text compiles to this term; say which it is */
+	return first ? first : "?";
+}
+
 static void term_text(char *buf, size_t n, const struct kpt_pred_prog *p,
 		      const struct kpt_pred_op *op, const struct ev_desc *ev)
 {
 	const char *name = NULL, *str;
 	char argname[32];
 	bool hex = op->cmp == KPT_CMP_BAND;
+	uint64_t imm = (uint64_t)op->imm;
 
 	switch (op->field) {
 	case KPT_FLD_TID:
-		name = "common_pid";
-		break;
 	case KPT_FLD_TGID:
-		name = "pid";
-		break;
 	case KPT_FLD_CPU:
-		name = "CPU";
-		break;
 	case KPT_FLD_COMM:
-		name = "comm";
+		name = builtin_name(op->field, ev);
 		break;
 	case KPT_FLD_ARG:
 	case KPT_FLD_ARGSTR:
@@ -812,12 +845,18 @@ static void term_text(char *buf, size_t n, const struct kpt_pred_prog *p,
 	}
 	if (op->cmp >= KPT_CMP_STREQ) {
 		str = op->str < KPT_MAX_PRED_STR ? p->strs[op->str] : "?";
-		/* the quote the constant can be written in */
-		snprintf(buf, n, strchr(str, '"') ? "%s %s '%.*s'" : "%s %s \"%.*s\"", name,
-			 cmp_text(op->cmp), KPT_PRED_STR, str);
-	} else if (hex) {
-		snprintf(buf, n, "%s %s 0x%" PRIx64, name, cmp_text(op->cmp),
-			 (uint64_t)op->imm);
+		/* the quote the constant can be written in; a pattern's leading
+		 * '!' escaped, or it would read as "not" */
+		snprintf(buf, n, strchr(str, '"') ? "%s %s '%s%.*s'" : "%s %s \"%s%.*s\"", name,
+			 cmp_text(op->cmp), op->cmp == KPT_CMP_GLOB && str[0] == '!' ? "\\" : "",
+			 KPT_PRED_STR, str);
+	} else if (hex && !(op->is_signed && op->size == 8 && op->imm < 0)) {
+		/* the field's width: a signed field's constant is stored
+		 * sign-extended (s8 & 0x80 holds -128), but reads back as bits
+		 * (an s64's negative one only as a negative number: below) */
+		if (op->size && op->size < 8)
+			imm &= (UINT64_C(1) << (op->size * 8)) - 1;
+		snprintf(buf, n, "%s %s 0x%" PRIx64, name, cmp_text(op->cmp), imm);
 	} else if (op->is_signed) {
 		snprintf(buf, n, "%s %s %" PRId64, name, cmp_text(op->cmp), (int64_t)op->imm);
 	} else {

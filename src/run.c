@@ -28,6 +28,7 @@
 #include "loader.h"
 #include "modes.h"
 #include "output.h"
+#include "privilege.h"
 #include "resolve.h"
 #include "run.h"
 #include "spec.h"
@@ -148,6 +149,10 @@ static int read_def_file(struct defs *d, const char *path)
 		char *s = line;
 
 		lineno++;
+		/* a NUL would cut the definition short unseen: make it a control
+		 * byte, which spec_parse() refuses with a caret */
+		for (char *z = memchr(line, '\0', len); z; z = memchr(z, '\0', line + len - z))
+			*z = '\x01';
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
 		while (*s == ' ' || *s == '\t')
@@ -158,6 +163,10 @@ static int read_def_file(struct defs *d, const char *path)
 		err = defs_add(d, s, where);
 		if (err)
 			break;
+	}
+	if (!err && ferror(f)) {
+		err = -errno;
+		fprintf(stderr, "kptrace: error: cannot read %s: %s\n", path, strerror(errno));
 	}
 	free(line);
 	if (f != stdin)
@@ -342,25 +351,6 @@ static int add_entry_savers(struct defs *d, int n, int *peer)
 	return err;
 }
 
-static FILE *open_output(const char *path)
-{
-	FILE *f;
-	int fd;
-
-	if (!path)
-		return stdout;
-	/* No following a planted symlink; never a shared predictable path of ours. */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "kptrace: error: cannot write %s: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	f = fdopen(fd, "w");
-	if (!f)
-		close(fd);
-	return f;
-}
-
 /*
  * -c: the child waits on a pipe until every probe is attached, then execs.
  * The command is split into words (quotes honoured, no command substitution)
@@ -482,6 +472,8 @@ int kpt_run(const struct env *env)
 
 	verbose = env->verbose;
 	libbpf_set_print(libbpf_log);
+	if (!env->dry_run && (err = privilege_check()))
+		goto cleanup;
 
 	/* 1. parse (the subcommands' own definitions too) */
 	if (env->def_file)
@@ -614,7 +606,7 @@ int kpt_run(const struct env *env)
 		goto cleanup;
 	}
 
-	out = open_output(env->out_path);
+	out = env->out_path ? outfile_open(env->out_path) : stdout;
 	if (!out) {
 		err = -errno;
 		goto cleanup;
@@ -656,17 +648,24 @@ int kpt_run(const struct env *env)
 		if (err)
 			goto cleanup;
 	}
+	/* a kprobe.multi link is one fd for all its functions */
+	for (i = 0, col = 0; i < d.n; i++)
+		col += !evs[i].multi;
+	if ((err = fd_limit_check(col + 2)))
+		goto cleanup;
 	err = loader_load(&ld, &lo, d.n, msg, sizeof(msg));
 	for (i = 0; !err && i < d.n; i++)
 		err = loader_set_probe(&ld, i, &ents[i]);
 	if (err) {
 		fprintf(stderr, "kptrace: error: %s\n", msg);
+		privilege_hint(err);
 		goto cleanup;
 	}
 	fprintf(stderr, "Attaching %d probe%s...\n", d.n, d.n == 1 ? "" : "s");
 	err = loader_attach(&ld, evs, d.n, lo.target_tgid, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "kptrace: error: %s; nothing was left attached\n", msg);
+		privilege_hint(err);
 		goto cleanup;
 	}
 	fprintf(stderr, "Attached %d probe%s in %.0f ms", d.n, d.n == 1 ? "" : "s", ld.attach_ms);

@@ -961,6 +961,103 @@ static void test_explain(void)
 	free(out);
 }
 
+/*
+ * --dry-run's explanation read back: explained, then compiled again against
+ * the same probe, each program is the same program. Every good[] row, and
+ * the inputs of tests/fuzz/regressions/filter/ that once broke it.
+ */
+static bool roundtrip(const char *expr, const struct ev_desc *e, char *text, size_t textlen)
+{
+	struct kpt_pred_prog pre, post, a, b;
+	const struct kpt_pred_prog *progs[2] = { &pre, &post };
+	char *out = NULL, msg[256];
+	size_t size = 0, n, used = 0;
+	bool same = true;
+	int k, col;
+	FILE *f;
+
+	text[0] = '\0';
+	if (filter_compile(expr, e, &pre, &post, msg, sizeof(msg), &col))
+		return false;
+	for (k = 0; k < 2; k++) {
+		if (!progs[k]->nops)
+			continue;
+		f = open_memstream(&out, &size);
+		filter_explain(f, progs[k], e);
+		fclose(f);
+		n = strlen(out);
+		if (n && out[n - 1] == '\n')
+			out[--n] = '\0';
+		used += snprintf(text + used, textlen - used, "%s%s", used ? " | " : "", out);
+		if (used >= textlen)
+			used = textlen - 1;
+		if (filter_compile(out, e, &a, &b, msg, sizeof(msg), &col))
+			same = false;
+		else if (memcmp(k ? &b : &a, progs[k], sizeof(a)) || (k ? &a : &b)->nops)
+			same = false;
+		free(out);
+		out = NULL;
+	}
+	return same;
+}
+
+static void test_roundtrip(void)
+{
+	/* arguments named like every builtin but common_pid and COMM */
+	static struct ev_arg sh_args[] = {
+		{ .name = "pid", .type = SPEC_T_U32, .size = 4 },
+		{ .name = "comm", .type = SPEC_T_STRING, .size = 4 },
+		{ .name = "cpu", .type = SPEC_T_S16, .size = 2 },
+		{ .name = "CPU", .type = SPEC_T_X64, .size = 8 },
+		{ .name = "tid", .type = SPEC_T_SYMBOL, .size = 8 },
+	};
+	static struct ev_desc sh = { .event = "shadow", .nargs = 5, .args = sh_args };
+	static const struct {
+		const struct ev_desc *e;
+		const char *expr, *want;
+	} rows[] = {
+		/* tests/fuzz/regressions/filter/signed-band: the constant at the
+		 * field's width, not sign-extended to 64 bits */
+		{ &ev, "s8v & 0x80", "s8v & 0x80" },
+		{ &ev, "s16v & 0x8001", "s16v & 0x8001" },
+		{ &ev, "s32v & 0x80000000", "s32v & 0x80000000" },
+		{ &ev, "s64v & -9223372036854775808", "s64v & -9223372036854775808" },
+		{ &ev, "s64v & -1", "s64v & -1" },
+		{ &ev, "s64v & 0x7fffffffffffffff", "s64v & 0x7fffffffffffffff" },
+		{ &ev, "s8v & -1", "s8v & 0xff" },
+		{ &ev, "common_pid & 0x80000000", "common_pid & 0x80000000" },
+		/* glob-leading-bang: a pattern's literal leading '!' is escaped */
+		{ &ev, "comm ~ '!!x*'", "!(comm ~ \"\\!x*\")" },
+		{ &ev, "comm ~ '\\!x*'", "comm ~ \"\\!x*\"" },
+		{ &ev, "path ~ '!\\!*'", "!(path ~ \"\\!*\")" },
+		{ &ev, "path ~ '!!'", "!(path == \"!\")" },
+		{ &ev, "path ~ '\\!'", "path == \"!\"" },
+		{ &ev, "path ~ '!x*' || path ~ '\"!*'", "!(path ~ \"x*\") || path ~ '\"!*'" },
+		/* shadowed-builtin: the builtin by a name no argument hides */
+		{ &shadow_ev, "COMM == 'x'", "COMM == \"x\"" },
+		{ &shadow_ev, "comm == 'x'", "comm == \"x\"" },
+		{ &shadow_ev, "CPU == 1 && cpu == 2", "CPU == 1 | cpu == 2" },
+		{ &sh, "COMM ~ 'a*' && common_pid == 3 && comm == 'c'",
+		  "COMM ~ \"a*\" && common_pid == 3 | comm == \"c\"" },
+		{ &sh, "tid == 0x10 && pid == 7", "tid == 0x10 && pid == 7" },
+	};
+	char text[4096];
+	size_t i;
+
+	layout(&sh);
+	layout(&shadow_ev);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		CHECK(roundtrip(good[i].expr, &ev, text, sizeof(text)),
+		      "%s: explained as [%s], which compiles to another program", good[i].expr,
+		      text);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		CHECK(roundtrip(rows[i].expr, rows[i].e, text, sizeof(text)),
+		      "%s: explained as [%s], which compiles to another program", rows[i].expr,
+		      text);
+		CHECK_STR(text, rows[i].want, rows[i].expr);
+	}
+}
+
 int main(void)
 {
 	layout(&ev);
@@ -973,5 +1070,6 @@ int main(void)
 	test_long_strings();
 	test_glob_random();
 	test_explain();
+	test_roundtrip();
 	return check_report();
 }

@@ -7,7 +7,7 @@
 #                                            linked ELF files get their shared libs copied too)
 #          [--module NAME]...               (load kernel module NAME + deps before the script;
 #                                            none are needed for tracing/BPF: all built in)
-#          [--timeout SECS (180)] [--append 'extra kernel cmdline']
+#          [--timeout SECS (180)] [--append 'extra kernel cmdline'] [--smp N (2)]
 # exit: guest script's rc; 124 on timeout; 125 if the guest never reported an rc (panic...).
 # Full console log: .output/vm/<kernel>.log. Guest output is also streamed to stdout.
 set -euo pipefail
@@ -16,7 +16,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUTDIR="$ROOT/.output/vm"
 die() { echo "run.sh: error: $*" >&2; exit 2; }
 
-KERNEL='' SCRIPT='' TIMEOUT=180 APPEND='' ADDS=() MODS=()
+KERNEL='' SCRIPT='' TIMEOUT=180 APPEND='' SMP=2 ADDS=() MODS=()
 while (($#)); do
   case "$1" in
     --kernel)  KERNEL=${2:?--kernel needs a value}; shift 2 ;;
@@ -25,6 +25,7 @@ while (($#)); do
     --module)  MODS+=("${2:?--module needs a value}"); shift 2 ;;
     --timeout) TIMEOUT=${2:?--timeout needs a value}; shift 2 ;;
     --append)  APPEND=${2?--append needs a value}; shift 2 ;;
+    --smp)     SMP=${2:?--smp needs a value}; shift 2 ;;
     -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -32,6 +33,7 @@ done
 [[ $KERNEL == 6.1 || $KERNEL == 6.12 ]] || die "--kernel must be 6.1 or 6.12"
 [[ -f $SCRIPT ]] || die "--script '$SCRIPT' is not a file"
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout must be whole seconds"
+[[ $SMP =~ ^[1-9][0-9]*$ ]] || die "--smp must be a CPU count"
 for t in qemu-system-x86_64 busybox cpio gzip timeout; do
   command -v "$t" >/dev/null || die "$t not found (apt-get install -y --no-install-recommends qemu-system-x86 busybox-static cpio)"
 done
@@ -152,7 +154,7 @@ filter() {
 CMDLINE="console=ttyS0 panic=-1 quiet loglevel=1 rdinit=/init $APPEND"
 start=$(date +%s)
 set +e
-timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 2 \
+timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp "$SMP" \
   -nographic -no-reboot -net none \
   -kernel "$KDIR/vmlinuz" -initrd "$INITRD" -append "$CMDLINE" </dev/null 2>&1 |
   tee "$LOG" | filter

@@ -41,5 +41,18 @@ for k in $KERNELS; do
 	if [ "$rc" != 0 ] || [ "$n_ok" = 0 ]; then
 		fail "$k: the VM run did not complete (run.sh exit $rc): $(tail -n 5 ".output/vm/test-$k.err")"
 	fi
+
+	# One more boot, locked down: a clear refusal (tests/vm/lockdown.sh).
+	log=.output/vm/lockdown-$k.out
+	tests/vm/run.sh --kernel "$k" --script tests/vm/lockdown.sh --add ./kptrace:/bin/kptrace \
+		--append lockdown=confidentiality --timeout 90 > "$log" 2> ".output/vm/lockdown-$k.err"
+	rc=$?
+	grep -E '^(ok|FAIL|skip|#) ' "$log"
+	n_ok=$(grep -c '^ok - ' "$log")
+	PASSED=$((PASSED + n_ok))
+	FAILED=$((FAILED + $(grep -c '^FAIL - ' "$log")))
+	if [ "$rc" != 0 ] || [ "$n_ok" -lt 5 ]; then
+		fail "$k lockdown: the VM run did not complete (run.sh exit $rc): $(tail -n 5 ".output/vm/lockdown-$k.err")"
+	fi
 done
 finish

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+# Runs tests/host/badinput.txt: every malformed definition, filter and option
+# must be refused cleanly. For each case:
+#   - the exit status is non-zero and not a signal (no crash, no abort);
+#   - stderr matches the case's message pattern (a kptrace message: no raw
+#     libbpf noise, no sanitizer report);
+#   - for definitions and filters (a caret column given), stderr shows the
+#     offending text with a caret line whose '^' is under that column;
+#   - nothing was attached: no "Attaching" line, and no kptrace BPF program,
+#     uprobe_events or kprobe_events line that was not there before the case.
+#
+# usage: badinput.py KPTRACE TARGET CORPUS [--show]
+#   --show prints each case's stderr (to review messages by eye).
+#
+# Corpus lines (tab-separated; '#' comments): NAME, COL, PATTERN, ARG...
+#   COL: '-' for option errors (no caret expected), else a Python integer
+#        expression; B is len(TARGET), for definitions that hold its path.
+#   PATTERN: a Python regex searched in stderr.
+#   ARG macros: {BIN} the target path; {NL} {CR} newline, carriage return;
+#   {CTL:HH} the byte 0xHH; {REP:N:TEXT} TEXT N times; {FILE:CONTENT} a
+#   fresh file holding CONTENT (macros expanded inside), replaced by its path.
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+
+kpt, target, corpus = sys.argv[1:4]
+show = "--show" in sys.argv[4:]
+tmpdir = tempfile.mkdtemp(prefix="kpt-badinput.")
+nfile = 0
+TRACEFS = "/sys/kernel/tracing"
+
+
+def expand(arg):
+    global nfile
+    inner = re.compile(r"\{(BIN|NL|CR|CTL:[0-9a-fA-F]{2}|REP:[0-9]+:[^{}]*)\}")
+
+    def one(m):
+        t = m.group(1)
+        if t == "BIN":
+            return target
+        if t == "NL":
+            return "\n"
+        if t == "CR":
+            return "\r"
+        if t.startswith("CTL:"):
+            return chr(int(t[4:], 16))
+        _, n, text = t.split(":", 2)
+        return text * int(n)
+
+    arg = inner.sub(one, arg)
+
+    def mkfile(m):
+        global nfile
+        nfile += 1
+        path = os.path.join(tmpdir, "defs%d" % nfile)
+        with open(path, "wb") as f:
+            f.write(m.group(1).encode("latin-1"))
+        return path
+
+    return re.sub(r"\{FILE:([^{}]*)\}", mkfile, arg, flags=re.S)
+
+
+def kpt_progs():
+    """ids of loaded BPF programs named kpt_*"""
+    try:
+        out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True,
+                             timeout=30).stdout
+        return {p["id"] for p in json.loads(out or b"[]") if p.get("name", "").startswith("kpt_")}
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return set()
+
+
+def tracefs_state():
+    s = {}
+    for f in ("uprobe_events", "kprobe_events"):
+        try:
+            with open(os.path.join(TRACEFS, f)) as fh:
+                s[f] = fh.read()
+        except OSError:
+            s[f] = None
+    return s
+
+
+def caret_col(err):
+    """(text line, column of '^') of the last caret line in err, or None"""
+    lines = err.split("\n")
+    for i in range(len(lines) - 1, 0, -1):
+        m = re.fullmatch(r"  ([ \t]*)\^", lines[i])
+        if m:
+            return lines[i - 1][2:], len(m.group(1))
+    return None
+
+
+passed = failed = 0
+base_progs = kpt_progs()
+base_tfs = tracefs_state()
+names = set()
+with open(corpus, encoding="utf-8") as fh:
+    for lineno, line in enumerate(fh, 1):
+        line = line.rstrip("\n")
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) < 3:
+            print("FAIL - %s:%d: malformed corpus line" % (corpus, lineno))
+            failed += 1
+            continue
+        name, col, pat, args = fields[0], fields[1], fields[2], fields[3:]
+        if name in names:
+            print("FAIL - %s:%d: duplicate case name %s" % (corpus, lineno, name))
+            failed += 1
+        names.add(name)
+        argv = [kpt] + [expand(a) for a in args]
+        try:
+            p = subprocess.run(argv, capture_output=True, timeout=15, stdin=subprocess.DEVNULL)
+            rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
+        except subprocess.TimeoutExpired:
+            rc, err = None, "(timed out after 15 s)"
+        problems = []
+        if rc is None:
+            problems.append("hung")
+        elif rc < 0:
+            problems.append("killed by signal %s" % signal.Signals(-rc).name)
+        elif rc == 0:
+            problems.append("exit 0")
+        elif rc >= 128:
+            problems.append("exit %d (a signal's status)" % rc)
+        if not re.search(pat, err):
+            problems.append("stderr does not match /%s/" % pat)
+        if re.search(r"AddressSanitizer|runtime error|libbpf:|Segmentation|Aborted", err):
+            problems.append("crash or raw library output in stderr")
+        if col != "-":
+            want = eval(col, {"__builtins__": {}}, {"B": len(target)})
+            got = caret_col(err)
+            if got is None:
+                problems.append("no caret line")
+            elif got[1] != want:
+                problems.append("caret at column %d, want %d (under %r)" %
+                                (got[1], want, got[0][want:want + 12]))
+        if "Attaching" in err:
+            problems.append("it went as far as attaching")
+        progs = kpt_progs() - base_progs
+        if progs:
+            problems.append("kptrace programs left loaded: %s" % sorted(progs))
+        if tracefs_state() != base_tfs:
+            problems.append("uprobe_events/kprobe_events changed")
+        first = err.strip().split("\n")[0][:110] if err.strip() else "(no stderr)"
+        if problems:
+            failed += 1
+            print("FAIL - %s: %s; rc=%s; stderr: %s" % (name, "; ".join(problems), rc,
+                                                        err.strip()[:600]))
+        else:
+            passed += 1
+            print("ok - %s: rc %d, %s" % (name, rc, first))
+        if show:
+            print("   | " + err.rstrip("\n").replace("\n", "\n   | "))
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
