@@ -32,6 +32,8 @@ static const char doc[] =
 "  kptrace --json -d 5 'r:/bin/bash:readline line=+0($retval):ustring'\n"
 "  kptrace --dry-run 'p:vfs_read count=%dx:u64'       # how each argument is fetched\n"
 "  kptrace explain 'p:vfs_read count=%dx:u64'         # the same\n"
+"  kptrace list 'vfs_*'                # traceable functions, with BTF prototypes\n"
+"  kptrace list 'sched/*'              # tracepoints, with their fields\n"
 "\v"
 "Definitions files (-f) hold one definition per line; '#' starts a comment and\n"
 "'-:EVENT' removes an earlier definition, as in kprobe_events.";
@@ -39,7 +41,8 @@ static const char doc[] =
 static const char args_doc[] = "[explain] DEFINITION...\n"
 				"hist DEFINITION|kmalloc [FIELD]\n"
 				"latency FUNC...\n"
-				"count DEFINITION... --by KEY[,KEY]";
+				"count DEFINITION... --by KEY[,KEY]\n"
+				"list [GLOB|SUBSYS/EVENT|MOD:GLOB] [--json]";
 
 enum {
 	OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER, OPT_LINEAR, OPT_BY, OPT_TOP, OPT_UNIT,
@@ -144,7 +147,7 @@ static void parse_linear(struct argp_state *st, struct env *env, const char *s)
 	env->lin_step = v[2];
 }
 
-static const char *const modes[] = { NULL, "hist", "latency", "count" };
+static const char *const modes[] = { NULL, "hist", "latency", "count", "list" };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
@@ -244,6 +247,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case ARGP_KEY_END:
 		/* Cross-option checks, in one place. */
+		if (env->mode == MODE_LIST) {
+			if (env->ndefs > 1 || env->def_file)
+				argp_error(st, "list takes one GLOB (or none: everything)");
+			break;
+		}
 		if (!env->ndefs && !env->def_file)
 			argp_error(st, "no probe definition given (see --help for examples)");
 		if (env->pid && env->command)

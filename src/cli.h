@@ -12,6 +12,7 @@ enum kpt_mode {
 	MODE_HIST,		/* kptrace hist DEF [FIELD] */
 	MODE_LATENCY,		/* kptrace latency FUNC... */
 	MODE_COUNT,		/* kptrace count DEF... --by KEYS */
+	MODE_LIST,		/* kptrace list [GLOB] (src/list.c) */
 };
 
 struct env {
