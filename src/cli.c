@@ -34,6 +34,7 @@ static const char doc[] =
 "  kptrace explain 'p:vfs_read count=%dx:u64'         # the same\n"
 "  kptrace list 'vfs_*'                # traceable functions, with BTF prototypes\n"
 "  kptrace list 'sched/*'              # tracepoints, with their fields\n"
+"  kptrace latency vfs_read --pmu page-faults,context-switches   # per-call deltas\n"
 "\v"
 "Definitions files (-f) hold one definition per line; '#' starts a comment and\n"
 "'-:EVENT' removes an earlier definition, as in kprobe_events.";
@@ -46,7 +47,7 @@ static const char args_doc[] = "[explain] DEFINITION...\n"
 
 enum {
 	OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER, OPT_LINEAR, OPT_BY, OPT_TOP, OPT_UNIT,
-	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK,
+	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK, OPT_PMU,
 };
 
 static const struct argp_option options[] = {
@@ -78,6 +79,9 @@ static const struct argp_option options[] = {
 	{ "no-tracepoint", OPT_NO_TP, NULL, 0,
 	  "hist kmalloc: use kprobes even where kmem:kmalloc exists", 1 },
 	{ "slack", OPT_SLACK, NULL, 0, "hist kmalloc: bytes allocated minus bytes asked for", 1 },
+	{ "pmu", OPT_PMU, "EVENT[,EVENT]", 0,
+	  "latency: per-call deltas of perf counters (perf's names: cycles, instructions, "
+	  "cache-misses, page-faults, context-switches, cpu-clock, PMU/EVENT/...), at most 4", 1 },
 	{ 0 },
 };
 
@@ -214,6 +218,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_SLACK:
 		env->slack = true;
 		break;
+	case OPT_PMU:
+		env->pmu = arg;
+		break;
 	case OPT_DRY_RUN:
 		env->dry_run = true;
 		break;
@@ -268,6 +275,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "-i is for hist, latency and count");
 		if (env->def_file && env->mode == MODE_LATENCY)
 			argp_error(st, "latency takes functions, not -f definitions");
+		if (env->pmu && env->mode != MODE_LATENCY)
+			argp_error(st, "--pmu is for 'kptrace latency'");
+		if (env->pmu && env->by)
+			argp_error(st, "--pmu does not combine with --by (the counters are per function)");
 		if (env->mode == MODE_HIST && env->ndefs > 1)
 			argp_error(st, "hist takes one definition (and the argument to bucket)");
 		break;

@@ -44,6 +44,7 @@ struct env {
 	const char *cgroup;	/* --cgroup PATH */
 	bool no_tracepoint;	/* hist kmalloc: kprobes even where the tracepoint exists */
 	bool slack;		/* hist kmalloc: bytes_alloc - bytes_req */
+	const char *pmu;	/* latency --pmu EVENT[,EVENT] (src/pmu.c) */
 };
 
 /* Parse argv into env. Returns 0, or exits with a usage error. */

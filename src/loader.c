@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "loader.h"
+#include "pmu.h"
 #include "tracefs_kretprobe.h"
 #include "kptrace.skel.h"
 
@@ -49,6 +50,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		bpf_map__set_max_entries(skel->maps.kpt_depth, o->max_keys);
 		bpf_map__set_max_entries(skel->maps.kpt_start, o->max_keys);
 	}
+	pmu_loader_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);	/* --pmu */
 	skel->rodata->kpt_target_tgid = o->target_tgid;
 	skel->rodata->kpt_target_tid = o->target_tid;
 	skel->rodata->kpt_target_cgroup = o->target_cgroup;

@@ -39,6 +39,7 @@ struct load_opts {
 	uint32_t hist_buckets;	/* unkeyed histogram buckets of all probes */
 	uint32_t max_keys;	/* keyed aggregation entries; latency calls in flight */
 	bool keyed;		/* any probe uses the keyed or latency maps */
+	uint32_t pmu_n;		/* latency --pmu: counters per call (src/pmu.c), 0: none */
 };
 
 /* The aggregation maps, for agg.c. */

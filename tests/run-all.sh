@@ -20,6 +20,7 @@ suite fuzz tests/fuzz/run.sh 20
 suite host tests/host/run.sh
 suite host-agg tests/host/agg.sh
 suite host-list tests/host/list.sh
+suite host-pmu tests/host/pmu.sh
 if [ "${KPT_SKIP_VM:-0}" = 1 ]; then
 	echo "skip - VM tests (KPT_SKIP_VM=1)" | tee -a "$LOG"
 else
