@@ -594,11 +594,15 @@ int kpt_list(const struct env *env)
 		err = -ENOENT;
 		goto out;
 	}
-	fprintf(stderr, "kptrace: list '%s': %d function%s (%d without BTF", glob, nfe,
-		nfe == 1 ? "" : "s", nobtf);
-	if (skipped)
-		fprintf(stderr, ", %d blacklisted ones left out", skipped);
-	fprintf(stderr, "), %d tracepoint%s\n", ntps, ntps == 1 ? "" : "s");
+	fprintf(stderr, "kptrace: list '%s': ", glob);
+	if (ffunc) {
+		fprintf(stderr, "%d function%s (%d without BTF", nfe, nfe == 1 ? "" : "s", nobtf);
+		if (skipped)
+			fprintf(stderr, ", %d blacklisted ones left out", skipped);
+		fputs(tev ? "), " : ")\n", stderr);
+	}
+	if (tev)
+		fprintf(stderr, "%d tracepoint%s\n", ntps, ntps == 1 ? "" : "s");
 	if (tev && tperr)
 		fprintf(stderr, "kptrace: warning: tracepoints not listed: %s\n", strerror(-tperr));
 out:

@@ -404,7 +404,7 @@ else
 	echo "skip - $KREL: list MOD:*: no loaded module with BTF (${mod:-none})"
 fi
 want="sched/sched_switch {$(sed -n 's/^	field:\([^;]*\);.*/\1/p' $T/events/sched/sched_switch/format | grep -v common_ | sed 's/^/ /; s/$/;/' | tr -d '\n') }"
-$KPT list sched/sched_switch > $W/lt.out 2>&1
+$KPT list sched/sched_switch > $W/lt.out 2> $W/lt.err
 if [ "$(cat $W/lt.out)" = "$want" ]; then
 	ok "list sched/sched_switch: the format file's fields"
 else
