@@ -123,6 +123,66 @@ static __always_inline int kpt_edata_pop(struct kpt_scratch *s, __u32 tid, __u32
 	return 0;
 }
 
+/*
+ * latency --pmu. kpt_pmu_n is 0 unless --pmu was given: it is read-only
+ * data, so the verifier knows it and drops every PMU branch from the
+ * programs (no map lookup, no helper call on the hot path without --pmu).
+ */
+const volatile __u32 kpt_pmu_n = 0;		/* counters, at most KPT_PMU_MAX */
+const volatile __u32 kpt_pmu_stride = 0;	/* counter e of CPU c: kpt_pmu[e * stride + c] */
+
+/* The counters, one per CPU per event, opened by userspace (src/pmu.c). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} kpt_pmu SEC(".maps");
+
+/* The counters at a call's entry, keyed as its entry time in kpt_start. */
+struct kpt_pmu_vals {
+	__u64 v[KPT_PMU_MAX];
+	__u64 enabled[KPT_PMU_MAX];
+	__u64 running[KPT_PMU_MAX];
+	__u32 cpu;
+	__u32 ok;		/* bit e: counter e was read */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct kpt_start_key);
+	__type(value, struct kpt_pmu_vals);
+} kpt_pmu_start SEC(".maps");
+
+/* Per LAT_END probe, per CPU: each counter's deltas, and the calls left out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpt_pmu_stats);
+} kpt_pmu_stat SEC(".maps");
+
+static __always_inline void kpt_pmu_read(struct kpt_pmu_vals *pv, __u32 cpu)
+{
+	struct bpf_perf_event_value val;
+	__u32 e;
+
+	__builtin_memset(pv, 0, sizeof(*pv));
+	pv->cpu = cpu;
+	for (e = 0; e < KPT_PMU_MAX; e++) {
+		if (e >= kpt_pmu_n)
+			break;
+		if (bpf_perf_event_read_value(&kpt_pmu, e * kpt_pmu_stride + cpu, &val,
+					      sizeof(val)))
+			continue;
+		pv->v[e] = val.counter;
+		pv->enabled[e] = val.enabled;
+		pv->running[e] = val.running;
+		pv->ok |= 1u << e;
+	}
+}
+
 static __always_inline void kpt_aggval_add(struct kpt_aggval *a, __u64 v, bool is_signed)
 {
 	if (!a->count || (is_signed ? (__s64)v < (__s64)a->min : v < a->min))
@@ -265,6 +325,95 @@ static __always_inline void kpt_hist_add(struct kpt_scratch *s, const struct kpt
 		st->keys_full++;
 }
 
+/* Return of a call with counters at entry (start) and now (end): the deltas. */
+static __always_inline void kpt_pmu_account(const struct kpt_probe_entry *p, __u32 idx,
+					    const struct kpt_pmu_vals *start,
+					    const struct kpt_pmu_vals *end)
+{
+	struct kpt_pmu_stats *ps = bpf_map_lookup_elem(&kpt_pmu_stat, &idx);
+	__u32 e, slot;
+	__u64 d, *c;
+
+	if (!ps)
+		return;
+	if (start->cpu != end->cpu) {
+		ps->migrated++;
+		return;
+	}
+	for (e = 0; e < KPT_PMU_MAX; e++) {
+		if (e >= kpt_pmu_n)
+			break;
+		if (!(start->ok & end->ok & (1u << e))) {
+			ps->failed++;
+			continue;
+		}
+		if (end->running[e] - start->running[e] != end->enabled[e] - start->enabled[e]) {
+			ps->multiplexed++;
+			continue;
+		}
+		d = end->v[e] - start->v[e];
+		slot = p->agg.pmu_base + e * KPT_LOGLIN_BUCKETS + kpt_loglin_bucket(d);
+		c = bpf_map_lookup_elem(&kpt_hist, &slot);
+		if (c)
+			(*c)++;
+		kpt_aggval_add(&ps->d[e & (KPT_PMU_MAX - 1)], d, false);
+	}
+}
+
+/*
+ * The PMU halves of a latency pair, global functions called only when
+ * kpt_pmu_n is set: without --pmu the verifier drops the calls, and
+ * kpt_aggregate's own code is what it was.
+ *
+ * Entry of call (tid, probe, depth): the counters, read last, so as little
+ * of kptrace as may be is counted; a filtered call leaves no values behind
+ * (a stale entry of a lost return must not pair with this call's return).
+ */
+__noinline int kpt_pmu_enter(__u32 tid, __u32 probe, __u32 depth, __u32 cpu, __u32 passed)
+{
+	struct kpt_start_key sk = { .tid = tid, .probe = probe, .depth = depth };
+	struct kpt_pmu_vals pv;
+
+	if (!passed) {
+		bpf_map_delete_elem(&kpt_pmu_start, &sk);
+		return 0;
+	}
+	kpt_pmu_read(&pv, cpu);
+	bpf_map_update_elem(&kpt_pmu_start, &sk, &pv, BPF_ANY);
+	return 0;
+}
+
+/*
+ * Return of probe idx (peer: its entry probe) on thread tid: the counters
+ * first, then the entry's values at the depth the entry recorded (the
+ * caller pops it afterwards).
+ */
+__noinline int kpt_pmu_exit(const struct kpt_probe_entry *p, __u32 idx, __u32 tid, __u32 cpu,
+			    __u32 passed)
+{
+	struct kpt_depth_key dk = { .tid = tid };
+	struct kpt_start_key sk = { .tid = tid };
+	struct kpt_pmu_vals pv, *start;
+	__u32 *depth;
+
+	if (!p)
+		return 0;
+	kpt_pmu_read(&pv, cpu);
+	dk.probe = p->agg.lat_peer;
+	depth = bpf_map_lookup_elem(&kpt_depth, &dk);
+	if (!depth || !*depth)
+		return 0;
+	sk.probe = dk.probe;
+	sk.depth = *depth;
+	start = bpf_map_lookup_elem(&kpt_pmu_start, &sk);
+	if (!start)
+		return 0;
+	if (passed)
+		kpt_pmu_account(p, idx, start, &pv);
+	bpf_map_delete_elem(&kpt_pmu_start, &sk);
+	return 0;
+}
+
 /*
  * The action of probe idx, for the event in s that passed its filter (or, for
  * a latency start, with passed saying whether it did). Global: verified once.
@@ -312,6 +461,8 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		sk.depth = kpt_depth_push(h->tid, idx);
 		now = passed ? h->ts : 0;
 		bpf_map_update_elem(&kpt_start, &sk, &now, BPF_ANY);
+		if (kpt_pmu_n)
+			kpt_pmu_enter(h->tid, idx, sk.depth, h->cpu, passed);
 		return 0;
 	case KPT_ACT_SAVE_ARGS: {
 		struct kpt_edata ed;
@@ -326,6 +477,8 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		return 0;
 	}
 	case KPT_ACT_LAT_END:
+		if (kpt_pmu_n)
+			kpt_pmu_exit(p, idx, h->tid, h->cpu, passed);
 		sk.tid = h->tid;
 		sk.probe = p->agg.lat_peer;
 		sk.depth = kpt_depth_pop(h->tid, p->agg.lat_peer);

@@ -223,9 +223,29 @@ struct kpt_agg {
 	__u32 group;		/* probes with one group share a histogram: kpt_hstat index
 				 * and kpt_key.probe (the first probe's index) */
 	__u8 value_sub_argi;	/* KPT_ACT_HIST: subtract this argument (0xff: none) */
-	__u8 pad2[7];
+	__u8 pad2[3];
+	__u32 pmu_base;		/* KPT_ACT_LAT_END with --pmu: counter e's log-linear
+				 * histogram starts at kpt_hist[pmu_base + e * KPT_LOGLIN_BUCKETS] */
 	__s64 lin_min;		/* KPT_H_LINEAR */
 	__s64 lin_step;
+};
+
+/*
+ * latency --pmu: perf_event counters read at each call's entry and return.
+ * kpt_pmu (a perf event array) holds counter e of CPU c at e * stride + c;
+ * each LAT_END probe keeps, per CPU, the count/sum/min/max of each counter's
+ * per-call delta and the calls whose deltas could not be taken.
+ */
+#define KPT_PMU_MAX	4	/* counters per run */
+
+struct kpt_pmu_stats {
+	struct kpt_aggval d[KPT_PMU_MAX];
+	__u64 migrated;		/* returned on another CPU than the entry's: per-CPU
+				 * counters cannot be compared, left out */
+	__u64 multiplexed;	/* a counter was not running the whole call (the PMU
+				 * time-shared it among more events than it has) */
+	__u64 failed;		/* a read failed (no counter on that CPU) */
+	__u64 pad;
 };
 
 /* One probe table entry; the index is the BPF cookie of each attachment. */

@@ -9,6 +9,7 @@
 
 #include "agg.h"
 #include "hist.h"
+#include "pmu.h"
 
 /* ---- configuration ---- */
 
@@ -169,6 +170,15 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 	if (!g->nkeys && g->nbuckets) {
 		g->hist_base = *next_bucket;
 		*next_bucket += g->nbuckets;
+	}
+	if (action == KPT_ACT_LAT_END && o->pmu_n) {
+		if (g->nkeys) {
+			snprintf(msg, msglen, "--pmu does not combine with --by");
+			return -EINVAL;
+		}
+		/* a log-linear histogram per counter, after the latency's */
+		g->pmu_base = *next_bucket;
+		*next_bucket += o->pmu_n * KPT_LOGLIN_BUCKETS;
 	}
 	return 0;
 }
@@ -396,7 +406,7 @@ static void hist_title(const struct agg_ctx *c, int i, const char *key, char *bu
 
 static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 			   const struct kpt_key *key, const uint64_t *counts,
-			   const struct kpt_aggval *stats)
+			   const struct kpt_aggval *stats, bool clear)
 {
 	const struct kpt_agg *g = &c->ents[i].agg;
 	struct hist_view h = {
@@ -421,6 +431,8 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 		}
 		fputs(",\"hist\":", c->out);
 		hist_print_json(c->out, &h);
+		if (c->pmu && g->action == KPT_ACT_LAT_END && !key)
+			pmu_report(c->out, true, c->pmu, c->ld, g, i, h.unit, clear);
 		fputs("}\n", c->out);
 		return;
 	}
@@ -428,6 +440,8 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 	hist_print(c->out, title, &h);
 	if (g->action == KPT_ACT_LAT_END)
 		hist_print_latency_summary(c->out, &h);
+	if (c->pmu && g->action == KPT_ACT_LAT_END && !key)
+		pmu_report(c->out, false, c->pmu, c->ld, g, i, h.unit, clear);
 	fputc('\n', c->out);
 }
 
@@ -462,7 +476,7 @@ static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
 		memset(pv, 0, ncpus * sizeof(*pv));
 		bpf_map_update_elem(sfd, &key, pv, BPF_ANY);
 	}
-	print_one_hist(c, i, NULL, NULL, counts, &stats);
+	print_one_hist(c, i, NULL, NULL, counts, &stats, clear);
 cleanup:
 	free(counts);
 	free(pc);
@@ -495,7 +509,7 @@ static void report_keyed_hist(const struct agg_ctx *c, int i, const struct kset 
 				counts[s->e[k].k.bucket] += s->e[k].v.count;
 		}
 		format_key(c, g, &c->evs[i], &s->e[j].k, ", ", key, sizeof(key));
-		print_one_hist(c, i, key, &s->e[j].k, counts, &stats);
+		print_one_hist(c, i, key, &s->e[j].k, counts, &stats, false);
 		j = k;
 	}
 	free(counts);

@@ -15,6 +15,8 @@
 #include "ksyms.h"
 #include "loader.h"
 
+struct pmu_set;
+
 struct agg_opts {
 	enum kpt_hist_kind kind;	/* KPT_H_LOG2 (default), KPT_H_LINEAR */
 	const char *field;		/* hist: the argument to bucket; NULL: the first */
@@ -23,6 +25,7 @@ struct agg_opts {
 	const char *by;			/* "comm,pid,ARG..." or NULL */
 	const char *unit;		/* latency: "ns", "us" (default) or "ms" */
 	int top;			/* count: rows to print, 0 = all */
+	int pmu_n;			/* latency --pmu: counters per call */
 };
 
 /*
@@ -43,6 +46,7 @@ struct agg_ctx {
 	int n;
 	const struct ksyms *ksyms;
 	bool interval_reset;		/* -i: reset the maps after each report */
+	const struct pmu_set *pmu;	/* latency --pmu, or NULL */
 };
 
 /* Print every aggregating probe's tables; then, for interval output, clear. */

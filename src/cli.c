@@ -32,6 +32,9 @@ static const char doc[] =
 "  kptrace --json -d 5 'r:/bin/bash:readline line=+0($retval):ustring'\n"
 "  kptrace --dry-run 'p:vfs_read count=%dx:u64'       # how each argument is fetched\n"
 "  kptrace explain 'p:vfs_read count=%dx:u64'         # the same\n"
+"  kptrace list 'vfs_*'                # traceable functions, with BTF prototypes\n"
+"  kptrace list 'sched/*'              # tracepoints, with their fields\n"
+"  kptrace latency vfs_read --pmu page-faults,context-switches   # per-call deltas\n"
 "\v"
 "Definitions files (-f) hold one definition per line; '#' starts a comment and\n"
 "'-:EVENT' removes an earlier definition, as in kprobe_events.";
@@ -39,11 +42,12 @@ static const char doc[] =
 static const char args_doc[] = "[explain] DEFINITION...\n"
 				"hist DEFINITION|kmalloc [FIELD]\n"
 				"latency FUNC...\n"
-				"count DEFINITION... --by KEY[,KEY]";
+				"count DEFINITION... --by KEY[,KEY]\n"
+				"list [GLOB|SUBSYS/EVENT|MOD:GLOB] [--json]";
 
 enum {
 	OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER, OPT_LINEAR, OPT_BY, OPT_TOP, OPT_UNIT,
-	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK, OPT_BACKEND,
+	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK, OPT_BACKEND, OPT_PMU,
 };
 
 static const struct argp_option options[] = {
@@ -78,6 +82,9 @@ static const struct argp_option options[] = {
 	{ "backend", OPT_BACKEND, "auto|kprobe|kprobe-multi", 0,
 	  "How kernel function probes attach: auto (kprobe.multi for many functions where the "
 	  "kernel has it, else kprobes), or forced", 0 },
+	{ "pmu", OPT_PMU, "EVENT[,EVENT]", 0,
+	  "latency: per-call deltas of perf counters (perf's names: cycles, instructions, "
+	  "cache-misses, page-faults, context-switches, cpu-clock, PMU/EVENT/...), at most 4", 1 },
 	{ 0 },
 };
 
@@ -147,7 +154,7 @@ static void parse_linear(struct argp_state *st, struct env *env, const char *s)
 	env->lin_step = v[2];
 }
 
-static const char *const modes[] = { NULL, "hist", "latency", "count" };
+static const char *const modes[] = { NULL, "hist", "latency", "count", "list" };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
@@ -222,6 +229,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--backend: '%s' is not auto, kprobe or kprobe-multi", arg);
 		env->backend = arg;
 		break;
+	case OPT_PMU:
+		env->pmu = arg;
+		break;
 	case OPT_DRY_RUN:
 		env->dry_run = true;
 		break;
@@ -255,6 +265,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case ARGP_KEY_END:
 		/* Cross-option checks, in one place. */
+		if (env->mode == MODE_LIST) {
+			if (env->ndefs > 1 || env->def_file)
+				argp_error(st, "list takes one GLOB (or none: everything)");
+			break;
+		}
 		if (!env->ndefs && !env->def_file)
 			argp_error(st, "no probe definition given (see --help for examples)");
 		if (env->pid && env->command)
@@ -271,6 +286,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "-i is for hist, latency and count");
 		if (env->def_file && env->mode == MODE_LATENCY)
 			argp_error(st, "latency takes functions, not -f definitions");
+		if (env->pmu && env->mode != MODE_LATENCY)
+			argp_error(st, "--pmu is for 'kptrace latency'");
+		if (env->pmu && env->by)
+			argp_error(st, "--pmu does not combine with --by (the counters are per function)");
 		if (env->mode == MODE_HIST && env->ndefs > 1)
 			argp_error(st, "hist takes one definition (and the argument to bucket)");
 		break;

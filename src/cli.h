@@ -12,6 +12,7 @@ enum kpt_mode {
 	MODE_HIST,		/* kptrace hist DEF [FIELD] */
 	MODE_LATENCY,		/* kptrace latency FUNC... */
 	MODE_COUNT,		/* kptrace count DEF... --by KEYS */
+	MODE_LIST,		/* kptrace list [GLOB] (src/list.c) */
 };
 
 struct env {
@@ -44,6 +45,7 @@ struct env {
 	bool no_tracepoint;	/* hist kmalloc: kprobes even where the tracepoint exists */
 	bool slack;		/* hist kmalloc: bytes_alloc - bytes_req */
 	const char *backend;	/* --backend auto|kprobe|kprobe-multi|fentry */
+	const char *pmu;	/* latency --pmu EVENT[,EVENT] (src/pmu.c) */
 };
 
 /* Parse argv into env. Returns 0, or exits with a usage error. */

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "loader.h"
+#include "pmu.h"
 #include "tracefs_kretprobe.h"
 #include "kptrace.skel.h"
 
@@ -62,6 +63,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	bpf_program__set_autoload(skel->progs.kpt_tp, o->use_tp);
 	bpf_program__set_autoload(skel->progs.kpt_entry_multi, o->use_entry_multi);
 	bpf_program__set_autoload(skel->progs.kpt_return_multi, o->use_return_multi);
+	pmu_loader_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);	/* --pmu */
 	skel->rodata->kpt_target_tgid = o->target_tgid;
 	skel->rodata->kpt_target_tid = o->target_tid;
 	skel->rodata->kpt_target_cgroup = o->target_cgroup;

@@ -45,6 +45,7 @@ struct load_opts {
 	bool edata;		/* a return probe reads entry arguments */
 	/* programs this run attaches; the others are not loaded (verifier time) */
 	bool use_entry, use_return, use_tp, use_entry_multi, use_return_multi;
+	uint32_t pmu_n;		/* latency --pmu: counters per call (src/pmu.c), 0: none */
 };
 
 /* The aggregation maps, for agg.c. */

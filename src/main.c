@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* kptrace: parse the command line, run the pipeline (run.c). */
 #include "cli.h"
+#include "list.h"
 #include "run.h"
 
 int main(int argc, char **argv)
@@ -9,7 +10,7 @@ int main(int argc, char **argv)
 	int err;
 
 	cli_parse(argc, argv, &env);
-	err = kpt_run(&env);
+	err = env.mode == MODE_LIST ? kpt_list(&env) : kpt_run(&env);
 	cli_free(&env);
 	return err ? 1 : 0;
 }

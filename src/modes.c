@@ -9,6 +9,7 @@
 
 #include "agg.h"
 #include "modes.h"
+#include "pmu.h"
 #include "tracepoint.h"
 
 static int deflist_add(struct deflist *l, const char *fmt, ...)
@@ -256,6 +257,7 @@ int modes_actions(const struct env *env, const struct ev_desc *evs,
 		.by = env->by,
 		.unit = env->unit,
 		.top = env->top,
+		.pmu_n = pmu_count(env->pmu),
 	};
 	bool kmalloc = env->mode == MODE_HIST && env->ndefs == 1 &&
 		       !strcmp(env->defs[0], "kmalloc");

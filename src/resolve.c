@@ -77,34 +77,71 @@ void sysinfo_free(struct sysinfo *si)
 
 static bool is_text(char type);
 
-static int names_add(char ***names, int *n, int *cap, const char *name)
-{
-	int i;
+/*
+ * The glob's result: names in the order found, each once (a static function's
+ * name twice: kprobes take the first). A hash of indices makes "once" O(1):
+ * '*' matches every function of the kernel (tens of thousands).
+ */
+struct nameset {
+	char **names;
+	int n, cap;
+	int *slots;		/* index + 1 into names, 0 = empty; size nslots (power of 2) */
+	size_t nslots;
+};
 
-	for (i = 0; i < *n; i++)
-		if (!strcmp((*names)[i], name))
-			return 0; /* a static function's name twice: kprobes take the first */
-	if (*n == *cap) {
+static size_t name_hash(const char *s)
+{
+	size_t h = 14695981039346656037ULL;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static int names_add(struct nameset *ns, const char *name)
+{
+	size_t i;
+
+	if ((size_t)ns->n * 2 >= ns->nslots) {
+		size_t nn = ns->nslots ? ns->nslots * 2 : 1024;
+		int *slots = calloc(nn, sizeof(*slots)), k;
+
+		if (!slots)
+			return -ENOMEM;
+		for (k = 0; k < ns->n; k++) {
+			for (i = name_hash(ns->names[k]) & (nn - 1); slots[i]; i = (i + 1) & (nn - 1))
+				;
+			slots[i] = k + 1;
+		}
+		free(ns->slots);
+		ns->slots = slots;
+		ns->nslots = nn;
+	}
+	for (i = name_hash(name) & (ns->nslots - 1); ns->slots[i]; i = (i + 1) & (ns->nslots - 1))
+		if (!strcmp(ns->names[ns->slots[i] - 1], name))
+			return 0;
+	if (ns->n == ns->cap) {
 		char **nn;
 
-		*cap = *cap ? *cap * 2 : 64;
-		nn = realloc(*names, *cap * sizeof(*nn));
+		ns->cap = ns->cap ? ns->cap * 2 : 64;
+		nn = realloc(ns->names, ns->cap * sizeof(*nn));
 		if (!nn)
 			return -ENOMEM;
-		*names = nn;
+		ns->names = nn;
 	}
-	(*names)[*n] = strdup(name);
-	if (!(*names)[*n])
+	ns->names[ns->n] = strdup(name);
+	if (!ns->names[ns->n])
 		return -ENOMEM;
-	(*n)++;
+	ns->slots[i] = ++ns->n;
 	return 0;
 }
 
 int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***names, int *n,
 			   int *skipped, char *msg, size_t msglen)
 {
+	struct nameset ns = { 0 };
 	char line[512], name[256], mod[128];
-	int cap = 0, err;
+	int err;
 	size_t i;
 	FILE *f;
 
@@ -131,25 +168,33 @@ int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***name
 				char full[400];
 
 				snprintf(full, sizeof(full), "%s:%s", mod, name);
-				err = names_add(names, n, &cap, full);
+				err = names_add(&ns, full);
 			} else {
-				err = names_add(names, n, &cap, name);
+				err = names_add(&ns, name);
 			}
 		}
 		fclose(f);
-		return err;
+		goto out;
 	}
 	for (i = 0; !err && i < ksyms_count(si->ksyms); i++) {
 		const struct ksym *s = ksyms_at(si->ksyms, i);
 
 		if (!is_text(s->type) || s->module || fnmatch(pattern, s->name, 0))
 			continue;
+		/* the padding before each function (CONFIG_CALL_PADDING, kCFI):
+		 * text symbols, not functions; ftrace does not list them */
+		if (!strncmp(s->name, "__pfx_", 6) || !strncmp(s->name, "__cfi_", 6))
+			continue;
 		if (blacklisted(si, s->name)) {
 			(*skipped)++;
 			continue;
 		}
-		err = names_add(names, n, &cap, s->name);
+		err = names_add(&ns, s->name);
 	}
+out:
+	free(ns.slots);
+	*names = ns.names;
+	*n = ns.n;
 	return err;
 }
 

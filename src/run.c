@@ -29,6 +29,7 @@
 #include "modes.h"
 #include "output.h"
 #include "privilege.h"
+#include "pmu.h"
 #include "resolve.h"
 #include "run.h"
 #include "spec.h"
@@ -463,6 +464,7 @@ int kpt_run(const struct env *env)
 	struct deflist dl = { 0 };
 	struct agg_opts ao = { 0 };
 	struct agg_ctx ac = { 0 };
+	struct pmu_set pmu = { 0 };
 	uint32_t nbuckets = 0;
 	char msg[512], where[64];
 	int i, err = 0, col, go_fd = -1, status = 0, nuser, *peer = NULL, nskipped = 0;
@@ -474,6 +476,10 @@ int kpt_run(const struct env *env)
 	libbpf_set_print(libbpf_log);
 	if (!env->dry_run && (err = privilege_check()))
 		goto cleanup;
+	if (env->pmu && pmu_parse(env->pmu, &pmu, msg, sizeof(msg))) {
+		fprintf(stderr, "kptrace: error: %s\n", msg);
+		return -EINVAL;
+	}
 
 	/* 1. parse (the subcommands' own definitions too) */
 	if (env->def_file)
@@ -606,6 +612,18 @@ int kpt_run(const struct env *env)
 		goto cleanup;
 	}
 
+	/* --pmu: every counter open before anything is loaded, or a clear no */
+	if (pmu.n) {
+		int ncpus = libbpf_num_possible_cpus();
+
+		err = ncpus > 0 ? pmu_open(&pmu, ncpus, msg, sizeof(msg)) : ncpus;
+		if (err) {
+			fprintf(stderr, "kptrace: error: %s\n", ncpus > 0 ? msg : "cannot count CPUs");
+			goto cleanup;
+		}
+		lo.pmu_n = pmu.n;
+	}
+
 	out = env->out_path ? outfile_open(env->out_path) : stdout;
 	if (!out) {
 		err = -errno;
@@ -656,6 +674,8 @@ int kpt_run(const struct env *env)
 	err = loader_load(&ld, &lo, d.n, msg, sizeof(msg));
 	for (i = 0; !err && i < d.n; i++)
 		err = loader_set_probe(&ld, i, &ents[i]);
+	if (!err && pmu.n)
+		err = pmu_attach(&pmu, &ld, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "kptrace: error: %s\n", msg);
 		privilege_hint(err);
@@ -699,6 +719,7 @@ int kpt_run(const struct env *env)
 		ac.n = d.n;
 		ac.ksyms = si.ksyms;
 		ac.interval_reset = env->interval > 0;
+		ac.pmu = pmu.n ? &pmu : NULL;
 		co.report = agg_tick;
 		co.report_arg = &ac;
 		co.interval = env->interval;
@@ -714,6 +735,7 @@ cleanup:
 	if (child > 0)
 		waitpid(child, &status, 0);
 	loader_close(&ld);
+	pmu_close(&pmu);
 	if (out && out != stdout)
 		fclose(out);
 	else if (out)

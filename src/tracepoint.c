@@ -45,6 +45,7 @@ static int parse_field(char *line, struct tp_field *f)
 	if (!p || sscanf(p, "offset:%u;\tsize:%u;\tsigned:%u;", &off, &size, &sgn) != 3)
 		return -1;
 	memset(f, 0, sizeof(*f));
+	snprintf(f->decl, sizeof(f->decl), "%s", decl);
 	f->offset = off;
 	f->size = size;
 	f->is_signed = sgn;

@@ -13,6 +13,7 @@
 struct tp_field {
 	char name[64];
 	char type[96];		/* as the format file says, e.g. "unsigned long" */
+	char decl[160];		/* the whole declaration, e.g. "char prev_comm[16]" */
 	uint16_t offset;
 	uint16_t size;
 	bool is_signed;

@@ -21,6 +21,8 @@ suite host tests/host/run.sh
 suite host-agg tests/host/agg.sh
 suite host-badinput tests/host/badinput.sh
 suite host-harden tests/host/harden.sh
+suite host-list tests/host/list.sh
+suite host-pmu tests/host/pmu.sh
 if [ "${KPT_SKIP_VM:-0}" = 1 ]; then
 	echo "skip - VM tests (KPT_SKIP_VM=1)" | tee -a "$LOG"
 else

@@ -435,3 +435,77 @@ if grep -q ' max: (do_sys_openat2' $W/max.out; then
 else
 	bad "maximal configuration: $(head -c 400 $W/max.err)"
 fi
+
+# ---- kptrace list (src/list.c) and latency --pmu (src/pmu.c) ----
+# list: a prototype from this kernel's BTF; the function set of
+# available_filter_functions (blacklist out); module functions with their
+# module's BTF; tracepoint fields from the format file.
+$KPT list vfs_read > $W/l.out 2> $W/l.err
+if grep -qxF 'ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)' $W/l.out; then
+	ok "list vfs_read: $(cat $W/l.out)"
+else
+	bad "list vfs_read: $(cat $W/l.out $W/l.err)"
+fi
+t0=$(date +%s)
+$KPT list > $W/lall.out 2> $W/lall.err
+rc=$?
+t1=$(date +%s)
+n=$(sed -n "s/.*list '\*': \([0-9]*\) functions.*/\1/p" $W/lall.err)
+m=$(sed 's/ *$//' $T/available_filter_functions | sort -u | wc -l)
+nbl=$(wc -l < /sys/kernel/debug/kprobes/blacklist 2>/dev/null || echo 0)
+if [ $rc = 0 ] && [ "${n:-0}" -le "$m" ] && [ "${n:-0}" -ge $((m - nbl)) ] && [ "$n" -gt 1000 ]; then
+	ok "list: $n functions of the $m in available_filter_functions ($nbl blacklisted), $((t1 - t0)) s under TCG ($(cat $W/lall.err))"
+else
+	bad "list: rc=$rc n=$n m=$m nbl=$nbl: $(cat $W/lall.err)"
+fi
+mod=$(sed -n 's/.*\[\([a-z0-9_]*\)\]$/\1/p' $T/available_filter_functions | head -n 1)
+if [ -n "$mod" ] && [ -e /sys/kernel/btf/$mod ]; then
+	$KPT list "$mod:*" > $W/lm.out 2> $W/lm.err
+	if grep -q "^[a-z].*(.*) \[$mod\]$" $W/lm.out && ! grep -qv "\[$mod\]" $W/lm.out; then
+		ok "list '$mod:*': module functions with prototypes from /sys/kernel/btf/$mod ($(grep -m1 '(' $W/lm.out))"
+	else
+		bad "list '$mod:*': $(head -c 300 $W/lm.out) $(cat $W/lm.err)"
+	fi
+else
+	echo "skip - $KREL: list MOD:*: no loaded module with BTF (${mod:-none})"
+fi
+want="sched/sched_switch {$(sed -n 's/^	field:\([^;]*\);.*/\1/p' $T/events/sched/sched_switch/format | grep -v common_ | sed 's/^/ /; s/$/;/' | tr -d '\n') }"
+$KPT list sched/sched_switch > $W/lt.out 2> $W/lt.err
+if [ "$(cat $W/lt.out)" = "$want" ]; then
+	ok "list sched/sched_switch: the format file's fields"
+else
+	bad "list sched/sched_switch: '$(cat $W/lt.out)' want '$want'"
+fi
+
+# latency --pmu through kprobes: a sleep in the kernel switches out at least
+# once per call; hardware counters as qemu provides them (TCG: none).
+# (busybox by its path: a process of its own, whatever sh runs in-process)
+$KPT latency --json --comm busybox --pmu context-switches,cpu-clock -o $W/pmu.json hrtimer_nanosleep \
+	> /dev/null 2> $W/pmu.err &
+KP=$!
+i=0
+while ! grep -q '^Attached' $W/pmu.err 2>/dev/null && [ $i -lt 600 ] && kill -0 $KP 2>/dev/null; do
+	i=$((i + 1)); sleep 0.1
+done
+for i in 1 2 3 4 5; do /bin/busybox sleep 0.05; done
+stop $KP
+lat=$(sed -n 's/^{[^{]*"hist":{"buckets":\[[^]]*\],"count":\([0-9]*\),.*/\1/p' $W/pmu.json)
+cs=$(sed -n 's/.*"event":"context-switches","unit":null,"hist":{"buckets":\[[^]]*\],"count":\([0-9]*\),"sum":[0-9]*,"min":\([0-9]*\),.*/\1 \2/p' $W/pmu.json)
+mig=$(sed -n 's/.*"migrated":\([0-9]*\),.*/\1/p' $W/pmu.json)
+set -- $cs
+if [ "${lat:-0}" = 5 ] && [ "$(( ${1:-0} + ${mig:-99} ))" = 5 ] && [ "${1:-0}" -ge 1 ] && [ "${2:-0}" -ge 1 ]; then
+	ok "latency hrtimer_nanosleep --pmu: 5 sleeps, context-switches >= 1 in each of the $1 counted ($mig returned on another CPU)"
+else
+	bad "latency --pmu: lat=$lat cs='$cs' mig=$mig: $(head -c 600 $W/pmu.json) $(tail -n 3 $W/pmu.err)"
+fi
+if [ -e /sys/bus/event_source/devices/cpu ]; then
+	$KPT latency -d 1 --pmu cycles,instructions vfs_read > $W/hw.out 2> $W/hw.err
+	if [ $? = 0 ] && grep -q '^  cycles' $W/hw.out; then
+		ok "latency --pmu cycles,instructions: this VM has a PMU ($(grep -m1 '^  cycles' $W/hw.out))"
+	else
+		bad "latency --pmu cycles: $(cat $W/hw.err)"
+	fi
+else
+	refuse "no PMU in this VM ($(dmesg | grep -m1 'Performance Events' | cut -c1-70)): --pmu cycles is refused, clearly" \
+		'cycles: no hardware PMU on this machine' latency --pmu cycles vfs_read
+fi
