@@ -415,6 +415,30 @@ __noinline int kpt_pmu_exit(const struct kpt_probe_entry *p, __u32 idx, __u32 ti
 }
 
 /*
+ * KPT_ACT_SAVE_ARGS: the entry of a return probe keeps its argument slots
+ * (8-byte values, one after the other) for this thread and call depth. A
+ * global function of its own, called from the handler: its stack copy
+ * would push kpt_aggregate's call chain past 6.1's 512-byte stack budget
+ * (and 6.1 takes no map value from other memory).
+ */
+__noinline int kpt_save_args(struct kpt_scratch *s, const struct kpt_probe_entry *p, __u32 idx)
+{
+	struct kpt_start_key sk = {};
+	struct kpt_edata ed;
+	const struct kpt_rec_hdr *h;
+
+	if (!s || !p)
+		return 0;
+	h = (const struct kpt_rec_hdr *)s->rec;
+	__builtin_memcpy(&ed, &s->rec[p->args[0].slot & KPT_OFF_MASK], sizeof(ed));
+	sk.tid = h->tid;
+	sk.probe = idx;
+	sk.depth = kpt_depth_push(h->tid, idx);
+	bpf_map_update_elem(&kpt_edata, &sk, &ed, BPF_ANY);
+	return 0;
+}
+
+/*
  * The action of probe idx, for the event in s that passed its filter (or, for
  * a latency start, with passed saying whether it did). Global: verified once.
  */
@@ -430,8 +454,7 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		return 0;
 	h = (const struct kpt_rec_hdr *)s->rec;
 	/* only a latency pair must see filtered events, to keep its depth */
-	if (!passed && p->agg.action != KPT_ACT_LAT_START && p->agg.action != KPT_ACT_LAT_END &&
-	    p->agg.action != KPT_ACT_SAVE_ARGS)
+	if (!passed && p->agg.action != KPT_ACT_LAT_START && p->agg.action != KPT_ACT_LAT_END)
 		return 0;
 	switch (p->agg.action) {
 	case KPT_ACT_HIST:
@@ -464,18 +487,7 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		if (kpt_pmu_n)
 			kpt_pmu_enter(h->tid, idx, sk.depth, h->cpu, passed);
 		return 0;
-	case KPT_ACT_SAVE_ARGS: {
-		struct kpt_edata ed;
-		__u32 off = p->args[0].slot & KPT_OFF_MASK;
 
-		/* the argument slots are 8-byte values, one after the other */
-		__builtin_memcpy(&ed, &s->rec[off], sizeof(ed));
-		sk.tid = h->tid;
-		sk.probe = idx;
-		sk.depth = kpt_depth_push(h->tid, idx);
-		bpf_map_update_elem(&kpt_edata, &sk, &ed, BPF_ANY);
-		return 0;
-	}
 	case KPT_ACT_LAT_END:
 		if (kpt_pmu_n)
 			kpt_pmu_exit(p, idx, h->tid, h->cpu, passed);

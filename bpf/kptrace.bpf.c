@@ -55,6 +55,28 @@ struct {
 /* Targeting, set by the loader; 0 / empty traces everyone. */
 const volatile __u32 kpt_target_tid = 0;
 const volatile __u64 kpt_target_cgroup = 0;
+
+/*
+ * Sampled wakeups: the consumer is woken once this many bytes wait, not per
+ * record (a wakeup costs the traced task microseconds); below it, the
+ * consumer's poll timeout drains what is there. 0: the kernel's default.
+ */
+const volatile __u64 kpt_wakeup_bytes = 0;
+/* ... or once a millisecond at most, so a slow trickle still shows at once */
+#define KPT_WAKEUP_NS	1000000ULL
+__u64 kpt_last_wakeup = 0;
+
+static __always_inline __u64 kpt_wakeup_flags(__u64 now)
+{
+	if (!kpt_wakeup_bytes)
+		return 0;
+	if (now - kpt_last_wakeup >= KPT_WAKEUP_NS ||
+	    bpf_ringbuf_query(&kpt_events, BPF_RB_AVAIL_DATA) >= kpt_wakeup_bytes) {
+		kpt_last_wakeup = now;	/* racy across CPUs: at worst one wakeup more */
+		return BPF_RB_FORCE_WAKEUP;
+	}
+	return BPF_RB_NO_WAKEUP;
+}
 const volatile char kpt_target_comm[KPT_COMM_LEN] = {};
 
 static __always_inline bool kpt_comm_differs(const char *comm)
@@ -162,6 +184,8 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 		passed = 0;
 	if (!passed)
 		st->filtered++;
+	if (p->agg.action == KPT_ACT_SAVE_ARGS)
+		return kpt_save_args(s, p, idx);
 	if (p->agg.action != KPT_ACT_PRINT)
 		return kpt_aggregate(s, p, idx, st, passed);
 	if (!passed)
@@ -174,7 +198,7 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	if (size > KPT_REC_MAX || size < KPT_HDR_SIZE)
 		return 0;
 	h->size = size;
-	if (bpf_ringbuf_output(&kpt_events, s->rec, size, 0))
+	if (bpf_ringbuf_output(&kpt_events, s->rec, size, kpt_wakeup_flags(h->ts)))
 		st->drops++;
 	return 0;
 }

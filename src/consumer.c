@@ -175,11 +175,15 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 		return -errno;
 
 	while (!stop_requested) {
-		err = ring_buffer__poll(rb, 100);
+		/* The BPF side wakes us at most once a millisecond or past a fill
+		 * mark (sampled wakeups); a timeout drains whatever came without one. */
+		err = ring_buffer__poll(rb, 50);
 		if (err == -EINTR) {
 			err = 0;
 			continue;
 		}
+		if (err == 0)
+			err = ring_buffer__consume(rb);
 		if (err < 0)
 			break;
 		err = 0;
