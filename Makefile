@@ -27,7 +27,7 @@ LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 BPF_HDRS := $(wildcard bpf/*.bpf.h) include/kptrace.h
 
 BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev gcc make
-TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev
+TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev lz4 zstd
 
 ifeq ($(V),1)
 Q =

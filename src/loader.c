@@ -182,46 +182,70 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 	return bpf_program__attach_kprobe_opts(prog, ev->func, &ko);
 }
 
-/* Every probe marked multi, of one direction, through one kprobe.multi link. */
+/*
+ * Every probe marked multi, of one direction, through kprobe.multi links: one
+ * link per occurrence of a function (a link takes each address once: its
+ * cookie is found by address), so usually one link for them all.
+ */
 static int attach_multi(struct loader *ld, const struct ev_desc *evs, int n, bool ret,
 			char *msg, size_t msglen)
 {
-	unsigned long *addrs;
-	__u64 *cookies;
-	int i, k = 0, err = 0;
+	unsigned long *addrs = calloc(n ? n : 1, sizeof(*addrs));
+	__u64 *cookies = calloc(n ? n : 1, sizeof(*cookies));
+	int *round = calloc(n ? n : 1, sizeof(*round));
+	int i, j, r, k, nr = 0, err = 0;
 
-	addrs = calloc(n ? n : 1, sizeof(*addrs));
-	cookies = calloc(n ? n : 1, sizeof(*cookies));
-	if (!addrs || !cookies) {
-		free(addrs);
-		free(cookies);
-		return -ENOMEM;
+	if (!addrs || !cookies || !round) {
+		err = -ENOMEM;
+		goto out;
 	}
+	/* round[i]: how many earlier probes share probe i's function */
 	for (i = 0; i < n; i++) {
 		if (!evs[i].multi || evs[i].is_return != ret)
 			continue;
-		addrs[k] = evs[i].addr;
-		cookies[k++] = evs[i].index;
+		for (j = 0; j < i; j++)
+			round[i] += evs[j].multi && evs[j].is_return == ret &&
+				    evs[j].addr == evs[i].addr;
+		if (round[i] + 1 > nr)
+			nr = round[i] + 1;
 	}
-	if (k) {
-		LIBBPF_OPTS(bpf_kprobe_multi_opts, mo, .addrs = addrs, .cookies = cookies,
-			    .cnt = k, .retprobe = ret);
+	for (r = 0; r < nr && !err; r++) {
 		struct bpf_program *prog = ret ? ld->skel->progs.kpt_return_multi
 					       : ld->skel->progs.kpt_entry_multi;
+		struct bpf_link *l, **nl;
 
-		ld->mlinks[ret] = bpf_program__attach_kprobe_multi_opts(prog, NULL, &mo);
-		if (!ld->mlinks[ret]) {
+		for (i = 0, k = 0; i < n; i++) {
+			if (!evs[i].multi || evs[i].is_return != ret || round[i] != r)
+				continue;
+			addrs[k] = evs[i].addr;
+			cookies[k++] = evs[i].index;
+		}
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, mo, .addrs = addrs, .cookies = cookies,
+			    .cnt = k, .retprobe = ret);
+		l = bpf_program__attach_kprobe_multi_opts(prog, NULL, &mo);
+		if (!l) {
 			err = -errno;
 			snprintf(msg, msglen, "cannot attach %d %s through kprobe.multi: %s%s", k,
 				 ret ? "return probes" : "probes", strerror(errno),
 				 err == -EOPNOTSUPP || err == -ENOENT ?
 					 " (this kernel lacks it: CONFIG_FPROBE; use --backend kprobe)" :
 					 " (a function ftrace cannot trace? --backend kprobe says which)");
+			break;
 		}
-		ld->nmulti[ret] = k;
+		nl = realloc(ld->mlinks, (ld->nmlinks + 1) * sizeof(*nl));
+		if (!nl) {
+			bpf_link__destroy(l);
+			err = -ENOMEM;
+			break;
+		}
+		ld->mlinks = nl;
+		ld->mlinks[ld->nmlinks++] = l;
+		ld->nmulti[ret] += k;
 	}
+out:
 	free(addrs);
 	free(cookies);
+	free(round);
 	return err;
 }
 
@@ -284,10 +308,9 @@ void loader_detach(struct loader *ld)
 		ld->links[i] = NULL;
 	}
 	ld->nlinks = 0;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < ld->nmlinks; i++)
 		bpf_link__destroy(ld->mlinks[i]);
-		ld->mlinks[i] = NULL;
-	}
+	ld->nmlinks = 0;
 	for (i = 0; ld->tfs && i < ld->nprobes; i++)
 		tfs_kretprobe_remove(&ld->tfs[i]);
 }
@@ -396,6 +419,7 @@ void loader_close(struct loader *ld)
 {
 	loader_detach(ld);
 	free(ld->links);
+	free(ld->mlinks);
 	free(ld->tfs);
 	kptrace_bpf__destroy(ld->skel);
 	memset(ld, 0, sizeof(*ld));

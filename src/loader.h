@@ -25,8 +25,9 @@ struct loader {
 	struct kptrace_bpf *skel;
 	struct bpf_link **links;	/* links[i] is probe i's */
 	struct tfs_probe *tfs;		/* probe i's tracefs kretprobe, for "rN:" */
-	struct bpf_link *mlinks[2];	/* kprobe.multi links: entries, returns */
-	int nmulti[2];			/* probes in each */
+	struct bpf_link **mlinks;	/* kprobe.multi links */
+	int nmlinks;
+	int nmulti[2];			/* probes through them: entries, returns */
 	double attach_ms;		/* time loader_attach took */
 	int nlinks;
 	int nprobes;

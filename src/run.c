@@ -226,6 +226,7 @@ static int expand_globs(struct defs *d, struct sysinfo *si, bool **from_glob)
 			char ev[SPEC_NAME_MAX], kind[16], *text;
 			const char *fn = strchr(names[k], ':') ? strchr(names[k], ':') + 1 : names[k];
 
+			p = &d->p[i];	/* defs_add() may have moved the array */
 			if (p->module[0] && strncmp(names[k], p->module, strlen(p->module)))
 				continue;
 			if (p->event_given)
@@ -280,13 +281,19 @@ static int choose_backend(const struct env *env, struct sysinfo *si, struct ev_d
 			  char *msg, size_t msglen)
 {
 	const char *b = env->backend ? env->backend : "auto";
-	int i, eligible = 0;
+	int i, j, eligible = 0;
 	bool have;
 
-	for (i = 0; i < n; i++)
-		eligible += (evs[i].kind == SPEC_KPROBE && evs[i].spec->symbol &&
-			     !evs[i].spec->offset) ||
-			    (evs[i].kind == SPEC_KRETPROBE && !evs[i].spec->maxactive);
+	/* functions, not probes: many probes on one function need no multi link */
+	for (i = 0; i < n; i++) {
+		bool ok = (evs[i].kind == SPEC_KPROBE && evs[i].spec->symbol &&
+			   !evs[i].spec->offset) ||
+			  (evs[i].kind == SPEC_KRETPROBE && !evs[i].spec->maxactive);
+
+		for (j = 0; ok && j < i; j++)
+			ok = evs[j].addr != evs[i].addr;
+		eligible += ok;
+	}
 	if (!strcmp(b, "kprobe") || !eligible)
 		return 0;
 	/* CONFIG_FPROBE: what kprobe.multi links are built on */

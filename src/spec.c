@@ -1019,6 +1019,7 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 			if (p->args[i].btf & SPEC_BTF_ALL)
 				return fail(c, SPEC_ERR_DOUBLE_ARGS, t.s);
 		strcpy(a->name, "$arg*");
+		a->type = SPEC_T_X64;
 		a->btf = SPEC_BTF_ALL | SPEC_BTF_DEFER;
 		a->body_col = a->type_col = a->col;
 		return 0;
@@ -1422,8 +1423,10 @@ int spec_parse_ex(const char *text, struct spec_probe *out, struct spec_error *e
 	if (ret == -EINVAL && c.ambiguous) {
 		struct ctx c2 = { .text = text, .p = out, .force_shorthand = true };
 
-		if (!parse_text(&c2, text, out, &err2))
+		if (!parse_text(&c2, text, out, &err2)) {
+			*err = err2;
 			return 0;
+		}
 	}
 	return ret;
 }

@@ -50,6 +50,14 @@ static void check_arg(const struct spec_probe *p, int i, size_t len)
 	const struct spec_arg *a = &p->args[i];
 	int j;
 
+	if (a->btf & SPEC_BTF_ALL) {
+		/* "$arg*": a placeholder btfarg.c expands from BTF, once per probe */
+		FUZZ_CHECK(!strcmp(a->name, "$arg*") && !a->nops && a->text &&
+			   !strcmp(a->text, "$arg*"), "arg %d: a bad $arg* placeholder", i);
+		for (j = 0; j < i; j++)
+			FUZZ_CHECK(!(p->args[j].btf & SPEC_BTF_ALL), "two $arg* (%d, %d)", j, i);
+		return;
+	}
 	FUZZ_CHECK(is_ident(a->name, sizeof(a->name)), "arg %d name not an identifier", i);
 	for (j = 0; j < i; j++)
 		FUZZ_CHECK(strcmp(a->name, p->args[j].name), "args %d and %d both named %s", j, i,
@@ -75,14 +83,16 @@ static void check_arg(const struct spec_probe *p, int i, size_t len)
 	for (j = 0; j < a->nops; j++) {
 		const struct spec_op *op = &a->ops[j];
 
-		FUZZ_CHECK(op->kind >= SPEC_OP_REG && op->kind <= SPEC_OP_TPFIELD,
+		FUZZ_CHECK(op->kind >= SPEC_OP_REG && op->kind <= SPEC_OP_EDATA &&
+			   (op->kind != SPEC_OP_BTFVAR || (a->btf & SPEC_BTF_DEFER)),
 			   "arg %d op %d kind %d", i, j, op->kind);
 		FUZZ_CHECK(op->col >= 0 && (size_t)op->col < len, "arg %d op %d col %d", i, j,
 			   op->col);
 		FUZZ_CHECK(terminated(op->reg, sizeof(op->reg)), "arg %d op %d reg", i, j);
 		if (op->kind == SPEC_OP_REG)
 			FUZZ_CHECK(op->reg[0], "arg %d op %d: empty register", i, j);
-		if (op->kind == SPEC_OP_SYMBOL || op->kind == SPEC_OP_TPFIELD)
+		if (op->kind == SPEC_OP_SYMBOL || op->kind == SPEC_OP_TPFIELD ||
+		    op->kind == SPEC_OP_BTFVAR)
 			FUZZ_CHECK(op->sym, "arg %d op %d without sym", i, j);
 		else
 			FUZZ_CHECK(!op->sym, "arg %d op %d: stray sym", i, j);

@@ -440,6 +440,19 @@ $KPT --dry-run 'p:tcp_*' > $W/gd.out 2>&1
 m=$(grep -c '^attach: kprobe.multi' $W/gd.out)
 echo "# dry-run: $m of $(grep -c '^attach:' $W/gd.out) probes would attach through kprobe.multi"
 
+# A module function's arguments by name, from the module's own BTF.
+if grep -q ' dummy_dev_init\s*\[dummy\]' /proc/kallsyms; then
+	$KPT --dry-run 'p dummy:dummy_dev_init dev->mtu dev->name:string' > $W/mod.out 2>&1
+	if grep -q '^attach:' $W/mod.out && grep -q 'mtu' $W/mod.out &&
+	   ! grep -q 'error' $W/mod.out; then
+		ok "module BTF: dummy:dummy_dev_init dev->mtu resolves ($(grep -m1 'mtu' $W/mod.out | cut -c1-90))"
+	else
+		bad "module BTF: $(head -c 300 $W/mod.out)"
+	fi
+else
+	echo "skip - $KREL: module BTF: the dummy module is not loaded"
+fi
+
 # Refusals: nothing attached, a clear message, non-zero exit.
 refuse() {
 	name=$1 pattern=$2

@@ -16,6 +16,16 @@ fi
 for k in $KERNELS; do
 	log=.output/vm/test-$k.out
 	mkdir -p .output/vm
+	# BTF arguments against this kernel's own BTF, on the host: the unit
+	# tests of src/btfarg.c with the VM kernel's vmlinux.
+	if btf=$(tests/vm/vmlinux-btf.sh "$k" 2> ".output/vm/btf-$k.err") &&
+	   [ -x .output/tests/test_btfarg ]; then
+		r=$(.output/tests/test_btfarg --btf "$btf" 2> ".output/vm/btf-$k.log" | tail -n 1)
+		check "BTF arguments resolve against $k's BTF as against this host's ($r)" \
+			test "${r#* passed, }" = "0 failed"
+	else
+		fail "$k: no vmlinux with BTF for the host-side tests: $(cat ".output/vm/btf-$k.err")"
+	fi
 	echo "# booting $k"
 	for try in 1 2; do
 		# dummy: a module with BTF, for list MOD:*
