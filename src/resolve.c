@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "objbtf.h"
 #include "resolve.h"
 #include "suggest.h"
 
@@ -69,6 +70,7 @@ void sysinfo_free(struct sysinfo *si)
 
 	ksyms_free(si->ksyms);
 	btf__free(si->btf);
+	btf__free(si->regs_btf);
 	for (i = 0; i < si->nblacklist; i++)
 		free(si->blacklist[i]);
 	free(si->blacklist);
@@ -251,6 +253,19 @@ int sysinfo_need_ksyms(struct sysinfo *si, char *msg, size_t msglen)
 	}
 	load_blacklist(si);
 	si->have_kprobes = access(KPROBE_PMU, F_OK) == 0;
+	return 0;
+}
+
+int sysinfo_need_regs_btf(struct sysinfo *si, char *msg, size_t msglen)
+{
+	if (si->regs_btf)
+		return 0;
+	si->regs_btf = objbtf_load();
+	if (!si->regs_btf) {
+		snprintf(msg, msglen, "cannot read the BTF of kptrace's BPF object: %s",
+			 strerror(errno));
+		return -ENOENT;
+	}
 	return 0;
 }
 
@@ -540,10 +555,10 @@ static int resolve_args(struct sysinfo *si, const struct spec_probe *p, struct r
 			*col = op->col;
 			switch (op->kind) {
 			case SPEC_OP_REG:
-				err = sysinfo_need_btf(si, msg, msglen);
+				err = sysinfo_need_regs_btf(si, msg, msglen);
 				if (err)
 					return err;
-				off = resolve_reg_offset(si->btf, op->reg);
+				off = resolve_reg_offset(si->regs_btf, op->reg);
 				if (off < 0) {
 					snprintf(msg, msglen,
 						 "Invalid register name '%%%s' (not in struct pt_regs)",

@@ -19,7 +19,8 @@ struct btf;
 /* What resolve needs from the system, loaded once per run. */
 struct sysinfo {
 	struct ksyms *ksyms;		/* NULL until a kprobe needs it */
-	struct btf *btf;		/* vmlinux BTF, NULL until a register needs it */
+	struct btf *btf;		/* vmlinux BTF, NULL until BTF arguments need it */
+	struct btf *regs_btf;		/* our BPF object's BTF: its struct pt_regs */
 	char **blacklist;		/* sorted NOKPROBE symbols, NULL if unreadable */
 	int nblacklist;
 	bool have_kprobes;		/* the perf kprobe PMU exists */
@@ -42,6 +43,8 @@ void sysinfo_free(struct sysinfo *si);
 /* Load kallsyms (and the blacklist) / the kernel's BTF once; 0 or -errno with msg. */
 int sysinfo_need_ksyms(struct sysinfo *si, char *msg, size_t msglen);
 int sysinfo_need_btf(struct sysinfo *si, char *msg, size_t msglen);
+/* The BTF of kptrace's BPF object, whose struct pt_regs the probes copy. */
+int sysinfo_need_regs_btf(struct sysinfo *si, char *msg, size_t msglen);
 
 /*
  * Resolve p against the system. On failure returns a negative errno and
