@@ -104,7 +104,7 @@ TEST_BIN := $(OUTPUT)/tests
 $(TEST_BIN):
 	$(Q)mkdir -p $@
 
-$(TEST_BIN)/test_%: tests/unit/test_%.c tests/unit/check.h tests/unit/filter_userspace.h $(LIB_OBJS) | $(TEST_BIN)
+$(TEST_BIN)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(LIB_OBJS) | $(TEST_BIN)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -o $@
 
@@ -114,7 +114,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(TEST_BIN)/%,$(wildcard tests/unit/test
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 SAN_TESTS := $(patsubst tests/unit/%.c,$(TEST_BIN)/san/%,$(wildcard tests/unit/test_*.c))
 
-$(TEST_BIN)/san/test_%: tests/unit/test_%.c tests/unit/check.h $(LIB_SRCS) $(wildcard src/*.h) \
+$(TEST_BIN)/san/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(LIB_SRCS) $(wildcard src/*.h) \
 		$(OUTPUT)/kptrace.skel.h
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
@@ -210,7 +210,7 @@ FUZZ_HDRS    := tests/fuzz/fuzz_common.h $(wildcard src/*.h) include/kptrace.h
 # What each harness links: the stage it fuzzes and what that stage calls.
 FUZZ_SRCS_spec   := src/spec.c
 FUZZ_SRCS_filter := src/filter.c src/spec.c
-FUZZ_SRCS_decode := src/decode.c src/output_text.c src/output_json.c src/ksyms.c \
+FUZZ_SRCS_decode := src/decode.c src/output_text.c src/output_json.c src/fmt.c src/ksyms.c \
 	src/umaps.c src/spec.c
 FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode
 

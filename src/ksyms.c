@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "ksyms.h"
 
 #define KSYM_NAME_MAX	512	/* the kernel's KSYM_NAME_LEN */
@@ -454,29 +455,55 @@ static const char *mod_suffix(const struct ksym *s)
 	return s->module;
 }
 
+/* Append n bytes of s at buf[*pos] as snprintf() would: never past len - 1 bytes. */
+static void put_trunc(char *buf, size_t len, size_t *pos, const char *s, size_t n)
+{
+	size_t room = len - 1 - *pos;
+
+	if (n > room)
+		n = room;
+	memcpy(buf + *pos, s, n);
+	*pos += n;
+}
+
+/*
+ * By hand rather than snprintf(): every kprobe line goes through here (see
+ * fmt.h). The result is what "%s+0x%llx/0x%llx [%s]" gave, truncated alike.
+ */
 char *ksyms_format(const struct ksyms *ks, uint64_t addr, bool with_offset, char *buf, size_t len)
 {
 	const struct ksym *s = ksyms_by_addr(ks, addr);
+	char num[2 * FMT_NUM_MAX + 8], *p = num;
 	const char *mod;
-	int n;
+	size_t pos = 0;
 
 	if (!len)
 		return buf;
 	if (!s) {
 		/* __sprint_symbol(): "0x%lx", no padding */
-		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+		memcpy(p, "0x", 2);
+		p = fmt_x64(p + 2, addr);
+		put_trunc(buf, len, &pos, num, (size_t)(p - num));
+		buf[pos] = '\0';
 		return buf;
 	}
 	mod = mod_suffix(s);
-	/* The kernel's "%#lx" prints 0 as "0x0", unlike the C library's. */
-	if (!with_offset)
-		n = snprintf(buf, len, "%s", s->name);
-	else if (s->size)
-		n = snprintf(buf, len, "%s+0x%llx/0x%llx", s->name,
-			     (unsigned long long)(addr - s->addr), (unsigned long long)s->size);
-	else
-		n = snprintf(buf, len, "%s+0x%llx", s->name, (unsigned long long)(addr - s->addr));
-	if (mod && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, " [%s]", mod);
+	put_trunc(buf, len, &pos, s->name, strlen(s->name));
+	if (with_offset) {
+		/* The kernel's "%#lx" prints 0 as "0x0", unlike the C library's. */
+		memcpy(p, "+0x", 3);
+		p = fmt_x64(p + 3, addr - s->addr);
+		if (s->size) {
+			memcpy(p, "/0x", 3);
+			p = fmt_x64(p + 3, s->size);
+		}
+		put_trunc(buf, len, &pos, num, (size_t)(p - num));
+	}
+	if (mod) {
+		put_trunc(buf, len, &pos, " [", 2);
+		put_trunc(buf, len, &pos, mod, strlen(mod));
+		put_trunc(buf, len, &pos, "]", 1);
+	}
+	buf[pos] = '\0';
 	return buf;
 }

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "kptrace.h"
 #include "output.h"
 #include "umaps.h"
@@ -62,52 +63,73 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* "\\u%04x" of a byte: the escape of a control character or of a stray byte. */
+static void json_u00(struct outbuf *ob, unsigned char c)
+{
+	static const char hex[16] = "0123456789abcdef";
+	char *p = ob_room(ob, 6);
+
+	memcpy(p, "\\u00", 4);
+	p[4] = hex[c >> 4];
+	p[5] = hex[c & 0xf];
+	ob_commit(ob, p + 6);
+}
+
+/* Printable ASCII but for the two JSON escapes: copied as it is. */
+static bool json_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 /*
  * A JSON string from arbitrary bytes. Kernel strings are bytes, not text: a
  * byte that is not part of valid UTF-8 becomes \u00XX (its Latin-1 reading)
  * so the output always parses.
  */
-static void json_str(FILE *f, const char *str, size_t n)
+static void json_str(struct outbuf *ob, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, k;
+	size_t i = 0, j, k;
 
-	fputc('"', f);
+	ob_char(ob, '"');
 	while (i < n) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
+		/* the common case, a run of plain characters, in one copy */
+		for (j = i; j < n && json_plain(s[j]); j++)
+			;
+		ob_mem(ob, s + i, j - i);
+		i = j;
+		if (i == n)
+			break;
+		if (s[i] == '"' || s[i] == '\\') {
+			ob_char(ob, '\\');
+			ob_char(ob, (char)s[i]);
 			i++;
-		} else if (c < 0x20) {
-			fprintf(f, "\\u%04x", c);
-			i++;
-		} else if (c < 0x80) {
-			fputc(c, f);
-			i++;
-		} else if ((k = utf8_len(s + i, n - i))) {
-			fwrite(s + i, 1, k, f);
+		} else if (s[i] >= 0x80 && (k = utf8_len(s + i, n - i))) {
+			ob_mem(ob, s + i, k);
 			i += k;
 		} else {
-			fprintf(f, "\\u%04x", c);
+			/* control characters and bytes outside valid UTF-8 */
+			json_u00(ob, s[i]);
 			i++;
 		}
 	}
-	fputc('"', f);
+	ob_char(ob, '"');
 }
 
-static void json_cstr(FILE *f, const char *s)
+static void json_cstr(struct outbuf *ob, const char *s)
 {
-	json_str(f, s, strlen(s));
+	json_str(ob, s, strlen(s));
 }
 
-static void json_hex(FILE *f, uint64_t v)
+/* "\"0x%" PRIx64 "\"" */
+static void json_hex(struct outbuf *ob, uint64_t v)
 {
-	fprintf(f, "\"0x%" PRIx64 "\"", v);
+	ob_char(ob, '"');
+	ob_hex(ob, v);
+	ob_char(ob, '"');
 }
 
-static void print_scalar(FILE *f, const struct ev_arg *a, const struct ksyms *ks,
+static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct ksyms *ks,
 			 struct dec_val v)
 {
 	char buf[SYM_BUF], c;
@@ -117,75 +139,75 @@ static void print_scalar(FILE *f, const struct ev_arg *a, const struct ksyms *ks
 	case SPEC_T_U16:
 	case SPEC_T_U32:
 	case SPEC_T_U64:
-		fprintf(f, "%" PRIu64, v.u);
+		ob_u64(ob, v.u);
 		break;
 	case SPEC_T_S8:
 	case SPEC_T_S16:
 	case SPEC_T_S32:
 	case SPEC_T_S64:
-		fprintf(f, "%" PRId64, v.s);
+		ob_s64(ob, v.s);
 		break;
 	case SPEC_T_CHAR:
 		c = (char)(v.u & 0xff);
-		json_str(f, &c, 1);
+		json_str(ob, &c, 1);
 		break;
 	case SPEC_T_SYMBOL:
 	case SPEC_T_SYMSTR:
-		json_cstr(f, ksyms_format(ks, v.u, true, buf, sizeof(buf)));
+		json_cstr(ob, ksyms_format(ks, v.u, true, buf, sizeof(buf)));
 		break;
 	default:
-		json_hex(f, v.u);
+		json_hex(ob, v.u);
 		break;
 	}
 }
 
 /* Returns false when the element is a faulted string (printed as null). */
-static bool print_elem(FILE *f, const struct ev_arg *a, const struct ksyms *ks,
+static bool print_elem(struct outbuf *ob, const struct ev_arg *a, const struct ksyms *ks,
 		       const void *rec, size_t len, uint32_t e)
 {
 	const char *s;
 	size_t n;
 
 	if (!is_data_loc(a)) {
-		print_scalar(f, a, ks, decode_scalar(a, rec, e));
+		print_scalar(ob, a, ks, decode_scalar(a, rec, e));
 		return true;
 	}
 	s = decode_string(a, rec, len, e, &n);
 	if (!s) {
-		fputs("null", f);
+		ob_mem(ob, "null", 4);
 		return false;
 	}
-	json_str(f, s, n);
+	json_str(ob, s, n);
 	return true;
 }
 
 /* Returns true when the argument faulted. */
-static bool print_arg(FILE *f, const struct ev_desc *ev, int i, const struct ksyms *ks,
-		      const void *rec, size_t len)
+static bool print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
+		      const struct ksyms *ks, const void *rec, size_t len)
 {
 	const struct ev_arg *a = &ev->args[i];
 	bool ok = true;
 	uint32_t e;
 
-	json_cstr(f, a->name);
-	fputc(':', f);
+	json_cstr(ob, a->name);
+	ob_char(ob, ':');
 	if (a->data) {
-		json_cstr(f, a->data);
+		json_cstr(ob, a->data);
 		return false;
 	}
 	if (!is_data_loc(a) && decode_faulted(ev, rec, i)) {
-		fputs("null", f);
+		ob_mem(ob, "null", 4);
 		return true;
 	}
 	if (!a->count)
-		return !print_elem(f, a, ks, rec, len, 0);
-	fputc('[', f);
+		return !print_elem(ob, a, ks, rec, len, 0);
+	ob_char(ob, '[');
 	for (e = 0; e < a->count; e++) {
 		if (e)
-			fputc(',', f);
-		ok &= print_elem(f, a, ks, rec, len, e);
+			ob_char(ob, ',');
+		ok &= print_elem(ob, a, ks, rec, len, e);
 	}
-	fputc(']', f);
+	ob_char(ob, ']');
 	return !ok;
 }
 
@@ -211,11 +233,20 @@ static const char *ip_sym(char *buf, size_t len, const struct ksyms *ks, uint64_
 	return buf;
 }
 
-/* "probe": the parenthesized text of the trace line; then the addresses behind it. */
-static void print_location(FILE *f, const struct ev_desc *ev, const struct ksyms *ks,
-			   const struct kpt_rec_hdr *h)
+/* "0x%" PRIx64 into p (NUL-terminated); returns the NUL. */
+static char *hex_str(char *p, uint64_t v)
 {
-	char a[SYM_BUF], b[SYM_BUF], probe[2 * SYM_BUF + 8];
+	memcpy(p, "0x", 2);
+	p = fmt_x64(p + 2, v);
+	*p = '\0';
+	return p;
+}
+
+/* "probe": the parenthesized text of the trace line; then the addresses behind it. */
+static void print_location(struct outbuf *ob, const struct ev_desc *ev,
+			   const struct ksyms *ks, const struct kpt_rec_hdr *h)
+{
+	char a[SYM_BUF], b[SYM_BUF], probe[2 * SYM_BUF + 8], *p;
 	uint64_t ip = h->ip, func = 0;
 
 	switch (ev->kind) {
@@ -224,27 +255,47 @@ static void print_location(FILE *f, const struct ev_desc *ev, const struct ksyms
 			 ip_sym(b, sizeof(b), ks, ev->addr, false));
 		break;
 	case SPEC_UPROBE:
-		snprintf(probe, sizeof(probe), "0x%" PRIx64, ip);
+		hex_str(probe, ip);
 		break;
 	case SPEC_URETPROBE:
+		/* "0x%" PRIx64 " <- 0x%" PRIx64 */
 		func = umaps_func_addr(ev, h->tgid);
-		snprintf(probe, sizeof(probe), "0x%" PRIx64 " <- 0x%" PRIx64, ip, func);
+		p = hex_str(probe, ip);
+		memcpy(p, " <- ", 4);
+		hex_str(p + 4, func);
 		break;
 	default:
 		/* the kprobe's address as the kernel placed it (past an ENDBR, say) */
 		ip_sym(probe, sizeof(probe), ks, ip, true);
 		break;
 	}
-	fputs(",\"probe\":", f);
-	json_cstr(f, probe);
+	ob_mem(ob, ",\"probe\":", 9);
+	json_cstr(ob, probe);
 	if (ev->kind == SPEC_KRETPROBE || ev->kind == SPEC_URETPROBE) {
-		fputs(",\"func\":", f);
-		json_hex(f, ev->kind == SPEC_KRETPROBE ? ev->addr : func);
-		fputs(",\"ret_ip\":", f);
+		ob_mem(ob, ",\"func\":", 8);
+		json_hex(ob, ev->kind == SPEC_KRETPROBE ? ev->addr : func);
+		ob_mem(ob, ",\"ret_ip\":", 10);
 	} else {
-		fputs(",\"ip\":", f);
+		ob_mem(ob, ",\"ip\":", 6);
 	}
-	json_hex(f, ip);
+	json_hex(ob, ip);
+}
+
+/* "{\"ts\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":" */
+static void print_header(struct outbuf *ob, const struct kpt_rec_hdr *h)
+{
+	char *p = ob_room(ob, 64 + 4 * FMT_NUM_MAX);
+
+	memcpy(p, "{\"ts\":", 6);
+	p = fmt_u64(p + 6, h->ts);
+	memcpy(p, ",\"cpu\":", 7);
+	p = fmt_u64(p + 7, h->cpu);
+	memcpy(p, ",\"pid\":", 7);
+	p = fmt_u64(p + 7, h->tgid);
+	memcpy(p, ",\"tid\":", 7);
+	p = fmt_u64(p + 7, h->tid);
+	memcpy(p, ",\"comm\":", 8);
+	ob_commit(ob, p + 8);
 }
 
 int output_json(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
@@ -253,42 +304,45 @@ int output_json(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const
 	/* which arguments faulted, for the list after "args" */
 	uint64_t fbits[(KPT_MAX_ARGS + 63) / 64] = { 0 };
 	struct kpt_rec_hdr h;
+	struct outbuf ob;
 	bool faults = false;
 	int i, j;
 
 	if (decode_check(ev, rec, len))
 		return -EINVAL;
 	memcpy(&h, rec, sizeof(h));
-	fprintf(f, "{\"ts\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":",
-		(uint64_t)h.ts, (unsigned int)h.cpu, (unsigned int)h.tgid, (unsigned int)h.tid);
-	json_str(f, h.comm, strnlen(h.comm, KPT_COMM_LEN));
-	fputs(",\"group\":", f);
-	json_cstr(f, ev->group);
-	fputs(",\"event\":", f);
-	json_cstr(f, ev->event);
+	ob_init(&ob, f);
+	print_header(&ob, &h);
+	json_str(&ob, h.comm, strnlen(h.comm, KPT_COMM_LEN));
+	ob_mem(&ob, ",\"group\":", 9);
+	json_cstr(&ob, ev->group);
+	ob_mem(&ob, ",\"event\":", 9);
+	json_cstr(&ob, ev->event);
 	if (ev->kind != SPEC_TRACEPOINT)
-		print_location(f, ev, ks, &h);
-	fputs(",\"args\":{", f);
+		print_location(&ob, ev, ks, &h);
+	ob_mem(&ob, ",\"args\":{", 9);
 	for (i = 0; i < ev->nargs; i++) {
 		if (i)
-			fputc(',', f);
-		if (print_arg(f, ev, i, ks, rec, len)) {
+			ob_char(&ob, ',');
+		if (print_arg(&ob, ev, i, ks, rec, len)) {
 			fbits[i / 64] |= 1ull << (i % 64);
 			faults = true;
 		}
 	}
-	fputc('}', f);
+	ob_char(&ob, '}');
 	if (faults) {
-		fputs(",\"faults\":[", f);
+		ob_mem(&ob, ",\"faults\":[", 11);
 		for (i = 0, j = 0; i < ev->nargs; i++) {
 			if (!(fbits[i / 64] & (1ull << (i % 64))))
 				continue;
 			if (j++)
-				fputc(',', f);
-			json_cstr(f, ev->args[i].name);
+				ob_char(&ob, ',');
+			json_cstr(&ob, ev->args[i].name);
 		}
-		fputc(']', f);
+		ob_char(&ob, ']');
 	}
-	fputs("}\n", f);
+	ob_mem(&ob, "}\n", 2);
+	/* the whole object in one write (or in OUTBUF_SIZE pieces if longer) */
+	ob_flush(&ob);
 	return 0;
 }

@@ -12,16 +12,26 @@
  * leaves whatever the ring buffer held; a uretprobe's function is its ELF
  * address, where the kernel prints where it is mapped (the same only for
  * non-PIE executables).
+ *
+ * The kernel's printf formats are written by hand (fmt.h) into one buffer
+ * per line, which goes to the FILE in one fwrite(): the comments name the
+ * format each piece reproduces.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "kptrace.h"
 #include "output.h"
 #include "umaps.h"
 
 #define SYM_BUF	1024	/* KSYM_SYMBOL_LEN and then some */
+
+/*
+ * The context, at most: a 16-byte comm, two ints (11 characters each), two
+ * u64 (20 each) and the fixed text between them; rounded up.
+ */
+#define CONTEXT_MAX	128
 
 static bool is_data_loc(const struct ev_arg *a)
 {
@@ -44,119 +54,132 @@ static bool is_kretprobe_trampoline(const struct ksym *s, uint64_t addr)
 }
 
 /* seq_print_ip_sym(): 0 is "0"; with offset sprint_symbol(), else the bare name. */
-static void print_ip_sym(FILE *f, const struct ksyms *ks, uint64_t ip, bool offset)
+static void print_ip_sym(struct outbuf *ob, const struct ksyms *ks, uint64_t ip, bool offset)
 {
 	const struct ksym *s;
-	char buf[SYM_BUF];
+	char buf[SYM_BUF], *p;
 
 	if (!ip) {
-		fputc('0', f);
+		ob_char(ob, '0');
 		return;
 	}
 	s = ksyms_by_addr(ks, ip);
 	if (is_kretprobe_trampoline(s, ip)) {
-		fputs("[unknown/kretprobe'd]", f);
+		ob_str(ob, "[unknown/kretprobe'd]");
 	} else if (offset) {
-		fputs(ksyms_format(ks, ip, true, buf, sizeof(buf)), f);
+		ob_str(ob, ksyms_format(ks, ip, true, buf, sizeof(buf)));
 	} else if (s) {
 		/* kallsyms_lookup(): the name only, no module */
-		fputs(s->name, f);
+		ob_str(ob, s->name);
 	} else {
-		fprintf(f, "0x%08" PRIx64, ip);
+		/* "0x%08" PRIx64 */
+		p = ob_room(ob, 2 + FMT_NUM_MAX);
+		memcpy(p, "0x", 2);
+		ob_commit(ob, fmt_x64_w(p + 2, ip, 8, FMT_ZERO));
 	}
 }
 
-static void print_location(FILE *f, const struct ev_desc *ev, const struct ksyms *ks,
-			   const struct kpt_rec_hdr *h)
+static void print_location(struct outbuf *ob, const struct ev_desc *ev,
+			   const struct ksyms *ks, const struct kpt_rec_hdr *h)
 {
 	switch (ev->kind) {
 	case SPEC_KRETPROBE:
-		print_ip_sym(f, ks, h->ip, true);
-		fputs(" <- ", f);
-		print_ip_sym(f, ks, ev->addr, false);
+		print_ip_sym(ob, ks, h->ip, true);
+		ob_mem(ob, " <- ", 4);
+		print_ip_sym(ob, ks, ev->addr, false);
 		break;
 	case SPEC_UPROBE:
-		fprintf(f, "0x%" PRIx64, (uint64_t)h->ip);
+		ob_hex(ob, h->ip);
 		break;
 	case SPEC_URETPROBE:
-		fprintf(f, "0x%" PRIx64 " <- 0x%" PRIx64, (uint64_t)h->ip,
-			umaps_func_addr(ev, h->tgid));
+		ob_hex(ob, h->ip);
+		ob_mem(ob, " <- ", 4);
+		ob_hex(ob, umaps_func_addr(ev, h->tgid));
 		break;
 	default:
 		/* the kprobe's address as the kernel placed it (past an ENDBR, say) */
-		print_ip_sym(f, ks, h->ip, true);
+		print_ip_sym(ob, ks, h->ip, true);
 		break;
 	}
 }
 
 /* trace_probe.c's print_type_*() formats. */
-static void print_scalar(FILE *f, const struct ev_arg *a, const struct ksyms *ks,
+static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct ksyms *ks,
 			 struct dec_val v)
 {
-	char buf[SYM_BUF];
+	char buf[SYM_BUF], *p;
 
 	switch (a->type) {
 	case SPEC_T_U8:
 	case SPEC_T_U16:
 	case SPEC_T_U32:
 	case SPEC_T_U64:
-		fprintf(f, "%" PRIu64, v.u);
+		ob_u64(ob, v.u);
 		break;
 	case SPEC_T_S8:
 	case SPEC_T_S16:
 	case SPEC_T_S32:
 	case SPEC_T_S64:
-		fprintf(f, "%" PRId64, v.s);
+		ob_s64(ob, v.s);
 		break;
 	case SPEC_T_CHAR:
 		/* "'%c'": the byte as is, even a NUL, as the kernel writes it */
-		fputc('\'', f);
-		fputc((int)(v.u & 0xff), f);
-		fputc('\'', f);
+		p = ob_room(ob, 3);
+		p[0] = '\'';
+		p[1] = (char)(v.u & 0xff);
+		p[2] = '\'';
+		ob_commit(ob, p + 3);
 		break;
 	case SPEC_T_SYMBOL:
-		fputs(ksyms_format(ks, v.u, true, buf, sizeof(buf)), f);
+		ob_str(ob, ksyms_format(ks, v.u, true, buf, sizeof(buf)));
 		break;
 	case SPEC_T_SYMSTR:
 		/* FETCH_OP_ST_SYMSTR stores sprint_symbol() of the value */
-		fprintf(f, "\"%s\"", ksyms_format(ks, v.u, true, buf, sizeof(buf)));
+		ob_char(ob, '"');
+		ob_str(ob, ksyms_format(ks, v.u, true, buf, sizeof(buf)));
+		ob_char(ob, '"');
 		break;
 	default:	/* x8..x64, and anything unforeseen: hex loses nothing */
-		fprintf(f, "0x%" PRIx64, v.u);
+		ob_hex(ob, v.u);
 		break;
 	}
 }
 
-static void print_elem(FILE *f, const struct ev_arg *a, const struct ksyms *ks,
+static void print_elem(struct outbuf *ob, const struct ev_arg *a, const struct ksyms *ks,
 		       const void *rec, size_t len, uint32_t e)
 {
 	const char *s;
 	size_t n;
 
 	if (!is_data_loc(a)) {
-		print_scalar(f, a, ks, decode_scalar(a, rec, e));
+		print_scalar(ob, a, ks, decode_scalar(a, rec, e));
 		return;
 	}
 	s = decode_string(a, rec, len, e, &n);
 	if (!s) {
-		fputs("(fault)", f);
+		ob_mem(ob, "(fault)", 7);
 		return;
 	}
 	/* "\"%s\"": raw bytes, control characters included, as the kernel */
-	fputc('"', f);
-	fwrite(s, 1, n, f);
-	fputc('"', f);
+	ob_char(ob, '"');
+	ob_mem(ob, s, n);
+	ob_char(ob, '"');
 }
 
-static void print_arg(FILE *f, const struct ev_desc *ev, int i, const struct ksyms *ks,
-		      const void *rec, size_t len)
+static void print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
+		      const struct ksyms *ks, const void *rec, size_t len)
 {
 	const struct ev_arg *a = &ev->args[i];
 	uint32_t e;
 
-	fprintf(f, " %s=", a->name);
+	/* " %s=" */
+	ob_char(ob, ' ');
+	ob_str(ob, a->name);
+	ob_char(ob, '=');
 	if (a->data) {
-		fprintf(f, "\"%s\"", a->data);
+		ob_char(ob, '"');
+		ob_str(ob, a->data);
+		ob_char(ob, '"');
 		return;
 	}
 	/*
@@ -165,50 +188,68 @@ static void print_arg(FILE *f, const struct ev_desc *ev, int i, const struct ksy
 	 * argument is "(fault)".
 	 */
 	if (!is_data_loc(a) && decode_faulted(ev, rec, i)) {
-		fputs("(fault)", f);
+		ob_mem(ob, "(fault)", 7);
 		return;
 	}
 	if (!a->count) {
-		print_elem(f, a, ks, rec, len, 0);
+		print_elem(ob, a, ks, rec, len, 0);
 		return;
 	}
-	fputc('{', f);
+	ob_char(ob, '{');
 	for (e = 0; e < a->count; e++) {
-		print_elem(f, a, ks, rec, len, e);
-		fputc(e == a->count - 1 ? '}' : ',', f);
+		print_elem(ob, a, ks, rec, len, e);
+		ob_char(ob, e == a->count - 1 ? '}' : ',');
 	}
+}
+
+/* trace_print_context(): "%16s-%-7d [%03d] ..... %5lu.%06lu: " */
+static void print_context(struct outbuf *ob, const struct kpt_rec_hdr *h)
+{
+	char *p = ob_room(ob, CONTEXT_MAX);
+	/* ns2usecs() rounds to the nearest microsecond */
+	uint64_t usecs = (h->ts + 500) / 1000;
+
+	/* trace_find_cmdline(): pid 0 is "<idle>" */
+	if (h->tid)
+		p = fmt_str_w(p, h->comm, strnlen(h->comm, KPT_COMM_LEN), 16, 0);
+	else
+		p = fmt_str_w(p, "<idle>", 6, 16, 0);
+	*p++ = '-';
+	p = fmt_s64_w(p, (int)h->tid, 7, FMT_LEFT);
+	memcpy(p, " [", 2);
+	p = fmt_s64_w(p + 2, (int)h->cpu, 3, FMT_ZERO);
+	memcpy(p, "] ..... ", 8);
+	p = fmt_u64_w(p + 8, usecs / 1000000, 5, 0);
+	*p++ = '.';
+	p = fmt_u64_w(p, usecs % 1000000, 6, FMT_ZERO);
+	memcpy(p, ": ", 2);
+	ob_commit(ob, p + 2);
 }
 
 int output_text(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
 		size_t len)
 {
 	struct kpt_rec_hdr h;
-	char comm[KPT_COMM_LEN + 1];
-	uint64_t usecs;
+	struct outbuf ob;
 	int i;
 
 	if (decode_check(ev, rec, len))
 		return -EINVAL;
 	memcpy(&h, rec, sizeof(h));
-	/* trace_find_cmdline(): pid 0 is "<idle>" */
-	if (h.tid) {
-		memcpy(comm, h.comm, KPT_COMM_LEN);
-		comm[KPT_COMM_LEN] = '\0';
-	} else {
-		strcpy(comm, "<idle>");
-	}
-	/* ns2usecs() rounds to the nearest microsecond */
-	usecs = (h.ts + 500) / 1000;
-	fprintf(f, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64 ": %s:", comm,
-		(int)h.tid, (int)h.cpu, usecs / 1000000, usecs % 1000000, ev->event);
+	ob_init(&ob, f);
+	print_context(&ob, &h);
+	ob_str(&ob, ev->event);
+	ob_char(&ob, ':');
 	/* a tracepoint has no probed address: its fields follow the name */
 	if (ev->kind != SPEC_TRACEPOINT) {
-		fputs(" (", f);
-		print_location(f, ev, ks, &h);
-		fputc(')', f);
+		ob_mem(&ob, " (", 2);
+		print_location(&ob, ev, ks, &h);
+		ob_char(&ob, ')');
 	}
 	for (i = 0; i < ev->nargs; i++)
-		print_arg(f, ev, i, ks, rec, len);
-	fputc('\n', f);
+		print_arg(&ob, ev, i, ks, rec, len);
+	ob_char(&ob, '\n');
+	/* the whole line in one write (or in OUTBUF_SIZE pieces if longer) */
+	ob_flush(&ob);
 	return 0;
 }
