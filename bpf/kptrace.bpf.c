@@ -203,14 +203,13 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	return 0;
 }
 
+/*
+ * One program for entries and returns alike: a kprobe program attaches as a
+ * kretprobe too (the direction is the attachment's), and the probe table
+ * says which it is. One program, one verification: start-up time.
+ */
 SEC("kprobe")
 int kpt_entry(struct pt_regs *ctx)
-{
-	return kpt_handle(ctx, KPT_CTX_REGS);
-}
-
-SEC("kretprobe")
-int kpt_return(struct pt_regs *ctx)
 {
 	return kpt_handle(ctx, KPT_CTX_REGS);
 }
@@ -221,15 +220,10 @@ int kpt_tp(void *ctx)
 	return kpt_handle(ctx, KPT_CTX_TP);
 }
 
-/* Many functions through one link each (Linux 5.18+, CONFIG_FPROBE). */
+/* Many functions through one link each (Linux 5.18+, CONFIG_FPROBE); entries
+ * and returns, as above. */
 SEC("kprobe.multi")
 int kpt_entry_multi(struct pt_regs *ctx)
-{
-	return kpt_handle(ctx, KPT_CTX_MULTI);
-}
-
-SEC("kretprobe.multi")
-int kpt_return_multi(struct pt_regs *ctx)
 {
 	return kpt_handle(ctx, KPT_CTX_MULTI);
 }

@@ -59,10 +59,8 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	else if (o->max_keys)
 		bpf_map__set_max_entries(skel->maps.kpt_edata, o->max_keys);
 	bpf_program__set_autoload(skel->progs.kpt_entry, o->use_entry);
-	bpf_program__set_autoload(skel->progs.kpt_return, o->use_return);
 	bpf_program__set_autoload(skel->progs.kpt_tp, o->use_tp);
-	bpf_program__set_autoload(skel->progs.kpt_entry_multi, o->use_entry_multi);
-	bpf_program__set_autoload(skel->progs.kpt_return_multi, o->use_return_multi);
+	bpf_program__set_autoload(skel->progs.kpt_entry_multi, o->use_multi);
 	pmu_loader_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);	/* --pmu */
 	skel->rodata->kpt_target_tgid = o->target_tgid;
 	skel->rodata->kpt_target_tid = o->target_tid;
@@ -153,8 +151,7 @@ static struct bpf_link *attach_maxactive(struct loader *ld, struct bpf_program *
 static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, pid_t upid,
 				   char *msg, size_t msglen)
 {
-	struct bpf_program *prog = ev->is_return ? ld->skel->progs.kpt_return
-						 : ld->skel->progs.kpt_entry;
+	struct bpf_program *prog = ld->skel->progs.kpt_entry;	/* returns too */
 
 	if (ev->is_user) {
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = ev->index,
@@ -210,8 +207,7 @@ static int attach_multi(struct loader *ld, const struct ev_desc *evs, int n, boo
 			nr = round[i] + 1;
 	}
 	for (r = 0; r < nr && !err; r++) {
-		struct bpf_program *prog = ret ? ld->skel->progs.kpt_return_multi
-					       : ld->skel->progs.kpt_entry_multi;
+		struct bpf_program *prog = ld->skel->progs.kpt_entry_multi;
 		struct bpf_link *l, **nl;
 
 		for (i = 0, k = 0; i < n; i++) {
@@ -362,9 +358,8 @@ struct kpt_link_info {
 
 unsigned long long loader_prog_misses(struct loader *ld)
 {
-	struct bpf_program *progs[] = { ld->skel->progs.kpt_entry, ld->skel->progs.kpt_return,
-					ld->skel->progs.kpt_tp, ld->skel->progs.kpt_entry_multi,
-					ld->skel->progs.kpt_return_multi };
+	struct bpf_program *progs[] = { ld->skel->progs.kpt_entry, ld->skel->progs.kpt_tp,
+					ld->skel->progs.kpt_entry_multi };
 	unsigned long long n = 0;
 	size_t i;
 

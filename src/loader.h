@@ -45,7 +45,7 @@ struct load_opts {
 	bool keyed;		/* any probe uses the keyed or latency maps */
 	bool edata;		/* a return probe reads entry arguments */
 	/* programs this run attaches; the others are not loaded (verifier time) */
-	bool use_entry, use_return, use_tp, use_entry_multi, use_return_multi;
+	bool use_entry, use_tp, use_multi;
 	uint32_t pmu_n;		/* latency --pmu: counters per call (src/pmu.c), 0: none */
 };
 

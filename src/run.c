@@ -593,13 +593,11 @@ int kpt_run(const struct env *env)
 		goto cleanup;
 	}
 	for (i = 0; i < d.n; i++) {
-		bool ret = evs[i].is_return, k = !evs[i].is_user && evs[i].kind != SPEC_TRACEPOINT;
+		bool k = !evs[i].is_user && evs[i].kind != SPEC_TRACEPOINT;
 
 		lo.use_tp |= evs[i].kind == SPEC_TRACEPOINT;
-		lo.use_entry_multi |= evs[i].multi && !ret;
-		lo.use_return_multi |= evs[i].multi && ret;
-		lo.use_entry |= !evs[i].multi && !ret && (k || evs[i].is_user);
-		lo.use_return |= !evs[i].multi && ret;
+		lo.use_multi |= evs[i].multi;
+		lo.use_entry |= !evs[i].multi && (k || evs[i].is_user);
 	}
 	if (env->dry_run) {
 		for (i = 0; i < d.n; i++) {
