@@ -423,6 +423,39 @@ static void type_desc(const struct btf *btf, __u32 id, char *buf, size_t len)
 		snprintf(buf, len, "%s", n && *n ? n : "this type");
 }
 
+/* An enum's names, so --json can print the value by name (the text stays ftrace's number). */
+static int keep_enum_names(const struct btf *btf, __u32 id, struct spec_arg *a)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	int i, n;
+
+	if (!t || !btf_is_any_enum(t) || a->enums)
+		return 0;
+	n = btf_vlen(t);
+	a->enums = calloc(n ? n : 1, sizeof(*a->enums));
+	if (!a->enums)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const char *nm;
+		int64_t v;
+
+		if (btf_is_enum(t)) {
+			nm = btf__name_by_offset(btf, btf_enum(t)[i].name_off);
+			v = btf_kflag(t) || t->size == 4 ? (int64_t)btf_enum(t)[i].val
+							 : (int64_t)(uint32_t)btf_enum(t)[i].val;
+		} else {
+			nm = btf__name_by_offset(btf, btf_enum64(t)[i].name_off);
+			v = (int64_t)btf_enum64_value(btf_enum64(t) + i);
+		}
+		a->enums[a->nenums].val = v;
+		a->enums[a->nenums].name = strdup(nm ? nm : "");
+		if (!a->enums[a->nenums].name)
+			return -ENOMEM;
+		a->nenums++;
+	}
+	return 0;
+}
+
 /* The ops of a, with the chain's dereferences put right after the base. */
 static int splice(struct spec_arg *a, const struct walk *w, struct err *e)
 {
@@ -555,6 +588,9 @@ static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn, struc
 			return fail(e, SPEC_ERR_BAD_BTF_TYPE, a->body_col, extra);
 		}
 		a->type = t;
+		err = keep_enum_names(fn->btf, w.type, a);
+		if (err)
+			return err;
 		if (w.bitsize % 8 || w.bitoffs) {
 			int bits = spec_type_size(t) * 8;
 

@@ -265,6 +265,8 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 		ea->size = f->size;
 		ea->text = a->text;
 		ea->spec = a;
+		ea->enums = a->enums;
+		ea->nenums = a->nenums;
 		if (f->base == KPT_BASE_DATA) {
 			ea->data = a->ops[0].data;
 			continue;

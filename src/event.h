@@ -20,6 +20,8 @@ struct ev_arg {
 	const char *data;	/* immediate string (\"..."): printed as is, nothing in the record */
 	const char *text;	/* the argument as written, for explain */
 	const struct spec_arg *spec;	/* parsed form, for explain */
+	const struct spec_enum *enums;	/* BTF enum names (--json prints them), or NULL */
+	int nenums;
 };
 
 struct ev_desc {

@@ -134,6 +134,13 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 {
 	char buf[SYM_BUF], c;
 
+	/* an enum from BTF: by name where the value has one */
+	for (int i = 0; i < a->nenums; i++) {
+		if (a->enums[i].val == v.s) {
+			json_cstr(ob, a->enums[i].name);
+			return;
+		}
+	}
 	switch (a->type) {
 	case SPEC_T_U8:
 	case SPEC_T_U16:

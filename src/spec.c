@@ -1488,6 +1488,9 @@ void spec_free(struct spec_probe *p)
 		free(a->text);
 		free(a->cast);
 		free(a->chain);
+		for (j = 0; j < a->nenums; j++)
+			free(a->enums[j].name);
+		free(a->enums);
 	}
 	free(p->args);
 	free(p->text);

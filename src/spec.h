@@ -174,6 +174,12 @@ struct spec_op {
 	char *data;		/* SPEC_OP_DATA (heap) */
 };
 
+/* An enum's value and its name, from BTF, for output by name. */
+struct spec_enum {
+	int64_t val;
+	char *name;			/* heap */
+};
+
 struct spec_arg {
 	char name[SPEC_NAME_MAX];	/* NAME= or ftrace's default "argN" */
 	char *text;			/* the argument as written, "NAME=BODY:TYPE" (heap) */
@@ -194,6 +200,9 @@ struct spec_arg {
 	int cast_col;
 	char *chain;			/* "->member.member->member" after the base (heap) */
 	int chain_col;
+	/* an enum-typed BTF value: its names (heap), for --json */
+	struct spec_enum *enums;
+	int nenums;
 	/* ops[0] is the base, then dereferences innermost first, as ftrace stages them */
 	int nops;
 	struct spec_op ops[SPEC_MAX_OPS];

@@ -15,6 +15,8 @@
 
 #include "check.h"
 #include "btfarg.h"
+#include "compile.h"
+#include "output.h"
 #include "spec.h"
 
 static struct btf *kbtf;
@@ -236,6 +238,60 @@ static void test_errors(void)
 	refused("p:do_sys_openat2 d=$arg1:^string", SPEC_ERR_BAD_STRING, NULL);
 }
 
+/* An enum parameter: s32 as ftrace prints it; --json by its BTF name. */
+static void test_enum(void)
+{
+	struct spec_probe p;
+	struct resolved r = { 0 };
+	struct kpt_probe_entry *ent = calloc(1, sizeof(*ent));
+	struct ev_desc ev;
+	unsigned char rec[256] = { 0 };
+	struct kpt_rec_hdr *h = (struct kpt_rec_hdr *)rec;
+	char msg[512], *out = NULL;
+	int64_t change = -1;
+	size_t size;
+	FILE *f;
+	int col, i;
+
+	CHECK(!resolve("p:kobject_uevent action", &p, msg, sizeof(msg), &col), "%s", msg);
+	CHECK_INT(p.args[0].type, SPEC_T_S32, "an enum is s32");
+	for (i = 0; i < p.args[0].nenums; i++)
+		if (!strcmp(p.args[0].enums[i].name, "KOBJ_CHANGE"))
+			change = p.args[0].enums[i].val;
+	CHECK(change >= 0, "KOBJ_CHANGE among %d names", p.args[0].nenums);
+	r.opval = calloc(1, sizeof(*r.opval));
+	snprintf(r.func, sizeof(r.func), "kobject_uevent");
+	CHECK(ent && r.opval && !compile_probe(&p, &r, 0, ent, &ev, msg, sizeof(msg), &col),
+	      "compile: %s", msg);
+	h->kind = KPT_REC_EVENT;
+	h->size = ev.fixed_size;
+	memcpy(h->comm, "udevd", 6);
+	for (i = 0; i < 2; i++) {
+		int32_t v = i ? 12345 : (int32_t)change;
+
+		memcpy(rec + ev.args[0].slot, &v, 4);
+		f = open_memstream(&out, &size);
+		output_json(f, &ev, NULL, rec, ev.fixed_size);
+		fclose(f);
+		if (!i)
+			CHECK(strstr(out, "\"action\":\"KOBJ_CHANGE\""), "json by name: %s", out);
+		else
+			CHECK(strstr(out, "\"action\":12345"), "json, a value without a name: %s",
+			      out);
+		free(out);
+		f = open_memstream(&out, &size);
+		output_text(f, &ev, NULL, rec, ev.fixed_size);
+		fclose(f);
+		snprintf(msg, sizeof(msg), " action=%d\n", (int)(i ? 12345 : change));
+		CHECK(strstr(out, msg), "text as ftrace, a number: %s", out);
+		free(out);
+	}
+	ev_desc_free(&ev);
+	free(r.opval);
+	free(ent);
+	spec_free(&p);
+}
+
 /*
  * With --btf FILE (a vmlinux with its .BTF section, e.g. a VM kernel's from
  * tests/vm/vmlinux-btf.sh), the same tests run against that kernel's types.
@@ -257,6 +313,7 @@ int main(int argc, char **argv)
 	if (argc != 3)
 		test_shorthand();	/* needs this kernel's kallsyms */
 	test_errors();
+	test_enum();
 	sysinfo_free(&si);
 	return check_report();
 }

@@ -453,6 +453,32 @@ else
 	echo "skip - $KREL: module BTF: the dummy module is not loaded"
 fi
 
+# Kernels differ: "A|B" takes the one this kernel has; a function the
+# compiler only left as a clone is that clone; a misspelt one is suggested.
+$KPT --dry-run 'p:km __kmalloc_noprof|__kmalloc' > $W/alt.out 2>&1
+if grep -qE '^  kprobe at 0x[0-9a-f]+ \(__kmalloc(_noprof)?\)$' $W/alt.out &&
+   ! grep -q error $W/alt.out; then
+	ok "alternatives: __kmalloc_noprof|__kmalloc is $(sed -n 's/^  kprobe at .*(\(.*\))$/\1/p' $W/alt.out) here"
+else
+	bad "alternatives: $(head -c 300 $W/alt.out)"
+fi
+clone=$(grep -E ' [tT] [a-z_0-9]+\.(constprop|isra|part)\.[0-9]+$' /proc/kallsyms | awk '{print $3}' |
+	while read -r c; do b=${c%%.*}; grep -q " $b\$" /proc/kallsyms || { echo "$c"; break; }; done)
+if [ -n "$clone" ]; then
+	$KPT --dry-run "p:cl ${clone%%.*}" > $W/clone.out 2>&1
+	if grep -q "^  kprobe at .*($clone)" $W/clone.out && ! grep -q error $W/clone.out; then
+		ok "clones: ${clone%%.*} is $clone in this kernel"
+	else
+		bad "clones: ${clone%%.*} ($clone): $(head -c 300 $W/clone.out)"
+	fi
+fi
+$KPT 'p vfs_raed' > $W/dym.out 2>&1
+if grep -q "did you mean 'vfs_read'" $W/dym.out; then
+	ok "a misspelt function: $(head -n 1 $W/dym.out | cut -c1-100)"
+else
+	bad "a misspelt function: $(head -c 300 $W/dym.out)"
+fi
+
 # Refusals: nothing attached, a clear message, non-zero exit.
 refuse() {
 	name=$1 pattern=$2
