@@ -462,13 +462,17 @@ static int parse_pred(struct parser *ps)
 		len = (int)(q - vat - 1);
 		if (cmp == KPT_CMP_GLOB) {
 			/* filter_parse_regex(): a leading '!' negates the match */
+			const char *gs;
+
 			negate = vat[1] == '!';
-			len = glob_normalize(vat + 1 + negate, q, n->str);
 			/* "\!..." is how a pattern starting with a literal '!' is
 			 * written (explain writes it so); stored, a leading '!' is
-			 * literal already: one program for both spellings */
-			if (len >= 2 && n->str[0] == '\\' && n->str[1] == '!')
-				memmove(n->str, n->str + 1, len--);
+			 * literal already: one program for both spellings, and the
+			 * backslash does not count against the length */
+			gs = vat + 1 + negate;
+			if (q - gs >= 2 && gs[0] == '\\' && gs[1] == '!')
+				gs++;
+			len = glob_normalize(gs, q, n->str);
 			/* No wildcard: a plain comparison, cheaper in the kernel */
 			cmp = len >= 0 && !has_glob_meta(n->str) ? KPT_CMP_STREQ : KPT_CMP_GLOB;
 		} else if (len < KPT_PRED_STR) {
