@@ -134,8 +134,15 @@ vm-test: kptrace
 soak: kptrace
 	$(Q)tests/vm/soak.sh
 
+# kptrace itself under ASan+UBSan (dynamic: the sanitizers need it) for the host suites
+$(OUTPUT)/kptrace-san: $(LIB_SRCS) src/main.c $(wildcard src/*.h) include/kptrace.h \
+		$(OUTPUT)/kptrace.skel.h
+	$(call msg,CC-SAN,$@)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LIB_SRCS) src/main.c -lbpf -lelf -lz -o $@
+
 test: test-deps
-	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS) $(SAN_TESTS) fuzz-build
+	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS) $(SAN_TESTS) $(OUTPUT)/kptrace-san \
+		fuzz-build
 	$(Q)tests/run-all.sh
 
 clean:

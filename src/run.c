@@ -372,8 +372,12 @@ static pid_t spawn_waiting(const char *cmd, int *go_fd)
 	pid_t pid;
 	char c;
 
-	if (wordexp(cmd, &we, WRDE_NOCMD) || !we.we_wordc)
+	if (wordexp(cmd, &we, WRDE_NOCMD))
 		return -EINVAL;
+	if (!we.we_wordc) {
+		wordfree(&we);	/* an empty command: nothing to run, nothing kept */
+		return -EINVAL;
+	}
 	if (pipe2(pfd, O_CLOEXEC)) {
 		wordfree(&we);
 		return -errno;

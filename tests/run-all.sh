@@ -20,6 +20,11 @@ suite fuzz tests/fuzz/run.sh 20
 suite host tests/host/run.sh
 suite host-agg tests/host/agg.sh
 suite host-badinput tests/host/badinput.sh
+# the differential, aggregation and bad-input suites again on kptrace built
+# with ASan+UBSan: any report fails the run (the sanitizers exit non-zero)
+suite host-san env KPT=.output/kptrace-san tests/host/run.sh
+suite host-agg-san env KPT=.output/kptrace-san tests/host/agg.sh
+suite host-badinput-san env KPT=.output/kptrace-san tests/host/badinput.sh
 suite host-harden tests/host/harden.sh
 suite host-list tests/host/list.sh
 suite host-pmu tests/host/pmu.sh

@@ -6,7 +6,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 
-KPT=./kptrace
+# KPT=.output/kptrace-san: the same checks on the ASan+UBSan build
+KPT=${KPT:-./kptrace}
 OUT=.output/tests/host
 mkdir -p "$OUT"
 B=$(realpath "$OUT")/target-agg

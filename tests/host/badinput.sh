@@ -13,4 +13,4 @@ mkdir -p "$OUT"
 BIN=$(realpath "$OUT")/target-bad
 gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$BIN" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "bad input corpus: needs root (bpftool, tracefs)"
-exec python3 tests/host/badinput.py ./kptrace "$BIN" tests/host/badinput.txt
+exec python3 tests/host/badinput.py "${KPT:-./kptrace}" "$BIN" tests/host/badinput.txt

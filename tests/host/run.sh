@@ -7,7 +7,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 
-KPT=./kptrace
+# KPT=.output/kptrace-san: the same checks on the ASan+UBSan build
+KPT=${KPT:-./kptrace}
 OUT=.output/tests/host
 mkdir -p "$OUT"
 BIN=$(realpath "$OUT")/target
@@ -194,6 +195,28 @@ prog_ids() {
 import json, sys
 print(" ".join(str(p["id"]) for p in json.load(sys.stdin) if p.get("name", "").startswith("kpt_")))'
 }
+# SIGTERM and SIGHUP stop it as SIGINT does: exit 0, the profile, nothing left.
+for sig in TERM HUP; do
+	before=" $(prog_ids) "
+	$KPT "p:s$sig $BIN:kpt_neg" > /dev/null 2> "$OUT/sig$sig.err" & kp=$!
+	wait_for "grep -q Attached $OUT/sig$sig.err" 20
+	mine=""
+	for id in $(prog_ids); do [[ $before == *" $id "* ]] || mine="$mine $id"; done
+	kill -$sig $kp; wait $kp; rc=$?
+	left=""
+	for id in $mine; do [[ " $(prog_ids) " == *" $id "* ]] && left="$left $id"; done
+	check "SIG$sig: exit 0, a profile, its programs gone (had:$mine; left:$left)" \
+		test "$rc:$(grep -c PROBE "$OUT/sig$sig.err"):${mine:+x}:$left" = "0:1:x:"
+done
+# SIGPIPE: the reader goes away (| head -n 1); kptrace ends by itself, cleanly.
+before=" $(prog_ids) "
+timeout 30 bash -c "$KPT -c '$BIN 2000' 'p:pipe $BIN:kpt_neg v=%di:s32' 2> '$OUT/pipe.err' | head -n 1" > "$OUT/pipe.out"
+rc=$?
+sleep 0.3
+left=""
+for id in $(prog_ids); do [[ $before == *" $id "* ]] || left="$left $id"; done
+check "SIGPIPE (| head -n 1): one line, no hang, nothing left loaded (rc $rc, left:$left)" \
+	test "$rc:$(wc -l < "$OUT/pipe.out"):$left" = "0:1:"
 before=" $(prog_ids) "
 $KPT "p:kill $BIN:kpt_neg" > /dev/null 2> "$OUT/kill.err" & kp=$!
 wait_for "grep -q Attached $OUT/kill.err" 10
