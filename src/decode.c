@@ -41,14 +41,15 @@ int decode_check(const struct ev_desc *ev, const void *rec, size_t len)
 {
 	const unsigned char *r = rec;
 	struct kpt_rec_hdr h;
-	size_t fixed, first_slot;
+	size_t fixed, first_slot, end;
 	uint32_t e, n, dl, l, off;
 	int i;
 
 	if (!ev || !rec || len < KPT_HDR_SIZE || ev->nargs < 0 || ev->nargs > KPT_MAX_ARGS)
 		return -EINVAL;
 	memcpy(&h, rec, sizeof(h));
-	if (h.size != len || h.kind != KPT_REC_EVENT)
+	/* every byte sent was written for this event: no stale padding */
+	if (h.size != len || h.kind != KPT_REC_EVENT || h.pad)
 		return -EINVAL;
 	if (ev->index >= 0 && h.probe != (unsigned int)ev->index)
 		return -EINVAL;
@@ -56,6 +57,9 @@ int decode_check(const struct ev_desc *ev, const void *rec, size_t len)
 	first_slot = KPT_HDR_SIZE + bitmap_bytes(ev);
 	if (fixed < first_slot || len < fixed)
 		return -EINVAL;
+	/* the strings follow the slots back to back, in argument order: the
+	 * record ends with the last one, nothing after or between them */
+	end = fixed;
 
 	for (i = 0; i < ev->nargs; i++) {
 		const struct ev_arg *a = &ev->args[i];
@@ -80,11 +84,13 @@ int decode_check(const struct ev_desc *ev, const void *rec, size_t len)
 			off = dl & 0xffff;
 			if (!l)
 				continue;	/* ftrace's (fault); its offset means nothing */
-			if (off < fixed || (size_t)off + l > len || r[off + l - 1] != '\0')
-				return -EINVAL;
+			if (off != end || (size_t)off + l > len || r[off + l - 1] != '\0' ||
+			    memchr(r + off, '\0', l - 1))
+				return -EINVAL;	/* a gap, an overlap, or bytes past the terminator */
+			end += l;
 		}
 	}
-	return 0;
+	return end == len ? 0 : -EINVAL;
 }
 
 bool decode_faulted(const struct ev_desc *ev, const void *rec, int argi)

@@ -110,18 +110,19 @@ static bool is_data_loc(const struct ev_arg *a)
 static bool ref_valid(const struct ev_desc *ev, const uint8_t *r, size_t len)
 {
 	struct kpt_rec_hdr h;
-	size_t first, n, e;
+	size_t first, n, e, end;
 	int i;
 
 	if (len < KPT_HDR_SIZE || ev->nargs < 0 || ev->nargs > KPT_MAX_ARGS)
 		return false;
 	memcpy(&h, r, sizeof(h));
-	if (h.size != len || h.kind != KPT_REC_EVENT ||
+	if (h.size != len || h.kind != KPT_REC_EVENT || h.pad ||
 	    (ev->index >= 0 && h.probe != (unsigned int)ev->index))
 		return false;
 	first = KPT_HDR_SIZE + ((size_t)ev->nargs + 7) / 8;
 	if (ev->fixed_size < first || len < ev->fixed_size)
 		return false;
+	end = ev->fixed_size;	/* strings: back to back after the slots, in order */
 	for (i = 0; i < ev->nargs; i++) {
 		const struct ev_arg *a = &ev->args[i];
 
@@ -146,11 +147,15 @@ static bool ref_valid(const struct ev_desc *ev, const uint8_t *r, size_t len)
 			off = dl & 0xffff;
 			if (!l)
 				continue;
-			if (off < ev->fixed_size || off + l > len || r[off + l - 1])
+			if (off != end || off + l > len || r[off + l - 1])
 				return false;
+			for (size_t k = 0; k + 1 < l; k++)
+				if (!r[off + k])
+					return false;	/* a byte past a terminator */
+			end += l;
 		}
 	}
-	return true;
+	return end == len;
 }
 
 /* ---- a strict JSON checker: one object, then "\n", then nothing ---- */

@@ -354,7 +354,7 @@ static void test_strings(void)
 	rec_fault(&r, 4);
 	rec_str(&r, &args[5], 0, sp, sizeof(sp));
 	rec_cstr(&r, &args[7], 0, "cat");
-	rec_str(&r, &args[8], 0, "ab\0cd", 6);
+	rec_str(&r, &args[8], 0, "ab", 3);
 	rec_cstr(&r, &args[9], 0, "end");
 
 	text = malloc(tl);
@@ -373,7 +373,7 @@ static void test_strings(void)
 		 "\"im\":\"imm str\",\"cm\":\"cat\",\"emb\":\"ab\",\"last\":\"end\"},"
 		 "\"faults\":[\"f\"]}\n", longs);
 	check_out(&ev, &r, text, json, "strings");
-	CHECK_INT(r.len, ev.fixed_size + 6 + 5 + 1 + KPT_STR_MAX + sizeof(sp) + 4 + 6 + 4,
+	CHECK_INT(r.len, ev.fixed_size + 6 + 5 + 1 + KPT_STR_MAX + sizeof(sp) + 4 + 3 + 4,
 		  "record length");
 	free(text);
 	free(json);
@@ -599,8 +599,25 @@ static void test_malformed(void)
 	/* a fault (length 0) may carry any offset */
 	tmp = r;
 	dl = 0xffff;
-	memcpy(tmp.b + args[1].slot, &dl, 4);
+	memcpy(tmp.b + args[2].slot + 4, &dl, 4);
 	CHECK_INT(decode_check(&ev, tmp.b, len), 0, "fault with a stray offset");
+
+	/* what the BPF side never sends: every byte is the event's own */
+	tmp = r;
+	tmp.b[offsetof(struct kpt_rec_hdr, pad)] = 1;
+	check_bad(&ev, &tmp, len, "header padding not zero");
+	tmp = r;
+	tmp.b[ev.fixed_size + 1] = '\0';	/* "a\0c": a byte past a terminator */
+	check_bad(&ev, &tmp, len, "bytes past a string's terminator");
+	tmp = r;
+	dl = 0xffff;	/* "abc" made a fault: its bytes left as a gap */
+	memcpy(tmp.b + args[1].slot, &dl, 4);
+	check_bad(&ev, &tmp, len, "a gap between the slots and the strings");
+	tmp = r;
+	tmp.b[len] = 'x';
+	v = (uint32_t)len + 1;
+	memcpy(tmp.b + offsetof(struct kpt_rec_hdr, size), &v, 4);
+	check_bad(&ev, &tmp, len + 1, "a byte after the last string");
 
 	/* the desc itself is checked: a slot beyond the fixed part */
 	bad_ev.args = bad_args;
