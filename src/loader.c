@@ -43,14 +43,15 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	bpf_map__set_max_entries(skel->maps.kpt_hist, o->hist_buckets ? o->hist_buckets : 1);
 	bpf_map__set_max_entries(skel->maps.kpt_hstat, nprobes);
 	/* Maps this run never touches get one entry: memory, and start-up. */
-	if (!o->keyed) {
+	if (!o->keyed)
 		bpf_map__set_max_entries(skel->maps.kpt_kagg, 1);
-		bpf_map__set_max_entries(skel->maps.kpt_start, 1);
-	} else if (o->max_keys) {
+	else if (o->max_keys)
 		bpf_map__set_max_entries(skel->maps.kpt_kagg, o->max_keys);
+	if (!o->latency)
+		bpf_map__set_max_entries(skel->maps.kpt_start, 1);
+	else if (o->max_keys)
 		bpf_map__set_max_entries(skel->maps.kpt_start, o->max_keys);
-	}
-	if (!o->keyed && !o->edata)
+	if (!o->latency && !o->edata)
 		bpf_map__set_max_entries(skel->maps.kpt_depth, 1);
 	else if (o->max_keys)
 		bpf_map__set_max_entries(skel->maps.kpt_depth, o->max_keys);

@@ -42,7 +42,8 @@ struct load_opts {
 	uint32_t buffer_size;	/* ring buffer bytes, power of two */
 	uint32_t hist_buckets;	/* unkeyed histogram buckets of all probes */
 	uint32_t max_keys;	/* keyed aggregation entries; latency calls in flight */
-	bool keyed;		/* any probe uses the keyed or latency maps */
+	bool keyed;		/* any probe uses the keyed aggregation map */
+	bool latency;		/* a latency pair: entry times and call depths */
 	bool edata;		/* a return probe reads entry arguments */
 	/* programs this run attaches; the others are not loaded (verifier time) */
 	bool use_entry, use_tp, use_multi;

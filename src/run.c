@@ -664,9 +664,12 @@ int kpt_run(const struct env *env)
 	if (env->mode != MODE_TRACE && !env->buffer_size)
 		lo.buffer_size = 4096;
 	lo.keyed = false;
-	for (i = 0; i < d.n; i++)
-		lo.keyed |= ents[i].agg.nkeys || ents[i].agg.action == KPT_ACT_COUNT ||
-			    ents[i].agg.action == KPT_ACT_LAT_START;
+	for (i = 0; i < d.n; i++) {
+		/* latency by key (--by) aggregates in the keyed map; plain latency
+		 * needs only its entry times and depths */
+		lo.keyed |= ents[i].agg.nkeys || ents[i].agg.action == KPT_ACT_COUNT;
+		lo.latency |= ents[i].agg.action == KPT_ACT_LAT_START;
+	}
 	/* libbpf loads the kernel's BTF itself: ours is done with */
 	btf__free(si.btf);
 	si.btf = NULL;
