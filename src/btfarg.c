@@ -22,6 +22,7 @@
 #include <bpf/btf.h>
 
 #include "btfarg.h"
+#include "btfwalk.h"
 #include "suggest.h"
 
 struct fn {
@@ -48,24 +49,6 @@ static bool arg_needs_btf(const struct spec_arg *a)
 {
 	return (a->btf & SPEC_BTF_ALL) || a->cast || a->chain ||
 	       (a->nops && a->ops[0].kind == SPEC_OP_BTFVAR);
-}
-
-/* Typedefs and qualifiers skipped; id 0 (void) stays 0. */
-static __u32 skip_mods(const struct btf *btf, __u32 id)
-{
-	const struct btf_type *t;
-	int guard = 32;
-
-	while (id && guard--) {
-		t = btf__type_by_id(btf, id);
-		if (!t)
-			return 0;
-		if (!btf_is_typedef(t) && !btf_is_const(t) && !btf_is_volatile(t) &&
-		    !btf_is_restrict(t) && !btf_is_type_tag(t))
-			return id;
-		id = t->type;
-	}
-	return 0;
 }
 
 static int load_fn(struct sysinfo *si, const struct spec_probe *p, struct fn *fn)
@@ -170,45 +153,6 @@ static int edata_slot(struct spec_probe *p, uint32_t n)
 	return p->nedata++;
 }
 
-/*
- * Member name of struct/union sid, looking into anonymous members; adds its
- * bit offset to *bitoffs and gives its bitfield size and type.
- */
-static bool find_member(const struct btf *btf, __u32 sid, const char *name, __u32 *bitoffs,
-			__u32 *bitsize, __u32 *type, int depth)
-{
-	const struct btf_type *st = btf__type_by_id(btf, sid);
-	const struct btf_member *m;
-	int i, n;
-
-	if (!st || depth > 8 || (!btf_is_struct(st) && !btf_is_union(st)))
-		return false;
-	m = btf_members(st);
-	n = btf_vlen(st);
-	for (i = 0; i < n; i++, m++) {
-		const char *mn = btf__name_by_offset(btf, m->name_off);
-
-		if (mn && *mn) {
-			if (strcmp(mn, name))
-				continue;
-			*bitoffs += btf_member_bit_offset(st, i);
-			*bitsize = btf_member_bitfield_size(st, i);
-			*type = m->type;
-			return true;
-		}
-		/* anonymous struct/union: its members are the parent's */
-		{
-			__u32 sub = skip_mods(btf, m->type), off = *bitoffs;
-
-			if (find_member(btf, sub, name, &off, bitsize, type, depth + 1)) {
-				*bitoffs = off + btf_member_bit_offset(st, i);
-				return true;
-			}
-		}
-	}
-	return false;
-}
-
 static void member_suggest(const struct btf *btf, __u32 sid, struct suggest *sg, int depth)
 {
 	const struct btf_type *st = btf__type_by_id(btf, sid);
@@ -225,7 +169,7 @@ static void member_suggest(const struct btf *btf, __u32 sid, struct suggest *sg,
 		if (mn && *mn)
 			suggest_add(sg, mn);
 		else
-			member_suggest(btf, skip_mods(btf, m->type), sg, depth + 1);
+			member_suggest(btf, btfwalk_skip_mods(btf, m->type), sg, depth + 1);
 	}
 }
 
@@ -292,7 +236,7 @@ static int walk_chain(const struct btf *btf, const struct spec_arg *a, __u32 cas
 			t = btf__type_by_id(btf, w->type);
 			if (!w->type || !t || !btf_is_ptr(t))
 				return fail(e, SPEC_ERR_NO_PTR_STRCT, col, NULL);
-			sid = skip_mods(btf, t->type);
+			sid = btfwalk_skip_mods(btf, t->type);
 		}
 		first = false;
 		/* ->a.b.c: offsets add up within one dereference */
@@ -312,7 +256,7 @@ static int walk_chain(const struct btf *btf, const struct spec_arg *a, __u32 cas
 				return fail(e, SPEC_ERR_NO_BTF_FIELD, col, NULL);
 			memcpy(name, q, len);
 			name[len] = '\0';
-			if (!find_member(btf, sid, name, &bitoffs, &bitsize, &mtype, 0)) {
+			if (!btfwalk_member(btf, sid, name, &bitoffs, &bitsize, &mtype)) {
 				struct suggest sg;
 				char dym[96];
 				const char *sn = btf__name_by_offset(btf, t->name_off);
@@ -325,7 +269,7 @@ static int walk_chain(const struct btf *btf, const struct spec_arg *a, __u32 cas
 				return fail(e, SPEC_ERR_NO_BTF_FIELD, col, extra);
 			}
 			w->bitsize = bitsize;
-			w->type = skip_mods(btf, mtype);
+			w->type = btfwalk_skip_mods(btf, mtype);
 			q = ne;
 			if (*q != '.')
 				break;
@@ -345,7 +289,7 @@ static int walk_chain(const struct btf *btf, const struct spec_arg *a, __u32 cas
 
 static bool is_char(const struct btf *btf, __u32 id)
 {
-	const struct btf_type *t = btf__type_by_id(btf, skip_mods(btf, id));
+	const struct btf_type *t = btf__type_by_id(btf, btfwalk_skip_mods(btf, id));
 
 	return t && btf_is_int(t) && btf_int_bits(t) == 8;
 }
@@ -411,7 +355,7 @@ static void type_desc(const struct btf *btf, __u32 id, char *buf, size_t len)
 	else if (btf_is_ptr(t)) {
 		char sub[96];
 
-		type_desc(btf, skip_mods(btf, t->type), sub, sizeof(sub));
+		type_desc(btf, btfwalk_skip_mods(btf, t->type), sub, sizeof(sub));
 		snprintf(buf, len, "a pointer to %s", sub);
 	} else if (btf_is_struct(t) || btf_is_union(t))
 		snprintf(buf, len, "%s %s", kind_word(t), n && *n ? n : "(anon)");
@@ -509,13 +453,13 @@ static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn, struc
 		base->sym = NULL;
 		base->kind = SPEC_OP_ARG;
 		base->param = (uint32_t)i + 1;
-		w.type = skip_mods(fn->btf, btf_params(fn->proto)[i].type);
+		w.type = btfwalk_skip_mods(fn->btf, btf_params(fn->proto)[i].type);
 		break;
 	case SPEC_OP_ARG:
 		if (fn->proto && base->param <= (uint32_t)nparams(fn)) {
 			int n = (int)base->param - 1;
 
-			w.type = skip_mods(fn->btf, btf_params(fn->proto)[n].type);
+			w.type = btfwalk_skip_mods(fn->btf, btf_params(fn->proto)[n].type);
 			if (a->btf & SPEC_BTF_ARGN) {
 				/* traceprobe_expand_meta_args(): $argN is its name */
 				const char *nm = param_name(fn, n);
@@ -537,7 +481,7 @@ static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn, struc
 		if (fn->proto) {
 			if (!fn->proto->type)
 				return fail(e, SPEC_ERR_NO_RETVAL, base->col, NULL);
-			w.type = skip_mods(fn->btf, fn->proto->type);
+			w.type = btfwalk_skip_mods(fn->btf, fn->proto->type);
 		}
 		break;
 	default:

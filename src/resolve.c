@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "btfwalk.h"
 #include "objbtf.h"
 #include "resolve.h"
 #include "suggest.h"
@@ -200,42 +201,15 @@ out:
 	return err;
 }
 
-/* Find member name in a struct, descending into anonymous unions/structs. */
-static int member_offset(const struct btf *btf, const struct btf_type *t, const char *name,
-			 int base_bits)
-{
-	const struct btf_member *m = btf_members(t);
-	int i, off;
-
-	for (i = 0; i < btf_vlen(t); i++, m++) {
-		const char *mn = btf__name_by_offset(btf, m->name_off);
-		int bits = base_bits + btf_member_bit_offset(t, i);
-
-		if (mn && *mn) {
-			if (!strcmp(mn, name))
-				return bits / 8;
-			continue;
-		}
-		/* anonymous: struct pt_regs keeps cs and ss in unions since 6.9 (FRED) */
-		off = member_offset(btf, btf__type_by_id(btf, m->type), name, bits);
-		if (off >= 0)
-			return off;
-	}
-	return -ENOENT;
-}
-
 int resolve_reg_offset(const struct btf *btf, const char *name)
 {
-	const struct btf_type *t;
+	__u32 bits = 0, bitsize, type;
 	int id;
 
 	id = btf__find_by_name_kind(btf, "pt_regs", BTF_KIND_STRUCT);
-	if (id < 0)
+	if (id < 0 || !btfwalk_member(btf, (__u32)id, name, &bits, &bitsize, &type))
 		return -ENOENT;
-	t = btf__type_by_id(btf, id);
-	if (!t || !btf_is_composite(t))
-		return -ENOENT;
-	return member_offset(btf, t, name, 0);
+	return (int)(bits / 8);
 }
 
 int sysinfo_need_ksyms(struct sysinfo *si, char *msg, size_t msglen)
