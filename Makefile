@@ -212,7 +212,7 @@ FUZZ_OUT     := $(OUTPUT)/fuzz
 FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11 -Wall -Wextra -Werror -Iinclude -Isrc \
 	-I$(OUTPUT) -D_GNU_SOURCE
-FUZZ_HDRS    := tests/fuzz/fuzz_common.h $(wildcard src/*.h) include/kptrace.h
+FUZZ_HDRS    := tests/fuzz/fuzz_common.h tests/unit/ev_layout.h $(wildcard src/*.h) include/kptrace.h
 
 # What each harness links: the stage it fuzzes and what that stage calls.
 FUZZ_SRCS_spec   := src/spec.c

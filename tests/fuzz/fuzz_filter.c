@@ -44,6 +44,7 @@
 #include "fuzz_common.h"
 
 #include "../unit/filter_userspace.h"
+#include "../unit/ev_layout.h"
 
 /* The fake probe of tests/unit/test_filter.c: every kind of field. */
 static struct ev_arg args[] = {
@@ -81,23 +82,6 @@ static struct ev_arg shadow_args[] = {
 	{ .name = "tid", .type = SPEC_T_SYMSTR, .size = 8 },
 };
 static struct ev_desc shadow_ev = { .event = "shadow", .nargs = 5, .args = shadow_args };
-
-/* Slots as compile.c lays them out: after the header and the fault bitmap, packed. */
-static void layout(struct ev_desc *e)
-{
-	unsigned int pos = KPT_HDR_SIZE + (e->nargs + 7) / 8;
-	int i;
-
-	for (i = 0; i < e->nargs; i++) {
-		struct ev_arg *a = &e->args[i];
-
-		if (a->data)
-			continue;
-		a->slot = (uint16_t)pos;
-		pos += a->size * (a->count ? a->count : 1);
-	}
-	e->fixed_size = (uint16_t)pos;
-}
 
 static bool is_signed_type(enum spec_type t)
 {
@@ -743,8 +727,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	layout(&ev);
-	layout(&shadow_ev);
+	ev_layout(&ev);
+	ev_layout(&shadow_ev);
 	roundtrip = !getenv("FUZZ_FILTER_ROUNDTRIP") || strcmp(getenv("FUZZ_FILTER_ROUNDTRIP"), "0");
 	return 0;
 }

@@ -23,6 +23,7 @@
 #include "filter.h"
 
 #include "filter_userspace.h"
+#include "ev_layout.h"
 
 /* The fake probe: every kind of field, slots laid out as compile.c does. */
 static struct ev_arg args[] = {
@@ -57,22 +58,6 @@ static struct ev_arg shadow_args[] = {
 	{ .name = "cpu", .type = SPEC_T_S16, .size = 2 },
 };
 static struct ev_desc shadow_ev = { .event = "shadow", .nargs = 3, .args = shadow_args };
-
-static void layout(struct ev_desc *e)
-{
-	unsigned int pos = KPT_HDR_SIZE + (e->nargs + 7) / 8;
-	int i;
-
-	for (i = 0; i < e->nargs; i++) {
-		struct ev_arg *a = &e->args[i];
-
-		if (a->data)
-			continue;
-		a->slot = (uint16_t)pos;
-		pos += a->size * (a->count ? a->count : 1);
-	}
-	e->fixed_size = (uint16_t)pos;
-}
 
 /* ---- the compiler: programs in one line ---- */
 
@@ -281,7 +266,7 @@ static void test_good(void)
 	size_t i;
 	int col, ret;
 
-	layout(&ev);
+	ev_layout(&ev);
 	CHECK_INT(args[0].slot, 59, "first slot");
 	CHECK_INT(ev.fixed_size, 135, "fixed size");
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
@@ -513,7 +498,7 @@ static void test_shadow(void)
 	struct kpt_pred_prog pre, post;
 	char msg[256], got[512];
 
-	layout(&shadow_ev);
+	ev_layout(&shadow_ev);
 	CHECK(!filter_compile("pid == 1 && comm == 'x' && cpu < -1 && CPU == 2 && "
 			      "common_pid == 3 && COMM == 'y'",
 			      &shadow_ev, &pre, &post, msg, sizeof(msg), NULL), "shadow: %s", msg);
@@ -1044,8 +1029,8 @@ static void test_roundtrip(void)
 	char text[4096];
 	size_t i;
 
-	layout(&sh);
-	layout(&shadow_ev);
+	ev_layout(&sh);
+	ev_layout(&shadow_ev);
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		CHECK(roundtrip(good[i].expr, &ev, text, sizeof(text)),
 		      "%s: explained as [%s], which compiles to another program", good[i].expr,
@@ -1060,7 +1045,7 @@ static void test_roundtrip(void)
 
 int main(void)
 {
-	layout(&ev);
+	ev_layout(&ev);
 	test_good();
 	test_bad();
 	test_limits();

@@ -18,6 +18,7 @@
 #include "kptrace.h"
 #include "output.h"
 #include "spec.h"
+#include "ev_layout.h"
 
 #define DO_SYS_OPENAT2	0xffffffff81000100ull	/* size 0xe0 */
 #define HELPER		0xffffffff810001e0ull	/* size 0x120 */
@@ -43,23 +44,6 @@ struct rec {
 	unsigned char b[KPT_REC_MAX];
 	size_t len;
 };
-
-/* Slots as compile.c lays them out: after the header and the fault bitmap, packed. */
-static void layout(struct ev_desc *ev)
-{
-	unsigned int pos = KPT_HDR_SIZE + (ev->nargs + 7) / 8;
-	int i;
-
-	for (i = 0; i < ev->nargs; i++) {
-		struct ev_arg *a = &ev->args[i];
-
-		if (a->data)
-			continue;
-		a->slot = (uint16_t)pos;
-		pos += a->size * (a->count ? a->count : 1);
-	}
-	ev->fixed_size = (uint16_t)pos;
-}
 
 static void rec_start(struct rec *r, const struct ev_desc *ev, uint32_t tid, const char *comm,
 		      uint64_t ts, uint32_t cpu, uint64_t ip)
@@ -234,7 +218,7 @@ static void test_scalars(void)
 	struct rec r;
 	int i;
 
-	layout(&ev);
+	ev_layout(&ev);
 	rec_start(&r, &ev, 1234, "bash", 12345678901234ull, 1, 0);
 	for (i = 0; i < ev.nargs; i++)
 		rec_put(&r, &args[i], 0, vals[i]);
@@ -272,7 +256,7 @@ static void test_char_nul(void)
 	char *got;
 	int rc;
 
-	layout(&ev);
+	ev_layout(&ev);
 	rec_start(&r, &ev, 100, "t", 1000, 0, 0x401106);
 	rec_put(&r, &args[0], 0, 0);
 	rec_put(&r, &args[1], 0, '"');
@@ -294,7 +278,7 @@ static void test_context(void)
 	};
 	struct rec r;
 
-	layout(&ev);
+	ev_layout(&ev);
 	rec_start(&r, &ev, 0, "swapper/3", 1000999500, 12, 0);
 	check_out(&ev, &r, "          <idle>-0       [012] .....     1.001000: ctx: (0)\n",
 		  "{\"ts\":1000999500,\"cpu\":12,\"pid\":0,\"tid\":0,\"comm\":\"swapper/3\","
@@ -344,7 +328,7 @@ static void test_strings(void)
 
 	memset(longs, 'x', KPT_STR_MAX - 1);
 	longs[KPT_STR_MAX - 1] = '\0';
-	layout(&ev);
+	ev_layout(&ev);
 	rec_start(&r, &ev, 4242, "cat", 5000000, 2, 0x401106);
 	rec_cstr(&r, &args[0], 0, "hello");
 	rec_cstr(&r, &args[1], 0, "user");
@@ -395,7 +379,7 @@ static void test_arrays_faults_symbols(void)
 	};
 	struct rec r;
 
-	layout(&ev);
+	ev_layout(&ev);
 	rec_start(&r, &ev, 1, "init", 0, 0, 0);
 	rec_put(&r, &args[0], 0, 0xdeadbeef);	/* whatever is there: it faulted */
 	rec_fault(&r, 0);
@@ -455,7 +439,7 @@ static void test_return_probes(void)
 	};
 	struct rec r;
 
-	layout(&ev);
+	ev_layout(&ev);
 	rec_start(&r, &ev, 2000, "sh", 3000000000ull, 0, HELPER + 5);
 	rec_put(&r, &args[0], 0, (uint64_t)-2);
 	check_out(&ev, &r,
@@ -503,7 +487,7 @@ static void test_return_probes(void)
 		  "\"args\":{\"rv\":0}}\n",
 		  "kretprobe trampoline");
 
-	layout(&uev);
+	ev_layout(&uev);
 	rec_start(&r, &uev, 2000, "sh", 0, 0, 0x401193);
 	rec_put(&r, &args[0], 0, 7);
 	check_out(&uev, &r,
@@ -543,7 +527,7 @@ static void test_malformed(void)
 	uint32_t dl, v;
 	size_t len;
 
-	layout(&ev);
+	ev_layout(&ev);
 	rec_start(&r, &ev, 5, "x", 0, 0, 0);
 	rec_cstr(&r, &args[1], 0, "abc");
 	rec_cstr(&r, &args[2], 0, "d");
@@ -650,7 +634,7 @@ static void test_decode(void)
 	size_t n;
 	int i;
 
-	layout(&ev);
+	ev_layout(&ev);
 	CHECK_INT(args[0].slot, KPT_HDR_SIZE + 2, "two bitmap bytes for ten arguments");
 	rec_start(&r, &ev, 5, "x", 0, 0, 0);
 	rec_put(&r, &args[0], 0, 0xfe);
@@ -720,7 +704,7 @@ static void ev_from_spec(struct ev_desc *ev, struct ev_arg *args, const struct s
 		e->text = a->text;
 		e->spec = a;
 	}
-	layout(ev);
+	ev_layout(ev);
 }
 
 static char *explain(const char *def, struct spec_probe *p, struct ev_arg *args)
