@@ -14,6 +14,15 @@
 #include "tracefs_kretprobe.h"
 #include "kptrace.skel.h"
 
+/* A per-key map: one entry when unused, --max-keys when given, else as declared. */
+static void size_keyed(struct bpf_map *m, bool used, uint32_t max_keys)
+{
+	if (!used)
+		bpf_map__set_max_entries(m, 1);
+	else if (max_keys)
+		bpf_map__set_max_entries(m, max_keys);
+}
+
 int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
 		size_t msglen)
 {
@@ -43,22 +52,10 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	bpf_map__set_max_entries(skel->maps.kpt_hist, o->hist_buckets ? o->hist_buckets : 1);
 	bpf_map__set_max_entries(skel->maps.kpt_hstat, nprobes);
 	/* Maps this run never touches get one entry: memory, and start-up. */
-	if (!o->keyed)
-		bpf_map__set_max_entries(skel->maps.kpt_kagg, 1);
-	else if (o->max_keys)
-		bpf_map__set_max_entries(skel->maps.kpt_kagg, o->max_keys);
-	if (!o->latency)
-		bpf_map__set_max_entries(skel->maps.kpt_start, 1);
-	else if (o->max_keys)
-		bpf_map__set_max_entries(skel->maps.kpt_start, o->max_keys);
-	if (!o->latency && !o->edata)
-		bpf_map__set_max_entries(skel->maps.kpt_depth, 1);
-	else if (o->max_keys)
-		bpf_map__set_max_entries(skel->maps.kpt_depth, o->max_keys);
-	if (!o->edata)
-		bpf_map__set_max_entries(skel->maps.kpt_edata, 1);
-	else if (o->max_keys)
-		bpf_map__set_max_entries(skel->maps.kpt_edata, o->max_keys);
+	size_keyed(skel->maps.kpt_kagg, o->keyed, o->max_keys);
+	size_keyed(skel->maps.kpt_start, o->latency, o->max_keys);
+	size_keyed(skel->maps.kpt_depth, o->latency || o->edata, o->max_keys);
+	size_keyed(skel->maps.kpt_edata, o->edata, o->max_keys);
 	bpf_program__set_autoload(skel->progs.kpt_entry, o->use_entry);
 	bpf_program__set_autoload(skel->progs.kpt_tp, o->use_tp);
 	bpf_program__set_autoload(skel->progs.kpt_entry_multi, o->use_multi);

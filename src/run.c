@@ -277,6 +277,12 @@ static int expand_globs(struct defs *d, struct sysinfo *si, bool **from_glob)
  */
 #define KPT_MULTI_MIN	8
 
+static bool multi_eligible(const struct ev_desc *ev)
+{
+	return (ev->kind == SPEC_KPROBE && ev->spec->symbol && !ev->spec->offset) ||
+	       (ev->kind == SPEC_KRETPROBE && !ev->spec->maxactive);
+}
+
 static int choose_backend(const struct env *env, struct sysinfo *si, struct ev_desc *evs, int n,
 			  char *msg, size_t msglen)
 {
@@ -286,9 +292,7 @@ static int choose_backend(const struct env *env, struct sysinfo *si, struct ev_d
 
 	/* functions, not probes: many probes on one function need no multi link */
 	for (i = 0; i < n; i++) {
-		bool ok = (evs[i].kind == SPEC_KPROBE && evs[i].spec->symbol &&
-			   !evs[i].spec->offset) ||
-			  (evs[i].kind == SPEC_KRETPROBE && !evs[i].spec->maxactive);
+		bool ok = multi_eligible(&evs[i]);
 
 		for (j = 0; ok && j < i; j++)
 			ok = evs[j].addr != evs[i].addr;
@@ -307,9 +311,7 @@ static int choose_backend(const struct env *env, struct sysinfo *si, struct ev_d
 	if (!have || (!strcmp(b, "auto") && eligible < KPT_MULTI_MIN))
 		return 0;
 	for (i = 0; i < n; i++)
-		evs[i].multi = (evs[i].kind == SPEC_KPROBE && evs[i].spec->symbol &&
-				!evs[i].spec->offset) ||
-			       (evs[i].kind == SPEC_KRETPROBE && !evs[i].spec->maxactive);
+		evs[i].multi = multi_eligible(&evs[i]);
 	return 0;
 }
 
@@ -597,11 +599,9 @@ int kpt_run(const struct env *env)
 		goto cleanup;
 	}
 	for (i = 0; i < d.n; i++) {
-		bool k = !evs[i].is_user && evs[i].kind != SPEC_TRACEPOINT;
-
 		lo.use_tp |= evs[i].kind == SPEC_TRACEPOINT;
 		lo.use_multi |= evs[i].multi;
-		lo.use_entry |= !evs[i].multi && (k || evs[i].is_user);
+		lo.use_entry |= !evs[i].multi && evs[i].kind != SPEC_TRACEPOINT;
 	}
 	if (env->dry_run) {
 		for (i = 0; i < d.n; i++) {

@@ -210,15 +210,21 @@ else
 	ok "symstr prints the symbol as a string ($(grep -m1 ' ss: ' $W/ss.out | sed 's/.* b=//'))"
 fi
 
+# Return probes: the reference, then kptrace, on the same workload; pids
+# renumbered by order of appearance into $W/ref and $W/got.
+one_after_other() {
+	ftrace_start "$1"
+	workload
+	ftrace_stop $W/ref.raw
+	kpt_start "$1"
+	workload
+	kpt_stop $W/got.raw
+	renumber < $W/ref.raw > $W/ref
+	renumber < $W/got.raw > $W/got
+}
+
 # Pass 2: return probes, one tracer after the other.
-ftrace_start $W/ret.defs
-workload
-ftrace_stop $W/ref.raw
-kpt_start $W/ret.defs
-workload
-kpt_stop $W/got.raw
-renumber < $W/ref.raw > $W/ref
-renumber < $W/got.raw > $W/got
+one_after_other $W/ret.defs
 echo "# return: kptrace $(wc -l < $W/got) workload lines, ftrace $(wc -l < $W/ref)"
 compare openret readret r_ksys_read_0
 
@@ -227,14 +233,7 @@ cat > $W/bret.defs <<EOF
 r:kpt/bret do_sys_openat2 \$retval
 r:kpt/bretargs vfs_read \$retval count file->f_flags
 EOF
-ftrace_start $W/bret.defs
-workload
-ftrace_stop $W/ref.raw
-kpt_start $W/bret.defs
-workload
-kpt_stop $W/got.raw
-renumber < $W/ref.raw > $W/ref
-renumber < $W/got.raw > $W/got
+one_after_other $W/bret.defs
 if [ -s $W/refused ]; then
 	# no reference: dd's 64-byte reads are known, each with its own count
 	n=$(grep -c ' bretargs: .* count=64 ' $W/got)
