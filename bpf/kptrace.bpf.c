@@ -93,8 +93,53 @@ static __always_inline bool kpt_comm_differs(const char *comm)
 }
 
 /* What the context is: registers (kprobe, uprobe), a raw tracepoint record,
- * or registers under kprobe.multi, where the probed address is the function's. */
-enum { KPT_CTX_REGS, KPT_CTX_TP, KPT_CTX_MULTI };
+ * registers under kprobe.multi, where the probed address is the function's,
+ * or a BPF trampoline's saved arguments (fentry/fexit). */
+enum { KPT_CTX_REGS, KPT_CTX_TP, KPT_CTX_MULTI, KPT_CTX_TRAMP };
+
+/*
+ * fentry/fexit: the trampoline saved the argument registers (and at exit the
+ * return value), not a pt_regs. Lay them out where a kprobe's copy has them,
+ * so every fetch reads them by the same offsets: the same definition gives
+ * the same values whatever the mechanism. Only probes reading argument
+ * registers, the return value and memory through them come here (the loader
+ * sends the others to kprobes): the rest of the copy is zero.
+ */
+static __always_inline void kpt_tramp_regs(__u64 *ctx, struct pt_regs *r, bool ret)
+{
+	__u64 v = 0, n = bpf_get_func_arg_cnt(ctx);
+
+	__builtin_memset(r, 0, sizeof(*r));
+	if (!bpf_get_func_arg(ctx, 0, &v))
+		PT_REGS_PARM1(r) = v;
+	if (!bpf_get_func_arg(ctx, 1, &v))
+		PT_REGS_PARM2(r) = v;
+	if (!bpf_get_func_arg(ctx, 2, &v))
+		PT_REGS_PARM3(r) = v;
+	if (!bpf_get_func_arg(ctx, 3, &v))
+		PT_REGS_PARM4(r) = v;
+	if (!bpf_get_func_arg(ctx, 4, &v))
+		PT_REGS_PARM5(r) = v;
+	if (!bpf_get_func_arg(ctx, 5, &v))
+		PT_REGS_PARM6(r) = v;
+	if (!ret) {
+		/* the function's address, as under kprobe.multi */
+		r->ip = bpf_get_func_ip(ctx);
+		return;
+	}
+	if (!bpf_get_func_ret(ctx, &v))
+		PT_REGS_RC(r) = v;
+	/*
+	 * Where the function returns to, as a kretprobe prints it. The x86-64
+	 * trampoline's frame above its saved arguments: the return value, the
+	 * saved frame pointer, the address back into the traced function (its
+	 * fentry call), then the caller's return address. A failed read
+	 * leaves 0; the VM tests compare it with kretprobes' on each kernel.
+	 */
+	if (n > 12 || bpf_probe_read_kernel(&v, sizeof(v), ctx + n + 3))
+		v = 0;
+	r->ip = v;
+}
 
 static __always_inline int kpt_handle(void *ctx, int kind)
 {
@@ -130,6 +175,8 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	if (is_tp) {
 		__builtin_memset(&s->regs, 0, sizeof(s->regs));
 		s->ctx = (__u64)ctx;
+	} else if (kind == KPT_CTX_TRAMP) {
+		kpt_tramp_regs(ctx, &s->regs, p->flags & KPT_PF_RETURN);
 	} else if (bpf_probe_read_kernel(&s->regs, sizeof(s->regs), ctx)) {
 		return 0;
 	}
@@ -145,7 +192,7 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	h->ip = PT_REGS_IP(&s->regs);
 	if (kind == KPT_CTX_MULTI && !(p->flags & KPT_PF_RETURN))
 		h->ip = bpf_get_func_ip(ctx);
-	else if (!(p->flags & (KPT_PF_USER | KPT_PF_RETURN | KPT_PF_TP)))
+	else if (kind == KPT_CTX_REGS && !(p->flags & (KPT_PF_USER | KPT_PF_RETURN | KPT_PF_TP)))
 		h->ip--;
 	h->tid = (__u32)pid_tgid;
 	h->tgid = pid_tgid >> 32;
@@ -227,3 +274,20 @@ int kpt_entry_multi(struct pt_regs *ctx)
 {
 	return kpt_handle(ctx, KPT_CTX_MULTI);
 }
+
+/*
+ * fentry/fexit: a BPF trampoline program is verified against one function,
+ * so each probe on this backend takes one of these slots; the loader sets
+ * its direction and function before load and leaves the unused ones out.
+ * bpf_get_func_ret() in a slot loaded as fentry is the kernel's -EOPNOTSUPP.
+ */
+#define KPT_TRAMP(n)						\
+	SEC("fentry")						\
+	int kpt_tramp##n(__u64 *ctx)				\
+	{							\
+		return kpt_handle(ctx, KPT_CTX_TRAMP);		\
+	}
+KPT_TRAMP(0) KPT_TRAMP(1) KPT_TRAMP(2) KPT_TRAMP(3)
+KPT_TRAMP(4) KPT_TRAMP(5) KPT_TRAMP(6) KPT_TRAMP(7)
+KPT_TRAMP(8) KPT_TRAMP(9) KPT_TRAMP(10) KPT_TRAMP(11)
+KPT_TRAMP(12) KPT_TRAMP(13) KPT_TRAMP(14) KPT_TRAMP(15)

@@ -46,6 +46,9 @@ enum kpt_base {
 /* Entry arguments one return probe can save (ftrace's entry data). */
 #define KPT_MAX_EDATA	8
 
+/* fentry/fexit probes in one run: one BPF program each, verified against its function. */
+#define KPT_TRAMP_SLOTS	16
+
 /* How the value is stored in the record (ftrace's FETCH_OP_ST_* stage 3). */
 enum kpt_store {
 	KPT_ST_RAW = 1,		/* the value itself, 'size' bytes of it */

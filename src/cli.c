@@ -79,9 +79,9 @@ static const struct argp_option options[] = {
 	{ "no-tracepoint", OPT_NO_TP, NULL, 0,
 	  "hist kmalloc: use kprobes even where kmem:kmalloc exists", 1 },
 	{ "slack", OPT_SLACK, NULL, 0, "hist kmalloc: bytes allocated minus bytes asked for", 1 },
-	{ "backend", OPT_BACKEND, "auto|kprobe|kprobe-multi", 0,
-	  "How kernel function probes attach: auto (kprobe.multi for many functions where the "
-	  "kernel has it, else kprobes), or forced", 0 },
+	{ "backend", OPT_BACKEND, "auto|fentry|kprobe-multi|kprobe", 0,
+	  "How kernel function probes attach: auto (fentry/fexit for a few probes, kprobe.multi "
+	  "for many functions, where the kernel has them; else kprobes), or forced", 0 },
 	{ "pmu", OPT_PMU, "EVENT[,EVENT]", 0,
 	  "latency: per-call deltas of perf counters (perf's names: cycles, instructions, "
 	  "cache-misses, page-faults, context-switches, cpu-clock, PMU/EVENT/...), at most 4", 1 },
@@ -222,11 +222,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		env->slack = true;
 		break;
 	case OPT_BACKEND:
-		if (!strcmp(arg, "fentry"))
-			argp_error(st, "--backend fentry: not available yet (kptrace would need one "
-				   "BPF program per function); use kprobe-multi or kprobe");
-		if (strcmp(arg, "auto") && strcmp(arg, "kprobe") && strcmp(arg, "kprobe-multi"))
-			argp_error(st, "--backend: '%s' is not auto, kprobe or kprobe-multi", arg);
+		if (strcmp(arg, "auto") && strcmp(arg, "kprobe") && strcmp(arg, "kprobe-multi") &&
+		    strcmp(arg, "fentry"))
+			argp_error(st, "--backend: '%s' is not auto, fentry, kprobe-multi or kprobe",
+				   arg);
 		env->backend = arg;
 		break;
 	case OPT_PMU:

@@ -38,6 +38,7 @@ struct ev_desc {
 	uint64_t uoffset;	/* uprobe: file offset */
 	uint16_t fixed_size;	/* header + fault bitmap + slots */
 	bool multi;		/* attached through one kprobe.multi link with others */
+	bool tramp;		/* attached through a BPF trampoline: fentry, or fexit for returns */
 	bool attach_first;	/* an entry saving arguments: on before its return probe */
 	int nargs;
 	struct ev_arg *args;

@@ -23,11 +23,85 @@ static void size_keyed(struct bpf_map *m, bool used, uint32_t max_keys)
 		bpf_map__set_max_entries(m, max_keys);
 }
 
+/*
+ * fentry/fexit: one slot program per probe, given its direction and
+ * function; the unused slots are not loaded. Returns how many are used.
+ */
+static int setup_tramps(struct loader *ld, const struct ev_desc *evs, int n, char *msg,
+			size_t msglen)
+{
+	struct bpf_object *obj = ld->skel->obj;
+	char name[32];
+	int i, k = 0, err;
+
+	for (i = 0; i < KPT_TRAMP_SLOTS; i++) {
+		snprintf(name, sizeof(name), "kpt_tramp%d", i);
+		bpf_program__set_autoload(bpf_object__find_program_by_name(obj, name), false);
+	}
+	for (i = 0; i < n; i++) {
+		struct bpf_program *prog;
+
+		if (!evs[i].tramp)
+			continue;
+		snprintf(name, sizeof(name), "kpt_tramp%d", k);
+		prog = k < KPT_TRAMP_SLOTS ? bpf_object__find_program_by_name(obj, name) : NULL;
+		if (!prog) {
+			snprintf(msg, msglen, "more than %d fentry/fexit probes", KPT_TRAMP_SLOTS);
+			return -E2BIG;
+		}
+		bpf_program__set_expected_attach_type(prog, evs[i].is_return ? BPF_TRACE_FEXIT :
+									    BPF_TRACE_FENTRY);
+		err = bpf_program__set_attach_target(prog, 0, evs[i].func);
+		if (err) {
+			snprintf(msg, msglen, "no BTF prototype for %s, which fentry/fexit need: "
+				 "%s; use --backend kprobe", evs[i].func, strerror(-err));
+			return err;
+		}
+		bpf_program__set_autoload(prog, true);
+		ld->tramp[i] = prog;
+		k++;
+	}
+	return k;
+}
+
+/* The kernel refused the programs: say which kind, and what to do. */
+static void load_refused(struct loader *ld, const struct ev_desc *evs, int err, char *msg,
+			 size_t msglen)
+{
+	size_t len;
+	int i;
+
+	if (!ld->ntramp) {
+		if (err == -EPERM)
+			snprintf(msg, msglen,
+				 "loading BPF programs needs root (CAP_BPF and CAP_PERFMON): %s",
+				 strerror(-err));
+		else
+			snprintf(msg, msglen,
+				 "the kernel refused the BPF programs: %s (run with -v for the "
+				 "verifier log)", strerror(-err));
+		return;
+	}
+	/* root was checked before: a refusal here is the trampolines' */
+	snprintf(msg, msglen, "the kernel refused fentry/fexit programs (%s) on", strerror(-err));
+	for (i = 0; i < ld->nprobes; i++) {
+		len = strlen(msg);
+		if (ld->tramp[i] && len < msglen)
+			snprintf(msg + len, msglen - len, " %s%s", evs[i].func,
+				 evs[i].is_return ? "%return" : "");
+	}
+	len = strlen(msg);
+	if (len < msglen)
+		snprintf(msg + len, msglen - len, " (no BPF trampolines in this kernel, or not for "
+			 "these functions; -v shows the verifier's reason)");
+}
+
 int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
 		size_t msglen)
 {
 	struct kptrace_bpf *skel;
-	int err;
+	bool use_entry = false, use_tp = false, use_multi = false;
+	int err, i;
 
 	memset(ld, 0, sizeof(*ld));
 	ld->nprobes = nprobes;
@@ -56,9 +130,22 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	size_keyed(skel->maps.kpt_start, o->latency, o->max_keys);
 	size_keyed(skel->maps.kpt_depth, o->latency || o->edata, o->max_keys);
 	size_keyed(skel->maps.kpt_edata, o->edata, o->max_keys);
-	bpf_program__set_autoload(skel->progs.kpt_entry, o->use_entry);
-	bpf_program__set_autoload(skel->progs.kpt_tp, o->use_tp);
-	bpf_program__set_autoload(skel->progs.kpt_entry_multi, o->use_multi);
+	for (i = 0; i < nprobes; i++) {
+		const struct ev_desc *ev = &o->evs[i];
+
+		use_tp |= ev->kind == SPEC_TRACEPOINT;
+		use_multi |= ev->multi;
+		use_entry |= !ev->multi && !ev->tramp && ev->kind != SPEC_TRACEPOINT;
+	}
+	bpf_program__set_autoload(skel->progs.kpt_entry, use_entry);
+	bpf_program__set_autoload(skel->progs.kpt_tp, use_tp);
+	bpf_program__set_autoload(skel->progs.kpt_entry_multi, use_multi);
+	ld->tramp = calloc(nprobes ? nprobes : 1, sizeof(*ld->tramp));
+	if (!ld->tramp)
+		return -ENOMEM;
+	ld->ntramp = setup_tramps(ld, o->evs, nprobes, msg, msglen);
+	if (ld->ntramp < 0)
+		return ld->ntramp;
 	pmu_loader_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);	/* --pmu */
 	skel->rodata->kpt_target_tgid = o->target_tgid;
 	skel->rodata->kpt_target_tid = o->target_tid;
@@ -71,14 +158,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 
 	err = kptrace_bpf__load(skel);
 	if (err) {
-		if (err == -EPERM)
-			snprintf(msg, msglen,
-				 "loading BPF programs needs root (CAP_BPF and CAP_PERFMON): %s",
-				 strerror(-err));
-		else
-			snprintf(msg, msglen,
-				 "the kernel refused the BPF programs: %s (run with -v for the "
-				 "verifier log)", strerror(-err));
+		load_refused(ld, o->evs, err, msg, msglen);
 		return err;
 	}
 	ld->links = calloc(nprobes ? nprobes : 1, sizeof(*ld->links));
@@ -104,6 +184,8 @@ static const char *attach_hint(const struct ev_desc *ev, int err)
 {
 	if (ev->is_user)
 		return "";
+	if (ev->tramp)
+		return " (fentry/fexit: a function ftrace cannot trace? --backend kprobe)";
 	if (err == -ENOENT)
 		return " (no such symbol in the running kernel)";
 	if (err == -EINVAL)
@@ -167,6 +249,11 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 	}
 	if (ev->kind == SPEC_KRETPROBE && ev->spec->maxactive)
 		return attach_maxactive(ld, prog, ev, msg, msglen);
+	if (ld->tramp[ev->index]) {
+		LIBBPF_OPTS(bpf_trace_opts, to, .cookie = ev->index);
+
+		return bpf_program__attach_trace_opts(ld->tramp[ev->index], &to);
+	}
 	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = ev->index, .retprobe = ev->is_return);
 	if (!ev->spec->symbol) {
 		/* raw address: libbpf takes it as the offset with no function */
@@ -356,19 +443,17 @@ struct kpt_link_info {
 
 unsigned long long loader_prog_misses(struct loader *ld)
 {
-	struct bpf_program *progs[] = { ld->skel->progs.kpt_entry, ld->skel->progs.kpt_tp,
-					ld->skel->progs.kpt_entry_multi };
 	unsigned long long n = 0;
-	size_t i;
+	struct bpf_program *prog;
 
-	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+	bpf_object__for_each_program(prog, ld->skel->obj) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
 
 		memset(&info, 0, sizeof(info));
-		if (bpf_program__fd(progs[i]) < 0)
+		if (bpf_program__fd(prog) < 0)
 			continue; /* not loaded this run */
-		if (!bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len))
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
 			n += info.recursion_misses;
 	}
 	return n;
@@ -379,8 +464,8 @@ long long loader_missed(struct loader *ld, int idx)
 	struct kpt_link_info info;
 	__u32 len = sizeof(info);
 
-	if (idx < 0 || idx >= ld->nprobes || !ld->links[idx])
-		return -1;
+	if (idx < 0 || idx >= ld->nprobes || !ld->links[idx] || ld->tramp[idx])
+		return -1;	/* a tracing link counts no misses */
 	if (ld->tfs[idx].created)
 		return tfs_nmissed(&ld->tfs[idx]);
 	memset(&info, 0, sizeof(info));
@@ -414,6 +499,7 @@ void loader_close(struct loader *ld)
 	free(ld->links);
 	free(ld->mlinks);
 	free(ld->tfs);
+	free(ld->tramp);
 	kptrace_bpf__destroy(ld->skel);
 	memset(ld, 0, sizeof(*ld));
 }

@@ -3,8 +3,8 @@
  * Stage 4, load: open the skeleton, size the maps for this run, set rodata,
  * load (the verifier runs here), write the probe table, attach every probe
  * with its index as the BPF cookie. All or nothing: a failed attach detaches
- * what was attached. Every attachment is an fd-based perf link, so the
- * kernel drops it when the process dies, even by SIGKILL.
+ * what was attached. Every attachment is an fd-based link (perf, kprobe.multi
+ * or tracing), so the kernel drops it when the process dies, even by SIGKILL.
  */
 #ifndef KPT_LOADER_H
 #define KPT_LOADER_H
@@ -18,6 +18,7 @@
 
 struct kptrace_bpf;
 struct bpf_link;
+struct bpf_program;
 
 struct tfs_probe;
 
@@ -28,6 +29,8 @@ struct loader {
 	struct bpf_link **mlinks;	/* kprobe.multi links */
 	int nmlinks;
 	int nmulti[2];			/* probes through them: entries, returns */
+	struct bpf_program **tramp;	/* tramp[i]: probe i's fentry/fexit program, or NULL */
+	int ntramp;			/* probes through trampolines */
 	double attach_ms;		/* time loader_attach took */
 	int nlinks;
 	int nprobes;
@@ -45,8 +48,9 @@ struct load_opts {
 	bool keyed;		/* any probe uses the keyed aggregation map */
 	bool latency;		/* a latency pair: entry times and call depths */
 	bool edata;		/* a return probe reads entry arguments */
-	/* programs this run attaches; the others are not loaded (verifier time) */
-	bool use_entry, use_tp, use_multi;
+	/* the probes: which programs to load (the others are not: verifier
+	 * time), and each fentry/fexit program's function */
+	const struct ev_desc *evs;
 	uint32_t pmu_n;		/* latency --pmu: counters per call (src/pmu.c), 0: none */
 };
 

@@ -307,7 +307,7 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 	if (err)
 		return err;
 	*col = p->target_col;
-	if (!si->have_kprobes) {
+	if (!si->have_kprobes && !si->by_trampoline) {
 		snprintf(msg, msglen,
 			 "this kernel has no kprobe support (CONFIG_KPROBES/CONFIG_KPROBE_EVENTS "
 			 "off: %s is missing); trace user functions with uprobes "

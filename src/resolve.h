@@ -24,6 +24,7 @@ struct sysinfo {
 	char **blacklist;		/* sorted NOKPROBE symbols, NULL if unreadable */
 	int nblacklist;
 	bool have_kprobes;		/* the perf kprobe PMU exists */
+	bool by_trampoline;		/* --backend fentry: function probes need no kprobes */
 	bool have_uprobes;
 };
 

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "agg.h"
+#include "backend.h"
 #include "btfarg.h"
 #include "cli.h"
 #include "compile.h"
@@ -270,52 +271,6 @@ static int expand_globs(struct defs *d, struct sysinfo *si, bool **from_glob)
 }
 
 /*
- * Which mechanism each kernel function probe attaches with: kprobe.multi
- * (one link for them all, one syscall) where the kernel has it and there
- * are many, or when asked; single kprobes otherwise, and always for
- * SYM+offs, raw addresses and rN: (maxactive is a kretprobe's).
- */
-#define KPT_MULTI_MIN	8
-
-static bool multi_eligible(const struct ev_desc *ev)
-{
-	return (ev->kind == SPEC_KPROBE && ev->spec->symbol && !ev->spec->offset) ||
-	       (ev->kind == SPEC_KRETPROBE && !ev->spec->maxactive);
-}
-
-static int choose_backend(const struct env *env, struct sysinfo *si, struct ev_desc *evs, int n,
-			  char *msg, size_t msglen)
-{
-	const char *b = env->backend ? env->backend : "auto";
-	int i, j, eligible = 0;
-	bool have;
-
-	/* functions, not probes: many probes on one function need no multi link */
-	for (i = 0; i < n; i++) {
-		bool ok = multi_eligible(&evs[i]);
-
-		for (j = 0; ok && j < i; j++)
-			ok = evs[j].addr != evs[i].addr;
-		eligible += ok;
-	}
-	if (!strcmp(b, "kprobe") || !eligible)
-		return 0;
-	/* CONFIG_FPROBE: what kprobe.multi links are built on */
-	have = !sysinfo_need_ksyms(si, msg, msglen) &&
-	       ksyms_by_name(si->ksyms, "register_fprobe_ips", NULL);
-	if (!strcmp(b, "kprobe-multi") && !have) {
-		snprintf(msg, msglen, "--backend kprobe-multi: this kernel has no kprobe.multi "
-			 "(Linux 5.18+ built with CONFIG_FPROBE); use --backend kprobe");
-		return -EOPNOTSUPP;
-	}
-	if (!have || (!strcmp(b, "auto") && eligible < KPT_MULTI_MIN))
-		return 0;
-	for (i = 0; i < n; i++)
-		evs[i].multi = multi_eligible(&evs[i]);
-	return 0;
-}
-
-/*
  * A return probe reading entry arguments gets an entry probe on the same
  * function that saves them (ftrace's kretprobe entry handler): appended
  * after the n user definitions, peer[i] its index (-1 if none).
@@ -487,6 +442,7 @@ int kpt_run(const struct env *env)
 
 	verbose = env->verbose;
 	libbpf_set_print(libbpf_log);
+	si.by_trampoline = env->backend && !strcmp(env->backend, "fentry");
 	if (!env->dry_run && (err = privilege_check()))
 		goto cleanup;
 	if (env->pmu && pmu_parse(env->pmu, &pmu, msg, sizeof(msg))) {
@@ -593,23 +549,16 @@ int kpt_run(const struct env *env)
 		evs[peer[i]].attach_first = true;
 		lo.edata = true;
 	}
-	err = choose_backend(env, &si, evs, d.n, msg, sizeof(msg));
+	err = backend_choose(env->backend, &si, evs, ents, d.n, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "kptrace: error: %s\n", msg);
 		goto cleanup;
-	}
-	for (i = 0; i < d.n; i++) {
-		lo.use_tp |= evs[i].kind == SPEC_TRACEPOINT;
-		lo.use_multi |= evs[i].multi;
-		lo.use_entry |= !evs[i].multi && evs[i].kind != SPEC_TRACEPOINT;
 	}
 	if (env->dry_run) {
 		for (i = 0; i < d.n; i++) {
 			explain_event(stdout, &evs[i]);
 			if (evs[i].kind == SPEC_KPROBE || evs[i].kind == SPEC_KRETPROBE)
-				printf("attach: %s\n", evs[i].multi ? "kprobe.multi (one link for all)" :
-					evs[i].spec->maxactive ? "kretprobe through tracefs (maxactive)" :
-					evs[i].kind == SPEC_KRETPROBE ? "kretprobe" : "kprobe");
+				printf("attach: %s\n", backend_describe(&evs[i]));
 			if (!ents[i].pre.nops && !ents[i].post.nops)
 				continue;
 			fputs("filter, before fetching: ", stdout);
@@ -683,7 +632,14 @@ int kpt_run(const struct env *env)
 		col += !evs[i].multi;
 	if ((err = fd_limit_check(col + 2)))
 		goto cleanup;
+	lo.evs = evs;
 	err = loader_load(&ld, &lo, d.n, msg, sizeof(msg));
+	if (err && backend_fallback(env->backend, evs, d.n)) {
+		/* auto chose fentry/fexit and this kernel refused them */
+		fprintf(stderr, "kptrace: %s; using kprobes\n", msg);
+		loader_close(&ld);
+		err = loader_load(&ld, &lo, d.n, msg, sizeof(msg));
+	}
 	for (i = 0; !err && i < d.n; i++)
 		err = loader_set_probe(&ld, i, &ents[i]);
 	if (!err && pmu.n)
@@ -703,6 +659,8 @@ int kpt_run(const struct env *env)
 	fprintf(stderr, "Attached %d probe%s in %.0f ms", d.n, d.n == 1 ? "" : "s", ld.attach_ms);
 	if (ld.nmulti[0] || ld.nmulti[1])
 		fprintf(stderr, " (%d through kprobe.multi)", ld.nmulti[0] + ld.nmulti[1]);
+	if (ld.ntramp)
+		fprintf(stderr, " (%d through fentry/fexit)", ld.ntramp);
 	fputc('\n', stderr);
 	if (go_fd >= 0) {
 		if (write(go_fd, "g", 1) != 1)

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Stage 3b: the attach mechanism of each kernel function probe. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+
+/* auto: kprobe.multi from this many distinct functions (one link, one syscall) */
+#define KPT_MULTI_MIN	8
+/* auto: fentry/fexit for at most this many probes; each is a program to verify
+ * (~20 ms), where kprobes share one */
+#define KPT_TRAMP_AUTO	4
+
+static bool multi_eligible(const struct ev_desc *ev)
+{
+	return (ev->kind == SPEC_KPROBE && ev->spec->symbol && !ev->spec->offset) ||
+	       (ev->kind == SPEC_KRETPROBE && !ev->spec->maxactive);
+}
+
+/*
+ * Why a probe cannot go through a trampoline, or NULL if it can. A
+ * trampoline attaches to a whole function of vmlinux's BTF and saves its
+ * argument registers (and the return value): nothing else of the register
+ * file, no stack pointer.
+ */
+static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
+				 const struct kpt_probe_entry *ent)
+{
+	static const char *const argregs[] = { "di", "si", "dx", "cx", "r8", "r9" };
+	bool ret = ev->kind == SPEC_KRETPROBE;
+	int i, k, off;
+
+	if (ev->kind != SPEC_KPROBE && !ret)
+		return "not a kernel function probe";
+	if (!ev->spec->symbol || ev->spec->offset)
+		return "it probes inside a function, at SYM+offs or an address";
+	if (ev->spec->maxactive)
+		return "rN: sets a kretprobe's maxactive";
+	if (ev->spec->module[0])
+		return "it is a module's function: kptrace puts trampolines on vmlinux's only";
+	if (strchr(ev->func, '.'))
+		return "a compiler clone such as .isra or .constprop has no BTF prototype";
+	if (sysinfo_need_regs_btf(si, NULL, 0))
+		return "the registers' layout is unknown";
+	for (i = 0; i < ent->nargs && i < KPT_MAX_ARGS; i++) {
+		const struct kpt_fetch *f = &ent->args[i];
+
+		switch (f->base) {
+		case KPT_BASE_REG:
+			off = ret ? resolve_reg_offset(si->regs_btf, "ax") : -1;
+			for (k = 0; !ret && k < 6 && off != (int)f->param; k++)
+				off = resolve_reg_offset(si->regs_btf, argregs[k]);
+			if (off != (int)f->param)
+				return ret ? "at a return it reads a register other than %ax" :
+					     "it reads a register that holds no argument: only %di, "
+					     "%si, %dx, %cx, %r8 and %r9 are saved";
+			break;
+		case KPT_BASE_ARG:
+			if (f->param >= 6)
+				return "an argument past the sixth is on the stack";
+			break;
+		case KPT_BASE_RETVAL:
+		case KPT_BASE_EDATA:
+		case KPT_BASE_IMM:
+		case KPT_BASE_COMM:
+		case KPT_BASE_DATA:
+			break;
+		default:
+			return "it reads the stack";
+		}
+	}
+	return NULL;
+}
+
+int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
+		   const struct kpt_probe_entry *ents, int n, char *msg, size_t msglen)
+{
+	const char *b = name ? name : "auto", *why;
+	int i, j, eligible = 0, ntramp = 0;
+	bool have;
+
+	/* functions, not probes: many probes on one function need no multi link */
+	for (i = 0; i < n; i++) {
+		bool ok = multi_eligible(&evs[i]);
+
+		for (j = 0; ok && j < i; j++)
+			ok = evs[j].addr != evs[i].addr;
+		eligible += ok;
+	}
+	if (!strcmp(b, "kprobe"))
+		return 0;
+
+	if (!strcmp(b, "fentry") || (!strcmp(b, "auto") && eligible)) {
+		bool force = !strcmp(b, "fentry");
+
+		for (i = 0; i < n; i++) {
+			why = tramp_why_not(si, &evs[i], &ents[i]);
+			if (!why) {
+				ntramp++;
+				continue;
+			}
+			if (force && !si->have_kprobes &&
+			    (evs[i].kind == SPEC_KPROBE || evs[i].kind == SPEC_KRETPROBE)) {
+				snprintf(msg, msglen, "--backend fentry: %s/%s cannot go through "
+					 "fentry/fexit, and this kernel has no kprobes: %s",
+					 evs[i].group, evs[i].event, why);
+				return -EOPNOTSUPP;
+			}
+		}
+		if (force && ntramp > KPT_TRAMP_SLOTS) {
+			snprintf(msg, msglen, "--backend fentry: %d probes, at most %d go through "
+				 "fentry/fexit in one run (a BPF program each); use --backend "
+				 "kprobe-multi for many functions", ntramp, KPT_TRAMP_SLOTS);
+			return -E2BIG;
+		}
+		/* auto: a trampoline for a few probes where the kernel has them
+		 * (tried at load: a refusal sends them back to kprobes) */
+		have = !sysinfo_need_ksyms(si, msg, msglen) &&
+		       ksyms_by_name(si->ksyms, "register_ftrace_direct", NULL);
+		if (force || (have && ntramp && ntramp <= KPT_TRAMP_AUTO &&
+			      eligible < KPT_MULTI_MIN)) {
+			for (i = 0; i < n; i++)
+				evs[i].tramp = !tramp_why_not(si, &evs[i], &ents[i]);
+			return 0;
+		}
+		if (force)
+			return 0;
+	}
+
+	/* CONFIG_FPROBE: what kprobe.multi links are built on */
+	have = !sysinfo_need_ksyms(si, msg, msglen) &&
+	       ksyms_by_name(si->ksyms, "register_fprobe_ips", NULL);
+	if (!strcmp(b, "kprobe-multi") && !have) {
+		snprintf(msg, msglen, "--backend kprobe-multi: this kernel has no kprobe.multi "
+			 "(Linux 5.18+ built with CONFIG_FPROBE); use --backend kprobe");
+		return -EOPNOTSUPP;
+	}
+	if (!have || (!strcmp(b, "auto") && eligible < KPT_MULTI_MIN))
+		return 0;
+	for (i = 0; i < n; i++)
+		evs[i].multi = multi_eligible(&evs[i]);
+	return 0;
+}
+
+bool backend_fallback(const char *name, struct ev_desc *evs, int n)
+{
+	bool any = false;
+	int i;
+
+	if (name && strcmp(name, "auto"))
+		return false;
+	for (i = 0; i < n; i++) {
+		any |= evs[i].tramp;
+		evs[i].tramp = false;
+	}
+	return any;
+}
+
+const char *backend_describe(const struct ev_desc *ev)
+{
+	if (ev->tramp)
+		return ev->kind == SPEC_KRETPROBE ? "fexit (BPF trampoline)" :
+						    "fentry (BPF trampoline)";
+	if (ev->multi)
+		return "kprobe.multi (one link for all)";
+	if (ev->spec->maxactive)
+		return "kretprobe through tracefs (maxactive)";
+	return ev->kind == SPEC_KRETPROBE ? "kretprobe" : "kprobe";
+}
