@@ -98,6 +98,20 @@ static __always_inline bool kpt_comm_differs(const char *comm)
 enum { KPT_CTX_REGS, KPT_CTX_TP, KPT_CTX_MULTI, KPT_CTX_TRAMP };
 
 /*
+ * Where a kprobe on the function at ip is: past its ENDBR64, if it starts
+ * with one (the kernel moves kprobes there: arch_adjust_kprobe_addr). So
+ * kprobe.multi and fentry print the probed address as a kprobe does.
+ */
+static __always_inline __u64 kpt_kprobe_addr(__u64 ip)
+{
+	__u32 insn = 0;
+
+	if (!bpf_probe_read_kernel(&insn, sizeof(insn), (void *)ip) && insn == 0xfa1e0ff3)
+		return ip + 4;
+	return ip;
+}
+
+/*
  * fentry/fexit: the trampoline saved the argument registers (and at exit the
  * return value), not a pt_regs. Lay them out where a kprobe's copy has them,
  * so every fetch reads them by the same offsets: the same definition gives
@@ -123,8 +137,7 @@ static __always_inline void kpt_tramp_regs(__u64 *ctx, struct pt_regs *r, bool r
 	if (!bpf_get_func_arg(ctx, 5, &v))
 		PT_REGS_PARM6(r) = v;
 	if (!ret) {
-		/* the function's address, as under kprobe.multi */
-		r->ip = bpf_get_func_ip(ctx);
+		r->ip = kpt_kprobe_addr(bpf_get_func_ip(ctx));
 		return;
 	}
 	if (!bpf_get_func_ret(ctx, &v))
@@ -191,7 +204,7 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	 * breakpoint address; return probes the address returned to. */
 	h->ip = PT_REGS_IP(&s->regs);
 	if (kind == KPT_CTX_MULTI && !(p->flags & KPT_PF_RETURN))
-		h->ip = bpf_get_func_ip(ctx);
+		h->ip = kpt_kprobe_addr(bpf_get_func_ip(ctx));
 	else if (kind == KPT_CTX_REGS && !(p->flags & (KPT_PF_USER | KPT_PF_RETURN | KPT_PF_TP)))
 		h->ip--;
 	h->tid = (__u32)pid_tgid;

@@ -184,6 +184,9 @@ static const char *attach_hint(const struct ev_desc *ev, int err)
 {
 	if (ev->is_user)
 		return "";
+	if (ev->tramp && err == -524)	/* the kernel's ENOTSUPP */
+		return " (this kernel's BPF trampolines cannot take this function: more "
+		       "arguments than they save, or a struct passed by value; --backend kprobe)";
 	if (ev->tramp)
 		return " (fentry/fexit: a function ftrace cannot trace? --backend kprobe)";
 	if (err == -ENOENT)
@@ -370,7 +373,8 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 				snprintf(msg, msglen, "cannot attach %s/%s at %s: %s%s",
 					 evs[i].group, evs[i].event,
 					 evs[i].is_user ? evs[i].path : evs[i].func,
-					 strerror(errno), attach_hint(&evs[i], err));
+					 err == -524 ? "not supported (ENOTSUPP)" : strerror(-err),
+					 attach_hint(&evs[i], err));
 			loader_detach(ld);
 			return err ? err : -EINVAL;
 		}

@@ -419,6 +419,46 @@ static int cgroup_id(const char *path, uint64_t *id)
 	return 0;
 }
 
+/*
+ * 4. load, attach. Where auto chose fentry/fexit and the kernel refuses them,
+ * at load or at attach (older trampolines take at most six arguments), once
+ * more with kprobes.
+ */
+static int load_attach(const struct env *env, struct loader *ld, struct load_opts *lo,
+		       struct ev_desc *evs, const struct kpt_probe_entry *ents, int n,
+		       struct pmu_set *pmu)
+{
+	bool said = false, attaching;
+	char msg[512];
+	int i, err;
+
+	for (;;) {
+		attaching = false;
+		err = loader_load(ld, lo, n, msg, sizeof(msg));
+		for (i = 0; !err && i < n; i++)
+			err = loader_set_probe(ld, i, &ents[i]);
+		if (!err && pmu->n)
+			err = pmu_attach(pmu, ld, msg, sizeof(msg));
+		if (!err) {
+			attaching = true;
+			if (!said)
+				fprintf(stderr, "Attaching %d probe%s...\n", n, n == 1 ? "" : "s");
+			said = true;
+			err = loader_attach(ld, evs, n, lo->target_tgid, msg, sizeof(msg));
+		}
+		if (!err)
+			return 0;
+		if (!backend_fallback(env->backend, evs, n)) {
+			fprintf(stderr, "kptrace: error: %s%s\n", msg,
+				attaching ? "; nothing was left attached" : "");
+			privilege_hint(err);
+			return err;
+		}
+		fprintf(stderr, "kptrace: %s; using kprobes\n", msg);
+		loader_close(ld);
+	}
+}
+
 int kpt_run(const struct env *env)
 {
 	struct sysinfo si = { 0 };
@@ -633,29 +673,9 @@ int kpt_run(const struct env *env)
 	if ((err = fd_limit_check(col + 2)))
 		goto cleanup;
 	lo.evs = evs;
-	err = loader_load(&ld, &lo, d.n, msg, sizeof(msg));
-	if (err && backend_fallback(env->backend, evs, d.n)) {
-		/* auto chose fentry/fexit and this kernel refused them */
-		fprintf(stderr, "kptrace: %s; using kprobes\n", msg);
-		loader_close(&ld);
-		err = loader_load(&ld, &lo, d.n, msg, sizeof(msg));
-	}
-	for (i = 0; !err && i < d.n; i++)
-		err = loader_set_probe(&ld, i, &ents[i]);
-	if (!err && pmu.n)
-		err = pmu_attach(&pmu, &ld, msg, sizeof(msg));
-	if (err) {
-		fprintf(stderr, "kptrace: error: %s\n", msg);
-		privilege_hint(err);
+	err = load_attach(env, &ld, &lo, evs, ents, d.n, &pmu);
+	if (err)
 		goto cleanup;
-	}
-	fprintf(stderr, "Attaching %d probe%s...\n", d.n, d.n == 1 ? "" : "s");
-	err = loader_attach(&ld, evs, d.n, lo.target_tgid, msg, sizeof(msg));
-	if (err) {
-		fprintf(stderr, "kptrace: error: %s; nothing was left attached\n", msg);
-		privilege_hint(err);
-		goto cleanup;
-	}
 	fprintf(stderr, "Attached %d probe%s in %.0f ms", d.n, d.n == 1 ? "" : "s", ld.attach_ms);
 	if (ld.nmulti[0] || ld.nmulti[1])
 		fprintf(stderr, " (%d through kprobe.multi)", ld.nmulti[0] + ld.nmulti[1]);

@@ -249,23 +249,30 @@ fi
 
 # SIGKILL leaves no probe behind: the kernel lists every registered kprobe.
 LIST=/sys/kernel/debug/kprobes/list
-$KPT 'p:kill vfs_read' 'r:killr vfs_read' > /dev/null 2> $W/kill.err &
-KP=$!
-i=0
-while ! grep -q '^Attached' $W/kill.err 2>/dev/null && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
-before=$(grep -c 'vfs_read' $LIST)
-kill -KILL $KP
-wait $KP 2>/dev/null
-sleep 0.5
-after=$(grep -c 'vfs_read' $LIST)
-if [ "$before" -ge 2 ] && [ "$after" = 0 ]; then
-	ok "SIGKILL leaves no kprobe attached ($before while running, $after after)"
-else
-	bad "SIGKILL: vfs_read kprobes $before while running, $after after"
-fi
+# Trampolines: ftrace lists the functions it calls them from.
+sigkill_leaves() {
+	local backend=$1 list=$2
+	$KPT --backend $backend 'p:kill vfs_read' 'r:killr vfs_read' > /dev/null 2> $W/kill.err &
+	KP=$!
+	i=0
+	while ! grep -q '^Attached' $W/kill.err 2>/dev/null && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
+	before=$(grep -c '^vfs_read\b' $list)
+	[ $backend = kprobe ] && before=$(grep -c 'vfs_read' $list)
+	kill -KILL $KP
+	wait $KP 2>/dev/null
+	sleep 0.5
+	after=$(grep -c 'vfs_read' $list)
+	if [ "$before" -ge 1 ] && [ "$after" = 0 ]; then
+		ok "SIGKILL leaves no $backend attached ($before in $list while running, $after after)"
+	else
+		bad "SIGKILL, $backend: vfs_read $before in $list while running, $after after"
+	fi
+}
+sigkill_leaves kprobe $LIST
+sigkill_leaves fentry $T/enabled_functions
 
 # Kernel-side misses come from the link where the kernel reports them (6.7+).
-$KPT -d 1 'p:m vfs_read' 'r:mr vfs_read' > /dev/null 2> $W/m.err
+$KPT --backend kprobe -d 1 'p:m vfs_read' 'r:mr vfs_read' > /dev/null 2> $W/m.err
 m=$(awk '$1 == "kprobes/m" { print $3 }' $W/m.err)
 mr=$(awk '$1 == "kprobes/mr" { print $3 }' $W/m.err)
 case "$KREL" in
@@ -397,32 +404,83 @@ else
 fi
 
 # Backends: one definition forced through each mechanism the kernel has
-# gives the same values (the probed address column aside: kprobe.multi
-# reports the function's address, a kprobe where the kernel put it).
+# gives the same lines: values, and the probed address (kprobe.multi and
+# fentry report it past an ENDBR, where the kernel puts a kprobe), and at a
+# return the caller (fexit reads it from the trampoline's frame).
 cat > $W/bk.defs <<EOF
 p:kpt/bk do_sys_openat2 dfd filename:string how->flags
 r:kpt/bkr vfs_read \$retval count file->f_flags
+p:kpt/bkreg vfs_read count=%dx:u64 pos=+0(%cx):s64 c=\$comm
 EOF
-if grep -q ' register_fprobe_ips$' /proc/kallsyms; then BACKENDS="kprobe kprobe-multi"; else BACKENDS=kprobe; fi
+BACKENDS="kprobe fentry"
+grep -q ' register_fprobe_ips$' /proc/kallsyms && BACKENDS="$BACKENDS kprobe-multi"
 for b in $BACKENDS; do
 	KPT_FLAGS="--backend $b" kpt_start $W/bk.defs
 	workload
 	kpt_stop $W/bk.raw
-	sed 's/ ([^)]*)//' $W/bk.raw | renumber | sort > $W/bk.$b
-	grep -q 'through kprobe.multi' $W/kpt.err && echo "# $b: $(grep '^Attached' $W/kpt.err)"
+	renumber < $W/bk.raw | sort > $W/bk.$b
+	echo "# $b: $(grep '^Attached' $W/kpt.err)"
+	case $b in
+	fentry) grep -q '^Attached 4 probes.*(4 through fentry/fexit)' $W/kpt.err ||
+		bad "--backend fentry: not all through trampolines: $(grep '^Attached' $W/kpt.err)" ;;
+	esac
 done
-if [ "$BACKENDS" = kprobe ]; then
-	$KPT --backend kprobe-multi -d 1 'p:x vfs_read' > /dev/null 2> $W/bk.err
+for b in $BACKENDS; do
+	[ $b = kprobe ] && continue
+	if [ -s $W/bk.kprobe ] && diff $W/bk.kprobe $W/bk.$b > $W/bk.diff; then
+		ok "kprobe and $b give the same lines: $(wc -l < $W/bk.kprobe) ($(grep -m1 bkr $W/bk.kprobe | cut -c1-100))"
+	else
+		bad "kprobe and $b differ: $(grep '^[-+]' $W/bk.diff | head -n 8)"
+	fi
+done
+case "$BACKENDS" in
+*kprobe-multi*) ;;
+*)	$KPT --backend kprobe-multi -d 1 'p:x vfs_read' > /dev/null 2> $W/bk.err
 	if [ $? != 0 ] && grep -q 'no kprobe.multi' $W/bk.err; then
 		ok "--backend kprobe-multi on a kernel without it: refused plainly ($(head -c 120 $W/bk.err))"
 	else
 		bad "--backend kprobe-multi without it: $(cat $W/bk.err)"
-	fi
-elif [ -s $W/bk.kprobe ] && diff $W/bk.kprobe $W/bk.kprobe-multi > $W/bk.diff; then
-	ok "kprobe and kprobe.multi give the same values: $(wc -l < $W/bk.kprobe) lines ($(head -n 1 $W/bk.kprobe | cut -c1-90))"
+	fi ;;
+esac
+
+# auto: a few probes through trampolines; what they cannot take (a stack
+# read) through a kprobe beside them, chosen per probe.
+$KPT --dry-run 'p:a vfs_read count' 'r:b vfs_read $retval' 'p:c vfs_read s=$stack0' > $W/auto.out 2>&1
+if [ "$(grep '^attach:' $W/auto.out | tr '\n' ' ')" = "attach: fentry (BPF trampoline) attach: fexit (BPF trampoline) attach: kprobe " ]; then
+	ok "auto: fentry, fexit and a kprobe for the stack read"
 else
-	bad "kprobe and kprobe.multi differ: $(head -n 6 $W/bk.diff)"
+	bad "auto backends: $(grep -e '^attach' -e error $W/auto.out | tr '\n' ' ')"
 fi
+$KPT latency vfs_read -c 'dd if=/dev/zero of=/dev/null bs=1 count=500' > $W/lat.out 2> $W/lat.err
+if grep -q '(2 through fentry/fexit)' $W/lat.err && grep -q '^count 500,' $W/lat.out; then
+	ok "latency vfs_read through fentry/fexit: $(grep -m1 '^count' $W/lat.out | cut -c1-90)"
+else
+	bad "latency through fentry/fexit: $(cat $W/lat.err $W/lat.out | head -n 12)"
+fi
+
+# A function the kernel's trampolines may refuse: do_mmap has 8 arguments
+# (9 on 6.12); before 6.6 a trampoline saves at most 6. auto then falls back
+# to a kprobe; forced, it is an error with nothing left attached.
+$KPT 'p:mm do_mmap len=%dx:u64' -c 'cat /etc/hostname' > $W/mm.out 2> $W/mm.err
+rc=$?
+n=$(grep -c ' mm: (do_mmap+' $W/mm.out)
+if [ $rc = 0 ] && [ "$n" -ge 1 ] && grep -q 'using kprobes' $W/mm.err; then
+	ok "auto, trampoline refused: fell back to a kprobe, $n events ($(grep -m1 'using kprobes' $W/mm.err | cut -c1-150))"
+elif [ $rc = 0 ] && [ "$n" -ge 1 ] && grep -q 'through fentry/fexit' $W/mm.err; then
+	ok "auto: do_mmap (8+ arguments) through fentry, $n events"
+else
+	bad "auto on do_mmap: rc=$rc n=$n $(head -c 400 $W/mm.err)"
+fi
+$KPT --backend fentry 'p:mm do_mmap len=%dx:u64' -c 'cat /etc/hostname' > $W/mm.out 2> $W/mm.err
+rc=$?
+if [ $rc != 0 ] && grep -q 'trampolines cannot take this function.*nothing was left attached' $W/mm.err; then
+	ok "--backend fentry refused plainly: $(grep error $W/mm.err | cut -c1-140)"
+elif [ $rc = 0 ] && grep -q 'through fentry/fexit' $W/mm.err; then
+	ok "--backend fentry on do_mmap: attached"
+else
+	bad "--backend fentry on do_mmap: rc=$rc $(head -c 400 $W/mm.err)"
+fi
+grep -q . $T/kprobe_events && bad "kprobe_events left: $(head -n 3 $T/kprobe_events)"
 
 # A glob over a few hundred functions: attached (kprobe.multi where the
 # kernel has it: one link), run, detached, nothing left in ftrace.
