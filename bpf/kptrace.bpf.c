@@ -98,15 +98,23 @@ static __always_inline bool kpt_comm_differs(const char *comm)
 enum { KPT_CTX_REGS, KPT_CTX_TP, KPT_CTX_MULTI, KPT_CTX_TRAMP };
 
 /*
- * Where a kprobe on the function at ip is: past its ENDBR64, if it starts
- * with one (the kernel moves kprobes there: arch_adjust_kprobe_addr). So
- * kprobe.multi and fentry print the probed address as a kprobe does.
+ * Where a kprobe on the function at ip is: past its ENDBR, if it starts with
+ * one (the kernel moves kprobes there: arch_adjust_kprobe_addr). So
+ * kprobe.multi and fentry print the probed address as a kprobe does. The
+ * kernel's is_endbr(): ENDBR64 or ENDBR32, or the 4-byte NOP it seals the
+ * ENDBRs of functions whose address is never taken with.
  */
+#define KPT_ENDBR64		0xfa1e0ff3	/* f3 0f 1e fa */
+#define KPT_ENDBR32_BIT		0x01000000	/* f3 0f 1e fb */
+#define KPT_ENDBR_POISON	0x001f0f66	/* 66 0f 1f 00: osp nopl (%rax) */
+
 static __always_inline __u64 kpt_kprobe_addr(__u64 ip)
 {
 	__u32 insn = 0;
 
-	if (!bpf_probe_read_kernel(&insn, sizeof(insn), (void *)ip) && insn == 0xfa1e0ff3)
+	if (bpf_probe_read_kernel(&insn, sizeof(insn), (void *)ip))
+		return ip;
+	if (insn == KPT_ENDBR_POISON || (insn & ~KPT_ENDBR32_BIT) == KPT_ENDBR64)
 		return ip + 4;
 	return ip;
 }

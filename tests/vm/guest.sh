@@ -20,6 +20,10 @@ stop() {
 	while kill -0 $pid 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.1; done
 	if kill -0 $pid 2>/dev/null; then
 		echo "FAIL - $KREL: kptrace (pid $pid) did not stop on SIGINT within 20 s"
+		# where it is, for the report: state, signals, kernel stack, syscall
+		grep -E '^(State|SigPnd|ShdPnd|SigBlk|SigCgt)' /proc/$pid/status | sed 's/^/#   /'
+		echo "#   wchan $(cat /proc/$pid/wchan 2>/dev/null) syscall $(cat /proc/$pid/syscall 2>/dev/null)"
+		sed 's/^/#   /' /proc/$pid/stack 2>/dev/null
 		kill -KILL $pid
 	fi
 	wait $pid
@@ -104,6 +108,9 @@ ftrace_stop() {
 }
 
 kpt_start() {
+	# no "Attached" left from the last run: the wait below would see it
+	# before this kptrace truncates the file, and signal it while starting
+	rm -f $W/kpt.err
 	$KPT ${KPT_FLAGS:-} -f "$1" > $W/kpt.out 2> $W/kpt.err &
 	KP=$!
 	i=0
@@ -252,6 +259,7 @@ LIST=/sys/kernel/debug/kprobes/list
 # Trampolines: ftrace lists the functions it calls them from.
 sigkill_leaves() {
 	local backend=$1 list=$2
+	rm -f $W/kill.err	# see kpt_start
 	$KPT --backend $backend 'p:kill vfs_read' 'r:killr vfs_read' > /dev/null 2> $W/kill.err &
 	KP=$!
 	i=0
@@ -430,7 +438,8 @@ for b in $BACKENDS; do
 	if [ -s $W/bk.kprobe ] && diff $W/bk.kprobe $W/bk.$b > $W/bk.diff; then
 		ok "kprobe and $b give the same lines: $(wc -l < $W/bk.kprobe) ($(grep -m1 bkr $W/bk.kprobe | cut -c1-100))"
 	else
-		bad "kprobe and $b differ: $(grep '^[-+]' $W/bk.diff | head -n 8)"
+		bad "kprobe and $b differ:"
+		grep '^[-+][^-+]' $W/bk.diff | head -n 8 | cut -c1-300 | sed 's/^/#   /'
 	fi
 done
 case "$BACKENDS" in

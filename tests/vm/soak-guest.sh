@@ -39,6 +39,7 @@ start=$(cut -d' ' -f1 /proc/uptime)
 while [ $kills -lt $KILLS ] && [ $tries -lt $((KILLS * 2)) ]; do
 	tries=$((tries + 1))
 	phase=$((tries % 4))
+	rm -f $W/err	# a stale "Attached" would be read before kptrace truncates it
 	$KPT "$@" > /dev/null 2> $W/err &
 	K=$!
 	if [ $phase = 0 ]; then
