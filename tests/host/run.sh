@@ -249,6 +249,26 @@ if ! grep -qw register_kprobe /proc/kallsyms; then
 		'p do_sys_openat2 dfd=%di'
 fi
 
+echo "# fentry/fexit: chosen per probe, refused plainly where the kernel has no trampolines"
+$KPT --backend fentry --dry-run 'p:a vfs_read count' 'r:b vfs_read $retval' 'p:c vfs_read %di' \
+	> "$OUT/fe.out" 2>&1
+check "--backend fentry --dry-run: fentry, fexit, fentry" \
+	test "$(grep '^attach:' "$OUT/fe.out" | tr '\n' ' ')" = \
+	"attach: fentry (BPF trampoline) attach: fexit (BPF trampoline) attach: fentry (BPF trampoline) "
+REFUSE_RE='cannot go through fentry/fexit, and this kernel has no kprobes: it reads a register' \
+	refuse "--backend fentry: a probe a trampoline cannot take, no kprobes: said plainly" --backend fentry \
+	'p:vfs_read %sp'
+$KPT --backend fentry -d 1 'p:vfs_read count' > "$OUT/fe.out" 2> "$OUT/fe.err"
+rc=$?
+if [ $rc = 0 ]; then
+	check "--backend fentry: attached through a trampoline" grep -q 'through fentry/fexit' "$OUT/fe.err"
+else
+	check "--backend fentry where the kernel refuses trampolines: said plainly" \
+		grep -q 'the kernel refused fentry/fexit programs (.*) on vfs_read' "$OUT/fe.err"
+fi
+check "--backend fentry: no kptrace program left loaded" \
+	test "$(bpftool prog show 2>/dev/null | grep -c ' name kpt_')" = 0
+
 echo "# maximal configuration through this kernel's verifier"
 args=""
 for i in $(seq 1 124); do args="$args a$i=%di:u8"; done
