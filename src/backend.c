@@ -128,6 +128,8 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 			return 0;
 	}
 
+	if (!eligible)
+		return 0;	/* no kernel function probes: no kallsyms to read */
 	/* CONFIG_FPROBE: what kprobe.multi links are built on */
 	have = !sysinfo_need_ksyms(si, msg, msglen) &&
 	       ksyms_by_name(si->ksyms, "register_fprobe_ips", NULL);

@@ -239,6 +239,24 @@ static void test_forced(void)
 	CHECK(strstr(msg, "no kprobe.multi") != NULL, "msg: %s", msg);
 }
 
+/* Only uprobes and tracepoints: nothing to choose, kallsyms not even read
+ * (it is tens of milliseconds of start-up). */
+static void test_no_kernel_functions(void)
+{
+	struct run r;
+
+	ksyms_free(si.ksyms);
+	si.ksyms = NULL;
+	memset(&r, 0, sizeof(r));
+	add(&r, SPEC_UPROBE, 0, KPT_BASE_REG, reg("di"));
+	r.ev[0].is_user = true;
+	add(&r, SPEC_TRACEPOINT, 1, 0, 0);
+	CHECK_INT(choose(&r, NULL), 0, "auto, uprobe and tracepoint");
+	CHECK(!r.ev[0].tramp && !r.ev[0].multi && !r.ev[1].tramp && !r.ev[1].multi,
+	      "neither through a trampoline nor kprobe.multi");
+	CHECK(si.ksyms == NULL, "kallsyms not read");
+}
+
 static void test_fallback(void)
 {
 	struct run r;
@@ -264,6 +282,7 @@ int main(void)
 	test_auto();
 	test_eligible();
 	test_forced();
+	test_no_kernel_functions();
 	test_fallback();
 	ksyms_free(si.ksyms);
 	si.ksyms = NULL;
