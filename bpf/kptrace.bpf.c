@@ -79,6 +79,15 @@ static __always_inline __u64 kpt_wakeup_flags(__u64 now)
 }
 const volatile char kpt_target_comm[KPT_COMM_LEN] = {};
 
+/*
+ * What this run's probes use (KPT_USE_*, set by the loader): a read-only
+ * constant, so the verifier drops the calls to what they do not use, and
+ * (Linux 6.8+, which verifies global functions only where reachable) the
+ * functions themselves: the verifier's time is most of start-up.
+ */
+const volatile __u32 kpt_uses = ~0u;
+#define KPT_USES(what)	(kpt_uses & KPT_USE_##what)
+
 static __always_inline bool kpt_comm_differs(const char *comm)
 {
 	int i;
@@ -225,12 +234,13 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 		return 0;
 	}
 	/* A return's entry arguments, before any filter: the depth must pop. */
-	if ((p->flags & KPT_PF_EDATA) && kpt_edata_pop(s, h->tid, p->edata_peer)) {
+	if (KPT_USES(EDATA) && (p->flags & KPT_PF_EDATA) &&
+	    kpt_edata_pop(s, h->tid, p->edata_peer)) {
 		st->unmatched++;
 		return 0;
 	}
 	/* The filter's cheap part first: no argument fetched for nothing. */
-	passed = !p->pre.nops || kpt_filter_eval(s, &p->pre);
+	passed = !KPT_USES(FILTER) || !p->pre.nops || kpt_filter_eval(s, &p->pre);
 	/* A latency start goes on when filtered: its return must see the depth. */
 	if (!passed && p->agg.action != KPT_ACT_LAT_START) {
 		st->filtered++;
@@ -244,18 +254,19 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	for (i = 0; i < KPT_MAX_ARGS && passed; i++) {
 		if (i >= p->nargs)
 			break;
-		pos = kpt_fetch_arg(s, &p->args[i], i, pos, p->flags);
+		if (KPT_USES(FETCH))
+			pos = kpt_fetch_arg(s, &p->args[i], i, pos, p->flags);
 	}
 	if (s->nfaults)
 		st->faults += s->nfaults;
-	if (passed && p->post.nops && !kpt_filter_eval(s, &p->post))
+	if (KPT_USES(FILTER) && passed && p->post.nops && !kpt_filter_eval(s, &p->post))
 		passed = 0;
 	if (!passed)
 		st->filtered++;
 	if (p->agg.action == KPT_ACT_SAVE_ARGS)
-		return kpt_save_args(s, p, idx);
+		return KPT_USES(EDATA) ? kpt_save_args(s, p, idx) : 0;
 	if (p->agg.action != KPT_ACT_PRINT)
-		return kpt_aggregate(s, p, idx, st, passed);
+		return KPT_USES(AGG) ? kpt_aggregate(s, p, idx, st, passed) : 0;
 	if (!passed)
 		return 0;
 

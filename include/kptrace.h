@@ -46,6 +46,12 @@ enum kpt_base {
 /* Entry arguments one return probe can save (ftrace's entry data). */
 #define KPT_MAX_EDATA	8
 
+/* kpt_uses: the parts of the handler a run's probes need (the loader says) */
+#define KPT_USE_FETCH	(1u << 0)	/* arguments */
+#define KPT_USE_FILTER	(1u << 1)	/* filters */
+#define KPT_USE_AGG	(1u << 2)	/* in-kernel aggregation */
+#define KPT_USE_EDATA	(1u << 3)	/* entry arguments at returns */
+
 /* fentry/fexit probes in one run: one BPF program each, verified against its function. */
 #define KPT_TRAMP_SLOTS	16
 

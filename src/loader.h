@@ -51,6 +51,7 @@ struct load_opts {
 	/* the probes: which programs to load (the others are not: verifier
 	 * time), and each fentry/fexit program's function */
 	const struct ev_desc *evs;
+	uint32_t uses;		/* KPT_USE_*: what the probes need of the handler */
 	uint32_t pmu_n;		/* latency --pmu: counters per call (src/pmu.c), 0: none */
 };
 

@@ -658,6 +658,15 @@ int kpt_run(const struct env *env)
 		 * needs only its entry times and depths */
 		lo.keyed |= ents[i].agg.nkeys || ents[i].agg.action == KPT_ACT_COUNT;
 		lo.latency |= ents[i].agg.action == KPT_ACT_LAT_START;
+		/* what the verifier need not see: see kpt_uses */
+		if (ents[i].nargs)
+			lo.uses |= KPT_USE_FETCH;
+		if (ents[i].pre.nops || ents[i].post.nops)
+			lo.uses |= KPT_USE_FILTER;
+		if (ents[i].agg.action == KPT_ACT_SAVE_ARGS || (ents[i].flags & KPT_PF_EDATA))
+			lo.uses |= KPT_USE_EDATA;
+		if (ents[i].agg.action != KPT_ACT_PRINT && ents[i].agg.action != KPT_ACT_SAVE_ARGS)
+			lo.uses |= KPT_USE_AGG;
 	}
 	/* libbpf loads the kernel's BTF itself: ours is done with */
 	btf__free(si.btf);
