@@ -96,11 +96,29 @@ static void load_refused(struct loader *ld, const struct ev_desc *evs, int err, 
 			 "these functions; -v shows the verifier's reason)");
 }
 
+/*
+ * The ring buffer, unless --buffer-size: 512 KiB per CPU as a power of two,
+ * 1 to 16 MiB, like ftrace's per-CPU buffers (1.4 MB each). Its pages count
+ * twice in resident memory (libbpf maps the data area twice, for records
+ * that wrap): 1 MiB on 2 CPUs keeps a streaming kptrace under 5 MB.
+ */
+uint32_t loader_default_ring(int ncpus)
+{
+	uint32_t want = 512u << 10, ring = 1u << 20;
+
+	if (ncpus > 0)
+		want *= (uint32_t)ncpus;
+	while (ring < want && ring < (16u << 20))
+		ring <<= 1;
+	return ring;
+}
+
 int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
 		size_t msglen)
 {
 	struct kptrace_bpf *skel;
 	bool use_entry = false, use_tp = false, use_multi = false;
+	uint32_t ring;
 	int err, i;
 
 	memset(ld, 0, sizeof(*ld));
@@ -121,8 +139,8 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	bpf_map__set_max_entries(skel->maps.kpt_probes, nprobes);
 	bpf_map__set_max_entries(skel->maps.kpt_stats, nprobes);
 	bpf_map__set_max_entries(skel->maps.kpt_scratch, ld->ncpus);
-	if (o->buffer_size)
-		bpf_map__set_max_entries(skel->maps.kpt_events, o->buffer_size);
+	ring = o->buffer_size ? o->buffer_size : loader_default_ring(ld->ncpus);
+	bpf_map__set_max_entries(skel->maps.kpt_events, ring);
 	bpf_map__set_max_entries(skel->maps.kpt_hist, o->hist_buckets ? o->hist_buckets : 1);
 	bpf_map__set_max_entries(skel->maps.kpt_hstat, nprobes);
 	/* Maps this run never touches get one entry: memory, and start-up. */
@@ -152,7 +170,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	skel->rodata->kpt_target_cgroup = o->target_cgroup;
 	/* wake the consumer at an eighth full: no wakeup per event, no drop for want of one */
 	skel->rodata->kpt_uses = o->uses;
-	skel->rodata->kpt_wakeup_bytes = (o->buffer_size ? o->buffer_size : 4u << 20) / 8;
+	skel->rodata->kpt_wakeup_bytes = ring / 8;
 	if (o->target_comm)
 		strncpy((char *)skel->rodata->kpt_target_comm, o->target_comm,
 			sizeof(skel->rodata->kpt_target_comm) - 1);

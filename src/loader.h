@@ -42,7 +42,7 @@ struct load_opts {
 	pid_t target_tid;	/* 0: every thread */
 	uint64_t target_cgroup;	/* cgroup v2 id, 0: every cgroup */
 	const char *target_comm;	/* NULL: every comm */
-	uint32_t buffer_size;	/* ring buffer bytes, power of two */
+	uint32_t buffer_size;	/* ring buffer bytes, power of two; 0: loader_default_ring() */
 	uint32_t hist_buckets;	/* unkeyed histogram buckets of all probes */
 	uint32_t max_keys;	/* keyed aggregation entries; latency calls in flight */
 	bool keyed;		/* any probe uses the keyed aggregation map */
@@ -62,6 +62,8 @@ enum loader_map {
 	LM_KAGG,		/* per-CPU hash struct kpt_key -> struct kpt_aggval */
 };
 
+/* Ring buffer bytes when --buffer-size is not given. */
+uint32_t loader_default_ring(int ncpus);
 /* Open and load for nprobes probes. Returns 0 or a negative errno (msg set). */
 int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
 		size_t msglen);

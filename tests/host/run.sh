@@ -269,6 +269,21 @@ fi
 check "--backend fentry: no kptrace program left loaded" \
 	test "$(bpftool prog show 2>/dev/null | grep -c ' name kpt_')" = 0
 
+echo "# the default ring buffer: 512K per CPU, 1M to 16M"
+$KPT -d 2 "p $BIN:kpt_neg x=%di" > /dev/null 2>&1 &
+rp=$!
+want=$(python3 -c 'import os; n = 512 << 10; w = n * os.cpu_count(); r = 1 << 20
+while r < w and r < 16 << 20: r <<= 1
+print(r)')
+got=
+for i in $(seq 1 50); do
+	got=$(bpftool map show name kpt_events 2>/dev/null | sed -n 's/.*max_entries \([0-9]*\).*/\1/p')
+	[ -n "$got" ] && break
+	sleep 0.1
+done
+wait $rp
+check "default ring buffer for $(nproc) CPUs: $want bytes (got $got)" test "$got" = "$want"
+
 echo "# maximal configuration through this kernel's verifier"
 args=""
 for i in $(seq 1 124); do args="$args a$i=%di:u8"; done
