@@ -205,6 +205,8 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	if (is_tp) {
 		__builtin_memset(&s->regs, 0, sizeof(s->regs));
 		s->ctx = (__u64)ctx;
+	} else if (!KPT_USES(REGS)) {
+		/* latency and counts without arguments: nothing reads them */
 	} else if (kind == KPT_CTX_TRAMP) {
 		kpt_tramp_regs(ctx, &s->regs, p->flags & KPT_PF_RETURN);
 	} else if (bpf_probe_read_kernel(&s->regs, sizeof(s->regs), ctx)) {
@@ -219,8 +221,10 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	 * past the int3 (or the ftrace-based kprobe's emulation of one), also
 	 * after the kernel moved the probe past an ENDBR; uprobes see the
 	 * breakpoint address; return probes the address returned to. */
-	h->ip = PT_REGS_IP(&s->regs);
-	if (kind == KPT_CTX_MULTI && !(p->flags & KPT_PF_RETURN))
+	h->ip = KPT_USES(REGS) ? PT_REGS_IP(&s->regs) : 0;
+	if (!KPT_USES(REGS))
+		;	/* only a printed record shows it */
+	else if (kind == KPT_CTX_MULTI && !(p->flags & KPT_PF_RETURN))
 		h->ip = kpt_kprobe_addr(bpf_get_func_ip(ctx));
 	else if (kind == KPT_CTX_REGS && !(p->flags & (KPT_PF_USER | KPT_PF_RETURN | KPT_PF_TP)))
 		h->ip--;
@@ -228,7 +232,8 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	h->tgid = pid_tgid >> 32;
 	h->cpu = cpu;
 	h->pad = 0;
-	bpf_get_current_comm(h->comm, sizeof(h->comm));
+	if (KPT_USES(COMM))
+		bpf_get_current_comm(h->comm, sizeof(h->comm));
 	if (kpt_target_comm[0] && kpt_comm_differs(h->comm)) {
 		st->filtered++;
 		return 0;

@@ -51,6 +51,8 @@ enum kpt_base {
 #define KPT_USE_FILTER	(1u << 1)	/* filters */
 #define KPT_USE_AGG	(1u << 2)	/* in-kernel aggregation */
 #define KPT_USE_EDATA	(1u << 3)	/* entry arguments at returns */
+#define KPT_USE_REGS	(1u << 4)	/* the probe's registers (arguments, a record's ip) */
+#define KPT_USE_COMM	(1u << 5)	/* the task's comm (records, filters, --comm, keys) */
 
 /* fentry/fexit probes in one run: one BPF program each, verified against its function. */
 #define KPT_TRAMP_SLOTS	16

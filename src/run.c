@@ -420,6 +420,31 @@ static int cgroup_id(const char *path, uint64_t *id)
 }
 
 /*
+ * What of the BPF handler a probe needs (kpt_uses): the verifier drops the
+ * rest, and each hit skips it (a latency pair reads no registers or comm).
+ */
+static uint32_t handler_uses(const struct kpt_probe_entry *e)
+{
+	uint32_t u = 0;
+	int k;
+
+	if (e->nargs)
+		u |= KPT_USE_FETCH | KPT_USE_REGS;
+	if (e->pre.nops || e->post.nops)
+		u |= KPT_USE_FILTER | KPT_USE_COMM;
+	if (e->agg.action == KPT_ACT_SAVE_ARGS || (e->flags & KPT_PF_EDATA))
+		u |= KPT_USE_EDATA;
+	if (e->agg.action == KPT_ACT_PRINT)
+		u |= KPT_USE_REGS | KPT_USE_COMM;	/* a record has its ip and comm */
+	else if (e->agg.action != KPT_ACT_SAVE_ARGS)
+		u |= KPT_USE_AGG;
+	for (k = 0; k < e->agg.nkeys && k < KPT_MAX_KEYS; k++)
+		if (e->agg.key_kind[k] == KPT_K_COMM)
+			u |= KPT_USE_COMM;
+	return u;
+}
+
+/*
  * 4. load, attach. Where auto chose fentry/fexit and the kernel refuses them,
  * at load or at attach (older trampolines take at most six arguments), once
  * more with kprobes.
@@ -658,16 +683,10 @@ int kpt_run(const struct env *env)
 		 * needs only its entry times and depths */
 		lo.keyed |= ents[i].agg.nkeys || ents[i].agg.action == KPT_ACT_COUNT;
 		lo.latency |= ents[i].agg.action == KPT_ACT_LAT_START;
-		/* what the verifier need not see: see kpt_uses */
-		if (ents[i].nargs)
-			lo.uses |= KPT_USE_FETCH;
-		if (ents[i].pre.nops || ents[i].post.nops)
-			lo.uses |= KPT_USE_FILTER;
-		if (ents[i].agg.action == KPT_ACT_SAVE_ARGS || (ents[i].flags & KPT_PF_EDATA))
-			lo.uses |= KPT_USE_EDATA;
-		if (ents[i].agg.action != KPT_ACT_PRINT && ents[i].agg.action != KPT_ACT_SAVE_ARGS)
-			lo.uses |= KPT_USE_AGG;
+		lo.uses |= handler_uses(&ents[i]);
 	}
+	if (env->comm)
+		lo.uses |= KPT_USE_COMM;
 	/* libbpf loads the kernel's BTF itself: ours is done with */
 	btf__free(si.btf);
 	si.btf = NULL;
