@@ -35,33 +35,40 @@ struct {
 	__type(value, struct kpt_aggval);
 } kpt_kagg SEC(".maps");
 
-/* Latency: call depth per (thread, entry probe), so recursion pairs right. */
+/*
+ * Calls in flight per (thread, entry probe): their depth, so recursion pairs
+ * right, and for latency each one's entry time, on a small stack. One lookup
+ * per event, changed in place: an LRU hash update allocates a new element,
+ * so a depth map and a start-time map cost seven hash operations a call.
+ */
 struct kpt_depth_key {
 	__u32 tid;
 	__u32 probe;
+};
+
+/* Deeper recursion than this is counted and paired, but not timed. */
+#define KPT_LAT_STACK	32
+
+struct kpt_calls {
+	__u32 depth;
+	__u32 pad;
+	__u64 ts[KPT_LAT_STACK];	/* latency: entry time per depth; 0: filtered out */
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 10240);
 	__type(key, struct kpt_depth_key);
-	__type(value, __u32);
+	__type(value, struct kpt_calls);
 } kpt_depth SEC(".maps");
 
-/* Latency: entry time per (thread, entry probe, depth); 0 = filtered out. */
+/* Entry data and PMU values per (thread, entry probe, depth). */
 struct kpt_start_key {
 	__u32 tid;
 	__u32 probe;
 	__u32 depth;
 	__u32 pad;
 };
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 10240);
-	__type(key, struct kpt_start_key);
-	__type(value, __u64);
-} kpt_start SEC(".maps");
 
 /* A return probe's entry arguments per (thread, entry probe, depth). */
 struct kpt_edata {
@@ -75,30 +82,46 @@ struct {
 	__type(value, struct kpt_edata);
 } kpt_edata SEC(".maps");
 
-/* One call deeper for (tid, probe): the new depth. */
-static __always_inline __u32 kpt_depth_push(__u32 tid, __u32 probe)
+/* The calls in flight of (tid, probe), created empty if asked; NULL if none. */
+static __always_inline struct kpt_calls *kpt_calls_of(__u32 tid, __u32 probe, bool create)
 {
+	static const struct kpt_calls none;
 	struct kpt_depth_key dk = { .tid = tid, .probe = probe };
-	__u32 *depth, d;
+	struct kpt_calls *c;
 
-	depth = bpf_map_lookup_elem(&kpt_depth, &dk);
-	d = depth ? *depth + 1 : 1;
-	bpf_map_update_elem(&kpt_depth, &dk, &d, BPF_ANY);
-	return d;
+	c = bpf_map_lookup_elem(&kpt_depth, &dk);
+	if (c || !create)
+		return c;
+	bpf_map_update_elem(&kpt_depth, &dk, &none, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&kpt_depth, &dk);
+}
+
+/* One call deeper for (tid, probe): its calls and the new depth (0: none). */
+static __always_inline __u32 kpt_depth_push(__u32 tid, __u32 probe, struct kpt_calls **cp)
+{
+	struct kpt_calls *c = kpt_calls_of(tid, probe, true);
+
+	*cp = c;
+	return c ? ++c->depth : 0;
 }
 
 /* One call shallower for (tid, probe): the depth returned from, 0 if none. */
-static __always_inline __u32 kpt_depth_pop(__u32 tid, __u32 probe)
+static __always_inline __u32 kpt_depth_pop(__u32 tid, __u32 probe, struct kpt_calls **cp)
 {
-	struct kpt_depth_key dk = { .tid = tid, .probe = probe };
-	__u32 *depth, d;
+	struct kpt_calls *c = kpt_calls_of(tid, probe, false);
 
-	depth = bpf_map_lookup_elem(&kpt_depth, &dk);
-	if (!depth || !*depth)
+	*cp = c;
+	if (!c || !c->depth)
 		return 0;
-	d = *depth - 1;
-	bpf_map_update_elem(&kpt_depth, &dk, &d, BPF_ANY);
-	return d + 1;
+	return c->depth--;
+}
+
+/* The entry time slot of depth d (1-based), or NULL past the stack. */
+static __always_inline __u64 *kpt_lat_slot(struct kpt_calls *c, __u32 d)
+{
+	if (!c || !d || d > KPT_LAT_STACK)
+		return NULL;
+	return &c->ts[(d - 1) & (KPT_LAT_STACK - 1)];
 }
 
 /*
@@ -110,9 +133,10 @@ static __always_inline __u32 kpt_depth_pop(__u32 tid, __u32 probe)
 static __always_inline int kpt_edata_pop(struct kpt_scratch *s, __u32 tid, __u32 peer)
 {
 	struct kpt_start_key sk = { .tid = tid, .probe = peer };
+	struct kpt_calls *c;
 	struct kpt_edata *v;
 
-	sk.depth = kpt_depth_pop(tid, peer);
+	sk.depth = kpt_depth_pop(tid, peer, &c);
 	if (!sk.depth)
 		return -1;
 	v = bpf_map_lookup_elem(&kpt_edata, &sk);
@@ -394,17 +418,17 @@ __noinline int kpt_pmu_exit(const struct kpt_probe_entry *p, __u32 idx, __u32 ti
 	struct kpt_depth_key dk = { .tid = tid };
 	struct kpt_start_key sk = { .tid = tid };
 	struct kpt_pmu_vals pv, *start;
-	__u32 *depth;
+	struct kpt_calls *c;
 
 	if (!p)
 		return 0;
 	kpt_pmu_read(&pv, cpu);
 	dk.probe = p->agg.lat_peer;
-	depth = bpf_map_lookup_elem(&kpt_depth, &dk);
-	if (!depth || !*depth)
+	c = bpf_map_lookup_elem(&kpt_depth, &dk);
+	if (!c || !c->depth)
 		return 0;
 	sk.probe = dk.probe;
-	sk.depth = *depth;
+	sk.depth = c->depth;
 	start = bpf_map_lookup_elem(&kpt_pmu_start, &sk);
 	if (!start)
 		return 0;
@@ -424,6 +448,7 @@ __noinline int kpt_pmu_exit(const struct kpt_probe_entry *p, __u32 idx, __u32 ti
 __noinline int kpt_save_args(struct kpt_scratch *s, const struct kpt_probe_entry *p, __u32 idx)
 {
 	struct kpt_start_key sk = {};
+	struct kpt_calls *c;
 	struct kpt_edata ed;
 	const struct kpt_rec_hdr *h;
 
@@ -433,7 +458,9 @@ __noinline int kpt_save_args(struct kpt_scratch *s, const struct kpt_probe_entry
 	__builtin_memcpy(&ed, &s->rec[p->args[0].slot & KPT_OFF_MASK], sizeof(ed));
 	sk.tid = h->tid;
 	sk.probe = idx;
-	sk.depth = kpt_depth_push(h->tid, idx);
+	sk.depth = kpt_depth_push(h->tid, idx, &c);
+	if (!sk.depth)
+		return 0;
 	bpf_map_update_elem(&kpt_edata, &sk, &ed, BPF_ANY);
 	return 0;
 }
@@ -446,9 +473,10 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 			     struct kpt_stats *st, __u32 passed)
 {
 	const struct kpt_rec_hdr *h;
-	struct kpt_start_key sk = {};
+	struct kpt_calls *c;
 	struct kpt_key k = {};
 	__u64 v = 0, now, *ts;
+	__u32 depth;
 
 	if (!s || !p || !st)
 		return 0;
@@ -479,32 +507,24 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		return 0;
 	case KPT_ACT_LAT_START:
 		/* Depth first, filtered or not, so the return finds its own slot. */
-		sk.tid = h->tid;
-		sk.probe = idx;
-		sk.depth = kpt_depth_push(h->tid, idx);
-		now = passed ? h->ts : 0;
-		bpf_map_update_elem(&kpt_start, &sk, &now, BPF_ANY);
-		if (kpt_pmu_n)
-			kpt_pmu_enter(h->tid, idx, sk.depth, h->cpu, passed);
+		depth = kpt_depth_push(h->tid, idx, &c);
+		ts = kpt_lat_slot(c, depth);
+		if (ts)
+			*ts = passed ? h->ts : 0;
+		if (kpt_pmu_n && depth)
+			kpt_pmu_enter(h->tid, idx, depth, h->cpu, passed);
 		return 0;
 
 	case KPT_ACT_LAT_END:
 		if (kpt_pmu_n)
 			kpt_pmu_exit(p, idx, h->tid, h->cpu, passed);
-		sk.tid = h->tid;
-		sk.probe = p->agg.lat_peer;
-		sk.depth = kpt_depth_pop(h->tid, p->agg.lat_peer);
-		if (!sk.depth) {
-			st->unmatched++;
-			return 0;
-		}
-		ts = bpf_map_lookup_elem(&kpt_start, &sk);
+		depth = kpt_depth_pop(h->tid, p->agg.lat_peer, &c);
+		ts = kpt_lat_slot(c, depth);
 		if (!ts) {
-			st->unmatched++;
+			st->unmatched++;	/* never entered, evicted, or too deep */
 			return 0;
 		}
 		now = *ts;
-		bpf_map_delete_elem(&kpt_start, &sk);
 		if (!now || !passed)
 			return 0; /* the entry was filtered out */
 		v = h->ts > now ? h->ts - now : 0;

@@ -216,7 +216,7 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	h = (struct kpt_rec_hdr *)s->rec;
 	h->kind = KPT_REC_EVENT;
 	h->probe = idx;
-	h->ts = bpf_ktime_get_ns();
+	h->ts = KPT_USES(TIME) ? bpf_ktime_get_ns() : 0;
 	/* The probed address, as ftrace prints it. A kprobe handler sees ip just
 	 * past the int3 (or the ftrace-based kprobe's emulation of one), also
 	 * after the kernel moved the probe past an ENDBR; uprobes see the

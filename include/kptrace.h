@@ -53,6 +53,7 @@ enum kpt_base {
 #define KPT_USE_EDATA	(1u << 3)	/* entry arguments at returns */
 #define KPT_USE_REGS	(1u << 4)	/* the probe's registers (arguments, a record's ip) */
 #define KPT_USE_COMM	(1u << 5)	/* the task's comm (records, filters, --comm, keys) */
+#define KPT_USE_TIME	(1u << 6)	/* the time (records, latency) */
 
 /* fentry/fexit probes in one run: one BPF program each, verified against its function. */
 #define KPT_TRAMP_SLOTS	16

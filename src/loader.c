@@ -145,7 +145,6 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	bpf_map__set_max_entries(skel->maps.kpt_hstat, nprobes);
 	/* Maps this run never touches get one entry: memory, and start-up. */
 	size_keyed(skel->maps.kpt_kagg, o->keyed, o->max_keys);
-	size_keyed(skel->maps.kpt_start, o->latency, o->max_keys);
 	size_keyed(skel->maps.kpt_depth, o->latency || o->edata, o->max_keys);
 	size_keyed(skel->maps.kpt_edata, o->edata, o->max_keys);
 	for (i = 0; i < nprobes; i++) {

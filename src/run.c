@@ -434,10 +434,20 @@ static uint32_t handler_uses(const struct kpt_probe_entry *e)
 		u |= KPT_USE_FILTER | KPT_USE_COMM;
 	if (e->agg.action == KPT_ACT_SAVE_ARGS || (e->flags & KPT_PF_EDATA))
 		u |= KPT_USE_EDATA;
-	if (e->agg.action == KPT_ACT_PRINT)
-		u |= KPT_USE_REGS | KPT_USE_COMM;	/* a record has its ip and comm */
-	else if (e->agg.action != KPT_ACT_SAVE_ARGS)
+	switch (e->agg.action) {
+	case KPT_ACT_PRINT:	/* a record has its time, ip and comm */
+		u |= KPT_USE_REGS | KPT_USE_COMM | KPT_USE_TIME;
+		break;
+	case KPT_ACT_SAVE_ARGS:
+		break;
+	case KPT_ACT_LAT_START:
+	case KPT_ACT_LAT_END:
+		u |= KPT_USE_AGG | KPT_USE_TIME;
+		break;
+	default:
 		u |= KPT_USE_AGG;
+		break;
+	}
 	for (k = 0; k < e->agg.nkeys && k < KPT_MAX_KEYS; k++)
 		if (e->agg.key_kind[k] == KPT_K_COMM)
 			u |= KPT_USE_COMM;
