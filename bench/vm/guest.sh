@@ -1,5 +1,5 @@
 #!/bin/sh
-# Guest script of the VM benchmark (bench/vm/README.md), run by bench/vm.py
+# Guest script of the VM benchmark (bench/README.md), run by bench/vm/vmbench.py
 # through tests/vm/run.sh: busybox sh, as root, in qemu (TCG) on a Debian
 # kernel with real kprobes. Prints one "RESULT key=value..." line per run and
 # "INFO ..." lines; the host parses them. /bench.conf sets REPEATS, CALLS,
@@ -70,7 +70,10 @@ one() {
 		ftrace_run ;;
 	libbpf-*)
 		mode=${1#libbpf-}
-		r=$($D run $CALLS $W/err $B $mode kernel $HOT -o $W/run.out)
+		# a 16 MB ring: under TCG the floor's consumer (an fprintf per
+		# record) falls behind, and with 4 MB it dropped a fifth of the
+		# records, which would have made its cost look lower
+		r=$($D run $CALLS $W/err $B $mode kernel $HOT -o $W/run.out -b 16777216)
 		ev=$(sed -n 's/^events=\([0-9]*\) drops=\([0-9]*\).*/\1 lost=\2/p' $W/err)
 		[ $mode = nop ] && ev="- lost=0"
 		echo "$r events=${ev:-none}" ;;
@@ -98,6 +101,8 @@ kptrace-stream-kprobe kptrace-stream-fentry kptrace-hist-kprobe kptrace-hist-fen
 kptrace-latency-kprobe kptrace-latency-fentry"
 [ $multi = yes ] && CONFIGS="$CONFIGS kptrace-stream-multi"
 
+# kptrace and the floor: the programs' own run time too (vmdrive.c)
+export VMDRIVE_STATS=1
 rep=0
 while [ $rep -lt "$REPEATS" ]; do
 	# a shuffled order per repeat: drift falls on every configuration alike
@@ -113,6 +118,7 @@ while [ $rep -lt "$REPEATS" ]; do
 done
 
 # -------------------------------------------------------------------- scale
+unset VMDRIVE_STATS
 
 # Cold functions: traceable, never called while the benchmark runs (ext4
 # and jbd2 with no ext4 mounted, xfrm and tcp with no network), names unique
@@ -147,9 +153,14 @@ for backend in $SCALE_BACKENDS; do
 			r=$($D run $SCALE_CALLS $W/err $K --backend $b -o $W/run.out -f $W/defs 2>&1 | tr '\n' ' ')
 			att=$(grep -m1 '^Attached' $W/err | tr ' ' '_')
 			cold=$(awk '$1 ~ /^kptbench\/c[0-9]/ { s += $2 } END { print s + 0 }' $W/err)
+			# which "cold" functions ran after all, and how often (top 3)
+			top=$(awk '$1 ~ /^kptbench\/c[0-9]/ && $2 > 0 { print $2, $1 }' $W/err |
+				sort -rn | head -n 3 | while read -r h ev; do
+					echo "$(grep -m1 "^p:$ev " $W/defs | cut -d' ' -f2):$h"
+				done | tr '\n' ',')
 			echo "RESULT part=scale rep=$rep config=scale-$b-$n backend=$b functions=$n" \
 				"calls=$SCALE_CALLS untraced_ns=$u $r events=$(lines $W/run.out)" \
-				"hits=$(hits $W/err) cold_hits=$cold attached=$att"
+				"hits=$(hits $W/err) cold_hits=$cold cold_top=${top:-none} attached=$att"
 			case $r in *error=*|*rc=[1-9]*)
 				grep -v '^kptbench/' $W/err | tail -n 3 | sed 's/^/INFO err: /' ;;
 			esac
