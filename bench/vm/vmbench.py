@@ -95,7 +95,8 @@ def run_kernel(kernel, p, timeout, log, res):
     res["rc"] = rc
     if rc != 0 or not done:
         with open(errpath) as f:
-            tail = f.read().strip().splitlines()[-6:]
+            # run.sh's own verdict, not the console tail it repeats on a timeout
+            tail = [l for l in f.read().splitlines() if l.startswith(("run.sh:", "qemu-system"))][-3:]
         res["error"] = "run.sh exit %s%s: %s" % (rc, "" if done else ", the guest script did not finish",
                                                 " | ".join(tail)[-800:])
         log("  vm %-5s FAILED: %s (console: .output/vm/%s.log)" % (kernel, res["error"], kernel))
