@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The benchmark's floor: the least a hand-written libbpf tool does for each
- * of kptrace's jobs on the workload's bench_fn(a, b, s), with nothing
+ * of kptrace's jobs on the workload's bench_fn(a, b, s) (or, as kprobes, on
+ * a kernel function), with nothing
  * general about it (registers read directly, fixed record layout):
  *
  *   bl_nop                  an empty program: the uprobe's own cost
  *   bl_stream               a ring buffer record with kptrace's fields
  *                           (ts, ip, tid, tgid, cpu, comm, a, b, the string)
+ *   bl_kstream              the same for a kprobe on ksys_lseek(fd, offset,
+ *                           whence) (the VM benchmark, bench/vm/)
  *   bl_hist                 log2 histogram of a in a per-CPU array
  *   bl_lat_entry/_return    entry time per thread in a hash, log2 histogram
  *                           of the duration in a per-CPU array
@@ -102,6 +105,36 @@ int bl_stream(struct pt_regs *ctx)
 	e->b = (__u32)PT_REGS_PARM2(ctx);
 	n = bpf_probe_read_user_str(e->s, sizeof(e->s), (const void *)PT_REGS_PARM3(ctx));
 	e->slen = n > 0 ? n : 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* Any kprobe-type program attaches as a kprobe or a uprobe alike: only this
+ * one differs, its arguments being the kernel function's. */
+SEC("kprobe")
+int bl_kstream(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct bl_kevent *e;
+
+	e = bpf_ringbuf_reserve(&bl_events, sizeof(*e), 0);
+	if (!e) {
+		__u32 zero = 0;
+		__u64 *d = bpf_map_lookup_elem(&bl_drops, &zero);
+
+		if (d)
+			(*d)++;
+		return 0;
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->ip = PT_REGS_IP(ctx);
+	e->tid = (__u32)pid_tgid;
+	e->tgid = pid_tgid >> 32;
+	e->cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->fd = (__u32)PT_REGS_PARM1(ctx);
+	e->off = PT_REGS_PARM2(ctx);
+	e->whence = (__u32)PT_REGS_PARM3(ctx);
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

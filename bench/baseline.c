@@ -5,7 +5,8 @@
  *   baseline nop|stream|hist|latency BINARY FUNC [-o FILE] [-b BYTES]
  *
  * attaches one uprobe (latency: a uprobe and a uretprobe) on BINARY:FUNC for
- * every process, says "Attached N probes" on stderr, then until SIGINT or
+ * every process (BINARY "kernel": a kprobe and a kretprobe on the kernel
+ * function FUNC, which stream takes to be ksys_lseek), says "Attached N probes" on stderr, then until SIGINT or
  * SIGTERM: stream prints each record as ftrace's trace line to FILE (stdout
  * by default) from a ring buffer of BYTES (default 4M); hist and latency
  * print a log2 histogram at exit. On exit: "events=N drops=N" on stderr.
@@ -61,6 +62,26 @@ static int on_event(void *arg, void *data, size_t len)
 	return 0;
 }
 
+static int on_kevent(void *arg, void *data, size_t len)
+{
+	struct out *o = arg;
+	const struct bl_kevent *e = data;
+	char comm[17];
+	uint64_t us;
+
+	if (len < sizeof(*e))
+		return 0;
+	memcpy(comm, e->comm, 16);
+	comm[16] = 0;
+	us = (e->ts + 500) / 1000;
+	fprintf(o->f, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64
+		": hot: (0x%" PRIx64 ") fd=%u off=%" PRId64 " whence=%u\n", comm, (int)e->tid,
+		(int)e->cpu, us / 1000000, us % 1000000, (uint64_t)e->ip, e->fd, (int64_t)e->off,
+		e->whence);
+	o->events++;
+	return 0;
+}
+
 static unsigned long long percpu_sum(int fd, __u32 key, int ncpus)
 {
 	unsigned long long sum = 0;
@@ -98,6 +119,8 @@ static struct bpf_link *attach(struct bpf_program *prog, const char *bin, const 
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = func, .retprobe = ret);
 
+	if (!strcmp(bin, "kernel"))
+		return bpf_program__attach_kprobe(prog, ret, func);
 	return bpf_program__attach_uprobe_opts(prog, -1, bin, 0, &uo);
 }
 
@@ -112,6 +135,7 @@ int main(int argc, char **argv)
 	unsigned long bufsize = 4 << 20;
 	unsigned long long total = 0;
 	int ncpus, nprogs = 1, i, opt, err = 1;
+	bool kernel;
 
 	while ((opt = getopt(argc, argv, "o:b:")) != -1) {
 		if (opt == 'o')
@@ -126,6 +150,7 @@ int main(int argc, char **argv)
 	mode = argv[optind];
 	bin = argv[optind + 1];
 	func = argv[optind + 2];
+	kernel = !strcmp(bin, "kernel");
 
 	ncpus = libbpf_num_possible_cpus();
 	skel = baseline_bpf__open();
@@ -137,7 +162,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "nop")) {
 		progs[0] = skel->progs.bl_nop;
 	} else if (!strcmp(mode, "stream")) {
-		progs[0] = skel->progs.bl_stream;
+		progs[0] = kernel ? skel->progs.bl_kstream : skel->progs.bl_stream;
 	} else if (!strcmp(mode, "hist")) {
 		progs[0] = skel->progs.bl_hist_prog;
 	} else if (!strcmp(mode, "latency")) {
@@ -150,6 +175,7 @@ int main(int argc, char **argv)
 	/* load only what this mode runs */
 	bpf_program__set_autoload(skel->progs.bl_nop, progs[0] == skel->progs.bl_nop);
 	bpf_program__set_autoload(skel->progs.bl_stream, progs[0] == skel->progs.bl_stream);
+	bpf_program__set_autoload(skel->progs.bl_kstream, progs[0] == skel->progs.bl_kstream);
 	bpf_program__set_autoload(skel->progs.bl_hist_prog, progs[0] == skel->progs.bl_hist_prog);
 	bpf_program__set_autoload(skel->progs.bl_lat_entry, nprogs == 2);
 	bpf_program__set_autoload(skel->progs.bl_lat_return, nprogs == 2);
@@ -161,8 +187,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "baseline: %s: %s\n", path, strerror(errno));
 		goto out;
 	}
-	if (progs[0] == skel->progs.bl_stream) {
-		rb = ring_buffer__new(bpf_map__fd(skel->maps.bl_events), on_event, &o, NULL);
+	if (progs[0] == skel->progs.bl_stream || progs[0] == skel->progs.bl_kstream) {
+		rb = ring_buffer__new(bpf_map__fd(skel->maps.bl_events),
+				      kernel ? on_kevent : on_event, &o, NULL);
 		if (!rb)
 			goto out;
 	}

@@ -20,4 +20,17 @@ struct bl_event {
 	char s[BL_STR];
 };
 
+/* kprobe mode, the VM benchmark: ksys_lseek(fd, offset, whence) */
+struct bl_kevent {
+	__u64 ts;
+	__u64 ip;
+	__u32 tid;
+	__u32 tgid;
+	__u32 cpu;
+	__u32 fd;
+	char comm[16];
+	__s64 off;
+	__u32 whence;
+};
+
 #endif /* BENCH_BASELINE_H */

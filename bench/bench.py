@@ -29,8 +29,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "vm"))
 sys.dont_write_bytecode = True   # no bench/__pycache__ in the work tree
 import report  # noqa: E402  (the summary and the table live there)
+import vmbench  # noqa: E402  (the kprobe scenarios, in qemu)
 
 OUT = os.path.join(ROOT, ".output", "bench")
 KPT = os.path.join(ROOT, "kptrace")
@@ -633,8 +635,12 @@ def main():
     ap.add_argument("--throughput-seconds", type=float, default=1.0,
                     help="length of a paced throughput point")
     ap.add_argument("--decoder-seconds", type=float, default=1.0)
-    ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", "overhead,decoder,throughput"),
-                    help="comma-separated scenarios")
+    ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", "overhead,decoder,throughput,vm"),
+                    help="comma-separated scenarios (vm: kprobes in qemu, bench/vm/; BENCH_VM=0 drops it)")
+    ap.add_argument("--vm-kernels", default=os.environ.get("BENCH_VM_KERNELS", "6.12 6.1"),
+                    help="kernels booted for the vm scenario (tests/vm/run.sh --kernel)")
+    ap.add_argument("--vm-timeout", type=int, default=720, help="seconds per VM boot, at most")
+    ap.add_argument("--vm-repeats", type=int, default=0, help="repeats in the VM (default 7, --quick 2)")
     ap.add_argument("--no-bpf-stats", dest="bpf_stats", action="store_false",
                     help="do not turn BPF run-time stats on (BPF_ENABLE_STATS) for a short window per run")
     ap.add_argument("--quick", action="store_true", default=os.environ.get("BENCH_QUICK") == "1",
@@ -645,10 +651,12 @@ def main():
         args.repeats, args.calls, args.throughput_calls = min(args.repeats, 2), 5000, 5000
         args.decoder_seconds = 0.3
     only = set(args.only.split(","))
+    if os.environ.get("BENCH_VM") == "0":
+        only.discard("vm")
 
     if os.geteuid() != 0:
         sys.exit("bench: needs root (BPF, uprobes)")
-    for f in (KPT, WORK, BASE, DECODER):
+    for f in (KPT, WORK, BASE, DECODER) + ((os.path.join(OUT, "vmdrive"),) if "vm" in only else ()):
         if not os.access(f, os.X_OK):
             sys.exit("bench: %s missing: run 'make bench'" % f)
     os.makedirs(OUT, exist_ok=True)
@@ -667,6 +675,15 @@ def main():
     res = {"meta": versions(), "params": {k: v for k, v in vars(args).items() if k != "output"}}
     res["meta"]["date"] = time.strftime("%Y-%m-%d %H:%M:%S %z")
     res["meta"]["loadavg_start"] = os.getloadavg()
+    if only == {"vm"} and os.path.exists(args.output):
+        # bench-vm: the VM part replaces its own in the last results; the
+        # host's scenarios (and their parameters) stay as they were measured
+        with open(args.output) as f:
+            prev = json.load(f)
+        for k in ("params", "overhead", "decoder", "throughput"):
+            if k in prev:
+                res[k] = prev[k]
+        res["meta"]["host_results_date"] = prev.get("meta", {}).get("date")
     try:
         if ft.ok and "overhead" in only:
             try:
@@ -681,6 +698,11 @@ def main():
             res["decoder"] = scenario_decoder(args)
         if "throughput" in only:
             res["throughput"] = scenario_throughput(args)
+        if "vm" in only:
+            # the host's results first, should the VM part be cut short
+            save(res, args.output, t0)
+            res["vm"] = {}   # filled as each kernel's boot ends
+            vmbench.scenario_vm(args, log, res["vm"])
     except KeyboardInterrupt:
         log("bench: interrupted; stopping what runs")
         res["interrupted"] = True
@@ -694,14 +716,25 @@ def main():
             ft.cleanup()
         if os.path.exists(FIFO):
             os.unlink(FIFO)
+    save(res, args.output, t0)
+    if res.get("interrupted"):
+        return 1
+    failed = [k for k, v in res.get("vm", {}).get("kernels", {}).items() if v.get("error")]
+    if failed:
+        log("bench: the VM scenario FAILED on %s (host results kept): %s" %
+            (", ".join(failed), " / ".join(res["vm"]["kernels"][k]["error"][:300] for k in failed)))
+        return 3
+    return 0
+
+
+def save(res, path, t0):
     res["meta"]["loadavg_end"] = os.getloadavg()
     res["meta"]["seconds"] = round(time.time() - t0, 1)
     res["summary"] = report.summarize(res)
-    with open(args.output + ".tmp", "w") as f:
+    with open(path + ".tmp", "w") as f:
         json.dump(res, f, indent=1)
-    os.replace(args.output + ".tmp", args.output)
-    log("bench: %s written (%.0f s)" % (args.output, time.time() - t0))
-    return 1 if res.get("interrupted") else 0
+    os.replace(path + ".tmp", path)
+    log("bench: %s written (%.0f s)" % (path, time.time() - t0))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,38 @@ STARTUP_RATIO_GOAL = 0.2
 RSS_GOAL_KB = 5 * 1024
 DECODER_GOAL = 5e6
 
+# The VM scenarios (bench/vm/): kprobes, fentry and kprobe.multi on ksys_lseek.
+# (job, config, label) in table order
+VM_ROWS = [
+    ("kprobe alone", "libbpf-nop", "libbpf (empty program), kprobe"),
+    ("stream", "kprobe_events-stream", "kprobe_events (ftrace)"),
+    ("stream", "libbpf-stream", "libbpf, kprobe"),
+    ("stream", "kptrace-stream-kprobe", "kptrace, kprobe"),
+    ("stream", "kptrace-stream-fentry", "kptrace, fentry"),
+    ("stream", "kptrace-stream-multi", "kptrace, kprobe.multi"),
+    ("hist", "libbpf-hist", "libbpf, kprobe"),
+    ("hist", "kptrace-hist-kprobe", "kptrace, kprobe"),
+    ("hist", "kptrace-hist-fentry", "kptrace, fentry"),
+    ("latency", "libbpf-latency", "libbpf, kprobe + kretprobe"),
+    ("latency", "kptrace-latency-kprobe", "kptrace, kprobe + kretprobe"),
+    ("latency", "kptrace-latency-fentry", "kptrace, fentry + fexit"),
+]
+# (job, numerator, denominator, goal or None): the floor's goals as on the host,
+# with the same mechanism on both sides
+VM_RATIOS = [
+    ("stream", "kptrace-stream-kprobe", "libbpf-stream", 1.2),
+    ("hist", "kptrace-hist-kprobe", "libbpf-hist", 1.1),
+    ("latency", "kptrace-latency-kprobe", "libbpf-latency", 1.1),
+    ("stream", "kptrace-stream-kprobe", "kprobe_events-stream", None),
+    ("stream", "kptrace-stream-fentry", "kprobe_events-stream", None),
+    ("stream", "kptrace-stream-multi", "kprobe_events-stream", None),
+    ("stream", "kptrace-stream-fentry", "kptrace-stream-kprobe", None),
+    ("stream", "kptrace-stream-multi", "kptrace-stream-kprobe", None),
+    ("hist", "kptrace-hist-fentry", "kptrace-hist-kprobe", None),
+    ("latency", "kptrace-latency-fentry", "kptrace-latency-kprobe", None),
+]
+VM_SCALE_GOAL_MS = 1000.0   # 1,000 functions attached in < 1 s where kprobe.multi exists
+
 
 def parse_size(s):
     s = str(s).strip().upper()
@@ -112,6 +144,8 @@ def summarize(res):
         s["decoder"] = d
         goals.append(_goal("decoder: text lines/s per core", d["text"] and d["text"]["median"],
                            ">=", DECODER_GOAL, d["text"]))
+    if res.get("vm"):
+        s["vm"] = summarize_vm(res["vm"], goals)
     tp = res.get("throughput")
     if tp:
         t = {}
@@ -140,6 +174,75 @@ def summarize(res):
                                    ex, "==", n, None, fmt="%d of %d points" % (ex, n),
                                    info=tool != "kptrace"))
     return s
+
+
+def _vm_ok(r):
+    return "ns_per_call" in r and "error" not in r and r.get("rc", 0) == 0
+
+
+def summarize_vm(vm, goals):
+    out = {}
+    for k, kv in vm.get("kernels", {}).items():
+        e = out[k] = {"error": kv.get("error"), "info": kv.get("info", {}),
+                      "seconds": kv.get("seconds"), "configs": {}, "ratios": [], "scale": []}
+        runs = [r for r in kv.get("runs", []) if r.get("part") == "overhead"]
+        e["failed_runs"] = [r for r in runs if not _vm_ok(r)]
+        runs = [r for r in runs if _vm_ok(r)]
+        base = {r["rep"]: r["ns_per_call"] for r in runs if r["config"] == "untraced"}
+        by = {}
+        for r in runs:
+            if r["config"] != "untraced" and r["rep"] in base:
+                r = dict(r, overhead=r["ns_per_call"] - base[r["rep"]])
+            by.setdefault(r["config"], []).append(r)
+        for c, rs in by.items():
+            cs = e["configs"][c] = {key: stat([r.get(key) for r in rs]) for key in
+                                    ("ns_per_call", "overhead", "startup_ms", "stop_ms", "attach_ms",
+                                     "bpf_ns_per_call")}
+            known = [r for r in rs if isinstance(r.get("events"), int)]
+            cs["events_known"] = len(known)
+            cs["events_ok"] = sum(1 for r in known if r["events"] == r["calls"] and not r.get("lost"))
+            cs["runs"] = len(rs)
+        for job, num, den, goal in VM_RATIOS:
+            if num not in by or den not in by:
+                continue
+            st = stat(_pair(by, num, den, "overhead"))
+            e["ratios"].append({"mode": job, "num": num, "den": den, "goal": goal, "ratio": st,
+                                "bpf_ratio": stat(_pair(by, num, den, "bpf_ns_per_call"))})
+            if goal is not None:
+                goals.append(_goal("VM %s %s: %s overhead / %s" % (k, job, _vm_name(num), _vm_name(den)),
+                                   st and st["median"], "<=", goal, st))
+        scale = {}
+        for r in kv.get("runs", []):
+            if r.get("part") == "scale":
+                scale.setdefault((r["backend"], r["functions"]), []).append(r)
+        for (backend, n), rs in sorted(scale.items()):
+            ok = [r for r in rs if _vm_ok(r)]
+            for r in ok:
+                if isinstance(r.get("untraced_ns"), (int, float)):
+                    r["overhead"] = r["ns_per_call"] - r["untraced_ns"]
+            row = {"backend": backend, "functions": n, "runs": len(rs), "ok": len(ok),
+                   "cold_hits": max([r.get("cold_hits", 0) for r in ok] or [0]),
+                   "events_ok": sum(1 for r in ok if r.get("events") == r.get("calls")),
+                   "through": sorted(set(str(r.get("through")) for r in ok)),
+                   "rcs": sorted(set(r.get("rc") for r in rs if r.get("rc"))),
+                   "errors": [r.get("error") for r in rs if r.get("error")]}
+            for key in ("attach_ms", "startup_ms", "stop_ms", "overhead"):
+                row[key] = stat([r.get(key) for r in ok])
+            e["scale"].append(row)
+            if backend == "kprobe-multi" and n == 1000:
+                st = row["attach_ms"]
+                goals.append(_goal("VM %s: 1,000 functions through kprobe.multi, attach (ms, kptrace's "
+                                   "Attached line)" % k, st and st["median"], "<=", VM_SCALE_GOAL_MS, st))
+                st = row["startup_ms"]
+                goals.append(_goal("VM %s: 1,000 functions through kprobe.multi, launch to Attached "
+                                   "(ms, wall, TCG)" % k, st and st["median"], "<=", VM_SCALE_GOAL_MS, st,
+                                   info=True))
+    return out
+
+
+def _vm_name(config):
+    label = next((lab for _, c, lab in VM_ROWS if c == config), config)
+    return label.replace(" (ftrace)", "")
 
 
 def _pair(by, num, den, key):
@@ -329,6 +432,8 @@ def tables(res):
         L.append("")
         L.append("</details>")
         L.append("")
+    if s.get("vm"):
+        L.extend(vm_tables(res, s["vm"]))
     if s.get("goals"):
         L.append("### Goals")
         L.append("")
@@ -344,6 +449,91 @@ def tables(res):
                                                 "(information)" if g.get("info") else _verdict(g["pass"])))
         L.append("")
     return "\n".join(L)
+
+
+def vm_tables(res, sv):
+    vm = res["vm"]
+    p = vm.get("params", {})
+    L = ["### 5. Kernel functions in a VM: kprobes, fentry, kprobe.multi", ""]
+    L.append("qemu without KVM (TCG: every instruction emulated, so absolute times are ~10-100x a "
+             "real machine's; read the ratios, all taken within one repeat of one boot). The probe: "
+             "`ksys_lseek(fd, offset, whence)`, which only `lseek(2)` calls, on `/dev/null`, from "
+             "`bench/vm/vmdrive` in a tight loop; streaming definition `%s`. %s repeats of %s calls "
+             "per configuration, shuffled within a repeat. *overhead*: ns per call above the untraced "
+             "loop of the same repeat; *BPF ns*: the programs' own run time per call (kernel BPF "
+             "stats, on for a further quarter of the calls only); *start-up*: launch to `Attached`; "
+             "*stop*: SIGINT to exit."
+             % ("p:kptbench/hot ksys_lseek fd=%di:u32 off=%si:s64 whence=%dx:u32",
+                p.get("REPEATS"), p.get("CALLS")))
+    L.append("")
+    for k, e in sv.items():
+        info = e["info"]
+        L.append("**%s** (`%s`, kprobe.multi: %s; boot and run %s s)%s" %
+                 (k, info.get("kernel", "?"), info.get("kprobe_multi", "?"), e.get("seconds"),
+                  ": **FAILED**: %s" % e["error"] if e.get("error") else ""))
+        L.append("")
+        if not e["configs"]:
+            continue
+        un = e["configs"].get("untraced", {}).get("ns_per_call")
+        L.append("| job | tool, mechanism | ns/call | overhead ns/call | BPF ns/call | start-up ms | stop ms | every call seen |")
+        L.append("|---|---|---:|---:|---:|---:|---:|---|")
+        L.append("| untraced | - | %s | - | - | - | - | - |" % _st(un))
+        for job, c, label in VM_ROWS:
+            cs = e["configs"].get(c)
+            if not cs:
+                continue
+            seen = "%d/%d runs" % (cs["events_ok"], cs["runs"]) if cs["events_known"] else "n/a"
+            L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" %
+                     (job, label, _st(cs["ns_per_call"]), _st(cs["overhead"]), _st(cs["bpf_ns_per_call"]),
+                      _st(cs["startup_ms"]), _st(cs["stop_ms"]), seen))
+        if e["failed_runs"]:
+            L.append("")
+            L.append("Failed runs: " + "; ".join("rep %s %s: %s" % (r.get("rep"), r.get("config"),
+                     r.get("error") or "rc %s" % r.get("rc")) for r in e["failed_runs"]))
+        L.append("")
+    kernels = [k for k in sv if sv[k]["ratios"]]
+    if kernels:
+        L.append("Ratios (per repeat, then median [min–max]) of the overheads, and of the BPF programs' "
+                 "own times:")
+        L.append("")
+        L.append("| job | ratio | %s | goal (overhead) | %s |" %
+                 (" | ".join("%s overhead" % k for k in kernels), " | ".join("%s BPF time" % k for k in kernels)))
+        L.append("|---|---|%s---|%s" % ("---:|" * len(kernels), "---:|" * len(kernels)))
+        for job, num, den, goal in VM_RATIOS:
+            rs = [next((x for x in sv[k]["ratios"] if x["num"] == num and x["den"] == den), None)
+                  for k in kernels]
+            if not any(rs):
+                continue
+            verdicts = ["%s %s" % (k, _verdict(r["ratio"]["median"] <= goal))
+                        for k, r in zip(kernels, rs) if goal is not None and r and r["ratio"]]
+            L.append("| %s | %s / %s | %s | %s | %s |" %
+                     (job, _vm_name(num), _vm_name(den),
+                      " | ".join(_st(r["ratio"], 2) if r else "-" for r in rs),
+                      ("≤ %.1f× (%s)" % (goal, ", ".join(verdicts))) if goal is not None else "(information)",
+                      " | ".join(_st(r.get("bpf_ratio"), 2) if r else "-" for r in rs)))
+        L.append("")
+    rows = [(k, r) for k in sv for r in sv[k]["scale"]]
+    if rows:
+        L.append("#### Scale: N functions attached (the hot one and N-1 cold ones), per-hit cost of the hot one")
+        L.append("")
+        L.append("Cold functions: `ext4_*`, `jbd2_*`, `xfrm_*`, `tcp_*` from available_filter_functions "
+                 "(unique names, not blacklisted), nothing of which runs in the guest (*cold hits*: their "
+                 "hits, summed, worst run). *attach*: kptrace's own `Attached N probes in T ms`; "
+                 "*launch→Attached* adds start-up (BTF, verification; TCG-slowed); *SIGINT→exit* is "
+                 "mostly detaching. *overhead*: the hot function's ns per call over an untraced loop run "
+                 "just before. More than 100 kprobes: one run (minutes under TCG).")
+        L.append("")
+        L.append("| kernel | backend | functions | attach ms | launch→Attached ms | SIGINT→exit ms | "
+                 "overhead ns/call | cold hits | runs ok |")
+        L.append("|---|---|---:|---:|---:|---:|---:|---:|---|")
+        for k, r in rows:
+            L.append("| %s | %s | %d | %s | %s | %s | %s | %d | %d/%d%s |" %
+                     (k, r["backend"], r["functions"], _st(r["attach_ms"]), _st(r["startup_ms"]),
+                      _st(r["stop_ms"]), _st(r["overhead"]), r["cold_hits"], r["ok"], r["runs"],
+                      "" if not (r["rcs"] or r["errors"]) else " (%s)" % ", ".join(
+                          ["exit %s" % c for c in r["rcs"]] + [str(x)[:60] for x in r["errors"]])))
+        L.append("")
+    return L
 
 
 def _fmt_load(x):
