@@ -73,6 +73,32 @@ static __always_inline void hist_add(__u64 v)
 		(*c)++;
 }
 
+/* A record, or NULL with the drop counted: the ring buffer is full. */
+static __always_inline void *bl_reserve(__u64 size)
+{
+	__u32 zero = 0;
+	__u64 *d;
+	void *e = bpf_ringbuf_reserve(&bl_events, size, 0);
+
+	if (e)
+		return e;
+	d = bpf_map_lookup_elem(&bl_drops, &zero);
+	if (d)
+		(*d)++;
+	return NULL;
+}
+
+/* The context every streamed record carries (both record types start so). */
+#define BL_HEADER(e, ctx, pid_tgid)					\
+	do {								\
+		(e)->ts = bpf_ktime_get_ns();				\
+		(e)->ip = PT_REGS_IP(ctx);				\
+		(e)->tid = (__u32)(pid_tgid);				\
+		(e)->tgid = (pid_tgid) >> 32;				\
+		(e)->cpu = bpf_get_smp_processor_id();			\
+		bpf_get_current_comm((e)->comm, sizeof((e)->comm));	\
+	} while (0)
+
 SEC("uprobe")
 int bl_nop(struct pt_regs *ctx)
 {
@@ -86,21 +112,10 @@ int bl_stream(struct pt_regs *ctx)
 	struct bl_event *e;
 	long n;
 
-	e = bpf_ringbuf_reserve(&bl_events, sizeof(*e), 0);
-	if (!e) {
-		__u32 zero = 0;
-		__u64 *d = bpf_map_lookup_elem(&bl_drops, &zero);
-
-		if (d)
-			(*d)++;
+	e = bl_reserve(sizeof(*e));
+	if (!e)
 		return 0;
-	}
-	e->ts = bpf_ktime_get_ns();
-	e->ip = PT_REGS_IP(ctx);
-	e->tid = (__u32)pid_tgid;
-	e->tgid = pid_tgid >> 32;
-	e->cpu = bpf_get_smp_processor_id();
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	BL_HEADER(e, ctx, pid_tgid);
 	e->a = PT_REGS_PARM1(ctx);
 	e->b = (__u32)PT_REGS_PARM2(ctx);
 	n = bpf_probe_read_user_str(e->s, sizeof(e->s), (const void *)PT_REGS_PARM3(ctx));
@@ -117,21 +132,10 @@ int bl_kstream(struct pt_regs *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct bl_kevent *e;
 
-	e = bpf_ringbuf_reserve(&bl_events, sizeof(*e), 0);
-	if (!e) {
-		__u32 zero = 0;
-		__u64 *d = bpf_map_lookup_elem(&bl_drops, &zero);
-
-		if (d)
-			(*d)++;
+	e = bl_reserve(sizeof(*e));
+	if (!e)
 		return 0;
-	}
-	e->ts = bpf_ktime_get_ns();
-	e->ip = PT_REGS_IP(ctx);
-	e->tid = (__u32)pid_tgid;
-	e->tgid = pid_tgid >> 32;
-	e->cpu = bpf_get_smp_processor_id();
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	BL_HEADER(e, ctx, pid_tgid);
 	e->fd = (__u32)PT_REGS_PARM1(ctx);
 	e->off = PT_REGS_PARM2(ctx);
 	e->whence = (__u32)PT_REGS_PARM3(ctx);

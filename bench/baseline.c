@@ -36,21 +36,28 @@ struct out {
 	unsigned long long events;
 };
 
+/* ftrace's context of a trace line, up to the probed address: "comm-tid [cpu] ..... secs.usecs: EVENT: (0xIP)" */
+static void context(FILE *f, const char *ecomm, __u32 tid, __u32 cpu, __u64 ts, const char *event,
+		    __u64 ip)
+{
+	char comm[17];
+	uint64_t us = (ts + 500) / 1000;
+
+	memcpy(comm, ecomm, 16);
+	comm[16] = 0;
+	fprintf(f, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64 ": %s: (0x%" PRIx64 ")", comm,
+		(int)tid, (int)cpu, us / 1000000, us % 1000000, event, (uint64_t)ip);
+}
+
 static int on_event(void *arg, void *data, size_t len)
 {
 	struct out *o = arg;
 	const struct bl_event *e = data;
-	char comm[17];
-	uint64_t us;
 
 	if (len < sizeof(*e))
 		return 0;
-	memcpy(comm, e->comm, 16);
-	comm[16] = 0;
-	us = (e->ts + 500) / 1000;
-	fprintf(o->f, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64
-		": stream: (0x%" PRIx64 ") a=%" PRIu64 " b=%u s=", comm, (int)e->tid,
-		(int)e->cpu, us / 1000000, us % 1000000, (uint64_t)e->ip, (uint64_t)e->a, e->b);
+	context(o->f, e->comm, e->tid, e->cpu, e->ts, "stream", e->ip);
+	fprintf(o->f, " a=%" PRIu64 " b=%u s=", (uint64_t)e->a, e->b);
 	if (e->slen && e->slen <= BL_STR) {
 		fputc('"', o->f);
 		fwrite(e->s, 1, e->slen - 1, o->f);
@@ -66,18 +73,11 @@ static int on_kevent(void *arg, void *data, size_t len)
 {
 	struct out *o = arg;
 	const struct bl_kevent *e = data;
-	char comm[17];
-	uint64_t us;
 
 	if (len < sizeof(*e))
 		return 0;
-	memcpy(comm, e->comm, 16);
-	comm[16] = 0;
-	us = (e->ts + 500) / 1000;
-	fprintf(o->f, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64
-		": hot: (0x%" PRIx64 ") fd=%u off=%" PRId64 " whence=%u\n", comm, (int)e->tid,
-		(int)e->cpu, us / 1000000, us % 1000000, (uint64_t)e->ip, e->fd, (int64_t)e->off,
-		e->whence);
+	context(o->f, e->comm, e->tid, e->cpu, e->ts, "hot", e->ip);
+	fprintf(o->f, " fd=%u off=%" PRId64 " whence=%u\n", e->fd, (int64_t)e->off, e->whence);
 	o->events++;
 	return 0;
 }
