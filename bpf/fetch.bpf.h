@@ -278,6 +278,14 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 	count = f->count;
 	param = f->param;
 
+	/* The commonest argument, a register as it is (hist kmalloc's size,
+	 * %di): stored at once, none of the stages below. */
+	if (f->base == KPT_BASE_REG && f->store == KPT_ST_RAW && !f->nderef && count == 1 &&
+	    !(f->flags & KPT_FF_BITFIELD) && param / 8 < sizeof(struct pt_regs) / 8) {
+		kpt_put(s, f->slot, f->size, ((__u64 *)&s->regs)[param / 8]);
+		return pos;
+	}
+
 	/* Stage 1: the base value. */
 	switch (f->base) {
 	case KPT_BASE_REG:
