@@ -61,7 +61,7 @@ static const struct argp_option options[] = {
 	  "Check and explain: where each argument comes from, the event format; attach nothing",
 	  0 },
 	{ "buffer-size", OPT_BUFFER, "SIZE", 0,
-	  "Ring buffer size, power of two, K/M suffixes (default 512K per CPU, 1M to 16M)", 0 },
+	  "Ring buffer size, power of two, K/M suffixes (default 1M per CPU, 1M to 32M)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's log, including the verifier's", 0 },
 	{ "filter", OPT_FILTER, "EXPR", 0,
 	  "ftrace event filter for every probe (like 'DEF if EXPR')", 0 },

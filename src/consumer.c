@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "consumer.h"
+#include "ringbuf.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -59,7 +60,7 @@ static int on_record(void *arg, void *data, size_t len)
 	c->records++;
 	if (ferror(c->o->out)) {
 		c->write_err++;
-		return -EPIPE; /* stops ring_buffer__poll() */
+		return -EPIPE; /* stops kpt_ring_poll() */
 	}
 	return 0;
 }
@@ -164,26 +165,25 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 {
 	struct ctx c = { .o = o };
 	unsigned long long seen_drops = 0, seen_misses = 0;
-	struct ring_buffer *rb;
+	struct kpt_ring *rb;
 	double start = now_s(), last_check = start, last_report = start;
 	bool child_done = !o->child;
 	long long *missed;
 	int err = 0;
 
-	rb = ring_buffer__new(loader_events_fd(ld), on_record, &c, NULL);
+	rb = kpt_ring_new(loader_events_fd(ld), on_record, &c);
 	if (!rb)
 		return -errno;
 
 	while (!stop_requested) {
 		/* The BPF side wakes us at most once a millisecond or past a fill
-		 * mark (sampled wakeups); a timeout drains whatever came without one. */
-		err = ring_buffer__poll(rb, 50);
+		 * mark (sampled wakeups); after a timeout the poll reads whatever
+		 * came without one. */
+		err = kpt_ring_poll(rb, 50);
 		if (err == -EINTR) {
 			err = 0;
 			continue;
 		}
-		if (err == 0)
-			err = ring_buffer__consume(rb);
 		if (err < 0)
 			break;
 		err = 0;
@@ -212,9 +212,9 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 		missed[i] = loader_missed(ld, i);
 	loader_detach(ld);
 	if (err != -EPIPE)
-		ring_buffer__consume(rb);
+		kpt_ring_consume(rb);
 	fflush(o->out);
-	ring_buffer__free(rb);
+	kpt_ring_free(rb);
 	if (c.write_err)
 		err = 0; /* reader went away: a normal end */
 	if (o->report)

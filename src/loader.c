@@ -97,18 +97,18 @@ static void load_refused(struct loader *ld, const struct ev_desc *evs, int err, 
 }
 
 /*
- * The ring buffer, unless --buffer-size: 512 KiB per CPU as a power of two,
- * 1 to 16 MiB, like ftrace's per-CPU buffers (1.4 MB each). Its pages count
- * twice in resident memory (libbpf maps the data area twice, for records
- * that wrap): 1 MiB on 2 CPUs keeps a streaming kptrace under 5 MB.
+ * The ring buffer, unless --buffer-size: 1 MiB per CPU as a power of two,
+ * 1 to 32 MiB, like ftrace's per-CPU buffers (1.4 MB each). Its pages are
+ * resident memory (mapped once: src/ringbuf.c): 2 MiB on 2 CPUs keeps a
+ * streaming kptrace under 5 MB.
  */
 uint32_t loader_default_ring(int ncpus)
 {
-	uint32_t want = 512u << 10, ring = 1u << 20;
+	uint32_t want = 1u << 20, ring = 1u << 20;
 
 	if (ncpus > 0)
 		want *= (uint32_t)ncpus;
-	while (ring < want && ring < (16u << 20))
+	while (ring < want && ring < (32u << 20))
 		ring <<= 1;
 	return ring;
 }

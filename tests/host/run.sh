@@ -269,11 +269,11 @@ fi
 check "--backend fentry: no kptrace program left loaded" \
 	test "$(bpftool prog show 2>/dev/null | grep -c ' name kpt_')" = 0
 
-echo "# the default ring buffer: 512K per CPU, 1M to 16M"
+echo "# the default ring buffer: 1M per CPU, 1M to 32M"
 $KPT -d 2 "p $BIN:kpt_neg x=%di" > /dev/null 2>&1 &
 rp=$!
-want=$(python3 -c 'import os; n = 512 << 10; w = n * os.cpu_count(); r = 1 << 20
-while r < w and r < 16 << 20: r <<= 1
+want=$(python3 -c 'import os; w = (1 << 20) * os.cpu_count(); r = 1 << 20
+while r < w and r < 32 << 20: r <<= 1
 print(r)')
 got=
 for i in $(seq 1 50); do
