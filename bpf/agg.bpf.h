@@ -415,7 +415,6 @@ __noinline int kpt_pmu_enter(__u32 tid, __u32 probe, __u32 depth, __u32 cpu, __u
 __noinline int kpt_pmu_exit(const struct kpt_probe_entry *p, __u32 idx, __u32 tid, __u32 cpu,
 			    __u32 passed)
 {
-	struct kpt_depth_key dk = { .tid = tid };
 	struct kpt_start_key sk = { .tid = tid };
 	struct kpt_pmu_vals pv, *start;
 	struct kpt_calls *c;
@@ -423,11 +422,10 @@ __noinline int kpt_pmu_exit(const struct kpt_probe_entry *p, __u32 idx, __u32 ti
 	if (!p)
 		return 0;
 	kpt_pmu_read(&pv, cpu);
-	dk.probe = p->agg.lat_peer;
-	c = bpf_map_lookup_elem(&kpt_depth, &dk);
+	c = kpt_calls_of(tid, p->agg.lat_peer, false);
 	if (!c || !c->depth)
 		return 0;
-	sk.probe = dk.probe;
+	sk.probe = p->agg.lat_peer;
 	sk.depth = c->depth;
 	start = bpf_map_lookup_elem(&kpt_pmu_start, &sk);
 	if (!start)

@@ -221,13 +221,15 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	 * past the int3 (or the ftrace-based kprobe's emulation of one), also
 	 * after the kernel moved the probe past an ENDBR; uprobes see the
 	 * breakpoint address; return probes the address returned to. */
-	h->ip = KPT_USES(REGS) ? PT_REGS_IP(&s->regs) : 0;
-	if (!KPT_USES(REGS))
-		;	/* only a printed record shows it */
-	else if (kind == KPT_CTX_MULTI && !(p->flags & KPT_PF_RETURN))
-		h->ip = kpt_kprobe_addr(bpf_get_func_ip(ctx));
-	else if (kind == KPT_CTX_REGS && !(p->flags & (KPT_PF_USER | KPT_PF_RETURN | KPT_PF_TP)))
-		h->ip--;
+	h->ip = 0;	/* only a printed record shows it */
+	if (KPT_USES(REGS)) {
+		h->ip = PT_REGS_IP(&s->regs);
+		if (kind == KPT_CTX_MULTI && !(p->flags & KPT_PF_RETURN))
+			h->ip = kpt_kprobe_addr(bpf_get_func_ip(ctx));
+		else if (kind == KPT_CTX_REGS &&
+			 !(p->flags & (KPT_PF_USER | KPT_PF_RETURN | KPT_PF_TP)))
+			h->ip--;
+	}
 	h->tid = (__u32)pid_tgid;
 	h->tgid = pid_tgid >> 32;
 	h->cpu = cpu;
