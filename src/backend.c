@@ -94,8 +94,10 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 	if (!strcmp(b, "fentry") || (!strcmp(b, "auto") && eligible)) {
 		bool force = !strcmp(b, "fentry");
 
+		/* marked where a trampoline can go; auto may take them back */
 		for (i = 0; i < n; i++) {
 			why = tramp_why_not(si, &evs[i], &ents[i]);
+			evs[i].tramp = !why;
 			if (!why) {
 				ntramp++;
 				continue;
@@ -119,13 +121,10 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 		have = !sysinfo_need_ksyms(si, msg, msglen) &&
 		       ksyms_by_name(si->ksyms, "register_ftrace_direct", NULL);
 		if (force || (have && ntramp && ntramp <= KPT_TRAMP_AUTO &&
-			      eligible < KPT_MULTI_MIN)) {
-			for (i = 0; i < n; i++)
-				evs[i].tramp = !tramp_why_not(si, &evs[i], &ents[i]);
+			      eligible < KPT_MULTI_MIN))
 			return 0;
-		}
-		if (force)
-			return 0;
+		for (i = 0; i < n; i++)
+			evs[i].tramp = false;
 	}
 
 	if (!eligible)
