@@ -36,26 +36,37 @@ profile_field() {
 	awk -v p="uprobes/$2" -v n="$3" '$1 == p { print $n }' "$1"
 }
 
+# kptrace on kpt_neg (once per round of the target) as probe NAME, into a
+# 4 KiB ring buffer (about 50 records); once attached the shell function
+# WORKLOAD runs ($kp: kptrace's pid), then SIGINT. Sets rc, delivered, drops.
+small_ring() {
+	local name=$1 workload=$2
+	"$KPT" --buffer-size 4K -o "$OUT/$name.out" "p:$name $BIN:kpt_neg v=%di:s32" \
+		2> "$OUT/$name.err" &
+	kp=$!
+	if wait_for "grep -q Attached $OUT/$name.err" 15; then
+		$workload
+		sleep 0.5
+		kill -INT $kp
+	fi
+	wait $kp
+	rc=$?
+	delivered=$(grep -c " $name: (0x.* v=" "$OUT/$name.out")
+	drops=$(profile_field "$OUT/$name.err" "$name" 4)
+}
+
 echo "# loss accounting with the consumer stopped"
-# kpt_neg runs once per round of the target: N rounds, N events, into a ring
-# buffer of 4 KiB (about 50 records): the rest must be counted as dropped.
+# N rounds, N events into 4 KiB: the rest must be counted as dropped.
 N=5000
-"$KPT" --buffer-size 4K -o "$OUT/loss.out" "p:loss $BIN:kpt_neg v=%di:s32" 2> "$OUT/loss.err" &
-kp=$!
-if wait_for "grep -q Attached $OUT/loss.err" 15; then
+stopped_consumer() {
 	kill -STOP $kp
 	"$BIN" $N clean
 	kill -CONT $kp
 	# the consumer checks the counters each second: give it two
 	wait_for "grep -q 'events lost so far' $OUT/loss.err" 5
-	sleep 0.5
-	kill -INT $kp
-fi
-wait $kp
-rc=$?
-delivered=$(grep -c ' loss: (0x' "$OUT/loss.out")
+}
+small_ring loss stopped_consumer
 hits=$(profile_field "$OUT/loss.err" loss 2)
-drops=$(profile_field "$OUT/loss.err" loss 4)
 printed=$(sed -n 's/^\([0-9]*\) events printed.*/\1/p' "$OUT/loss.err")
 lost_line=$(grep -c "^$printed events printed, $drops LOST (ring buffer full" "$OUT/loss.err")
 # the warning while running: before the profile's header
@@ -75,21 +86,12 @@ check "SIGSTOP: the exit summary says '$printed events printed, $drops LOST'" te
 check "SIGSTOP: nothing left attached" nothing_left
 
 echo "# a small ring read while it fills: records wrap past its end"
-# 4 KiB holds ~50 records; 60 bursts of 10 (one process each, so the
-# consumer keeps up) wrap it a dozen times, and each wrapping record is put
-# back together (src/ringbuf.c) before the decoder holds it to the record
-# ABI (a bad one is "malformed").
-"$KPT" --buffer-size 4K -o "$OUT/wrap.out" "p:wrap $BIN:kpt_neg v=%di:s32" 2> "$OUT/wrap.err" &
-kp=$!
-if wait_for "grep -q Attached $OUT/wrap.err" 15; then
-	for i in $(seq 1 60); do "$BIN" 10 clean > /dev/null; done
-	sleep 0.5
-	kill -INT $kp
-fi
-wait $kp
-rc=$?
-delivered=$(grep -c ' wrap: (0x.* v=' "$OUT/wrap.out")
-drops=$(profile_field "$OUT/wrap.err" wrap 4)
+# 60 bursts of 10 (one process each, so the consumer keeps up) wrap the
+# ring a dozen times, and each wrapping record is put back together
+# (src/ringbuf.c) before the decoder holds it to the record ABI (a bad one
+# is "malformed").
+bursts() { for i in $(seq 1 60); do "$BIN" 10 clean > /dev/null; done; }
+small_ring wrap bursts
 check "4 KiB ring: delivered + dropped == 600 ($delivered + ${drops:-?}), rc $rc" \
 	test "$rc:$((delivered + ${drops:-0}))" = "0:600"
 check "4 KiB ring: wrapped many times ($delivered records), none malformed" \
