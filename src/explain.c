@@ -231,6 +231,9 @@ static void explain_base(FILE *f, const struct ev_desc *ev, const struct spec_op
 			print_off(f, op->imm);
 		fputs(" (kallsyms, at load)", f);
 		break;
+	case SPEC_OP_TPFIELD:
+		fprintf(f, "field %s of the tracepoint's record", op->sym ? op->sym : "?");
+		break;
 	case SPEC_OP_FOFFS:
 		fprintf(f, "file offset 0x%" PRIx64 " of %s, where the traced process maps it",
 			(uint64_t)op->imm, ev->path ? ev->path : "the binary");
@@ -413,6 +416,9 @@ void explain_event(FILE *f, const struct ev_desc *ev)
 		fprintf(f, "  kretprobe on 0x%016" PRIx64 " (%s), fires on return\n", ev->addr,
 			ev->func);
 		break;
+	case SPEC_TRACEPOINT:
+		fprintf(f, "  tracepoint %s\n", ev->func);
+		break;
 	default:
 		fprintf(f, "  %s at %s, file offset 0x%" PRIx64 ", vaddr 0x%" PRIx64 "%s%s%s%s\n",
 			ev->is_return ? "uretprobe" : "uprobe", ev->path ? ev->path : "?",
@@ -426,5 +432,9 @@ void explain_event(FILE *f, const struct ev_desc *ev)
 	for (i = 0; i < ev->nargs; i++)
 		explain_arg(f, ev, &ev->args[i]);
 	fputc('\n', f);
-	explain_format(f, ev);
+	if (ev->kind == SPEC_TRACEPOINT)
+		fprintf(f, "format: the tracepoint's own, events/%s/format in tracefs\n",
+			ev->func);
+	else
+		explain_format(f, ev);
 }
