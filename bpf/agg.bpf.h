@@ -314,28 +314,38 @@ static __always_inline __u32 kpt_bucket(const struct kpt_agg *g, __u64 v)
 	}
 }
 
+/* Unkeyed histogram of v (p->agg.nkeys == 0): its bucket and the stats. */
+static __always_inline void kpt_hist_unkeyed(const struct kpt_probe_entry *p, __u64 v)
+{
+	__u32 b = kpt_bucket(&p->agg, v), slot = p->agg.hist_base + b, group = p->agg.group;
+	struct kpt_aggval *a;
+	__u64 *c;
+
+	if (b >= p->agg.nbuckets)
+		return;
+	c = bpf_map_lookup_elem(&kpt_hist, &slot);
+	/* a key on the stack: 6.1 takes no map key from global-function memory */
+	a = bpf_map_lookup_elem(&kpt_hstat, &group);
+	if (c)
+		(*c)++;
+	if (a)
+		kpt_aggval_add(a, v, p->agg.value_signed);
+}
+
 /* Histogram of v for probe idx: one bucket and the stats. */
 static __always_inline void kpt_hist_add(struct kpt_scratch *s, const struct kpt_probe_entry *p,
 					 __u32 idx, __u64 v, struct kpt_stats *st)
 {
 	struct kpt_key k = {};
-	struct kpt_aggval *a;
-	__u32 b = kpt_bucket(&p->agg, v), slot, group = p->agg.group;
-	__u64 *c;
+	__u32 b;
 
-	if (b >= p->agg.nbuckets)
-		return;
 	if (!p->agg.nkeys) {
-		slot = p->agg.hist_base + b;
-		c = bpf_map_lookup_elem(&kpt_hist, &slot);
-		/* a key on the stack: 6.1 takes no map key from global-function memory */
-		a = bpf_map_lookup_elem(&kpt_hstat, &group);
-		if (c)
-			(*c)++;
-		if (a)
-			kpt_aggval_add(a, v, p->agg.value_signed);
+		kpt_hist_unkeyed(p, v);
 		return;
 	}
+	b = kpt_bucket(&p->agg, v);
+	if (b >= p->agg.nbuckets)
+		return;
 	if (kpt_make_key(s, p, &k))
 		return;
 	k.probe = p->agg.group;

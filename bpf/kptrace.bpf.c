@@ -171,6 +171,70 @@ static __always_inline void kpt_tramp_regs(__u64 *ctx, struct pt_regs *r, bool r
 	r->ip = v;
 }
 
+/*
+ * The probe's registers, copied with plain loads: a kprobe program may read
+ * its pt_regs context at any constant offset, and 21 loads and stores cost a
+ * fraction of a bpf_probe_read_kernel() call (hist: 232 -> ~185 ns per hit).
+ */
+static __always_inline void kpt_copy_regs(struct pt_regs *dst, const struct pt_regs *src)
+{
+	const __u64 *from = (const __u64 *)src;
+	__u64 *to = (__u64 *)dst;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < sizeof(*dst) / 8; i++)
+		to[i] = from[i];
+}
+
+/* The low size bytes of v, sign-extended when asked: a value as its record
+ * slot would hold it (kpt_put() then kpt_pred_load()). */
+static __always_inline __u64 kpt_narrow(__u64 v, __u32 size, bool is_signed)
+{
+	__u32 sh = size < 8 ? 64 - 8 * size : 0;
+
+	return is_signed ? (__u64)((__s64)(v << sh) >> sh) : (v << sh) >> sh;
+}
+
+/*
+ * KPT_PF_DIRECT: the histogram's value straight from the context (the
+ * loader's normalised p->agg.direct). Each load at its constant offset and
+ * pinned by a barrier: clang would otherwise merge the cases into one load
+ * at a computed offset, which the verifier refuses in a context. -1: the
+ * tracepoint field could not be read.
+ */
+#define KPT_CTX_LOAD(n, expr)	case n: x = (expr); barrier_var(x); break;
+
+static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kpt_probe_entry *p,
+					    __u64 *v)
+{
+	const struct kpt_fetch *f = &p->args[p->agg.value_argi & (KPT_MAX_ARGS - 1)];
+	struct pt_regs *r = ctx;
+	__u64 x = 0;
+
+	if (kind == KPT_CTX_TP) {
+		if (kpt_read_sized(&x, (__u32)f->imm, (__u64)ctx + f->param, KPT_RD_KERNEL))
+			return -1;
+	} else if (kind == KPT_CTX_TRAMP) {
+		/* what kpt_tramp_regs() would have put in the register */
+		if (p->agg.direct == KPT_DIRECT_AX ? bpf_get_func_ret(ctx, &x) :
+		    bpf_get_func_arg(ctx, p->agg.direct, &x))
+			x = 0;
+	} else {
+		switch (p->agg.direct) {
+		KPT_CTX_LOAD(0, PT_REGS_PARM1(r))
+		KPT_CTX_LOAD(1, PT_REGS_PARM2(r))
+		KPT_CTX_LOAD(2, PT_REGS_PARM3(r))
+		KPT_CTX_LOAD(3, PT_REGS_PARM4(r))
+		KPT_CTX_LOAD(4, PT_REGS_PARM5(r))
+		KPT_CTX_LOAD(5, PT_REGS_PARM6(r))
+		KPT_CTX_LOAD(KPT_DIRECT_AX, PT_REGS_RC(r))
+		}
+	}
+	*v = kpt_narrow(x, f->size, p->agg.value_signed);
+	return 0;
+}
+
 static __always_inline int kpt_handle(void *ctx, int kind)
 {
 	bool is_tp = kind == KPT_CTX_TP;
@@ -186,7 +250,8 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	st = bpf_map_lookup_elem(&kpt_stats, &idx);
 	if (!p || !st)
 		return 0;
-	pid_tgid = bpf_get_current_pid_tgid();
+	/* the task only where asked: each helper call counts on the hot path */
+	pid_tgid = kpt_target_tgid || kpt_target_tid ? bpf_get_current_pid_tgid() : 0;
 	if ((kpt_target_tgid && (pid_tgid >> 32) != kpt_target_tgid) ||
 	    (kpt_target_tid && (__u32)pid_tgid != kpt_target_tid) ||
 	    (kpt_target_cgroup && bpf_get_current_cgroup_id() != kpt_target_cgroup)) {
@@ -194,6 +259,19 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 		return 0;
 	}
 	st->hits++;
+
+	/* A histogram of a value in the context (hist kmalloc, hist of an
+	 * argument): its bucket, and nothing else of the handler. */
+	if (KPT_USES(DIRECT) && (p->flags & KPT_PF_DIRECT)) {
+		__u64 v;
+
+		if (kpt_direct_value(ctx, kind, p, &v))
+			st->faults++;
+		else
+			kpt_hist_unkeyed(p, v);
+		return 0;
+	}
+	pid_tgid = bpf_get_current_pid_tgid();
 
 	cpu = bpf_get_smp_processor_id();
 	s = bpf_map_lookup_elem(&kpt_scratch, &cpu);
@@ -209,8 +287,8 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 		/* latency and counts without arguments: nothing reads them */
 	} else if (kind == KPT_CTX_TRAMP) {
 		kpt_tramp_regs(ctx, &s->regs, p->flags & KPT_PF_RETURN);
-	} else if (bpf_probe_read_kernel(&s->regs, sizeof(s->regs), ctx)) {
-		return 0;
+	} else {
+		kpt_copy_regs(&s->regs, ctx);
 	}
 
 	h = (struct kpt_rec_hdr *)s->rec;

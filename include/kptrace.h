@@ -54,6 +54,7 @@ enum kpt_base {
 #define KPT_USE_REGS	(1u << 4)	/* the probe's registers (arguments, a record's ip) */
 #define KPT_USE_COMM	(1u << 5)	/* the task's comm (records, filters, --comm, keys) */
 #define KPT_USE_TIME	(1u << 6)	/* the time (records, latency) */
+#define KPT_USE_DIRECT	(1u << 7)	/* a KPT_PF_DIRECT probe */
 
 /* fentry/fexit probes in one run: one BPF program each, verified against its function. */
 #define KPT_TRAMP_SLOTS	16
@@ -101,6 +102,17 @@ struct kpt_fetch {
 #define KPT_PF_USER	(1u << 1)	/* uprobe: registers and stack are user state */
 #define KPT_PF_TP	(1u << 2)	/* tracepoint: the context is the raw trace record */
 #define KPT_PF_EDATA	(1u << 3)	/* return probe: its entry probe edata_peer saved arguments */
+/*
+ * An unkeyed, unfiltered histogram of a value the handler can take straight
+ * from its context (an argument register, the return value, a tracepoint
+ * field), with no argument that can fault: no record, no fetch interpreter.
+ * Set by compile_mark_direct().
+ */
+#define KPT_PF_DIRECT	(1u << 4)
+/* kpt_agg.direct: argument register 0-5 of the calling convention, %ax, or
+ * the tracepoint field of the value's fetch */
+#define KPT_DIRECT_AX		6
+#define KPT_DIRECT_TPFIELD	7
 
 /*
  * Filters: ftrace's event filter language compiled by src/filter.c into two
@@ -228,7 +240,8 @@ struct kpt_agg {
 	__u8 nkeys;		/* 0: per-CPU arrays; else the keyed hash */
 	__u8 key_kind[KPT_MAX_KEYS];
 	__u8 key_argi[KPT_MAX_KEYS];
-	__u8 pad[3];
+	__u8 direct;		/* KPT_PF_DIRECT: where the value is, KPT_DIRECT_* */
+	__u8 pad[2];
 	__u32 hist_base;	/* this probe's first bucket in kpt_hist (unkeyed) */
 	__u32 nbuckets;
 	__u32 lat_peer;		/* KPT_ACT_LAT_END: index of the LAT_START probe */

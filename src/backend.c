@@ -27,9 +27,8 @@ static bool multi_eligible(const struct ev_desc *ev)
 static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 				 const struct kpt_probe_entry *ent)
 {
-	static const char *const argregs[] = { "di", "si", "dx", "cx", "r8", "r9" };
 	bool ret = ev->kind == SPEC_KRETPROBE;
-	int i, k, off;
+	int i, reg;
 
 	if (ev->kind != SPEC_KPROBE && !ret)
 		return "not a kernel function probe";
@@ -48,13 +47,12 @@ static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 
 		switch (f->base) {
 		case KPT_BASE_REG:
-			off = ret ? resolve_reg_offset(si->regs_btf, "ax") : -1;
-			for (k = 0; !ret && k < 6 && off != (int)f->param; k++)
-				off = resolve_reg_offset(si->regs_btf, argregs[k]);
-			if (off != (int)f->param)
-				return ret ? "at a return it reads a register other than %ax" :
-					     "it reads a register that holds no argument: only %di, "
-					     "%si, %dx, %cx, %r8 and %r9 are saved";
+			reg = resolve_arg_reg(si->regs_btf, f->param);
+			if (ret && reg != KPT_DIRECT_AX)
+				return "at a return it reads a register other than %ax";
+			if (!ret && (reg < 0 || reg == KPT_DIRECT_AX))
+				return "it reads a register that holds no argument: only %di, "
+				       "%si, %dx, %cx, %r8 and %r9 are saved";
 			break;
 		case KPT_BASE_ARG:
 			if (f->param >= 6)

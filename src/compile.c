@@ -291,6 +291,62 @@ fail:
 	return err;
 }
 
+/* Where the value of f is, as kpt_agg.direct; -1 if not as it is in the context. */
+static int direct_source(const struct sysinfo *si, const struct kpt_fetch *f)
+{
+	if (f->store != KPT_ST_RAW || f->nderef || f->count != 1 || (f->flags & KPT_FF_BITFIELD))
+		return -1;
+	switch (f->base) {
+	case KPT_BASE_ARG:
+		return f->param < 6 ? (int)f->param : -1;	/* past the sixth: the stack */
+	case KPT_BASE_RETVAL:
+		return KPT_DIRECT_AX;
+	case KPT_BASE_REG:
+		return si->regs_btf ? resolve_arg_reg(si->regs_btf, f->param) : -1;
+	case KPT_BASE_TPFIELD:
+		return KPT_DIRECT_TPFIELD;
+	default:
+		return -1;
+	}
+}
+
+/* An argument whose fetch reads no memory but the context's, so cannot fault. */
+static bool cannot_fault(const struct kpt_fetch *f)
+{
+	if (f->nderef || (f->store != KPT_ST_RAW && f->store != KPT_ST_COMM &&
+			  f->store != KPT_ST_NONE))
+		return false;
+	switch (f->base) {
+	case KPT_BASE_STACK:
+	case KPT_BASE_TPDATALOC:
+		return false;
+	case KPT_BASE_ARG:
+		return f->param < 6;
+	default:
+		return true;
+	}
+}
+
+void compile_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
+{
+	int i, src;
+
+	e->flags &= ~KPT_PF_DIRECT;
+	if (e->agg.action != KPT_ACT_HIST || e->agg.nkeys || e->agg.value_sub_argi != 0xff ||
+	    e->pre.nops || e->post.nops || (e->flags & KPT_PF_EDATA) ||
+	    e->agg.value_argi >= e->nargs)
+		return;
+	/* the direct path fetches nothing else: nothing else may count a fault */
+	for (i = 0; i < e->nargs && i < KPT_MAX_ARGS; i++)
+		if (!cannot_fault(&e->args[i]))
+			return;
+	src = direct_source(si, &e->args[e->agg.value_argi]);
+	if (src < 0 || (src == KPT_DIRECT_TPFIELD) != !!(e->flags & KPT_PF_TP))
+		return;
+	e->flags |= KPT_PF_DIRECT;
+	e->agg.direct = (__u8)src;
+}
+
 void ev_desc_free(struct ev_desc *ev)
 {
 	free(ev->args);

@@ -23,4 +23,13 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 		  int *col);
 void ev_desc_free(struct ev_desc *ev);
 
+/*
+ * Once the probe's action and filters are set: mark it KPT_PF_DIRECT (and
+ * set e->agg.direct) if it is an unkeyed, unfiltered histogram of an argument
+ * register, %ax, the return value or a tracepoint field, with no argument
+ * that can fault. The BPF handler then takes the value from its context and
+ * counts it, and does nothing else: the same buckets, a third of the work.
+ */
+void compile_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e);
+
 #endif /* KPT_COMPILE_H */

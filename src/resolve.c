@@ -212,6 +212,18 @@ int resolve_reg_offset(const struct btf *btf, const char *name)
 	return (int)(bits / 8);
 }
 
+int resolve_arg_reg(const struct btf *btf, __u32 off)
+{
+	/* x86-64's calling convention; 6 is KPT_DIRECT_AX */
+	static const char *const regs[] = { "di", "si", "dx", "cx", "r8", "r9", "ax" };
+	int i;
+
+	for (i = 0; i < (int)(sizeof(regs) / sizeof(regs[0])); i++)
+		if (resolve_reg_offset(btf, regs[i]) == (int)off)
+			return i;
+	return -1;
+}
+
 int sysinfo_need_ksyms(struct sysinfo *si, char *msg, size_t msglen)
 {
 	if (si->ksyms)

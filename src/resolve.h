@@ -74,4 +74,8 @@ const struct ksym *resolve_function(struct sysinfo *si, const char *names, const
 /* Byte offset of register name in struct pt_regs, from BTF; -ENOENT if none. */
 int resolve_reg_offset(const struct btf *btf, const char *name);
 
+/* The register at pt_regs offset off: argument register 0-5 (%di, %si, %dx,
+ * %cx, %r8, %r9), 6 for %ax, -1 for any other. */
+int resolve_arg_reg(const struct btf *btf, __u32 off);
+
 #endif /* KPT_RESOLVE_H */

@@ -428,6 +428,8 @@ static uint32_t handler_uses(const struct kpt_probe_entry *e)
 	uint32_t u = 0;
 	int k;
 
+	if (e->flags & KPT_PF_DIRECT)
+		return KPT_USE_DIRECT | KPT_USE_AGG;	/* nothing else of the handler */
 	if (e->nargs)
 		u |= KPT_USE_FETCH | KPT_USE_REGS;
 	if (e->pre.nops || e->post.nops)
@@ -624,6 +626,9 @@ int kpt_run(const struct env *env)
 		evs[peer[i]].attach_first = true;
 		lo.edata = true;
 	}
+	/* --comm compares the comm a record holds: the direct path builds none */
+	for (i = 0; i < d.n && !env->comm; i++)
+		compile_mark_direct(&si, &ents[i]);
 	err = backend_choose(env->backend, &si, evs, ents, d.n, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "kptrace: error: %s\n", msg);
@@ -634,6 +639,9 @@ int kpt_run(const struct env *env)
 			explain_event(stdout, &evs[i]);
 			if (evs[i].kind == SPEC_KPROBE || evs[i].kind == SPEC_KRETPROBE)
 				printf("attach: %s\n", backend_describe(&evs[i]));
+			if (ents[i].flags & KPT_PF_DIRECT)
+				printf("hist: %s taken straight from the context into its bucket, "
+				       "no record built\n", evs[i].args[ents[i].agg.value_argi].name);
 			if (!ents[i].pre.nops && !ents[i].post.nops)
 				continue;
 			fputs("filter, before fetching: ", stdout);

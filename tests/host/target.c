@@ -5,6 +5,7 @@
  * and return values, called with fixed values so the expected lines are
  * known. Built -O0 -fno-inline, no PIE: the probed addresses are the ELF's.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,7 +76,8 @@ static double now_ns(void)
 }
 
 /*
- * "dist": sizes 0..999 tagged "small"/"big" and 3 x 7; "sleep": 30 sleeps of
+ * "dist": sizes 0..999 tagged "small"/"big" and 3 x 7; "seek": the same
+ * values as lseek(2) offsets; "sleep": 30 sleeps of
  * 1, 2 and 4 ms (each duration printed, as the reference for percentiles);
  * "recurse": 5 calls nested 3 deep, 1 ms at the bottom.
  */
@@ -91,6 +93,15 @@ static int workloads(const char *mode)
 		for (i = 0; i < 3; i++)
 			kpt_size(7, "seven");
 		return 0;
+	}
+	if (!strcmp(mode, "seek")) {
+		/* lseek(2) to offsets 0..999 and 3 x 7: the syscalls/sys_enter_lseek
+		 * tracepoint's "offset" field */
+		int fd = open("/dev/null", O_RDONLY);
+
+		for (i = 0; i < 1003 && fd >= 0; i++)
+			lseek(fd, i < 1000 ? i : 7, SEEK_SET);
+		return fd >= 0 ? close(fd) : 1;
 	}
 	if (!strcmp(mode, "sleep")) {
 		for (i = 0; i < 30; i++) {

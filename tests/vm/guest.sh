@@ -452,6 +452,27 @@ case "$BACKENDS" in
 	fi ;;
 esac
 
+# hist of an argument or the return value taken straight from the context
+# (no record built) through each mechanism: the generic path's histogram
+# (the same definition with a filter that passes everything), exactly.
+DD='dd if=/dev/zero of=/dev/null bs=3 count=500'
+for hd in "p:h vfs_read count=%dx:u64|count" "r:h vfs_read ret=\$retval:s64|ret"; do
+	def=${hd%|*}
+	field=${hd#*|}
+	$KPT hist --json --backend kprobe -c "$DD" "$def if $field != 7777777" $field > $W/hg.json 2> $W/hg.err
+	for b in $BACKENDS; do
+		$KPT hist --dry-run --backend $b "$def" $field > $W/hd.dry 2>&1
+		$KPT hist --json --backend $b -c "$DD" "$def" $field > $W/hd.json 2> $W/hd.err
+		if ! grep -q "^hist: $field taken straight from the context" $W/hd.dry; then
+			bad "hist $def, $b: not the direct path: $(tail -n 3 $W/hd.dry)"
+		elif grep -q '"count":[1-9]' $W/hg.json && cmp -s $W/hg.json $W/hd.json; then
+			ok "hist $def, $b, direct: the generic path's histogram ($(sed 's/.*\("count":[0-9]*\).*/\1/' $W/hd.json))"
+		else
+			bad "hist $def, $b: direct $(head -c 300 $W/hd.json) $(tail -n 2 $W/hd.err) vs generic $(head -c 300 $W/hg.json) $(tail -n 2 $W/hg.err)"
+		fi
+	done
+done
+
 # auto: a few probes through trampolines; what they cannot take (a stack
 # read) through a kprobe beside them, chosen per probe.
 $KPT --dry-run 'p:a vfs_read count' 'r:b vfs_read $retval' 'p:c vfs_read s=$stack0' > $W/auto.out 2>&1

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * compile_mark_direct(): which histograms the BPF handler may take straight
+ * from its context (KPT_PF_DIRECT) and where it finds the value
+ * (kpt_agg.direct). The host and VM suites check that such a histogram
+ * equals the generic path's; this table checks the choice itself, including
+ * every reason to decline.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "compile.h"
+
+static struct sysinfo si;
+
+static int reg(const char *name)
+{
+	return resolve_reg_offset(si.regs_btf, name);
+}
+
+/* An unkeyed, unfiltered log2 histogram of argument 0, read from base/param. */
+static struct kpt_probe_entry hist_of(int base, int param, unsigned int pflags)
+{
+	struct kpt_probe_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.flags = pflags;
+	e.nargs = 1;
+	e.agg.action = KPT_ACT_HIST;
+	e.agg.value_sub_argi = 0xff;
+	e.args[0].base = base;
+	e.args[0].param = param;
+	e.args[0].store = KPT_ST_RAW;
+	e.args[0].size = 8;
+	e.args[0].count = 1;
+	return e;
+}
+
+/* -1: not direct; else the kpt_agg.direct chosen. */
+static int mark(struct kpt_probe_entry e)
+{
+	compile_mark_direct(&si, &e);
+	return (e.flags & KPT_PF_DIRECT) ? e.agg.direct : -1;
+}
+
+static void sources(void)
+{
+	static const char *const regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		CHECK_INT(mark(hist_of(KPT_BASE_REG, reg(regs[i]), 0)), i, regs[i]);
+		CHECK_INT(mark(hist_of(KPT_BASE_ARG, i, 0)), i, "$argN, N <= 6");
+	}
+	CHECK_INT(mark(hist_of(KPT_BASE_REG, reg("ax"), KPT_PF_RETURN)), KPT_DIRECT_AX, "%ax");
+	CHECK_INT(mark(hist_of(KPT_BASE_RETVAL, 0, KPT_PF_RETURN)), KPT_DIRECT_AX, "$retval");
+	CHECK_INT(mark(hist_of(KPT_BASE_REG, reg("ax"), KPT_PF_USER)), KPT_DIRECT_AX,
+		  "%ax of a uprobe");
+	CHECK_INT(mark(hist_of(KPT_BASE_TPFIELD, 24, KPT_PF_TP)), KPT_DIRECT_TPFIELD,
+		  "tracepoint field");
+
+	CHECK_INT(mark(hist_of(KPT_BASE_REG, reg("bx"), 0)), -1, "%bx: not an argument register");
+	CHECK_INT(mark(hist_of(KPT_BASE_REG, reg("sp"), 0)), -1, "%sp");
+	CHECK_INT(mark(hist_of(KPT_BASE_ARG, 6, 0)), -1, "$arg7: on the stack");
+	CHECK_INT(mark(hist_of(KPT_BASE_STACK, 0, 0)), -1, "$stack0");
+	CHECK_INT(mark(hist_of(KPT_BASE_STACKP, 0, 0)), -1, "$stack");
+	CHECK_INT(mark(hist_of(KPT_BASE_IMM, 0, 0)), -1, "an immediate");
+	CHECK_INT(mark(hist_of(KPT_BASE_EDATA, 0, KPT_PF_RETURN)), -1, "entry data");
+	CHECK_INT(mark(hist_of(KPT_BASE_TPFIELD, 24, 0)), -1, "a field without a tracepoint");
+	CHECK_INT(mark(hist_of(KPT_BASE_REG, reg("di"), KPT_PF_TP)), -1,
+		  "a register on a tracepoint");
+}
+
+static void value_forms(void)
+{
+	struct kpt_probe_entry e;
+
+	e = hist_of(KPT_BASE_REG, reg("si"), 0);
+	e.args[0].nderef = 1;
+	CHECK_INT(mark(e), -1, "+0(%si): memory");
+	e = hist_of(KPT_BASE_REG, reg("si"), 0);
+	e.args[0].store = KPT_ST_MEM;
+	CHECK_INT(mark(e), -1, "a store from memory");
+	e = hist_of(KPT_BASE_REG, reg("si"), 0);
+	e.args[0].count = 2;
+	CHECK_INT(mark(e), -1, "an array");
+	e = hist_of(KPT_BASE_REG, reg("si"), 0);
+	e.args[0].flags = KPT_FF_BITFIELD;
+	CHECK_INT(mark(e), -1, "a bitfield");
+	e = hist_of(KPT_BASE_REG, reg("si"), 0);
+	e.args[0].size = 2;
+	CHECK_INT(mark(e), 1, "a u16 of %si (narrowed in BPF)");
+}
+
+static void the_rest_of_the_probe(void)
+{
+	struct kpt_probe_entry e;
+
+	e = hist_of(KPT_BASE_REG, reg("di"), 0);
+	e.agg.action = KPT_ACT_COUNT;
+	CHECK_INT(mark(e), -1, "count");
+	e.agg.action = KPT_ACT_LAT_END;
+	CHECK_INT(mark(e), -1, "latency");
+	e.agg.action = KPT_ACT_PRINT;
+	CHECK_INT(mark(e), -1, "a record");
+
+	e = hist_of(KPT_BASE_REG, reg("di"), 0);
+	e.agg.nkeys = 1;
+	CHECK_INT(mark(e), -1, "--by");
+	e = hist_of(KPT_BASE_REG, reg("di"), 0);
+	e.pre.nops = 1;
+	CHECK_INT(mark(e), -1, "a filter before fetching");
+	e = hist_of(KPT_BASE_REG, reg("di"), 0);
+	e.post.nops = 1;
+	CHECK_INT(mark(e), -1, "a filter after fetching");
+	e = hist_of(KPT_BASE_REG, reg("di"), 0);
+	e.agg.value_sub_argi = 0;
+	CHECK_INT(mark(e), -1, "--slack: a difference of two");
+	e = hist_of(KPT_BASE_REG, reg("ax"), KPT_PF_RETURN | KPT_PF_EDATA);
+	CHECK_INT(mark(e), -1, "a return with entry arguments");
+	e = hist_of(KPT_BASE_REG, reg("di"), 0);
+	e.agg.value_argi = 1;
+	CHECK_INT(mark(e), -1, "the value argument out of range");
+
+	/* Other arguments: not fetched on the direct path, so none may fault. */
+	e = hist_of(KPT_BASE_REG, reg("di"), 0);
+	e.nargs = 2;
+	e.args[1] = e.args[0];
+	e.args[1].base = KPT_BASE_REG;
+	e.args[1].param = reg("bx");
+	CHECK_INT(mark(e), 0, "another register beside it");
+	e.args[1].base = KPT_BASE_COMM;
+	e.args[1].store = KPT_ST_COMM;
+	CHECK_INT(mark(e), 0, "$comm beside it");
+	e.args[1].base = KPT_BASE_REG;
+	e.args[1].store = KPT_ST_STRING;
+	CHECK_INT(mark(e), -1, "a string beside it");
+	e.args[1].store = KPT_ST_RAW;
+	e.args[1].nderef = 1;
+	CHECK_INT(mark(e), -1, "a dereference beside it");
+	e.args[1].nderef = 0;
+	e.args[1].base = KPT_BASE_STACK;
+	CHECK_INT(mark(e), -1, "a stack read beside it");
+	e.args[1].base = KPT_BASE_ARG;
+	e.args[1].param = 7;
+	CHECK_INT(mark(e), -1, "$arg8 beside it");
+
+	/* marked once, unmarked when the probe changes */
+	e = hist_of(KPT_BASE_REG, reg("di"), 0);
+	compile_mark_direct(&si, &e);
+	e.pre.nops = 1;
+	compile_mark_direct(&si, &e);
+	CHECK(!(e.flags & KPT_PF_DIRECT), "a probe given a filter is no longer direct");
+}
+
+int main(void)
+{
+	char msg[256];
+
+	if (sysinfo_need_regs_btf(&si, msg, sizeof(msg))) {
+		fprintf(stderr, "%s\n", msg);
+		return 1;
+	}
+	sources();
+	value_forms();
+	the_rest_of_the_probe();
+	sysinfo_free(&si);
+	return check_report();
+}
