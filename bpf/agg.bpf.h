@@ -187,9 +187,17 @@ struct {
 	__type(value, struct kpt_pmu_stats);
 } kpt_pmu_stat SEC(".maps");
 
+/* The UAPI's struct bpf_perf_event_value, without vmlinux.h's CO-RE marking
+ * (see struct kpt_regs: no relocation, no kernel BTF parsed at load). */
+struct kpt_perf_value {
+	__u64 counter;
+	__u64 enabled;
+	__u64 running;
+};
+
 static __always_inline void kpt_pmu_read(struct kpt_pmu_vals *pv, __u32 cpu)
 {
-	struct bpf_perf_event_value val;
+	struct kpt_perf_value val;
 	__u32 e;
 
 	__builtin_memset(pv, 0, sizeof(*pv));
@@ -197,8 +205,8 @@ static __always_inline void kpt_pmu_read(struct kpt_pmu_vals *pv, __u32 cpu)
 	for (e = 0; e < KPT_PMU_MAX; e++) {
 		if (e >= kpt_pmu_n)
 			break;
-		if (bpf_perf_event_read_value(&kpt_pmu, e * kpt_pmu_stride + cpu, &val,
-					      sizeof(val)))
+		if (bpf_perf_event_read_value(&kpt_pmu, e * kpt_pmu_stride + cpu,
+					      (struct bpf_perf_event_value *)&val, sizeof(val)))
 			continue;
 		pv->v[e] = val.counter;
 		pv->enabled[e] = val.enabled;

@@ -26,8 +26,23 @@
  */
 #define KPT_IS_USER_ADDR(a)	(((a) >> 63) == 0)
 
+/*
+ * x86-64's struct pt_regs as the kernel lays it out: a kprobe program's
+ * context (the kprobe ABI), and what ptrace's user_regs_struct mirrors. Our
+ * own type, not vmlinux.h's: vmlinux.h marks every struct
+ * preserve_access_index, and one CO-RE relocation, even of a layout that
+ * never changes, makes libbpf read and parse the kernel's whole BTF at load,
+ * most of a uprobe or tracepoint run's start-up. The loader takes the
+ * register offsets from this type in our object's BTF (resolve_reg_offset()),
+ * so the two cannot disagree; libbpf's PT_REGS_* macros use the field names.
+ */
+struct kpt_regs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
 struct kpt_scratch {
-	struct pt_regs regs;	/* copy of the probe's registers: indexable by offset */
+	struct kpt_regs regs;	/* copy of the probe's registers: indexable by offset */
 	__u64 ctx;		/* tracepoints: the raw record's address */
 	__u32 nfaults;		/* faults in the record being built */
 	__u32 pad;
@@ -169,7 +184,7 @@ static __always_inline __u32 kpt_put_comm(struct kpt_scratch *s, __u32 slot, __u
 #endif
 #endif
 
-static __always_inline __u64 kpt_arg_reg(struct pt_regs *r, __u32 n)
+static __always_inline __u64 kpt_arg_reg(struct kpt_regs *r, __u32 n)
 {
 	/* The calling convention from libbpf's PT_REGS macros, not a table of ours. */
 	switch (n) {
@@ -281,7 +296,7 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 	/* The commonest argument, a register as it is (hist kmalloc's size,
 	 * %di): stored at once, none of the stages below. */
 	if (f->base == KPT_BASE_REG && f->store == KPT_ST_RAW && !f->nderef && count == 1 &&
-	    !(f->flags & KPT_FF_BITFIELD) && param / 8 < sizeof(struct pt_regs) / 8) {
+	    !(f->flags & KPT_FF_BITFIELD) && param / 8 < sizeof(struct kpt_regs) / 8) {
 		kpt_put(s, f->slot, f->size, ((__u64 *)&s->regs)[param / 8]);
 		return pos;
 	}
@@ -289,7 +304,7 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 	/* Stage 1: the base value. */
 	switch (f->base) {
 	case KPT_BASE_REG:
-		if (param / 8 >= sizeof(struct pt_regs) / 8)
+		if (param / 8 >= sizeof(struct kpt_regs) / 8)
 			fault = 1;
 		else
 			val = ((__u64 *)&s->regs)[param / 8];

@@ -147,7 +147,7 @@ static __always_inline __u64 kpt_kprobe_addr(__u64 ip)
  * registers, the return value and memory through them come here (the loader
  * sends the others to kprobes): the rest of the copy is zero.
  */
-static __always_inline void kpt_tramp_regs(__u64 *ctx, struct pt_regs *r, bool ret)
+static __always_inline void kpt_tramp_regs(__u64 *ctx, struct kpt_regs *r, bool ret)
 {
 	__u64 v = 0, n = bpf_get_func_arg_cnt(ctx);
 
@@ -187,7 +187,7 @@ static __always_inline void kpt_tramp_regs(__u64 *ctx, struct pt_regs *r, bool r
  * its pt_regs context at any constant offset, and 21 loads and stores cost a
  * fraction of a bpf_probe_read_kernel() call (hist: 232 -> ~185 ns per hit).
  */
-static __always_inline void kpt_copy_regs(struct pt_regs *dst, const struct pt_regs *src)
+static __always_inline void kpt_copy_regs(struct kpt_regs *dst, const struct kpt_regs *src)
 {
 	const __u64 *from = (const __u64 *)src;
 	__u64 *to = (__u64 *)dst;
@@ -220,7 +220,7 @@ static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kp
 					    __u64 *v)
 {
 	const struct kpt_fetch *f = &p->args[p->agg.value_argi & (KPT_MAX_ARGS - 1)];
-	struct pt_regs *r = ctx;
+	struct kpt_regs *r = ctx;
 	__u64 x = 0;
 
 	if (kind == KPT_CTX_TP) {
@@ -244,6 +244,49 @@ static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kp
 	}
 	*v = kpt_narrow(x, f->size, p->agg.value_signed);
 	return 0;
+}
+
+/*
+ * A KPT_PF_DIRECT probe's whole job, nothing else of the handler: a
+ * histogram of a value in the context (hist kmalloc, hist of an argument),
+ * or one half of a latency (kpt_aggregate()'s, for a call nothing filters:
+ * the clock read last at an entry and first at a return, so as little of
+ * kptrace as may be is timed).
+ */
+static __always_inline int kpt_direct(void *ctx, int kind, const struct kpt_probe_entry *p,
+				      __u32 idx, struct kpt_stats *st)
+{
+	struct kpt_calls *c;
+	__u64 v, *ts;
+	__u32 tid, depth;
+
+	switch (p->agg.action) {
+	case KPT_ACT_HIST:
+		if (kpt_direct_value(ctx, kind, p, &v))
+			st->faults++;
+		else
+			kpt_hist_unkeyed(p, v);
+		return 0;
+	case KPT_ACT_LAT_START:
+		tid = (__u32)bpf_get_current_pid_tgid();
+		depth = kpt_depth_push(tid, idx, &c);
+		ts = kpt_lat_slot(c, depth);
+		if (ts)
+			*ts = bpf_ktime_get_ns();
+		return 0;
+	case KPT_ACT_LAT_END:
+		v = bpf_ktime_get_ns();
+		tid = (__u32)bpf_get_current_pid_tgid();
+		depth = kpt_depth_pop(tid, p->agg.lat_peer, &c);
+		ts = kpt_lat_slot(c, depth);
+		if (!ts)
+			st->unmatched++;	/* never entered, evicted, or too deep */
+		else if (*ts)
+			kpt_hist_unkeyed(p, v > *ts ? v - *ts : 0);
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 static __always_inline int kpt_handle(void *ctx, int kind)
@@ -271,17 +314,11 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	}
 	st->hits++;
 
-	/* A histogram of a value in the context (hist kmalloc, hist of an
-	 * argument): its bucket, and nothing else of the handler. */
-	if (KPT_USES(DIRECT) && (p->flags & KPT_PF_DIRECT)) {
-		__u64 v;
-
-		if (kpt_direct_value(ctx, kind, p, &v))
-			st->faults++;
-		else
-			kpt_hist_unkeyed(p, v);
+	if (KPT_USES(DIRECT) && (p->flags & KPT_PF_DIRECT))
+		return kpt_direct(ctx, kind, p, idx, st);
+	/* a run of direct probes only: the verifier drops the rest */
+	if (!(kpt_uses & ~KPT_USE_DIRECT))
 		return 0;
-	}
 	pid_tgid = bpf_get_current_pid_tgid();
 
 	cpu = bpf_get_smp_processor_id();

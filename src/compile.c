@@ -329,20 +329,29 @@ static bool cannot_fault(const struct kpt_fetch *f)
 
 void compile_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 {
-	int i, src;
+	int i, src = 0;
 
 	e->flags &= ~KPT_PF_DIRECT;
-	if (e->agg.action != KPT_ACT_HIST || e->agg.nkeys || e->agg.value_sub_argi != 0xff ||
-	    e->pre.nops || e->post.nops || (e->flags & KPT_PF_EDATA) ||
-	    e->agg.value_argi >= e->nargs)
+	if (e->agg.nkeys || e->pre.nops || e->post.nops || (e->flags & KPT_PF_EDATA))
 		return;
-	/* the direct path fetches nothing else: nothing else may count a fault */
+	/* the direct path fetches no argument: none may count a fault unseen */
 	for (i = 0; i < e->nargs && i < KPT_MAX_ARGS; i++)
 		if (!cannot_fault(&e->args[i]))
 			return;
-	src = direct_source(si, &e->args[e->agg.value_argi]);
-	if (src < 0 || (src == KPT_DIRECT_TPFIELD) != !!(e->flags & KPT_PF_TP))
+	switch (e->agg.action) {
+	case KPT_ACT_HIST:
+		if (e->agg.value_sub_argi != 0xff || e->agg.value_argi >= e->nargs)
+			return;
+		src = direct_source(si, &e->args[e->agg.value_argi]);
+		if (src < 0 || (src == KPT_DIRECT_TPFIELD) != !!(e->flags & KPT_PF_TP))
+			return;
+		break;
+	case KPT_ACT_LAT_START:
+	case KPT_ACT_LAT_END:
+		break;
+	default:
 		return;
+	}
 	e->flags |= KPT_PF_DIRECT;
 	e->agg.direct = (__u8)src;
 }

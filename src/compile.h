@@ -24,11 +24,13 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 void ev_desc_free(struct ev_desc *ev);
 
 /*
- * Once the probe's action and filters are set: mark it KPT_PF_DIRECT (and
- * set e->agg.direct) if it is an unkeyed, unfiltered histogram of an argument
- * register, %ax, the return value or a tracepoint field, with no argument
- * that can fault. The BPF handler then takes the value from its context and
- * counts it, and does nothing else: the same buckets, a third of the work.
+ * Once the probe's action and filters are set: mark it KPT_PF_DIRECT if the
+ * BPF handler can do its job from its context alone, with no record, no
+ * fetch interpreter and no kpt_aggregate(): an unkeyed, unfiltered histogram
+ * of an argument register, %ax, the return value or a tracepoint field
+ * (e->agg.direct says which), or the two halves of an unkeyed, unfiltered
+ * latency; in both, no argument that can fault. The caller leaves out runs
+ * whose options need the generic path (--comm, --pmu).
  */
 void compile_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e);
 

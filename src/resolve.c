@@ -206,7 +206,7 @@ int resolve_reg_offset(const struct btf *btf, const char *name)
 	__u32 bits = 0, bitsize, type;
 	int id;
 
-	id = btf__find_by_name_kind(btf, "pt_regs", BTF_KIND_STRUCT);
+	id = btf__find_by_name_kind(btf, "kpt_regs", BTF_KIND_STRUCT);
 	if (id < 0 || !btfwalk_member(btf, (__u32)id, name, &bits, &bitsize, &type))
 		return -ENOENT;
 	return (int)(bits / 8);

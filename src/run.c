@@ -429,7 +429,7 @@ static uint32_t handler_uses(const struct kpt_probe_entry *e)
 	int k;
 
 	if (e->flags & KPT_PF_DIRECT)
-		return KPT_USE_DIRECT | KPT_USE_AGG;	/* nothing else of the handler */
+		return KPT_USE_DIRECT;	/* nothing else of the handler */
 	if (e->nargs)
 		u |= KPT_USE_FETCH | KPT_USE_REGS;
 	if (e->pre.nops || e->post.nops)
@@ -626,8 +626,9 @@ int kpt_run(const struct env *env)
 		evs[peer[i]].attach_first = true;
 		lo.edata = true;
 	}
-	/* --comm compares the comm a record holds: the direct path builds none */
-	for (i = 0; i < d.n && !env->comm; i++)
+	/* --comm compares the comm a record holds, --pmu reads its counters in
+	 * kpt_aggregate(): the direct path has neither */
+	for (i = 0; i < d.n && !env->comm && !pmu.n; i++)
 		compile_mark_direct(&si, &ents[i]);
 	err = backend_choose(env->backend, &si, evs, ents, d.n, msg, sizeof(msg));
 	if (err) {
@@ -639,9 +640,12 @@ int kpt_run(const struct env *env)
 			explain_event(stdout, &evs[i]);
 			if (evs[i].kind == SPEC_KPROBE || evs[i].kind == SPEC_KRETPROBE)
 				printf("attach: %s\n", backend_describe(&evs[i]));
-			if (ents[i].flags & KPT_PF_DIRECT)
+			if ((ents[i].flags & KPT_PF_DIRECT) && ents[i].agg.action == KPT_ACT_HIST)
 				printf("hist: %s taken straight from the context into its bucket, "
 				       "no record built\n", evs[i].args[ents[i].agg.value_argi].name);
+			else if (ents[i].flags & KPT_PF_DIRECT)
+				printf("latency: timed straight from the context, no record "
+				       "built\n");
 			if (!ents[i].pre.nops && !ents[i].post.nops)
 				continue;
 			fputs("filter, before fetching: ", stdout);

@@ -125,6 +125,15 @@ $KPT latency --json -o "$OUT/lf.json" -c "$B sleep" "$B:kpt_sleep usec=%di:s64 i
 json_check "latency with a filter at entry: only the 2 and 4 ms calls" "$OUT/lf.json" \
 	'rows[0]["hist"]["count"] == 20 and rows[0]["hist"]["min"] >= 2e6'
 check "recursion: no unmatched returns reported" bash -c "! grep -q 'without their entry' $OUT/rec.err"
+# the runs above without a filter took the direct path; a filtered entry
+# takes the generic one (its return, unfiltered, stays direct)
+$KPT latency --dry-run "$B:kpt_sleep" > "$OUT/ld.txt" 2>&1
+$KPT latency --dry-run "$B:kpt_sleep usec=%di:s64 if usec >= 0" > "$OUT/lg.txt" 2>&1
+check "latency: both halves timed straight from the context, but a filtered entry (--dry-run)" \
+	test "$(grep -c '^latency: timed straight' "$OUT/ld.txt"):$(grep -c '^latency: timed straight' "$OUT/lg.txt")" = 2:1
+$KPT latency --json -c "$B recurse" "$B:kpt_sleep usec=%di:s64 if usec >= 0" > "$OUT/recg.json" 2> "$OUT/recg.err"
+json_check "latency under recursion, the generic path (a filter passing all): 20 paired, all >= 1 ms" \
+	"$OUT/recg.json" 'rows[0]["hist"]["count"] == 20 and rows[0]["hist"]["min"] >= 1e6'
 
 echo "# filters, every operator, exact counts (values 0..999 and 3x7; tags small/big/seven)"
 count_where() {

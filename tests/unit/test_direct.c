@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * compile_mark_direct(): which histograms the BPF handler may take straight
- * from its context (KPT_PF_DIRECT) and where it finds the value
- * (kpt_agg.direct). The host and VM suites check that such a histogram
- * equals the generic path's; this table checks the choice itself, including
+ * compile_mark_direct(): which histograms and latencies the BPF handler may
+ * do straight from its context (KPT_PF_DIRECT), and where a histogram finds
+ * its value (kpt_agg.direct). The host and VM suites check that the results
+ * equal the generic path's; this table checks the choice itself, including
  * every reason to decline.
  */
 #include <stdlib.h>
@@ -100,10 +100,30 @@ static void the_rest_of_the_probe(void)
 	e = hist_of(KPT_BASE_REG, reg("di"), 0);
 	e.agg.action = KPT_ACT_COUNT;
 	CHECK_INT(mark(e), -1, "count");
-	e.agg.action = KPT_ACT_LAT_END;
-	CHECK_INT(mark(e), -1, "latency");
 	e.agg.action = KPT_ACT_PRINT;
 	CHECK_INT(mark(e), -1, "a record");
+	e.agg.action = KPT_ACT_SAVE_ARGS;
+	CHECK_INT(mark(e), -1, "entry arguments saved for a return");
+
+	/* latency: both halves, unless keyed or filtered */
+	e = hist_of(KPT_BASE_REG, reg("di"), 0);
+	e.nargs = 0;
+	e.agg.action = KPT_ACT_LAT_START;
+	CHECK_INT(mark(e), 0, "latency entry");
+	e.nargs = 1;
+	CHECK_INT(mark(e), 0, "latency entry with a register argument");
+	e.pre.nops = 1;
+	CHECK_INT(mark(e), -1, "latency entry with a filter");
+	e = hist_of(KPT_BASE_REG, reg("di"), KPT_PF_RETURN);
+	e.nargs = 0;
+	e.agg.action = KPT_ACT_LAT_END;
+	CHECK_INT(mark(e), 0, "latency return");
+	e.agg.nkeys = 1;
+	CHECK_INT(mark(e), -1, "latency --by");
+	e.agg.nkeys = 0;
+	e.nargs = 1;
+	e.args[0].nderef = 1;
+	CHECK_INT(mark(e), -1, "latency return with a memory read");
 
 	e = hist_of(KPT_BASE_REG, reg("di"), 0);
 	e.agg.nkeys = 1;
