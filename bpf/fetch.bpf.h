@@ -50,6 +50,18 @@ struct kpt_scratch {
 	__u8 rec[KPT_BUF_SIZE];
 };
 
+/*
+ * The run's largest argument count, dereference chain and array, set by the
+ * loader. Read-only, so the verifier knows them: the loops over arguments,
+ * dereferences and elements end at them as well as at the compile-time
+ * maxima, and it walks only as many iterations as this run's probes can
+ * take (a three-register probe verifies in a fraction of the time of the
+ * largest configuration, which the tests also load).
+ */
+const volatile __u32 kpt_max_args = KPT_MAX_ARGS;
+const volatile __u32 kpt_max_deref = KPT_MAX_DEREF;
+const volatile __u32 kpt_max_count = KPT_MAX_ARRAY;
+
 enum { KPT_RD_KERNEL = 0, KPT_RD_USER = 1, KPT_RD_AUTO = 2 };
 
 static __always_inline long kpt_read(void *dst, __u64 size, __u64 addr, int mode)
@@ -358,7 +370,7 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 	}
 
 	/* Stage 2: dereferences. */
-	for (i = 0; i < KPT_MAX_DEREF && !fault; i++) {
+	for (i = 0; i < KPT_MAX_DEREF && i < kpt_max_deref && !fault; i++) {
 		if (i >= f->nderef)
 			break;
 		if (f->deref_auto & (1u << i))
@@ -369,7 +381,7 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 	}
 
 	/* Stages 3 and 4, per element (ftrace's LP_ARRAY loop). */
-	for (i = 0; i < KPT_MAX_ARRAY; i++) {
+	for (i = 0; i < KPT_MAX_ARRAY && i < kpt_max_count; i++) {
 		if (i >= count)
 			break;
 		pos = kpt_store_elem(s, f, val, pos, KPT_EL(argi, i, fault));

@@ -247,25 +247,26 @@ static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kp
 }
 
 /*
- * A KPT_PF_DIRECT probe's whole job, nothing else of the handler: a
- * histogram of a value in the context (hist kmalloc, hist of an argument),
- * or one half of a latency (kpt_aggregate()'s, for a call nothing filters:
- * the clock read last at an entry and first at a return, so as little of
- * kptrace as may be is timed).
+ * A KPT_PF_DIRECT probe's whole job, nothing else of the handler, once its
+ * value v is taken from the context: a histogram of it (hist kmalloc, hist
+ * of an argument), or one half of a latency (kpt_aggregate()'s, for a call
+ * nothing filters: the clock read last at an entry and first at a return,
+ * so as little of kptrace as may be is timed). Global: one copy verified
+ * once, where every program inlines the handler (the object's size is
+ * resident memory).
  */
-static __always_inline int kpt_direct(void *ctx, int kind, const struct kpt_probe_entry *p,
-				      __u32 idx, struct kpt_stats *st)
+__noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt_stats *st,
+			  __u64 v)
 {
 	struct kpt_calls *c;
-	__u64 v, *ts;
 	__u32 tid, depth;
+	__u64 now, *ts;
 
+	if (!p || !st)
+		return 0;
 	switch (p->agg.action) {
 	case KPT_ACT_HIST:
-		if (kpt_direct_value(ctx, kind, p, &v))
-			st->faults++;
-		else
-			kpt_hist_unkeyed(p, v);
+		kpt_hist_unkeyed(p, v);
 		return 0;
 	case KPT_ACT_LAT_START:
 		tid = (__u32)bpf_get_current_pid_tgid();
@@ -275,14 +276,14 @@ static __always_inline int kpt_direct(void *ctx, int kind, const struct kpt_prob
 			*ts = bpf_ktime_get_ns();
 		return 0;
 	case KPT_ACT_LAT_END:
-		v = bpf_ktime_get_ns();
+		now = bpf_ktime_get_ns();
 		tid = (__u32)bpf_get_current_pid_tgid();
 		depth = kpt_depth_pop(tid, p->agg.lat_peer, &c);
 		ts = kpt_lat_slot(c, depth);
 		if (!ts)
 			st->unmatched++;	/* never entered, evicted, or too deep */
 		else if (*ts)
-			kpt_hist_unkeyed(p, v > *ts ? v - *ts : 0);
+			kpt_hist_unkeyed(p, now > *ts ? now - *ts : 0);
 		return 0;
 	default:
 		return 0;
@@ -314,8 +315,15 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	}
 	st->hits++;
 
-	if (KPT_USES(DIRECT) && (p->flags & KPT_PF_DIRECT))
-		return kpt_direct(ctx, kind, p, idx, st);
+	if (KPT_USES(DIRECT) && (p->flags & KPT_PF_DIRECT)) {
+		__u64 v = 0;
+
+		if (p->agg.action == KPT_ACT_HIST && kpt_direct_value(ctx, kind, p, &v)) {
+			st->faults++;
+			return 0;
+		}
+		return kpt_direct(p, idx, st, v);
+	}
 	/* a run of direct probes only: the verifier drops the rest */
 	if (!(kpt_uses & ~KPT_USE_DIRECT))
 		return 0;
@@ -384,7 +392,7 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	__builtin_memset(&s->rec[KPT_HDR_SIZE], 0, KPT_MAX_ARGS / 8);
 	s->nfaults = 0;
 	pos = p->fixed_size;
-	for (i = 0; i < KPT_MAX_ARGS && passed; i++) {
+	for (i = 0; i < KPT_MAX_ARGS && i < kpt_max_args && passed; i++) {
 		if (i >= p->nargs)
 			break;
 		if (KPT_USES(FETCH))

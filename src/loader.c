@@ -167,8 +167,11 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	skel->rodata->kpt_target_tgid = o->target_tgid;
 	skel->rodata->kpt_target_tid = o->target_tid;
 	skel->rodata->kpt_target_cgroup = o->target_cgroup;
-	/* wake the consumer at an eighth full: no wakeup per event, no drop for want of one */
 	skel->rodata->kpt_uses = o->uses;
+	skel->rodata->kpt_max_args = o->max_args;
+	skel->rodata->kpt_max_deref = o->max_deref;
+	skel->rodata->kpt_max_count = o->max_count;
+	/* wake the consumer at an eighth full: no wakeup per event, no drop for want of one */
 	skel->rodata->kpt_wakeup_bytes = ring / 8;
 	if (o->target_comm)
 		strncpy((char *)skel->rodata->kpt_target_comm, o->target_comm,

@@ -52,6 +52,9 @@ struct load_opts {
 	 * time), and each fentry/fexit program's function */
 	const struct ev_desc *evs;
 	uint32_t uses;		/* KPT_USE_*: what the probes need of the handler */
+	/* the largest argument count, dereference chain and array of the
+	 * run's probes: the BPF loops' bounds, for the verifier */
+	uint32_t max_args, max_deref, max_count;
 	uint32_t pmu_n;		/* latency --pmu: counters per call (src/pmu.c), 0: none */
 };
 

@@ -456,6 +456,21 @@ static uint32_t handler_uses(const struct kpt_probe_entry *e)
 	return u;
 }
 
+/* The BPF loops' bounds (load_opts.max_*): the largest of e's and those so far. */
+static void loop_bounds(const struct kpt_probe_entry *e, struct load_opts *lo)
+{
+	int i;
+
+	if (e->nargs > lo->max_args)
+		lo->max_args = e->nargs;
+	for (i = 0; i < e->nargs && i < KPT_MAX_ARGS; i++) {
+		if (e->args[i].nderef > lo->max_deref)
+			lo->max_deref = e->args[i].nderef;
+		if (e->args[i].count > lo->max_count)
+			lo->max_count = e->args[i].count;
+	}
+}
+
 /*
  * 4. load, attach. Where auto chose fentry/fexit and the kernel refuses them,
  * at load or at attach (older trampolines take at most six arguments), once
@@ -706,6 +721,7 @@ int kpt_run(const struct env *env)
 		lo.keyed |= ents[i].agg.nkeys || ents[i].agg.action == KPT_ACT_COUNT;
 		lo.latency |= ents[i].agg.action == KPT_ACT_LAT_START;
 		lo.uses |= handler_uses(&ents[i]);
+		loop_bounds(&ents[i], &lo);
 	}
 	if (env->comm)
 		lo.uses |= KPT_USE_COMM;
