@@ -72,25 +72,31 @@ static void sources(void)
 		  "a register on a tracepoint");
 }
 
+/* The value's own form: a register as it is, narrowed at most. */
 static void value_forms(void)
 {
+	static const struct {
+		struct kpt_fetch f;	/* base and param are %si's */
+		int want;
+		const char *what;
+	} rows[] = {
+		{ { .store = KPT_ST_RAW, .size = 8, .count = 1, .nderef = 1 }, -1, "+0(%si): memory" },
+		{ { .store = KPT_ST_MEM, .size = 8, .count = 1 }, -1, "a store from memory" },
+		{ { .store = KPT_ST_RAW, .size = 8, .count = 2 }, -1, "an array" },
+		{ { .store = KPT_ST_RAW, .size = 8, .count = 1, .flags = KPT_FF_BITFIELD }, -1,
+		  "a bitfield" },
+		{ { .store = KPT_ST_RAW, .size = 2, .count = 1 }, 1, "a u16 of %si (narrowed in BPF)" },
+	};
 	struct kpt_probe_entry e;
+	size_t i;
 
-	e = hist_of(KPT_BASE_REG, reg("si"), 0);
-	e.args[0].nderef = 1;
-	CHECK_INT(mark(e), -1, "+0(%si): memory");
-	e = hist_of(KPT_BASE_REG, reg("si"), 0);
-	e.args[0].store = KPT_ST_MEM;
-	CHECK_INT(mark(e), -1, "a store from memory");
-	e = hist_of(KPT_BASE_REG, reg("si"), 0);
-	e.args[0].count = 2;
-	CHECK_INT(mark(e), -1, "an array");
-	e = hist_of(KPT_BASE_REG, reg("si"), 0);
-	e.args[0].flags = KPT_FF_BITFIELD;
-	CHECK_INT(mark(e), -1, "a bitfield");
-	e = hist_of(KPT_BASE_REG, reg("si"), 0);
-	e.args[0].size = 2;
-	CHECK_INT(mark(e), 1, "a u16 of %si (narrowed in BPF)");
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		e = hist_of(KPT_BASE_REG, reg("si"), 0);
+		e.args[0] = rows[i].f;
+		e.args[0].base = KPT_BASE_REG;
+		e.args[0].param = reg("si");
+		CHECK_INT(mark(e), rows[i].want, rows[i].what);
+	}
 }
 
 static void the_rest_of_the_probe(void)
