@@ -124,6 +124,38 @@ static __always_inline __u64 *kpt_lat_slot(struct kpt_calls *c, __u32 d)
 	return &c->ts[(d - 1) & (KPT_LAT_STACK - 1)];
 }
 
+/* Latency, a call's entry on thread tid of probe: one call deeper (*depth,
+ * 0 if none), and where its entry time goes (NULL: past the stack). */
+static __always_inline __u64 *kpt_lat_enter(__u32 tid, __u32 probe, __u32 *depth)
+{
+	struct kpt_calls *c;
+
+	*depth = kpt_depth_push(tid, probe, &c);
+	return kpt_lat_slot(c, *depth);
+}
+
+/*
+ * Latency, a call's return at time now on thread tid (p: the LAT_END probe):
+ * 0 with its duration in *d; 1 when its entry was filtered out; -1 when it
+ * has no entry time (never entered, evicted, or too deep), counted unmatched.
+ */
+static __always_inline int kpt_lat_exit(const struct kpt_probe_entry *p, __u32 tid, __u64 now,
+					struct kpt_stats *st, __u64 *d)
+{
+	struct kpt_calls *c;
+	__u32 depth = kpt_depth_pop(tid, p->agg.lat_peer, &c);
+	__u64 *ts = kpt_lat_slot(c, depth);
+
+	if (!ts) {
+		st->unmatched++;
+		return -1;
+	}
+	if (!*ts)
+		return 1;
+	*d = now > *ts ? now - *ts : 0;
+	return 0;
+}
+
 /*
  * At a return probe: the arguments its entry probe saved for this call into
  * s->edata. 0, or -1 when the entry was never seen (it ran before attach, or
@@ -489,9 +521,8 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 			     struct kpt_stats *st, __u32 passed)
 {
 	const struct kpt_rec_hdr *h;
-	struct kpt_calls *c;
 	struct kpt_key k = {};
-	__u64 v = 0, now, *ts;
+	__u64 v = 0, *ts;
 	__u32 depth;
 
 	if (!s || !p || !st)
@@ -523,8 +554,7 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		return 0;
 	case KPT_ACT_LAT_START:
 		/* Depth first, filtered or not, so the return finds its own slot. */
-		depth = kpt_depth_push(h->tid, idx, &c);
-		ts = kpt_lat_slot(c, depth);
+		ts = kpt_lat_enter(h->tid, idx, &depth);
 		if (ts)
 			*ts = passed ? h->ts : 0;
 		if (kpt_pmu_n && depth)
@@ -534,17 +564,9 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 	case KPT_ACT_LAT_END:
 		if (kpt_pmu_n)
 			kpt_pmu_exit(p, idx, h->tid, h->cpu, passed);
-		depth = kpt_depth_pop(h->tid, p->agg.lat_peer, &c);
-		ts = kpt_lat_slot(c, depth);
-		if (!ts) {
-			st->unmatched++;	/* never entered, evicted, or too deep */
-			return 0;
-		}
-		now = *ts;
-		if (!now || !passed)
-			return 0; /* the entry was filtered out */
-		v = h->ts > now ? h->ts - now : 0;
-		kpt_hist_add(s, p, idx, v, st);
+		/* popped in any case; counted if neither it nor its entry was filtered */
+		if (!kpt_lat_exit(p, h->tid, h->ts, st, &v) && passed)
+			kpt_hist_add(s, p, idx, v, st);
 		return 0;
 	default:
 		return 0;

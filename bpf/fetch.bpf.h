@@ -196,23 +196,31 @@ static __always_inline __u32 kpt_put_comm(struct kpt_scratch *s, __u32 slot, __u
 #endif
 #endif
 
-static __always_inline __u64 kpt_arg_reg(struct kpt_regs *r, __u32 n)
+/*
+ * Argument register n of the calling convention (libbpf's PT_REGS macros,
+ * not a table of ours), from a copy of the registers or from a kprobe's
+ * context itself. Each load pinned by a barrier: clang would otherwise merge
+ * the cases into one load at a computed offset, which the verifier refuses
+ * in a context.
+ */
+#define KPT_REG_CASE(n, expr)	case n: v = (expr); barrier_var(v); break;
+
+static __always_inline __u64 kpt_arg_reg(const struct kpt_regs *r, __u32 n)
 {
-	/* The calling convention from libbpf's PT_REGS macros, not a table of ours. */
+	__u64 v;
+
 	switch (n) {
-	case 0:
-		return PT_REGS_PARM1(r);
-	case 1:
-		return PT_REGS_PARM2(r);
-	case 2:
-		return PT_REGS_PARM3(r);
-	case 3:
-		return PT_REGS_PARM4(r);
-	case 4:
-		return PT_REGS_PARM5(r);
+	KPT_REG_CASE(0, PT_REGS_PARM1(r))
+	KPT_REG_CASE(1, PT_REGS_PARM2(r))
+	KPT_REG_CASE(2, PT_REGS_PARM3(r))
+	KPT_REG_CASE(3, PT_REGS_PARM4(r))
+	KPT_REG_CASE(4, PT_REGS_PARM5(r))
 	default:
-		return PT_REGS_PARM6(r);
+		v = PT_REGS_PARM6(r);
+		barrier_var(v);
+		break;
 	}
+	return v;
 }
 
 #define KPT_NR_REG_ARGS 6

@@ -209,13 +209,9 @@ static __always_inline __u64 kpt_narrow(__u64 v, __u32 size, bool is_signed)
 
 /*
  * KPT_PF_DIRECT: the histogram's value straight from the context (the
- * loader's normalised p->agg.direct). Each load at its constant offset and
- * pinned by a barrier: clang would otherwise merge the cases into one load
- * at a computed offset, which the verifier refuses in a context. -1: the
- * tracepoint field could not be read.
+ * loader's normalised p->agg.direct). -1: the tracepoint field could not be
+ * read.
  */
-#define KPT_CTX_LOAD(n, expr)	case n: x = (expr); barrier_var(x); break;
-
 static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kpt_probe_entry *p,
 					    __u64 *v)
 {
@@ -231,16 +227,11 @@ static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kp
 		if (p->agg.direct == KPT_DIRECT_AX ? bpf_get_func_ret(ctx, &x) :
 		    bpf_get_func_arg(ctx, p->agg.direct, &x))
 			x = 0;
+	} else if (p->agg.direct == KPT_DIRECT_AX) {
+		x = PT_REGS_RC(r);
+		barrier_var(x);	/* a load of its own (kpt_arg_reg()) */
 	} else {
-		switch (p->agg.direct) {
-		KPT_CTX_LOAD(0, PT_REGS_PARM1(r))
-		KPT_CTX_LOAD(1, PT_REGS_PARM2(r))
-		KPT_CTX_LOAD(2, PT_REGS_PARM3(r))
-		KPT_CTX_LOAD(3, PT_REGS_PARM4(r))
-		KPT_CTX_LOAD(4, PT_REGS_PARM5(r))
-		KPT_CTX_LOAD(5, PT_REGS_PARM6(r))
-		KPT_CTX_LOAD(KPT_DIRECT_AX, PT_REGS_RC(r))
-		}
+		x = kpt_arg_reg(r, p->agg.direct);	/* 0-5 */
 	}
 	*v = kpt_narrow(x, f->size, p->agg.value_signed);
 	return 0;
@@ -258,9 +249,8 @@ static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kp
 __noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt_stats *st,
 			  __u64 v)
 {
-	struct kpt_calls *c;
-	__u32 tid, depth;
 	__u64 now, *ts;
+	__u32 depth;
 
 	if (!p || !st)
 		return 0;
@@ -269,21 +259,14 @@ __noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt
 		kpt_hist_unkeyed(p, v);
 		return 0;
 	case KPT_ACT_LAT_START:
-		tid = (__u32)bpf_get_current_pid_tgid();
-		depth = kpt_depth_push(tid, idx, &c);
-		ts = kpt_lat_slot(c, depth);
+		ts = kpt_lat_enter((__u32)bpf_get_current_pid_tgid(), idx, &depth);
 		if (ts)
 			*ts = bpf_ktime_get_ns();
 		return 0;
 	case KPT_ACT_LAT_END:
 		now = bpf_ktime_get_ns();
-		tid = (__u32)bpf_get_current_pid_tgid();
-		depth = kpt_depth_pop(tid, p->agg.lat_peer, &c);
-		ts = kpt_lat_slot(c, depth);
-		if (!ts)
-			st->unmatched++;	/* never entered, evicted, or too deep */
-		else if (*ts)
-			kpt_hist_unkeyed(p, now > *ts ? now - *ts : 0);
+		if (!kpt_lat_exit(p, (__u32)bpf_get_current_pid_tgid(), now, st, &v))
+			kpt_hist_unkeyed(p, v);
 		return 0;
 	default:
 		return 0;
