@@ -310,7 +310,8 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	/* a run of direct probes only: the verifier drops the rest */
 	if (!(kpt_uses & ~KPT_USE_DIRECT))
 		return 0;
-	pid_tgid = bpf_get_current_pid_tgid();
+	if (!kpt_target_tgid && !kpt_target_tid)
+		pid_tgid = bpf_get_current_pid_tgid();	/* not read above */
 
 	cpu = bpf_get_smp_processor_id();
 	s = bpf_map_lookup_elem(&kpt_scratch, &cpu);
