@@ -248,7 +248,8 @@ static void explain_base(FILE *f, const struct ev_desc *ev, const struct spec_op
 static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *a)
 {
 	const struct spec_arg *sa = a->spec;
-	enum spec_type t = sa ? sa->type : a->type;
+	/* as given, else as resolved (a tracepoint field's or BTF's type) */
+	enum spec_type t = sa && sa->type_given ? sa->type : a->type;
 	const struct spec_op *last;
 	bool absorb, str;
 	int i;

@@ -620,9 +620,7 @@ int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolve
 		*col = p->target_col;
 		err = tp_format_load(p->tp_system, p->tp_event, NULL, &r->tp, msg, msglen);
 		snprintf(r->func, sizeof(r->func), "%s/%s", p->tp_system, p->tp_event);
-		/* kallsyms too: a call_site or a pointer prints best as a symbol */
-		if (!err)
-			err = sysinfo_need_ksyms(si, msg, msglen);
+		/* kallsyms only if something prints a symbol: run.c decides */
 		break;
 	default:
 		snprintf(msg, msglen, "not a probe definition");

@@ -191,6 +191,28 @@ static void name_clean(char *s)
  * was named. Blacklisted matches are skipped and counted. from_glob[i] says
  * which definitions came from a glob (their later failures skip, not abort).
  */
+/*
+ * Reading /proc/kallsyms costs ~40 ms of the kernel's time, twice a
+ * tracepoint run's whole start-up, so only a run that may show a kernel
+ * address as a symbol reads it. Kernel function probes have it from resolving
+ * their symbols; what else prints one is a :symbol or :symstr value, and an
+ * aggregation key, which prints as a symbol when it is a text address.
+ */
+static bool wants_symbols(const struct ev_desc *evs, const struct kpt_probe_entry *ents, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		if (ents[i].agg.nkeys)
+			return true;
+		for (j = 0; j < evs[i].nargs; j++)
+			if (evs[i].args[j].type == SPEC_T_SYMBOL ||
+			    evs[i].args[j].type == SPEC_T_SYMSTR)
+				return true;
+	}
+	return false;
+}
+
 static int expand_globs(struct defs *d, struct sysinfo *si, bool **from_glob)
 {
 	int i, k, n, skipped, err = 0, first = d->n;
@@ -725,6 +747,13 @@ int kpt_run(const struct env *env)
 	}
 	if (env->comm)
 		lo.uses |= KPT_USE_COMM;
+	if (!si.ksyms && wants_symbols(evs, ents, d.n)) {
+		err = sysinfo_need_ksyms(&si, msg, sizeof(msg));
+		if (err) {
+			fprintf(stderr, "kptrace: error: %s\n", msg);
+			goto cleanup;
+		}
+	}
 	/* libbpf loads the kernel's BTF itself: ours is done with */
 	btf__free(si.btf);
 	si.btf = NULL;

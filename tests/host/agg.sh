@@ -204,6 +204,27 @@ json_check "hist kmalloc --slack: bytes_alloc - bytes_req, never negative" "$OUT
 $KPT count -d 1 --top 5 --by call_site 't:kmem/kmalloc call_site' > "$OUT/kc.txt" 2> "$OUT/kc.err"
 check "count --by call_site symbolizes kernel addresses" grep -qE '^ +[0-9]+  [a-z_0-9.]+\+0x[0-9a-f]+/0x' "$OUT/kc.txt"
 
+echo "# a tracepoint run reads kallsyms (~40 ms) only if it may print a symbol"
+# Bytes the run had read (/proc/PID/io rchar) once attached: /proc/kallsyms
+# is megabytes, everything else a tracepoint run reads a few kilobytes.
+rchar_attached() {
+	$KPT -o /dev/null "$1" 2> "$OUT/rc.err" &
+	local p=$! n
+	wait_for "grep -q Attached $OUT/rc.err" 20
+	n=$(sed -n 's/^rchar: //p' /proc/$p/io)
+	kill -INT $p
+	wait $p
+	echo "${n:-0}"
+}
+ks=$(wc -c < /proc/kallsyms)
+n=$(rchar_attached 't:kb/a syscalls/sys_enter_lseek fd offset')
+check "fields printed as numbers: kallsyms not read ($n bytes read; kallsyms is $ks)" test "$n" -lt $((ks / 4))
+n=$(rchar_attached 't:kb/b kmem/kmalloc call_site:symbol')
+check "a :symbol field: kallsyms read ($n bytes read; kallsyms is $ks)" test "$n" -ge $((ks / 2))
+$KPT --dry-run 't:kmem/kmalloc bytes_req call_site:x32' > "$OUT/tpd.out" 2>&1
+check "--dry-run: an untyped field has its format's type, a typed one its own" \
+	bash -c "grep -q '^  bytes_req: u64' $OUT/tpd.out && grep -q '^  call_site: x32' $OUT/tpd.out"
+
 echo "# targeting"
 $KPT count --json --comm nosuchcomm -c "$B dist" "$SIZE" > "$OUT/cm.json" 2> "$OUT/cm.err"
 check "--comm filters in the kernel (0 counted for another comm)" test ! -s "$OUT/cm.json"
