@@ -512,11 +512,12 @@ def _tracepoint_tables(res, tps):
     L.append("The workload's `lseek(/dev/null, i & 0xffff, SEEK_SET)` loop: ns per call above the "
              "untraced loop (%s ns/call), median [min–max] of %d repeats of %d calls. Nothing filters "
              "by process: others' `lseek` calls hit the tracepoint too, so *every call seen* means at "
-             "least the calls made, and *others* is the surplus (median [min–max] per run). *BPF ns* "
-             "is the programs' run time per run (%d calls per run with kernel BPF stats on): one "
-             "program per hit, others' hits included." %
+             "least the calls made, and *others* is the surplus, seen or reported lost (median "
+             "[min–max] per run). *BPF ns* is the programs' run time per run (%d calls per run with "
+             "kernel BPF stats on): one program per hit, others' hits included. ftrace: the event "
+             "enabled in our tracefs instance, with a %s MB buffer per CPU for these runs." %
              (_st(cfg.get("untraced", {}).get("ns_per_call"), 1), res["params"]["repeats"],
-              tp["calls"], tp.get("stats_calls", 0)))
+              tp["calls"], tp.get("stats_calls", 0), _n(tp.get("ftrace_buffer_kb", 1410) / 1024)))
     L.append("")
     L.append("| job | tool | ns/call | overhead ns/call | BPF ns/call | every call seen | others |")
     L.append("|---|---|---:|---:|---:|---|---:|")
