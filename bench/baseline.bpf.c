@@ -13,6 +13,11 @@
  *   bl_hist                 log2 histogram of a in a per-CPU array
  *   bl_lat_entry/_return    entry time per thread in a hash, log2 histogram
  *                           of the duration in a per-CPU array
+ *   bl_tp_nop, bl_tp_stream, bl_tp_hist
+ *                           the same jobs on the tracepoint
+ *                           syscalls/sys_enter_lseek (fd, offset, whence):
+ *                           an empty program; a record of kptrace's fields
+ *                           (bl_kevent, no ip); log2 histogram of offset
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -171,5 +176,42 @@ int bl_lat_return(struct pt_regs *ctx)
 	d = bpf_ktime_get_ns() - *ts;
 	bpf_map_delete_elem(&bl_start, &tid);
 	hist_add(d);
+	return 0;
+}
+
+/* The tracepoint syscalls/sys_enter_lseek: args[] are lseek's fd, offset,
+ * whence, as its format file says. */
+SEC("tracepoint/syscalls/sys_enter_lseek")
+int bl_tp_nop(struct trace_event_raw_sys_enter *ctx)
+{
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_lseek")
+int bl_tp_stream(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct bl_kevent *e;
+
+	e = bl_reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	e->ts = bpf_ktime_get_ns();
+	e->ip = 0;
+	e->tid = (__u32)pid_tgid;
+	e->tgid = pid_tgid >> 32;
+	e->cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->fd = (__u32)ctx->args[0];
+	e->off = ctx->args[1];
+	e->whence = (__u32)ctx->args[2];
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_lseek")
+int bl_tp_hist(struct trace_event_raw_sys_enter *ctx)
+{
+	hist_add(ctx->args[1]);
 	return 0;
 }

@@ -6,7 +6,9 @@
  *
  * attaches one uprobe (latency: a uprobe and a uretprobe) on BINARY:FUNC for
  * every process (BINARY "kernel": a kprobe and a kretprobe on the kernel
- * function FUNC, which stream takes to be ksys_lseek), says "Attached N probes" on stderr, then until SIGINT or
+ * function FUNC, which stream takes to be ksys_lseek; BINARY "tracepoint":
+ * the tracepoint FUNC, syscalls/sys_enter_lseek, for nop, stream and hist,
+ * the histogram of its offset), says "Attached N probes" on stderr, then until SIGINT or
  * SIGTERM: stream prints each record as ftrace's trace line to FILE (stdout
  * by default) from a ring buffer of BYTES (default 4M); hist and latency
  * print a log2 histogram at exit. On exit: "events=N drops=N" on stderr.
@@ -36,7 +38,8 @@ struct out {
 	unsigned long long events;
 };
 
-/* ftrace's context of a trace line, up to the probed address: "comm-tid [cpu] ..... secs.usecs: EVENT: (0xIP)" */
+/* ftrace's context of a trace line: "comm-tid [cpu] ..... secs.usecs: EVENT: (0xIP)";
+ * a tracepoint's line (kptrace's too) has no address: ip 0 */
 static void context(FILE *f, const char *ecomm, __u32 tid, __u32 cpu, __u64 ts, const char *event,
 		    __u64 ip)
 {
@@ -45,8 +48,10 @@ static void context(FILE *f, const char *ecomm, __u32 tid, __u32 cpu, __u64 ts, 
 
 	memcpy(comm, ecomm, 16);
 	comm[16] = 0;
-	fprintf(f, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64 ": %s: (0x%" PRIx64 ")", comm,
-		(int)tid, (int)cpu, us / 1000000, us % 1000000, event, (uint64_t)ip);
+	fprintf(f, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64 ": %s:", comm,
+		(int)tid, (int)cpu, us / 1000000, us % 1000000, event);
+	if (ip)
+		fprintf(f, " (0x%" PRIx64 ")", (uint64_t)ip);
 }
 
 static int on_event(void *arg, void *data, size_t len)
@@ -78,6 +83,20 @@ static int on_kevent(void *arg, void *data, size_t len)
 		return 0;
 	context(o->f, e->comm, e->tid, e->cpu, e->ts, "hot", e->ip);
 	fprintf(o->f, " fd=%u off=%" PRId64 " whence=%u\n", e->fd, (int64_t)e->off, e->whence);
+	o->events++;
+	return 0;
+}
+
+/* the tracepoint's record, as kptrace prints 't:kptbench/tpstream ... fd offset whence' */
+static int on_tpevent(void *arg, void *data, size_t len)
+{
+	struct out *o = arg;
+	const struct bl_kevent *e = data;
+
+	if (len < sizeof(*e))
+		return 0;
+	context(o->f, e->comm, e->tid, e->cpu, e->ts, "tpstream", 0);
+	fprintf(o->f, " fd=%u offset=%" PRId64 " whence=%u\n", e->fd, (int64_t)e->off, e->whence);
 	o->events++;
 	return 0;
 }
@@ -118,9 +137,21 @@ static struct bpf_link *attach(struct bpf_program *prog, const char *bin, const 
 			       bool ret)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = func, .retprobe = ret);
+	char cat[64];
+	const char *slash;
 
 	if (!strcmp(bin, "kernel"))
 		return bpf_program__attach_kprobe(prog, ret, func);
+	if (!strcmp(bin, "tracepoint")) {
+		slash = strchr(func, '/');
+		if (!slash || slash - func >= (long)sizeof(cat)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		memcpy(cat, func, slash - func);
+		cat[slash - func] = 0;
+		return bpf_program__attach_tracepoint(prog, cat, slash + 1);
+	}
 	return bpf_program__attach_uprobe_opts(prog, -1, bin, 0, &uo);
 }
 
@@ -135,7 +166,7 @@ int main(int argc, char **argv)
 	unsigned long bufsize = 4 << 20;
 	unsigned long long total = 0;
 	int ncpus, nprogs = 1, i, opt, err = 1;
-	bool kernel;
+	bool kernel, tp;
 
 	while ((opt = getopt(argc, argv, "o:b:")) != -1) {
 		if (opt == 'o')
@@ -151,6 +182,7 @@ int main(int argc, char **argv)
 	bin = argv[optind + 1];
 	func = argv[optind + 2];
 	kernel = !strcmp(bin, "kernel");
+	tp = !strcmp(bin, "tracepoint");
 
 	ncpus = libbpf_num_possible_cpus();
 	skel = baseline_bpf__open();
@@ -160,12 +192,13 @@ int main(int argc, char **argv)
 	}
 	bpf_map__set_max_entries(skel->maps.bl_events, bufsize);
 	if (!strcmp(mode, "nop")) {
-		progs[0] = skel->progs.bl_nop;
+		progs[0] = tp ? skel->progs.bl_tp_nop : skel->progs.bl_nop;
 	} else if (!strcmp(mode, "stream")) {
-		progs[0] = kernel ? skel->progs.bl_kstream : skel->progs.bl_stream;
+		progs[0] = tp ? skel->progs.bl_tp_stream :
+		      kernel ? skel->progs.bl_kstream : skel->progs.bl_stream;
 	} else if (!strcmp(mode, "hist")) {
-		progs[0] = skel->progs.bl_hist_prog;
-	} else if (!strcmp(mode, "latency")) {
+		progs[0] = tp ? skel->progs.bl_tp_hist : skel->progs.bl_hist_prog;
+	} else if (!strcmp(mode, "latency") && !tp) {
 		progs[0] = skel->progs.bl_lat_entry;
 		progs[1] = skel->progs.bl_lat_return;
 		nprogs = 2;
@@ -179,6 +212,9 @@ int main(int argc, char **argv)
 	bpf_program__set_autoload(skel->progs.bl_hist_prog, progs[0] == skel->progs.bl_hist_prog);
 	bpf_program__set_autoload(skel->progs.bl_lat_entry, nprogs == 2);
 	bpf_program__set_autoload(skel->progs.bl_lat_return, nprogs == 2);
+	bpf_program__set_autoload(skel->progs.bl_tp_nop, progs[0] == skel->progs.bl_tp_nop);
+	bpf_program__set_autoload(skel->progs.bl_tp_stream, progs[0] == skel->progs.bl_tp_stream);
+	bpf_program__set_autoload(skel->progs.bl_tp_hist, progs[0] == skel->progs.bl_tp_hist);
 	if (baseline_bpf__load(skel)) {
 		fprintf(stderr, "baseline: load: %s\n", strerror(errno));
 		goto out;
@@ -187,9 +223,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "baseline: %s: %s\n", path, strerror(errno));
 		goto out;
 	}
-	if (progs[0] == skel->progs.bl_stream || progs[0] == skel->progs.bl_kstream) {
+	if (progs[0] == skel->progs.bl_stream || progs[0] == skel->progs.bl_kstream ||
+	    progs[0] == skel->progs.bl_tp_stream) {
 		rb = ring_buffer__new(bpf_map__fd(skel->maps.bl_events),
-				      kernel ? on_kevent : on_event, &o, NULL);
+				      tp ? on_tpevent : kernel ? on_kevent : on_event, &o, NULL);
 		if (!rb)
 			goto out;
 	}
@@ -233,6 +270,7 @@ out:
 	baseline_bpf__destroy(skel);
 	return err;
 usage:
-	fprintf(stderr, "usage: baseline nop|stream|hist|latency BINARY FUNC [-o FILE] [-b BYTES]\n");
+	fprintf(stderr, "usage: baseline nop|stream|hist|latency BINARY FUNC [-o FILE] [-b BYTES]\n"
+			"       baseline nop|stream|hist tracepoint GROUP/EVENT [-o FILE] [-b BYTES]\n");
 	return 2;
 }

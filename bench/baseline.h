@@ -20,7 +20,8 @@ struct bl_event {
 	char s[BL_STR];
 };
 
-/* kprobe mode, the VM benchmark: ksys_lseek(fd, offset, whence) */
+/* kprobe mode, the VM benchmark: ksys_lseek(fd, offset, whence); and the
+ * tracepoint syscalls/sys_enter_lseek (ip 0) */
 struct bl_kevent {
 	__u64 ts;
 	__u64 ip;

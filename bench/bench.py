@@ -9,7 +9,8 @@ SVG from that file.
 
 Everything it probes is its own: uprobes on .output/bench/workload only, a
 tracefs instance and a uprobe_events group of its own (kptbench), removed on
-exit. Every process it starts is bounded by a timeout; kptrace is only ever
+exit; and, for the tracepoint scenario, syscalls/sys_enter_lseek, which every
+process's lseek(2) hits (unfiltered, so every count is "at least"). Every process it starts is bounded by a timeout; kptrace is only ever
 stopped with SIGINT, then SIGTERM.
 """
 import argparse
@@ -45,14 +46,23 @@ GROUP = "kptbench"
 INSTANCE = os.path.join(TRACEFS, "instances", GROUP)
 FUNC = "bench_fn"
 ARGS3 = "a=%di:u64 b=%si:u32 s=+0(%dx):ustring"
+TP = "syscalls/sys_enter_lseek"     # the tracepoint scenario's event
+TP_FIELDS = "fd offset whence"
+# The tracepoint's ftrace row: our instance's buffer, per CPU, for those runs
+# only. trace_pipe (text formatted in the kernel, read by cat) drains slower
+# than the lseek loop fills it (~1M events/s): with the default 1.4 MB per CPU
+# the kernel overwrote over half of a 200,000-call run. 16 MB holds a run.
+TP_FTRACE_BUFFER_KB = 16384
 
 START_TIMEOUT = 30.0    # launch to "attached"
 STOP_TIMEOUT = 20.0     # SIGINT to exit (drain, print)
 WORK_TIMEOUT = 180.0    # one workload run
 IDLE_S = 1.0            # "steady" RSS is read this long after attaching
 STATS_CALLS = 5000      # calls run with BPF run-time stats on
+TP_STATS_CALLS = 20000  # the same, lseek loop (cheaper per call)
 
 running = []            # processes to stop on the way out
+SCENARIOS = ["overhead", "tracepoint", "decoder", "throughput", "vm"]
 
 
 def log(msg):
@@ -159,8 +169,10 @@ class Proc:
         return self.p.returncode
 
 
-def run_workload(calls, rate=0, threads=1):
-    r = subprocess.run([WORK, str(calls), str(rate), str(threads)], stdout=subprocess.PIPE,
+def run_workload(calls, rate=0, threads=1, lseek=False):
+    """bench_fn's loop, or with lseek the tracepoint scenario's lseek(/dev/null) loop."""
+    argv = [WORK, "--lseek", str(calls)] if lseek else [WORK, str(calls), str(rate), str(threads)]
+    r = subprocess.run(argv, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=WORK_TIMEOUT, check=True)
     kv = dict(f.split("=", 1) for f in r.stdout.decode().split())
     return {k: float(v) for k, v in kv.items()}
@@ -280,11 +292,16 @@ class Ftrace:
 
     def __init__(self):
         self.ok = os.access(os.path.join(TRACEFS, "uprobe_events"), os.W_OK)
+        # the tracepoint scenario's event, enabled in our instance only
+        self.tp_ok = os.path.isdir(os.path.join(TRACEFS, "events", *TP.split("/")))
+        self.tp_enable = os.path.join(INSTANCE, "events", *TP.split("/")) + "/enable"
         self.events = []
 
     def cleanup(self):
         if not os.path.isdir(TRACEFS):
             return
+        if os.path.exists(self.tp_enable):
+            tracefs_write(self.tp_enable, "0")
         for ev in os.listdir(os.path.join(INSTANCE, "events", GROUP)) if os.path.isdir(
                 os.path.join(INSTANCE, "events", GROUP)) else []:
             en = os.path.join(INSTANCE, "events", GROUP, ev, "enable")
@@ -307,13 +324,15 @@ class Ftrace:
             except OSError as e:
                 log("warning: cannot remove %s: %s" % (INSTANCE, e))
 
-    def setup(self):
+    def setup(self, uprobe=True):
+        """Our instance; with uprobe, the uprobe event kptbench/stream too."""
         self.cleanup()
-        off = file_offset(WORK, FUNC)
         os.mkdir(INSTANCE)
-        tracefs_write(os.path.join(TRACEFS, "uprobe_events"),
-                      "p:%s/stream %s:0x%x %s\n" % (GROUP, WORK, off, ARGS3), append=True)
-        self.enable = os.path.join(INSTANCE, "events", GROUP, "stream", "enable")
+        if uprobe:
+            off = file_offset(WORK, FUNC)
+            tracefs_write(os.path.join(TRACEFS, "uprobe_events"),
+                          "p:%s/stream %s:0x%x %s\n" % (GROUP, WORK, off, ARGS3), append=True)
+            self.enable = os.path.join(INSTANCE, "events", GROUP, "stream", "enable")
         tracefs_write(os.path.join(INSTANCE, "tracing_on"), "1")
 
     def overruns(self):
@@ -328,18 +347,26 @@ class Ftrace:
 
 
 class FtraceProc:
-    """uprobe_events 'started': event enabled in our instance, trace_pipe read to a file."""
+    """ftrace 'started': an event (our uprobe event, or the tracepoint) enabled
+    in our instance, trace_pipe read to a file."""
 
-    def __init__(self, ft, out):
-        self.ft, self.out, self.name = ft, out, "uprobe_events"
+    def __init__(self, ft, out, enable=None, name="uprobe_events", buffer_kb=None):
+        self.ft, self.out, self.name = ft, out, name
+        self.enable = enable or ft.enable
+        self.buffer_kb, self.saved_kb = buffer_kb, None
         self.is_kptrace = False
 
     def start(self):
+        if self.buffer_kb:
+            size = os.path.join(INSTANCE, "buffer_size_kb")
+            with open(size) as f:
+                self.saved_kb = f.read().split()[0]
+            tracefs_write(size, str(self.buffer_kb))
         tracefs_write(os.path.join(INSTANCE, "trace"), "")
         self.overrun0 = self.ft.overruns()
         self.cat = subprocess.Popen(["cat", os.path.join(INSTANCE, "trace_pipe")],
                                     stdout=self.out, stderr=subprocess.DEVNULL)
-        tracefs_write(self.ft.enable, "1")
+        tracefs_write(self.enable, "1")
         running.append(self)
         return None
 
@@ -347,7 +374,7 @@ class FtraceProc:
         return None
 
     def stop(self):
-        tracefs_write(self.ft.enable, "0")
+        tracefs_write(self.enable, "0")
         # let the reader drain what is buffered, then stop it
         last, t = -1, time.time()
         while time.time() - t < 10:
@@ -363,6 +390,8 @@ class FtraceProc:
             self.cat.kill()
             self.cat.wait()
         self.drops = self.ft.overruns() - self.overrun0
+        if self.saved_kb:
+            tracefs_write(os.path.join(INSTANCE, "buffer_size_kb"), self.saved_kb)
         if self in running:
             running.remove(self)
         return 0
@@ -370,8 +399,16 @@ class FtraceProc:
 
 # ------------------------------------------------------------------ tools
 
-def bpftrace_script(kind):
+def bpftrace_script(kind, mech="uprobe"):
     begin = 'BEGIN { cat("%s"); }\n' % FIFO
+    if mech == "tracepoint":
+        probe = "tracepoint:%s" % TP.replace("/", ":")
+        if kind == "stream":
+            return begin + probe + (' { printf("%s-%d [%03d] %llu: tpstream: fd=%u offset=%lld whence=%u\\n", '
+                                    'comm, tid, cpu, nsecs, args->fd, args->offset, args->whence); }\n')
+        if kind == "hist":
+            return begin + probe + " { @ = hist(args->offset); }\n"
+        raise ValueError(kind)
     probe = "uprobe:%s:%s" % (WORK, FUNC)
     if kind == "stream":
         return begin + probe + (' { printf("%s-%d [%03d] %llu: stream: (%llx) a=%llu b=%u s=\\"%s\\"\\n", '
@@ -383,10 +420,25 @@ def bpftrace_script(kind):
             % (WORK, FUNC))
 
 
-def make_tool(config, outfile, bufsize=None, rb_pages=None):
-    """config is 'TOOL-MODE'; returns a Proc (or FtraceProc) writing to outfile."""
+def make_tool(config, outfile, bufsize=None, rb_pages=None, mech="uprobe"):
+    """config is 'TOOL-MODE'; returns a Proc (or FtraceProc) writing to outfile.
+    mech "tracepoint": the same jobs on the tracepoint TP (stream, hist, nop)."""
     tool, mode = config.split("-", 1)
     target = "%s:%s" % (WORK, FUNC)
+    if mech == "tracepoint":
+        if tool == "kptrace":
+            if mode == "stream":
+                argv = [KPT, "-o", outfile.name, "t:%s/tpstream %s %s" % (GROUP, TP, TP_FIELDS)]
+            else:
+                argv = [KPT, "hist", "t:%s/tphist %s offset" % (GROUP, TP), "offset"]
+            return Proc(config, argv, "stderr:Attached", out=outfile, is_kptrace=True)
+        if tool == "libbpf":
+            argv = [BASE, mode, "tracepoint", TP] + (["-o", outfile.name] if mode == "stream" else [])
+            return Proc(config, argv, "stderr:Attached", out=outfile)
+        if tool == "bpftrace":
+            return Proc(config, ["bpftrace", "-o", outfile.name, "-e", bpftrace_script(mode, mech)],
+                        "fifo", out=subprocess.DEVNULL)
+        raise ValueError(config)
     if tool == "kptrace":
         bs = ["--buffer-size", bufsize] if bufsize else []
         if mode == "stream":
@@ -410,17 +462,18 @@ def make_tool(config, outfile, bufsize=None, rb_pages=None):
     raise ValueError(config)
 
 
-def events_seen(config, proc, outpath):
+def events_seen(config, proc, outpath, mech="uprobe"):
     """(events the tool reports or printed, events it says it lost)."""
     tool, mode = config.split("-", 1)
     err = "".join(getattr(proc, "stderr_lines", []))
+    event = "tpstream" if mech == "tracepoint" else "stream"
     if tool == "kptrace":
         rows = re.findall(r"^(\S+/\S+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(\d+)", err, re.M)
         if not rows:
             return None, None
         hits, drops = int(rows[0][1]), int(rows[0][3])
         if mode == "stream":
-            return count_lines(outpath, ": stream: "), drops
+            return count_lines(outpath, ": %s: " % event), drops
         return hits, drops
     if config == "libbpf-nop":
         return None, None        # an empty program counts nothing
@@ -431,13 +484,15 @@ def events_seen(config, proc, outpath):
         text = open(outpath, errors="replace").read()
         lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", text + err))
         if mode == "stream":
-            return text.count(": stream: "), lost
+            return text.count(": %s: " % event), lost
         return sum(int(x) for x in re.findall(r"^\[.*?\)?\s+(\d+) \|", text, re.M)), lost
     if tool == "funclatency":
         out = "".join(proc.stdout_lines)
         return sum(int(x) for x in re.findall(r"->\s*\d+\s*:\s*(\d+)", out)), 0
     if tool == "uprobe_events":
         return count_lines(outpath, " stream: "), getattr(proc, "drops", None)
+    if tool == "ftrace":     # a syscall event's line: "...: sys_lseek(fd: 4, offset: 1, whence: 0)"
+        return count_lines(outpath, ": sys_lseek("), getattr(proc, "drops", None)
     return None, None
 
 
@@ -461,25 +516,44 @@ OVERHEAD_CONFIGS = [
 ]
 
 
-def one_overhead_run(config, rep, calls, ft, stats):
+# The same jobs through the tracepoint syscalls/sys_enter_lseek, driven by
+# workload --lseek (no latency: kptrace latency pairs functions).
+TRACEPOINT_CONFIGS = [
+    "untraced",
+    "libbpf-nop",
+    "kptrace-stream", "libbpf-stream", "bpftrace-stream", "ftrace-stream",
+    "kptrace-hist", "libbpf-hist", "bpftrace-hist",
+]
+
+
+def one_overhead_run(config, rep, calls, ft, stats, mech="uprobe"):
+    """One configuration of scenario 1 (mech "uprobe": bench_fn's loop) or of
+    its tracepoint variant (mech "tracepoint": the lseek loop; every process's
+    lseek hits the tracepoint, so the tools see at least the calls made, and
+    the BPF time is per program run, not per call of the workload)."""
+    lseek = mech == "tracepoint"
+    stats_calls = TP_STATS_CALLS if lseek else STATS_CALLS
     rec = {"rep": rep, "config": config, "loadavg": os.getloadavg()[0]}
     if config == "untraced":
-        w = run_workload(max(calls * 100, 2000000))
+        n = max(calls * 2, 500000) if lseek else max(calls * 100, 2000000)
+        w = run_workload(n, lseek=lseek)
         rec["ns_per_call"] = w["ns_per_call"]
         return rec
     outpath = os.path.join(OUT, "run.out")
     with open(outpath, "w") as out:
         if config.startswith("uprobe_events"):
             proc = FtraceProc(ft, out)
+        elif config == "ftrace-stream":
+            proc = FtraceProc(ft, out, enable=ft.tp_enable, name="ftrace", buffer_kb=TP_FTRACE_BUFFER_KB)
         else:
-            proc = make_tool(config, out)
+            proc = make_tool(config, out, mech=mech)
         try:
             rec["startup_ms"] = proc.start()
             if proc.pid():
                 time.sleep(IDLE_S)
                 m = mem_status(proc.pid())
                 rec.update(hwm_kb=m.get("VmHWM"), rss_kb=m.get("VmRSS"), map_rss_kb=m.get("map_rss"))
-            w = run_workload(calls)
+            w = run_workload(calls, lseek=lseek)
             rec["ns_per_call"] = w["ns_per_call"]
             expected = calls
             if stats and proc.pid():
@@ -487,14 +561,20 @@ def one_overhead_run(config, rep, calls, ft, stats):
                 if fd is not None:
                     try:
                         s0 = prog_stats(proc.pid())
-                        run_workload(STATS_CALLS)
+                        run_workload(stats_calls, lseek=lseek)
                         s1 = prog_stats(proc.pid())
                     finally:
                         os.close(fd)
-                    expected += STATS_CALLS
+                    expected += stats_calls
                     if s0 and s1:
-                        rec["bpf_ns_per_call"] = (s1[0] - s0[0]) / STATS_CALLS
-                        rec["bpf_runs_per_call"] = (s1[1] - s0[1]) / STATS_CALLS
+                        runs = s1[1] - s0[1]
+                        rec["bpf_runs_per_call"] = runs / stats_calls
+                        if lseek:
+                            # one program per hit, and other processes' lseeks
+                            # run it too: time per run is time per hit
+                            rec["bpf_ns_per_call"] = (s1[0] - s0[0]) / runs if runs > 0 else None
+                        else:
+                            rec["bpf_ns_per_call"] = (s1[0] - s0[0]) / stats_calls
             if proc.pid():
                 rec["hwm_end_kb"] = mem_status(proc.pid()).get("VmHWM")
                 if config.endswith("-stream"):
@@ -503,28 +583,51 @@ def one_overhead_run(config, rep, calls, ft, stats):
             rc = proc.stop()
         rec["exit"] = rc
         rec["expected"] = expected
-        rec["events"], rec["lost"] = events_seen(config, proc, outpath)
+        rec["events"], rec["lost"] = events_seen(config, proc, outpath, mech)
+        if lseek:
+            # unfiltered: others' lseeks are seen too; "every call seen" is >=
+            rec["unfiltered"] = True
+            if rec["events"] is not None:
+                # what the tool saw or says it lost, beyond the calls made
+                rec["surplus"] = rec["events"] + (rec["lost"] or 0) - expected
     os.unlink(outpath)
     return rec
+
+
+def overhead_loop(configs, args, calls, ft, stats, mech, seed):
+    runs = []
+    for rep in range(args.repeats):
+        order = configs[:]
+        random.Random(seed + rep).shuffle(order)
+        for config in order:
+            try:
+                rec = one_overhead_run(config, rep, calls, ft, stats, mech)
+            except (RuntimeError, subprocess.SubprocessError, OSError) as e:
+                rec = {"rep": rep, "config": config, "error": str(e)[:800]}
+            runs.append(rec)
+            log("  rep %d %-22s %s" % (rep, config, report.brief_run(rec)))
+    return runs
 
 
 def scenario_overhead(args, ft):
     configs = [c for c in OVERHEAD_CONFIGS if not (c.startswith("uprobe_events") and not ft.ok)]
     stats = args.bpf_stats and enable_bpf_stats_probe()
-    runs = []
     log("== per-hit overhead, start-up and memory: %d configurations x %d repeats, %d calls each"
         % (len(configs), args.repeats, args.calls))
-    for rep in range(args.repeats):
-        order = configs[:]
-        random.Random(1000 + rep).shuffle(order)
-        for config in order:
-            try:
-                rec = one_overhead_run(config, rep, args.calls, ft, stats)
-            except (RuntimeError, subprocess.SubprocessError, OSError) as e:
-                rec = {"rep": rep, "config": config, "error": str(e)[:800]}
-            runs.append(rec)
-            log("  rep %d %-22s %s" % (rep, config, report.brief_run(rec)))
+    runs = overhead_loop(configs, args, args.calls, ft, stats, "uprobe", 1000)
     return {"calls": args.calls, "stats_calls": STATS_CALLS if stats else 0, "runs": runs}
+
+
+def scenario_tracepoint(args, ft):
+    """Scenario 1's stream and hist (and the empty program) through the
+    tracepoint syscalls/sys_enter_lseek, driven by workload --lseek."""
+    configs = [c for c in TRACEPOINT_CONFIGS if not (c == "ftrace-stream" and not ft.tp_ok)]
+    stats = args.bpf_stats and enable_bpf_stats_probe()
+    log("== per-hit overhead through the tracepoint %s: %d configurations x %d repeats, %d calls each"
+        % (TP, len(configs), args.repeats, args.tp_calls))
+    runs = overhead_loop(configs, args, args.tp_calls, ft, stats, "tracepoint", 2000)
+    return {"tracepoint": TP, "calls": args.tp_calls, "ftrace_buffer_kb": TP_FTRACE_BUFFER_KB,
+            "stats_calls": TP_STATS_CALLS if stats else 0, "runs": runs}
 
 
 def enable_bpf_stats_probe():
@@ -630,13 +733,17 @@ def main():
     ap.add_argument("--repeats", type=int, default=int(os.environ.get("BENCH_REPEATS", 5)))
     ap.add_argument("--calls", type=int, default=int(os.environ.get("BENCH_CALLS", 40000)),
                     help="workload calls per overhead run")
+    ap.add_argument("--tp-calls", type=int, default=int(os.environ.get("BENCH_TP_CALLS", 200000)),
+                    help="lseek calls per tracepoint overhead run")
     ap.add_argument("--throughput-calls", type=int, default=30000,
                     help="calls per thread at an unpaced throughput point")
     ap.add_argument("--throughput-seconds", type=float, default=1.0,
                     help="length of a paced throughput point")
     ap.add_argument("--decoder-seconds", type=float, default=1.0)
-    ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", "overhead,decoder,throughput,vm"),
-                    help="comma-separated scenarios (vm: kprobes in qemu, bench/vm/; BENCH_VM=0 drops it)")
+    ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", ",".join(SCENARIOS)),
+                    help="comma-separated scenarios, of %s (tracepoint: scenario 1 through "
+                    "syscalls/sys_enter_lseek; vm: kprobes in qemu, bench/vm/; BENCH_VM=0 drops it)"
+                    % ",".join(SCENARIOS))
     ap.add_argument("--vm-kernels", default=os.environ.get("BENCH_VM_KERNELS", "6.12 6.1"),
                     help="kernels booted for the vm scenario (tests/vm/run.sh --kernel)")
     ap.add_argument("--vm-timeout", type=int, default=720, help="seconds per VM boot, at most")
@@ -649,8 +756,12 @@ def main():
     args = ap.parse_args()
     if args.quick:
         args.repeats, args.calls, args.throughput_calls = min(args.repeats, 2), 5000, 5000
+        args.tp_calls = min(args.tp_calls, 40000)
         args.decoder_seconds = 0.3
     only = set(args.only.split(","))
+    unknown = only - set(SCENARIOS)
+    if unknown:
+        ap.error("--only: unknown scenario %s (of %s)" % (",".join(sorted(unknown)), ",".join(SCENARIOS)))
     if os.environ.get("BENCH_VM") == "0":
         only.discard("vm")
 
@@ -680,20 +791,24 @@ def main():
         # host's scenarios (and their parameters) stay as they were measured
         with open(args.output) as f:
             prev = json.load(f)
-        for k in ("params", "overhead", "decoder", "throughput"):
+        for k in ("params", "overhead", "tracepoint", "decoder", "throughput"):
             if k in prev:
                 res[k] = prev[k]
         res["meta"]["host_results_date"] = prev.get("meta", {}).get("date")
     try:
-        if ft.ok and "overhead" in only:
+        ft.ok = ft.ok and "overhead" in only
+        ft.tp_ok = ft.tp_ok and "tracepoint" in only
+        if ft.ok or ft.tp_ok:
             try:
-                ft.setup()
+                ft.setup(uprobe=ft.ok)
             except (OSError, RuntimeError, subprocess.SubprocessError) as e:
-                log("bench: uprobe_events unusable (%s): its row is left out" % e)
+                log("bench: ftrace unusable (%s): its rows are left out" % e)
                 ft.cleanup()
-                ft.ok = False
+                ft.ok = ft.tp_ok = False
         if "overhead" in only:
             res["overhead"] = scenario_overhead(args, ft)
+        if "tracepoint" in only:
+            res["tracepoint"] = scenario_tracepoint(args, ft)
         if "decoder" in only:
             res["decoder"] = scenario_decoder(args)
         if "throughput" in only:
@@ -712,7 +827,7 @@ def main():
                 p.stop()
             except Exception as e:  # the cleanup must go on
                 log("warning: stopping %s: %s" % (p.name, e))
-        if ft.ok:
+        if ft.ok or ft.tp_ok:
             ft.cleanup()
         if os.path.exists(FIFO):
             os.unlink(FIFO)
