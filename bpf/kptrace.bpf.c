@@ -208,6 +208,56 @@ static __always_inline __u64 kpt_narrow(__u64 v, __u32 size, bool is_signed)
 }
 
 /*
+ * How far into a tracepoint's record kpt_tp may load: the smallest end of
+ * the run's tracepoints' fields (the loader's). The kernel refuses, at
+ * attach, a program whose loads reach past an event's last field; the
+ * verifier counts only the loads it can reach, and the bound prunes the rest.
+ */
+const volatile __u32 kpt_tp_end = 0;
+
+/*
+ * A tracepoint field of up to 8 bytes, naturally aligned, within the
+ * record's first 128 bytes, read as a plain load of the 8-byte
+ * word that holds it (the context: the verifier allows constant offsets
+ * only, hence the switch, each load pinned as in kpt_arg_reg()), then
+ * shifted down and masked to its width: what kpt_read_sized() would have
+ * read, without the helper call (~40 ns a hit measured on 6.18, a third of
+ * a direct histogram's time). -1: not such a field (the record's first 8
+ * bytes are the common fields, which the verifier keeps from tracepoint
+ * programs), past the first 128 bytes, or its word reaches past kpt_tp_end.
+ */
+/* the bound in each case, of two constants the verifier knows: it prunes
+ * the cases past it, where a bound checked on the switched value could reach
+ * it through another register, with the range lost on the way */
+#define KPT_TP_CASE(o)						\
+	case o:							\
+		if (o + 8 > kpt_tp_end)				\
+			return -1;				\
+		w = *(const __u64 *)(ctx + o);			\
+		barrier_var(w);					\
+		break;
+
+static __always_inline int kpt_tp_field(void *ctx, __u32 off, __u32 size, __u64 *v)
+{
+	__u32 in = off & 7, word = off - in;
+	__u64 w;
+
+	if (off < 8 || in + size > 8 || (off & (size - 1)))
+		return -1;
+	switch (word) {
+	KPT_TP_CASE(8) KPT_TP_CASE(16) KPT_TP_CASE(24) KPT_TP_CASE(32)
+	KPT_TP_CASE(40) KPT_TP_CASE(48) KPT_TP_CASE(56) KPT_TP_CASE(64)
+	KPT_TP_CASE(72) KPT_TP_CASE(80) KPT_TP_CASE(88) KPT_TP_CASE(96)
+	KPT_TP_CASE(104) KPT_TP_CASE(112) KPT_TP_CASE(120)
+	default:
+		return -1;
+	}
+	w >>= in * 8;
+	*v = size < 8 ? w & ((1ULL << (size * 8)) - 1) : w;
+	return 0;
+}
+
+/*
  * KPT_PF_DIRECT: the histogram's value straight from the context (the
  * loader's normalised p->agg.direct). -1: the tracepoint field could not be
  * read.
@@ -220,7 +270,8 @@ static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kp
 	__u64 x = 0;
 
 	if (kind == KPT_CTX_TP) {
-		if (kpt_read_sized(&x, (__u32)f->imm, (__u64)ctx + f->param, KPT_RD_KERNEL))
+		if (kpt_tp_field(ctx, f->param, (__u32)f->imm, &x) &&
+		    kpt_read_sized(&x, (__u32)f->imm, (__u64)ctx + f->param, KPT_RD_KERNEL))
 			return -1;
 	} else if (kind == KPT_CTX_TRAMP) {
 		/* what kpt_tramp_regs() would have put in the register */

@@ -55,6 +55,10 @@ struct load_opts {
 	/* the largest argument count, dereference chain and array of the
 	 * run's probes: the BPF loops' bounds, for the verifier */
 	uint32_t max_args, max_deref, max_count;
+	/* the smallest end of the run's tracepoints' fields: how far into a
+	 * record kpt_tp may load (the kernel refuses, at attach, a program that
+	 * reads past an event's last field); 0: no tracepoint */
+	uint32_t tp_end;
 	uint32_t pmu_n;		/* latency --pmu: counters per call (src/pmu.c), 0: none */
 };
 

@@ -493,6 +493,19 @@ static void loop_bounds(const struct kpt_probe_entry *e, struct load_opts *lo)
 	}
 }
 
+/* load_opts.tp_end: the smallest of the run's tracepoints' field ends. */
+static void tp_end_bound(const struct tp_format *fmt, struct load_opts *lo)
+{
+	uint32_t end = 0;
+	int i;
+
+	for (i = 0; i < fmt->nfields; i++)
+		if ((uint32_t)fmt->fields[i].offset + fmt->fields[i].size > end)
+			end = (uint32_t)fmt->fields[i].offset + fmt->fields[i].size;
+	if (!lo->tp_end || end < lo->tp_end)
+		lo->tp_end = end;
+}
+
 /*
  * 4. load, attach. Where auto chose fentry/fexit and the kernel refuses them,
  * at load or at attach (older trampolines take at most six arguments), once
@@ -744,6 +757,8 @@ int kpt_run(const struct env *env)
 		lo.latency |= ents[i].agg.action == KPT_ACT_LAT_START;
 		lo.uses |= handler_uses(&ents[i]);
 		loop_bounds(&ents[i], &lo);
+		if (evs[i].kind == SPEC_TRACEPOINT)
+			tp_end_bound(&res[i].tp, &lo);
 	}
 	if (env->comm)
 		lo.uses |= KPT_USE_COMM;

@@ -6,6 +6,7 @@
  * known. Built -O0 -fno-inline, no PIE: the probed addresses are the ELF's.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +80,10 @@ static double now_ns(void)
  * "dist": sizes 0..999 tagged "small"/"big" and 3 x 7; "seek": the same
  * values as lseek(2) offsets; "sleep": 30 sleeps of
  * 1, 2 and 4 ms (each duration printed, as the reference for percentiles);
- * "recurse": 5 calls nested 3 deep, 1 ms at the bottom.
+ * "recurse": 5 calls nested 3 deep, 1 ms at the bottom; "signal": 1003
+ * ignored real-time signals to itself (signal/signal_generate: sig 34..43,
+ * code SI_USER 0, SI_QUEUE -1 or SI_TKILL -6 in turn, its pid); "exec N":
+ * execs itself N times over (sched/sched_process_exec, one pid).
  */
 static int workloads(const char *mode)
 {
@@ -102,6 +106,23 @@ static int workloads(const char *mode)
 		for (i = 0; i < 1003 && fd >= 0; i++)
 			lseek(fd, i < 1000 ? i : 7, SEEK_SET);
 		return fd >= 0 ? close(fd) : 1;
+	}
+	if (!strcmp(mode, "signal")) {
+		union sigval sv = { 0 };
+
+		for (i = 0; i < 10; i++)
+			signal(SIGRTMIN + i, SIG_IGN);
+		for (i = 0; i < 1003; i++) {
+			int sig = SIGRTMIN + i % 10;
+
+			if (i % 3 == 0)
+				kill(getpid(), sig);
+			else if (i % 3 == 1)
+				sigqueue(getpid(), sig, sv);
+			else
+				raise(sig);	/* tgkill */
+		}
+		return 0;
 	}
 	if (!strcmp(mode, "sleep")) {
 		for (i = 0; i < 30; i++) {
@@ -145,6 +166,17 @@ int main(int argc, char **argv)
 	};
 	int rounds;
 
+	if (argc > 2 && !strcmp(argv[1], "exec")) {
+		char n[16];
+
+		if (atoi(argv[2]) <= 0) {
+			fprintf(stderr, "exec chain pid %d\n", (int)getpid());
+			return 0;
+		}
+		snprintf(n, sizeof(n), "%d", atoi(argv[2]) - 1);
+		execl("/proc/self/exe", argv[0], "exec", n, (char *)NULL);
+		return 1;
+	}
 	if (argc > 1 && !workloads(argv[1]))
 		return 0;
 	rounds = argc > 1 ? atoi(argv[1]) : 1;

@@ -473,6 +473,24 @@ for hd in "p:h vfs_read count=%dx:u64|count" "r:h vfs_read ret=\$retval:s64|ret"
 	done
 done
 
+# The same for tracepoint fields, read with plain loads of the record's
+# words on both kernels (a u64, an s64, an s32 in a word's lower half).
+for hd in "t:h syscalls/sys_enter_read count|count" "t:h syscalls/sys_exit_read ret|ret" \
+	  "t:h syscalls/sys_exit_read __syscall_nr|__syscall_nr"; do
+	def=${hd%|*}
+	field=${hd#*|}
+	$KPT hist --json -c "$DD" "$def if $field != 7777777" $field > $W/hg.json 2> $W/hg.err
+	$KPT hist --dry-run "$def" $field > $W/hd.dry 2>&1
+	$KPT hist --json -c "$DD" "$def" $field > $W/hd.json 2> $W/hd.err
+	if ! grep -q "^hist: $field taken straight from the context" $W/hd.dry; then
+		bad "hist $def: not the direct path: $(tail -n 3 $W/hd.dry)"
+	elif grep -q '"count":[1-9]' $W/hg.json && cmp -s $W/hg.json $W/hd.json; then
+		ok "hist $def, direct: the generic path's histogram ($(sed 's/.*\("count":[0-9]*\).*/\1/' $W/hd.json))"
+	else
+		bad "hist $def: direct $(head -c 300 $W/hd.json) $(tail -n 2 $W/hd.err) vs generic $(head -c 300 $W/hg.json) $(tail -n 2 $W/hg.err)"
+	fi
+done
+
 # auto: a few probes through trampolines; what they cannot take (a stack
 # read) through a kprobe beside them, chosen per probe.
 $KPT --dry-run 'p:a vfs_read count' 'r:b vfs_read $retval' 'p:c vfs_read s=$stack0' > $W/auto.out 2>&1
