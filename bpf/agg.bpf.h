@@ -355,7 +355,8 @@ static __always_inline __u32 kpt_bucket(const struct kpt_agg *g, __u64 v)
 }
 
 /* Unkeyed histogram of v (p->agg.nkeys == 0): its bucket and the stats. */
-static __always_inline void kpt_hist_unkeyed(const struct kpt_probe_entry *p, __u64 v)
+static __always_inline void kpt_hist_unkeyed(const struct kpt_probe_entry *p, __u64 v,
+					     struct kpt_stats *st)
 {
 	__u32 b = kpt_bucket(&p->agg, v), slot = p->agg.hist_base + b, group = p->agg.group;
 	struct kpt_aggval *a;
@@ -365,7 +366,7 @@ static __always_inline void kpt_hist_unkeyed(const struct kpt_probe_entry *p, __
 		return;
 	c = bpf_map_lookup_elem(&kpt_hist, &slot);
 	/* a key on the stack: 6.1 takes no map key from global-function memory */
-	a = bpf_map_lookup_elem(&kpt_hstat, &group);
+	a = p->flags & KPT_PF_OWN_STATS ? &st->val : bpf_map_lookup_elem(&kpt_hstat, &group);
 	if (c)
 		(*c)++;
 	if (a)
@@ -380,7 +381,7 @@ static __always_inline void kpt_hist_add(struct kpt_scratch *s, const struct kpt
 	__u32 b;
 
 	if (!p->agg.nkeys) {
-		kpt_hist_unkeyed(p, v);
+		kpt_hist_unkeyed(p, v, st);
 		return;
 	}
 	b = kpt_bucket(&p->agg, v);

@@ -109,6 +109,15 @@ struct kpt_fetch {
  * Set by compile_mark_direct().
  */
 #define KPT_PF_DIRECT	(1u << 4)
+/*
+ * An unkeyed histogram with a group of its own, never cleared (no -i): its
+ * value's count, sum, min and max go in the probe's kpt_stats.val, which
+ * the handler has looked up already, not in kpt_hstat: one map lookup less
+ * a hit (a helper call each before Linux 6.10's inlined per-CPU lookups).
+ * With -i the histogram is cleared each interval, which would race with
+ * the HITS beside it: kpt_hstat then. Set by the loader's caller (run.c).
+ */
+#define KPT_PF_OWN_STATS	(1u << 5)
 /* kpt_agg.direct: argument register 0-5 of the calling convention, %ax, or
  * the tracepoint field of the value's fetch */
 #define KPT_DIRECT_AX		6
@@ -319,6 +328,7 @@ struct kpt_stats {
 	__u64 filtered;		/* events the pid or the probe's filter skipped */
 	__u64 unmatched;	/* latency: returns with no entry time (evicted or never seen) */
 	__u64 keys_full;	/* keyed aggregation: the map was full, event not counted */
+	struct kpt_aggval val;	/* KPT_PF_OWN_STATS: the histogram's value stats */
 };
 
 #endif /* KPTRACE_H */

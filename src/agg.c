@@ -470,9 +470,18 @@ static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
 	}
 	key = g->group;
 	memset(&stats, 0, sizeof(stats));
-	if (!bpf_map_lookup_elem(sfd, &key, pv))
+	if (c->ents[i].flags & KPT_PF_OWN_STATS) {
+		/* beside the probe's HITS: never cleared (no -i) */
+		struct kpt_stats *ps = calloc(ncpus, sizeof(*ps));
+
+		if (ps && !bpf_map_lookup_elem(loader_map_fd(c->ld, LM_STATS), &key, ps))
+			for (cpu = 0; cpu < ncpus; cpu++)
+				aggval_merge(&stats, &ps[cpu].val, g->value_signed);
+		free(ps);
+	} else if (!bpf_map_lookup_elem(sfd, &key, pv)) {
 		aggval_sum(pv, ncpus, g->value_signed, &stats);
-	if (clear) {
+	}
+	if (clear && !(c->ents[i].flags & KPT_PF_OWN_STATS)) {
 		memset(pv, 0, ncpus * sizeof(*pv));
 		bpf_map_update_elem(sfd, &key, pv, BPF_ANY);
 	}

@@ -172,6 +172,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	skel->rodata->kpt_max_deref = o->max_deref;
 	skel->rodata->kpt_max_count = o->max_count;
 	skel->rodata->kpt_tp_end = o->tp_end;
+	skel->rodata->kpt_one_probe = nprobes == 1;
 	/* wake the consumer at an eighth full: no wakeup per event, no drop for want of one */
 	skel->rodata->kpt_wakeup_bytes = ring / 8;
 	if (o->target_comm)
@@ -509,6 +510,8 @@ int loader_map_fd(struct loader *ld, enum loader_map m)
 		return bpf_map__fd(ld->skel->maps.kpt_hist);
 	case LM_HSTAT:
 		return bpf_map__fd(ld->skel->maps.kpt_hstat);
+	case LM_STATS:
+		return bpf_map__fd(ld->skel->maps.kpt_stats);
 	default:
 		return bpf_map__fd(ld->skel->maps.kpt_kagg);
 	}

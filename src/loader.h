@@ -67,6 +67,7 @@ enum loader_map {
 	LM_HIST,		/* per-CPU array of u64 bucket counts */
 	LM_HSTAT,		/* per-CPU array of struct kpt_aggval, per probe */
 	LM_KAGG,		/* per-CPU hash struct kpt_key -> struct kpt_aggval */
+	LM_STATS,		/* per-CPU array of struct kpt_stats, per probe */
 };
 
 /* Ring buffer bytes when --buffer-size is not given. */

@@ -493,6 +493,29 @@ static void loop_bounds(const struct kpt_probe_entry *e, struct load_opts *lo)
 	}
 }
 
+/*
+ * KPT_PF_OWN_STATS: each unkeyed histogram with a group of its own keeps its
+ * value stats in its kpt_stats entry, one lookup less a hit, in a run that
+ * never clears them (-i clears the histograms each interval; HITS is for
+ * the whole run).
+ */
+static void own_stats(const struct env *env, struct kpt_probe_entry *ents, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n && env->interval <= 0; i++) {
+		const struct kpt_agg *g = &ents[i].agg;
+
+		if (g->nkeys || (g->action != KPT_ACT_HIST && g->action != KPT_ACT_LAT_END))
+			continue;
+		for (j = 0; j < n; j++)
+			if (j != i && ents[j].agg.group == g->group)
+				break;
+		if (j == n)
+			ents[i].flags |= KPT_PF_OWN_STATS;
+	}
+}
+
 /* load_opts.tp_end: the smallest of the run's tracepoints' field ends. */
 static void tp_end_bound(const struct tp_format *fmt, struct load_opts *lo)
 {
@@ -676,6 +699,7 @@ int kpt_run(const struct env *env)
 		evs[peer[i]].attach_first = true;
 		lo.edata = true;
 	}
+	own_stats(env, ents, d.n);
 	/* --comm compares the comm a record holds, --pmu reads its counters in
 	 * kpt_aggregate(): the direct path has neither */
 	for (i = 0; i < d.n && !env->comm && !pmu.n; i++)
