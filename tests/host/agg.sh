@@ -287,6 +287,14 @@ else
 	skip "-t/--cgroup: no writable cgroup v2 hierarchy"
 fi
 
+# -i clears the histogram each interval (its value stats in kpt_hstat, not
+# beside HITS): the intervals add up to the run, and HITS is the whole run's.
+# 30 sleeps of 1, 2 and 4 ms over ~20 ms intervals.
+$KPT hist --json -i 0.02 -o "$OUT/hi.json" -c "$B sleep" "p:d $B:kpt_sleep us=%di:u64" us > /dev/null 2> "$OUT/hi.err"
+hits=$(awk '$1 == "uprobes/d" {print $2}' "$OUT/hi.err")
+json_check "hist -i: the intervals' counts and sums add up to the run's ($(grep -c '"count":[1-9]' "$OUT/hi.json") tables not empty, HITS ${hits:-?})" \
+	"$OUT/hi.json" "sum(r['hist']['count'] for r in rows) == 30 == ${hits:-0} and sum(r['hist']['sum'] for r in rows) == 70000 and len([r for r in rows if r['hist']['count']]) > 1 and min(r['hist']['min'] for r in rows if r['hist']['count']) == 1000 and max(r['hist']['max'] for r in rows if r['hist']['count']) == 4000"
+
 "$B" spin & tp=$!
 $KPT count -i 0.5 -d 1.8 -p $tp "p:n $B:kpt_neg" > "$OUT/iv.txt" 2> "$OUT/iv.err"
 kill $tp; wait $tp 2>/dev/null
