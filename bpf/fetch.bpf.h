@@ -64,6 +64,38 @@ const volatile __u32 kpt_max_count = KPT_MAX_ARRAY;
 
 enum { KPT_RD_KERNEL = 0, KPT_RD_USER = 1, KPT_RD_AUTO = 2 };
 
+/*
+ * How far into a tracepoint's record kpt_tp may load: the smallest end of
+ * the run's tracepoints' fields (the loader's). The kernel refuses, at
+ * attach, a program whose loads reach past an event's last field; the
+ * verifier counts only the loads it can reach, and the bound prunes the rest.
+ */
+const volatile __u32 kpt_tp_end = 0;
+#define KPT_TP_WORDS	16	/* plain loads reach the record's first 128 bytes */
+
+/*
+ * The offset of the 8-byte word of a tracepoint's record that holds all of
+ * a field of size bytes at off, if plain loads reach it: after the common
+ * fields (the verifier keeps those from tracepoint programs), in the first
+ * KPT_TP_WORDS, before kpt_tp_end; the field naturally aligned. Else -1.
+ */
+static __always_inline int kpt_tp_word(__u32 off, __u32 size)
+{
+	__u32 word = off & ~7u;
+
+	if (off < 8 || (off & 7) + size > 8 || (off & (size - 1)) ||
+	    word >= KPT_TP_WORDS * 8 || word + 8 > kpt_tp_end)
+		return -1;
+	return (int)word;
+}
+
+/* The field's value in its word (little-endian), as a read of size bytes. */
+static __always_inline __u64 kpt_tp_bits(__u64 w, __u32 off, __u32 size)
+{
+	w >>= (off & 7) * 8;
+	return size < 8 ? w & ((1ULL << (size * 8)) - 1) : w;
+}
+
 static __always_inline long kpt_read(void *dst, __u64 size, __u64 addr, int mode)
 {
 	if (mode == KPT_RD_AUTO)
@@ -98,6 +130,22 @@ static __always_inline long kpt_read_str(void *dst, __u32 size, __u64 addr, int 
 	if (mode == KPT_RD_USER)
 		return bpf_probe_read_user_str(dst, size, (const void *)addr);
 	return bpf_probe_read_kernel_str(dst, size, (const void *)addr);
+}
+
+/*
+ * A tracepoint field of size bytes at off: from the handler's copy of the
+ * record's first words (kpt_tp_copy()) where it is there, else read from
+ * the record. Nonzero: the read faulted.
+ */
+static __always_inline __u32 kpt_tp_read(const struct kpt_scratch *s, __u32 off, __u32 size,
+					 __u64 *v)
+{
+	int word = kpt_tp_word(off, size);
+
+	if (word < 0)
+		return !!kpt_read_sized(v, size, s->ctx + off, KPT_RD_KERNEL);
+	*v = kpt_tp_bits(((const __u64 *)&s->regs)[(word / 8) & (KPT_TP_WORDS - 1)], off, size);
+	return 0;
 }
 
 /* Store the low 'size' bytes of v at record offset off. */
@@ -361,11 +409,11 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 		break;
 	case KPT_BASE_TPFIELD:
 		/* imm: the field's width in the record */
-		fault = !!kpt_read_sized(&val, (__u32)f->imm, s->ctx + param, KPT_RD_KERNEL);
+		fault = kpt_tp_read(s, param, (__u32)f->imm, &val);
 		break;
 	case KPT_BASE_TPDATALOC:
 		/* __data_loc: a u32 (length << 16 | offset) into the record */
-		fault = !!kpt_read(&val, 4, s->ctx + param, KPT_RD_KERNEL);
+		fault = kpt_tp_read(s, param, 4, &val);
 		val = s->ctx + (val & 0xffff);
 		break;
 	case KPT_BASE_TPADDR:

@@ -210,42 +210,31 @@ static __always_inline __u64 kpt_narrow(__u64 v, __u32 size, bool is_signed)
 }
 
 /*
- * How far into a tracepoint's record kpt_tp may load: the smallest end of
- * the run's tracepoints' fields (the loader's). The kernel refuses, at
- * attach, a program whose loads reach past an event's last field; the
- * verifier counts only the loads it can reach, and the bound prunes the rest.
+ * Plain loads from a tracepoint's record (the context: the verifier allows
+ * constant offsets only), each word's load behind its own bound, of two
+ * constants the verifier knows, so it prunes the loads past kpt_tp_end (a
+ * bound on a switched value may reach the load through another register,
+ * the range lost on the way), and pinned as in kpt_arg_reg().
  */
-const volatile __u32 kpt_tp_end = 0;
+#define KPT_TP_LOAD(o, fail)					\
+	if (o + 8 > kpt_tp_end)					\
+		fail;						\
+	w = *(const __u64 *)(ctx + o);				\
+	barrier_var(w);
+#define KPT_TP_CASE(o)	case o: KPT_TP_LOAD(o, return -1) break;
+#define KPT_TP_COPY(o)	{ KPT_TP_LOAD(o, return) d[o / 8] = w; }
 
 /*
- * A tracepoint field of up to 8 bytes, naturally aligned, within the
- * record's first 128 bytes, read as a plain load of the 8-byte
- * word that holds it (the context: the verifier allows constant offsets
- * only, hence the switch, each load pinned as in kpt_arg_reg()), then
- * shifted down and masked to its width: what kpt_read_sized() would have
- * read, without the helper call (~40 ns a hit measured on 6.18, a third of
- * a direct histogram's time). -1: not such a field (the record's first 8
- * bytes are the common fields, which the verifier keeps from tracepoint
- * programs), past the first 128 bytes, or its word reaches past kpt_tp_end.
+ * A tracepoint field of up to 8 bytes in one of the record's first words
+ * (kpt_tp_word()), straight from the context: what kpt_read_sized() would
+ * have read, without the helper call (~40 ns a hit measured on 6.18, a
+ * third of a direct histogram's time). -1: not such a field.
  */
-/* the bound in each case, of two constants the verifier knows: it prunes
- * the cases past it, where a bound checked on the switched value could reach
- * it through another register, with the range lost on the way */
-#define KPT_TP_CASE(o)						\
-	case o:							\
-		if (o + 8 > kpt_tp_end)				\
-			return -1;				\
-		w = *(const __u64 *)(ctx + o);			\
-		barrier_var(w);					\
-		break;
-
 static __always_inline int kpt_tp_field(void *ctx, __u32 off, __u32 size, __u64 *v)
 {
-	__u32 in = off & 7, word = off - in;
+	int word = kpt_tp_word(off, size);
 	__u64 w;
 
-	if (off < 8 || in + size > 8 || (off & (size - 1)))
-		return -1;
 	switch (word) {
 	KPT_TP_CASE(8) KPT_TP_CASE(16) KPT_TP_CASE(24) KPT_TP_CASE(32)
 	KPT_TP_CASE(40) KPT_TP_CASE(48) KPT_TP_CASE(56) KPT_TP_CASE(64)
@@ -254,9 +243,23 @@ static __always_inline int kpt_tp_field(void *ctx, __u32 off, __u32 size, __u64 
 	default:
 		return -1;
 	}
-	w >>= in * 8;
-	*v = size < 8 ? w & ((1ULL << (size * 8)) - 1) : w;
+	*v = kpt_tp_bits(w, off, size);
 	return 0;
+}
+
+/*
+ * The record's first words into d at their own offsets (where a kprobe's
+ * registers go in the scratch area), up to kpt_tp_end: the fetches read the
+ * fields there (kpt_tp_read()), where each took a bpf_probe_read_kernel().
+ */
+static __always_inline void kpt_tp_copy(void *ctx, __u64 *d)
+{
+	__u64 w;
+
+	KPT_TP_COPY(8) KPT_TP_COPY(16) KPT_TP_COPY(24) KPT_TP_COPY(32)
+	KPT_TP_COPY(40) KPT_TP_COPY(48) KPT_TP_COPY(56) KPT_TP_COPY(64)
+	KPT_TP_COPY(72) KPT_TP_COPY(80) KPT_TP_COPY(88) KPT_TP_COPY(96)
+	KPT_TP_COPY(104) KPT_TP_COPY(112) KPT_TP_COPY(120)
 }
 
 /*
@@ -377,6 +380,7 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	 * its raw record instead: fields are read from it by offset. */
 	if (is_tp) {
 		__builtin_memset(&s->regs, 0, sizeof(s->regs));
+		kpt_tp_copy(ctx, (__u64 *)&s->regs);
 		s->ctx = (__u64)ctx;
 	} else if (!KPT_USES(REGS)) {
 		/* latency and counts without arguments: nothing reads them */

@@ -115,6 +115,50 @@ diff_case pie_entry 'v=%di:s32' kpt_neg
 diff_case pie_ret 'ret=$retval:s32' kpt_neg r '2 clean linger'
 BIN=$BIN_NOPIE
 
+# A tracepoint's fields (read from the handler's copy of the record's first
+# words, or from the record), against the kernel's own event in the trace
+# buffer, value by value: its print format names two fields differently and
+# prints a char[] bare; each keeps the events its filter (and grep) keep.
+# 1003 ignored real-time signals the target sends itself (not its exit's
+# SIGCHLD); 20 execs of itself (not the first, of its own path): a
+# __data_loc string and a field in the record's last, partial word.
+tp_case() {
+	local name=$1 ev=$2 args=$3 filter=$4 keep=$5 targs=$6 ren=$7
+	local bin=$OUT/kpt${name}
+	cp "$BIN" "$bin"
+	if [ ! -e $TRACEFS/events/$ev/enable ]; then
+		skip "tracepoint $name: no $ev here"
+		return
+	fi
+	ftrace_clear
+	echo "$filter" > $TRACEFS/events/$ev/filter
+	echo 1 > $TRACEFS/events/$ev/enable
+	echo 1 > $TRACEFS/tracing_on
+	timeout 30 $KPT -c "$bin $targs" "t:kpttest/$name $ev $args" > "$OUT/$name.kpt" 2> "$OUT/$name.err"
+	local rc=$?
+	echo 0 > $TRACEFS/tracing_on
+	echo 0 > $TRACEFS/events/$ev/enable
+	echo 0 > $TRACEFS/events/$ev/filter
+	grep -v '^#' $TRACEFS/trace | norm | sed -E "s/^([0-9]+) [^ ]+: /\1 /; $ren" > "$OUT/$name.ref"
+	ftrace_clear
+	norm < "$OUT/$name.kpt" | sed -E 's/^([0-9]+) [^ ]+: /\1 /; s/="([^"]*)"/=\1/g' | grep -e "$keep" |
+		head -n "$(wc -l < "$OUT/$name.ref")" > "$OUT/$name.got"
+	if [ $rc != 0 ]; then
+		fail "tracepoint $name: kptrace exit $rc: $(head -c 600 "$OUT/$name.err")"
+	elif [ ! -s "$OUT/$name.ref" ]; then
+		fail "tracepoint $name: ftrace recorded nothing"
+	elif ! diff -u "$OUT/$name.ref" "$OUT/$name.got" > "$OUT/$name.diff"; then
+		fail "tracepoint $name: differs from the kernel's event:"
+		head -20 "$OUT/$name.diff"
+	else
+		pass "tracepoint $name: $(wc -l < "$OUT/$name.got") events' fields equal the kernel's ($ev $args)"
+	fi
+}
+tp_case sig signal/signal_generate 'sig errno code comm pid group result' \
+	'comm == "kptsig"' 'comm=kptsig ' signal 's/ grp=/ group=/; s/ res=/ result=/'
+tp_case exec sched/sched_process_exec 'filename pid old_pid' \
+	'filename ~ "*/self/exe"' '/self/exe ' 'exec 20' ''
+
 echo "# values the reference cannot give (uprobe_events has no \$argN)"
 expect_line() {
 	local name=$1 def=$2 want=$3 got
