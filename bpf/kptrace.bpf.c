@@ -294,22 +294,26 @@ static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kp
 }
 
 /*
- * One half of a KPT_PF_DIRECT latency, nothing else of the handler
- * (kpt_aggregate()'s, for a call nothing filters: the clock read last at an
- * entry and first at a return, so as little of kptrace as may be is timed).
- * Global: one copy verified once, where every program inlines the handler
- * (the object's size is resident memory). A direct histogram is short, and
- * inline in the handler.
+ * A KPT_PF_DIRECT probe's whole job, nothing else of the handler, once its
+ * value v is taken from the context: a histogram of it (hist kmalloc, hist
+ * of an argument; inline in the handler but through trampolines), or one
+ * half of a latency (kpt_aggregate()'s, for a call nothing filters: the
+ * clock read last at an entry and first at a return, so as little of
+ * kptrace as may be is timed). Global: one copy verified once, where every
+ * program inlines the handler (the object's size is resident memory).
  */
-__noinline int kpt_direct_latency(const struct kpt_probe_entry *p, __u32 idx,
-				  struct kpt_stats *st)
+__noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt_stats *st,
+			  __u64 v)
 {
-	__u64 now, *ts, v;
+	__u64 now, *ts;
 	__u32 depth;
 
 	if (!p || !st)
 		return 0;
 	switch (p->agg.action) {
+	case KPT_ACT_HIST:
+		kpt_hist_unkeyed(p, v, st);
+		return 0;
 	case KPT_ACT_LAT_START:
 		ts = kpt_lat_enter((__u32)bpf_get_current_pid_tgid(), idx, &depth);
 		if (ts)
@@ -354,16 +358,19 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	if (KPT_USES(DIRECT) && (p->flags & KPT_PF_DIRECT)) {
 		__u64 v = 0;
 
-		/* a histogram here, inline: a global function's call and its
-		 * checks were a tenth of a hit's time on 6.1 */
-		if (p->agg.action == KPT_ACT_HIST) {
-			if (kpt_direct_value(ctx, kind, p, &v))
-				st->faults++;
-			else
-				kpt_hist_unkeyed(p, v, st);
+		if (p->agg.action == KPT_ACT_HIST && kpt_direct_value(ctx, kind, p, &v)) {
+			st->faults++;
 			return 0;
 		}
-		return kpt_direct_latency(p, idx, st);
+		/* a histogram inline, but in the sixteen trampoline slots: the
+		 * global function's call and checks were a tenth of a hit's
+		 * time on 6.1, sixteen more copies 75 KB of the object, which
+		 * is resident */
+		if (p->agg.action == KPT_ACT_HIST && kind != KPT_CTX_TRAMP) {
+			kpt_hist_unkeyed(p, v, st);
+			return 0;
+		}
+		return kpt_direct(p, idx, st, v);
 	}
 	/* a run of direct probes only: the verifier drops the rest */
 	if (!(kpt_uses & ~KPT_USE_DIRECT))
