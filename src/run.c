@@ -186,12 +186,6 @@ static void name_clean(char *s)
 }
 
 /*
- * "p:vfs_* ARGS": one definition per traceable match, named as ftrace names
- * a probe on that function ("p_vfs_read_0"), or EVENT_FUNC when the event
- * was named. Blacklisted matches are skipped and counted. from_glob[i] says
- * which definitions came from a glob (their later failures skip, not abort).
- */
-/*
  * Reading /proc/kallsyms costs ~40 ms of the kernel's time, twice a
  * tracepoint run's whole start-up, so only a run that may show a kernel
  * address as a symbol reads it. Kernel function probes have it from resolving
@@ -213,6 +207,12 @@ static bool wants_symbols(const struct ev_desc *evs, const struct kpt_probe_entr
 	return false;
 }
 
+/*
+ * "p:vfs_* ARGS": one definition per traceable match, named as ftrace names
+ * a probe on that function ("p_vfs_read_0"), or EVENT_FUNC when the event
+ * was named. Blacklisted matches are skipped and counted. from_glob[i] says
+ * which definitions came from a glob (their later failures skip, not abort).
+ */
 static int expand_globs(struct defs *d, struct sysinfo *si, bool **from_glob)
 {
 	int i, k, n, skipped, err = 0, first = d->n;

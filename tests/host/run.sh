@@ -48,6 +48,22 @@ ftrace_clear() {
 	: > $TRACEFS/trace
 }
 
+# judge LABEL NAME RC PASSED: kptrace's lines ($OUT/NAME.got, its exit code
+# RC) against ftrace's ($OUT/NAME.ref).
+judge() {
+	local label=$1 name=$2 rc=$3 passed=$4
+	if [ $rc != 0 ]; then
+		fail "$label: kptrace exit $rc: $(head -c 600 "$OUT/$name.err")"
+	elif [ ! -s "$OUT/$name.ref" ]; then
+		fail "$label: ftrace recorded nothing"
+	elif ! diff -u "$OUT/$name.ref" "$OUT/$name.got" > "$OUT/$name.diff"; then
+		fail "$label: differs from ftrace's:"
+		head -20 "$OUT/$name.diff"
+	else
+		pass "$label: $(wc -l < "$OUT/$name.got") $passed"
+	fi
+}
+
 # diff_case NAME 'FETCHARGS...' FUNC [p|r [TARGET-ARGS]]: same definition through both
 # tracers. The target runs "clean" (no NULL pointers) unless told otherwise: where
 # a scalar read faults the kernel's tracer prints stale bytes and kptrace (fault).
@@ -72,16 +88,7 @@ diff_case() {
 	grep -v '^#' $TRACEFS/trace | norm > "$OUT/$name.ref"
 	ftrace_clear
 	norm < "$OUT/$name.kpt" > "$OUT/$name.got"
-	if [ $rc != 0 ]; then
-		fail "$name: kptrace exit $rc: $(head -c 600 "$OUT/$name.err")"
-	elif [ ! -s "$OUT/$name.ref" ]; then
-		fail "$name: ftrace recorded nothing"
-	elif ! diff -u "$OUT/$name.ref" "$OUT/$name.got" > "$OUT/$name.diff"; then
-		fail "$name: differs from ftrace:"
-		head -20 "$OUT/$name.diff"
-	else
-		pass "$name: $(wc -l < "$OUT/$name.got") lines equal ftrace's ($def)"
-	fi
+	judge "$name" "$name" $rc "lines equal ftrace's ($def)"
 }
 
 echo "# differential: kptrace vs the kernel's uprobe_events"
@@ -143,16 +150,7 @@ tp_case() {
 	ftrace_clear
 	norm < "$OUT/$name.kpt" | sed -E 's/^([0-9]+) [^ ]+: /\1 /; s/="([^"]*)"/=\1/g' | grep -e "$keep" |
 		head -n "$(wc -l < "$OUT/$name.ref")" > "$OUT/$name.got"
-	if [ $rc != 0 ]; then
-		fail "tracepoint $name: kptrace exit $rc: $(head -c 600 "$OUT/$name.err")"
-	elif [ ! -s "$OUT/$name.ref" ]; then
-		fail "tracepoint $name: ftrace recorded nothing"
-	elif ! diff -u "$OUT/$name.ref" "$OUT/$name.got" > "$OUT/$name.diff"; then
-		fail "tracepoint $name: differs from the kernel's event:"
-		head -20 "$OUT/$name.diff"
-	else
-		pass "tracepoint $name: $(wc -l < "$OUT/$name.got") events' fields equal the kernel's ($ev $args)"
-	fi
+	judge "tracepoint $name" "$name" $rc "events' fields equal the kernel's ($ev $args)"
 }
 tp_case sig signal/signal_generate 'sig errno code comm pid group result' \
 	'comm == "kptsig"' 'comm=kptsig ' signal 's/ grp=/ group=/; s/ res=/ result=/'

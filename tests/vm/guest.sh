@@ -452,43 +452,42 @@ case "$BACKENDS" in
 	fi ;;
 esac
 
-# hist of an argument or the return value taken straight from the context
-# (no record built) through each mechanism: the generic path's histogram
-# (the same definition with a filter that passes everything), exactly.
+# hist of an argument, the return value or a tracepoint field taken straight
+# from the context (no record built) through each mechanism: the generic
+# path's histogram (the same definition with a filter that passes
+# everything), exactly. same_direct DEF FIELD [OPTION...]: against
+# $W/hg.json, the generic run's.
 DD='dd if=/dev/zero of=/dev/null bs=3 count=500'
+same_direct() {
+	local def=$1 field=$2 what
+	shift 2
+	what="hist $def${*:+, $*}"
+	$KPT hist --dry-run "$@" "$def" $field > $W/hd.dry 2>&1
+	$KPT hist --json "$@" -c "$DD" "$def" $field > $W/hd.json 2> $W/hd.err
+	if ! grep -q "^hist: $field taken straight from the context" $W/hd.dry; then
+		bad "$what: not the direct path: $(tail -n 3 $W/hd.dry)"
+	elif grep -q '"count":[1-9]' $W/hg.json && cmp -s $W/hg.json $W/hd.json; then
+		ok "$what, direct: the generic path's histogram ($(sed 's/.*\("count":[0-9]*\).*/\1/' $W/hd.json))"
+	else
+		bad "$what: direct $(head -c 300 $W/hd.json) $(tail -n 2 $W/hd.err) vs generic $(head -c 300 $W/hg.json) $(tail -n 2 $W/hg.err)"
+	fi
+}
 for hd in "p:h vfs_read count=%dx:u64|count" "r:h vfs_read ret=\$retval:s64|ret"; do
 	def=${hd%|*}
 	field=${hd#*|}
 	$KPT hist --json --backend kprobe -c "$DD" "$def if $field != 7777777" $field > $W/hg.json 2> $W/hg.err
 	for b in $BACKENDS; do
-		$KPT hist --dry-run --backend $b "$def" $field > $W/hd.dry 2>&1
-		$KPT hist --json --backend $b -c "$DD" "$def" $field > $W/hd.json 2> $W/hd.err
-		if ! grep -q "^hist: $field taken straight from the context" $W/hd.dry; then
-			bad "hist $def, $b: not the direct path: $(tail -n 3 $W/hd.dry)"
-		elif grep -q '"count":[1-9]' $W/hg.json && cmp -s $W/hg.json $W/hd.json; then
-			ok "hist $def, $b, direct: the generic path's histogram ($(sed 's/.*\("count":[0-9]*\).*/\1/' $W/hd.json))"
-		else
-			bad "hist $def, $b: direct $(head -c 300 $W/hd.json) $(tail -n 2 $W/hd.err) vs generic $(head -c 300 $W/hg.json) $(tail -n 2 $W/hg.err)"
-		fi
+		same_direct "$def" $field --backend $b
 	done
 done
-
-# The same for tracepoint fields, read with plain loads of the record's
-# words on both kernels (a u64, an s64, an s32 in a word's lower half).
+# Tracepoint fields, read with plain loads of the record's words on both
+# kernels (a u64, an s64, an s32 in a word's lower half).
 for hd in "t:h syscalls/sys_enter_read count|count" "t:h syscalls/sys_exit_read ret|ret" \
 	  "t:h syscalls/sys_exit_read __syscall_nr|__syscall_nr"; do
 	def=${hd%|*}
 	field=${hd#*|}
 	$KPT hist --json -c "$DD" "$def if $field != 7777777" $field > $W/hg.json 2> $W/hg.err
-	$KPT hist --dry-run "$def" $field > $W/hd.dry 2>&1
-	$KPT hist --json -c "$DD" "$def" $field > $W/hd.json 2> $W/hd.err
-	if ! grep -q "^hist: $field taken straight from the context" $W/hd.dry; then
-		bad "hist $def: not the direct path: $(tail -n 3 $W/hd.dry)"
-	elif grep -q '"count":[1-9]' $W/hg.json && cmp -s $W/hg.json $W/hd.json; then
-		ok "hist $def, direct: the generic path's histogram ($(sed 's/.*\("count":[0-9]*\).*/\1/' $W/hd.json))"
-	else
-		bad "hist $def: direct $(head -c 300 $W/hd.json) $(tail -n 2 $W/hd.err) vs generic $(head -c 300 $W/hg.json) $(tail -n 2 $W/hg.err)"
-	fi
+	same_direct "$def" $field
 done
 
 # auto: a few probes through trampolines; what they cannot take (a stack
