@@ -109,16 +109,22 @@ def _seen(r):
     return ev >= exp if r.get("unfiltered") else ev == exp
 
 
-def summarize_overhead(ov, ratio_spec, goals, mech=None):
-    """configs (medians of each configuration), ratios, and the ratio goals
-    appended to goals (named with the mechanism when mech is given)."""
-    runs = [r for r in ov["runs"] if "error" not in r]
+def by_config(runs):
+    """The runs by configuration, each with its overhead: its ns per call less
+    the untraced loop's of the same repeat."""
     base = {r["rep"]: r["ns_per_call"] for r in runs if r["config"] == "untraced"}
     by = {}
     for r in runs:
         if r["config"] != "untraced" and r["rep"] in base:
             r = dict(r, overhead=r["ns_per_call"] - base[r["rep"]])
         by.setdefault(r["config"], []).append(r)
+    return by
+
+
+def summarize_overhead(ov, ratio_spec, goals, mech=None):
+    """configs (medians of each configuration), ratios, and the ratio goals
+    appended to goals (named with the mechanism when mech is given)."""
+    by = by_config([r for r in ov["runs"] if "error" not in r])
     cfg = {}
     for c, rs in by.items():
         cfg[c] = {k: stat([r.get(k) for r in rs]) for k in
@@ -229,13 +235,7 @@ def summarize_vm(vm, goals):
                       "seconds": kv.get("seconds"), "configs": {}, "ratios": [], "scale": []}
         runs = [r for r in kv.get("runs", []) if r.get("part") == "overhead"]
         e["failed_runs"] = [r for r in runs if not _vm_ok(r)]
-        runs = [r for r in runs if _vm_ok(r)]
-        base = {r["rep"]: r["ns_per_call"] for r in runs if r["config"] == "untraced"}
-        by = {}
-        for r in runs:
-            if r["config"] != "untraced" and r["rep"] in base:
-                r = dict(r, overhead=r["ns_per_call"] - base[r["rep"]])
-            by.setdefault(r["config"], []).append(r)
+        by = by_config([r for r in runs if _vm_ok(r)])
         for c, rs in by.items():
             cs = e["configs"][c] = {key: stat([r.get(key) for r in rs]) for key in
                                     ("ns_per_call", "overhead", "startup_ms", "stop_ms", "attach_ms",
