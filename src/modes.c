@@ -10,6 +10,7 @@
 #include "agg.h"
 #include "modes.h"
 #include "pmu.h"
+#include "spec.h"
 #include "tracepoint.h"
 
 static int deflist_add(struct deflist *l, const char *fmt, ...)
@@ -226,6 +227,66 @@ static int kmalloc_defs(const struct env *env, struct sysinfo *si, struct deflis
 	return 0;
 }
 
+/* Whether p has an argument called name. */
+static bool has_arg(const struct spec_probe *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nargs; i++)
+		if (!strcmp(p->args[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * A tracepoint's fields by name, as bpftrace's args->: the field a hist
+ * takes and the --by keys that name no argument of a tracepoint definition
+ * are appended to it ("hist 't:kmem/kmalloc' bytes_req" runs
+ * "t:kmem/kmalloc bytes_req"), before its " if" filter. A name that is no
+ * field of the tracepoint is then refused where fields are resolved, with a
+ * caret under it.
+ */
+static int add_def(const struct env *env, const char *def, struct deflist *out)
+{
+	static const char *const builtin[] = { "comm", "pid", "tid", "cpu", "CPU" };
+	char extra[512] = "", by[256], *tok, *save = NULL;
+	struct spec_probe p;
+	struct spec_error e;
+	size_t i, at;
+	int err;
+
+	if (env->mode == MODE_TRACE || spec_parse(def, &p, &e) || p.kind != SPEC_TRACEPOINT) {
+		if (env->mode != MODE_TRACE)
+			spec_free(&p);
+		return deflist_add(out, "%s", def);
+	}
+	if (env->mode == MODE_HIST && env->field && !has_arg(&p, env->field))
+		snprintf(extra, sizeof(extra), " %s", env->field);
+	snprintf(by, sizeof(by), "%s", env->by ? env->by : "");
+	for (tok = strtok_r(by, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+			if (!strcmp(tok, builtin[i]))
+				break;
+		if (i == sizeof(builtin) / sizeof(builtin[0]) && !has_arg(&p, tok) &&
+		    !(env->field && !strcmp(tok, env->field)) &&
+		    strlen(extra) + strlen(tok) + 2 < sizeof(extra))
+			strcat(strcat(extra, " "), tok);
+	}
+	/* before " if EXPR": back from the expression over "if" and spaces */
+	at = strlen(def);
+	if (p.filter) {
+		at = (size_t)p.filter_col;
+		while (at > 0 && def[at - 1] == ' ')
+			at--;
+		at = at >= 2 ? at - 2 : 0;
+		while (at > 0 && def[at - 1] == ' ')
+			at--;
+	}
+	spec_free(&p);
+	err = deflist_add(out, "%.*s%s%s", (int)at, def, extra, def + at);
+	return err;
+}
+
 int modes_definitions(const struct env *env, struct sysinfo *si, struct deflist *out,
 		      char *msg, size_t msglen)
 {
@@ -237,7 +298,7 @@ int modes_definitions(const struct env *env, struct sysinfo *si, struct deflist 
 	if (env->mode == MODE_HIST && env->ndefs == 1 && !strcmp(env->defs[0], "kmalloc"))
 		return kmalloc_defs(env, si, out, msg, msglen);
 	for (i = 0; i < env->ndefs; i++) {
-		err = deflist_add(out, "%s", env->defs[i]);
+		err = add_def(env, env->defs[i], out);
 		if (err)
 			return err;
 	}

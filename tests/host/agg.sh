@@ -87,6 +87,23 @@ if [ -e /sys/kernel/tracing/events/syscalls/sys_enter_lseek ]; then
 else
 	skip "a tracepoint field: no syscalls/sys_enter_lseek tracepoint here"
 fi
+# A tracepoint's fields by name, as bpftrace's args->: hist FIELD and --by
+# KEY append the fields the definition does not list.
+if [ -e /sys/kernel/tracing/events/syscalls/sys_enter_lseek ]; then
+	LS=syscalls/sys_enter_lseek
+	$KPT hist --json -c "$B seek" "t:d $LS offset" offset > "$OUT/ti1.json" 2> "$OUT/ti1.err"
+	$KPT hist --json -c "$B seek" "t:d $LS" offset > "$OUT/ti2.json" 2> "$OUT/ti2.err"
+	check "hist 't:$LS' offset: the field taken by name, the same histogram as listed" \
+		bash -c "grep -q '\"count\":1003' $OUT/ti1.json && cmp -s $OUT/ti1.json $OUT/ti2.json"
+	$KPT count --json --by whence -c "$B seek" "t:d $LS offset if offset < 10" > "$OUT/ti3.json" 2> "$OUT/ti3.err"
+	json_check "count --by whence 't:$LS offset if offset < 10': a key by name, put before the filter" \
+		"$OUT/ti3.json" "[(r['key']['whence'], r['count']) for r in rows] == [('0', 13)]"
+	$KPT hist "t:d $LS" nosuch > /dev/null 2> "$OUT/ti4.err"
+	check "hist 't:$LS' nosuch: refused, the fields listed, a caret under the name" \
+		bash -c "grep -q \"has no field 'nosuch' (it has: .*offset\" $OUT/ti4.err && grep -q '^ *\^' $OUT/ti4.err"
+else
+	skip "tracepoint fields by name: no syscalls/sys_enter_lseek tracepoint here"
+fi
 # Fields of 4 bytes at either half of a record's 8-byte word, read with a
 # plain load of the word; and one whose word runs past the record's last
 # field, which the kernel would refuse to attach a program that loads: read
