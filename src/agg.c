@@ -33,12 +33,40 @@ static bool is_signed_type(enum spec_type t)
 	return t == SPEC_T_S8 || t == SPEC_T_S16 || t == SPEC_T_S32 || t == SPEC_T_S64;
 }
 
+/* --by's keys that are not an argument: name, kind, key words. */
+static const struct {
+	const char *name;
+	int kind, words;
+} builtin_keys[] = {
+	{ "comm", KPT_K_COMM, 2 },
+	{ "pid", KPT_K_TGID, 1 },
+	{ "tid", KPT_K_TID, 1 },
+	{ "cpu", KPT_K_CPU, 1 },
+	{ "CPU", KPT_K_CPU, 1 },
+};
+
+/* builtin_keys' entry for name, or -1. */
+static int builtin_key(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(builtin_keys) / sizeof(builtin_keys[0]); i++)
+		if (!strcmp(name, builtin_keys[i].name))
+			return (int)i;
+	return -1;
+}
+
+bool agg_builtin_key(const char *name)
+{
+	return builtin_key(name) >= 0;
+}
+
 /* --by: comm, pid, tid, cpu or a scalar argument's name, comma separated. */
 static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *g, char *msg,
 		      size_t msglen)
 {
 	char buf[256], *tok, *save = NULL;
-	int words = 0, a;
+	int words = 0, a, b;
 
 	if (!by || !*by)
 		return 0;
@@ -59,15 +87,9 @@ static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *
 			}
 			kind = KPT_K_ARG;
 			g->key_argi[g->nkeys] = a;
-		} else if (!strcmp(tok, "comm")) {
-			kind = KPT_K_COMM;
-			w = 2;
-		} else if (!strcmp(tok, "pid")) {
-			kind = KPT_K_TGID;
-		} else if (!strcmp(tok, "tid")) {
-			kind = KPT_K_TID;
-		} else if (!strcmp(tok, "cpu") || !strcmp(tok, "CPU")) {
-			kind = KPT_K_CPU;
+		} else if ((b = builtin_key(tok)) >= 0) {
+			kind = builtin_keys[b].kind;
+			w = builtin_keys[b].words;
 		} else {
 			snprintf(msg, msglen, "--by %s: not comm, pid, tid, cpu or an argument of "
 				 "%s/%s", tok, ev->group, ev->event);
@@ -472,11 +494,10 @@ static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
 	memset(&stats, 0, sizeof(stats));
 	if (c->ents[i].flags & KPT_PF_OWN_STATS) {
 		/* beside the probe's HITS: never cleared (no -i) */
-		struct kpt_stats *ps = calloc(ncpus, sizeof(*ps));
+		struct kpt_stats *ps = loader_stats_cpus(c->ld, i);
 
-		if (ps && !bpf_map_lookup_elem(loader_map_fd(c->ld, LM_STATS), &key, ps))
-			for (cpu = 0; cpu < ncpus; cpu++)
-				aggval_merge(&stats, &ps[cpu].val, g->value_signed);
+		for (cpu = 0; ps && cpu < ncpus; cpu++)
+			aggval_merge(&stats, &ps[cpu].val, g->value_signed);
 		free(ps);
 	} else if (!bpf_map_lookup_elem(sfd, &key, pv)) {
 		aggval_sum(pv, ncpus, g->value_signed, &stats);

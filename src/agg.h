@@ -33,6 +33,9 @@ struct agg_opts {
  * peer is the LAT_START probe of a LAT_END). Unkeyed histograms take their
  * buckets from *next_bucket. Returns 0 or -EINVAL with msg.
  */
+/* Whether --by's key name is one of its own (comm, pid, tid, cpu), not an argument. */
+bool agg_builtin_key(const char *name);
+
 int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_desc *ev,
 	      uint32_t peer, struct kpt_agg *g, uint32_t *next_bucket, char *msg, size_t msglen);
 

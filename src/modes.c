@@ -248,12 +248,10 @@ static bool has_arg(const struct spec_probe *p, const char *name)
  */
 static int add_def(const struct env *env, const char *def, struct deflist *out)
 {
-	static const char *const builtin[] = { "comm", "pid", "tid", "cpu", "CPU" };
 	char extra[512] = "", by[256], *tok, *save = NULL;
 	struct spec_probe p;
 	struct spec_error e;
-	size_t i, at;
-	int err;
+	size_t at;
 
 	if (env->mode == MODE_TRACE || spec_parse(def, &p, &e) || p.kind != SPEC_TRACEPOINT) {
 		if (env->mode != MODE_TRACE)
@@ -264,10 +262,7 @@ static int add_def(const struct env *env, const char *def, struct deflist *out)
 		snprintf(extra, sizeof(extra), " %s", env->field);
 	snprintf(by, sizeof(by), "%s", env->by ? env->by : "");
 	for (tok = strtok_r(by, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
-			if (!strcmp(tok, builtin[i]))
-				break;
-		if (i == sizeof(builtin) / sizeof(builtin[0]) && !has_arg(&p, tok) &&
+		if (!agg_builtin_key(tok) && !has_arg(&p, tok) &&
 		    !(env->field && !strcmp(tok, env->field)) &&
 		    strlen(extra) + strlen(tok) + 2 < sizeof(extra))
 			strcat(strcat(extra, " "), tok);
@@ -283,8 +278,7 @@ static int add_def(const struct env *env, const char *def, struct deflist *out)
 			at--;
 	}
 	spec_free(&p);
-	err = deflist_add(out, "%.*s%s%s", (int)at, def, extra, def + at);
-	return err;
+	return deflist_add(out, "%.*s%s%s", (int)at, def, extra, def + at);
 }
 
 int modes_definitions(const struct env *env, struct sysinfo *si, struct deflist *out,
