@@ -423,18 +423,25 @@ void loader_detach(struct loader *ld)
 		tfs_kretprobe_remove(&ld->tfs[i]);
 }
 
+struct kpt_stats *loader_stats_cpus(struct loader *ld, int idx)
+{
+	struct kpt_stats *v = calloc(ld->ncpus, sizeof(*v));
+	__u32 key = idx;
+
+	if (v && bpf_map__lookup_elem(ld->skel->maps.kpt_stats, &key, sizeof(key), v,
+				      sizeof(*v) * ld->ncpus, 0)) {
+		free(v);
+		v = NULL;
+	}
+	return v;
+}
+
 int loader_stats(struct loader *ld, int idx, struct kpt_stats *out)
 {
-	struct kpt_stats *v;
-	__u32 key = idx;
-	int i, err;
+	struct kpt_stats *v = loader_stats_cpus(ld, idx);
+	int i, err = v ? 0 : -ENOENT;
 
 	memset(out, 0, sizeof(*out));
-	v = calloc(ld->ncpus, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	err = bpf_map__lookup_elem(ld->skel->maps.kpt_stats, &key, sizeof(key), v,
-				   sizeof(*v) * ld->ncpus, 0);
 	for (i = 0; !err && i < ld->ncpus; i++) {
 		out->hits += v[i].hits;
 		out->drops += v[i].drops;
@@ -510,8 +517,6 @@ int loader_map_fd(struct loader *ld, enum loader_map m)
 		return bpf_map__fd(ld->skel->maps.kpt_hist);
 	case LM_HSTAT:
 		return bpf_map__fd(ld->skel->maps.kpt_hstat);
-	case LM_STATS:
-		return bpf_map__fd(ld->skel->maps.kpt_stats);
 	default:
 		return bpf_map__fd(ld->skel->maps.kpt_kagg);
 	}

@@ -67,7 +67,6 @@ enum loader_map {
 	LM_HIST,		/* per-CPU array of u64 bucket counts */
 	LM_HSTAT,		/* per-CPU array of struct kpt_aggval, per probe */
 	LM_KAGG,		/* per-CPU hash struct kpt_key -> struct kpt_aggval */
-	LM_STATS,		/* per-CPU array of struct kpt_stats, per probe */
 };
 
 /* Ring buffer bytes when --buffer-size is not given. */
@@ -84,6 +83,8 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 void loader_detach(struct loader *ld);
 /* Sum the per-CPU counters of probe idx. */
 int loader_stats(struct loader *ld, int idx, struct kpt_stats *out);
+/* Probe idx's statistics per CPU (ld->ncpus of them, to free), or NULL. */
+struct kpt_stats *loader_stats_cpus(struct loader *ld, int idx);
 /*
  * Runs of our programs the kernel skipped because another BPF program was
  * running on that CPU (bpf_prog_active; the programs' recursion_misses).
