@@ -55,6 +55,9 @@ struct {
 /* Targeting, set by the loader; 0 / empty traces everyone. */
 const volatile __u32 kpt_target_tid = 0;
 const volatile __u64 kpt_target_cgroup = 0;
+/* Any of the three: the verifier drops a branch on a constant it knows, but
+ * not the loads of the constants, so untargeted hits load this one only. */
+const volatile bool kpt_targeted = false;
 
 /*
  * Sampled wakeups: a wakeup costs the traced task microseconds (irq_work, a
@@ -204,8 +207,10 @@ static __always_inline void kpt_copy_regs(struct kpt_regs *dst, const struct kpt
  * slot would hold it (kpt_put() then kpt_pred_load()). */
 static __always_inline __u64 kpt_narrow(__u64 v, __u32 size, bool is_signed)
 {
-	__u32 sh = size < 8 ? 64 - 8 * size : 0;
+	__u32 sh = 64 - 8 * size;
 
+	if (size >= 8)
+		return v;	/* most values: a branch, not four shifts */
 	return is_signed ? (__u64)((__s64)(v << sh) >> sh) : (v << sh) >> sh;
 }
 
@@ -346,12 +351,16 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	if (!p || !st)
 		return 0;
 	/* the task only where asked: each helper call counts on the hot path */
-	pid_tgid = kpt_target_tgid || kpt_target_tid ? bpf_get_current_pid_tgid() : 0;
-	if ((kpt_target_tgid && (pid_tgid >> 32) != kpt_target_tgid) ||
-	    (kpt_target_tid && (__u32)pid_tgid != kpt_target_tid) ||
-	    (kpt_target_cgroup && bpf_get_current_cgroup_id() != kpt_target_cgroup)) {
-		st->filtered++;
-		return 0;
+	pid_tgid = 0;
+	if (kpt_targeted) {
+		if (kpt_target_tgid || kpt_target_tid)
+			pid_tgid = bpf_get_current_pid_tgid();
+		if ((kpt_target_tgid && (pid_tgid >> 32) != kpt_target_tgid) ||
+		    (kpt_target_tid && (__u32)pid_tgid != kpt_target_tid) ||
+		    (kpt_target_cgroup && bpf_get_current_cgroup_id() != kpt_target_cgroup)) {
+			st->filtered++;
+			return 0;
+		}
 	}
 	st->hits++;
 
@@ -375,7 +384,7 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	/* a run of direct probes only: the verifier drops the rest */
 	if (!(kpt_uses & ~KPT_USE_DIRECT))
 		return 0;
-	if (!kpt_target_tgid && !kpt_target_tid)
+	if (!pid_tgid)
 		pid_tgid = bpf_get_current_pid_tgid();	/* not read above */
 
 	cpu = bpf_get_smp_processor_id();
