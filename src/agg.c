@@ -125,7 +125,8 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 				return -EINVAL;
 			}
 		} else {
-			for (a = 0; a < ev->nargs && !is_scalar(&ev->args[a]); a++)
+			for (a = 0; a < ev->nargs && (!is_scalar(&ev->args[a]) ||
+						       ev->args[a].hidden); a++)
 				;
 			if (a == ev->nargs) {
 				snprintf(msg, msglen, "%s/%s has no numeric argument to histogram "

@@ -257,6 +257,7 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 			goto fail;
 		snprintf(ea->name, sizeof(ea->name), "%s", a->name);
 		ea->type = type;
+		ea->hidden = a->hidden;
 		if (a->bf_width)
 			ea->type = a->bf_container == 8 ? SPEC_T_U8 :
 				   a->bf_container == 16 ? SPEC_T_U16 :

@@ -22,6 +22,7 @@ struct ev_arg {
 	const struct spec_arg *spec;	/* parsed form, for explain */
 	const struct spec_enum *enums;	/* BTF enum names (--json prints them), or NULL */
 	int nenums;
+	bool hidden;		/* recorded for the filter only, never printed */
 };
 
 struct ev_desc {

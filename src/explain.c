@@ -261,6 +261,8 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 		fprintf(f, "[%u]", a->count);
 	if (a->text)
 		fprintf(f, "  (%s)", a->text);
+	if (a->hidden)
+		fputs("  for the filter, not printed", f);
 	fputc('\n', f);
 	if (a->data)
 		fputs("      record: nothing; printed from the definition\n", f);

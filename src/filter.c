@@ -71,6 +71,9 @@ struct parser {
 	char *msg;
 	size_t msglen;
 	int col;
+	/* filter_fields(): told of every field name, as it is met */
+	filter_field_fn on_field;
+	void *on_arg;
 };
 
 static int perr(struct parser *ps, const char *at, const char *fmt, ...)
@@ -155,6 +158,20 @@ static const struct {
 	{ "cpu", KPT_FLD_CPU },
 };
 
+static enum filter_field_kind field_kind(const struct ev_desc *ev, const char *name)
+{
+	size_t i;
+	int a;
+
+	for (a = 0; ev && a < ev->nargs; a++)
+		if (!strcmp(ev->args[a].name, name))
+			return FILTER_FIELD_ARG;
+	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		if (!strcmp(builtins[i].name, name))
+			return FILTER_FIELD_BUILTIN;
+	return FILTER_FIELD_UNKNOWN;
+}
+
 static int find_field(struct parser *ps, const char *s, const char *e, struct field *f)
 {
 	const struct ev_desc *ev = ps->ev;
@@ -165,6 +182,8 @@ static int find_field(struct parser *ps, const char *s, const char *e, struct fi
 	if (n >= sizeof(f->name))
 		return perr(ps, s, "Field not found: %.*s", (int)n, s);
 	memcpy(f->name, s, n);
+	if (ps->on_field)
+		ps->on_field(f->name, (int)(s - ps->s), field_kind(ev, f->name), ps->on_arg);
 
 	/* The event's own fields first, as trace_find_event_field() looks. */
 	for (a = 0; ev && a < ev->nargs; a++) {
@@ -705,8 +724,9 @@ static int emit_part(struct parser *ps, const int *conj, int nconj, bool args,
 	return 0;
 }
 
-int filter_compile(const char *expr, const struct ev_desc *ev, struct kpt_pred_prog *pre,
-		   struct kpt_pred_prog *post, char *msg, size_t msglen, int *col)
+static int compile(const char *expr, const struct ev_desc *ev, struct kpt_pred_prog *pre,
+		   struct kpt_pred_prog *post, char *msg, size_t msglen, int *col,
+		   filter_field_fn on_field, void *on_arg)
 {
 	int conj[MAX_NODES], nconj = 0, root, ret, dcol;
 	struct parser *ps, pstate;
@@ -732,6 +752,8 @@ int filter_compile(const char *expr, const struct ev_desc *ev, struct kpt_pred_p
 	ps->ev = ev;
 	ps->msg = msg;
 	ps->msglen = msglen;
+	ps->on_field = on_field;
+	ps->on_arg = on_arg;
 
 	/* as spec_parse() does for a definition: a control byte would be
 	 * invisible in the message (whitespace is fine: --filter may wrap) */
@@ -772,6 +794,19 @@ fail:
 	memset(pre, 0, sizeof(*pre));
 	memset(post, 0, sizeof(*post));
 	return ret;
+}
+
+int filter_compile(const char *expr, const struct ev_desc *ev, struct kpt_pred_prog *pre,
+		   struct kpt_pred_prog *post, char *msg, size_t msglen, int *col)
+{
+	return compile(expr, ev, pre, post, msg, msglen, col, NULL, NULL);
+}
+
+void filter_fields(const char *expr, const struct ev_desc *ev, filter_field_fn fn, void *arg)
+{
+	struct kpt_pred_prog pre, post;
+
+	compile(expr, ev, &pre, &post, NULL, 0, NULL, fn, arg);
 }
 
 /* filter_explain(): postfix back to infix, on a stack of strings. */

@@ -35,6 +35,20 @@ int filter_compile(const char *expr, const struct ev_desc *ev, struct kpt_pred_p
 		   struct kpt_pred_prog *post, char *msg, size_t msglen, int *col);
 
 /*
+ * The field names expr compares, each as it is met with its column: to the
+ * end, or to the first error (then an unknown name is the last one told).
+ * For a caller that adds fields before compiling (run.c, a tracepoint's).
+ */
+enum filter_field_kind {
+	FILTER_FIELD_ARG,	/* an argument of ev */
+	FILTER_FIELD_BUILTIN,	/* common_pid, pid, tid, comm, CPU... */
+	FILTER_FIELD_UNKNOWN,
+};
+typedef void (*filter_field_fn)(const char *name, int col, enum filter_field_kind kind,
+				void *arg);
+void filter_fields(const char *expr, const struct ev_desc *ev, filter_field_fn fn, void *arg);
+
+/*
  * One line for --dry-run: the program p as an expression ("true" if empty),
  * with ev's argument names (ev may be NULL), then a newline.
  */

@@ -328,8 +328,10 @@ int output_json(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const
 	if (ev->kind != SPEC_TRACEPOINT)
 		print_location(&ob, ev, ks, &h);
 	ob_mem(&ob, ",\"args\":{", 9);
-	for (i = 0; i < ev->nargs; i++) {
-		if (i)
+	for (i = 0, j = 0; i < ev->nargs; i++) {
+		if (ev->args[i].hidden)
+			continue;
+		if (j++)
 			ob_char(&ob, ',');
 		if (print_arg(&ob, ev, i, ks, rec, len)) {
 			fbits[i / 64] |= 1ull << (i % 64);

@@ -247,7 +247,8 @@ int output_text(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const
 		ob_char(&ob, ')');
 	}
 	for (i = 0; i < ev->nargs; i++)
-		print_arg(&ob, ev, i, ks, rec, len);
+		if (!ev->args[i].hidden)
+			print_arg(&ob, ev, i, ks, rec, len);
 	ob_char(&ob, '\n');
 	/* the whole line in one write (or in OUTBUF_SIZE pieces if longer) */
 	ob_flush(&ob);

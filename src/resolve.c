@@ -567,17 +567,12 @@ static int resolve_args(struct sysinfo *si, const struct spec_probe *p, struct r
 			case SPEC_OP_TPFIELD: {
 				const struct tp_field *f = tp_field_find(&r->tp, op->sym);
 				char names[256];
-				size_t used = 0;
-				int k;
 
 				if (f) {
 					r->opval[i][j] = f - r->tp.fields;
 					break;
 				}
-				names[0] = 0;
-				for (k = 0; k < r->tp.nfields && used < sizeof(names); k++)
-					used += snprintf(names + used, sizeof(names) - used, "%s%s",
-							 k ? ", " : "", r->tp.fields[k].name);
+				tp_field_names(&r->tp, names, sizeof(names));
 				snprintf(msg, msglen, "%s/%s has no field '%s' (it has: %s)",
 					 p->tp_system, p->tp_event, op->sym, names);
 				return -ENOENT;

@@ -384,6 +384,85 @@ static pid_t spawn_waiting(const char *cmd, int *go_fd)
  * programs. Each is first compiled alone, so an error's caret lands in the
  * text the user wrote.
  */
+/*
+ * ftrace's event filters see every field of their event: so may a
+ * tracepoint definition's filter (and --filter), also the fields the
+ * definition does not list. Each such field is added to the definition as a
+ * hidden argument (recorded for the filter, never printed), and the probe
+ * resolved and compiled again. As in ftrace, the event's own field comes
+ * before a built-in of the same name (a tracepoint's pid, comm).
+ */
+struct filter_need {
+	const struct tp_format *tp;
+	char name[SPEC_NAME_MAX];	/* the first the probe lacks, "" if none */
+	int col;
+	bool unknown;			/* no field of the tracepoint either */
+};
+
+static void first_missing(const char *name, int col, enum filter_field_kind kind, void *arg)
+{
+	struct filter_need *n = arg;
+
+	if (n->name[0] || kind == FILTER_FIELD_ARG)
+		return;
+	n->unknown = !tp_field_find(n->tp, name);
+	if (n->unknown && kind == FILTER_FIELD_BUILTIN)
+		return;
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->col = col;
+}
+
+static int add_filter_fields(const struct env *env, struct sysinfo *si, struct spec_probe *p,
+			     struct resolved *r, struct ev_desc *ev, struct kpt_probe_entry *ent,
+			     const char *where)
+{
+	const char *exprs[2] = { p->filter, env->filter };
+	char msg[768], names[256];
+	struct spec_error e;
+	int k, col, err, idx = ev->index;
+
+	for (k = 0; k < 2 && p->kind == SPEC_TRACEPOINT; k++) {
+		while (exprs[k]) {
+			struct filter_need n = { .tp = &r->tp };
+
+			filter_fields(exprs[k], ev, first_missing, &n);
+			if (!n.name[0])
+				break;
+			if (n.unknown) {
+				tp_field_names(&r->tp, names, sizeof(names));
+				snprintf(msg, sizeof(msg), "Field not found: %s (%s/%s has: %s; "
+					 "built in: common_pid, pid, tid, comm, CPU)", n.name,
+					 p->tp_system, p->tp_event, names);
+				if (k)
+					report("--filter", env->filter, msg, n.col);
+				else
+					report(where, p->text, msg, p->filter_col + n.col);
+				return -EINVAL;
+			}
+			/* --filter's text is not the definition's: no caret there */
+			col = k ? -1 : p->filter_col + n.col;
+			err = spec_add_filter_field(p, n.name, col, &e);
+			if (err) {
+				snprintf(msg, sizeof(msg), "cannot add field '%s' for the filter: %s",
+					 n.name, err == -ENOMEM ? strerror(ENOMEM) :
+					 spec_strerror(e.code));
+				report(where, p->text, msg, col);
+				return err;
+			}
+			ev_desc_free(ev);
+			resolved_free(r);
+			err = resolve_probe(si, p, r, msg, sizeof(msg), &col);
+			if (!err)
+				err = compile_probe(p, r, idx, ent, ev, msg, sizeof(msg), &col);
+			if (err) {
+				report(where, p->text, msg, col);
+				return err;
+			}
+		}
+	}
+	return 0;
+}
+
 static int compile_filters(const struct env *env, const struct spec_probe *p,
 			   const struct ev_desc *ev, struct kpt_probe_entry *ent, const char *where)
 {
@@ -681,7 +760,9 @@ int kpt_run(const struct env *env)
 		}
 	}
 	for (i = 0; i < nuser; i++) {
-		err = compile_filters(env, &d.p[i], &evs[i], &ents[i], d.where[i]);
+		err = add_filter_fields(env, &si, &d.p[i], &res[i], &evs[i], &ents[i], d.where[i]);
+		if (!err)
+			err = compile_filters(env, &d.p[i], &evs[i], &ents[i], d.where[i]);
 		if (err)
 			goto cleanup;
 	}

@@ -1472,6 +1472,45 @@ static int parse_text(struct ctx *c_, const char *text, struct spec_probe *out,
 	return ret;
 }
 
+int spec_add_filter_field(struct spec_probe *p, const char *name, int col,
+			  struct spec_error *err)
+{
+	struct spec_probe one = { 0 };
+	struct spec_arg *args;
+	char *text = NULL;
+	int ret;
+
+	err->code = SPEC_ERR_TOO_MANY_ARGS;
+	err->col = col;
+	if (p->kind != SPEC_TRACEPOINT || p->nargs >= MAX_TRACE_ARGS)
+		return -EINVAL;
+	/* parsed as the one argument of the same tracepoint: its checks, its
+	 * name rules */
+	if (asprintf(&text, "t:%s/%s %s", p->tp_system, p->tp_event, name) < 0)
+		return -ENOMEM;
+	ret = spec_parse(text, &one, err);
+	free(text);
+	if (!ret && one.nargs != 1)
+		ret = -EINVAL;
+	if (!ret) {
+		args = realloc(p->args, (p->nargs + 1) * sizeof(*args));
+		if (!args) {
+			ret = -ENOMEM;
+		} else {
+			p->args = args;
+			args[p->nargs] = one.args[0];
+			memset(&one.args[0], 0, sizeof(one.args[0]));	/* moved */
+			args[p->nargs].hidden = true;
+			args[p->nargs].col = args[p->nargs].body_col = col;
+			args[p->nargs].type_col = col;
+			p->nargs++;
+		}
+	}
+	err->col = col;
+	spec_free(&one);
+	return ret;
+}
+
 void spec_free(struct spec_probe *p)
 {
 	int i, j;

@@ -206,6 +206,9 @@ struct spec_arg {
 	/* ops[0] is the base, then dereferences innermost first, as ftrace stages them */
 	int nops;
 	struct spec_op ops[SPEC_MAX_OPS];
+	/* a tracepoint field only the filter names: fetched, never printed
+	 * (spec_add_filter_field()) */
+	bool hidden;
 };
 
 /* spec_arg.btf */
@@ -265,6 +268,15 @@ void spec_free(struct spec_probe *p);
 #define SPEC_PARSE_SHORTHAND	(1u << 0)	/* "p:NAME ..." names the probe point */
 int spec_parse_ex(const char *text, struct spec_probe *out, struct spec_error *err,
 		  unsigned int flags);
+
+/*
+ * A tracepoint definition's filter may name any field of its tracepoint, as
+ * ftrace's event filters do, not only those it lists: add field name to p
+ * as a hidden argument (recorded for the filter, never printed), at column
+ * col (where the filter names it). 0, or -EINVAL with *err set.
+ */
+int spec_add_filter_field(struct spec_probe *p, const char *name, int col,
+			  struct spec_error *err);
 
 /*
  * The checks ftrace's finalize_fetch_insn() makes (string needs memory,

@@ -135,6 +135,17 @@ const struct tp_field *tp_field_find(const struct tp_format *fmt, const char *na
 	return NULL;
 }
 
+void tp_field_names(const struct tp_format *fmt, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < fmt->nfields && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+				 fmt->fields[i].name);
+}
+
 void tp_format_free(struct tp_format *fmt)
 {
 	free(fmt->fields);

@@ -34,6 +34,8 @@ const char *tp_tracefs(void);
 int tp_format_load(const char *subsys, const char *name, const char *path,
 		   struct tp_format *fmt, char *msg, size_t msglen);
 const struct tp_field *tp_field_find(const struct tp_format *fmt, const char *name);
+/* "a, b, c": the fields' names, for a message (cut at len). */
+void tp_field_names(const struct tp_format *fmt, char *buf, size_t len);
 void tp_format_free(struct tp_format *fmt);
 
 #endif /* KPT_TRACEPOINT_H */

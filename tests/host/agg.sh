@@ -98,6 +98,17 @@ if [ -e /sys/kernel/tracing/events/syscalls/sys_enter_lseek ]; then
 	$KPT count --json --by whence -c "$B seek" "t:d $LS offset if offset < 10" > "$OUT/ti3.json" 2> "$OUT/ti3.err"
 	json_check "count --by whence 't:$LS offset if offset < 10': a key by name, put before the filter" \
 		"$OUT/ti3.json" "[(r['key']['whence'], r['count']) for r in rows] == [('0', 13)]"
+	# a filter on a field the definition does not list: recorded for it,
+	# neither printed nor taken as the value
+	$KPT count --json --by whence -c "$B seek" "t:d $LS if offset < 10" > "$OUT/ti5.json" 2> "$OUT/ti5.err"
+	json_check "count --by whence 't:$LS if offset < 10': the filter's field unlisted, the same count" \
+		"$OUT/ti5.json" "[(r['key']['whence'], r['count']) for r in rows] == [('0', 13)]"
+	$KPT --json -c "$B seek" "t:d $LS fd if offset < 10 && offset != 3" > "$OUT/ti6.json" 2> "$OUT/ti6.err"
+	json_check "streaming 't:$LS fd if offset < 10 && offset != 3': 12 events, fd their only field" \
+		"$OUT/ti6.json" "len(rows) == 12 and all(list(r['args']) == ['fd'] for r in rows)"
+	$KPT hist "t:d $LS if offset < 10" > /dev/null 2> "$OUT/ti7.err"
+	check "hist 't:$LS if offset < 10' with no field: the filter's field is not taken as the value" \
+		grep -q 'has no numeric argument' "$OUT/ti7.err"
 	$KPT hist "t:d $LS" nosuch > /dev/null 2> "$OUT/ti4.err"
 	check "hist 't:$LS' nosuch: refused, the fields listed, a caret under the name" \
 		bash -c "grep -q \"has no field 'nosuch' (it has: .*offset\" $OUT/ti4.err && grep -q '^ *\^' $OUT/ti4.err"

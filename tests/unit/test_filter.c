@@ -1043,6 +1043,38 @@ static void test_roundtrip(void)
 	}
 }
 
+/* filter_fields(): every field name with its column and kind, to the first error. */
+static void told(const char *name, int col, enum filter_field_kind kind, void *arg)
+{
+	char *out = arg;
+	size_t n = strlen(out);
+
+	snprintf(out + n, 256 - n, "%s@%d%c ", name, col, "abu"[kind]);
+}
+
+static void test_fields(void)
+{
+	static const struct {
+		const char *expr, *want;
+	} t[] = {
+		{ "code == 0", "code@0u " },
+		{ "u8v == 1 && (nope > 3 || s32v < 0)", "u8v@0a nope@13u " },
+		{ "comm == \"x\" || cpu == 1 || s8v & 4", "comm@0b cpu@15b s8v@27a " },
+		{ "pid == 1 && common_pid != 0", "pid@0b common_pid@12b " },
+		{ "u8v == && nope == 1", "u8v@0a " },			/* a syntax error first */
+		{ "u8v == \"str\" && nope == 1", "u8v@0a " },	/* a type error first */
+	};
+	char out[256], label[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(label, sizeof(label), "fields of '%s'", t[i].expr);
+		out[0] = 0;
+		filter_fields(t[i].expr, &ev, told, out);
+		CHECK_STR(out, t[i].want, label);
+	}
+}
+
 int main(void)
 {
 	ev_layout(&ev);
@@ -1056,5 +1088,6 @@ int main(void)
 	test_glob_random();
 	test_explain();
 	test_roundtrip();
+	test_fields();
 	return check_report();
 }

@@ -1073,6 +1073,29 @@ static void test_coverage(void)
 	}
 }
 
+/* A filter's field added as a hidden argument: parsed as a listed one is. */
+static void test_filter_field(void)
+{
+	struct spec_probe p;
+	struct spec_error err;
+	int r;
+
+	CHECK(spec_parse("t:g/e sched/sched_process_exec pid if old_pid > 1", &p, &err) == 0,
+	      "filter field: parse");
+	r = spec_add_filter_field(&p, "old_pid", 40, &err);
+	CHECK(r == 0 && p.nargs == 2 && !strcmp(p.args[1].name, "old_pid") && p.args[1].hidden &&
+	      !p.args[0].hidden && p.args[1].col == 40 && p.args[1].nops == 1 &&
+	      p.args[1].ops[0].kind == p.args[0].ops[0].kind && !strcmp(p.filter, "old_pid > 1"),
+	      "filter field: old_pid hidden at 40 (r %d, nargs %d)", r, p.nargs);
+	r = spec_add_filter_field(&p, "no way", 7, &err);
+	CHECK(r == -EINVAL && p.nargs == 2 && err.col == 7, "filter field: a bad name refused");
+	spec_free(&p);
+	CHECK(spec_parse("p:g/e vfs_read %di if x > 1", &p, &err) == 0, "filter field: kprobe");
+	CHECK(spec_add_filter_field(&p, "x", 20, &err) == -EINVAL && p.nargs == 1,
+	      "filter field: a kprobe has no fields to add");
+	spec_free(&p);
+}
+
 int main(void)
 {
 	test_tables();
@@ -1082,5 +1105,6 @@ int main(void)
 	test_limits();
 	test_misc();
 	test_coverage();
+	test_filter_field();
 	return check_report();
 }
