@@ -116,6 +116,8 @@ static enum spec_type field_type(const struct spec_arg *a, const struct resolved
 	tf = &r->tp.fields[opval[0]];
 	if (tf->data_loc || tf->char_array)
 		return SPEC_T_STRING;
+	if (tf->symbol)
+		return SPEC_T_SYMBOL;	/* %pS in the kernel's print fmt */
 	if (tf->pointer || tf->size < 1 || tf->size > 8 || !u[tf->size - 1])
 		return SPEC_T_X64;
 	return tf->is_signed ? sg[tf->size - 1] : u[tf->size - 1];
@@ -258,6 +260,9 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 		snprintf(ea->name, sizeof(ea->name), "%s", a->name);
 		ea->type = type;
 		ea->hidden = a->hidden;
+		ea->sym_name = type == SPEC_T_SYMBOL && !a->type_given &&
+			       a->ops[0].kind == SPEC_OP_TPFIELD && a->nops == 1 &&
+			       r->tp.fields[r->opval[i][0]].symbol == TP_SYM_NAME;
 		if (a->bf_width)
 			ea->type = a->bf_container == 8 ? SPEC_T_U8 :
 				   a->bf_container == 16 ? SPEC_T_U16 :

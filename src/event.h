@@ -23,6 +23,7 @@ struct ev_arg {
 	const struct spec_enum *enums;	/* BTF enum names (--json prints them), or NULL */
 	int nenums;
 	bool hidden;		/* recorded for the filter only, never printed */
+	bool sym_name;		/* a symbol printed without +off/size (a tracepoint's %ps) */
 };
 
 struct ev_desc {

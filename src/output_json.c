@@ -160,7 +160,7 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 		break;
 	case SPEC_T_SYMBOL:
 	case SPEC_T_SYMSTR:
-		json_cstr(ob, ksyms_format(ks, v.u, true, buf, sizeof(buf)));
+		json_cstr(ob, ksyms_format(ks, v.u, !a->sym_name, buf, sizeof(buf)));
 		break;
 	default:
 		json_hex(ob, v.u);

@@ -131,7 +131,7 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 		ob_commit(ob, p + 3);
 		break;
 	case SPEC_T_SYMBOL:
-		ob_str(ob, ksyms_format(ks, v.u, true, buf, sizeof(buf)));
+		ob_str(ob, ksyms_format(ks, v.u, !a->sym_name, buf, sizeof(buf)));
 		break;
 	case SPEC_T_SYMSTR:
 		/* FETCH_OP_ST_SYMSTR stores sprint_symbol() of the value */

@@ -73,10 +73,120 @@ static int parse_field(char *line, struct tp_field *f)
 	return 0;
 }
 
+/* End of the C expression at s: the next comma outside (), [], {} and quotes. */
+static const char *arg_end(const char *s)
+{
+	int depth = 0;
+	char q = 0;
+
+	for (; *s; s++) {
+		if (q) {
+			if (*s == '\\' && s[1])
+				s++;
+			else if (*s == q)
+				q = 0;
+		} else if (*s == '"' || *s == '\'') {
+			q = *s;
+		} else if (strchr("([{", *s)) {
+			depth++;
+		} else if (strchr(")]}", *s)) {
+			depth--;
+		} else if (*s == ',' && depth <= 0) {
+			break;
+		}
+	}
+	return s;
+}
+
+/* "REC->name", maybe behind casts such as "(void *)": name's field, or NULL. */
+static struct tp_field *rec_field(struct tp_format *fmt, const char *s, const char *e)
+{
+	char name[64];
+	size_t n;
+	int i;
+
+	for (;;) {
+		while (s < e && *s == ' ')
+			s++;
+		if (s >= e || *s != '(')
+			break;
+		while (s < e && *s != ')')	/* a cast: no parentheses inside */
+			s++;
+		s++;
+	}
+	while (e > s && strchr(" \t\n\r", e[-1]))
+		e--;
+	if (e - s < 6 || strncmp(s, "REC->", 5))
+		return NULL;
+	n = (size_t)(e - s - 5);
+	if (n >= sizeof(name))
+		return NULL;
+	memcpy(name, s + 5, n);
+	name[n] = 0;
+	for (i = 0; i < (int)n; i++)
+		if (!(name[i] == '_' || (name[i] >= 'a' && name[i] <= 'z') ||
+		      (name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= '0' && name[i] <= '9')))
+			return NULL;
+	for (i = 0; i < fmt->nfields; i++)
+		if (!strcmp(fmt->fields[i].name, name))
+			return &fmt->fields[i];
+	return NULL;
+}
+
+/*
+ * print fmt: "FORMAT", ARG, ARG...: the fields the kernel prints as code
+ * addresses (%pS, %ps, %pB, as kmem/kmalloc's call_site) are marked, so an
+ * untyped one prints as a symbol, as ftrace shows it (%ps: the name alone). Each conversion takes
+ * the next argument (a '*' width or precision one more); what is not a plain
+ * REC->field is left alone.
+ */
+static void parse_print_fmt(const char *line, struct tp_format *fmt)
+{
+	const char *s = strchr(line, '"'), *a;
+	char conv[64];
+	int n = 0, i;
+
+	if (!s)
+		return;
+	for (s++; *s && *s != '"'; s++) {
+		if (*s == '\\' && s[1]) {
+			s++;
+			continue;
+		}
+		if (*s != '%')
+			continue;
+		if (*++s == '%')
+			continue;
+		while (*s && strchr("-+ #0", *s))
+			s++;
+		for (; *s && strchr("0123456789.*", *s); s++)
+			if (*s == '*' && n < (int)sizeof(conv))
+				conv[n++] = '*';	/* an argument of its own */
+		while (*s && strchr("hlLqjzt", *s))
+			s++;
+		if (!*s || *s == '"')
+			break;
+		if (n < (int)sizeof(conv))
+			conv[n++] = *s == 'p' && s[1] && strchr("SsB", s[1]) ? s[1] : *s;
+	}
+	if (*s != '"')
+		return;
+	a = strchr(s + 1, ',');
+	for (i = 0; a && *a == ',' && i < n; i++) {
+		const char *e = arg_end(++a);
+		struct tp_field *f = strchr("SsB", conv[i]) ? rec_field(fmt, a, e) : NULL;
+
+		if (f && f->size == 8 && !f->data_loc && !f->char_array)
+			f->symbol = conv[i] == 's' ? TP_SYM_NAME : TP_SYM_OFFSET;
+		a = e;
+	}
+}
+
 int tp_format_load(const char *subsys, const char *name, const char *path,
 		   struct tp_format *fmt, char *msg, size_t msglen)
 {
-	char buf[512], line[1024];
+	char buf[512], *line = NULL;
+	size_t linecap = 0;
 	const char *dir;
 	FILE *f;
 	int cap = 0;
@@ -100,11 +210,16 @@ int tp_format_load(const char *subsys, const char *name, const char *path,
 			 path, strerror(errno));
 		return err;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	/* getline: a print fmt line runs to kilobytes (kmalloc's gfp flags) */
+	while (getline(&line, &linecap, f) > 0) {
 		struct tp_field fld;
 
 		if (sscanf(line, "ID: %d", &fmt->id) == 1)
 			continue;
+		if (!strncmp(line, "print fmt:", 10)) {
+			parse_print_fmt(line, fmt);
+			continue;
+		}
 		if (parse_field(line, &fld) || !strncmp(fld.name, "common_", 7))
 			continue;
 		if (fmt->nfields == cap) {
@@ -113,6 +228,7 @@ int tp_format_load(const char *subsys, const char *name, const char *path,
 			cap = cap ? cap * 2 : 16;
 			nf = realloc(fmt->fields, cap * sizeof(*nf));
 			if (!nf) {
+				free(line);
 				fclose(f);
 				tp_format_free(fmt);
 				return -ENOMEM;
@@ -121,6 +237,7 @@ int tp_format_load(const char *subsys, const char *name, const char *path,
 		}
 		fmt->fields[fmt->nfields++] = fld;
 	}
+	free(line);
 	fclose(f);
 	return 0;
 }

@@ -20,6 +20,14 @@ struct tp_field {
 	bool data_loc;		/* __data_loc char[]: a string elsewhere in the record */
 	bool char_array;	/* char name[N]: a string in place */
 	bool pointer;		/* a pointer type */
+	/* the print fmt shows it as a code address: TP_SYM_* */
+	uint8_t symbol;
+};
+
+enum {
+	TP_SYM_NONE,
+	TP_SYM_OFFSET,		/* %pS, %pB: "sym+0x1a/0x80" */
+	TP_SYM_NAME,		/* %ps: "sym" */
 };
 
 struct tp_format {

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Tracepoint formats: fields, and which of them the kernel's print fmt shows
+ * as code addresses (%pS/%ps/%pB: printed as symbols when untyped), against
+ * made-up format files: conversions that take no argument (%%) or two (%*d),
+ * arguments with commas and quotes inside, casts, and what is no plain field.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "tracepoint.h"
+
+#define COMMON								\
+	"name: ev\nID: 42\nformat:\n"					\
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+static const struct {
+	const char *label, *text;
+	const char *symbols;	/* the fields marked, in order, space-separated */
+} cases[] = {
+	{ "kmalloc-like",
+	  COMMON
+	  "\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n"
+	  "\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
+	  "\tfield:size_t bytes_req;\toffset:24;\tsize:8;\tsigned:0;\n"
+	  "\tfield:unsigned long gfp_flags;\toffset:32;\tsize:8;\tsigned:0;\n\n"
+	  "print fmt: \"call_site=%pS ptr=%p bytes_req=%zu gfp_flags=%s\", (void *)REC->call_site, "
+	  "REC->ptr, REC->bytes_req, (REC->gfp_flags) ? __print_flags(REC->gfp_flags, \"|\", "
+	  "{( unsigned long)(((1UL)) << (10)), \"A,B\"}, { 0, ((void *)0) } ) : \"none\"\n",
+	  "call_site" },
+	{ "%% takes none, %*d two, %ps and %pS one each; a 4-byte field is no address",
+	  COMMON
+	  "\tfield:int w;\toffset:8;\tsize:4;\tsigned:1;\n"
+	  "\tfield:int a;\toffset:12;\tsize:4;\tsigned:1;\n"
+	  "\tfield:unsigned long x;\toffset:16;\tsize:8;\tsigned:0;\n"
+	  "\tfield:unsigned int y;\toffset:24;\tsize:4;\tsigned:0;\n"
+	  "\tfield:unsigned long z;\toffset:32;\tsize:8;\tsigned:0;\n\n"
+	  "print fmt: \"100%% %*d x=%ps y=%pS z=%lx\", REC->w, REC->a, REC->x, REC->y, REC->z\n",
+	  "x(name)" },
+	{ "quotes and commas inside arguments, a symbol after them",
+	  COMMON
+	  "\tfield:__data_loc char[] s;\toffset:8;\tsize:4;\tsigned:0;\n"
+	  "\tfield:int k;\toffset:12;\tsize:4;\tsigned:1;\n"
+	  "\tfield:void * f;\toffset:16;\tsize:8;\tsigned:0;\n"
+	  "\tfield:unsigned long g;\toffset:24;\tsize:8;\tsigned:0;\n\n"
+	  "print fmt: \"s=\\\"%s\\\" k=%s f=%pS g=%pB\", __get_str(s), "
+	  "__print_symbolic(REC->k, {1, \"a,\\\"b\"}, {2, \")\"}), ( void *) REC->f , REC->g\n",
+	  "f g" },
+	{ "an expression is no field; %pK and %pa are no code addresses",
+	  COMMON
+	  "\tfield:unsigned long a;\toffset:8;\tsize:8;\tsigned:0;\n"
+	  "\tfield:unsigned long b;\toffset:16;\tsize:8;\tsigned:0;\n"
+	  "\tfield:unsigned long c;\toffset:24;\tsize:8;\tsigned:0;\n\n"
+	  "print fmt: \"%pS %pK %pa\", (void *)(REC->a + 4), REC->b, &REC->c\n",
+	  "" },
+	{ "no print fmt",
+	  COMMON
+	  "\tfield:unsigned long a;\toffset:8;\tsize:8;\tsigned:0;\n",
+	  "" },
+};
+
+int main(void)
+{
+	char path[] = "/tmp/kpt-tpfmt-XXXXXX", got[256], msg[256];
+	struct tp_format fmt;
+	size_t i;
+	int fd, j, err;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FILE *f;
+
+		fd = mkstemp(path);
+		CHECK(fd >= 0, "mkstemp");
+		if (fd < 0)
+			break;
+		f = fdopen(fd, "w");
+		fputs(cases[i].text, f);
+		fclose(f);
+		err = tp_format_load("sys", "ev", path, &fmt, msg, sizeof(msg));
+		unlink(path);
+		strcpy(path, "/tmp/kpt-tpfmt-XXXXXX");
+		CHECK(err == 0 && fmt.id == 42, "%s: loaded (%d: %s)", cases[i].label, err, msg);
+		got[0] = 0;
+		for (j = 0; j < fmt.nfields; j++)
+			if (fmt.fields[j].symbol)
+				snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s%s",
+					 got[0] ? " " : "", fmt.fields[j].name,
+					 fmt.fields[j].symbol == TP_SYM_NAME ? "(name)" : "");
+		CHECK_STR(got, cases[i].symbols, cases[i].label);
+		CHECK(fmt.nfields > 0 && strncmp(fmt.fields[0].name, "common_", 7),
+		      "%s: common_* fields left out", cases[i].label);
+		tp_format_free(&fmt);
+	}
+	return check_report();
+}
