@@ -247,6 +247,7 @@ static int expand_globs(struct defs *d, struct sysinfo *si, bool **from_glob)
 		rest = tok;
 		for (k = 0; k < n && !err; k++) {
 			char ev[SPEC_NAME_MAX], kind[16], *text;
+			bool ret = p->kind == SPEC_KRETPROBE;
 			const char *fn = strchr(names[k], ':') ? strchr(names[k], ':') + 1 : names[k];
 
 			p = &d->p[i];	/* defs_add() may have moved the array */
@@ -254,15 +255,19 @@ static int expand_globs(struct defs *d, struct sysinfo *si, bool **from_glob)
 				continue;
 			if (p->event_given)
 				snprintf(ev, sizeof(ev), "%.*s_%s", 30, p->event, fn);
+			else if (p->fprobe)	/* ftrace's fprobe names */
+				snprintf(ev, sizeof(ev), "%.*s__%s", SPEC_NAME_MAX - 8, fn,
+					 ret ? "exit" : "entry");
 			else
-				snprintf(ev, sizeof(ev), "%c_%.*s_0", p->kind == SPEC_KRETPROBE ? 'r' : 'p',
+				snprintf(ev, sizeof(ev), "%c_%.*s_0", ret ? 'r' : 'p',
 					 SPEC_NAME_MAX - 6, fn);
 			name_clean(ev);
-			if (p->kind == SPEC_KRETPROBE && p->maxactive)
-				snprintf(kind, sizeof(kind), "r%d", p->maxactive);
-			else
-				snprintf(kind, sizeof(kind), "%c", p->kind == SPEC_KRETPROBE ? 'r' : 'p');
-			if (asprintf(&text, "%s:%s/%s %s%s", kind, p->group, ev, names[k], rest) < 0) {
+			/* f: keeps its letter, so %return says which end */
+			snprintf(kind, sizeof(kind), "%c", p->fprobe ? 'f' : ret ? 'r' : 'p');
+			if (ret && p->maxactive)
+				snprintf(kind + 1, sizeof(kind) - 1, "%d", p->maxactive);
+			if (asprintf(&text, "%s:%s/%s %s%s%s", kind, p->group, ev, names[k],
+				     p->fprobe && ret ? "%return" : "", rest) < 0) {
 				err = -ENOMEM;
 				break;
 			}

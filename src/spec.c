@@ -266,6 +266,7 @@ struct ctx {
 	bool fentry;	/* on a function entry: $argN is meaningful */
 	bool tp;	/* tracepoint: arguments are its fields */
 	bool force_shorthand;	/* "p:NAME ..." is "p NAME ..." */
+	bool fprobe;	/* "f": return only by %return, on a function only */
 	bool ambiguous;		/* ... and might have been */
 };
 
@@ -360,7 +361,8 @@ static int parse_head(struct ctx *c, struct tok t, bool shorthand)
 
 	if (*t.s == 'p' && q < t.e && is_digit(*q))
 		return fail(c, SPEC_ERR_MAXACT_NO_KPROBE, q);
-	if (*t.s == 'r' && q < t.e && is_digit(*q)) {
+	/* f's is checked once %return is known (an fprobe's exit takes one) */
+	if ((*t.s == 'r' || *t.s == 'f') && q < t.e && is_digit(*q)) {
 		const char *me = span_chr(q, t.e, ':');
 		uint64_t v;
 
@@ -598,6 +600,10 @@ static void default_event(struct spec_probe *p, bool ret)
 		} else {
 			name_addf(buf, &len, "_0x%" PRIx64, p->uoffset);
 		}
+	} else if (p->symbol && p->fprobe) {
+		/* trace_fprobe.c: "%s__entry" or "%s__exit" */
+		name_add(buf, &len, p->symbol, strlen(p->symbol));
+		name_add(buf, &len, ret ? "__exit" : "__entry", ret ? 6 : 7);
 	} else if (p->symbol) {
 		/* trace_kprobe.c: "%c_%s_%ld" with MOD: kept in the symbol */
 		name_add(buf, &len, ret ? "r_" : "p_", 2);
@@ -1297,9 +1303,10 @@ static int parse_probe(struct ctx *c)
 		return parse_removal(c, head, pos);
 	if (*head.s == 't')
 		return parse_tracepoint(c, head, pos);
-	if (*head.s != 'p' && *head.s != 'r')
+	if (*head.s != 'p' && *head.s != 'r' && *head.s != 'f')
 		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, head.s);
 	c->ret = *head.s == 'r';
+	c->fprobe = *head.s == 'f';
 	colon = span_chr(head.s, head.e, ':');
 	if (colon && !c->force_shorthand && !name_is_target(colon + 1, head.e, pos) &&
 	    name_could_be_target(colon + 1, head.e, pos))
@@ -1323,18 +1330,26 @@ static int parse_probe(struct ctx *c)
 	/* A '/' before the first ':' is a path: "./bin:f", not "ext4:f". */
 	colon = span_chr(target.s, target.e, ':');
 	c->user = colon && span_chr(target.s, colon, '/');
+	if (c->user && c->fprobe)
+		return fail(c, SPEC_ERR_FPROBE_FUNC_ONLY, target.s);
 	if (c->user && p->maxactive)
 		return fail(c, SPEC_ERR_MAXACT_NO_KPROBE, head.s + 1);
 	ret = c->user ? parse_utarget(c, target) : parse_ktarget(c, target);
 	if (ret)
 		return ret;
+	/* ftrace's fprobe events: a function's entry, or its exit by %return */
+	if (c->fprobe && (!p->symbol || p->offset))
+		return fail(c, SPEC_ERR_FPROBE_FUNC_ONLY, target.s);
+	if (c->fprobe && p->maxactive && !c->ret)
+		return fail(c, SPEC_ERR_BAD_MAXACT_TYPE, head.s + 1);
+	p->fprobe = c->fprobe;
 
 	if (c->user)
 		p->kind = c->ret ? SPEC_URETPROBE : SPEC_UPROBE;
 	else
 		p->kind = c->ret ? SPEC_KRETPROBE : SPEC_KPROBE;
 	if (!p->group[0])
-		strcpy(p->group, c->user ? "uprobes" : "kprobes");
+		strcpy(p->group, c->user ? "uprobes" : c->fprobe ? "fprobes" : "kprobes");
 	if (!p->event_given)
 		default_event(p, c->ret);
 	p->fentry = c->fentry;

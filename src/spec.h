@@ -93,7 +93,9 @@
 	E(DOUBLE_ARGS,		"$arg* can be used only once in the parameters") \
 	E(BAD_BTF_TYPE,		"This type can not be printed: give a member or a :TYPE") \
 	E(NO_BTF_STRUCT,	"No such struct or union in BTF")	\
-	E(ARGS_2LONG,		"$arg* expands to too many arguments")
+	E(ARGS_2LONG,		"$arg* expands to too many arguments") \
+	E(BAD_MAXACT_TYPE,	"Maxactive is only for function exit")	\
+	E(FPROBE_FUNC_ONLY,	"An fprobe is on a kernel function's entry or exit: no +offs, address or path")
 
 #define E(a, b) SPEC_ERR_##a,
 enum spec_err { SPEC_ERRORS SPEC_ERR__COUNT };
@@ -107,8 +109,8 @@ struct spec_error {
 const char *spec_strerror(enum spec_err code);
 
 enum spec_kind {
-	SPEC_KPROBE = 1,	/* p: kernel SYM[+offs] | MOD:SYM | MEMADDR */
-	SPEC_KRETPROBE,		/* r[N]: kernel function return */
+	SPEC_KPROBE = 1,	/* p: kernel SYM[+offs] | MOD:SYM | MEMADDR; f: SYM */
+	SPEC_KRETPROBE,		/* r[N]: kernel function return; f[N]: SYM%return */
 	SPEC_UPROBE,		/* p: PATH:SYMBOL[+offs] | PATH:OFFSET */
 	SPEC_URETPROBE,		/* r: PATH:SYMBOL | PATH:OFFSET */
 	SPEC_REMOVE,		/* -:[GRP/]EVENT, only meaningful in -f files */
@@ -256,6 +258,7 @@ struct spec_probe {
 	 * run.c reparses with SPEC_PARSE_SHORTHAND when B is no symbol. */
 	bool alt_shorthand;
 	bool glob;			/* the kernel symbol is a glob: one probe per match */
+	bool fprobe;			/* f[N]:, ftrace's fprobe event: SYM[%return] only */
 };
 
 /*

@@ -436,6 +436,10 @@ static const struct bad {
 	{ "r^99999999999999999999:foo vfs_read", SPEC_ERR_BAD_MAXACT },
 	{ "r^100000 vfs_read", SPEC_ERR_MAXACT_TOO_BIG },
 	{ "r^4097 vfs_read", SPEC_ERR_MAXACT_TOO_BIG },
+	{ "f^3 vfs_read", SPEC_ERR_BAD_MAXACT_TYPE },
+	{ "f:a ^vfs_read+4", SPEC_ERR_FPROBE_FUNC_ONLY },
+	{ "f ^0xffffffff81000000 %di", SPEC_ERR_FPROBE_FUNC_ONLY },
+	{ "f ^/bin/sh:main", SPEC_ERR_FPROBE_FUNC_ONLY },
 
 	/* group and event names */
 	{ "p:^/bar vfs_read", SPEC_ERR_NO_GROUP_NAME },
@@ -1073,6 +1077,62 @@ static void test_coverage(void)
 	}
 }
 
+/* ftrace's fprobe events: a function's entry or exit, their own default names. */
+static void test_fprobe(void)
+{
+	static const struct {
+		const char *text;
+		enum spec_kind kind;
+		const char *group, *event;
+		int maxactive;
+	} good[] = {
+		{ "f vfs_read", SPEC_KPROBE, "fprobes", "vfs_read__entry", 0 },
+		{ "f vfs_read%return $retval", SPEC_KRETPROBE, "fprobes", "vfs_read__exit", 0 },
+		{ "f:g/e vfs_read count=$arg3", SPEC_KPROBE, "g", "e", 0 },
+		{ "f:e vfs_read", SPEC_KPROBE, "fprobes", "e", 0 },
+		{ "f16:g/e vfs_read%return", SPEC_KRETPROBE, "g", "e", 16 },
+		{ "f ext4:ext4_sync_file", SPEC_KPROBE, "fprobes", "ext4_sync_file__entry", 0 },
+		{ "f vfs_*%return", SPEC_KRETPROBE, "fprobes", "", 0 },
+	};
+	static const struct {
+		const char *text;
+		enum spec_err code;
+		int col;
+	} bad[] = {
+		{ "f vfs_read+4", SPEC_ERR_FPROBE_FUNC_ONLY, 2 },
+		{ "f 0xffffffff81000000", SPEC_ERR_FPROBE_FUNC_ONLY, 2 },
+		{ "f /bin/sh:main", SPEC_ERR_FPROBE_FUNC_ONLY, 2 },
+		{ "f3 vfs_read", SPEC_ERR_BAD_MAXACT_TYPE, 1 },
+		{ "f vfs_read%retur", SPEC_ERR_BAD_PROBE_ADDR, 10 },
+	};
+	struct spec_probe p;
+	struct spec_error err;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		int r = spec_parse(good[i].text, &p, &err);
+
+		CHECK(r == 0 && p.fprobe && p.kind == good[i].kind &&
+		      !strcmp(p.group, good[i].group) &&
+		      (!good[i].event[0] || !strcmp(p.event, good[i].event)) &&
+		      p.maxactive == good[i].maxactive && p.symbol && !p.offset,
+		      "fprobe '%s': r %d (%s) kind %d %s/%s maxactive %d", good[i].text, r,
+		      r ? spec_strerror(err.code) : "", p.kind, p.group, p.event, p.maxactive);
+		spec_free(&p);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = spec_parse(bad[i].text, &p, &err);
+
+		CHECK(r == -EINVAL && err.code == bad[i].code && err.col == bad[i].col,
+		      "fprobe '%s' refused: r %d, %s at %d", bad[i].text, r,
+		      spec_strerror(err.code), err.col);
+		spec_free(&p);
+	}
+	CHECK(spec_parse("p vfs_read", &p, &err) == 0 && !p.fprobe && !strcmp(p.group, "kprobes"),
+	      "p: is no fprobe");
+	spec_free(&p);
+}
+
 /* A filter's field added as a hidden argument: parsed as a listed one is. */
 static void test_filter_field(void)
 {
@@ -1106,5 +1166,6 @@ int main(void)
 	test_misc();
 	test_coverage();
 	test_filter_field();
+	test_fprobe();
 	return check_report();
 }

@@ -51,6 +51,7 @@ p:kpt/addr $ADDR dfd=%di:s32
 p:kpt/read vfs_read count=%dx:u64 pos=+0(%cx):s64
 p:kpt/mem do_sys_openat2 b=@linux_banner:string v=@linux_banner+6:x32 a=@$BANNER:u64 sv=+0(@$BANNER):x8
 p do_sys_openat2 %di:s32
+f:kpt/fopen do_sys_openat2 dfd=\$arg1:s32 path=+0(\$arg2):string
 EOF
 # Return probes: two kretprobes on one function see each other's trampoline
 # as the return address (ftrace then prints "[unknown/kretprobe'd]"), so these
@@ -58,6 +59,7 @@ EOF
 # function, and pids are compared by order of appearance.
 cat > $W/ret.defs <<EOF
 r:kpt/openret do_sys_openat2 ret=\$retval:s64
+f:kpt/fret ksys_write%return ret=\$retval:s64
 r:kpt/readret vfs_read ret=\$retval:s64 ret32=\$retval:x32
 r ksys_read \$retval:s32
 EOF
@@ -84,11 +86,15 @@ renumber() {
 I=$T/instances/kptref
 ftrace_start() {
 	echo > $T/kprobe_events
+	echo > $T/dynamic_events
 	# One at a time: an older kernel may lack a type (char came in 6.2);
-	# what the reference refuses is skipped, not failed.
+	# what the reference refuses is skipped, not failed. fprobes (f:, 6.4+)
+	# are dynamic_events only.
 	: > $W/refused
 	while read -r def; do
-		if ! echo "$def" >> $T/kprobe_events 2>/dev/null; then
+		file=$T/kprobe_events
+		case $def in f*) file=$T/dynamic_events ;; esac
+		if ! echo "$def" >> $file 2>/dev/null; then
 			echo "$def" >> $W/refused
 			echo "# the reference refuses: $def ($(tail -n 1 $T/error_log | cut -c1-120))"
 		fi
@@ -105,6 +111,7 @@ ftrace_stop() {
 	echo 0 > $I/events/enable
 	rmdir $I
 	echo > $T/kprobe_events
+	echo > $T/dynamic_events
 }
 
 kpt_start() {
@@ -157,7 +164,15 @@ workload
 ftrace_stop $W/ref
 kpt_stop $W/got
 echo "# entry: kptrace $(wc -l < $W/got) workload lines, ftrace $(wc -l < $W/ref)"
-compare open args regs stack comm char ustr bits imm addr read mem p_do_sys_openat2_0
+compare open args regs stack comm char ustr bits imm addr read mem p_do_sys_openat2_0 fopen
+
+# An fprobe glob: one fprobe per traceable match, with ftrace's names.
+$KPT --dry-run 'f vfs_rea*%return $retval' > $W/fg.out 2>&1
+if grep -q '^fprobes/vfs_read__exit: f:fprobes/vfs_read__exit vfs_read%return \$retval$' $W/fg.out; then
+	ok "fprobe glob: $(grep -c '^fprobes/.*__exit: ' $W/fg.out) functions, named as ftrace names them"
+else
+	bad "fprobe glob: $(head -n 4 $W/fg.out)"
+fi
 
 # Pass 1b: arguments by name from BTF. 6.5+'s kprobe_events takes the same
 # definitions (CONFIG_PROBE_EVENTS_BTF_ARGS); where it does not (6.1), the
@@ -233,7 +248,7 @@ one_after_other() {
 # Pass 2: return probes, one tracer after the other.
 one_after_other $W/ret.defs
 echo "# return: kptrace $(wc -l < $W/got) workload lines, ftrace $(wc -l < $W/ref)"
-compare openret readret r_ksys_read_0
+compare openret readret r_ksys_read_0 fret
 
 # Return probes with entry arguments (6.9+'s kprobe_events has them too).
 cat > $W/bret.defs <<EOF
