@@ -40,6 +40,13 @@ struct kpt_regs {
 	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
 	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
 };
+_Static_assert(sizeof(struct kpt_regs) == KPT_REG_WORDS * 8 &&
+	       __builtin_offsetof(struct kpt_regs, r9) == KPT_W_R9 * 8 &&
+	       __builtin_offsetof(struct kpt_regs, ax) == KPT_W_AX * 8 &&
+	       __builtin_offsetof(struct kpt_regs, di) == KPT_W_DI * 8 &&
+	       __builtin_offsetof(struct kpt_regs, ip) == KPT_W_IP * 8 &&
+	       __builtin_offsetof(struct kpt_regs, sp) == KPT_W_SP * 8,
+	       "enum kpt_reg_word is struct kpt_regs's layout");
 
 struct kpt_scratch {
 	struct kpt_regs regs;	/* copy of the probe's registers: indexable by offset */

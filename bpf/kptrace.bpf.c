@@ -100,6 +100,8 @@ const volatile char kpt_target_comm[KPT_COMM_LEN] = {};
  * functions themselves: the verifier's time is most of start-up.
  */
 const volatile __u32 kpt_uses = ~0u;
+/* The words of struct kpt_regs the run's probes read (the loader's). */
+const volatile __u32 kpt_regs_mask = ~0u;
 /* The run has one probe (a helper call less a hit: no cookie to read). */
 const volatile bool kpt_one_probe = false;
 #define KPT_USES(what)	(kpt_uses & KPT_USE_##what)
@@ -196,11 +198,16 @@ static __always_inline void kpt_copy_regs(struct kpt_regs *dst, const struct kpt
 {
 	const __u64 *from = (const __u64 *)src;
 	__u64 *to = (__u64 *)dst;
+	__u32 mask = kpt_regs_mask;	/* one load: the verifier knows it */
 	int i;
 
+	/* only the words the run's probes read: a streaming probe of three
+	 * registers copies four (with ip), not twenty-one (under TCG each
+	 * load and store is a soft-MMU access) */
 #pragma unroll
 	for (i = 0; i < sizeof(*dst) / 8; i++)
-		to[i] = from[i];
+		if (mask & (1u << i))
+			to[i] = from[i];
 }
 
 /* The low size bytes of v, sign-extended when asked: a value as its record

@@ -43,6 +43,17 @@ enum kpt_base {
 	KPT_BASE_EDATA,		/* return probe: entry argument saved in slot param */
 };
 
+/*
+ * x86-64's struct pt_regs by 8-byte word, as the handler copies it into its
+ * scratch area: only the words of kpt_regs_mask, the ones the run's probes
+ * read (userspace's compile_regs_used()).
+ */
+enum kpt_reg_word {
+	KPT_W_R9 = 8, KPT_W_R8 = 9, KPT_W_AX = 10, KPT_W_CX = 11, KPT_W_DX = 12,
+	KPT_W_SI = 13, KPT_W_DI = 14, KPT_W_IP = 16, KPT_W_SP = 19,
+	KPT_REG_WORDS = 21,
+};
+
 /* Entry arguments one return probe can save (ftrace's entry data). */
 #define KPT_MAX_EDATA	8
 

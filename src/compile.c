@@ -367,3 +367,45 @@ void ev_desc_free(struct ev_desc *ev)
 	free(ev->args);
 	ev->args = NULL;
 }
+
+uint32_t compile_regs_used(const struct kpt_probe_entry *e)
+{
+	static const uint8_t argw[] = { KPT_W_DI, KPT_W_SI, KPT_W_DX, KPT_W_CX, KPT_W_R8,
+					KPT_W_R9 };
+	uint32_t m = 1u << KPT_W_IP;
+	int i;
+
+	for (i = 0; i < e->nargs && i < KPT_MAX_ARGS; i++) {
+		const struct kpt_fetch *f = &e->args[i];
+
+		switch (f->base) {
+		case KPT_BASE_REG:
+			if (f->param / 8 >= KPT_REG_WORDS)
+				return ~0u;
+			m |= 1u << (f->param / 8);
+			break;
+		case KPT_BASE_STACK:
+		case KPT_BASE_STACKP:
+			m |= 1u << KPT_W_SP;
+			break;
+		case KPT_BASE_RETVAL:
+			m |= 1u << KPT_W_AX;
+			break;
+		case KPT_BASE_ARG:
+			m |= f->param < sizeof(argw) ? 1u << argw[f->param] : 1u << KPT_W_SP;
+			break;
+		case KPT_BASE_IPREL:	/* ip: in already */
+		case KPT_BASE_IMM:
+		case KPT_BASE_COMM:
+		case KPT_BASE_DATA:
+		case KPT_BASE_EDATA:
+		case KPT_BASE_TPFIELD:
+		case KPT_BASE_TPDATALOC:
+		case KPT_BASE_TPADDR:
+			break;
+		default:
+			return ~0u;	/* a base this does not know: all of them */
+		}
+	}
+	return m;
+}

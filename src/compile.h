@@ -34,4 +34,10 @@ void ev_desc_free(struct ev_desc *ev);
  */
 void compile_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e);
 
+/*
+ * The words of struct pt_regs (enum kpt_reg_word) e's arguments read, and
+ * ip, which a record holds: what the handler copies of its context.
+ */
+uint32_t compile_regs_used(const struct kpt_probe_entry *e);
+
 #endif /* KPT_COMPILE_H */

@@ -169,6 +169,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	skel->rodata->kpt_target_cgroup = o->target_cgroup;
 	skel->rodata->kpt_targeted = o->target_tgid || o->target_tid || o->target_cgroup;
 	skel->rodata->kpt_uses = o->uses;
+	skel->rodata->kpt_regs_mask = o->regs_mask ? o->regs_mask : ~0u;	/* 0: not said */
 	skel->rodata->kpt_max_args = o->max_args;
 	skel->rodata->kpt_max_deref = o->max_deref;
 	skel->rodata->kpt_max_count = o->max_count;

@@ -866,6 +866,7 @@ int kpt_run(const struct env *env)
 		lo.keyed |= ents[i].agg.nkeys || ents[i].agg.action == KPT_ACT_COUNT;
 		lo.latency |= ents[i].agg.action == KPT_ACT_LAT_START;
 		lo.uses |= handler_uses(&ents[i]);
+		lo.regs_mask |= compile_regs_used(&ents[i]);
 		loop_bounds(&ents[i], &lo);
 		if (evs[i].kind == SPEC_TRACEPOINT)
 			tp_end_bound(&res[i].tp, &lo);

@@ -180,6 +180,63 @@ static void the_rest_of_the_probe(void)
 	CHECK(!(e.flags & KPT_PF_DIRECT), "a probe given a filter is no longer direct");
 }
 
+/*
+ * compile_regs_used(): the pt_regs words the handler copies, found from the
+ * same register offsets the resolver gives (BTF), so the words agree with
+ * struct kpt_regs as the kernel lays out pt_regs.
+ */
+static void regs_used(void)
+{
+	static const struct {
+		const char *label;
+		int base;
+		const char *reg;	/* KPT_BASE_REG: its name */
+		int param;
+		uint32_t want;		/* besides ip */
+	} t[] = {
+		{ "%di", KPT_BASE_REG, "di", 0, 1u << KPT_W_DI },
+		{ "%r9", KPT_BASE_REG, "r9", 0, 1u << KPT_W_R9 },
+		{ "%ax", KPT_BASE_REG, "ax", 0, 1u << KPT_W_AX },
+		{ "%sp", KPT_BASE_REG, "sp", 0, 1u << KPT_W_SP },
+		{ "$arg1", KPT_BASE_ARG, NULL, 0, 1u << KPT_W_DI },
+		{ "$arg4", KPT_BASE_ARG, NULL, 3, 1u << KPT_W_CX },
+		{ "$arg6", KPT_BASE_ARG, NULL, 5, 1u << KPT_W_R9 },
+		{ "$arg7: on the stack", KPT_BASE_ARG, NULL, 6, 1u << KPT_W_SP },
+		{ "$stack2", KPT_BASE_STACK, NULL, 2, 1u << KPT_W_SP },
+		{ "$stack", KPT_BASE_STACKP, NULL, 0, 1u << KPT_W_SP },
+		{ "$retval", KPT_BASE_RETVAL, NULL, 0, 1u << KPT_W_AX },
+		{ "$comm", KPT_BASE_COMM, NULL, 0, 0 },
+		{ "\\1", KPT_BASE_IMM, NULL, 0, 0 },
+		{ "entry data", KPT_BASE_EDATA, NULL, 0, 0 },
+		{ "@+0x10: ip", KPT_BASE_IPREL, NULL, 0, 0 },
+	};
+	struct kpt_probe_entry e;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		e = hist_of(t[i].base, t[i].reg ? reg(t[i].reg) : t[i].param, 0);
+		CHECK(compile_regs_used(&e) == (t[i].want | 1u << KPT_W_IP),
+		      "regs used by %s: 0x%x, want 0x%x", t[i].label, compile_regs_used(&e),
+		      t[i].want | 1u << KPT_W_IP);
+	}
+	/* the union over arguments; none: ip alone, for a record's */
+	e = hist_of(KPT_BASE_REG, reg("si"), 0);
+	e.nargs = 3;
+	e.args[1] = e.args[0];
+	e.args[1].base = KPT_BASE_RETVAL;
+	e.args[2] = e.args[0];
+	e.args[2].param = reg("dx");
+	CHECK(compile_regs_used(&e) == (1u << KPT_W_SI | 1u << KPT_W_AX | 1u << KPT_W_DX |
+					1u << KPT_W_IP), "regs used by three arguments");
+	e.nargs = 0;
+	CHECK(compile_regs_used(&e) == 1u << KPT_W_IP, "regs used by no argument");
+	/* what it cannot place: everything */
+	e = hist_of(KPT_BASE_REG, 8 * KPT_REG_WORDS, 0);
+	CHECK(compile_regs_used(&e) == ~0u, "a register offset past pt_regs: all");
+	e = hist_of(99, 0, 0);
+	CHECK(compile_regs_used(&e) == ~0u, "an unknown base: all");
+}
+
 int main(void)
 {
 	char msg[256];
@@ -191,6 +248,7 @@ int main(void)
 	sources();
 	value_forms();
 	the_rest_of_the_probe();
+	regs_used();
 	sysinfo_free(&si);
 	return check_report();
 }
