@@ -247,10 +247,11 @@ static int expand_globs(struct defs *d, struct sysinfo *si, bool **from_glob)
 		rest = tok;
 		for (k = 0; k < n && !err; k++) {
 			char ev[SPEC_NAME_MAX], kind[16], *text;
-			bool ret = p->kind == SPEC_KRETPROBE;
 			const char *fn = strchr(names[k], ':') ? strchr(names[k], ':') + 1 : names[k];
+			bool ret;
 
 			p = &d->p[i];	/* defs_add() may have moved the array */
+			ret = p->kind == SPEC_KRETPROBE;
 			if (p->module[0] && strncmp(names[k], p->module, strlen(p->module)))
 				continue;
 			if (p->event_given)
@@ -385,11 +386,6 @@ static pid_t spawn_waiting(const char *cmd, int *go_fd)
 }
 
 /*
- * The probe's filter ("DEF if EXPR") and --filter, both into its pre/post
- * programs. Each is first compiled alone, so an error's caret lands in the
- * text the user wrote.
- */
-/*
  * ftrace's event filters see every field of their event: so may a
  * tracepoint definition's filter (and --filter), also the fields the
  * definition does not list. Each such field is added to the definition as a
@@ -468,6 +464,11 @@ static int add_filter_fields(const struct env *env, struct sysinfo *si, struct s
 	return 0;
 }
 
+/*
+ * The probe's filter ("DEF if EXPR") and --filter, both into its pre/post
+ * programs. Each is first compiled alone, so an error's caret lands in the
+ * text the user wrote.
+ */
 static int compile_filters(const struct env *env, const struct spec_probe *p,
 			   const struct ev_desc *ev, struct kpt_probe_entry *ent, const char *where)
 {
