@@ -78,22 +78,11 @@ enum { KPT_RD_KERNEL = 0, KPT_RD_USER = 1, KPT_RD_AUTO = 2 };
  * verifier counts only the loads it can reach, and the bound prunes the rest.
  */
 const volatile __u32 kpt_tp_end = 0;
-#define KPT_TP_WORDS	16	/* plain loads reach the record's first 128 bytes */
 
-/*
- * The offset of the 8-byte word of a tracepoint's record that holds all of
- * a field of size bytes at off, if plain loads reach it: after the common
- * fields (the verifier keeps those from tracepoint programs), in the first
- * KPT_TP_WORDS, before kpt_tp_end; the field naturally aligned. Else -1.
- */
+/* kpt_tp_word_at() (include/kptrace.h) against this run's bound. */
 static __always_inline int kpt_tp_word(__u32 off, __u32 size)
 {
-	__u32 word = off & ~7u;
-
-	if (off < 8 || (off & 7) + size > 8 || (off & (size - 1)) ||
-	    word >= KPT_TP_WORDS * 8 || word + 8 > kpt_tp_end)
-		return -1;
-	return (int)word;
+	return kpt_tp_word_at(off, size, kpt_tp_end);
 }
 
 /* The field's value in its word (little-endian), as a read of size bytes. */

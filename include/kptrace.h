@@ -54,6 +54,25 @@ enum kpt_reg_word {
 	KPT_REG_WORDS = 21,
 };
 
+#define KPT_TP_WORDS	16	/* plain loads reach a tracepoint record's first 128 bytes */
+
+/*
+ * The offset of the 8-byte word of a tracepoint's record that holds all of
+ * a field of size bytes at off, if plain loads reach it: after the common
+ * fields (the verifier keeps those from tracepoint programs), in the first
+ * KPT_TP_WORDS, before end (kpt_tp_end); the field naturally aligned. Else
+ * -1. The BPF side's and the loader's (kpt_tp_direct_word) alike.
+ */
+static inline int kpt_tp_word_at(__u32 off, __u32 size, __u32 end)
+{
+	__u32 word = off & ~7u;
+
+	if (off < 8 || (off & 7) + size > 8 || (off & (size - 1)) ||
+	    word >= KPT_TP_WORDS * 8 || word + 8 > end)
+		return -1;
+	return (int)word;
+}
+
 /* Entry arguments one return probe can save (ftrace's entry data). */
 #define KPT_MAX_EDATA	8
 

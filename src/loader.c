@@ -174,6 +174,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	skel->rodata->kpt_max_deref = o->max_deref;
 	skel->rodata->kpt_max_count = o->max_count;
 	skel->rodata->kpt_tp_end = o->tp_end;
+	skel->rodata->kpt_tp_direct_word = o->tp_direct_word;
 	skel->rodata->kpt_one_probe = nprobes == 1;
 	/* wake the consumer at an eighth full: no wakeup per event, no drop for want of one */
 	skel->rodata->kpt_wakeup_bytes = ring / 8;

@@ -60,6 +60,9 @@ struct load_opts {
 	 * record kpt_tp may load (the kernel refuses, at attach, a program that
 	 * reads past an event's last field); 0: no tracepoint */
 	uint32_t tp_end;
+	/* the record word every direct tracepoint histogram of the run reads,
+	 * 0: they differ, or none (kpt_tp_direct_word) */
+	uint32_t tp_direct_word;
 	uint32_t pmu_n;		/* latency --pmu: counters per call (src/pmu.c), 0: none */
 };
 

@@ -615,6 +615,32 @@ static void tp_end_bound(const struct tp_format *fmt, struct load_opts *lo)
 }
 
 /*
+ * kpt_tp_direct_word: the record word the run's direct tracepoint
+ * histograms read, when they all read the same one (a run of one, as a
+ * rule): the BPF side then loads it with no check and no switch of offsets.
+ * 0 otherwise. After tp_end_bound(): the bound is the run's.
+ */
+static uint32_t tp_direct_word(const struct ev_desc *evs, const struct kpt_probe_entry *ents,
+			       int n, uint32_t end)
+{
+	int i, w, word = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct kpt_probe_entry *e = &ents[i];
+		const struct kpt_fetch *f = &e->args[e->agg.value_argi & (KPT_MAX_ARGS - 1)];
+
+		if (evs[i].kind != SPEC_TRACEPOINT || !(e->flags & KPT_PF_DIRECT) ||
+		    e->agg.action != KPT_ACT_HIST)
+			continue;
+		w = kpt_tp_word_at(f->param, (uint32_t)f->imm, end);
+		if (w <= 0 || (word && w != word))
+			return 0;
+		word = w;
+	}
+	return word;
+}
+
+/*
  * 4. load, attach. Where auto chose fentry/fexit and the kernel refuses them,
  * at load or at attach (older trampolines take at most six arguments), once
  * more with kprobes.
@@ -872,6 +898,7 @@ int kpt_run(const struct env *env)
 		if (evs[i].kind == SPEC_TRACEPOINT)
 			tp_end_bound(&res[i].tp, &lo);
 	}
+	lo.tp_direct_word = tp_direct_word(evs, ents, d.n, lo.tp_end);
 	if (env->comm)
 		lo.uses |= KPT_USE_COMM;
 	if (!si.ksyms && wants_symbols(evs, ents, d.n)) {

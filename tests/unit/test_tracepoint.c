@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "kptrace.h"
 #include "tracepoint.h"
 
 #define COMMON								\
@@ -63,6 +64,33 @@ static const struct {
 	  "" },
 };
 
+/* kpt_tp_word_at(): which fields a plain load of their word reaches. */
+static void test_word(void)
+{
+	static const struct {
+		unsigned int off, size, end;
+		int want;
+	} t[] = {
+		{ 8, 8, 16, 8 },	/* the first field after the common ones */
+		{ 16, 4, 24, 16 }, { 20, 4, 24, 16 },	/* either half of a word */
+		{ 22, 2, 24, 16 }, { 23, 1, 24, 16 },
+		{ 4, 4, 64, -1 },	/* a common field */
+		{ 20, 8, 64, -1 },	/* across two words */
+		{ 18, 4, 64, -1 },	/* misaligned */
+		{ 16, 8, 20, -1 },	/* its word past the run's smallest record */
+		{ 120, 8, 256, 120 },
+		{ 128, 8, 256, -1 },	/* past the first 128 bytes */
+	};
+	char label[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(label, sizeof(label), "word of %u bytes at %u, end %u", t[i].size,
+			 t[i].off, t[i].end);
+		CHECK_INT(kpt_tp_word_at(t[i].off, t[i].size, t[i].end), t[i].want, label);
+	}
+}
+
 int main(void)
 {
 	char path[] = "/tmp/kpt-tpfmt-XXXXXX", got[256], msg[256];
@@ -95,5 +123,6 @@ int main(void)
 		      "%s: common_* fields left out", cases[i].label);
 		tp_format_free(&fmt);
 	}
+	test_word();
 	return check_report();
 }
