@@ -14,10 +14,12 @@ const char *argp_program_bug_address = "the kptrace issue tracker";
 static const char doc[] =
 "kptrace: ftrace kprobe_events definitions, run as CO-RE BPF programs.\n"
 "\n"
-"Each DEFINITION uses the kernel's kprobe_events/uprobe_events grammar:\n"
+"Each DEFINITION uses the kernel's kprobe_events/uprobe_events/dynamic_events grammar:\n"
 "  p[:[GRP/]EVENT] [MOD:]SYM[+offs]|MEMADDR [FETCHARGS]\n"
 "  r[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[+0] [FETCHARGS]\n"
 "  p|r[:[GRP/]EVENT] /PATH/BIN:SYMBOL[+offs]|/PATH/BIN:OFFSET [FETCHARGS]\n"
+"  f[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[%return] [FETCHARGS]   (fprobe)\n"
+"  t[:[GRP/]EVENT] SUBSYS/TRACEPOINT [[NAME=]FIELD[:TYPE]]...  (tracepoint)\n"
 "FETCHARGS: NAME=FETCHARG[:TYPE] with %REG, @ADDR, @SYM[+|-offs], $stackN, $stack,\n"
 "$argN, $retval, $comm, \\IMM, \\\"str\", +|-[u]OFFS(FETCHARG); TYPE: u8..u64, s8..s64,\n"
 "x8..x64, char, string, ustring, symbol, symstr, b<width>@<offset>/<container>, TYPE[N].\n"
