@@ -162,9 +162,12 @@ tp_case exec sched/sched_process_exec 'filename pid old_pid' \
 tp_case sigf signal/signal_generate 'sig comm' \
 	'comm == "kptsigf" && code == -1 && errno == 0' 'comm=kptsigf$' signal \
 	's/ (errno|code|pid|grp|res)=[^ ]*//g' 'code == -1 && errno == 0'
-# a code address the kernel prints with %ps (%pS: +off/size) prints alike
+# a code address the kernel prints with %ps (%pS: +off/size) prints alike;
+# the sleeps' timers only: the tick's may start in the target's context
+# before its exec, which kptrace sees (its pid) and ftrace not (its comm)
 tp_case hrt timer/hrtimer_start 'function expires softexpires' \
-	'comm == "kpthrt"' 'function=' sleep 's/^([0-9]+) hrtimer=[^ ]* /\1 /; s/ mode=.*$//'
+	'comm == "kpthrt"' 'function=hrtimer_wakeup ' sleep \
+	'/function=hrtimer_wakeup /!d; s/^([0-9]+) hrtimer=[^ ]* /\1 /; s/ mode=.*$//'
 # and, as in ftrace, the event's own field before a built-in of that name:
 # signal_generate's comm is the receiver's, the built-in the sender's (sh)
 if [ -e $TRACEFS/events/signal/signal_generate ]; then
