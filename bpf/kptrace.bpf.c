@@ -407,7 +407,8 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	 * and %REG is an offset chosen at run time. A tracepoint's context is
 	 * its raw record instead: fields are read from it by offset. */
 	if (is_tp) {
-		__builtin_memset(&s->regs, 0, sizeof(s->regs));
+		/* no clearing first: kpt_tp_read() reads only the words this
+		 * copies (kpt_tp_word()'s bound), else the record itself */
 		kpt_tp_copy(ctx, (__u64 *)&s->regs);
 		s->ctx = (__u64)ctx;
 	} else if (!KPT_USES(REGS)) {
@@ -426,8 +427,8 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	 * past the int3 (or the ftrace-based kprobe's emulation of one), also
 	 * after the kernel moved the probe past an ENDBR; uprobes see the
 	 * breakpoint address; return probes the address returned to. */
-	h->ip = 0;	/* only a printed record shows it */
-	if (KPT_USES(REGS)) {
+	h->ip = 0;	/* only a printed record shows it; a tracepoint's none */
+	if (KPT_USES(REGS) && !is_tp) {
 		h->ip = PT_REGS_IP(&s->regs);
 		if (kind == KPT_CTX_MULTI && !(p->flags & KPT_PF_RETURN))
 			h->ip = kpt_kprobe_addr(bpf_get_func_ip(ctx));
