@@ -340,6 +340,20 @@ __noinline int kpt_store_elem(struct kpt_scratch *s, const struct kpt_fetch *f, 
 }
 
 /*
+ * The commonest argument, a register as it is (hist kmalloc's size, %di):
+ * stored at once by the handler, with none of kpt_fetch_arg()'s stages and
+ * no call. Returns whether f is one (and was stored).
+ */
+static __always_inline bool kpt_put_reg(struct kpt_scratch *s, const struct kpt_fetch *f)
+{
+	if (f->base != KPT_BASE_REG || f->store != KPT_ST_RAW || f->nderef || f->count != 1 ||
+	    (f->flags & KPT_FF_BITFIELD) || f->param / 8 >= KPT_REG_WORDS)
+		return false;
+	kpt_put(s, f->slot, f->size, ((__u64 *)&s->regs)[f->param / 8]);
+	return true;
+}
+
+/*
  * Run fetch f for argument argi: the base value and the dereferences here,
  * then one kpt_store_elem() per element. Strings are appended at pos.
  * Returns the new end of the record. pflags are the probe's KPT_PF_* flags.
@@ -356,14 +370,6 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 		return pos;
 	count = f->count;
 	param = f->param;
-
-	/* The commonest argument, a register as it is (hist kmalloc's size,
-	 * %di): stored at once, none of the stages below. */
-	if (f->base == KPT_BASE_REG && f->store == KPT_ST_RAW && !f->nderef && count == 1 &&
-	    !(f->flags & KPT_FF_BITFIELD) && param / 8 < sizeof(struct kpt_regs) / 8) {
-		kpt_put(s, f->slot, f->size, ((__u64 *)&s->regs)[param / 8]);
-		return pos;
-	}
 
 	/* Stage 1: the base value. */
 	switch (f->base) {

@@ -469,16 +469,8 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 
 		if (i >= p->nargs)
 			break;
-		if (!KPT_USES(FETCH))
+		if (!KPT_USES(FETCH) || kpt_put_reg(s, f))
 			continue;
-		/* the commonest argument, a register as it is: here, not
-		 * through kpt_fetch_arg()'s call (its own first case) */
-		if (f->base == KPT_BASE_REG && f->store == KPT_ST_RAW && !f->nderef &&
-		    f->count == 1 && !(f->flags & KPT_FF_BITFIELD) &&
-		    f->param / 8 < KPT_REG_WORDS) {
-			kpt_put(s, f->slot, f->size, ((__u64 *)&s->regs)[f->param / 8]);
-			continue;
-		}
 		pos = kpt_fetch_arg(s, f, i, pos, p->flags);
 	}
 	if (s->nfaults)
