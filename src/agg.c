@@ -13,16 +13,6 @@
 
 /* ---- configuration ---- */
 
-static int find_arg(const struct ev_desc *ev, const char *name)
-{
-	int i;
-
-	for (i = 0; i < ev->nargs; i++)
-		if (!strcmp(ev->args[i].name, name))
-			return i;
-	return -1;
-}
-
 static bool is_scalar(const struct ev_arg *a)
 {
 	return !a->count && !a->data && !spec_type_is_string(a->type);
@@ -78,7 +68,7 @@ static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *
 			snprintf(msg, msglen, "--by: at most %d keys", KPT_MAX_KEYS);
 			return -EINVAL;
 		}
-		a = find_arg(ev, tok);
+		a = ev_arg_index(ev, tok);
 		if (a >= 0) {
 			if (!is_scalar(&ev->args[a])) {
 				snprintf(msg, msglen, "--by %s: only a scalar argument can be a key "
@@ -118,7 +108,7 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 	switch (action) {
 	case KPT_ACT_HIST:
 		if (o->field) {
-			a = find_arg(ev, o->field);
+			a = ev_arg_index(ev, o->field);
 			if (a < 0) {
 				snprintf(msg, msglen, "%s/%s has no argument '%s' to histogram",
 					 ev->group, ev->event, o->field);
@@ -142,7 +132,7 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 		g->value_argi = a;
 		g->value_signed = is_signed_type(ev->args[a].type);
 		if (o->sub_field) {
-			int b = find_arg(ev, o->sub_field);
+			int b = ev_arg_index(ev, o->sub_field);
 
 			if (b < 0 || !is_scalar(&ev->args[b])) {
 				snprintf(msg, msglen, "%s/%s has no numeric argument '%s' (--slack "

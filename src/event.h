@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include "spec.h"
 
 struct ev_arg {
@@ -46,5 +47,16 @@ struct ev_desc {
 	struct ev_arg *args;
 	const struct spec_probe *spec;
 };
+
+/* The index of ev's argument called name (the first), or -1. */
+static inline int ev_arg_index(const struct ev_desc *ev, const char *name)
+{
+	int i;
+
+	for (i = 0; i < ev->nargs; i++)
+		if (!strcmp(ev->args[i].name, name))
+			return i;
+	return -1;
+}
 
 #endif /* KPT_EVENT_H */

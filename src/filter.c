@@ -158,25 +158,29 @@ static const struct {
 	{ "cpu", KPT_FLD_CPU },
 };
 
-static enum filter_field_kind field_kind(const struct ev_desc *ev, const char *name)
+/* builtins' entry called name, or -1. */
+static int builtin_index(const char *name)
 {
 	size_t i;
-	int a;
 
-	for (a = 0; ev && a < ev->nargs; a++)
-		if (!strcmp(ev->args[a].name, name))
-			return FILTER_FIELD_ARG;
 	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
 		if (!strcmp(builtins[i].name, name))
-			return FILTER_FIELD_BUILTIN;
-	return FILTER_FIELD_UNKNOWN;
+			return (int)i;
+	return -1;
+}
+
+static enum filter_field_kind field_kind(const struct ev_desc *ev, const char *name)
+{
+	if (ev && ev_arg_index(ev, name) >= 0)
+		return FILTER_FIELD_ARG;
+	return builtin_index(name) >= 0 ? FILTER_FIELD_BUILTIN : FILTER_FIELD_UNKNOWN;
 }
 
 static int find_field(struct parser *ps, const char *s, const char *e, struct field *f)
 {
 	const struct ev_desc *ev = ps->ev;
-	size_t n = e - s, i;
-	int a;
+	size_t n = e - s;
+	int a, b;
 
 	memset(f, 0, sizeof(*f));
 	if (n >= sizeof(f->name))
@@ -186,11 +190,10 @@ static int find_field(struct parser *ps, const char *s, const char *e, struct fi
 		ps->on_field(f->name, (int)(s - ps->s), field_kind(ev, f->name), ps->on_arg);
 
 	/* The event's own fields first, as trace_find_event_field() looks. */
-	for (a = 0; ev && a < ev->nargs; a++) {
+	a = ev ? ev_arg_index(ev, f->name) : -1;
+	if (a >= 0) {
 		const struct ev_arg *ea = &ev->args[a];
 
-		if (strcmp(ea->name, f->name))
-			continue;
 		f->argi = a;
 		f->slot = ea->slot;
 		f->type = spec_type_name(ea->type);
@@ -219,10 +222,9 @@ static int find_field(struct parser *ps, const char *s, const char *e, struct fi
 		return 0;
 	}
 
-	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {
-		if (strcmp(builtins[i].name, f->name))
-			continue;
-		f->fld = builtins[i].fld;
+	b = builtin_index(f->name);
+	if (b >= 0) {
+		f->fld = builtins[b].fld;
 		f->argi = 0;
 		switch (f->fld) {
 		case KPT_FLD_COMM:
