@@ -103,7 +103,6 @@ static struct tp_field *rec_field(struct tp_format *fmt, const char *s, const ch
 {
 	char name[64];
 	size_t n;
-	int i;
 
 	for (;;) {
 		while (s < e && *s == ' ')
@@ -123,14 +122,8 @@ static struct tp_field *rec_field(struct tp_format *fmt, const char *s, const ch
 		return NULL;
 	memcpy(name, s + 5, n);
 	name[n] = 0;
-	for (i = 0; i < (int)n; i++)
-		if (!(name[i] == '_' || (name[i] >= 'a' && name[i] <= 'z') ||
-		      (name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= '0' && name[i] <= '9')))
-			return NULL;
-	for (i = 0; i < fmt->nfields; i++)
-		if (!strcmp(fmt->fields[i].name, name))
-			return &fmt->fields[i];
-	return NULL;
+	/* an expression ("REC->a + 4") is no field's name */
+	return (struct tp_field *)tp_field_find(fmt, name);
 }
 
 /*
