@@ -12,6 +12,7 @@ T=/sys/kernel/tracing
 D=/bin/vmdrive
 K=/bin/kptrace
 B=/bin/baseline
+BT=/usr/bin/bpftrace	# when the host put it in (bench/vm/vmbench.py)
 HOT=ksys_lseek
 DEF="p:kptbench/hot $HOT fd=%di:u32 off=%si:s64 whence=%dx:u32"
 HDEF="p:kptbench/hist $HOT a=%di:u64"
@@ -60,6 +61,23 @@ ftrace_run() {
 	echo "$r events=$n lost=$lost"
 }
 
+# bpftrace doing each job as the host's bench.py has it do it on the uprobe:
+# its BEGIN opens the FIFO vmdrive waits on (VMDRIVE_READY_FIFO), once every
+# probe is attached. A ring as large as the others' (16 MB: 2048 pages per
+# CPU on 2 CPUs), so that its consumer, emulated too, keeps up.
+BT_FIFO=$W/ready
+bt_script() {
+	begin="BEGIN { cat(\"$BT_FIFO\"); }"
+	case $1 in
+	stream) printf "%s\n" "$begin kprobe:$HOT { printf(\"%s-%d [%03d] %llu: hot: (%llx) fd=%u off=%lld whence=%u\\n\", comm, tid, cpu, nsecs, reg(\"ip\"), (uint32)arg0, (int64)arg1, (uint32)arg2); }" ;;
+	hist)   printf "%s\n" "$begin kprobe:$HOT { @a = hist(arg0); }" ;;
+	latency) printf "%s %s\n" "$begin kprobe:$HOT { @start[tid] = nsecs; }" \
+		"kretprobe:$HOT /@start[tid]/ { @ns = hist(nsecs - @start[tid]); delete(@start[tid]); }" ;;
+	esac
+}
+# The total count of a histogram bpftrace printed ("[a, b)   N |@@@|").
+bt_count() { awk '/^\[/ { split($0, x, "|"); n = split(x[1], y, " "); s += y[n] } END { print s + 0 }' "$1"; }
+
 # One run of CONFIG, its RESULT line's fields on stdout.
 one() {
 	rm -f $W/run.out $W/err
@@ -98,6 +116,19 @@ one() {
 		drops=$(awk '$1 ~ /^(kptbench|latency)\// { s += $4 } END { print s + 0 }' $W/err)
 		att=$(grep -m1 '^Attached' $W/err | tr ' ' '_')
 		echo "$r events=${ev:-none} lost=$drops hits=$(hits $W/err) attached=$att" ;;
+	bpftrace-*)
+		mode=${1#bpftrace-}
+		rm -f $BT_FIFO && mkfifo $BT_FIFO
+		r=$(BPFTRACE_PERF_RB_PAGES=$((4096 / $(nproc))) VMDRIVE_READY_FIFO=$BT_FIFO \
+		    VMDRIVE_DRAIN_FILE=$W/run.out \
+		    $D run $CALLS $W/err $BT -o $W/run.out -e "$(bt_script $mode)")
+		case $mode in
+		stream) ev=$(lines $W/run.out) ;;
+		*)      ev=$(bt_count $W/run.out) ;;
+		esac
+		lost=$(cat $W/run.out $W/err | sed -n 's/.*Lost \([0-9]*\) events.*/\1/p' |
+			awk '{ s += $1 } END { print s + 0 }')
+		echo "$r events=$ev lost=$lost" ;;
 	esac
 }
 
@@ -105,6 +136,8 @@ CONFIGS="untraced kprobe_events-stream libbpf-nop libbpf-stream libbpf-hist libb
 kptrace-stream-kprobe kptrace-stream-fentry kptrace-hist-kprobe kptrace-hist-fentry
 kptrace-latency-kprobe kptrace-latency-fentry"
 [ $multi = yes ] && CONFIGS="$CONFIGS kptrace-stream-multi"
+[ -x $BT ] && CONFIGS="$CONFIGS bpftrace-stream bpftrace-hist bpftrace-latency"
+echo "INFO bpftrace=$([ -x $BT ] && $BT --version | tr ' ' _ || echo none)"
 
 # kptrace and the floor: the programs' own run time too (vmdrive.c)
 export VMDRIVE_STATS=1

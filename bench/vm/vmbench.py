@@ -9,12 +9,16 @@ results are never lost to a VM failure.
 """
 import os
 import re
+import shutil
 import subprocess
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(ROOT, ".output", "bench")
+# the guest's memory when bpftrace goes in: its libraries (~200 MB) live in
+# the initramfs, unpacked into RAM, and it runs LLVM
+BPFTRACE_MEM_MB = 3072
 
 
 def params(quick):
@@ -76,6 +80,11 @@ def run_kernel(kernel, p, timeout, log, res):
             "--add", os.path.join(OUT, "vmdrive") + ":/bin/vmdrive",
             "--add", os.path.join(OUT, "baseline") + ":/bin/baseline",
             "--add", cpath + ":/bench.conf", "--timeout", str(timeout)]
+    bt = shutil.which("bpftrace")
+    if bt:
+        # dynamically linked (LLVM, clang: ~200 MB of libraries, which
+        # run.sh copies along): room for them in the initramfs, as RAM
+        argv += ["--add", os.path.realpath(bt) + ":/usr/bin/bpftrace", "--mem", str(BPFTRACE_MEM_MB)]
     res.update(kernel=kernel, params=conf, info={}, runs=[], errors=[])
     errpath = os.path.join(OUT, "vm-%s.err" % kernel)
     outpath = os.path.join(OUT, "vm-%s.out" % kernel)

@@ -23,6 +23,14 @@
  *       bpf_runs_per_call=R" gives the tracer's programs' own time: what
  *       the program costs, apart from the kprobe, trampoline or fprobe.
  *       "calls=" is every call made while the tracer was attached.
+ *       With VMDRIVE_READY_FIFO=PATH, "attached" is instead the moment the
+ *       tracer opens the FIFO PATH for reading (bpftrace's
+ *       "BEGIN { cat(PATH) }": BEGIN runs once every probe is attached, as
+ *       on the host, bench/bench.py); vmdrive then closes its end, which
+ *       gives that cat() its EOF. With VMDRIVE_DRAIN_FILE=PATH, SIGINT
+ *       waits (at most 60 s) until PATH has not grown for half a second:
+ *       bpftrace drops what is still in its perf buffers when it exits,
+ *       where kptrace drains its ring buffer first.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -33,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -164,9 +173,57 @@ static int pump(int fd, FILE *out, const char *want, double deadline, char *line
 	}
 }
 
+/*
+ * Waits until the FIFO at path has a reader (a non-blocking open for writing
+ * fails with ENXIO until then), until deadline (ms) or the child's exit,
+ * copying the child's stderr to out meanwhile. 1: it has one.
+ */
+static int fifo_reader(const char *path, pid_t pid, int efd, FILE *out, double deadline)
+{
+	char buf[4096];
+	siginfo_t si;
+	ssize_t n;
+	int fd;
+
+	while (now_ms() < deadline) {
+		fd = open(path, O_WRONLY | O_NONBLOCK);
+		if (fd >= 0) {
+			close(fd);
+			return 1;
+		}
+		/* the tracer is gone: give up (left to be reaped by run()) */
+		si.si_pid = 0;
+		if (!waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == pid)
+			return 0;
+		while ((n = read(efd, buf, sizeof(buf))) > 0)
+			fwrite(buf, 1, n, out);
+		usleep(500);
+	}
+	return 0;
+}
+
+/* Returns once path has kept its size for quiet_ms, or at deadline (ms). */
+static void settle(const char *path, double quiet_ms, double deadline)
+{
+	double since = now_ms();
+	off_t last = -1;
+	struct stat st;
+
+	while (now_ms() < deadline && now_ms() - since < quiet_ms) {
+		off_t size = stat(path, &st) ? -1 : st.st_size;
+
+		if (size != last) {
+			last = size;
+			since = now_ms();
+		}
+		usleep(50000);
+	}
+}
+
 static int run(uint64_t n, const char *errpath, char **argv)
 {
 	const char *s = getenv("VMDRIVE_START_S"), *s2 = getenv("VMDRIVE_STOP_S");
+	const char *fifo = getenv("VMDRIVE_READY_FIFO");
 	double start_s = s ? atof(s) : 120, stop_s = s2 ? atof(s2) : 60;
 	double t0, t_att, t_int, ns = 0;
 	uint64_t calls = n;
@@ -195,7 +252,13 @@ static int run(uint64_t n, const char *errpath, char **argv)
 		_exit(127);
 	}
 	close(pfd[1]);
-	attached = pump(pfd[0], err, "Attached", t0 + start_s * 1e3, line, &len);
+	if (fifo && *fifo) {
+		fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
+		attached = fifo_reader(fifo, pid, pfd[0], err, t0 + start_s * 1e3);
+		fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) & ~O_NONBLOCK);
+	} else {
+		attached = pump(pfd[0], err, "Attached", t0 + start_s * 1e3, line, &len);
+	}
 	t_att = now_ms();
 	if (attached)
 		ns = loop(n);
@@ -218,6 +281,9 @@ static int run(uint64_t n, const char *errpath, char **argv)
 				 (double)(ns1 - ns0) / (double)(n / 4), (double)(c1 - c0) / (double)(n / 4));
 		}
 	}
+	s = getenv("VMDRIVE_DRAIN_FILE");
+	if (attached && s && *s)
+		settle(s, 500, now_ms() + 60e3);
 	t_int = now_ms();
 	kill(pid, SIGINT);
 	if (!pump(pfd[0], err, NULL, t_int + stop_s * 1e3, line, &len)) {
