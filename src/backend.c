@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <bpf/btf.h>
 
 #include "backend.h"
 
@@ -71,6 +72,28 @@ static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 	return NULL;
 }
 
+/* One function: by address, or by name where one was resolved without
+ * kallsyms (address 0, resolve.h). */
+static bool same_function(const struct ev_desc *a, const struct ev_desc *b)
+{
+	if (a->addr && b->addr)
+		return a->addr == b->addr;
+	return !strcmp(a->func, b->func);
+}
+
+/*
+ * Whether the kernel has function fn: in kallsyms where it was read, else
+ * in its BTF (a few milliseconds, where kallsyms is tens: resolve.h). What
+ * is looked up here is a global function BTF lists wherever it is built in.
+ */
+static bool kernel_has(struct sysinfo *si, const char *fn, char *msg, size_t msglen)
+{
+	if (si->ksyms || !si->defer_ksyms)
+		return !sysinfo_need_ksyms(si, msg, msglen) && ksyms_by_name(si->ksyms, fn, NULL);
+	return !sysinfo_need_btf(si, msg, msglen) &&
+	       btf__find_by_name_kind(si->btf, fn, BTF_KIND_FUNC) > 0;
+}
+
 int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 		   const struct kpt_probe_entry *ents, int n, char *msg, size_t msglen)
 {
@@ -83,7 +106,7 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 		bool ok = multi_eligible(&evs[i]);
 
 		for (j = 0; ok && j < i; j++)
-			ok = evs[j].addr != evs[i].addr;
+			ok = !same_function(&evs[j], &evs[i]);
 		eligible += ok;
 	}
 	if (!strcmp(b, "kprobe"))
@@ -116,18 +139,21 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 		}
 		/* auto: a trampoline for a few probes where the kernel has them
 		 * (tried at load: a refusal sends them back to kprobes) */
-		have = !sysinfo_need_ksyms(si, msg, msglen) &&
-		       ksyms_by_name(si->ksyms, "register_ftrace_direct", NULL);
-		if (force || (have && ntramp && ntramp <= KPT_TRAMP_AUTO &&
-			      eligible < KPT_MULTI_MIN))
+		if (force)
+			return 0;
+		if (ntramp && ntramp <= KPT_TRAMP_AUTO && eligible < KPT_MULTI_MIN &&
+		    kernel_has(si, "register_ftrace_direct", msg, msglen))
 			return 0;
 		for (i = 0; i < n; i++)
 			evs[i].tramp = false;
 	}
 
-	if (!eligible)
-		return 0;	/* no kernel function probes: no kallsyms to read */
-	/* CONFIG_FPROBE: what kprobe.multi links are built on */
+	/* no kernel function probes, or too few for auto to take a multi
+	 * link: no kallsyms to read */
+	if (!eligible || (!strcmp(b, "auto") && eligible < KPT_MULTI_MIN))
+		return 0;
+	/* CONFIG_FPROBE: what kprobe.multi links are built on; they attach
+	 * by address, so kallsyms is read here in any case */
 	have = !sysinfo_need_ksyms(si, msg, msglen) &&
 	       ksyms_by_name(si->ksyms, "register_fprobe_ips", NULL);
 	if (!strcmp(b, "kprobe-multi") && !have) {

@@ -222,6 +222,9 @@ static const char *attach_hint(const struct ev_desc *ev, int err)
 		       "instruction boundary)";
 	if (err == -EBUSY)
 		return " (probe point is busy)";
+	if (err == -EADDRNOTAVAIL)	/* Linux 6.7+, and its stable kernels */
+		return " (several functions have this name, static ones of different files: "
+		       "probe one by its address, from /proc/kallsyms)";
 	if (err == -EPERM || err == -EACCES)
 		return " (needs root; or the kernel is locked down)";
 	return "";

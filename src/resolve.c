@@ -33,6 +33,9 @@ static void load_blacklist(struct sysinfo *si)
 	FILE *f;
 	int cap = 0;
 
+	if (si->blacklist_read)
+		return;
+	si->blacklist_read = true;
 	/* Needs debugfs; without it the kernel still refuses at attach time. */
 	f = fopen(BLACKLIST, "re");
 	if (!f)
@@ -242,6 +245,46 @@ int sysinfo_need_ksyms(struct sysinfo *si, char *msg, size_t msglen)
 	return 0;
 }
 
+bool resolve_deferrable(const struct spec_probe *p)
+{
+	return (p->kind == SPEC_KPROBE || p->kind == SPEC_KRETPROBE) && p->symbol &&
+	       !p->glob && !p->module[0] && !p->offset && !strpbrk(p->symbol, "|.");
+}
+
+/*
+ * p resolved without kallsyms (resolve.h): a plain name that vmlinux's BTF
+ * has as a function, so that a typo, a data symbol, a clone or an assembly
+ * function still goes the way of kallsyms, with its own message, before
+ * anything is loaded. A few only: BTF's lookup by name is a linear search,
+ * and many functions take kprobe.multi, which attaches by address.
+ */
+#define KPT_DEFER_MAX	8
+static bool defer_kprobe(struct sysinfo *si, const struct spec_probe *p)
+{
+	char msg[256];
+
+	if (!si->defer_ksyms || si->ksyms || si->ndeferred >= KPT_DEFER_MAX ||
+	    !resolve_deferrable(p))
+		return false;
+	si->have_kprobes = access(KPROBE_PMU, F_OK) == 0;
+	if (!si->have_kprobes && !si->by_trampoline)
+		return false;	/* said below, as ever */
+	if (sysinfo_need_btf(si, msg, sizeof(msg)) ||
+	    btf__find_by_name_kind(si->btf, p->symbol, BTF_KIND_FUNC) <= 0)
+		return false;
+	load_blacklist(si);
+	si->ndeferred++;
+	return true;
+}
+
+static int refuse_blacklisted(const char *name, char *msg, size_t msglen)
+{
+	snprintf(msg, msglen,
+		 "'%s' cannot be probed: the kernel blacklists it (NOKPROBE_SYMBOL, "
+		 "see /sys/kernel/debug/kprobes/blacklist)", name);
+	return -EPERM;
+}
+
 int sysinfo_need_regs_btf(struct sysinfo *si, char *msg, size_t msglen)
 {
 	if (si->regs_btf)
@@ -315,9 +358,12 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 	const struct ksym *s;
 	int err;
 
-	err = sysinfo_need_ksyms(si, msg, msglen);
-	if (err)
-		return err;
+	r->deferred = defer_kprobe(si, p);
+	if (!r->deferred) {
+		err = sysinfo_need_ksyms(si, msg, msglen);
+		if (err)
+			return err;
+	}
 	*col = p->target_col;
 	if (!si->have_kprobes && !si->by_trampoline) {
 		snprintf(msg, msglen,
@@ -325,6 +371,13 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 			 "off: %s is missing); trace user functions with uprobes "
 			 "(p:/path/to/binary:symbol) instead", KPROBE_PMU);
 		return -EOPNOTSUPP;
+	}
+	if (r->deferred) {
+		/* the kernel checks the rest as it attaches (resolve.h) */
+		if (blacklisted(si, p->symbol))
+			return refuse_blacklisted(p->symbol, msg, msglen);
+		snprintf(r->func, sizeof(r->func), "%s", p->symbol);
+		return 0;
 	}
 	if (!p->symbol) {
 		r->kaddr = p->addr;
@@ -360,12 +413,8 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 			 s->type);
 		return -EINVAL;
 	}
-	if (blacklisted(si, s->name)) {
-		snprintf(msg, msglen,
-			 "'%s' cannot be probed: the kernel blacklists it (NOKPROBE_SYMBOL, "
-			 "see /sys/kernel/debug/kprobes/blacklist)", s->name);
-		return -EPERM;
-	}
+	if (blacklisted(si, s->name))
+		return refuse_blacklisted(s->name, msg, msglen);
 	if (s->size && (uint64_t)p->offset >= s->size) {
 		snprintf(msg, msglen, "offset 0x%llx is beyond the end of '%s' (size 0x%llx)",
 			 (unsigned long long)p->offset, p->symbol, (unsigned long long)s->size);

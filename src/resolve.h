@@ -4,6 +4,14 @@
  * symbols (kallsyms, the kprobe blacklist), register names (struct pt_regs
  * in the kernel's BTF), uprobe targets (the binary's ELF symbols). Every
  * refusal happens here, before anything is loaded or attached.
+ *
+ * Reading /proc/kallsyms is most of a kprobe run's start-up (the kernel
+ * formats ~120,000 lines: 60 ms of CPU on the development VM), so where the
+ * run allows it (sysinfo.defer_ksyms) a few kernel functions named plainly,
+ * which vmlinux's BTF has as functions and the blacklist does not list, are
+ * resolved without it: the kernel checks the name again as it attaches by
+ * it. Where it refuses (a name two static functions share, say), run.c
+ * resolves everything again with kallsyms, for the refusal this stage gives.
  */
 #ifndef KPT_RESOLVE_H
 #define KPT_RESOLVE_H
@@ -23,7 +31,10 @@ struct sysinfo {
 	struct btf *regs_btf;		/* our BPF object's BTF: its struct pt_regs */
 	char **blacklist;		/* sorted NOKPROBE symbols, NULL if unreadable */
 	int nblacklist;
+	bool blacklist_read;
+	int ndeferred;			/* kernel functions resolved without kallsyms */
 	bool have_kprobes;		/* the perf kprobe PMU exists */
+	bool defer_ksyms;		/* plain kernel function names need no kallsyms */
 	bool by_trampoline;		/* --backend fentry: function probes need no kprobes */
 	bool have_uprobes;
 };
@@ -38,6 +49,7 @@ struct resolved {
 	 * address, tracepoint field index) */
 	int64_t (*opval)[SPEC_MAX_OPS];
 	struct tp_format tp;		/* tracepoint: its fields */
+	bool deferred;			/* kprobe: the name unchecked, kaddr 0 (defer_ksyms) */
 };
 
 void sysinfo_free(struct sysinfo *si);
@@ -54,6 +66,11 @@ int sysinfo_need_regs_btf(struct sysinfo *si, char *msg, size_t msglen);
 int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolved *r,
 		  char *msg, size_t msglen, int *col);
 void resolved_free(struct resolved *r);
+
+/* Whether p is of the form resolved without kallsyms (sysinfo.defer_ksyms):
+ * a kernel function by its plain name, no module, alternative, clone or
+ * offset. */
+bool resolve_deferrable(const struct spec_probe *p);
 
 /*
  * Kernel functions matching a glob: from available_filter_functions (what

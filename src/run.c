@@ -42,6 +42,8 @@ struct defs {
 };
 
 static bool verbose;
+/* run_once(): the kernel refused a function resolved without kallsyms */
+#define KPT_RETRY_KSYMS	1
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -186,19 +188,25 @@ static void name_clean(char *s)
 }
 
 /*
- * Reading /proc/kallsyms costs ~40 ms of the kernel's time, twice a
- * tracepoint run's whole start-up, so only a run that may show a kernel
- * address as a symbol reads it. Kernel function probes have it from resolving
- * their symbols; what else prints one is a :symbol or :symstr value, and an
- * aggregation key, which prints as a symbol when it is a text address.
+ * Reading /proc/kallsyms costs ~40-60 ms of the kernel's time, several
+ * times a tracepoint run's whole start-up, so only a run that may show a
+ * kernel address as a symbol reads it before attaching: an aggregation key,
+ * which prints as a symbol when it is a text address, and, in a stream, a
+ * :symbol or :symstr value (an aggregation prints no arguments but its
+ * keys). Kernel function probes have it from resolving their symbols, unless
+ * resolved without it: a stream of those reads it once attached
+ * (symbols_after_attach()).
  */
-static bool wants_symbols(const struct ev_desc *evs, const struct kpt_probe_entry *ents, int n)
+static bool wants_symbols(const struct env *env, const struct ev_desc *evs,
+			  const struct kpt_probe_entry *ents, int n)
 {
 	int i, j;
 
 	for (i = 0; i < n; i++) {
 		if (ents[i].agg.nkeys)
 			return true;
+		if (env->mode != MODE_TRACE)
+			continue;
 		for (j = 0; j < evs[i].nargs; j++)
 			if (evs[i].args[j].type == SPEC_T_SYMBOL ||
 			    evs[i].args[j].type == SPEC_T_SYMSTR)
@@ -647,9 +655,9 @@ static uint32_t tp_direct_word(const struct ev_desc *evs, const struct kpt_probe
  */
 static int load_attach(const struct env *env, struct loader *ld, struct load_opts *lo,
 		       struct ev_desc *evs, const struct kpt_probe_entry *ents, int n,
-		       struct pmu_set *pmu)
+		       struct pmu_set *pmu, bool deferred, bool *said_attaching)
 {
-	bool said = false, attaching;
+	bool said = *said_attaching, attaching, fell_back;
 	char msg[512];
 	int i, err;
 
@@ -664,12 +672,15 @@ static int load_attach(const struct env *env, struct loader *ld, struct load_opt
 			attaching = true;
 			if (!said)
 				fprintf(stderr, "Attaching %d probe%s...\n", n, n == 1 ? "" : "s");
-			said = true;
+			said = *said_attaching = true;
 			err = loader_attach(ld, evs, n, lo->target_tgid, msg, sizeof(msg));
 		}
 		if (!err)
 			return 0;
-		if (!backend_fallback(env->backend, evs, n)) {
+		fell_back = backend_fallback(env->backend, evs, n);
+		if (!fell_back && deferred)
+			return KPT_RETRY_KSYMS;	/* kpt_run() says why, with kallsyms */
+		if (!fell_back) {
 			fprintf(stderr, "kptrace: error: %s%s\n", msg,
 				attaching ? "; nothing was left attached" : "");
 			privilege_hint(err);
@@ -680,7 +691,96 @@ static int load_attach(const struct env *env, struct loader *ld, struct load_opt
 	}
 }
 
+/*
+ * Kernel functions resolved without kallsyms (resolve.h), once it is read
+ * after all: checked and given their addresses as resolve_probe() does, the
+ * refusal reported as the resolution reports it.
+ */
+static int complete_deferred(struct sysinfo *si, struct defs *d, struct resolved *res,
+			     struct ev_desc *evs)
+{
+	struct resolved r;
+	char msg[512];
+	int i, err, col;
+
+	for (i = 0; i < d->n; i++) {
+		if (!res[i].deferred)
+			continue;
+		si->defer_ksyms = false;
+		err = resolve_probe(si, &d->p[i], &r, msg, sizeof(msg), &col);
+		if (err) {
+			resolved_free(&r);
+			report(d->where[i], d->p[i].text, msg, col);
+			return err;
+		}
+		res[i].deferred = false;
+		res[i].kaddr = r.kaddr;
+		memcpy(res[i].func, r.func, sizeof(res[i].func));
+		evs[i].addr = r.kaddr;
+		memcpy(evs[i].func, r.func, sizeof(evs[i].func));
+		resolved_free(&r);
+	}
+	return 0;
+}
+
+/*
+ * A stream prints where each kernel probe fired as a symbol ("(vfs_read+0x4/
+ * 0x130)") and a return probe's function: with probes resolved without
+ * kallsyms, it is read now, once they are attached (what they record waits
+ * in the ring buffer meanwhile). Hidden kernel addresses (kptr_restrict) or
+ * an unreadable file only cost the symbols: the addresses print in hex.
+ */
+static void symbols_after_attach(struct sysinfo *si, const struct resolved *res,
+				 struct ev_desc *evs, int n)
+{
+	const struct ksym *s;
+	char msg[256];
+	int i;
+
+	if (si->ksyms)
+		return;
+	if (sysinfo_need_ksyms(si, msg, sizeof(msg))) {
+		fprintf(stderr, "kptrace: warning: %s; kernel addresses print in hex\n", msg);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (!res[i].deferred)
+			continue;
+		s = ksyms_by_name(si->ksyms, evs[i].func, NULL);
+		if (s)
+			evs[i].addr = s->addr;
+	}
+}
+
+static bool any_deferred(const struct resolved *res, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (res[i].deferred)
+			return true;
+	return false;
+}
+
+static int run_once(const struct env *env, bool defer, bool *said_attaching);
+
+/*
+ * A run without kallsyms where it can go without (resolve.h). Where the
+ * kernel refused to attach a function by the name given, the run again with
+ * kallsyms: the same refusal as ever, or a name this run could not know
+ * (foo as its clone foo.isra.0), nothing attached meanwhile.
+ */
 int kpt_run(const struct env *env)
+{
+	bool said = false;
+	int err = run_once(env, !env->dry_run, &said);
+
+	if (err == KPT_RETRY_KSYMS)
+		err = run_once(env, false, &said);
+	return err == KPT_RETRY_KSYMS ? -EINVAL : err;
+}
+
+static int run_once(const struct env *env, bool defer, bool *said_attaching)
 {
 	struct sysinfo si = { 0 };
 	struct defs d = { 0 };
@@ -704,6 +804,7 @@ int kpt_run(const struct env *env)
 	verbose = env->verbose;
 	libbpf_set_print(libbpf_log);
 	si.by_trampoline = env->backend && !strcmp(env->backend, "fentry");
+	si.defer_ksyms = defer;
 	if (!env->dry_run && (err = privilege_check()))
 		goto cleanup;
 	if (env->pmu && pmu_parse(env->pmu, &pmu, msg, sizeof(msg))) {
@@ -901,7 +1002,7 @@ int kpt_run(const struct env *env)
 	lo.tp_direct_word = tp_direct_word(evs, ents, d.n, lo.tp_end);
 	if (env->comm)
 		lo.uses |= KPT_USE_COMM;
-	if (!si.ksyms && wants_symbols(evs, ents, d.n)) {
+	if (!si.ksyms && wants_symbols(env, evs, ents, d.n)) {
 		err = sysinfo_need_ksyms(&si, msg, sizeof(msg));
 		if (err) {
 			fprintf(stderr, "kptrace: error: %s\n", msg);
@@ -921,8 +1022,13 @@ int kpt_run(const struct env *env)
 		col += !evs[i].multi;
 	if ((err = fd_limit_check(col + 2)))
 		goto cleanup;
+	/* kallsyms read after all (an @symbol, kprobe.multi's addresses...):
+	 * what was resolved without it is checked now, before anything loads */
+	if (si.ksyms && (err = complete_deferred(&si, &d, res, evs)))
+		goto cleanup;
 	lo.evs = evs;
-	err = load_attach(env, &ld, &lo, evs, ents, d.n, &pmu);
+	err = load_attach(env, &ld, &lo, evs, ents, d.n, &pmu, any_deferred(res, d.n),
+			  said_attaching);
 	if (err)
 		goto cleanup;
 	fprintf(stderr, "Attached %d probe%s in %.0f ms", d.n, d.n == 1 ? "" : "s", ld.attach_ms);
@@ -937,6 +1043,8 @@ int kpt_run(const struct env *env)
 		close(go_fd);
 		go_fd = -1;
 	}
+	if (env->mode == MODE_TRACE && any_deferred(res, d.n))
+		symbols_after_attach(&si, res, evs, d.n);
 
 	/* 5..8 run in the kernel and in the consumer */
 	co.out = out;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 
 #include "check.h"
 #include "backend.h"
@@ -257,6 +258,44 @@ static void test_no_kernel_functions(void)
 	CHECK(si.ksyms == NULL, "kallsyms not read");
 }
 
+/*
+ * Functions resolved without kallsyms (address 0, resolve.h): told apart by
+ * name, and auto decides without reading kallsyms, the kernel's BTF saying
+ * whether it has trampolines.
+ */
+static void test_deferred(void)
+{
+	struct run r;
+	bool direct;
+	int i;
+
+	ksyms_free(si.ksyms);
+	si.ksyms = NULL;
+	si.defer_ksyms = true;
+	si.have_kprobes = true;
+	memset(&r, 0, sizeof(r));
+	add(&r, SPEC_KPROBE, 0, KPT_BASE_REG, reg("si"));
+	add(&r, SPEC_KRETPROBE, 0, KPT_BASE_RETVAL, 0);
+	r.ev[0].addr = r.ev[1].addr = 0;
+	CHECK_INT(choose(&r, NULL), 0, "auto, 2 probes by name");
+	direct = !sysinfo_need_btf(&si, msg, sizeof(msg)) &&
+		 btf__find_by_name_kind(si.btf, "register_ftrace_direct", BTF_KIND_FUNC) > 0;
+	CHECK(count(&r, true) == (direct ? 2 : 0), "trampolines as this kernel's BTF has them (%d): %d",
+	      direct, count(&r, true));
+	CHECK(si.ksyms == NULL, "auto: kallsyms not read");
+
+	/* eight probes on one function: one function, no kprobe.multi link */
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < 8; i++) {
+		add(&r, i % 2 ? SPEC_KRETPROBE : SPEC_KPROBE, 0, 0, 0);
+		r.ev[i].addr = 0;
+	}
+	CHECK_INT(choose(&r, "auto"), 0, "auto, 8 probes on one function by name");
+	CHECK_INT(count(&r, false), 0, "no kprobe.multi for one function");
+	CHECK(si.ksyms == NULL, "kallsyms still not read");
+	si.defer_ksyms = false;
+}
+
 static void test_fallback(void)
 {
 	struct run r;
@@ -283,6 +322,7 @@ int main(void)
 	test_eligible();
 	test_forced();
 	test_no_kernel_functions();
+	test_deferred();
 	test_fallback();
 	ksyms_free(si.ksyms);
 	si.ksyms = NULL;
