@@ -401,6 +401,8 @@ class FtraceProc:
 
 def bpftrace_script(kind, mech="uprobe"):
     begin = 'BEGIN { cat("%s"); }\n' % FIFO
+    if kind == "kmalloc":
+        return begin + "tracepoint:%s { @ = hist(args->bytes_req); }\n" % KMALLOC_TP.replace("/", ":")
     if mech == "tracepoint":
         probe = "tracepoint:%s" % TP.replace("/", ":")
         if kind == "stream":
@@ -429,6 +431,8 @@ def make_tool(config, outfile, bufsize=None, rb_pages=None, mech="uprobe"):
         if tool == "kptrace":
             if mode == "stream":
                 argv = [KPT, "-o", outfile.name, "t:%s/tpstream %s %s" % (GROUP, TP, TP_FIELDS)]
+            elif mode == "kmalloc":
+                argv = [KPT, "hist", "kmalloc"]
             else:
                 argv = [KPT, "hist", "t:%s/tphist %s offset" % (GROUP, TP), "offset"]
             return Proc(config, argv, "stderr:Attached", out=outfile, is_kptrace=True)
@@ -523,7 +527,11 @@ TRACEPOINT_CONFIGS = [
     "libbpf-nop",
     "kptrace-stream", "libbpf-stream", "bpftrace-stream", "ftrace-stream",
     "kptrace-hist", "libbpf-hist", "bpftrace-hist",
+    # the kmalloc histogram (kptrace hist kmalloc, the kmem:kmalloc
+    # tracepoint): start-up and memory only, the lseek loop allocates nothing
+    "kptrace-kmalloc", "bpftrace-kmalloc",
 ]
+KMALLOC_TP = "kmem/kmalloc"
 
 
 def one_overhead_run(config, rep, calls, ft, stats, mech="uprobe"):
@@ -553,6 +561,9 @@ def one_overhead_run(config, rep, calls, ft, stats, mech="uprobe"):
                 time.sleep(IDLE_S)
                 m = mem_status(proc.pid())
                 rec.update(hwm_kb=m.get("VmHWM"), rss_kb=m.get("VmRSS"), map_rss_kb=m.get("map_rss"))
+            if config.endswith("-kmalloc"):
+                rec["exit"] = proc.stop()
+                return rec      # start-up and memory only
             w = run_workload(calls, lseek=lseek)
             rec["ns_per_call"] = w["ns_per_call"]
             expected = calls

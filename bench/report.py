@@ -125,7 +125,7 @@ def by_config(runs):
     base = {r["rep"]: r["ns_per_call"] for r in runs if r["config"] == "untraced"}
     by = {}
     for r in runs:
-        if r["config"] != "untraced" and r["rep"] in base:
+        if r["config"] != "untraced" and r["rep"] in base and "ns_per_call" in r:
             r = dict(r, overhead=r["ns_per_call"] - base[r["rep"]])
         by.setdefault(r["config"], []).append(r)
     return by
@@ -193,7 +193,7 @@ def summarize(res):
     if tpo:
         by, cfg, ratios = summarize_overhead(tpo, TP_RATIOS, goals, "tracepoint")
         s["tracepoint"] = {"configs": cfg, "ratios": ratios}
-        startup_goals(by, cfg, TP_MODES, goals, "tracepoint ")
+        startup_goals(by, cfg, TP_MODES + ["kmalloc"], goals, "tracepoint ")
     dec = res.get("decoder")
     if dec:
         d = {}
@@ -354,7 +354,7 @@ def _verdict(ok):
 def brief_run(r):
     if "error" in r:
         return "ERROR " + r["error"][:200]
-    out = "%.1f ns/call" % r["ns_per_call"]
+    out = "%.1f ns/call" % r["ns_per_call"] if "ns_per_call" in r else "no workload"
     if r.get("startup_ms") is not None:
         out += ", start %.0f ms" % r["startup_ms"]
     if r.get("rss_kb") is not None:
@@ -433,6 +433,8 @@ def tables(res):
         rows = [(mode, peer, (cfg or {}).get("%s-%s" % (peer, mode))) for mode in MODES for peer in PEERS]
         rows += [("%s (tracepoint)" % mode, peer, tps["configs"].get("%s-%s" % (peer, mode)))
                  for mode in TP_MODES for peer in TP_PEERS] if tps else []
+        rows += [("hist kmalloc (kmem:kmalloc)", peer, tps["configs"].get("%s-kmalloc" % peer))
+                 for peer in ("kptrace", "bpftrace")] if tps else []
         for job, peer, k in rows:
             if not k or not k["startup_ms"]:
                 continue
