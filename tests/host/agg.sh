@@ -269,7 +269,7 @@ echo "# a tracepoint run reads kallsyms (~40 ms) only if it may print a symbol"
 # Bytes the run had read (/proc/PID/io rchar) once attached: /proc/kallsyms
 # is megabytes, everything else a tracepoint run reads a few kilobytes.
 rchar_attached() {
-	$KPT -o /dev/null "$1" 2> "$OUT/rc.err" &
+	$KPT "$@" > /dev/null 2> "$OUT/rc.err" &
 	local p=$! n
 	wait_for "grep -q Attached $OUT/rc.err" 20
 	n=$(sed -n 's/^rchar: //p' /proc/$p/io)
@@ -278,10 +278,14 @@ rchar_attached() {
 	echo "${n:-0}"
 }
 ks=$(wc -c < /proc/kallsyms)
-n=$(rchar_attached 't:kb/a syscalls/sys_enter_lseek fd offset')
+n=$(rchar_attached -o /dev/null 't:kb/a syscalls/sys_enter_lseek fd offset')
 check "fields printed as numbers: kallsyms not read ($n bytes read; kallsyms is $ks)" test "$n" -lt $((ks / 4))
-n=$(rchar_attached 't:kb/b kmem/kmalloc call_site:symbol')
+n=$(rchar_attached -o /dev/null 't:kb/b kmem/kmalloc call_site:symbol')
 check "a :symbol field: kallsyms read ($n bytes read; kallsyms is $ks)" test "$n" -ge $((ks / 2))
+# an aggregation prints its keys only: call_site (%pS, a symbol) is not one
+n=$(rchar_attached hist kmalloc)
+check "hist kmalloc: kallsyms not read for call_site, never printed ($n bytes read)" \
+	test "$n" -lt $((ks / 4))
 $KPT --dry-run 't:kmem/kmalloc bytes_req call_site:x32' > "$OUT/tpd.out" 2>&1
 check "--dry-run: an untyped field has its format's type, a typed one its own" \
 	bash -c "grep -q '^  bytes_req: u64' $OUT/tpd.out && grep -q '^  call_site: x32' $OUT/tpd.out"
