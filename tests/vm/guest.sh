@@ -604,14 +604,18 @@ fi
 # addresses from everyone (kptr_restrict=2: kallsyms lists zeros), which a
 # run that reads kallsyms refuses. A stream of them reads it once attached,
 # for its symbols: there it says the addresses print in hex, and goes on.
+# Wait (60 s at most) until kptrace $KP says Attached in file $1, or exits.
+wait_attached() {
+	i=0
+	while ! grep -q '^Attached' "$1" 2>/dev/null && [ $i -lt 600 ] && kill -0 $KP 2>/dev/null; do
+		i=$((i + 1)); sleep 0.1
+	done
+}
 bg_run() {
 	rm -f $W/rc.err
 	$KPT "$@" > $W/rc.out 2> $W/rc.err &
 	KP=$!
-	i=0
-	while ! grep -q '^Attached' $W/rc.err 2>/dev/null && [ $i -lt 600 ] && kill -0 $KP 2>/dev/null; do
-		i=$((i + 1)); sleep 0.1
-	done
+	wait_attached $W/rc.err
 	cat /etc/hostname > /dev/null
 	sleep 0.5
 	stop $KP
@@ -685,10 +689,7 @@ deep='+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(%si)))))))))))))):u8'
 $KPT -d 2 "p:max do_sys_openat2$args d=$deep s=+0(%si):string arr=+0(%si):u8[64] sa=+0(%si):string[4]" \
 	> $W/max.out 2> $W/max.err &
 KP=$!
-i=0
-while ! grep -q '^Attached' $W/max.err 2>/dev/null && [ $i -lt 600 ] && kill -0 $KP 2>/dev/null; do
-	i=$((i + 1)); sleep 0.1
-done
+wait_attached $W/max.err
 cat /etc/hostname > /dev/null
 wait $KP
 if grep -q ' max: (do_sys_openat2' $W/max.out; then
