@@ -806,6 +806,12 @@ def main():
             if k in prev:
                 res[k] = prev[k]
         res["meta"]["host_results_date"] = prev.get("meta", {}).get("date")
+        # a kernel this run does not boot keeps its last results
+        # (--vm-kernels 6.12 after a 6.12 boot failed, say)
+        prev_kernels = {k: v for k, v in prev.get("vm", {}).get("kernels", {}).items()
+                        if k not in args.vm_kernels.split()}
+    else:
+        prev_kernels = {}
     try:
         ft.ok = ft.ok and "overhead" in only
         ft.tp_ok = ft.tp_ok and "tracepoint" in only
@@ -828,7 +834,11 @@ def main():
             # the host's results first, should the VM part be cut short
             save(res, args.output, t0)
             res["vm"] = {}   # filled as each kernel's boot ends
-            vmbench.scenario_vm(args, log, res["vm"])
+            try:
+                vmbench.scenario_vm(args, log, res["vm"])
+            finally:
+                for k, v in prev_kernels.items():
+                    res["vm"].setdefault("kernels", {})[k] = v
     except KeyboardInterrupt:
         log("bench: interrupted; stopping what runs")
         res["interrupted"] = True
