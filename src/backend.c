@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <bpf/btf.h>
 
 #include "backend.h"
 
@@ -90,8 +89,7 @@ static bool kernel_has(struct sysinfo *si, const char *fn, char *msg, size_t msg
 {
 	if (si->ksyms || !si->defer_ksyms)
 		return !sysinfo_need_ksyms(si, msg, msglen) && ksyms_by_name(si->ksyms, fn, NULL);
-	return !sysinfo_need_btf(si, msg, msglen) &&
-	       btf__find_by_name_kind(si->btf, fn, BTF_KIND_FUNC) > 0;
+	return sysinfo_btf_has_func(si, fn);
 }
 
 int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,

@@ -82,8 +82,7 @@ static int load_fn(struct sysinfo *si, const struct spec_probe *p, struct fn *fn
 	/* a module's function? vmlinux's BTF first, as kallsyms lists the
 	 * kernel before modules; kallsyms only where the run reads it anyway
 	 * or BTF does not say (resolve.h) */
-	if (!mod && !si->ksyms && si->defer_ksyms &&
-	    btf__find_by_name_kind(si->btf, name, BTF_KIND_FUNC) > 0) {
+	if (!mod && !si->ksyms && si->defer_ksyms && sysinfo_btf_has_func(si, name)) {
 		/* vmlinux's */
 	} else if (!mod && !sysinfo_need_ksyms(si, buf, sizeof(buf))) {
 		ks = ksyms_by_name(si->ksyms, name, NULL);

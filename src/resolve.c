@@ -245,7 +245,10 @@ int sysinfo_need_ksyms(struct sysinfo *si, char *msg, size_t msglen)
 	return 0;
 }
 
-bool resolve_deferrable(const struct spec_probe *p)
+/* Whether p is of the form resolved without kallsyms (sysinfo.defer_ksyms):
+ * a kernel function by its plain name, no module, alternative, clone or
+ * offset. */
+static bool resolve_deferrable(const struct spec_probe *p)
 {
 	return (p->kind == SPEC_KPROBE || p->kind == SPEC_KRETPROBE) && p->symbol &&
 	       !p->glob && !p->module[0] && !p->offset && !strpbrk(p->symbol, "|.");
@@ -261,16 +264,13 @@ bool resolve_deferrable(const struct spec_probe *p)
 #define KPT_DEFER_MAX	8
 static bool defer_kprobe(struct sysinfo *si, const struct spec_probe *p)
 {
-	char msg[256];
-
 	if (!si->defer_ksyms || si->ksyms || si->ndeferred >= KPT_DEFER_MAX ||
 	    !resolve_deferrable(p))
 		return false;
 	si->have_kprobes = access(KPROBE_PMU, F_OK) == 0;
 	if (!si->have_kprobes && !si->by_trampoline)
 		return false;	/* said below, as ever */
-	if (sysinfo_need_btf(si, msg, sizeof(msg)) ||
-	    btf__find_by_name_kind(si->btf, p->symbol, BTF_KIND_FUNC) <= 0)
+	if (!sysinfo_btf_has_func(si, p->symbol))
 		return false;
 	load_blacklist(si);
 	si->ndeferred++;
@@ -309,6 +309,14 @@ int sysinfo_need_btf(struct sysinfo *si, char *msg, size_t msglen)
 		return -ENOENT;
 	}
 	return 0;
+}
+
+bool sysinfo_btf_has_func(struct sysinfo *si, const char *name)
+{
+	char msg[256];
+
+	return !sysinfo_need_btf(si, msg, sizeof(msg)) &&
+	       btf__find_by_name_kind(si->btf, name, BTF_KIND_FUNC) > 0;
 }
 
 static bool is_text(char type)

@@ -56,6 +56,8 @@ void sysinfo_free(struct sysinfo *si);
 /* Load kallsyms (and the blacklist) / the kernel's BTF once; 0 or -errno with msg. */
 int sysinfo_need_ksyms(struct sysinfo *si, char *msg, size_t msglen);
 int sysinfo_need_btf(struct sysinfo *si, char *msg, size_t msglen);
+/* Whether vmlinux's BTF has a function called name (loading the BTF). */
+bool sysinfo_btf_has_func(struct sysinfo *si, const char *name);
 /* The BTF of kptrace's BPF object, whose struct pt_regs the probes copy. */
 int sysinfo_need_regs_btf(struct sysinfo *si, char *msg, size_t msglen);
 
@@ -67,10 +69,6 @@ int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolve
 		  char *msg, size_t msglen, int *col);
 void resolved_free(struct resolved *r);
 
-/* Whether p is of the form resolved without kallsyms (sysinfo.defer_ksyms):
- * a kernel function by its plain name, no module, alternative, clone or
- * offset. */
-bool resolve_deferrable(const struct spec_probe *p);
 
 /*
  * Kernel functions matching a glob: from available_filter_functions (what

@@ -797,7 +797,7 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 	uint32_t nbuckets = 0;
 	char msg[512], where[64];
 	int i, err = 0, col, go_fd = -1, status = 0, nuser, *peer = NULL, nskipped = 0;
-	bool *from_glob = NULL;
+	bool *from_glob = NULL, deferred = false;
 	pid_t child = 0;
 	FILE *out = NULL;
 
@@ -1027,8 +1027,8 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 	if (si.ksyms && (err = complete_deferred(&si, &d, res, evs)))
 		goto cleanup;
 	lo.evs = evs;
-	err = load_attach(env, &ld, &lo, evs, ents, d.n, &pmu, any_deferred(res, d.n),
-			  said_attaching);
+	deferred = any_deferred(res, d.n);
+	err = load_attach(env, &ld, &lo, evs, ents, d.n, &pmu, deferred, said_attaching);
 	if (err)
 		goto cleanup;
 	fprintf(stderr, "Attached %d probe%s in %.0f ms", d.n, d.n == 1 ? "" : "s", ld.attach_ms);
@@ -1043,7 +1043,7 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 		close(go_fd);
 		go_fd = -1;
 	}
-	if (env->mode == MODE_TRACE && any_deferred(res, d.n))
+	if (env->mode == MODE_TRACE && deferred)
 		symbols_after_attach(&si, res, evs, d.n);
 
 	/* 5..8 run in the kernel and in the consumer */
