@@ -107,6 +107,8 @@ const volatile __u32 kpt_tp_direct_word = 0;
 const volatile __u32 kpt_regs_mask = ~0u;
 /* The run has one probe (a helper call less a hit: no cookie to read). */
 const volatile bool kpt_one_probe = false;
+/* A direct stream, or size 0 (include/kptrace.h; the loader's). */
+const volatile struct kpt_direct_stream kpt_ds = {};
 #define KPT_USES(what)	(kpt_uses & KPT_USE_##what)
 
 static __always_inline bool kpt_comm_differs(const char *comm)
@@ -346,6 +348,112 @@ __noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt
 	}
 }
 
+/*
+ * -p, -t, --cgroup: whether the task is one traced (if not, counted as
+ * filtered). Reads the task's ids into *pid_tgid only where asked: each
+ * helper call counts on the hot path.
+ */
+static __always_inline bool kpt_task_wanted(struct kpt_stats *st, __u64 *pid_tgid)
+{
+	if (!kpt_targeted)
+		return true;
+	if (kpt_target_tgid || kpt_target_tid)
+		*pid_tgid = bpf_get_current_pid_tgid();
+	if ((kpt_target_tgid && (*pid_tgid >> 32) != kpt_target_tgid) ||
+	    (kpt_target_tid && (__u32)*pid_tgid != kpt_target_tid) ||
+	    (kpt_target_cgroup && bpf_get_current_cgroup_id() != kpt_target_cgroup)) {
+		st->filtered++;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The probed address, as ftrace prints it, from the ip of the probe's
+ * registers. A kprobe handler sees ip just past the int3 (or the
+ * ftrace-based kprobe's emulation of one), also after the kernel moved the
+ * probe past an ENDBR; kprobe.multi sees the function's own address;
+ * uprobes see the breakpoint address; return probes the address returned
+ * to.
+ */
+static __always_inline __u64 kpt_probed_ip(void *ctx, int kind, __u32 pflags, __u64 ip)
+{
+	if (kind == KPT_CTX_MULTI && !(pflags & KPT_PF_RETURN))
+		return kpt_kprobe_addr(bpf_get_func_ip(ctx));
+	if (kind == KPT_CTX_REGS && !(pflags & (KPT_PF_USER | KPT_PF_RETURN | KPT_PF_TP)))
+		return ip - 1;
+	return ip;
+}
+
+/*
+ * A direct stream's hit (kpt_ds): the record reserved in the ring buffer at
+ * its size, known to the verifier, and written there, where the generic
+ * path builds it in the scratch area and copies it in. Every value of the
+ * layout is a constant to the verifier, so what it keeps is the loads and
+ * stores themselves.
+ */
+static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_stats *st,
+					     __u64 pid_tgid)
+{
+	__u64 now = bpf_ktime_get_ns(), flags = kpt_wakeup_flags(now, kpt_ds.size), v;
+	struct kpt_rec_hdr *h;
+	void *slot;
+	int i;
+
+	h = bpf_ringbuf_reserve(&kpt_events, kpt_ds.size, 0);
+	if (!h) {
+		st->drops++;
+		return 0;
+	}
+	if (!pid_tgid)
+		pid_tgid = bpf_get_current_pid_tgid();
+	h->kind = KPT_REC_EVENT;
+	h->probe = 0;
+	h->size = kpt_ds.size;
+	h->ts = now;
+	h->ip = kpt_probed_ip(ctx, kind, kpt_ds.flags, PT_REGS_IP((const struct kpt_regs *)ctx));
+	h->tid = (__u32)pid_tgid;
+	h->tgid = pid_tgid >> 32;
+	h->cpu = bpf_get_smp_processor_id();
+	h->pad = 0;
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+	if (kpt_target_comm[0] && kpt_comm_differs(h->comm)) {
+		bpf_ringbuf_discard(h, BPF_RB_NO_WAKEUP);
+		st->filtered++;
+		return 0;
+	}
+	if (kpt_ds.nargs)
+		*((__u8 *)h + KPT_HDR_SIZE) = 0;	/* the fault bitmap: none can fault */
+#pragma unroll
+	for (i = 0; i < KPT_DS_MAX_ARGS; i++) {
+		if (i >= kpt_ds.nargs)
+			break;
+		if (kpt_ds.args[i].reg == KPT_DIRECT_AX) {
+			v = PT_REGS_RC((const struct kpt_regs *)ctx);
+			barrier_var(v);	/* a load of its own (kpt_arg_reg()) */
+		} else {
+			v = kpt_arg_reg(ctx, kpt_ds.args[i].reg);
+		}
+		slot = (void *)h + kpt_ds.args[i].slot;
+		switch (kpt_ds.args[i].size) {	/* kpt_put()'s stores */
+		case 1:
+			*(__u8 *)slot = v;
+			break;
+		case 2:
+			*(__u16 *)slot = v;
+			break;
+		case 4:
+			*(__u32 *)slot = v;
+			break;
+		default:
+			*(__u64 *)slot = v;
+			break;
+		}
+	}
+	bpf_ringbuf_submit(h, flags);
+	return 0;
+}
+
 static __always_inline int kpt_handle(void *ctx, int kind)
 {
 	bool is_tp = kind == KPT_CTX_TP;
@@ -358,23 +466,19 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	__u64 pid_tgid, size;
 	__u32 cpu, pos, i, passed;
 
-	p = bpf_map_lookup_elem(&kpt_probes, &idx);
 	st = bpf_map_lookup_elem(&kpt_stats, &idx);
-	if (!p || !st)
+	if (!st)
 		return 0;
-	/* the task only where asked: each helper call counts on the hot path */
 	pid_tgid = 0;
-	if (kpt_targeted) {
-		if (kpt_target_tgid || kpt_target_tid)
-			pid_tgid = bpf_get_current_pid_tgid();
-		if ((kpt_target_tgid && (pid_tgid >> 32) != kpt_target_tgid) ||
-		    (kpt_target_tid && (__u32)pid_tgid != kpt_target_tid) ||
-		    (kpt_target_cgroup && bpf_get_current_cgroup_id() != kpt_target_cgroup)) {
-			st->filtered++;
-			return 0;
-		}
-	}
+	if (!kpt_task_wanted(st, &pid_tgid))
+		return 0;
 	st->hits++;
+	/* a constant to the verifier, which keeps one path of the two */
+	if ((kind == KPT_CTX_REGS || kind == KPT_CTX_MULTI) && kpt_ds.size)
+		return kpt_stream_direct(ctx, kind, st, pid_tgid);
+	p = bpf_map_lookup_elem(&kpt_probes, &idx);
+	if (!p)
+		return 0;
 
 	if (KPT_USES(DIRECT) && (p->flags & KPT_PF_DIRECT)) {
 		__u64 v = 0;
@@ -423,19 +527,9 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 	h->kind = KPT_REC_EVENT;
 	h->probe = idx;
 	h->ts = KPT_USES(TIME) ? bpf_ktime_get_ns() : 0;
-	/* The probed address, as ftrace prints it. A kprobe handler sees ip just
-	 * past the int3 (or the ftrace-based kprobe's emulation of one), also
-	 * after the kernel moved the probe past an ENDBR; uprobes see the
-	 * breakpoint address; return probes the address returned to. */
 	h->ip = 0;	/* only a printed record shows it; a tracepoint's none */
-	if (KPT_USES(REGS) && !is_tp) {
-		h->ip = PT_REGS_IP(&s->regs);
-		if (kind == KPT_CTX_MULTI && !(p->flags & KPT_PF_RETURN))
-			h->ip = kpt_kprobe_addr(bpf_get_func_ip(ctx));
-		else if (kind == KPT_CTX_REGS &&
-			 !(p->flags & (KPT_PF_USER | KPT_PF_RETURN | KPT_PF_TP)))
-			h->ip--;
-	}
+	if (KPT_USES(REGS) && !is_tp)
+		h->ip = kpt_probed_ip(ctx, kind, p->flags, PT_REGS_IP(&s->regs));
 	h->tid = (__u32)pid_tgid;
 	h->tgid = pid_tgid >> 32;
 	h->cpu = cpu;

@@ -73,6 +73,30 @@ static inline int kpt_tp_word_at(__u32 off, __u32 size, __u32 end)
 	return (int)word;
 }
 
+/*
+ * A direct stream (the loader's kpt_ds): a run of one printing probe, at a
+ * kprobe, uprobe or their returns, whose every argument is a register as
+ * it is (%REG, $argN up to the sixth, $retval; no filter, no entry data).
+ * The handler reserves the record in the ring buffer at its fixed size and
+ * writes each value there from the context: no scratch copy, no fetch
+ * interpreter, no second copy into the ring. The record is the generic
+ * path's, byte for byte where the decoder reads. Set by
+ * compile_direct_stream(); size 0: the generic path.
+ */
+#define KPT_DS_MAX_ARGS	8
+struct kpt_ds_arg {
+	__u8 reg;		/* argument register 0-5 or KPT_DIRECT_AX, as kpt_agg.direct */
+	__u8 size;		/* 1, 2, 4 or 8 bytes of it, as the generic kpt_put() stores */
+	__u16 slot;		/* its offset in the record */
+};
+struct kpt_direct_stream {
+	__u32 size;		/* the record's bytes (the probe's fixed_size); 0: none */
+	__u32 nargs;
+	__u32 flags;		/* the probe's KPT_PF_* */
+	__u32 pad;
+	struct kpt_ds_arg args[KPT_DS_MAX_ARGS];
+};
+
 /* Entry arguments one return probe can save (ftrace's entry data). */
 #define KPT_MAX_EDATA	8
 

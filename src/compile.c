@@ -362,6 +362,36 @@ void compile_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 	e->agg.direct = (__u8)src;
 }
 
+bool compile_direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *e,
+			   struct kpt_direct_stream *ds)
+{
+	int i, src;
+
+	memset(ds, 0, sizeof(*ds));
+	if (e->agg.action != KPT_ACT_PRINT || e->pre.nops || e->post.nops ||
+	    (e->flags & (KPT_PF_TP | KPT_PF_EDATA)) || e->nargs > KPT_DS_MAX_ARGS ||
+	    e->fixed_size < KPT_HDR_SIZE || e->fixed_size > KPT_FIXED_MAX)
+		return false;
+	for (i = 0; i < e->nargs; i++) {
+		const struct kpt_fetch *f = &e->args[i];
+
+		/* a register as it is, after the fault bitmap (one byte, which
+		 * the handler zeroes), inside the record */
+		src = direct_source(si, f);
+		if (src < 0 || src == KPT_DIRECT_TPFIELD ||
+		    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) ||
+		    f->slot < KPT_HDR_SIZE + 1 || f->slot + f->size > e->fixed_size)
+			return false;
+		ds->args[i].reg = (uint8_t)src;
+		ds->args[i].size = f->size;
+		ds->args[i].slot = f->slot;
+	}
+	ds->nargs = e->nargs;
+	ds->flags = e->flags;
+	ds->size = e->fixed_size;
+	return true;
+}
+
 void ev_desc_free(struct ev_desc *ev)
 {
 	free(ev->args);

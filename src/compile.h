@@ -35,6 +35,15 @@ void ev_desc_free(struct ev_desc *ev);
 void compile_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e);
 
 /*
+ * A printing probe that can be a direct stream (struct kpt_direct_stream in
+ * include/kptrace.h: every argument a register as it is, no filter): fills
+ * *ds with its record's layout and returns true; else false, *ds zeroed.
+ * The caller keeps it to runs of that one probe, on kprobes or uprobes.
+ */
+bool compile_direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *e,
+			   struct kpt_direct_stream *ds);
+
+/*
  * The words of struct pt_regs (enum kpt_reg_word) e's arguments read, and
  * ip, which a record holds: what the handler copies of its context.
  */

@@ -64,6 +64,9 @@ struct load_opts {
 	 * 0: they differ, or none (kpt_tp_direct_word) */
 	uint32_t tp_direct_word;
 	uint32_t pmu_n;		/* latency --pmu: counters per call (src/pmu.c), 0: none */
+	/* a run of one probe streamed straight from its registers
+	 * (compile_direct_stream()); size 0: the generic path */
+	struct kpt_direct_stream ds;
 };
 
 /* The aggregation maps, for agg.c. */

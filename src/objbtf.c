@@ -4,6 +4,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "kptrace.h"	/* the skeleton's rodata has its types */
 #include "objbtf.h"
 #include "kptrace.skel.h"
 

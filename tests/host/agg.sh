@@ -286,6 +286,12 @@ check "a :symbol field: kallsyms read ($n bytes read; kallsyms is $ks)" test "$n
 n=$(rchar_attached hist kmalloc)
 check "hist kmalloc: kallsyms not read for call_site, never printed ($n bytes read)" \
 	test "$n" -lt $((ks / 4))
+# nor the kernel's BTF (~6 MB read and parsed): the BPF programs read
+# registers through our own struct kpt_regs, which needs no CO-RE relocation
+bs=$(wc -c < /sys/kernel/btf/vmlinux)
+n=$(rchar_attached -o /dev/null "p:kb/r $B:kpt_size n=%di:u64 t=%si")
+check "a uprobe streaming registers: kallsyms and the kernel's BTF not read ($n bytes read; BTF $bs)" \
+	test "$n" -lt $((bs / 4)) -a "$n" -lt $((ks / 4))
 $KPT --dry-run 't:kmem/kmalloc bytes_req call_site:x32' > "$OUT/tpd.out" 2>&1
 check "--dry-run: an untyped field has its format's type, a typed one its own" \
 	bash -c "grep -q '^  bytes_req: u64' $OUT/tpd.out && grep -q '^  call_site: x32' $OUT/tpd.out"

@@ -112,6 +112,34 @@ diff_case imm 'i=\1234 h=\0x10:x8 n=\-5:s32' kpt_neg
 diff_case longstr 's=+0(%di):string' kpt_str
 diff_case fileoffs "m=@+$(foff kpt_magic):string m4=@+$(foff kpt_magic):x32" kpt_neg
 
+# Which of the cases above the handler streamed straight from the registers
+# into the ring buffer (a run of one probe whose arguments are all argument
+# registers, %ax or $retval as they are: regs, widths, defaults, retval) and
+# which took the generic path (a memory read, a stack slot, a filter, two
+# probes): each path's records met the reference above.
+path_of() {
+	if $KPT --dry-run "$@" 2>&1 | grep -q '^stream: the record written straight from the registers'; then
+		echo direct
+	else
+		echo generic
+	fi
+}
+got=""
+for d in "p:a $BIN:kpt_args6 a=%di b=%si:u16 c=%dx:s32 d=%cx:x64 e=%r8:s64 f=%r9:u8" \
+	 "p:a $BIN:kpt_args6 a8=%di:s8 a16=%di:x16 s64=%dx:s64 u64=%cx:u64 ch=%r9:char" \
+	 "p:a $BIN:kpt_args6 %di %si %dx" "r:a $BIN:kpt_neg ret=\$retval:s32" \
+	 "p:a $BIN:kpt_args6 \$arg1:s8 \$arg6:char" "p:a $BIN:kpt_args6"; do
+	got="$got$(path_of "$d") "
+done
+for d in "p:a $BIN:kpt_args8 ret=\$stack0 a=%di" "p:a $BIN:kpt_struct id=+0(%di):s32" \
+	 "p:a $BIN:kpt_args6 a=%di if a > 0" "p:a $BIN:kpt_args6 a=%di b=%bx" \
+	 "p:a $BIN:kpt_args6 \$arg1 \$arg2 \$arg3 \$arg4 \$arg5 \$arg6 \$arg1 \$arg2 \$arg3"; do
+	got="$got$(path_of "$d") "
+done
+got="$got$(path_of "p:a $BIN:kpt_args6 a=%di" "p:b $BIN:kpt_neg b=%di")"
+check "direct stream: registers, widths, defaults, \$retval, \$argN, no argument; not a stack slot, memory, a filter, %bx, 9 arguments, two probes ($got)" \
+	test "$got" = "direct direct direct direct direct direct generic generic generic generic generic generic"
+
 # A PIE: the kernel prints where the function is mapped in the process; kptrace
 # reads it from /proc/PID/maps, so the process must outlive its events' output
 # (a short-lived one gets the ELF address: see README, Known differences).

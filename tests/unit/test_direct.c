@@ -237,6 +237,128 @@ static void regs_used(void)
 	CHECK(compile_regs_used(&e) == ~0u, "an unknown base: all");
 }
 
+/*
+ * compile_direct_stream(): which printing probes the handler may write
+ * straight into the ring buffer, and the layout it gets: the generic
+ * record's (each slot and size as compile_probe() laid them out).
+ */
+static struct kpt_probe_entry stream_of(int nargs)
+{
+	static const char *const regs[] = { "di", "si", "dx", "cx", "r8", "r9", "ax", "di",
+					    "si" };
+	static const unsigned char sizes[] = { 8, 4, 2, 1, 8, 4, 8, 1, 2 };
+	struct kpt_probe_entry e;
+	unsigned int pos = KPT_HDR_SIZE + (nargs + 7) / 8;
+	int i;
+
+	memset(&e, 0, sizeof(e));
+	e.nargs = nargs;
+	e.agg.action = KPT_ACT_PRINT;
+	for (i = 0; i < nargs; i++) {
+		e.args[i].base = KPT_BASE_REG;
+		e.args[i].param = reg(regs[i % 9]);
+		e.args[i].store = KPT_ST_RAW;
+		e.args[i].size = sizes[i % 9];
+		e.args[i].count = 1;
+		pos = (pos + e.args[i].size - 1) & ~(e.args[i].size - 1u);
+		e.args[i].slot = pos;
+		pos += e.args[i].size;
+	}
+	e.fixed_size = pos;
+	return e;
+}
+
+static bool ds(struct kpt_probe_entry e)
+{
+	struct kpt_direct_stream d;
+
+	return compile_direct_stream(&si, &e, &d);
+}
+
+static void direct_streams(void)
+{
+	struct kpt_direct_stream d;
+	struct kpt_probe_entry e;
+	int i;
+
+	e = stream_of(7);
+	CHECK(compile_direct_stream(&si, &e, &d), "six argument registers and %%ax");
+	CHECK_INT(d.size, e.fixed_size, "the record's size");
+	CHECK_INT(d.nargs, 7, "arguments");
+	for (i = 0; i < 7; i++) {
+		CHECK_INT(d.args[i].reg, i, "argument register i, %%ax as KPT_DIRECT_AX");
+		CHECK_INT(d.args[i].slot, e.args[i].slot, "the slot compile_probe() gave");
+		CHECK_INT(d.args[i].size, e.args[i].size, "the size");
+	}
+	e = stream_of(8);
+	e.args[3].base = KPT_BASE_ARG;
+	e.args[3].param = 5;
+	e.args[5].base = KPT_BASE_RETVAL;
+	e.flags = KPT_PF_RETURN | KPT_PF_USER;
+	CHECK(compile_direct_stream(&si, &e, &d) && d.args[3].reg == 5 &&
+	      d.args[5].reg == KPT_DIRECT_AX && d.flags == e.flags,
+	      "$arg6 and $retval at a uretprobe, eight arguments");
+	CHECK(ds(stream_of(0)) , "no argument: the header alone");
+
+	CHECK(!ds(stream_of(9)), "nine arguments: more than the handler unrolls");
+	e = stream_of(2);
+	e.args[1].param = reg("bx");
+	CHECK(!ds(e), "%%bx: not an argument register");
+	e = stream_of(2);
+	e.args[1].base = KPT_BASE_ARG;
+	e.args[1].param = 6;
+	CHECK(!ds(e), "$arg7: on the stack");
+	e = stream_of(2);
+	e.args[1].nderef = 1;
+	CHECK(!ds(e), "a memory read");
+	e = stream_of(2);
+	e.args[1].store = KPT_ST_STRING;
+	CHECK(!ds(e), "a string");
+	e = stream_of(2);
+	e.args[1].count = 2;
+	CHECK(!ds(e), "an array");
+	e = stream_of(2);
+	e.args[1].flags = KPT_FF_BITFIELD;
+	CHECK(!ds(e), "a bitfield");
+	e = stream_of(2);
+	e.args[1].base = KPT_BASE_COMM;
+	e.args[1].store = KPT_ST_COMM;
+	CHECK(!ds(e), "$comm");
+	e = stream_of(2);
+	e.args[1].base = KPT_BASE_TPFIELD;
+	CHECK(!ds(e), "a tracepoint field");
+	e = stream_of(2);
+	e.flags = KPT_PF_TP;
+	CHECK(!ds(e), "a tracepoint");
+	e = stream_of(2);
+	e.pre.nops = 1;
+	CHECK(!ds(e), "a filter before fetching");
+	e = stream_of(2);
+	e.post.nops = 1;
+	CHECK(!ds(e), "a filter after fetching");
+	e = stream_of(2);
+	e.flags = KPT_PF_RETURN | KPT_PF_EDATA;
+	CHECK(!ds(e), "a return with entry arguments");
+	e = stream_of(2);
+	e.agg.action = KPT_ACT_SAVE_ARGS;
+	CHECK(!ds(e), "an entry saving arguments for its return");
+	e = stream_of(2);
+	e.agg.action = KPT_ACT_HIST;
+	CHECK(!ds(e), "an aggregation");
+	e = stream_of(2);
+	e.args[1].slot = e.fixed_size - 1;
+	CHECK(!ds(e), "a slot past the record's end");
+	e = stream_of(2);
+	e.args[0].slot = KPT_HDR_SIZE;
+	CHECK(!ds(e), "a slot over the fault bitmap");
+	/* declined: nothing of a layout left for the loader */
+	e = stream_of(2);
+	e.pre.nops = 1;
+	memset(&d, 0xff, sizeof(d));
+	CHECK(!compile_direct_stream(&si, &e, &d) && d.size == 0 && d.nargs == 0,
+	      "declined: size 0, the generic path");
+}
+
 int main(void)
 {
 	char msg[256];
@@ -249,6 +371,7 @@ int main(void)
 	value_forms();
 	the_rest_of_the_probe();
 	regs_used();
+	direct_streams();
 	sysinfo_free(&si);
 	return check_report();
 }
