@@ -159,9 +159,30 @@ static __always_inline __u64 kpt_kprobe_addr(__u64 ip)
  * registers, the return value and memory through them come here (the loader
  * sends the others to kprobes): the rest of the copy is zero.
  */
+/*
+ * A trampoline's ip, as a kprobe's record holds it: at an entry, the
+ * function's address as kprobes have it (kpt_kprobe_addr()); at a return,
+ * where the function returns to, as a kretprobe prints it. The x86-64
+ * trampoline's frame above its saved arguments: the return value, the saved
+ * frame pointer, the address back into the traced function (its fentry
+ * call), then the caller's return address. A failed read leaves 0; the VM
+ * tests compare it with kretprobes' on each kernel.
+ */
+static __always_inline __u64 kpt_tramp_ip(__u64 *ctx, bool ret)
+{
+	__u64 v = 0, n;
+
+	if (!ret)
+		return kpt_kprobe_addr(bpf_get_func_ip(ctx));
+	n = bpf_get_func_arg_cnt(ctx);
+	if (n > 12 || bpf_probe_read_kernel(&v, sizeof(v), ctx + n + 3))
+		v = 0;
+	return v;
+}
+
 static __always_inline void kpt_tramp_regs(__u64 *ctx, struct kpt_regs *r, bool ret)
 {
-	__u64 v = 0, n = bpf_get_func_arg_cnt(ctx);
+	__u64 v = 0;
 
 	__builtin_memset(r, 0, sizeof(*r));
 	if (!bpf_get_func_arg(ctx, 0, &v))
@@ -176,22 +197,9 @@ static __always_inline void kpt_tramp_regs(__u64 *ctx, struct kpt_regs *r, bool 
 		PT_REGS_PARM5(r) = v;
 	if (!bpf_get_func_arg(ctx, 5, &v))
 		PT_REGS_PARM6(r) = v;
-	if (!ret) {
-		r->ip = kpt_kprobe_addr(bpf_get_func_ip(ctx));
-		return;
-	}
-	if (!bpf_get_func_ret(ctx, &v))
+	if (ret && !bpf_get_func_ret(ctx, &v))
 		PT_REGS_RC(r) = v;
-	/*
-	 * Where the function returns to, as a kretprobe prints it. The x86-64
-	 * trampoline's frame above its saved arguments: the return value, the
-	 * saved frame pointer, the address back into the traced function (its
-	 * fentry call), then the caller's return address. A failed read
-	 * leaves 0; the VM tests compare it with kretprobes' on each kernel.
-	 */
-	if (n > 12 || bpf_probe_read_kernel(&v, sizeof(v), ctx + n + 3))
-		v = 0;
-	r->ip = v;
+	r->ip = kpt_tramp_ip(ctx, ret);
 }
 
 /*
@@ -411,7 +419,11 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 	h->probe = 0;
 	h->size = kpt_ds.size;
 	h->ts = now;
-	h->ip = kpt_probed_ip(ctx, kind, kpt_ds.flags, PT_REGS_IP((const struct kpt_regs *)ctx));
+	if (kind == KPT_CTX_TRAMP)
+		h->ip = kpt_tramp_ip(ctx, kpt_ds.flags & KPT_PF_RETURN);
+	else
+		h->ip = kpt_probed_ip(ctx, kind, kpt_ds.flags,
+				      PT_REGS_IP((const struct kpt_regs *)ctx));
 	h->tid = (__u32)pid_tgid;
 	h->tgid = pid_tgid >> 32;
 	h->cpu = bpf_get_smp_processor_id();
@@ -428,7 +440,12 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 	for (i = 0; i < KPT_DS_MAX_ARGS; i++) {
 		if (i >= kpt_ds.nargs)
 			break;
-		if (kpt_ds.args[i].reg == KPT_DIRECT_AX) {
+		if (kind == KPT_CTX_TRAMP) {
+			/* what kpt_tramp_regs() would have put in the register */
+			if (kpt_ds.args[i].reg == KPT_DIRECT_AX ? bpf_get_func_ret(ctx, &v) :
+			    bpf_get_func_arg(ctx, kpt_ds.args[i].reg, &v))
+				v = 0;
+		} else if (kpt_ds.args[i].reg == KPT_DIRECT_AX) {
 			v = PT_REGS_RC((const struct kpt_regs *)ctx);
 			barrier_var(v);	/* a load of its own (kpt_arg_reg()) */
 		} else {
@@ -454,7 +471,13 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 	return 0;
 }
 
-static __always_inline int kpt_handle(void *ctx, int kind)
+/*
+ * may_direct: the program may take a direct stream (kpt_ds). Not a
+ * tracepoint's, whose context is no registers, and one trampoline slot of
+ * the sixteen: a run of one probe uses slot 0, and the copies would be
+ * resident object.
+ */
+static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 {
 	bool is_tp = kind == KPT_CTX_TP;
 	/* the probe: the attachment's cookie, but a run of one has one */
@@ -474,7 +497,7 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 		return 0;
 	st->hits++;
 	/* a constant to the verifier, which keeps one path of the two */
-	if ((kind == KPT_CTX_REGS || kind == KPT_CTX_MULTI) && kpt_ds.size)
+	if (may_direct && kpt_ds.size)
 		return kpt_stream_direct(ctx, kind, st, pid_tgid);
 	p = bpf_map_lookup_elem(&kpt_probes, &idx);
 	if (!p)
@@ -600,13 +623,13 @@ static __always_inline int kpt_handle(void *ctx, int kind)
 SEC("kprobe")
 int kpt_entry(struct pt_regs *ctx)
 {
-	return kpt_handle(ctx, KPT_CTX_REGS);
+	return kpt_handle(ctx, KPT_CTX_REGS, true);
 }
 
 SEC("tracepoint")
 int kpt_tp(void *ctx)
 {
-	return kpt_handle(ctx, KPT_CTX_TP);
+	return kpt_handle(ctx, KPT_CTX_TP, false);
 }
 
 /* Many functions through one link each (Linux 5.18+, CONFIG_FPROBE); entries
@@ -614,7 +637,7 @@ int kpt_tp(void *ctx)
 SEC("kprobe.multi")
 int kpt_entry_multi(struct pt_regs *ctx)
 {
-	return kpt_handle(ctx, KPT_CTX_MULTI);
+	return kpt_handle(ctx, KPT_CTX_MULTI, true);
 }
 
 /*
@@ -627,7 +650,7 @@ int kpt_entry_multi(struct pt_regs *ctx)
 	SEC("fentry")						\
 	int kpt_tramp##n(__u64 *ctx)				\
 	{							\
-		return kpt_handle(ctx, KPT_CTX_TRAMP);		\
+		return kpt_handle(ctx, KPT_CTX_TRAMP, n == 0);	\
 	}
 KPT_TRAMP(0) KPT_TRAMP(1) KPT_TRAMP(2) KPT_TRAMP(3)
 KPT_TRAMP(4) KPT_TRAMP(5) KPT_TRAMP(6) KPT_TRAMP(7)

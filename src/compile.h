@@ -38,7 +38,7 @@ void compile_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e);
  * A printing probe that can be a direct stream (struct kpt_direct_stream in
  * include/kptrace.h: every argument a register as it is, no filter): fills
  * *ds with its record's layout and returns true; else false, *ds zeroed.
- * The caller keeps it to runs of that one probe, on kprobes or uprobes.
+ * The caller keeps it to runs of that one probe, not on a tracepoint.
  */
 bool compile_direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *e,
 			   struct kpt_direct_stream *ds);

@@ -650,15 +650,15 @@ static uint32_t tp_direct_word(const struct ev_desc *evs, const struct kpt_probe
 
 /*
  * A direct stream (include/kptrace.h), for the loader: a run of one probe,
- * through a kprobe, a uprobe or their returns, not a trampoline (its
- * context is not registers), with no --pmu counters. *ds zeroed if not.
+ * through a kprobe, kprobe.multi, fentry/fexit, a uprobe or their returns,
+ * with no --pmu counters. *ds zeroed if not.
  */
 static bool direct_stream(const struct sysinfo *si, const struct ev_desc *evs,
 			  const struct kpt_probe_entry *ents, int n, uint32_t npmu,
 			  struct kpt_direct_stream *ds)
 {
 	memset(ds, 0, sizeof(*ds));
-	if (n != 1 || npmu || evs[0].tramp || evs[0].kind == SPEC_TRACEPOINT)
+	if (n != 1 || npmu || evs[0].kind == SPEC_TRACEPOINT)
 		return false;
 	return compile_direct_stream(si, &ents[0], ds);
 }

@@ -270,17 +270,16 @@ fi
 
 # Pass 2b: a run of one probe whose arguments are registers as they are: its
 # records written straight into the ring buffer (--dry-run says so), through
-# kprobes and kprobe.multi (both tracers at once) and a kretprobe (one after
-# the other), against the reference. Forced: auto would take trampolines,
-# whose context is not registers (the generic path).
-echo 'p:kpt/dent do_sys_openat2 dfd=%di:s32 fn=%si:x64 how=%dx:x64 d=%cx:u16 r8=%r8:x8' > $W/dent.defs
+# kprobes, fentry and kprobe.multi (both tracers at once) and a kretprobe and
+# fexit (one after the other), against the reference.
+echo 'p:kpt/dent do_sys_openat2 dfd=%di:s32 fn=%si:x64 how=%dx:x64 d16=%di:u16 f8=%si:x8' > $W/dent.defs
 echo 'r:kpt/dret vfs_read ret=$retval:s64 r32=%ax:x32' > $W/dret.defs
 direct_said() {
 	$KPT --dry-run "$@" 2>&1 | grep -q '^stream: the record written straight from the registers' ||
 		bad "not a direct stream: $* ($($KPT --dry-run "$@" 2>&1 | tail -n 2))"
 }
-DBACKENDS=kprobe
-grep -q ' register_fprobe_ips$' /proc/kallsyms && DBACKENDS="kprobe kprobe-multi"
+DBACKENDS="kprobe fentry"
+grep -q ' register_fprobe_ips$' /proc/kallsyms && DBACKENDS="$DBACKENDS kprobe-multi"
 for b in $DBACKENDS; do
 	direct_said --backend $b -f $W/dent.defs
 	echo "# direct stream through $b"
@@ -291,9 +290,12 @@ for b in $DBACKENDS; do
 	kpt_stop $W/got
 	compare dent
 done
-direct_said --backend kprobe -f $W/dret.defs
-KPT_FLAGS="--backend kprobe" one_after_other $W/dret.defs
-compare dret
+for b in kprobe fentry; do
+	direct_said --backend $b -f $W/dret.defs
+	echo "# direct stream through $b, a return"
+	KPT_FLAGS="--backend $b" one_after_other $W/dret.defs
+	compare dret
+done
 
 
 # SIGKILL leaves no probe behind: the kernel lists every registered kprobe.
