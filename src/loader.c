@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -62,6 +63,24 @@ static int setup_tramps(struct loader *ld, const struct ev_desc *evs, int n, cha
 		k++;
 	}
 	return k;
+}
+
+/*
+ * The BPF object the skeleton embeds (~400 KB of the binary) is read at
+ * open only: libbpf keeps its own copies of what it needs, and the kernel
+ * has the programs. Its pages are the binary's, clean, so they can leave
+ * this process's RSS for the rest of the run (a later read, as a reload
+ * after a fallback, faults them back in from the page cache).
+ */
+static void drop_object_pages(void)
+{
+	size_t sz = 0;
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)kptrace_bpf__elf_bytes(&sz);
+	uintptr_t b = (start + pg - 1) & ~(pg - 1), e = (start + sz) & ~(pg - 1);
+
+	if (pg && e > b)
+		madvise((void *)b, e - b, MADV_DONTNEED);	/* advice: no error to act on */
 }
 
 /* The kernel refused the programs: say which kind, and what to do. */
@@ -189,6 +208,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		load_refused(ld, o->evs, err, msg, msglen);
 		return err;
 	}
+	drop_object_pages();
 	ld->links = calloc(nprobes ? nprobes : 1, sizeof(*ld->links));
 	ld->tfs = calloc(nprobes ? nprobes : 1, sizeof(*ld->tfs));
 	if (!ld->links || !ld->tfs)
