@@ -145,10 +145,9 @@ static __always_inline __u32 kpt_tp_read(const struct kpt_scratch *s, __u32 off,
 }
 
 /* Store the low 'size' bytes of v at record offset off. */
-static __always_inline void kpt_put(struct kpt_scratch *s, __u32 off, __u32 size, __u64 v)
+/* The low size bytes of v at p, as a record's slot holds them. */
+static __always_inline void kpt_store_sized(void *p, __u32 size, __u64 v)
 {
-	void *p = &s->rec[off & KPT_OFF_MASK];
-
 	switch (size) {
 	case 1:
 		*(__u8 *)p = v;
@@ -163,6 +162,11 @@ static __always_inline void kpt_put(struct kpt_scratch *s, __u32 off, __u32 size
 		*(__u64 *)p = v;
 		break;
 	}
+}
+
+static __always_inline void kpt_put(struct kpt_scratch *s, __u32 off, __u32 size, __u64 v)
+{
+	kpt_store_sized(&s->rec[off & KPT_OFF_MASK], size, v);
 }
 
 static __always_inline void kpt_fault(struct kpt_scratch *s, __u32 argi)

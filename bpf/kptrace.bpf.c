@@ -405,7 +405,6 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 {
 	__u64 now = bpf_ktime_get_ns(), flags = kpt_wakeup_flags(now, kpt_ds.size), v;
 	struct kpt_rec_hdr *h;
-	void *slot;
 	int i;
 
 	h = bpf_ringbuf_reserve(&kpt_events, kpt_ds.size, 0);
@@ -451,21 +450,7 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 		} else {
 			v = kpt_arg_reg(ctx, kpt_ds.args[i].reg);
 		}
-		slot = (void *)h + kpt_ds.args[i].slot;
-		switch (kpt_ds.args[i].size) {	/* kpt_put()'s stores */
-		case 1:
-			*(__u8 *)slot = v;
-			break;
-		case 2:
-			*(__u16 *)slot = v;
-			break;
-		case 4:
-			*(__u32 *)slot = v;
-			break;
-		default:
-			*(__u64 *)slot = v;
-			break;
-		}
+		kpt_store_sized((void *)h + kpt_ds.args[i].slot, kpt_ds.args[i].size, v);
 	}
 	bpf_ringbuf_submit(h, flags);
 	return 0;

@@ -277,8 +277,35 @@ static bool ds(struct kpt_probe_entry e)
 
 static void direct_streams(void)
 {
+	static const struct {
+		const char *reg;	/* a register of another name */
+		int base, param, store, nderef, count, flags;
+		const char *what;
+	} args[] = {
+		{ "bx", 0, 0, 0, 0, 0, 0, "%bx: not an argument register" },
+		{ NULL, KPT_BASE_ARG, 6, 0, 0, 0, 0, "$arg7: on the stack" },
+		{ NULL, 0, 0, 0, 1, 0, 0, "a memory read" },
+		{ NULL, 0, 0, KPT_ST_STRING, 0, 0, 0, "a string" },
+		{ NULL, 0, 0, 0, 0, 2, 0, "an array" },
+		{ NULL, 0, 0, 0, 0, 0, KPT_FF_BITFIELD, "a bitfield" },
+		{ NULL, KPT_BASE_COMM, 0, KPT_ST_COMM, 0, 0, 0, "$comm" },
+		{ NULL, KPT_BASE_TPFIELD, 24, 0, 0, 0, 0, "a tracepoint field" },
+	};
+	static const struct {
+		unsigned int flags;
+		int pre, post, action;	/* action 0: print */
+		const char *what;
+	} probes[] = {
+		{ KPT_PF_TP, 0, 0, 0, "a tracepoint" },
+		{ 0, 1, 0, 0, "a filter before fetching" },
+		{ 0, 0, 1, 0, "a filter after fetching" },
+		{ KPT_PF_RETURN | KPT_PF_EDATA, 0, 0, 0, "a return with entry arguments" },
+		{ 0, 0, 0, KPT_ACT_SAVE_ARGS, "an entry saving arguments for its return" },
+		{ 0, 0, 0, KPT_ACT_HIST, "an aggregation" },
+	};
 	struct kpt_direct_stream d;
 	struct kpt_probe_entry e;
+	struct kpt_fetch *f;
 	int i;
 
 	e = stream_of(7);
@@ -301,50 +328,32 @@ static void direct_streams(void)
 	CHECK(ds(stream_of(0)) , "no argument: the header alone");
 
 	CHECK(!ds(stream_of(9)), "nine arguments: more than the handler unrolls");
-	e = stream_of(2);
-	e.args[1].param = reg("bx");
-	CHECK(!ds(e), "%%bx: not an argument register");
-	e = stream_of(2);
-	e.args[1].base = KPT_BASE_ARG;
-	e.args[1].param = 6;
-	CHECK(!ds(e), "$arg7: on the stack");
-	e = stream_of(2);
-	e.args[1].nderef = 1;
-	CHECK(!ds(e), "a memory read");
-	e = stream_of(2);
-	e.args[1].store = KPT_ST_STRING;
-	CHECK(!ds(e), "a string");
-	e = stream_of(2);
-	e.args[1].count = 2;
-	CHECK(!ds(e), "an array");
-	e = stream_of(2);
-	e.args[1].flags = KPT_FF_BITFIELD;
-	CHECK(!ds(e), "a bitfield");
-	e = stream_of(2);
-	e.args[1].base = KPT_BASE_COMM;
-	e.args[1].store = KPT_ST_COMM;
-	CHECK(!ds(e), "$comm");
-	e = stream_of(2);
-	e.args[1].base = KPT_BASE_TPFIELD;
-	CHECK(!ds(e), "a tracepoint field");
-	e = stream_of(2);
-	e.flags = KPT_PF_TP;
-	CHECK(!ds(e), "a tracepoint");
-	e = stream_of(2);
-	e.pre.nops = 1;
-	CHECK(!ds(e), "a filter before fetching");
-	e = stream_of(2);
-	e.post.nops = 1;
-	CHECK(!ds(e), "a filter after fetching");
-	e = stream_of(2);
-	e.flags = KPT_PF_RETURN | KPT_PF_EDATA;
-	CHECK(!ds(e), "a return with entry arguments");
-	e = stream_of(2);
-	e.agg.action = KPT_ACT_SAVE_ARGS;
-	CHECK(!ds(e), "an entry saving arguments for its return");
-	e = stream_of(2);
-	e.agg.action = KPT_ACT_HIST;
-	CHECK(!ds(e), "an aggregation");
+	/* argument 1 made what the handler cannot take as it is (0, NULL:
+	 * argument 1's own register, as it is) */
+	for (i = 0; i < (int)(sizeof(args) / sizeof(args[0])); i++) {
+		e = stream_of(2);
+		f = &e.args[1];
+		if (args[i].reg)
+			f->param = reg(args[i].reg);
+		if (args[i].base) {
+			f->base = args[i].base;
+			f->param = args[i].param;
+		}
+		f->store = args[i].store ? args[i].store : f->store;
+		f->nderef = args[i].nderef;
+		f->count = args[i].count ? args[i].count : f->count;
+		f->flags = args[i].flags;
+		CHECK(!ds(e), "%s", args[i].what);
+	}
+	/* the probe */
+	for (i = 0; i < (int)(sizeof(probes) / sizeof(probes[0])); i++) {
+		e = stream_of(2);
+		e.flags = probes[i].flags;
+		e.pre.nops = probes[i].pre;
+		e.post.nops = probes[i].post;
+		e.agg.action = probes[i].action ? probes[i].action : KPT_ACT_PRINT;
+		CHECK(!ds(e), "%s", probes[i].what);
+	}
 	e = stream_of(2);
 	e.args[1].slot = e.fixed_size - 1;
 	CHECK(!ds(e), "a slot past the record's end");
