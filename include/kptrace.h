@@ -75,8 +75,9 @@ static inline int kpt_tp_word_at(__u32 off, __u32 size, __u32 end)
 
 /*
  * A direct stream (the loader's kpt_ds): a run of one printing probe, at a
- * kprobe, uprobe or their returns, whose every argument is a register as
- * it is (%REG, $argN up to the sixth, $retval; no filter, no entry data).
+ * kprobe, kprobe.multi, fentry, uprobe or their returns, whose every
+ * argument is an argument register or %ax as it is (%di..%r9, %ax, $argN up
+ * to the sixth, $retval; no filter, no entry data).
  * The handler reserves the record in the ring buffer at its fixed size and
  * writes each value there from the context: no scratch copy, no fetch
  * interpreter, no second copy into the ring. The record is the generic
