@@ -69,7 +69,6 @@ int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolve
 		  char *msg, size_t msglen, int *col);
 void resolved_free(struct resolved *r);
 
-
 /*
  * Kernel functions matching a glob: from available_filter_functions (what
  * ftrace can trace) where readable, else kallsyms' text symbols; blacklisted

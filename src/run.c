@@ -649,16 +649,15 @@ static uint32_t tp_direct_word(const struct ev_desc *evs, const struct kpt_probe
 }
 
 /*
- * A direct stream (include/kptrace.h), for the loader: a run of one probe,
- * through a kprobe, kprobe.multi, fentry/fexit, a uprobe or their returns,
+ * A direct stream (include/kptrace.h), for the loader: a run of one probe
+ * (compile_direct_stream() says which probes, tracepoints not among them),
  * with no --pmu counters. *ds zeroed if not.
  */
-static bool direct_stream(const struct sysinfo *si, const struct ev_desc *evs,
-			  const struct kpt_probe_entry *ents, int n, uint32_t npmu,
-			  struct kpt_direct_stream *ds)
+static bool direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *ents, int n,
+			  uint32_t npmu, struct kpt_direct_stream *ds)
 {
 	memset(ds, 0, sizeof(*ds));
-	if (n != 1 || npmu || evs[0].kind == SPEC_TRACEPOINT)
+	if (n != 1 || npmu)
 		return false;
 	return compile_direct_stream(si, &ents[0], ds);
 }
@@ -949,7 +948,7 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 			else if (ents[i].flags & KPT_PF_DIRECT)
 				printf("latency: timed straight from the context, no record "
 				       "built\n");
-			else if (direct_stream(&si, evs, ents, d.n, pmu.n, &lo.ds))
+			else if (direct_stream(&si, ents, d.n, pmu.n, &lo.ds))
 				printf("stream: the record written straight from the registers "
 				       "into the ring buffer, no copy\n");
 			if (!ents[i].pre.nops && !ents[i].post.nops)
@@ -1018,7 +1017,7 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 			tp_end_bound(&res[i].tp, &lo);
 	}
 	lo.tp_direct_word = tp_direct_word(evs, ents, d.n, lo.tp_end);
-	direct_stream(&si, evs, ents, d.n, pmu.n, &lo.ds);
+	direct_stream(&si, ents, d.n, pmu.n, &lo.ds);
 	if (env->comm)
 		lo.uses |= KPT_USE_COMM;
 	if (!si.ksyms && wants_symbols(env, evs, ents, d.n)) {
