@@ -341,36 +341,53 @@ static __always_inline int kpt_kagg_add(struct kpt_key *k, __u64 v, bool is_sign
 	return 0;
 }
 
-static __always_inline __u32 kpt_bucket(const struct kpt_agg *g, __u64 v)
+/* The bucket of v in a histogram of that kind, n buckets (the parameters
+ * of kpt_agg, or of kpt_dh). */
+static __always_inline __u32 kpt_bucket_of(__u32 kind, bool is_signed, __s64 lin_min,
+					   __s64 lin_step, __u32 n, __u64 v)
 {
-	switch (g->hist) {
+	switch (kind) {
 	case KPT_H_LINEAR:
-		return kpt_linear_bucket((__s64)v, g->lin_min, g->lin_step, g->nbuckets);
+		return kpt_linear_bucket((__s64)v, lin_min, lin_step, n);
 	case KPT_H_LOGLIN:
 		/* negative signed values count as 0 (bpftrace does the same for log2) */
-		return kpt_loglin_bucket(g->value_signed && (__s64)v < 0 ? 0 : v);
+		return kpt_loglin_bucket(is_signed && (__s64)v < 0 ? 0 : v);
 	default:
-		return kpt_log2_bucket(g->value_signed && (__s64)v < 0 ? 0 : v);
+		return kpt_log2_bucket(is_signed && (__s64)v < 0 ? 0 : v);
 	}
+}
+
+static __always_inline __u32 kpt_bucket(const struct kpt_agg *g, __u64 v)
+{
+	return kpt_bucket_of(g->hist, g->value_signed, g->lin_min, g->lin_step, g->nbuckets, v);
+}
+
+/* v counted in kpt_hist's bucket slot and in its value stats: st's own
+ * (KPT_PF_OWN_STATS) or kpt_hstat's of group. */
+static __always_inline void kpt_hist_count(__u32 slot, bool own_stats, __u32 group,
+					   bool is_signed, __u64 v, struct kpt_stats *st)
+{
+	struct kpt_aggval *a;
+	__u64 *c;
+
+	c = bpf_map_lookup_elem(&kpt_hist, &slot);
+	/* a key on the stack: 6.1 takes no map key from global-function memory */
+	a = own_stats ? &st->val : bpf_map_lookup_elem(&kpt_hstat, &group);
+	if (c)
+		(*c)++;
+	if (a)
+		kpt_aggval_add(a, v, is_signed);
 }
 
 /* Unkeyed histogram of v (p->agg.nkeys == 0): its bucket and the stats. */
 static __always_inline void kpt_hist_unkeyed(const struct kpt_probe_entry *p, __u64 v,
 					     struct kpt_stats *st)
 {
-	__u32 b = kpt_bucket(&p->agg, v), slot = p->agg.hist_base + b, group = p->agg.group;
-	struct kpt_aggval *a;
-	__u64 *c;
+	__u32 b = kpt_bucket(&p->agg, v);
 
-	if (b >= p->agg.nbuckets)
-		return;
-	c = bpf_map_lookup_elem(&kpt_hist, &slot);
-	/* a key on the stack: 6.1 takes no map key from global-function memory */
-	a = p->flags & KPT_PF_OWN_STATS ? &st->val : bpf_map_lookup_elem(&kpt_hstat, &group);
-	if (c)
-		(*c)++;
-	if (a)
-		kpt_aggval_add(a, v, p->agg.value_signed);
+	if (b < p->agg.nbuckets)
+		kpt_hist_count(p->agg.hist_base + b, p->flags & KPT_PF_OWN_STATS, p->agg.group,
+			       p->agg.value_signed, v, st);
 }
 
 /* Histogram of v for probe idx: one bucket and the stats. */

@@ -320,6 +320,33 @@ struct kpt_agg {
 };
 
 /*
+ * A direct histogram (the loader's kpt_dh): every probe of the run a
+ * KPT_PF_DIRECT unkeyed histogram of these parameters (a run of one, or
+ * hist kmalloc's tracepoints). The handler takes the value from the
+ * context and counts it with every parameter a read-only constant to the
+ * verifier, which drops the branches on them: no probe-table lookup, no
+ * switch at run time on the value's source, width or sign, nor on the kind
+ * of histogram. Its first word is read in one load (KPT_DH_BYTE()). One
+ * histogram: its buckets are kpt_hist's first, its stats group 0's. Set by
+ * compile_direct_hist(); on 0: the probe table's entry.
+ */
+struct kpt_direct_hist {
+	__u8 on;
+	__u8 direct;		/* KPT_DIRECT_*, as kpt_agg.direct */
+	__u8 size;		/* the value's width (its record slot's), as kpt_narrow() takes */
+	__u8 is_signed;
+	__u8 hist;		/* enum kpt_hist_kind */
+	__u8 own_stats;		/* KPT_PF_OWN_STATS: the stats in kpt_stats.val */
+	__u8 pad[2];
+	__u32 tp_off;		/* KPT_DIRECT_TPFIELD: the field's offset and size */
+	__u32 tp_size;
+	__u32 nbuckets;
+	__u32 pad2;
+	__s64 lin_min;		/* KPT_H_LINEAR */
+	__s64 lin_step;
+};
+
+/*
  * latency --pmu: perf_event counters read at each call's entry and return.
  * kpt_pmu (a perf event array) holds counter e of CPU c at e * stride + c;
  * each LAT_END probe keeps, per CPU, the count/sum/min/max of each counter's

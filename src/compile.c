@@ -392,6 +392,32 @@ bool compile_direct_stream(const struct sysinfo *si, const struct kpt_probe_entr
 	return true;
 }
 
+bool compile_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *dh)
+{
+	const struct kpt_agg *g = &e->agg;
+	const struct kpt_fetch *f;
+
+	memset(dh, 0, sizeof(*dh));
+	if (!(e->flags & KPT_PF_DIRECT) || g->action != KPT_ACT_HIST || g->nkeys ||
+	    g->value_argi >= e->nargs || g->hist_base || g->group)
+		return false;
+	f = &e->args[g->value_argi];
+	dh->on = 1;
+	dh->direct = g->direct;
+	dh->size = f->size;
+	dh->is_signed = g->value_signed;
+	dh->hist = g->hist;
+	dh->own_stats = !!(e->flags & KPT_PF_OWN_STATS);
+	if (g->direct == KPT_DIRECT_TPFIELD) {
+		dh->tp_off = f->param;
+		dh->tp_size = (uint32_t)f->imm;
+	}
+	dh->nbuckets = g->nbuckets;
+	dh->lin_min = g->lin_min;
+	dh->lin_step = g->lin_step;
+	return true;
+}
+
 void ev_desc_free(struct ev_desc *ev)
 {
 	free(ev->args);

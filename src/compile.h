@@ -44,6 +44,14 @@ bool compile_direct_stream(const struct sysinfo *si, const struct kpt_probe_entr
 			   struct kpt_direct_stream *ds);
 
 /*
+ * A KPT_PF_DIRECT histogram (compile_mark_direct()) as a direct histogram
+ * (struct kpt_direct_hist in include/kptrace.h): fills *dh and returns
+ * true; else false, *dh zeroed. The caller keeps it to runs of that one
+ * probe.
+ */
+bool compile_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *dh);
+
+/*
  * The words of struct pt_regs (enum kpt_reg_word) e's arguments read, and
  * ip, which a record holds: what the handler copies of its context.
  */

@@ -663,6 +663,29 @@ static bool direct_stream(const struct sysinfo *si, const struct kpt_probe_entry
 }
 
 /*
+ * A direct histogram (include/kptrace.h), for the loader: every probe of
+ * the run a direct histogram with the same parameters, which the handler
+ * then takes as constants. A run of one, as a rule; hist kmalloc's two
+ * tracepoints on kernels that have kmalloc_node, one histogram of the same
+ * field. *dh zeroed if not.
+ */
+static bool direct_hist(const struct kpt_probe_entry *ents, int n, struct kpt_direct_hist *dh)
+{
+	struct kpt_direct_hist other;
+	int i;
+
+	if (n < 1 || !compile_direct_hist(&ents[0], dh))
+		return false;
+	for (i = 1; i < n; i++) {
+		if (!compile_direct_hist(&ents[i], &other) || memcmp(&other, dh, sizeof(other))) {
+			memset(dh, 0, sizeof(*dh));
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
  * 4. load, attach. Where auto chose fentry/fexit and the kernel refuses them,
  * at load or at attach (older trampolines take at most six arguments), once
  * more with kprobes.
@@ -944,7 +967,9 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 				printf("attach: %s\n", backend_describe(&evs[i]));
 			if ((ents[i].flags & KPT_PF_DIRECT) && ents[i].agg.action == KPT_ACT_HIST)
 				printf("hist: %s taken straight from the context into its bucket, "
-				       "no record built\n", evs[i].args[ents[i].agg.value_argi].name);
+				       "no record built%s\n", evs[i].args[ents[i].agg.value_argi].name,
+				       direct_hist(ents, d.n, &lo.dh) ?
+				       ", its parameters constants to the verifier" : "");
 			else if (ents[i].flags & KPT_PF_DIRECT)
 				printf("latency: timed straight from the context, no record "
 				       "built\n");
@@ -1018,6 +1043,7 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 	}
 	lo.tp_direct_word = tp_direct_word(evs, ents, d.n, lo.tp_end);
 	direct_stream(&si, ents, d.n, pmu.n, &lo.ds);
+	direct_hist(ents, d.n, &lo.dh);
 	if (env->comm)
 		lo.uses |= KPT_USE_COMM;
 	if (!si.ksyms && wants_symbols(env, evs, ents, d.n)) {

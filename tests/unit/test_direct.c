@@ -368,6 +368,63 @@ static void direct_streams(void)
 	      "declined: size 0, the generic path");
 }
 
+/*
+ * compile_direct_hist(): the parameters the handler takes as constants are
+ * the probe's own, and it declines what the probe table must say.
+ */
+static bool dh(struct kpt_probe_entry e)
+{
+	struct kpt_direct_hist d;
+
+	compile_mark_direct(&si, &e);
+	return compile_direct_hist(&e, &d);
+}
+
+static void direct_hists(void)
+{
+	struct kpt_direct_hist d;
+	struct kpt_probe_entry e;
+
+	e = hist_of(KPT_BASE_REG, reg("si"), KPT_PF_OWN_STATS);
+	e.args[0].size = 2;
+	e.agg.value_signed = 1;
+	e.agg.hist = KPT_H_LINEAR;
+	e.agg.nbuckets = 18;
+	e.agg.lin_min = -128;
+	e.agg.lin_step = 16;
+	compile_mark_direct(&si, &e);
+	CHECK(compile_direct_hist(&e, &d), "an s16 of %%si, linear");
+	CHECK(d.on && d.direct == 1 && d.size == 2 && d.is_signed && d.hist == KPT_H_LINEAR &&
+	      d.own_stats && d.nbuckets == 18 && d.lin_min == -128 && d.lin_step == 16 &&
+	      !d.tp_off && !d.tp_size, "its parameters, as the probe has them");
+	e = hist_of(KPT_BASE_TPFIELD, 24, KPT_PF_TP);
+	e.args[0].imm = 4;
+	e.args[0].size = 4;
+	e.agg.hist = KPT_H_LOGLIN;
+	compile_mark_direct(&si, &e);
+	CHECK(compile_direct_hist(&e, &d) && d.direct == KPT_DIRECT_TPFIELD && d.tp_off == 24 &&
+	      d.tp_size == 4 && d.size == 4 && d.hist == KPT_H_LOGLIN && !d.own_stats,
+	      "a tracepoint field: its offset and size, log-linear, kpt_hstat's stats");
+
+	e = hist_of(KPT_BASE_REG, reg("di"), 0);
+	e.nargs = 2;
+	e.args[1] = e.args[0];
+	e.args[1].nderef = 1;
+	CHECK(!dh(e), "not a direct histogram (an argument that may fault)");
+	e = hist_of(KPT_BASE_REG, reg("di"), 0);
+	e.agg.hist_base = 65;
+	CHECK(!dh(e), "not the run's first buckets");
+	e = hist_of(KPT_BASE_REG, reg("di"), 0);
+	e.agg.group = 1;
+	CHECK(!dh(e), "the stats of another group");
+	e = hist_of(KPT_BASE_REG, reg("di"), 0);
+	e.agg.action = KPT_ACT_LAT_START;
+	compile_mark_direct(&si, &e);
+	memset(&d, 0xff, sizeof(d));
+	CHECK(!!(e.flags & KPT_PF_DIRECT) && !compile_direct_hist(&e, &d) && !d.on && !d.nbuckets,
+	      "a direct latency's half: declined, *dh zeroed");
+}
+
 int main(void)
 {
 	char msg[256];
@@ -381,6 +438,7 @@ int main(void)
 	the_rest_of_the_probe();
 	regs_used();
 	direct_streams();
+	direct_hists();
 	sysinfo_free(&si);
 	return check_report();
 }
