@@ -242,7 +242,8 @@ def summarize_vm(vm, goals):
     out = {}
     for k, kv in vm.get("kernels", {}).items():
         e = out[k] = {"error": kv.get("error"), "info": kv.get("info", {}),
-                      "seconds": kv.get("seconds"), "configs": {}, "ratios": [], "scale": []}
+                      "seconds": kv.get("seconds"), "configs": {}, "ratios": [], "scale": [],
+                      "oopsed_boots": kv.get("oopsed_boots", [])}
         runs = [r for r in kv.get("runs", []) if r.get("part") == "overhead"]
         e["failed_runs"] = [r for r in runs if not _vm_ok(r)]
         by = by_config([r for r in runs if _vm_ok(r)])
@@ -574,9 +575,12 @@ def vm_tables(res, sv):
     L.append("")
     for k, e in sv.items():
         info = e["info"]
-        L.append("**%s** (`%s`, kprobe.multi: %s; boot and run %s s)%s" %
+        oops = "".join("; booted again: the guest kernel died in an earlier boot (`%s`, "
+                       "console `%s`), whose %d runs are left out" %
+                       (o["oops"], o["console"], o["runs_done"]) for o in e.get("oopsed_boots", []))
+        L.append("**%s** (`%s`, kprobe.multi: %s; boot and run %s s%s)%s" %
                  (k, info.get("kernel", "?"), info.get("kprobe_multi", "?"), e.get("seconds"),
-                  ": **FAILED**: %s" % e["error"] if e.get("error") else ""))
+                  oops, ": **FAILED**: %s" % e["error"] if e.get("error") else ""))
         L.append("")
         if not e["configs"]:
             continue
