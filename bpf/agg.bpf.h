@@ -363,7 +363,7 @@ static __always_inline __u32 kpt_bucket(const struct kpt_agg *g, __u64 v)
 }
 
 /* v counted in kpt_hist's bucket slot and in its value stats: st's own
- * (KPT_PF_OWN_STATS) or kpt_hstat's of group. */
+ * (KPT_PF_OWN_STATS) or kpt_hstat's of group. Neither past kpt_hist's end. */
 static __always_inline void kpt_hist_count(__u32 slot, bool own_stats, __u32 group,
 					   bool is_signed, __u64 v, struct kpt_stats *st)
 {
@@ -371,10 +371,11 @@ static __always_inline void kpt_hist_count(__u32 slot, bool own_stats, __u32 gro
 	__u64 *c;
 
 	c = bpf_map_lookup_elem(&kpt_hist, &slot);
+	if (!c)
+		return;
+	(*c)++;
 	/* a key on the stack: 6.1 takes no map key from global-function memory */
 	a = own_stats ? &st->val : bpf_map_lookup_elem(&kpt_hstat, &group);
-	if (c)
-		(*c)++;
 	if (a)
 		kpt_aggval_add(a, v, is_signed);
 }

@@ -320,14 +320,13 @@ struct kpt_agg {
 };
 
 /*
- * A direct histogram (the loader's kpt_dh): every probe of the run a
- * KPT_PF_DIRECT unkeyed histogram of these parameters (a run of one, or
- * hist kmalloc's tracepoints). The handler takes the value from the
- * context and counts it with every parameter a read-only constant to the
- * verifier, which drops the branches on them: no probe-table lookup, no
- * switch at run time on the value's source, width or sign, nor on the kind
- * of histogram. Its first word is read in one load (KPT_DH_BYTE()). One
- * histogram: its buckets are kpt_hist's first, its stats group 0's. Set by
+ * A direct histogram (the loader's kpt_dh): a run of one KPT_PF_DIRECT
+ * unkeyed histogram. The handler takes the value from the context and
+ * counts it with every parameter a read-only constant to the verifier,
+ * which drops the branches on them: no probe-table lookup, no switch at
+ * run time on the value's source, width or sign, nor on the kind of
+ * histogram. Its first word is read in one load (KPT_DH_BYTE()). One
+ * probe: its buckets are all of kpt_hist, its stats group 0's. Set by
  * compile_direct_hist(); on 0: the probe table's entry.
  */
 struct kpt_direct_hist {

@@ -195,10 +195,10 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	skel->rodata->kpt_tp_end = o->tp_end;
 	skel->rodata->kpt_tp_direct_word = o->tp_direct_word;
 	skel->rodata->kpt_one_probe = nprobes == 1;
-	if (nprobes == 1)	/* the BPF side writes probe 0's records */
+	if (nprobes == 1) {	/* the BPF side writes probe 0's records, counts its buckets */
 		memcpy((void *)&skel->rodata->kpt_ds, &o->ds, sizeof(o->ds));
-	/* every probe's histogram (the caller's direct_hist()) */
-	memcpy((void *)&skel->rodata->kpt_dh, &o->dh, sizeof(o->dh));
+		memcpy((void *)&skel->rodata->kpt_dh, &o->dh, sizeof(o->dh));
+	}
 	/* wake the consumer at an eighth full: no wakeup per event, no drop for want of one */
 	skel->rodata->kpt_wakeup_bytes = ring / 8;
 	if (o->target_comm)

@@ -67,9 +67,8 @@ struct load_opts {
 	/* a run of one probe streamed straight from its registers
 	 * (compile_direct_stream()); size 0: the generic path */
 	struct kpt_direct_stream ds;
-	/* the run's direct histograms, all of these parameters, which the
-	 * handler takes as constants (compile_direct_hist()); on 0: the
-	 * probe table's */
+	/* a run of one direct histogram, its parameters the handler's
+	 * constants (compile_direct_hist()); on 0: the probe table's */
 	struct kpt_direct_hist dh;
 };
 

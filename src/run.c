@@ -663,26 +663,14 @@ static bool direct_stream(const struct sysinfo *si, const struct kpt_probe_entry
 }
 
 /*
- * A direct histogram (include/kptrace.h), for the loader: every probe of
- * the run a direct histogram with the same parameters, which the handler
- * then takes as constants. A run of one, as a rule; hist kmalloc's two
- * tracepoints on kernels that have kmalloc_node, one histogram of the same
- * field. *dh zeroed if not.
+ * A direct histogram (include/kptrace.h), for the loader: a run of one
+ * probe (a glob's histograms, one a function, read theirs from the probe
+ * table). *dh zeroed if not.
  */
 static bool direct_hist(const struct kpt_probe_entry *ents, int n, struct kpt_direct_hist *dh)
 {
-	struct kpt_direct_hist other;
-	int i;
-
-	if (n < 1 || !compile_direct_hist(&ents[0], dh))
-		return false;
-	for (i = 1; i < n; i++) {
-		if (!compile_direct_hist(&ents[i], &other) || memcmp(&other, dh, sizeof(other))) {
-			memset(dh, 0, sizeof(*dh));
-			return false;
-		}
-	}
-	return true;
+	memset(dh, 0, sizeof(*dh));
+	return n == 1 && compile_direct_hist(&ents[0], dh);
 }
 
 /*
@@ -961,6 +949,8 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 		goto cleanup;
 	}
 	if (env->dry_run) {
+		bool dh_consts = direct_hist(ents, d.n, &lo.dh);
+
 		for (i = 0; i < d.n; i++) {
 			explain_event(stdout, &evs[i]);
 			if (evs[i].kind == SPEC_KPROBE || evs[i].kind == SPEC_KRETPROBE)
@@ -968,8 +958,7 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 			if ((ents[i].flags & KPT_PF_DIRECT) && ents[i].agg.action == KPT_ACT_HIST)
 				printf("hist: %s taken straight from the context into its bucket, "
 				       "no record built%s\n", evs[i].args[ents[i].agg.value_argi].name,
-				       direct_hist(ents, d.n, &lo.dh) ?
-				       ", its parameters constants to the verifier" : "");
+				       dh_consts ? ", its parameters constants to the verifier" : "");
 			else if (ents[i].flags & KPT_PF_DIRECT)
 				printf("latency: timed straight from the context, no record "
 				       "built\n");
