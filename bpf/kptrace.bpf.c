@@ -154,14 +154,6 @@ static __always_inline __u64 kpt_kprobe_addr(__u64 ip)
 }
 
 /*
- * fentry/fexit: the trampoline saved the argument registers (and at exit the
- * return value), not a pt_regs. Lay them out where a kprobe's copy has them,
- * so every fetch reads them by the same offsets: the same definition gives
- * the same values whatever the mechanism. Only probes reading argument
- * registers, the return value and memory through them come here (the loader
- * sends the others to kprobes): the rest of the copy is zero.
- */
-/*
  * A trampoline's ip, as a kprobe's record holds it: at an entry, the
  * function's address as kprobes have it (kpt_kprobe_addr()); at a return,
  * where the function returns to, as a kretprobe prints it. The x86-64
@@ -182,6 +174,14 @@ static __always_inline __u64 kpt_tramp_ip(__u64 *ctx, bool ret)
 	return v;
 }
 
+/*
+ * fentry/fexit: the trampoline saved the argument registers (and at exit the
+ * return value), not a pt_regs. Lay them out where a kprobe's copy has them,
+ * so every fetch reads them by the same offsets: the same definition gives
+ * the same values whatever the mechanism. Only probes reading argument
+ * registers, the return value and memory through them come here (the loader
+ * sends the others to kprobes): the rest of the copy is zero.
+ */
 static __always_inline void kpt_tramp_regs(__u64 *ctx, struct kpt_regs *r, bool ret)
 {
 	__u64 v = 0;
@@ -292,6 +292,34 @@ static __always_inline void kpt_tp_copy(void *ctx, __u64 *d)
 }
 
 /*
+ * Argument register reg (0-5) or %ax (KPT_DIRECT_AX) of a registers or
+ * trampoline context, as the generic path's copy of the registers would
+ * hold it: the direct histogram's value, each of a direct stream's.
+ */
+static __always_inline __u64 kpt_direct_reg(void *ctx, int kind, __u32 reg)
+{
+	__u64 x = 0;
+
+	/* one register for the number: without it clang tests the direct
+	 * histogram's by masks of kpt_dh's word, and lays its hit out with
+	 * three more jumps */
+	barrier_var(reg);
+	if (kind == KPT_CTX_TRAMP) {
+		/* what kpt_tramp_regs() would have put in the register */
+		if (reg == KPT_DIRECT_AX ? bpf_get_func_ret(ctx, &x) :
+		    bpf_get_func_arg(ctx, reg, &x))
+			return 0;
+		return x;
+	}
+	if (reg == KPT_DIRECT_AX) {
+		x = PT_REGS_RC((const struct kpt_regs *)ctx);
+		barrier_var(x);	/* a load of its own (kpt_arg_reg()) */
+		return x;
+	}
+	return kpt_arg_reg(ctx, reg);	/* 0-5 */
+}
+
+/*
  * A direct value (KPT_DIRECT_*: argument register 0-5, %ax, or the
  * tracepoint field of tp_size bytes at tp_off) straight from the context,
  * as its record slot of size bytes would hold it. -1: the tracepoint field
@@ -300,23 +328,14 @@ static __always_inline void kpt_tp_copy(void *ctx, __u64 *d)
 static __always_inline int kpt_direct_load(void *ctx, int kind, __u32 direct, __u32 tp_off,
 					   __u32 tp_size, __u32 size, bool is_signed, __u64 *v)
 {
-	struct kpt_regs *r = ctx;
 	__u64 x = 0;
 
 	if (kind == KPT_CTX_TP) {
 		if (kpt_tp_field(ctx, tp_off, tp_size, &x) &&
 		    kpt_read_sized(&x, tp_size, (__u64)ctx + tp_off, KPT_RD_KERNEL))
 			return -1;
-	} else if (kind == KPT_CTX_TRAMP) {
-		/* what kpt_tramp_regs() would have put in the register */
-		if (direct == KPT_DIRECT_AX ? bpf_get_func_ret(ctx, &x) :
-		    bpf_get_func_arg(ctx, direct, &x))
-			x = 0;
-	} else if (direct == KPT_DIRECT_AX) {
-		x = PT_REGS_RC(r);
-		barrier_var(x);	/* a load of its own (kpt_arg_reg()) */
 	} else {
-		x = kpt_arg_reg(r, direct);	/* 0-5 */
+		x = kpt_direct_reg(ctx, kind, direct);
 	}
 	*v = kpt_narrow(x, size, is_signed);
 	return 0;
@@ -455,7 +474,7 @@ static __always_inline __u64 kpt_probed_ip(void *ctx, int kind, __u32 pflags, __
 static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_stats *st,
 					     __u64 pid_tgid)
 {
-	__u64 now = bpf_ktime_get_ns(), flags = kpt_wakeup_flags(now, kpt_ds.size), v;
+	__u64 now = bpf_ktime_get_ns(), flags = kpt_wakeup_flags(now, kpt_ds.size);
 	struct kpt_rec_hdr *h;
 	int i;
 
@@ -491,18 +510,8 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 	for (i = 0; i < KPT_DS_MAX_ARGS; i++) {
 		if (i >= kpt_ds.nargs)
 			break;
-		if (kind == KPT_CTX_TRAMP) {
-			/* what kpt_tramp_regs() would have put in the register */
-			if (kpt_ds.args[i].reg == KPT_DIRECT_AX ? bpf_get_func_ret(ctx, &v) :
-			    bpf_get_func_arg(ctx, kpt_ds.args[i].reg, &v))
-				v = 0;
-		} else if (kpt_ds.args[i].reg == KPT_DIRECT_AX) {
-			v = PT_REGS_RC((const struct kpt_regs *)ctx);
-			barrier_var(v);	/* a load of its own (kpt_arg_reg()) */
-		} else {
-			v = kpt_arg_reg(ctx, kpt_ds.args[i].reg);
-		}
-		kpt_store_sized((void *)h + kpt_ds.args[i].slot, kpt_ds.args[i].size, v);
+		kpt_store_sized((void *)h + kpt_ds.args[i].slot, kpt_ds.args[i].size,
+				kpt_direct_reg(ctx, kind, kpt_ds.args[i].reg));
 	}
 	bpf_ringbuf_submit(h, flags);
 	return 0;
