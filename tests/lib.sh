@@ -1,11 +1,25 @@
-# Shared shell test helpers: counts and the closing "N passed, N failed" line.
+# Shared shell test helpers: counts, the closing "N passed, N failed" line,
+# and the one way a suite runs kptrace (kpt, kpt_bg, kpt_stop).
 PASSED=0
 FAILED=0
 SKIPPED=0
+EXPECTED=0
+
+# What goes wrong in a kptrace run is appended to $KPT_PROBLEMS, one line
+# each, and counted by finish(): a run inside $(...) or a pipeline is a
+# subshell, whose own counters would be lost.
+KPT_PROBLEMS=$(mktemp /tmp/kpt-problems.XXXXXX)
+# Sanitizer reports go to files of their own (whatever the test does with
+# stderr, and also from runs that expect a refusal); finish() fails on any.
+KPT_SANDIR=$(mktemp -d /tmp/kpt-san.XXXXXX)
+export ASAN_OPTIONS="log_path=$KPT_SANDIR/asan:exitcode=99${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="log_path=$KPT_SANDIR/ubsan:print_stacktrace=1:exitcode=99${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export LSAN_OPTIONS="exitcode=99${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 pass() { PASSED=$((PASSED + 1)); echo "ok - $*"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL - $*"; }
 skip() { SKIPPED=$((SKIPPED + 1)); echo "skip - $*"; }
+problem() { echo "$*" >> "$KPT_PROBLEMS"; }
 
 # check DESC CMD...: pass when CMD succeeds.
 check() {
@@ -23,13 +37,107 @@ wait_for() {
 	return 1
 }
 
+# expect_checks N: the suite runs at least N checks; finish() fails when
+# fewer ran (a loop that silently ran nothing, a section cut short).
+expect_checks() { EXPECTED=$1; }
+
+# make test (KPT_STRICT=1) runs as root on a machine that has what the
+# suites need: a missing piece of the environment there is a failure with
+# its reason, elsewhere a skip.
+env_fault() {
+	if [ "${KPT_STRICT:-0}" = 1 ]; then fail "environment: $*"; else skip "$*"; fi
+}
+
 skip_all() {
+	if [ "${KPT_STRICT:-0}" = 1 ]; then
+		echo "FAIL - environment: $*"
+		echo "0 passed, 1 failed, 0 skipped"
+		exit 1
+	fi
 	echo "skip - $*"
 	echo "0 passed, 0 failed, 1 skipped"
 	exit 0
 }
 
+# KPT_TIMEOUT bounds every run: a kptrace that hangs fails its suite instead
+# of hanging it. timeout(1) passes SIGINT, SIGTERM and SIGHUP on to kptrace.
+KPT_TIMEOUT=${KPT_TIMEOUT:-60}
+
+# kpt_judge RC ARGS...: record a run whose exit status is not what KPT_RC
+# asks for: 0 (the default), a number, or "error" (a refusal: exit 1, as
+# kptrace exits on every error; never a signal or a sanitizer's 99).
+kpt_judge() {
+	local rc=$1 want=${KPT_RC:-0}; shift
+	if [ "$rc" = "$want" ]; then
+		return 0
+	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		problem "kptrace did not end within ${KPT_TIMEOUT}s (killed): kptrace $*"
+	elif [ "$want" = error ]; then
+		[ "$rc" = 1 ] || problem "kptrace exit $rc, want 1 (a refusal): kptrace $*"
+	else
+		problem "kptrace exit $rc, want $want: kptrace $*"
+	fi
+}
+
+# kpt ARGS...: $KPT ARGS in the foreground, bounded, its status judged.
+# Returns kptrace's exit status.
+kpt() {
+	local rc
+	timeout -k 5 "$KPT_TIMEOUT" $KPT "$@"
+	rc=$?
+	kpt_judge $rc "$@"
+	return $rc
+}
+
+# kpt_bg ERRFILE ARGS...: $KPT ARGS in the background, stderr to ERRFILE,
+# stdout where the caller sends it; KP is its pid (timeout's, which passes
+# signals on; KP_KPT is kptrace's own). Waits, bounded, for "Attached";
+# returns non-zero (recorded) when kptrace died or never attached.
+kpt_bg() {
+	local err=$1; shift
+	rm -f "$err"
+	KP_ARGS="$*"
+	timeout -k 5 "$KPT_TIMEOUT" $KPT "$@" 2> "$err" &
+	KP=$!
+	KP_KPT=
+	local i
+	for i in $(seq 1 200); do
+		grep -q '^Attached' "$err" 2>/dev/null && break
+		kill -0 $KP 2>/dev/null || break
+		sleep 0.1
+	done
+	KP_KPT=$(pgrep -P $KP 2>/dev/null | head -n 1)
+	if ! grep -q '^Attached' "$err" 2>/dev/null; then
+		problem "kptrace did not attach within 20 s: kptrace $KP_ARGS: $(head -c 400 "$err")"
+		return 1
+	fi
+	return 0
+}
+
+# kpt_stop [SIGNAL]: signal the kptrace kpt_bg started (INT by default),
+# wait for it (bounded: by kpt_bg's timeout), judge its status. Sets RC.
+kpt_stop() {
+	kill -"${1:-INT}" $KP 2>/dev/null
+	wait $KP
+	RC=$?
+	kpt_judge $RC $KP_ARGS
+	return 0
+}
+
 finish() {
+	local line f
+	while IFS= read -r line; do
+		fail "$line"
+	done < "$KPT_PROBLEMS"
+	for f in "$KPT_SANDIR"/*; do
+		[ -e "$f" ] || continue
+		fail "sanitizer report $(basename "$f"): $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$f" | tr '\n' ' ' | cut -c1-400)"
+		cp "$f" "${OUT:-/tmp}/" 2>/dev/null
+	done
+	rm -rf "$KPT_PROBLEMS" "$KPT_SANDIR"
+	if [ "$((PASSED + FAILED))" -lt "$EXPECTED" ]; then
+		fail "only $((PASSED + FAILED)) checks ran, the suite expects $EXPECTED"
+	fi
 	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	[ "$FAILED" = 0 ]
 }
