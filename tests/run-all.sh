@@ -1,18 +1,38 @@
 #!/usr/bin/env bash
-# make test: unit, host and VM suites; sums their "N passed, N failed" lines
-# into the closing line CI reads.
+# make test: unit, fuzz, host and VM suites; sums their "N passed, N failed"
+# lines into the closing line CI reads. A suite that exits non-zero with no
+# failure in its summary (killed, crashed, stopped by set -u) counts as one
+# failure there. KPT_STRICT=1: a missing environment (not root, no tracefs, a
+# module that will not load) fails instead of skipping.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
+export KPT_STRICT=${KPT_STRICT:-1}
 LOG=.output/tests/all.log
 mkdir -p .output/tests
 : > "$LOG"
 rc=0
 
+# summary FILE: the suite's summed "P F S" from its own summary lines
+summary() {
+	awk '/^[0-9]+ passed, [0-9]+ failed/ { p += $1; f += $3; s += ($5 == "" ? 0 : $5) }
+	     END { print p + 0, f + 0, s + 0 }' "$1"
+}
+
 suite() {
-	local name=$1; shift
+	local name=$1 status p f s; shift
 	echo "=== $name"
-	"$@" 2>&1 | tee -a "$LOG" | tee ".output/tests/$name.log"
-	[ "${PIPESTATUS[0]}" = 0 ] || { echo "=== $name FAILED"; rc=1; }
+	"$@" 2>&1 | tee ".output/tests/$name.log"
+	status=${PIPESTATUS[0]}
+	read -r p f s < <(summary ".output/tests/$name.log")
+	if [ "$status" != 0 ]; then
+		rc=1
+		if [ "$f" = 0 ]; then
+			echo "FAIL - suite $name exited $status with no failure counted (crashed, killed or cut short)"
+			f=1
+		fi
+		echo "=== $name FAILED"
+	fi
+	echo "$name: $p passed, $f failed, $s skipped" >> "$LOG"
 }
 
 suite unit tests/run-unit.sh .output/tests/test_* .output/tests/san/test_*
@@ -21,7 +41,7 @@ suite host tests/host/run.sh
 suite host-agg tests/host/agg.sh
 suite host-badinput tests/host/badinput.sh
 # the differential, aggregation and bad-input suites again on kptrace built
-# with ASan+UBSan: any report fails the run (the sanitizers exit non-zero)
+# with ASan+UBSan: any report fails the run (tests/lib.sh collects them)
 suite host-san env KPT=.output/kptrace-san tests/host/run.sh
 suite host-agg-san env KPT=.output/kptrace-san tests/host/agg.sh
 suite host-badinput-san env KPT=.output/kptrace-san tests/host/badinput.sh
@@ -29,14 +49,13 @@ suite host-harden tests/host/harden.sh
 suite host-list tests/host/list.sh
 suite host-pmu tests/host/pmu.sh
 if [ "${KPT_SKIP_VM:-0}" = 1 ]; then
-	echo "skip - VM tests (KPT_SKIP_VM=1)" | tee -a "$LOG"
+	echo "skip - VM tests (KPT_SKIP_VM=1)"
+	echo "vm: 0 passed, 0 failed, 1 skipped" >> "$LOG"
 else
 	suite vm tests/vm/test.sh
 fi
 
-# Every suite ends with "N passed, N failed[, N skipped]": add them up.
-awk '/^[0-9]+ passed, [0-9]+ failed/ { p += $1; f += $3; s += ($5 == "" ? 0 : $5) }
-     /^skip - / { s++ }
-     END { printf "%d passed, %d failed, %d skipped\n", p, f, s }' "$LOG"
-awk '/^[0-9]+ passed, [0-9]+ failed/ { f += $3 } END { exit f > 0 }' "$LOG" || rc=1
+echo "=== totals"
+column -t "$LOG" 2>/dev/null || cat "$LOG"
+awk '{ p += $2; f += $4; s += $6 } END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }' "$LOG" || rc=1
 exit $rc
