@@ -260,10 +260,14 @@ enum kpt_hist_kind {
 	KPT_H_LOG2 = 1,		/* [0], [1], [2,4), [4,8) ... */
 	KPT_H_LINEAR,		/* < min, [min, min+step) ... , >= max */
 	KPT_H_LOGLIN,		/* log2 ranges cut in 64 linear steps: <= 1/64 relative width */
+	KPT_H_SLOG2,		/* a signed value's log2: ... (-4,-2] [-1] [0] [1] [2,4) ... */
 };
 
 /* Histogram sizes (buckets), see include/kpt_buckets.h. */
 #define KPT_LOG2_BUCKETS	65
+/* signed log2: 64 negative buckets mirroring the positive ones, then log2's */
+#define KPT_SLOG2_BUCKETS	(KPT_LOG2_BUCKETS + 64)
+#define KPT_SLOG2_ZERO		64	/* the bucket of 0 */
 #define KPT_LOGLIN_SUB		64
 #define KPT_LOGLIN_BUCKETS	(KPT_LOGLIN_SUB + (64 - 6) * KPT_LOGLIN_SUB)
 #define KPT_LINEAR_MAX		4096	/* buckets, under- and overflow included */

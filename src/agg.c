@@ -142,7 +142,9 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 			}
 			g->value_sub_argi = b;
 		}
-		g->hist = o->kind ? o->kind : KPT_H_LOG2;
+		/* a signed value's negatives get buckets of their own (KPT_H_SLOG2) */
+		g->hist = o->kind && o->kind != KPT_H_LOG2 ? o->kind
+			  : g->value_signed ? KPT_H_SLOG2 : KPT_H_LOG2;
 		if (g->hist == KPT_H_LINEAR) {
 			int64_t n;
 
@@ -161,7 +163,7 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 			g->lin_min = o->lin_min;
 			g->lin_step = o->lin_step;
 		} else {
-			g->nbuckets = KPT_LOG2_BUCKETS;
+			g->nbuckets = g->hist == KPT_H_SLOG2 ? KPT_SLOG2_BUCKETS : KPT_LOG2_BUCKETS;
 		}
 		break;
 	case KPT_ACT_LAT_END:
