@@ -19,7 +19,7 @@ gcc -static -O0 -fno-inline -g tests/host/values_target.c -o "$VT" || { echo "ca
 TR=/sys/kernel/tracing
 [ -e $TR/events ] || TR=/sys/kernel/debug/tracing
 [ -e $TR/events ] || skip_all "no tracefs"
-expect_checks 7
+expect_checks 15
 
 # py FILE EXPR [ARGS...]: EXPR (Python) over FILE's NDJSON rows is true.
 py() {
@@ -114,5 +114,66 @@ fi
 kpt hist --json -c "$VT svals" "p:u $SV v=%di:u8" v > "$OUT/u8.json" 2> "$OUT/u8.err"
 jcheck "hist of the same values as u8: log2's buckets, from [0], none negative" "$OUT/u8.json" \
 	'[b["min"] for b in rows[0]["hist"]["buckets"]] == [0, 1, 2, 4, 8, 16, 32, 64, 128] and rows[0]["hist"]["count"] == 27'
+
+echo "# 12. a count over many probes: one table, sorted, the probe a column"
+# kpt_cnt_N is called N times (kpt_cnt_0 never); event names of unequal
+# lengths, so that alignment shows
+CNT=()
+for n in 1:one 2:two_two 3:three 5:five_five_five 8:eight 0:zero; do
+	CNT+=("p:${n#*:} $VT:kpt_cnt_${n%%:*}")
+done
+# table FILE EXPR: EXPR over the table's header h (column names with their
+# offsets), its rows r (lists of cells) and the title lines before it
+table() {
+	python3 - "$1" "$2" <<'EOF'
+import re, sys
+lines = [l.rstrip("\n") for l in open(sys.argv[1]) if l.strip()]
+title = [l for l in lines if l.endswith(":")]
+body = [l for l in lines if not l.endswith(":")]
+hdr = body[0] if body else ""
+h = [(m.group(), m.start()) for m in re.finditer(r"\S+", hdr)]
+r = [l.split() for l in body[1:]]
+def aligned():
+    """Every cell starts where its header does; COUNT's end where it ends."""
+    for l in body[1:]:
+        cells = [(m.group(), m.start(), m.end()) for m in re.finditer(r"\S+", l)]
+        if len(cells) != len(h):
+            return False
+        for (name, hs), (c, cs, ce) in zip(h, cells):
+            if (ce != hs + len(name)) if name == "COUNT" else (cs != hs):
+                return False
+    return True
+sys.exit(0 if eval(sys.argv[2]) else 1)
+EOF
+}
+tcheck() {
+	local desc=$1 file=$2
+	shift 2
+	if table "$file" "$@"; then pass "$desc"; else fail "$desc: $(head -c 600 "$file")"; fi
+}
+kpt count -c "$VT count" "${CNT[@]}" > "$OUT/cnt.txt" 2> "$OUT/cnt.err"
+tcheck "count over 6 probes: one table, sorted by count, the probe a column, no row for the probe nothing hit" \
+	"$OUT/cnt.txt" 'not title and [n for n, _ in h] == ["COUNT", "probe"] and r == [["8", "uprobes/eight"], ["5", "uprobes/five_five_five"], ["3", "uprobes/three"], ["2", "uprobes/two_two"], ["1", "uprobes/one"]] and aligned()'
+kpt count --top 3 -c "$VT count" "${CNT[@]}" > "$OUT/cnt-top.txt" 2> "$OUT/cnt-top.err"
+tcheck "count --top 3 over 6 probes: the 3 largest of the whole table" \
+	"$OUT/cnt-top.txt" '[c for c, _ in r] == ["8", "5", "3"] and aligned()'
+kpt count --zeros -c "$VT count" "${CNT[@]}" > "$OUT/cnt-z.txt" 2> "$OUT/cnt-z.err"
+tcheck "count --zeros: the probe nothing hit is a row of 0, last" \
+	"$OUT/cnt-z.txt" 'len(r) == 6 and r[-1] == ["0", "uprobes/zero"] and aligned()'
+kpt count --by comm,probe -c "$VT count" "${CNT[@]}" > "$OUT/cnt-by.txt" 2> "$OUT/cnt-by.err"
+tcheck "count --by comm,probe: the probe a key column where --by puts it, padded to align" \
+	"$OUT/cnt-by.txt" '[n for n, _ in h] == ["COUNT", "comm", "probe"] and [c[2] for c in r] == ["uprobes/eight", "uprobes/five_five_five", "uprobes/three", "uprobes/two_two", "uprobes/one"] and all(c[1] == "values_target" for c in r) and aligned()'
+kpt count --json --top 4 --zeros -c "$VT count" "${CNT[@]}" > "$OUT/cnt.json" 2> "$OUT/cnt-j.err"
+jcheck "count --json --top 4: one object per row of the whole table, sorted, each with its probe" \
+	"$OUT/cnt.json" '[(x["group"], x["event"], x["count"], x["key"]) for x in rows] == [("uprobes", "eight", 8, {}), ("uprobes", "five_five_five", 5, {}), ("uprobes", "three", 3, {}), ("uprobes", "two_two", 2, {})]'
+kpt count --json --zeros --by comm -c "$VT count" "${CNT[@]}" > "$OUT/cnt-zj.json" 2> "$OUT/cnt-zj.err"
+jcheck "count --json --zeros --by comm: the row of 0 has no key (null)" \
+	"$OUT/cnt-zj.json" 'len(rows) == 6 and rows[-1]["event"] == "zero" and rows[-1]["count"] == 0 and rows[-1]["key"] is None and rows[0]["key"] == {"comm": "values_target"}'
+# one probe: its table as before, titled with the probe, no probe column
+kpt count -c "$VT count" "p:eight $VT:kpt_cnt_8" > "$OUT/cnt1.txt" 2> "$OUT/cnt1.err"
+tcheck "count of one probe: titled with it, no probe column" \
+	"$OUT/cnt1.txt" 'title == ["uprobes/eight:"] and [n for n, _ in h] == ["COUNT"] and r == [["8"]]'
+KPT_RC=error kpt hist --by probe -c "$VT count" "p:eight $VT:kpt_cnt_8 v=%di" v > /dev/null 2> "$OUT/hbp.err"
+check "hist --by probe: refused, saying it is for count" grep -q -- '--by probe: for count' "$OUT/hbp.err"
 
 finish
