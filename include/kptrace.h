@@ -129,7 +129,14 @@ enum kpt_store {
 #define KPT_FF_AUTO_ST		(1u << 1)	/* the store reads user memory below TASK_SIZE, else kernel */
 #define KPT_FF_BITFIELD		(1u << 2)
 #define KPT_FF_LONG_FAULT	(1u << 3)	/* a string longer than KPT_STR_MAX - 1 is a fault */
+#define KPT_FF_NULL_END		(1u << 4)	/* KPT_ST_STRARR: a NULL pointer ends the array */
 /* kpt_fetch.deref_user bit i: dereference i reads user memory; deref_auto likewise "by address". */
+
+/*
+ * The data_loc of a string array's elements past the NULL that ended it
+ * (KPT_FF_NULL_END): neither a string (its length would be 64K) nor a fault.
+ */
+#define KPT_DL_END		0xffffffffu
 
 /* One argument's fetch, in ftrace's stages: base, dereferences, store, modifier, loop. */
 struct kpt_fetch {

@@ -19,7 +19,7 @@ gcc -static -O0 -fno-inline -g tests/host/values_target.c -o "$VT" || { echo "ca
 TR=/sys/kernel/tracing
 [ -e $TR/events ] || TR=/sys/kernel/debug/tracing
 [ -e $TR/events ] || skip_all "no tracefs"
-expect_checks 15
+expect_checks 23
 
 # py FILE EXPR [ARGS...]: EXPR (Python) over FILE's NDJSON rows is true.
 py() {
@@ -47,6 +47,20 @@ def slog2_rows(vals):
         c[idx(v)] = c.get(idx(v), 0) + 1
     return [{"min": rng(i)[0], "max": rng(i)[1], "count": c.get(i, 0)}
             for i in range(min(c), max(c) + 1)]
+
+def iss_kernel(path):
+    """inet_sock_set_state in the kernel's own trace: ports and the
+    addresses' bytes, from the text its print fmt makes (%pI4, %pI6c)."""
+    import ipaddress, re
+    pat = r"sport=(\d+) dport=(\d+) saddr=(\S+) daddr=(\S+) saddrv6=(\S+) daddrv6=(\S+)"
+    return sorted((int(a), int(b), *(ipaddress.ip_address(x).packed for x in rest))
+                  for a, b, *rest in re.findall(pat, open(path).read()))
+
+def iss_kpt(rows):
+    """The same from kptrace's --json rows."""
+    return sorted((x["args"]["sport"], x["args"]["dport"],
+                   *(bytes(x["args"][f]) for f in ("saddr", "daddr", "saddr_v6", "daddr_v6")))
+                  for x in rows)
 
 def want_hist(vals):
     return {"buckets": slog2_rows(vals), "count": len(vals), "sum": sum(vals),
@@ -114,6 +128,60 @@ fi
 kpt hist --json -c "$VT svals" "p:u $SV v=%di:u8" v > "$OUT/u8.json" 2> "$OUT/u8.err"
 jcheck "hist of the same values as u8: log2's buckets, from [0], none negative" "$OUT/u8.json" \
 	'[b["min"] for b in rows[0]["hist"]["buckets"]] == [0, 1, 2, 4, 8, 16, 32, 64, 128] and rows[0]["hist"]["count"] == 27'
+
+echo "# 2. a tracepoint's byte arrays, read as arrays, against the kernel's own trace buffer"
+ISS=sock/inet_sock_set_state
+if [ -e $TR/events/$ISS ] && [ -d $TR/instances ]; then
+	# a port of this run's own: both tracers see only its connection
+	PORT=$((20000 + $$ % 20000))
+	INST=$TR/instances/kpt-values-$$
+	mkdir "$INST"
+	echo "sport == $PORT || dport == $PORT" > "$INST/events/$ISS/filter"
+	echo 1 > "$INST/events/$ISS/enable"
+	if kpt_bg "$OUT/iss.err" --json "t:$ISS sport dport saddr daddr saddr_v6 daddr_v6 if sport == $PORT || dport == $PORT" > "$OUT/iss.json"; then
+		"$VT" tcp $PORT || problem "the loopback connection to port $PORT failed"
+		# the kernel's own lines are there as soon as the workload is done;
+		# kptrace's, once the consumer has read them
+		wait_for "[ \$(grep -c '\"event\"' $OUT/iss.json) -ge \$(grep -c inet_sock_set_state $INST/trace) ]" 10
+		kpt_stop
+	fi
+	echo 0 > "$INST/events/$ISS/enable"
+	cp "$INST/trace" "$OUT/iss.trace"
+	rmdir "$INST"
+	jcheck "$ISS: saddr, daddr (__u8[4]) and saddr_v6, daddr_v6 (__u8[16]) the bytes the kernel's own trace prints (%pI4, %pI6c), as JSON arrays" \
+		"$OUT/iss.json" 'len(iss_kernel(args[0])) >= 4 and iss_kernel(args[0]) == iss_kpt(rows)' \
+		"$OUT/iss.trace"
+	kpt -c "$VT tcp" "t:$ISS saddr daddr:u8[4] daddr_v6 sport:u8[2]" > "$OUT/iss.txt" 2> "$OUT/iss-t.err"
+	check "$ISS text: saddr={127,0,0,1} as ftrace prints an array, daddr:u8[4] and daddr_v6 accepted, 16 elements, sport:u8[2] the field's bytes" \
+		grep -Eq "saddr=\{127,0,0,1\} daddr=\{[0-9,]+\} daddr_v6=\{([0-9]+,){15}[0-9]+\} sport=\{[0-9]+,[0-9]+\}$" "$OUT/iss.txt"
+	KPT_RC=error kpt --dry-run "t:$ISS saddr:u8[8]" > /dev/null 2> "$OUT/iss-big.err"
+	check "$ISS saddr:u8[8]: refused, the field is 4 bytes" grep -q "field 'saddr' (__u8 saddr\[4\]) is 4 bytes" "$OUT/iss-big.err"
+else
+	env_fault "no $ISS tracepoint or no tracefs instances"
+fi
+
+echo "# 3. execve's argv:ustring[6]: the strings argv points at, up to its NULL"
+EXE=syscalls/sys_enter_execve
+if [ -e $TR/events/$EXE ]; then
+	# the -c child's exec of "values_target exec", then the target's own
+	# exec of "values_target exec-done bb '' dddd" (and its NULL)
+	kpt --json -c "$VT exec" "t:$EXE argv:ustring[6]" > "$OUT/argv.json" 2> "$OUT/argv.err"
+	jcheck "$EXE argv:ustring[6] --json: each exec's argv, up to its NULL, nothing faulted" \
+		"$OUT/argv.json" '[x["args"]["argv"] for x in rows] == [[args[0], "exec"], ["values_target", "exec-done", "bb", "", "dddd"]] and not any("faults" in x for x in rows)' "$VT"
+	kpt -c "$VT exec" "t:$EXE argv:ustring[6]" > "$OUT/argv.txt" 2> "$OUT/argv-t.err"
+	check "$EXE argv:ustring[6] text: argv={\"values_target\",\"exec-done\",\"bb\",\"\",\"dddd\"}" \
+		grep -q 'values_target.*: sys_enter_execve: argv={"values_target","exec-done","bb","","dddd"}$' "$OUT/argv.txt"
+	# the dereference form keeps ftrace's meaning: six pointers read, the
+	# sixth the NULL, a (fault), as ftrace's string fetch of NULL prints it
+	kpt -c "$VT exec" "t:$EXE argv=+0(argv):ustring[6]" > "$OUT/argvd.txt" 2> "$OUT/argvd.err"
+	check "$EXE +0(argv):ustring[6]: ftrace's six pointers, the NULL one (fault)" \
+		grep -q 'values_target.*: sys_enter_execve: argv={"values_target","exec-done","bb","","dddd",(fault)}$' "$OUT/argvd.txt"
+	KPT_RC=error kpt --dry-run "t:sched/sched_process_exec filename:string[2]" > /dev/null 2> "$OUT/argv-bad.err"
+	check "a string array of a field that is no pointer (__data_loc filename): refused" \
+		grep -q "is not a pointer: a string array reads an array of string pointers" "$OUT/argv-bad.err"
+else
+	env_fault "no $EXE tracepoint"
+fi
 
 echo "# 12. a count over many probes: one table, sorted, the probe a column"
 # kpt_cnt_N is called N times (kpt_cnt_0 never); event names of unequal

@@ -39,9 +39,11 @@ static const long svals[] = {
 	INT64_MAX, INT64_MAX,
 };
 
-static int tcp_loopback(void)
+/* One connection to 127.0.0.1:port (0: any free port), accepted and closed. */
+static int tcp_loopback(int port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(a);
 	int l, c, s;
 
@@ -92,7 +94,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "tcp"))
-		return tcp_loopback();
+		return tcp_loopback(argc > 2 ? atoi(argv[2]) : 0);
 	if (!strcmp(argv[1], "exec")) {
 		/* argv of five strings and its NULL: what argv:ustring[6] reads */
 		char *const av[] = { "values_target", "exec-done", "bb", "", "dddd", NULL };
