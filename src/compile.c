@@ -119,18 +119,23 @@ static enum spec_type field_type(const struct spec_arg *a, const struct resolved
 		return SPEC_T_STRING;
 	if (tf->symbol)
 		return SPEC_T_SYMBOL;	/* %pS in the kernel's print fmt */
-	/* __u8 daddr[4]: its elements' type */
-	size = tf->array_len ? tf->size / tf->array_len : tf->size;
+	/* __u8 daddr[4]: its elements' type (for a filter, ftrace's number of its size) */
+	size = tf->array_len && !a->hidden ? tf->size / tf->array_len : tf->size;
 	if (tf->pointer || size < 1 || size > 8 || !u[size - 1])
 		return SPEC_T_X64;
 	return tf->is_signed ? sg[size - 1] : u[size - 1];
 }
 
-/* Elements of the argument: its [N], or a tracepoint array field's own (untyped). */
+/*
+ * Elements of the argument: its [N], or a tracepoint array field's own
+ * (untyped), but for a field only a filter reads, which ftrace's event
+ * filters compare as a number of the field's size (daddr == 16777343).
+ */
 static uint32_t field_count(const struct spec_arg *a, const struct resolved *r,
 			    const int64_t *opval)
 {
-	if (a->count || a->type_given || a->ops[0].kind != SPEC_OP_TPFIELD || a->nops > 1)
+	if (a->count || a->type_given || a->ops[0].kind != SPEC_OP_TPFIELD || a->nops > 1 ||
+	    a->hidden)
 		return a->count;
 	return r->tp.fields[opval[0]].array_len;
 }

@@ -19,7 +19,7 @@ gcc -static -O0 -fno-inline -g tests/host/values_target.c -o "$VT" || { echo "ca
 TR=/sys/kernel/tracing
 [ -e $TR/events ] || TR=/sys/kernel/debug/tracing
 [ -e $TR/events ] || skip_all "no tracefs"
-expect_checks 22
+expect_checks 23
 
 # py FILE EXPR [ARGS...]: EXPR (Python) over FILE's NDJSON rows is true.
 py() {
@@ -158,6 +158,13 @@ if [ -e $TR/events/$ISS ] && [ -d $TR/instances ]; then
 	kpt -c "$VT tcp" "t:$ISS saddr daddr:u8[4] daddr_v6 sport:u8[2]" > "$OUT/iss.txt" 2> "$OUT/iss-t.err"
 	check "$ISS text: saddr={127,0,0,1} as ftrace prints an array, daddr:u8[4] and daddr_v6 accepted, 16 elements, sport:u8[2] the field's bytes" \
 		grep -Eq "saddr=\{127,0,0,1\} daddr=\{[0-9,]+\} daddr_v6=\{([0-9]+,){15}[0-9]+\} sport=\{[0-9]+,[0-9]+\}$" "$OUT/iss.txt"
+	# a filter compares the field as ftrace's event filters do, as a number
+	# of its size: 127.0.0.1 is the u32 16777343 (little-endian)
+	kpt --json -c "$VT tcp" "t:$ISS daddr" > "$OUT/iss-all.json" 2> "$OUT/iss-all.err"
+	kpt count --json -c "$VT tcp" "t:$ISS if daddr == 16777343" > "$OUT/iss-f.json" 2> "$OUT/iss-f.err"
+	jcheck "$ISS if daddr == 16777343: the field only a filter reads is ftrace's u32, the events to 127.0.0.1 counted" \
+		"$OUT/iss-f.json" '(lambda a: 0 < len([x for x in a if x["args"]["daddr"] == [127, 0, 0, 1]]) < len(a) and rows[0]["count"] == len([x for x in a if x["args"]["daddr"] == [127, 0, 0, 1]]))([__import__("json").loads(l) for l in open(args[0]) if l.strip()])' \
+		"$OUT/iss-all.json"
 	KPT_RC=error kpt --dry-run "t:$ISS saddr:u8[8]" > /dev/null 2> "$OUT/iss-big.err"
 	check "$ISS saddr:u8[8]: refused, the field is 4 bytes" grep -q "field 'saddr' (__u8 saddr\[4\]) is 4 bytes" "$OUT/iss-big.err"
 else
