@@ -24,7 +24,7 @@ BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 # Everything but main.c, so the unit tests link the same objects.
 LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
-BPF_HDRS := $(wildcard bpf/*.bpf.h) include/kptrace.h
+BPF_HDRS := $(wildcard bpf/*.bpf.h) $(wildcard include/*.h)
 
 BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev gcc make
 TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev lz4 zstd
@@ -57,7 +57,7 @@ $(OUTPUT)/kptrace.skel.h: $(OUTPUT)/kptrace.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name kptrace_bpf > $@
 
-$(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) include/kptrace.h $(OUTPUT)/kptrace.skel.h | $(OUTPUT)
+$(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(OUTPUT)/kptrace.skel.h | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
@@ -139,7 +139,7 @@ soak: kptrace
 	$(Q)tests/vm/soak.sh
 
 # kptrace itself under ASan+UBSan (dynamic: the sanitizers need it) for the host suites
-$(OUTPUT)/kptrace-san: $(LIB_SRCS) src/main.c $(wildcard src/*.h) include/kptrace.h \
+$(OUTPUT)/kptrace-san: $(LIB_SRCS) src/main.c $(wildcard src/*.h) $(wildcard include/*.h) \
 		$(OUTPUT)/kptrace.skel.h
 	$(call msg,CC-SAN,$@)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LIB_SRCS) src/main.c -lbpf -lelf -lz -o $@
@@ -228,7 +228,7 @@ FUZZ_OUT     := $(OUTPUT)/fuzz
 FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11 -Wall -Wextra -Werror -Iinclude -Isrc \
 	-I$(OUTPUT) -D_GNU_SOURCE
-FUZZ_HDRS    := tests/fuzz/fuzz_common.h tests/unit/ev_layout.h $(wildcard src/*.h) include/kptrace.h
+FUZZ_HDRS    := tests/fuzz/fuzz_common.h tests/unit/ev_layout.h $(wildcard src/*.h) $(wildcard include/*.h)
 
 # What each harness links: the stage it fuzzes and what that stage calls.
 FUZZ_SRCS_spec   := src/spec.c

@@ -349,11 +349,13 @@ static __always_inline __u32 kpt_bucket_of(__u32 kind, bool is_signed, __s64 lin
 	switch (kind) {
 	case KPT_H_LINEAR:
 		return kpt_linear_bucket((__s64)v, lin_min, lin_step, n);
+	case KPT_H_SLOG2:
+		return kpt_slog2_bucket((__s64)v);
 	case KPT_H_LOGLIN:
-		/* negative signed values count as 0 (bpftrace does the same for log2) */
+		/* latencies and counter deltas only, never negative: a guard */
 		return kpt_loglin_bucket(is_signed && (__s64)v < 0 ? 0 : v);
 	default:
-		return kpt_log2_bucket(is_signed && (__s64)v < 0 ? 0 : v);
+		return kpt_log2_bucket(v);
 	}
 }
 

@@ -277,6 +277,9 @@ static __always_inline __u64 kpt_arg_reg(const struct kpt_regs *r, __u32 n)
 #define KPT_EL_ARGI(x)		((x) & 0xff)
 #define KPT_EL_IDX(x)		(((x) >> 8) & 0xff)
 #define KPT_EL_FAULT		(1u << 16)
+#define KPT_EL_END		(1u << 17)	/* past a NULL-terminated array's NULL */
+/* kpt_store_elem()'s return, or'd to pos: this element was the array's NULL */
+#define KPT_POS_END		(1u << 30)
 #define KPT_EL(argi, idx, fault) ((argi) | ((idx) << 8) | ((fault) ? KPT_EL_FAULT : 0))
 
 /*
@@ -301,6 +304,10 @@ __noinline int kpt_store_elem(struct kpt_scratch *s, const struct kpt_fetch *f, 
 	size = f->size;
 	slot = f->slot + i * size;
 
+	if (el & KPT_EL_END) {
+		kpt_put(s, slot, 4, KPT_DL_END);
+		return pos;
+	}
 	if (el & KPT_EL_FAULT) {
 		/* An earlier stage failed: zero the slot (strings: a zero-length
 		 * data_loc, ftrace's "(fault)") so nothing stale is left. */
@@ -330,6 +337,11 @@ __noinline int kpt_store_elem(struct kpt_scratch *s, const struct kpt_fetch *f, 
 			kpt_put(s, slot, 4, pos);
 			kpt_fault(s, argi);
 			return pos;
+		}
+		if (!addr && (f->flags & KPT_FF_NULL_END)) {
+			/* argv's NULL: the array ends here, nothing faulted */
+			kpt_put(s, slot, 4, KPT_DL_END);
+			return pos | KPT_POS_END;
 		}
 		return kpt_put_str(s, slot, pos, addr, mode, argi, f->flags & KPT_FF_LONG_FAULT);
 	case KPT_ST_COMM:
@@ -366,7 +378,7 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 			     __u32 pos, __u32 pflags)
 {
 	int home = (pflags & KPT_PF_USER) ? KPT_RD_USER : KPT_RD_KERNEL;
-	__u32 i, count, param, fault = 0;
+	__u32 i, count, param, fault = 0, end = 0;
 	__u64 val = 0, addr;
 	int mode;
 
@@ -442,11 +454,15 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 		fault = !!kpt_read(&val, 8, val + f->off[i], mode);
 	}
 
-	/* Stages 3 and 4, per element (ftrace's LP_ARRAY loop). */
+	/* Stages 3 and 4, per element (ftrace's LP_ARRAY loop); past a
+	 * NULL-terminated array's NULL, nothing is read. */
 	for (i = 0; i < KPT_MAX_ARRAY && i < kpt_max_count; i++) {
 		if (i >= count)
 			break;
-		pos = kpt_store_elem(s, f, val, pos, KPT_EL(argi, i, fault));
+		pos = kpt_store_elem(s, f, val, pos, KPT_EL(argi, i, fault) | end);
+		if (pos & KPT_POS_END)
+			end = KPT_EL_END;
+		pos &= ~KPT_POS_END;
 	}
 	return pos;
 }

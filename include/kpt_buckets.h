@@ -46,6 +46,19 @@ static inline __u32 kpt_log2_bucket(__u64 v)
 }
 
 /*
+ * Signed log2, mirrored: bucket 64 holds 0, 64 + k holds log2's bucket k
+ * ([1], [2, 4) ...) and 64 - k its negative mirror ([-1], (-4, -2] ...), so
+ * buckets in index order are values in ascending order. -2^63 is bucket 0.
+ */
+static inline __u32 kpt_slog2_bucket(__s64 v)
+{
+	/* the magnitude in unsigned arithmetic: -(-2^63) overflows an s64 */
+	if (v < 0)
+		return KPT_SLOG2_ZERO - kpt_log2_bucket(-(__u64)v);
+	return KPT_SLOG2_ZERO + kpt_log2_bucket((__u64)v);
+}
+
+/*
  * Log-linear: values below 64 have a bucket each; above, each power-of-two
  * range [2^e, 2^(e+1)) is cut into 64 equal steps of 2^(e-6). A bucket's width
  * is at most 1/64 of its lower bound, so a value reported as its bucket's

@@ -129,7 +129,14 @@ enum kpt_store {
 #define KPT_FF_AUTO_ST		(1u << 1)	/* the store reads user memory below TASK_SIZE, else kernel */
 #define KPT_FF_BITFIELD		(1u << 2)
 #define KPT_FF_LONG_FAULT	(1u << 3)	/* a string longer than KPT_STR_MAX - 1 is a fault */
+#define KPT_FF_NULL_END		(1u << 4)	/* KPT_ST_STRARR: a NULL pointer ends the array */
 /* kpt_fetch.deref_user bit i: dereference i reads user memory; deref_auto likewise "by address". */
+
+/*
+ * The data_loc of a string array's elements past the NULL that ended it
+ * (KPT_FF_NULL_END): neither a string (its length would be 64K) nor a fault.
+ */
+#define KPT_DL_END		0xffffffffu
 
 /* One argument's fetch, in ftrace's stages: base, dereferences, store, modifier, loop. */
 struct kpt_fetch {
@@ -260,10 +267,14 @@ enum kpt_hist_kind {
 	KPT_H_LOG2 = 1,		/* [0], [1], [2,4), [4,8) ... */
 	KPT_H_LINEAR,		/* < min, [min, min+step) ... , >= max */
 	KPT_H_LOGLIN,		/* log2 ranges cut in 64 linear steps: <= 1/64 relative width */
+	KPT_H_SLOG2,		/* a signed value's log2: ... (-4,-2] [-1] [0] [1] [2,4) ... */
 };
 
 /* Histogram sizes (buckets), see include/kpt_buckets.h. */
 #define KPT_LOG2_BUCKETS	65
+/* signed log2: 64 negative buckets mirroring the positive ones, then log2's */
+#define KPT_SLOG2_BUCKETS	(KPT_LOG2_BUCKETS + 64)
+#define KPT_SLOG2_ZERO		64	/* the bucket of 0 */
 #define KPT_LOGLIN_SUB		64
 #define KPT_LOGLIN_BUCKETS	(KPT_LOGLIN_SUB + (64 - 6) * KPT_LOGLIN_SUB)
 #define KPT_LINEAR_MAX		4096	/* buckets, under- and overflow included */

@@ -10,6 +10,7 @@
 #include "agg.h"
 #include "hist.h"
 #include "pmu.h"
+#include "table.h"
 
 /* ---- configuration ---- */
 
@@ -69,6 +70,14 @@ static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *
 			return -EINVAL;
 		}
 		a = ev_arg_index(ev, tok);
+		if (a < 0 && !strcmp(tok, "probe")) {
+			/* the table's probe column: no key word in the kernel */
+			if (g->action == KPT_ACT_COUNT)
+				continue;
+			snprintf(msg, msglen, "--by probe: for count (hist and latency give each "
+				 "probe a histogram of its own)");
+			return -EINVAL;
+		}
 		if (a >= 0) {
 			if (!is_scalar(&ev->args[a])) {
 				snprintf(msg, msglen, "--by %s: only a scalar argument can be a key "
@@ -81,8 +90,8 @@ static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *
 			kind = builtin_keys[b].kind;
 			w = builtin_keys[b].words;
 		} else {
-			snprintf(msg, msglen, "--by %s: not comm, pid, tid, cpu or an argument of "
-				 "%s/%s", tok, ev->group, ev->event);
+			snprintf(msg, msglen, "--by %s: not comm, pid, tid, cpu, probe or an "
+				 "argument of %s/%s", tok, ev->group, ev->event);
 			return -EINVAL;
 		}
 		if (words + w > KPT_KEY_WORDS) {
@@ -142,7 +151,9 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 			}
 			g->value_sub_argi = b;
 		}
-		g->hist = o->kind ? o->kind : KPT_H_LOG2;
+		/* a signed value's negatives get buckets of their own (KPT_H_SLOG2) */
+		g->hist = o->kind && o->kind != KPT_H_LOG2 ? o->kind
+			  : g->value_signed ? KPT_H_SLOG2 : KPT_H_LOG2;
 		if (g->hist == KPT_H_LINEAR) {
 			int64_t n;
 
@@ -161,7 +172,7 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 			g->lin_min = o->lin_min;
 			g->lin_step = o->lin_step;
 		} else {
-			g->nbuckets = KPT_LOG2_BUCKETS;
+			g->nbuckets = g->hist == KPT_H_SLOG2 ? KPT_SLOG2_BUCKETS : KPT_LOG2_BUCKETS;
 		}
 		break;
 	case KPT_ACT_LAT_END:
@@ -276,15 +287,6 @@ static int kentry_cmp(const void *a, const void *b)
 	if (c)
 		return c;
 	return x->k.bucket < y->k.bucket ? -1 : x->k.bucket > y->k.bucket;
-}
-
-static int kentry_count_cmp(const void *a, const void *b)
-{
-	const struct kentry *x = a, *y = b;
-
-	if (x->v.count != y->v.count)
-		return x->v.count > y->v.count ? -1 : 1;
-	return kentry_cmp(a, b);
 }
 
 /* ---- printing ---- */
@@ -536,45 +538,126 @@ static void report_keyed_hist(const struct agg_ctx *c, int i, const struct kset 
 	free(counts);
 }
 
-static void report_count(const struct agg_ctx *c, int i, const struct kset *s)
+/* Where "probe" is among --by's keys (a column of the table, no key word), or -1. */
+static int probe_key_pos(const char *by)
+{
+	char buf[256], *tok, *save = NULL;
+	int i = 0;
+
+	if (!by)
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", by);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), i++)
+		if (!strcmp(tok, "probe"))
+			return i;
+	return -1;
+}
+
+/* The text of a count row's cells: the count, then the columns in order. */
+static int count_row(const struct agg_ctx *c, struct table *t, int i, const struct kentry *e,
+		     int probe_col)
 {
 	const struct kpt_agg *g = &c->ents[i].agg;
 	const struct ev_desc *ev = &c->evs[i];
-	struct kentry *rows = calloc(s->n ? s->n : 1, sizeof(*rows));
-	size_t n = 0, j;
-	int k;
+	char parts[TABLE_MAX_COLS][160], probe[160];
+	const char *cells[TABLE_MAX_COLS];
+	int k, w = 0, col = 1;
 
-	if (!rows)
-		return;
-	for (j = 0; j < s->n; j++)
-		if (s->e[j].k.probe == g->group)
-			rows[n++] = s->e[j];
-	qsort(rows, n, sizeof(*rows), kentry_count_cmp);
-	if (c->opts->top > 0 && n > (size_t)c->opts->top)
-		n = c->opts->top;
-	if (!c->json) {
-		fprintf(c->out, "%s/%s:\n%12s", ev->group, ev->event, "COUNT");
-		for (k = 0; k < g->nkeys; k++)
-			fprintf(c->out, "  %s", key_kind_name(g, ev, k));
-		fputc('\n', c->out);
+	snprintf(parts[0], sizeof(parts[0]), "%llu", e ? (unsigned long long)e->v.count : 0ull);
+	cells[0] = parts[0];
+	snprintf(probe, sizeof(probe), "%s/%s", ev->group, ev->event);
+	for (k = 0; k <= g->nkeys; k++) {
+		if (col == probe_col)
+			cells[col++] = probe;
+		if (k == g->nkeys)
+			break;
+		if (e)
+			format_key_part(c, g, ev, &e->k, k, &w, parts[col], sizeof(parts[col]));
+		else
+			strcpy(parts[col], "-");	/* a probe nothing hit: no key */
+		cells[col] = parts[col];
+		col++;
 	}
-	for (j = 0; j < n; j++) {
-		char key[512];
+	return table_add(t, e ? e->v.count : 0, (uint32_t)i, e ? &e->k : NULL, cells);
+}
 
-		if (c->json) {
-			fprintf(c->out, "{\"group\":\"%s\",\"event\":\"%s\",\"type\":\"count\","
-				"\"count\":%llu,\"key\":", ev->group, ev->event,
-				(unsigned long long)rows[j].v.count);
-			json_key(c->out, c, g, ev, &rows[j].k);
-			fputs("}\n", c->out);
+/* One count row as JSON: the probe, the count and the key (null for a row of zero). */
+static void json_count_row(const struct agg_ctx *c, const struct table_row *r)
+{
+	const struct kpt_agg *g = &c->ents[r->probe].agg;
+	const struct ev_desc *ev = &c->evs[r->probe];
+
+	fprintf(c->out, "{\"group\":\"%s\",\"event\":\"%s\",\"type\":\"count\","
+		"\"count\":%llu,\"key\":", ev->group, ev->event, (unsigned long long)r->value);
+	if (r->has_key)
+		json_key(c->out, c, g, ev, &r->key);
+	else
+		fputs(g->nkeys ? "null" : "{}", c->out);
+	fputs("}\n", c->out);
+}
+
+/*
+ * Every count probe's rows as one table: sorted by count, --top over all of
+ * it, the probe a column when there are several or --by names it, and a
+ * probe nothing hit left out unless --zeros.
+ */
+static void report_counts(const struct agg_ctx *c, const struct kset *s)
+{
+	int i, k, first = -1, ngroups = 0, probe_col = -1, pos = probe_key_pos(c->opts->by);
+	const struct kpt_agg *g;
+	struct table t;
+	size_t j;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->ents[i].agg.action != KPT_ACT_COUNT || c->ents[i].agg.group != (__u32)i)
 			continue;
-		}
-		format_key(c, g, ev, &rows[j].k, "  ", key, sizeof(key));
-		fprintf(c->out, "%12llu  %s\n", (unsigned long long)rows[j].v.count, key);
+		if (first < 0)
+			first = i;
+		ngroups++;
 	}
-	if (!c->json)
-		fputc('\n', c->out);
-	free(rows);
+	if (first < 0)
+		return;
+	g = &c->ents[first].agg;
+	table_init(&t);
+	/* COUNT twelve wide, as the single table always was */
+	table_col(&t, "COUNT", true, 12);
+	if (pos < 0 && ngroups > 1)
+		pos = 0;
+	for (k = 0; k <= g->nkeys; k++) {
+		if (k == pos)
+			probe_col = table_col(&t, "probe", false, 0);
+		if (k < g->nkeys)
+			table_col(&t, key_kind_name(g, &c->evs[first], k), false, 0);
+	}
+	for (i = first; i < c->n; i++) {
+		bool any = false;
+
+		if (c->ents[i].agg.action != KPT_ACT_COUNT || c->ents[i].agg.group != (__u32)i)
+			continue;
+		for (j = 0; j < s->n; j++) {
+			if (s->e[j].k.probe != (__u32)i)
+				continue;
+			any = true;
+			if (count_row(c, &t, i, &s->e[j], probe_col))
+				goto cleanup;
+		}
+		if (!any && c->opts->zeros && count_row(c, &t, i, NULL, probe_col))
+			goto cleanup;
+	}
+	table_sort(&t);
+	if (c->opts->top > 0)
+		table_truncate(&t, (size_t)c->opts->top);
+	if (c->json) {
+		for (j = 0; j < t.n; j++)
+			json_count_row(c, &t.rows[j]);
+		goto cleanup;
+	}
+	if (probe_col < 0)
+		fprintf(c->out, "%s/%s:\n", c->evs[first].group, c->evs[first].event);
+	table_print(&t, c->out);
+	fputc('\n', c->out);
+cleanup:
+	table_free(&t);
 }
 
 void agg_report(const struct agg_ctx *c, bool clear)
@@ -604,10 +687,11 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		if (g->group != (__u32)i)
 			continue; /* reported with its group's first probe */
 		if (g->action == KPT_ACT_COUNT)
-			report_count(c, i, &s);
-		else if (g->action == KPT_ACT_HIST || g->action == KPT_ACT_LAT_END)
+			continue; /* one table of them all, below */
+		if (g->action == KPT_ACT_HIST || g->action == KPT_ACT_LAT_END)
 			g->nkeys ? report_keyed_hist(c, i, &s) : report_unkeyed(c, i, clear);
 	}
+	report_counts(c, &s);
 	if (clear) {
 		size_t j;
 

@@ -25,6 +25,7 @@ struct agg_opts {
 	const char *by;			/* "comm,pid,ARG..." or NULL */
 	const char *unit;		/* latency: "ns", "us" (default) or "ms" */
 	int top;			/* count: rows to print, 0 = all */
+	bool zeros;			/* count: a row of 0 for a probe nothing hit */
 	int pmu_n;			/* latency --pmu: counters per call */
 };
 

@@ -50,6 +50,7 @@ static const char args_doc[] = "[explain] DEFINITION...\n"
 enum {
 	OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER, OPT_LINEAR, OPT_BY, OPT_TOP, OPT_UNIT,
 	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK, OPT_BACKEND, OPT_PMU,
+	OPT_ZEROS,
 };
 
 static const struct argp_option options[] = {
@@ -72,8 +73,10 @@ static const struct argp_option options[] = {
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Trace only tasks in this cgroup (v2)", 0 },
 	{ NULL, 0, NULL, 0, "Aggregation (hist, latency, count):", 1 },
 	{ "linear", OPT_LINEAR, "MIN,MAX,STEP", 0, "hist: linear buckets instead of log2", 1 },
-	{ "by", OPT_BY, "KEY[,KEY]", 0, "per key: comm, pid, tid, cpu or an argument name", 1 },
-	{ "top", OPT_TOP, "N", 0, "count: the N largest only", 1 },
+	{ "by", OPT_BY, "KEY[,KEY]", 0,
+	  "per key: comm, pid, tid, cpu, an argument name, or (count) probe", 1 },
+	{ "top", OPT_TOP, "N", 0, "count: the N largest rows of the whole table only", 1 },
+	{ "zeros", OPT_ZEROS, NULL, 0, "count: a row of 0 for each probe nothing hit", 1 },
 	{ "interval", 'i', "SECONDS", 0, "print (and reset) every SECONDS", 1 },
 	{ "unit", OPT_UNIT, "ns|us|ms", 0, "latency: the unit to print (default us)", 1 },
 	{ "max-keys", OPT_MAX_KEYS, "N", 0,
@@ -209,6 +212,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_TOP:
 		env->top = (int)parse_int(st, "--top", arg, 1, INT_MAX);
 		break;
+	case OPT_ZEROS:
+		env->zeros = true;
+		break;
 	case OPT_UNIT:
 		if (strcmp(arg, "ns") && strcmp(arg, "us") && strcmp(arg, "ms"))
 			argp_error(st, "--unit: '%s' is not ns, us or ms", arg);
@@ -279,6 +285,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--linear is for 'kptrace hist'");
 		if (env->top && env->mode != MODE_COUNT)
 			argp_error(st, "--top is for 'kptrace count'");
+		if (env->zeros && env->mode != MODE_COUNT)
+			argp_error(st, "--zeros is for 'kptrace count'");
 		if (env->unit && env->mode != MODE_LATENCY)
 			argp_error(st, "--unit is for 'kptrace latency'");
 		if (env->by && env->mode == MODE_TRACE)

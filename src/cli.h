@@ -34,6 +34,7 @@ struct env {
 	int64_t lin_min, lin_max, lin_step;
 	const char *by;		/* --by KEY[,KEY] */
 	int top;		/* --top N */
+	bool zeros;		/* --zeros: count's rows of 0 */
 	double interval;	/* -i SECONDS */
 	const char *unit;	/* --unit ns|us|ms */
 	const char *filter;	/* --filter EXPR, for every probe */

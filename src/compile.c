@@ -20,9 +20,9 @@ static bool is_deref(const struct spec_op *op)
 	return op->kind == SPEC_OP_DEREF || op->kind == SPEC_OP_UDEREF;
 }
 
-/* Base stage from ops[0]. */
+/* Base stage from ops[0]; in_place: a tracepoint field read as the array it holds. */
 static int compile_base(const struct spec_op *op, int64_t opval, const struct resolved *r,
-			struct kpt_fetch *f, char *msg, size_t msglen)
+			bool in_place, struct kpt_fetch *f, char *msg, size_t msglen)
 {
 	const struct tp_field *tf;
 
@@ -32,7 +32,7 @@ static int compile_base(const struct spec_op *op, int64_t opval, const struct re
 		f->param = tf->offset;
 		if (tf->data_loc) {
 			f->base = KPT_BASE_TPDATALOC;
-		} else if (tf->char_array) {
+		} else if (tf->char_array || in_place) {
 			f->base = KPT_BASE_TPADDR;
 		} else if (tf->size == 1 || tf->size == 2 || tf->size == 4 || tf->size == 8) {
 			f->base = KPT_BASE_TPFIELD;
@@ -110,6 +110,7 @@ static enum spec_type field_type(const struct spec_arg *a, const struct resolved
 	static const enum spec_type sg[] = { SPEC_T_S8, SPEC_T_S16, 0, SPEC_T_S32, 0, 0, 0,
 					     SPEC_T_S64 };
 	const struct tp_field *tf;
+	unsigned int size;
 
 	if (a->type_given || a->ops[0].kind != SPEC_OP_TPFIELD || a->nops > 1)
 		return a->type;
@@ -118,9 +119,62 @@ static enum spec_type field_type(const struct spec_arg *a, const struct resolved
 		return SPEC_T_STRING;
 	if (tf->symbol)
 		return SPEC_T_SYMBOL;	/* %pS in the kernel's print fmt */
-	if (tf->pointer || tf->size < 1 || tf->size > 8 || !u[tf->size - 1])
+	/* __u8 daddr[4]: its elements' type (for a filter, ftrace's number of its size) */
+	size = tf->array_len && !a->hidden ? tf->size / tf->array_len : tf->size;
+	if (tf->pointer || size < 1 || size > 8 || !u[size - 1])
 		return SPEC_T_X64;
-	return tf->is_signed ? sg[tf->size - 1] : u[tf->size - 1];
+	return tf->is_signed ? sg[size - 1] : u[size - 1];
+}
+
+/*
+ * Elements of the argument: its [N], or a tracepoint array field's own
+ * (untyped), but for a field only a filter reads, which ftrace's event
+ * filters compare as a number of the field's size (daddr == 16777343).
+ */
+static uint32_t field_count(const struct spec_arg *a, const struct resolved *r,
+			    const int64_t *opval)
+{
+	if (a->count || a->type_given || a->ops[0].kind != SPEC_OP_TPFIELD || a->nops > 1 ||
+	    a->hidden)
+		return a->count;
+	return r->tp.fields[opval[0]].array_len;
+}
+
+/*
+ * A tracepoint field read where it is, as an array (daddr:u8[4], or daddr
+ * untyped): TYPE[N] must lie within the field. Or a pointer field read as
+ * an array of string pointers (execve's argv:ustring[6]), which its NULL
+ * ends. 1 if so (f's store set), 0 if not such a field, or -EINVAL.
+ */
+static int tp_field_array(const struct spec_arg *a, const struct resolved *r,
+			  const int64_t *opval, uint32_t count, bool is_str, struct kpt_fetch *f,
+			  char *msg, size_t msglen)
+{
+	const struct tp_field *tf;
+
+	if (!count || a->ops[0].kind != SPEC_OP_TPFIELD || a->nops > 1)
+		return 0;
+	tf = &r->tp.fields[opval[0]];
+	if (is_str) {
+		if (tf->data_loc || tf->char_array || tf->array_len || tf->size != 8) {
+			snprintf(msg, msglen, "'%s' (%s, %u bytes) is not a pointer: a string "
+				 "array reads an array of string pointers", tf->name, tf->decl,
+				 tf->size);
+			return -EINVAL;
+		}
+		f->store = KPT_ST_STRARR;
+		/* pointers and strings where the type says, or by address as on kprobes */
+		f->flags |= KPT_FF_NULL_END |
+			    (a->type == SPEC_T_USTRING ? KPT_FF_USER_ST : KPT_FF_AUTO_ST);
+		return 1;
+	}
+	if (tf->data_loc || (uint64_t)f->size * count > tf->size) {
+		snprintf(msg, msglen, "field '%s' (%s) is %u bytes: %u elements of %u bytes "
+			 "do not fit in it", tf->name, tf->decl, tf->size, count, f->size);
+		return -EINVAL;
+	}
+	f->store = KPT_ST_MEM;	/* the field's bytes, in the record (kernel memory) */
+	return 1;
 }
 
 static int compile_arg(const struct spec_probe *p, const struct spec_arg *a,
@@ -130,15 +184,19 @@ static int compile_arg(const struct spec_probe *p, const struct spec_arg *a,
 	bool user_probe = p->kind == SPEC_UPROBE || p->kind == SPEC_URETPROBE;
 	bool is_str = type == SPEC_T_STRING || type == SPEC_T_USTRING;
 	const struct spec_op *last = &a->ops[a->nops - 1];
+	uint32_t count = field_count(a, r, opval);
 	int i, err, nderef;
 	bool absorb;
 
 	memset(f, 0, sizeof(*f));
-	err = compile_base(&a->ops[0], opval[0], r, f, msg, msglen);
+	err = compile_base(&a->ops[0], opval[0], r, count && !is_str, f, msg, msglen);
 	if (err)
 		return err;
-	f->count = a->count ? a->count : 1;
+	f->count = count ? count : 1;
 	f->size = slot_size(type);
+	err = tp_field_array(a, r, opval, count, is_str, f, msg, msglen);
+	if (err)
+		return err < 0 ? err : 0;
 
 	/* Dereferences: all but the last, which the store absorbs, except for
 	 * symstr: that one names the value after every dereference. */
@@ -267,7 +325,8 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 			ea->type = a->bf_container == 8 ? SPEC_T_U8 :
 				   a->bf_container == 16 ? SPEC_T_U16 :
 				   a->bf_container == 32 ? SPEC_T_U32 : SPEC_T_U64;
-		ea->count = a->count;
+		ea->count = field_count(a, r, r->opval[i]);
+		ea->null_end = !!(f->flags & KPT_FF_NULL_END);
 		ea->size = f->size;
 		ea->text = a->text;
 		ea->spec = a;

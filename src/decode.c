@@ -82,6 +82,13 @@ int decode_check(const struct ev_desc *ev, const void *rec, size_t len)
 			dl = get_u32(r + a->slot + 4 * e);
 			l = dl >> 16;
 			off = dl & 0xffff;
+			if (dl == KPT_DL_END && a->null_end) {
+				/* past a NULL-terminated array's end: nothing after it */
+				while (++e < n)
+					if (get_u32(r + a->slot + 4 * e) != KPT_DL_END)
+						return -EINVAL;
+				break;
+			}
 			if (!l)
 				continue;	/* ftrace's (fault); its offset means nothing */
 			if (off != end || (size_t)off + l > len || r[off + l - 1] != '\0' ||
@@ -91,6 +98,19 @@ int decode_check(const struct ev_desc *ev, const void *rec, size_t len)
 		}
 	}
 	return end == len ? 0 : -EINVAL;
+}
+
+uint32_t decode_count(const struct ev_arg *a, const void *rec)
+{
+	const unsigned char *r = rec;
+	uint32_t e;
+
+	if (!is_data_loc(a) || !a->null_end)
+		return a->count;
+	for (e = 0; e < a->count; e++)
+		if (get_u32(r + a->slot + 4 * e) == KPT_DL_END)
+			break;
+	return e;
 }
 
 bool decode_faulted(const struct ev_desc *ev, const void *rec, int argi)

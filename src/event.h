@@ -25,6 +25,7 @@ struct ev_arg {
 	int nenums;
 	bool hidden;		/* recorded for the filter only, never printed */
 	bool sym_name;		/* a symbol printed without +off/size (a tracepoint's %ps) */
+	bool null_end;		/* a string array its NULL ends (KPT_FF_NULL_END): KPT_DL_END after */
 };
 
 struct ev_desc {

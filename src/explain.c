@@ -306,6 +306,13 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 	} else if (str && sa->ops[0].kind == SPEC_OP_IMM) {
 		fprintf(f, "      then the string at that address (%s)\n",
 			mem_kind(ev, t == SPEC_T_USTRING));
+	} else if (a->count && sa->ops[0].kind == SPEC_OP_TPFIELD && str) {
+		fprintf(f, "      then up to %u string pointers at value, to the first NULL, and "
+			"the strings they point to (%s)\n", a->count,
+			mem_kind(ev, t == SPEC_T_USTRING));
+	} else if (a->count && sa->ops[0].kind == SPEC_OP_TPFIELD) {
+		fprintf(f, "      read in place: %u x %u bytes of the field\n", a->count,
+			type_size(t));
 	}
 	if (sa->bf_width)
 		fprintf(f, "      then bits %u..%u of the u%u, printed as u%u\n", sa->bf_offset,

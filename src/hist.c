@@ -152,12 +152,14 @@ struct layout {
 	uint32_t n;			/* rows */
 	const uint64_t *counts;		/* n entries */
 	uint64_t scale;			/* ROW_POW2: the rows are log2 rows of value / scale */
+	bool mirrored;			/* ROW_POW2: KPT_H_SLOG2's, negative rows first */
 	uint64_t merged[KPT_LOG2_BUCKETS];	/* log-linear merged into log2 rows */
 };
 
 struct row {
 	__int128 lo, hi;		/* [lo, hi) */
 	bool under, over;		/* linear: below lin_min, from the last edge on */
+	bool neg;			/* signed log2: a negative row, (-2^k, -2^(k-1)] */
 	uint64_t count;
 };
 
@@ -168,6 +170,7 @@ static bool view_ok(const struct hist_view *h)
 		return false;
 	switch (h->kind) {
 	case KPT_H_LOG2:
+	case KPT_H_SLOG2:
 	case KPT_H_LOGLIN:
 		return true;
 	case KPT_H_LINEAR:
@@ -182,6 +185,8 @@ static uint32_t raw_buckets(const struct hist_view *h)
 	switch (h->kind) {
 	case KPT_H_LOG2:
 		return h->nbuckets < KPT_LOG2_BUCKETS ? h->nbuckets : KPT_LOG2_BUCKETS;
+	case KPT_H_SLOG2:
+		return h->nbuckets < KPT_SLOG2_BUCKETS ? h->nbuckets : KPT_SLOG2_BUCKETS;
 	case KPT_H_LOGLIN:
 		return h->nbuckets < KPT_LOGLIN_BUCKETS ? h->nbuckets : KPT_LOGLIN_BUCKETS;
 	case KPT_H_LINEAR:
@@ -231,10 +236,15 @@ static bool layout_init(const struct hist_view *h, const struct unit *u, struct 
 		return false;
 	l->counts = h->counts;
 	l->scale = 1;
+	l->mirrored = false;
 	l->n = raw_buckets(h);
 	switch (h->kind) {
 	case KPT_H_LOG2:
 		l->style = ROW_POW2;
+		break;
+	case KPT_H_SLOG2:
+		l->style = ROW_POW2;
+		l->mirrored = true;
 		break;
 	case KPT_H_LINEAR:
 		l->style = ROW_LINEAR;
@@ -268,12 +278,23 @@ static bool layout_init(const struct hist_view *h, const struct unit *u, struct 
 static void layout_row(const struct hist_view *h, const struct layout *l, uint32_t i,
 		       struct row *r)
 {
+	uint32_t k;
+
 	memset(r, 0, sizeof(*r));
 	r->count = l->counts[i];
 	switch (l->style) {
 	case ROW_POW2:
-		r->lo = log2_lower(i) * l->scale;
-		r->hi = ((__int128)1 << i) * l->scale;
+		if (l->mirrored && i < KPT_SLOG2_ZERO) {
+			/* the mirror of log2 row k, [-(2^k - 1), -2^(k-1)] */
+			k = KPT_SLOG2_ZERO - i;
+			r->neg = true;
+			r->lo = 1 - ((__int128)1 << k);
+			r->hi = 1 - log2_lower(k);
+			break;
+		}
+		k = l->mirrored ? i - KPT_SLOG2_ZERO : i;
+		r->lo = log2_lower(k) * l->scale;
+		r->hi = ((__int128)1 << k) * l->scale;
 		break;
 	case ROW_FINE:
 		r->lo = loglin_lower(i);
@@ -291,12 +312,17 @@ static void layout_row(const struct hist_view *h, const struct layout *l, uint32
 static void fmt_edge(char *buf, const struct hist_view *h, const struct layout *l,
 		     const struct unit *u, __int128 x)
 {
-	if (u->scaled)
+	if (u->scaled) {
 		fmt_val(buf, x, u);
-	else if (l->style == ROW_LINEAR)
+	} else if (l->style == ROW_LINEAR) {
 		fmt_lin_label(buf, x, h->lin_step);
-	else
+	} else if (x < 0) {
+		/* a mirrored row's edge: the positive edge's label, negated */
+		buf[0] = '-';
+		fmt_pow_label(buf + 1, -(unsigned __int128)x, 0);
+	} else {
 		fmt_pow_label(buf, (unsigned __int128)x, l->style == ROW_FINE ? 6 : 0);
+	}
 }
 
 static void fmt_row_label(char *buf, const struct hist_view *h, const struct layout *l,
@@ -307,6 +333,13 @@ static void fmt_row_label(char *buf, const struct hist_view *h, const struct lay
 	if (r->under) {
 		fmt_edge(b, h, l, u, r->hi);
 		sprintf(buf, "(..., %s)", b);
+		return;
+	}
+	if (r->neg && r->hi != r->lo + 1) {
+		/* (-4, -2]: the mirror of [2, 4), open and closed as it is */
+		fmt_edge(a, h, l, u, r->lo - 1);
+		fmt_edge(b, h, l, u, r->hi - 1);
+		sprintf(buf, "(%s, %s]", a, b);
 		return;
 	}
 	fmt_edge(a, h, l, u, r->lo);
@@ -378,6 +411,15 @@ static __int128 bucket_estimate(const struct hist_view *h, uint32_t b, bool ok)
 	case KPT_H_LOG2:
 		lo = log2_lower(b);
 		w = b ? lo : 1;
+		return lo + w / 2;
+	case KPT_H_SLOG2:
+		/* a negative row's estimate mirrors its positive row's */
+		if (b < KPT_SLOG2_ZERO) {
+			lo = log2_lower(KPT_SLOG2_ZERO - b);
+			return -(lo + lo / 2);
+		}
+		lo = log2_lower(b - KPT_SLOG2_ZERO);
+		w = b > KPT_SLOG2_ZERO ? lo : 1;
 		return lo + w / 2;
 	case KPT_H_LOGLIN:
 		lo = loglin_lower(b);
@@ -556,7 +598,8 @@ void hist_print_json(FILE *f, const struct hist_view *h)
 		layout_row(h, &l, i, &r);
 		fputs(sep ? ",{" : "{", f);
 		sep = true;
-		fmt_int(a, r.lo);
+		/* (-2^64, -2^63] holds one s64, -2^63 */
+		fmt_int(a, r.lo < INT64_MIN ? INT64_MIN : r.lo);
 		fmt_int(b, r.hi - 1);
 		if (!r.under)
 			fprintf(f, "\"min\":%s,", a);

@@ -18,6 +18,10 @@
  * Labels:
  *	log2		[0], [1], [2, 4), [4, 8) ... [1K, 2K) ... [8E, 16E): powers of
  *			1024 as K M G T P E, as bpftrace's hist()
+ *	signed log2	(KPT_H_SLOG2, a signed value's) the negatives first, each
+ *			log2 row's mirror: (-16E, -8E] ... (-4, -2], [-1], then [0],
+ *			[1], [2, 4) ... as log2 (bpftrace puts them all in one
+ *			"(..., 0)" row)
  *	linear		(..., MIN) below, [MIN, MIN+STEP) ..., [MAX, ...) above; K/M
  *			only when the step is a multiple of 1024, [N] for a step of
  *			1, as bpftrace's lhist()
@@ -47,7 +51,9 @@
  * stats.max]. Bounds on |estimate - true| for a true value v:
  *	log-linear	exact for v < 128 (buckets of width 1); else <= v / 128,
  *			since w <= lo / 64 <= v / 64
- *	log2		exact for v < 2; else <= v / 2 (w = lo)
+ *	log2		exact for v < 2; else <= v / 2 (w = lo); signed log2
+ *			likewise for |v|, a negative row's estimate the negated
+ *			estimate of its mirror
  *	linear		<= STEP / 2 inside [MIN, MAX); below MIN and from MAX on,
  *			the midpoint of [stats.min, MIN) or [MAX, stats.max]
  * q * N is rounded to an integer rank when within 2^-40 of it (relative), so
@@ -59,7 +65,9 @@
  *	 "count":N,"sum":S,"min":M,"max":X,"avg":A,
  *	 "p50":P,"p90":P,"p99":P,"p99_9":P}
  * The buckets are the text rows (the below-MIN bucket has no "min", the
- * from-MAX one no "max"); the percentiles only for log-linear histograms.
+ * from-MAX one no "max"; (-4, -2] is "min":-3,"max":-2, (-16E, -8E] is
+ * "min":-2^63, the one s64 it holds); the percentiles only for log-linear
+ * histograms.
  * min, max, avg and the percentiles are null without events.
  */
 #ifndef KPT_HIST_H
@@ -73,7 +81,7 @@
 #define HIST_F_FINE	(1u << 0)	/* log-linear: a row per fine bucket */
 
 struct hist_view {
-	enum kpt_hist_kind kind;	/* KPT_H_LOG2, KPT_H_LINEAR, KPT_H_LOGLIN */
+	enum kpt_hist_kind kind;	/* KPT_H_LOG2, _SLOG2, _LINEAR, _LOGLIN */
 	uint32_t nbuckets;		/* log2/loglin: fewer than the full count are zeros */
 	const uint64_t *counts;		/* nbuckets entries */
 	int64_t lin_min, lin_step;	/* KPT_H_LINEAR (kpt_linear_bucket's layout) */

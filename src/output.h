@@ -33,6 +33,8 @@ struct dec_val {
 int decode_check(const struct ev_desc *ev, const void *rec, size_t len);
 /* True when argument argi's read faulted (the bitmap after the header). */
 bool decode_faulted(const struct ev_desc *ev, const void *rec, int argi);
+/* Elements of an array argument to print: a NULL-terminated string array's up to its NULL. */
+uint32_t decode_count(const struct ev_arg *a, const void *rec);
 /* Element elem of a scalar argument. */
 struct dec_val decode_scalar(const struct ev_arg *a, const void *rec, uint32_t elem);
 /*

@@ -194,7 +194,7 @@ static bool print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 {
 	const struct ev_arg *a = &ev->args[i];
 	bool ok = true;
-	uint32_t e;
+	uint32_t e, n;
 
 	json_cstr(ob, a->name);
 	ob_char(ob, ':');
@@ -208,8 +208,9 @@ static bool print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 	}
 	if (!a->count)
 		return !print_elem(ob, a, ks, rec, len, 0);
+	n = decode_count(a, rec);
 	ob_char(ob, '[');
-	for (e = 0; e < a->count; e++) {
+	for (e = 0; e < n; e++) {
 		if (e)
 			ob_char(ob, ',');
 		ok &= print_elem(ob, a, ks, rec, len, e);

@@ -170,7 +170,7 @@ static void print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 		      const struct ksyms *ks, const void *rec, size_t len)
 {
 	const struct ev_arg *a = &ev->args[i];
-	uint32_t e;
+	uint32_t e, n;
 
 	/* " %s=" */
 	ob_char(ob, ' ');
@@ -195,11 +195,14 @@ static void print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 		print_elem(ob, a, ks, rec, len, 0);
 		return;
 	}
+	n = decode_count(a, rec);
 	ob_char(ob, '{');
-	for (e = 0; e < a->count; e++) {
+	for (e = 0; e < n; e++) {
+		if (e)
+			ob_char(ob, ',');
 		print_elem(ob, a, ks, rec, len, e);
-		ob_char(ob, e == a->count - 1 ? '}' : ',');
 	}
+	ob_char(ob, '}');
 }
 
 /* trace_print_context(): "%16s-%-7d [%03d] ..... %5lu.%06lu: " */

@@ -1090,6 +1090,8 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 	if (env->mode != MODE_TRACE) {
 		ao.unit = env->unit;
 		ao.top = env->top;
+		ao.zeros = env->zeros;
+		ao.by = env->by;
 		ac.out = out;
 		ac.json = env->json;
 		ac.opts = &ao;

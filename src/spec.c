@@ -1200,9 +1200,10 @@ int spec_check_arg(const struct spec_probe *p, const struct spec_arg *a, struct 
 		 * An array is read from memory. ftrace forgets user memory
 		 * (ST_UMEM) here though +u works for strings; we take both.
 		 */
+		/* a tracepoint's field is memory too: the record's bytes */
 		if (a->type == SPEC_T_SYMSTR ||
-		    (!spec_type_is_string(a->type) &&
-		     last != SPEC_OP_DEREF && last != SPEC_OP_UDEREF))
+		    (!spec_type_is_string(a->type) && last != SPEC_OP_DEREF &&
+		     last != SPEC_OP_UDEREF && last != SPEC_OP_TPFIELD))
 			return check_fail(err, SPEC_ERR_BAD_STRING, a->type_col);
 		if (insn_slots(a) + ++extra > INSN_SLOTS)
 			return check_fail(err, SPEC_ERR_TOO_MANY_OPS, a->body_col);

@@ -58,8 +58,13 @@ static int parse_field(char *line, struct tp_field *f)
 		/* "__data_loc char[] name" */
 		f->data_loc = !strncmp(decl, "__data_loc", 10);
 	} else if (br) {
+		unsigned int n = (unsigned int)strtoul(br + 1, NULL, 10);
+
 		*br = 0;
 		f->char_array = strstr(decl, "char") != NULL;
+		/* __u8 daddr[4]: an array, as ftrace's eprobes read it */
+		if (!f->char_array && n && n <= size && size % n == 0)
+			f->array_len = (uint16_t)n;
 	}
 	*name++ = 0;
 	while (*name == '*') {

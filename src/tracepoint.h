@@ -19,6 +19,7 @@ struct tp_field {
 	bool is_signed;
 	bool data_loc;		/* __data_loc char[]: a string elsewhere in the record */
 	bool char_array;	/* char name[N]: a string in place */
+	uint16_t array_len;	/* TYPE name[N] (not char): N elements of size / N bytes */
 	bool pointer;		/* a pointer type */
 	/* the print fmt shows it as a code address: TP_SYM_* */
 	uint8_t symbol;

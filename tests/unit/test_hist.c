@@ -99,6 +99,10 @@ static void acc_init(struct acc *a, enum kpt_hist_kind kind)
 	memset(a, 0, sizeof(*a));
 	a->kind = kind;
 	a->n = kind == KPT_H_LOG2 ? KPT_LOG2_BUCKETS : KPT_LOGLIN_BUCKETS;
+	if (kind == KPT_H_SLOG2) {
+		a->n = KPT_SLOG2_BUCKETS;
+		a->value_signed = 1;
+	}
 }
 
 static void acc_init_linear(struct acc *a, int64_t min, int64_t step, uint32_t n)
@@ -122,6 +126,9 @@ static void acc_add(struct acc *a, uint64_t v)
 		break;
 	case KPT_H_LOGLIN:
 		b = kpt_loglin_bucket(v);
+		break;
+	case KPT_H_SLOG2:
+		b = kpt_slog2_bucket((int64_t)v);
 		break;
 	case KPT_H_LINEAR:
 		b = kpt_linear_bucket((int64_t)v, a->lin_min, a->lin_step, a->n);
@@ -981,6 +988,153 @@ static void check_loglin_value(uint64_t v)
 	      "%" PRIu64 " in bucket %u [%" PRIu64 ", next)", v, b, (uint64_t)kpt_loglin_lower(b));
 }
 
+/* ---- signed log2 ---------------------------------------------------------------- */
+
+static int cmp_s64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The bucket of a signed value: the table is the mirror written out. */
+static void test_slog2_buckets(void)
+{
+	static const struct {
+		int64_t v;
+		uint32_t b;
+	} rows[] = {
+		{ INT64_MIN, 0 }, { INT64_MIN + 1, 1 }, { -4611686018427387905LL, 1 },
+		{ -4611686018427387904LL, 1 }, { -4611686018427387903LL, 2 }, { -1025, 53 },
+		{ -1024, 53 }, { -1023, 54 }, { -512, 54 }, { -511, 55 }, { -5, 61 },
+		{ -4, 61 }, { -3, 62 }, { -2, 62 }, { -1, 63 }, { 0, 64 }, { 1, 65 },
+		{ 2, 66 }, { 3, 66 }, { 4, 67 }, { 1023, 74 }, { 1024, 75 }, { INT64_MAX, 127 },
+	};
+	int64_t x, y;
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char ctx[64];
+
+		snprintf(ctx, sizeof(ctx), "kpt_slog2_bucket(%" PRId64 ")", rows[i].v);
+		CHECK_INT(kpt_slog2_bucket(rows[i].v), rows[i].b, ctx);
+	}
+	/* Order: a larger value never has a smaller bucket; v >= 0 is log2's, shifted. */
+	for (i = 0; i < 200000; i++) {
+		x = (int64_t)rnd() >> (rnd() % 64);
+		y = (int64_t)rnd() >> (rnd() % 64);
+		if ((x < y && kpt_slog2_bucket(x) > kpt_slog2_bucket(y)) ||
+		    (x >= 0 && kpt_slog2_bucket(x) != KPT_SLOG2_ZERO + kpt_log2_bucket(x)) ||
+		    (x < 0 && x != INT64_MIN &&
+		     kpt_slog2_bucket(x) != KPT_SLOG2_ZERO - kpt_log2_bucket(-x)))
+			bad++;
+	}
+	CHECK(bad == 0, "%d random values out of order or not mirrored", bad);
+}
+
+/* The openat returns: -21 x 3, -2 x 7, 3 x 2; text and JSON. */
+static void test_slog2_text_json(void)
+{
+	static struct acc a;
+	struct hist_view h;
+	char *s;
+	int i;
+
+	acc_init(&a, KPT_H_SLOG2);
+	for (i = 0; i < 3; i++)
+		acc_add(&a, (uint64_t)-21);
+	for (i = 0; i < 7; i++)
+		acc_add(&a, (uint64_t)-2);
+	for (i = 0; i < 2; i++)
+		acc_add(&a, 3);
+	h = acc_view(&a, NULL);
+	check_text("@ret:", &h,
+		"@ret:\n"
+		"(-32, -16]             3 |@@@@@@@@@@@@@@@@@@@@@@                              |\n"
+		"(-16, -8]              0 |                                                    |\n"
+		"(-8, -4]               0 |                                                    |\n"
+		"(-4, -2]               7 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"[-1]                   0 |                                                    |\n"
+		"[0]                    0 |                                                    |\n"
+		"[1]                    0 |                                                    |\n"
+		"[2, 4)                 2 |@@@@@@@@@@@@@@                                      |\n"
+		"count 12, sum -71, avg -5, min -21, max 3\n",
+		"signed log2: negative rows mirror the positive ones");
+	s = json(&h);
+	CHECK_STR(s, "{\"buckets\":[{\"min\":-31,\"max\":-16,\"count\":3},"
+		  "{\"min\":-15,\"max\":-8,\"count\":0},{\"min\":-7,\"max\":-4,\"count\":0},"
+		  "{\"min\":-3,\"max\":-2,\"count\":7},{\"min\":-1,\"max\":-1,\"count\":0},"
+		  "{\"min\":0,\"max\":0,\"count\":0},{\"min\":1,\"max\":1,\"count\":0},"
+		  "{\"min\":2,\"max\":3,\"count\":2}],"
+		  "\"count\":12,\"sum\":-71,\"min\":-21,\"max\":3,\"avg\":-5}",
+		  "signed log2 json");
+	free(s);
+
+	/* Only negatives: the rows end at the last non-empty one; suffixes mirrored. */
+	acc_init(&a, KPT_H_SLOG2);
+	acc_add(&a, (uint64_t)-1500);
+	acc_add(&a, (uint64_t)-1);
+	h = acc_view(&a, NULL);
+	s = text(NULL, &h);
+	CHECK(s && !strncmp(s, "(-2K, -1K]             1 |", 26) && strstr(s, "\n[-1]   ") &&
+	      strstr(s, "count 2, sum -1501, avg -750, min -1500, max -1\n"),
+	      "negatives only: %s", s);
+	free(s);
+
+	/* -2^63: its row is the mirror of [8E, 16E), the one s64 it holds in JSON. */
+	acc_init(&a, KPT_H_SLOG2);
+	acc_add(&a, (uint64_t)INT64_MIN);
+	h = acc_view(&a, NULL);
+	s = text(NULL, &h);
+	CHECK(s && !strncmp(s, "(-16E, -8E]            1 |", 26), "-2^63's label: %s", s);
+	free(s);
+	s = json(&h);
+	CHECK_STR(s, "{\"buckets\":[{\"min\":-9223372036854775808,\"max\":"
+		  "-9223372036854775808,\"count\":1}],\"count\":1,\"sum\":-9223372036854775808,"
+		  "\"min\":-9223372036854775808,\"max\":-9223372036854775808,"
+		  "\"avg\":-9223372036854775808}", "-2^63 json");
+	free(s);
+}
+
+/* Percentiles of signed sets: within |v| / 2 (exact for |v| < 2), in [min, max]. */
+static void test_slog2_percentiles(void)
+{
+	static int64_t v[MAXN];
+	static struct acc a;
+	static const size_t sizes[] = { 1, 2, 3, 100, 1001, MAXN };
+	struct hist_view h;
+	size_t s, i, k, n;
+	char ctx[128];
+
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		n = sizes[s];
+		acc_init(&a, KPT_H_SLOG2);
+		for (i = 0; i < n; i++) {
+			v[i] = (int64_t)rnd() >> (rnd() % 64);
+			acc_add(&a, (uint64_t)v[i]);
+		}
+		h = acc_view(&a, NULL);
+		qsort(v, n, sizeof(*v), cmp_s64);
+		for (k = 0; k < sizeof(permille) / sizeof(permille[0]); k++) {
+			uint64_t rank = ((uint64_t)permille[k] * n + 999) / 1000;
+			double est = 0, tv, bound;
+			int rc;
+
+			if (rank < 1)
+				rank = 1;
+			tv = (double)v[rank - 1];
+			rc = hist_percentile(&h, permille[k] / 1000.0, &est);
+			bound = dabs(tv) < 2 ? 0 : dabs(tv) / 2 + dabs(tv) * 0x1p-50;
+			snprintf(ctx, sizeof(ctx), "signed n=%zu p%d true %.17g est %.17g", n,
+				 permille[k], tv, est);
+			CHECK(rc == 0 && dabs(est - tv) <= bound, "%s", ctx);
+			CHECK(est >= (double)v[0] && est <= (double)v[n - 1], "%s: in [min, max]",
+			      ctx);
+		}
+	}
+}
+
 static void test_bucket_functions(void)
 {
 	unsigned __int128 w, lo;
@@ -1113,5 +1267,8 @@ int main(void)
 	test_percentiles();
 	test_linear_percentiles();
 	test_bucket_functions();
+	test_slog2_buckets();
+	test_slog2_text_json();
+	test_slog2_percentiles();
 	return check_report();
 }

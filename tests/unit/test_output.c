@@ -424,6 +424,71 @@ static void test_arrays_faults_symbols(void)
 		  "arrays, faults, symbols");
 }
 
+/* A string array its NULL ended (execve's argv:ustring[6]): printed up to it. */
+static void rec_end_mark(struct rec *r, const struct ev_arg *a, uint32_t elem)
+{
+	uint32_t dl = KPT_DL_END;
+
+	memcpy(r->b + a->slot + 4 * elem, &dl, 4);
+}
+
+static void test_null_ended(void)
+{
+	struct ev_arg args[] = { ARR("argv", USTRING, 4, 6), ARR("none", STRING, 4, 2),
+				 ARR("plain", STRING, 4, 1) };
+	struct ev_desc ev = {
+		.index = 3, .group = "syscalls", .event = "sys_enter_execve",
+		.kind = SPEC_TRACEPOINT, .nargs = NARGS(args), .args = args,
+	};
+	struct rec r;
+	size_t len;
+	int e;
+
+	args[0].null_end = args[1].null_end = true;
+	ev_layout(&ev);
+	rec_start(&r, &ev, 1200, "sh", 0, 1, 0);
+	rec_cstr(&r, &args[0], 0, "ls");
+	rec_cstr(&r, &args[0], 1, "");
+	rec_cstr(&r, &args[0], 2, "-l");
+	for (e = 3; e < 6; e++)
+		rec_end_mark(&r, &args[0], e);
+	rec_end_mark(&r, &args[1], 0);
+	rec_end_mark(&r, &args[1], 1);
+	rec_cstr(&r, &args[2], 0, "p");
+	len = rec_end(&r);
+	CHECK_INT(decode_check(&ev, r.b, len), 0, "slots past the NULL are no strings");
+	CHECK_INT(decode_count(&args[0], r.b), 3, "argv: three strings before its NULL");
+	CHECK_INT(decode_count(&args[1], r.b), 0, "an array whose first pointer was NULL");
+	check_out(&ev, &r,
+		  "              sh-1200    [001] .....     0.000000: sys_enter_execve: "
+		  "argv={\"ls\",\"\",\"-l\"} none={} plain={\"p\"}\n",
+		  "{\"ts\":0,\"cpu\":1,\"pid\":1166,\"tid\":1200,\"comm\":\"sh\","
+		  "\"group\":\"syscalls\",\"event\":\"sys_enter_execve\","
+		  "\"args\":{\"argv\":[\"ls\",\"\",\"-l\"],\"none\":[],\"plain\":[\"p\"]}}\n",
+		  "a NULL-terminated string array");
+	/* a string after the end mark: not what the BPF side writes */
+	rec_start(&r, &ev, 1200, "sh", 0, 1, 0);
+	rec_cstr(&r, &args[0], 0, "ls");
+	rec_end_mark(&r, &args[0], 1);
+	rec_cstr(&r, &args[0], 2, "-l");
+	for (e = 3; e < 6; e++)
+		rec_end_mark(&r, &args[0], e);
+	rec_end_mark(&r, &args[1], 0);
+	rec_end_mark(&r, &args[1], 1);
+	rec_cstr(&r, &args[2], 0, "p");
+	len = rec_end(&r);
+	CHECK_INT(decode_check(&ev, r.b, len), -EINVAL, "a string past the NULL is malformed");
+	/* an end mark in an array no NULL ends (the kprobe form, +0(%si):string[3]) */
+	rec_start(&r, &ev, 1200, "sh", 0, 1, 0);
+	for (e = 0; e < 6; e++)
+		rec_end_mark(&r, &args[0], e);
+	rec_end_mark(&r, &args[1], 0);
+	rec_end_mark(&r, &args[1], 1);
+	rec_end_mark(&r, &args[2], 0);
+	len = rec_end(&r);
+	CHECK_INT(decode_check(&ev, r.b, len), -EINVAL, "an end mark where no NULL ends");
+}
+
 static void test_return_probes(void)
 {
 	struct ev_arg args[] = { ARG("rv", S64, 8) };
@@ -845,6 +910,7 @@ int main(void)
 	test_context();
 	test_strings();
 	test_arrays_faults_symbols();
+	test_null_ended();
 	test_return_probes();
 	test_malformed();
 	test_decode();

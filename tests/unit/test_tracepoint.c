@@ -91,6 +91,50 @@ static void test_word(void)
 	}
 }
 
+/* Array fields: N elements of size / N (ftrace's eprobes read them so); char[] a string. */
+static void test_arrays(void)
+{
+	static const char text[] = COMMON
+		"\tfield:__u8 saddr[4];\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:__u8 daddr_v6[16];\toffset:12;\tsize:16;\tsigned:0;\n"
+		"\tfield:char comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
+		"\tfield:u32 w[2];\toffset:44;\tsize:8;\tsigned:0;\n"
+		"\tfield:__data_loc char[] name;\toffset:52;\tsize:4;\tsigned:0;\n"
+		"\tfield:int plain;\toffset:56;\tsize:4;\tsigned:1;\n\n";
+	static const struct {
+		const char *name;
+		unsigned int array_len;
+		bool char_array, data_loc;
+	} want[] = {
+		{ "saddr", 4, false, false }, { "daddr_v6", 16, false, false },
+		{ "comm", 0, true, false }, { "w", 2, false, false },
+		{ "name", 0, false, true }, { "plain", 0, false, false },
+	};
+	char path[] = "/tmp/kpt-tpfmt-XXXXXX", msg[256];
+	struct tp_format fmt;
+	size_t i;
+	FILE *f;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0, "mkstemp");
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	CHECK(!tp_format_load("sys", "ev", path, &fmt, msg, sizeof(msg)), "arrays: %s", msg);
+	unlink(path);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct tp_field *tf = tp_field_find(&fmt, want[i].name);
+
+		CHECK(tf && tf->array_len == want[i].array_len &&
+		      tf->char_array == want[i].char_array && tf->data_loc == want[i].data_loc,
+		      "field %s: array_len %u char_array %d data_loc %d", want[i].name,
+		      tf ? tf->array_len : 0, tf ? tf->char_array : -1, tf ? tf->data_loc : -1);
+	}
+	tp_format_free(&fmt);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/kpt-tpfmt-XXXXXX", got[256], msg[256];
@@ -124,5 +168,6 @@ int main(void)
 		tp_format_free(&fmt);
 	}
 	test_word();
+	test_arrays();
 	return check_report();
 }

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The workloads of tests/host/values.sh, each with values known in advance
+ * (the suite states them again, independently of kptrace): signed values
+ * for a histogram, failing and succeeding opens, one loopback TCP
+ * connection, an execve with a known argv, and functions called a known
+ * number of times for a count over many probes. Built static, -O0
+ * -fno-inline, no PIE: the process opens nothing but what it is asked to.
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define PROBED __attribute__((noinline, used))
+
+PROBED long kpt_sval(long v)
+{
+	return v;
+}
+
+/* count over a glob: kpt_cnt_N is called N times, kpt_cnt_0 never */
+PROBED int kpt_cnt_0(void) { return 0; }
+PROBED int kpt_cnt_1(void) { return 1; }
+PROBED int kpt_cnt_2(void) { return 2; }
+PROBED int kpt_cnt_3(void) { return 3; }
+PROBED int kpt_cnt_5(void) { return 5; }
+PROBED int kpt_cnt_8(void) { return 8; }
+
+/* The signed values of "svals": the suite's SVALS, in the same order. */
+static const long svals[] = {
+	INT64_MIN, INT64_MIN + 1, -4611686018427387905L, -1025, -1024, -1000, -8, -7, -5,
+	-4, -3, -2, -2, -1, -1, -1, 0, 0, 1, 2, 3, 4, 1000, 1024, 4611686018427387905L,
+	INT64_MAX, INT64_MAX,
+};
+
+/* One connection to 127.0.0.1:port (0: any free port), accepted and closed. */
+static int tcp_loopback(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int l, c, s;
+
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
+	    getsockname(l, (struct sockaddr *)&a, &len))
+		return 1;
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (c < 0 || connect(c, (struct sockaddr *)&a, sizeof(a)))
+		return 1;
+	s = accept(l, NULL, NULL);
+	if (s < 0)
+		return 1;
+	close(c);
+	close(s);
+	close(l);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int n;
+
+	if (argc < 2)
+		return 2;
+	if (!strcmp(argv[1], "svals")) {
+		for (i = 0; i < sizeof(svals) / sizeof(svals[0]); i++)
+			kpt_sval(svals[i]);
+		return 0;
+	}
+	if (!strcmp(argv[1], "loop") && argc > 2) {
+		/* N calls, half of them negative: BPF time per hit */
+		long k, m = atol(argv[2]);
+
+		for (k = 0; k < m; k++)
+			kpt_sval(k - m / 2);
+		return 0;
+	}
+	if (!strcmp(argv[1], "opens")) {
+		/* 7 x -ENOENT, 3 x -EISDIR, 2 x fd 3 */
+		for (n = 0; n < 7; n++)
+			open("/nonexistent/kpt", O_RDONLY);
+		for (n = 0; n < 3; n++)
+			open("/", O_WRONLY);
+		for (n = 0; n < 2; n++)
+			close(open("/dev/null", O_RDONLY));
+		return 0;
+	}
+	if (!strcmp(argv[1], "tcp"))
+		return tcp_loopback(argc > 2 ? atoi(argv[2]) : 0);
+	if (!strcmp(argv[1], "exec")) {
+		/* argv of five strings and its NULL: what argv:ustring[6] reads */
+		char *const av[] = { "values_target", "exec-done", "bb", "", "dddd", NULL };
+
+		execv("/proc/self/exe", av);
+		return 1;
+	}
+	if (!strcmp(argv[1], "exec-done"))
+		return 0;
+	if (!strcmp(argv[1], "count")) {
+		kpt_cnt_1();
+		for (n = 0; n < 2; n++)
+			kpt_cnt_2();
+		for (n = 0; n < 3; n++)
+			kpt_cnt_3();
+		for (n = 0; n < 5; n++)
+			kpt_cnt_5();
+		for (n = 0; n < 8; n++)
+			kpt_cnt_8();
+		return 0;
+	}
+	return 2;
+}
