@@ -67,7 +67,8 @@ static const struct argp_option options[] = {
 	{ "keep-running", OPT_KEEP_RUNNING, NULL, 0,
 	  "-p, -t, -c: go on when the process, thread or command exits (-c: tracing what it "
 	  "started), until -d or a signal", 0 },
-	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
+	{ "duration", 'd', "SECONDS", 0,
+	  "Stop after SECONDS: detach, then write what is buffered for at most 1 s more", 0 },
 	{ "dry-run", OPT_DRY_RUN, NULL, 0,
 	  "Check and explain: where each argument comes from, the event format; attach nothing",
 	  0 },
