@@ -19,6 +19,36 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* -p PID: only this process (tgid); 0 traces everything. */
 const volatile __u32 kpt_target_tgid = 0;
+/*
+ * kptrace's own process, never traced: its reads of /proc and its writes of
+ * the output, seen by its own probes, would print and count themselves (a
+ * feedback loop through t:syscalls/sys_enter_write). The loader's: 0 where
+ * kptrace cannot hit a probe of the run (uprobes in other files).
+ */
+const volatile __u32 kpt_self_tgid = 0;
+/*
+ * -c (and -p with --keep-running): the traced processes are kpt_procs'
+ * keys, not kpt_target_tgid: the command's descendants join it as they are
+ * created (kpt_newtask) and leave it as they are freed (kpt_procfree), so a
+ * pid that comes back as another process's is not traced.
+ */
+const volatile bool kpt_target_set = false;
+/* Where task/task_newtask's pid and clone_flags and sched/sched_process_free's
+ * pid are in their records: tracefs's format files say (the loader's). */
+const volatile __u32 kpt_nt_pid_off = 0;
+const volatile __u32 kpt_nt_flags_off = 0;
+const volatile __u32 kpt_free_pid_off = 0;
+/* Processes not followed: kpt_procs was full (--max-keys). */
+__u64 kpt_procs_full = 0;
+
+/* tgid -> 1; one entry where not kpt_target_set (the loader's), --max-keys
+ * where given: processes at once. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, __u32);
+} kpt_procs SEC(".maps");
 
 /* Sized by the loader before load: one entry per probe definition. */
 struct {
@@ -401,7 +431,7 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
  * program inlines the handler (the object's size is resident memory).
  */
 __noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt_stats *st,
-			  __u64 v)
+			  __u64 v, __u32 tid)
 {
 	__u64 now, *ts;
 	__u32 depth;
@@ -413,13 +443,13 @@ __noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt
 		kpt_hist_unkeyed(p, v, st);
 		return 0;
 	case KPT_ACT_LAT_START:
-		ts = kpt_lat_enter((__u32)bpf_get_current_pid_tgid(), idx, &depth);
+		ts = kpt_lat_enter(tid, idx, &depth);
 		if (ts)
 			*ts = bpf_ktime_get_ns();
 		return 0;
 	case KPT_ACT_LAT_END:
 		now = bpf_ktime_get_ns();
-		if (!kpt_lat_exit(p, (__u32)bpf_get_current_pid_tgid(), now, st, &v))
+		if (!kpt_lat_exit(p, tid, now, st, &v))
 			kpt_hist_unkeyed(p, v, st);
 		return 0;
 	default:
@@ -428,23 +458,44 @@ __noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt
 }
 
 /*
- * -p, -t, --cgroup: whether the task is one traced (if not, counted as
- * filtered). Reads the task's ids into *pid_tgid only where asked: each
- * helper call counts on the hot path.
+ * -p, -c, -t, --cgroup: whether the task is one traced (if not, counted as
+ * filtered). Its ids are read once a hit, by the caller: every path needs
+ * the tgid for kpt_self_tgid, and the records and latencies need them too.
  */
-static __always_inline bool kpt_task_wanted(struct kpt_stats *st, __u64 *pid_tgid)
+static __always_inline bool kpt_task_wanted(struct kpt_stats *st, __u64 pid_tgid)
 {
+	__u32 tgid = pid_tgid >> 32;
+
 	if (!kpt_targeted)
 		return true;
-	if (kpt_target_tgid || kpt_target_tid)
-		*pid_tgid = bpf_get_current_pid_tgid();
-	if ((kpt_target_tgid && (*pid_tgid >> 32) != kpt_target_tgid) ||
-	    (kpt_target_tid && (__u32)*pid_tgid != kpt_target_tid) ||
+	if ((kpt_target_set ? !bpf_map_lookup_elem(&kpt_procs, &tgid) :
+			      kpt_target_tgid && tgid != kpt_target_tgid) ||
+	    (kpt_target_tid && (__u32)pid_tgid != kpt_target_tid) ||
 	    (kpt_target_cgroup && bpf_get_current_cgroup_id() != kpt_target_cgroup)) {
 		st->filtered++;
 		return false;
 	}
 	return true;
+}
+
+/*
+ * Whether kptrace itself hit the probe (kpt_self_tgid), with the task's ids
+ * into *pid_tgid, read once a hit: targeting, records and latency need them
+ * too. A direct histogram, which needs none of them (untargeted), is spared
+ * the helper call where kptrace cannot hit its probe (uprobes in other
+ * files: kpt_self_tgid 0); elsewhere the call is the check's cost (~25 ns a
+ * hit on 6.18 here, whose Safe-RET mitigation makes every return dear; a
+ * tracepoint program may not read the record's common_pid).
+ */
+static __always_inline bool kpt_self_hit(bool direct_hist, __u64 *pid_tgid)
+{
+	__u32 self = kpt_self_tgid;	/* one load: the verifier knows it */
+
+	*pid_tgid = 0;
+	if (direct_hist && !kpt_targeted && !self)
+		return false;
+	*pid_tgid = bpf_get_current_pid_tgid();
+	return self && (__u32)(*pid_tgid >> 32) == self;
 }
 
 /*
@@ -483,8 +534,6 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 		st->drops++;
 		return 0;
 	}
-	if (!pid_tgid)
-		pid_tgid = bpf_get_current_pid_tgid();
 	h->kind = KPT_REC_EVENT;
 	h->probe = 0;
 	h->size = kpt_ds.size;
@@ -538,11 +587,12 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	__u64 pid_tgid, size;
 	__u32 cpu, pos, i, passed;
 
+	if (kpt_self_hit(KPT_DH_BYTE(dh, on), &pid_tgid))
+		return 0;	/* not the user's: not even counted */
 	st = bpf_map_lookup_elem(&kpt_stats, &idx);
 	if (!st)
 		return 0;
-	pid_tgid = 0;
-	if (!kpt_task_wanted(st, &pid_tgid))
+	if (!kpt_task_wanted(st, pid_tgid))
 		return 0;
 	st->hits++;
 	/* constants to the verifier, which keeps one path of the three */
@@ -571,14 +621,11 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 			kpt_hist_unkeyed(p, v, st);
 			return 0;
 		}
-		return kpt_direct(p, idx, st, v);
+		return kpt_direct(p, idx, st, v, (__u32)pid_tgid);
 	}
 	/* a run of direct probes only: the verifier drops the rest */
 	if (!(kpt_uses & ~KPT_USE_DIRECT))
 		return 0;
-	if (!pid_tgid)
-		pid_tgid = bpf_get_current_pid_tgid();	/* not read above */
-
 	cpu = bpf_get_smp_processor_id();
 	s = bpf_map_lookup_elem(&kpt_scratch, &cpu);
 	if (!s)
@@ -709,3 +756,48 @@ KPT_TRAMP(0) KPT_TRAMP(1) KPT_TRAMP(2) KPT_TRAMP(3)
 KPT_TRAMP(4) KPT_TRAMP(5) KPT_TRAMP(6) KPT_TRAMP(7)
 KPT_TRAMP(8) KPT_TRAMP(9) KPT_TRAMP(10) KPT_TRAMP(11)
 KPT_TRAMP(12) KPT_TRAMP(13) KPT_TRAMP(14) KPT_TRAMP(15)
+
+/* #defines of the UAPI, not in BTF: sched.h's CLONE_THREAD, errno's EEXIST. */
+#define KPT_CLONE_THREAD	0x00010000
+#define KPT_EEXIST		17
+
+/*
+ * -c: a process a traced one creates is traced from its first instruction
+ * (as perf record -- CMD follows forks): task_newtask fires in the parent,
+ * before the child is first woken. A thread needs nothing: its tgid is
+ * traced already. Only loaded where kpt_target_set follows forks.
+ */
+SEC("tracepoint")
+int kpt_newtask(void *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, pid = 0, one = 1;
+	__u64 flags = 0;
+	long err;
+
+	if (!bpf_map_lookup_elem(&kpt_procs, &tgid))
+		return 0;
+	if (bpf_probe_read_kernel(&flags, sizeof(flags), (void *)((__u64)ctx + kpt_nt_flags_off)) ||
+	    (flags & KPT_CLONE_THREAD) ||
+	    bpf_probe_read_kernel(&pid, sizeof(pid), (void *)((__u64)ctx + kpt_nt_pid_off)))
+		return 0;
+	err = bpf_map_update_elem(&kpt_procs, &pid, &one, BPF_NOEXIST);
+	if (err && err != -KPT_EEXIST)	/* full: -E2BIG */
+		__sync_fetch_and_add(&kpt_procs_full, 1);
+	return 0;
+}
+
+/*
+ * A traced process leaves kpt_procs when its task is freed: its pid is free
+ * for another process from then on. A thread group's leader is freed last,
+ * with the group's pid (a non-leader's exec swaps the pids first); the
+ * other threads' pids are no key.
+ */
+SEC("tracepoint")
+int kpt_procfree(void *ctx)
+{
+	__u32 pid = 0;
+
+	if (!bpf_probe_read_kernel(&pid, sizeof(pid), (void *)((__u64)ctx + kpt_free_pid_off)))
+		bpf_map_delete_elem(&kpt_procs, &pid);
+	return 0;
+}

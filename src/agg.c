@@ -671,7 +671,8 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		keyed |= c->ents[i].agg.nkeys > 0 || c->ents[i].agg.action == KPT_ACT_COUNT;
 	if (keyed) {
 		kset_load(&s, kfd, c->ld->ncpus, c);
-		qsort(s.e, s.n, sizeof(*s.e), kentry_cmp);
+		if (s.n)	/* an empty set's array is NULL, which qsort may not take */
+			qsort(s.e, s.n, sizeof(*s.e), kentry_cmp);
 	}
 	if (clear && !c->json) {
 		time_t t = time(NULL);

@@ -51,15 +51,25 @@ enum {
 	OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER, OPT_LINEAR, OPT_BY, OPT_TOP, OPT_UNIT,
 	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK, OPT_BACKEND, OPT_PMU,
 	OPT_ZEROS,
+	OPT_KEEP_RUNNING,
 };
 
 static const struct argp_option options[] = {
 	{ "file", 'f', "FILE", 0, "Read definitions from FILE, one per line", 0 },
 	{ "output", 'o', "FILE", 0, "Write events to FILE instead of stdout", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per event (NDJSON), typed values", 0 },
-	{ "pid", 'p', "PID", 0, "Trace only this process", 0 },
-	{ "command", 'c', "CMD", 0, "Run CMD (split into words, no shell), trace it, stop when it exits", 0 },
-	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
+	{ "pid", 'p', "PID", 0,
+	  "Trace only this process, all its threads (not the processes it starts); stop when "
+	  "it exits", 0 },
+	{ "command", 'c', "CMD", 0,
+	  "Run CMD (split into words, no shell) and trace it and every process and thread it "
+	  "starts from then on, followed in the kernel; stop when CMD exits (what it started "
+	  "and left running goes on untraced)", 0 },
+	{ "keep-running", OPT_KEEP_RUNNING, NULL, 0,
+	  "-p, -t, -c: go on when the process, thread or command exits (-c: tracing what it "
+	  "started), until -d or a signal", 0 },
+	{ "duration", 'd', "SECONDS", 0,
+	  "Stop after SECONDS: detach, then write what is buffered for at most 1 s more", 0 },
 	{ "dry-run", OPT_DRY_RUN, NULL, 0,
 	  "Check and explain: where each argument comes from, the event format; attach nothing",
 	  0 },
@@ -68,7 +78,7 @@ static const struct argp_option options[] = {
 	{ "verbose", 'v', NULL, 0, "Show libbpf's log, including the verifier's", 0 },
 	{ "filter", OPT_FILTER, "EXPR", 0,
 	  "ftrace event filter for every probe (like 'DEF if EXPR')", 0 },
-	{ "tid", 't', "TID", 0, "Trace only this thread", 0 },
+	{ "tid", 't', "TID", 0, "Trace only this thread; stop when it exits", 0 },
 	{ "comm", OPT_COMM, "NAME", 0, "Trace only tasks with this comm", 0 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Trace only tasks in this cgroup (v2)", 0 },
 	{ NULL, 0, NULL, 0, "Aggregation (hist, latency, count):", 1 },
@@ -183,6 +193,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case 'c':
 		env->command = arg;
 		break;
+	case OPT_KEEP_RUNNING:
+		env->keep_running = true;
+		break;
 	case 'd':
 		env->duration = parse_seconds(st, "-d", arg);
 		break;
@@ -281,6 +294,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "no probe definition given (see --help for examples)");
 		if (env->pid && env->command)
 			argp_error(st, "-p and -c both choose the process to trace: give one");
+		if (env->tid && env->command)
+			argp_error(st, "-t names a thread that runs now, not one of -c's");
+		if (env->keep_running && !env->pid && !env->tid && !env->command)
+			argp_error(st, "--keep-running is for -p, -t and -c");
 		if (env->linear && env->mode != MODE_HIST)
 			argp_error(st, "--linear is for 'kptrace hist'");
 		if (env->top && env->mode != MODE_COUNT)

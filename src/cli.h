@@ -23,6 +23,7 @@ struct env {
 	const char *out_path;	/* -o */
 	const char *command;	/* -c */
 	pid_t pid;		/* -p */
+	bool keep_running;	/* --keep-running: -p, -c, -t go on after their exit */
 	double duration;	/* -d */
 	uint32_t buffer_size;	/* --buffer-size, bytes */
 	bool json;

@@ -37,9 +37,21 @@ void consumer_install_signals(void)
 
 struct ctx {
 	const struct consume_opts *o;
+	struct loader *ld;
+	int *child_status;
 	unsigned long long records, bad, write_err;
 	unsigned long long prog_misses;
+	unsigned long long unprinted;	/* left in the ring buffer: the drain's time was up */
+	unsigned long long seen_drops, seen_misses;
+	long long *missed;		/* per probe, read just before detaching */
+	double start, last_watch, last_check;
+	double drain_until;		/* once stopping: when the drain gives up */
+	unsigned int since_check;	/* records since the clock was last read */
+	bool stopping;			/* detached: draining what is buffered */
+	bool child_done, target_done, said_slow;
 };
+
+static bool keep_consuming(struct ctx *c);
 
 static int on_record(void *arg, void *data, size_t len)
 {
@@ -47,6 +59,12 @@ static int on_record(void *arg, void *data, size_t len)
 	const struct kpt_rec_hdr *h = data;
 	int err;
 
+	/* a stream that never lets the ring empty still ends on time: the
+	 * clock is read every 64 records (a signal is seen at once) */
+	if ((stop_requested || !(++c->since_check & 63)) && !keep_consuming(c)) {
+		c->unprinted++;
+		return -ECANCELED;	/* stops kpt_ring_consume() */
+	}
 	if (len < sizeof(*h) || h->probe >= c->o->nevs) {
 		c->bad++;
 		return 0;
@@ -109,6 +127,7 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 			  const struct ctx *c, const long long *missed)
 {
 	unsigned long long drops = 0, faults = 0, misses = 0, unmatched = 0, keys_full = 0;
+	unsigned long long dropped, procs_full = loader_procs_full(ld);
 	struct kpt_stats st;
 	int i;
 
@@ -136,10 +155,20 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 		drops += st.drops;
 		faults += st.faults;
 	}
+	dropped = o->sink ? outsink_dropped_lines(o->sink) : 0;
 	if (o->report)
 		fprintf(stderr, "aggregated in the kernel");
 	else
-		fprintf(stderr, "%llu events printed", c->records);
+		fprintf(stderr, "%llu events printed", c->records - (dropped < c->records ?
+								      dropped : c->records));
+	if (c->unprinted || dropped)
+		fprintf(stderr, ", %llu %s NOT PRINTED: the output did not keep up (what is "
+			"buffered is written for at most %.0f s after detaching)",
+			o->report ? dropped : c->unprinted + dropped,
+			o->report ? "report lines" : "events", KPT_DRAIN_S);
+	if (procs_full)
+		fprintf(stderr, ", %llu processes the command started NOT FOLLOWED: more at "
+			"once than --max-keys", procs_full);
 	if (drops)
 		fprintf(stderr, ", %llu LOST (ring buffer full: raise --buffer-size)", drops);
 	if (misses)
@@ -161,66 +190,163 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 	fprintf(stderr, "\n");
 }
 
+/*
+ * Detach at once (-d, a signal, the target's exit), so nothing new comes,
+ * and give the drain of what is buffered KPT_DRAIN_S. The kernel's miss
+ * counts are read first: they go with the links.
+ */
+static void stop_tracing(struct ctx *c)
+{
+	const struct consume_opts *o = c->o;
+
+	if (c->stopping)
+		return;
+	c->missed = calloc(o->nevs ? o->nevs : 1, sizeof(*c->missed));
+	c->prog_misses = loader_prog_misses(c->ld);
+	for (int i = 0; c->missed && i < o->nevs; i++)
+		c->missed[i] = loader_missed(c->ld, i);
+	loader_detach(c->ld);
+	c->stopping = true;
+	c->drain_until = now_s() + KPT_DRAIN_S;
+}
+
+/* -c's command and -p's process: whether they have exited, said once. */
+static void watch_targets(struct ctx *c)
+{
+	const struct consume_opts *o = c->o;
+	const char *more = o->keep_running ? "; still tracing (--keep-running): -d or a "
+					     "signal stops" : "";
+
+	if (!c->child_done && o->child && waitpid(o->child, c->child_status, WNOHANG) == o->child) {
+		c->child_done = true;
+		if (o->keep_running)
+			fprintf(stderr, "kptrace: the command exited%s\n", more);
+	}
+	if (!c->target_done && o->target && target_exited(o->target)) {
+		c->target_done = true;
+		fprintf(stderr, "kptrace: %s %d%s%s%s exited%s\n",
+			o->target->thread ? "thread" : "process", (int)o->target->pid,
+			o->target->comm[0] ? " (" : "", o->target->comm,
+			o->target->comm[0] ? ")" : "", more);
+	}
+}
+
+/*
+ * Whether to go on reading records and writing them out: until a stop
+ * (which detaches), then until the drain's time is up or the output gave
+ * up. Reads the clock; the targets' state once every 50 ms at most.
+ */
+static bool keep_consuming(struct ctx *c)
+{
+	const struct consume_opts *o = c->o;
+	double now = now_s();
+
+	if (now - c->last_watch >= 0.05) {
+		watch_targets(c);
+		c->last_watch = now;
+	}
+	if (!c->stopping && (stop_requested || (o->duration > 0 && now - c->start >= o->duration) ||
+			     (!o->keep_running && (c->child_done || c->target_done))))
+		stop_tracing(c);
+	if (!c->stopping)
+		return true;
+	return now < c->drain_until && !(o->sink && outsink_gave_up(o->sink));
+}
+
+/*
+ * The sink's question while a write waits for a slow reader: the loss
+ * warnings go on meanwhile, and -d, a signal or the target's exit still
+ * stop the run (detached at once), whose drain then waits KPT_DRAIN_S at
+ * most, said once.
+ */
+static bool output_wait(void *arg)
+{
+	struct ctx *c = arg;
+	bool more = keep_consuming(c);
+
+	if (now_s() - c->last_check >= 1.0) {
+		check_loss(c->ld, c->o->nevs, &c->seen_drops, &c->seen_misses);
+		c->last_check = now_s();
+	}
+	if (c->stopping && more && !c->said_slow) {
+		fprintf(stderr, "kptrace: the output is not keeping up: detached; writing what "
+			"is buffered for at most %.0f s more (a second Ctrl-C quits at once)\n",
+			KPT_DRAIN_S);
+		c->said_slow = true;
+	}
+	return more;
+}
+
+/* -c without --keep-running: what the command started and left running. */
+static void say_left_running(const struct ctx *c)
+{
+	const struct consume_opts *o = c->o;
+	int n;
+
+	if (!o->child || !c->child_done || o->keep_running || o->procs_fd < 0)
+		return;
+	n = target_set_running(o->procs_fd, o->child);
+	if (n > 0)
+		fprintf(stderr, "kptrace: the command exited; %d process%s it started still "
+			"run%s, not traced from here (--keep-running follows them)\n", n,
+			n == 1 ? "" : "es", n == 1 ? "s" : "");
+}
+
 int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 {
-	struct ctx c = { .o = o };
-	unsigned long long seen_drops = 0, seen_misses = 0;
+	struct ctx c = { .o = o, .ld = ld, .child_status = child_status };
 	struct kpt_ring *rb;
-	double start = now_s(), last_check = start, last_report = start;
-	bool child_done = !o->child;
-	long long *missed;
+	double last_report;
 	int err = 0;
 
 	rb = kpt_ring_new(loader_events_fd(ld), on_record, &c);
 	if (!rb)
 		return -errno;
+	c.start = c.last_check = c.last_watch = last_report = now_s();
+	if (o->sink)
+		outsink_set_wait(o->sink, output_wait, &c);
 
-	while (!stop_requested) {
+	while (!c.stopping) {
 		/* The BPF side wakes us at most once a millisecond or past a fill
 		 * mark (sampled wakeups); after a timeout the poll reads whatever
 		 * came without one. */
 		err = kpt_ring_poll(rb, 50);
-		if (err == -EINTR) {
-			err = 0;
-			continue;
-		}
-		if (err < 0)
+		if (err < 0 && err != -EINTR && err != -ECANCELED)
 			break;
 		err = 0;
 		/* Once per batch, not per record: no syscall per event. */
 		fflush(o->out);
-		if (now_s() - last_check >= 1.0) {
-			check_loss(ld, o->nevs, &seen_drops, &seen_misses);
-			last_check = now_s();
+		if (now_s() - c.last_check >= 1.0) {
+			check_loss(ld, o->nevs, &c.seen_drops, &c.seen_misses);
+			c.last_check = now_s();
 		}
 		if (o->report && o->interval > 0 && now_s() - last_report >= o->interval) {
 			o->report(o->report_arg, false);
 			last_report = now_s();
 		}
-		if (o->duration > 0 && now_s() - start >= o->duration)
-			break;
-		if (!child_done && waitpid(o->child, child_status, WNOHANG) == o->child)
-			child_done = true;
-		if (child_done && o->child)
-			break;
+		c.last_watch = 0;	/* each round looks at the targets */
+		keep_consuming(&c);
 	}
-	/* Read the kernel's miss counts while the links exist; then detach so
-	 * nothing new arrives, then drain what is buffered. */
-	missed = calloc(o->nevs ? o->nevs : 1, sizeof(*missed));
-	c.prog_misses = loader_prog_misses(ld);
-	for (int i = 0; missed && i < o->nevs; i++)
-		missed[i] = loader_missed(ld, i);
-	loader_detach(ld);
+	stop_tracing(&c);
+	say_left_running(&c);
+	/* what is buffered, as long as the drain's time lasts */
 	if (err != -EPIPE)
 		kpt_ring_consume(rb);
 	fflush(o->out);
+	c.unprinted += kpt_ring_skip(rb);
 	kpt_ring_free(rb);
 	if (c.write_err)
 		err = 0; /* reader went away: a normal end */
 	if (o->report)
 		o->report(o->report_arg, true);
-	check_loss(ld, o->nevs, &seen_drops, &seen_misses);
-	print_profile(ld, o, &c, missed);
-	free(missed);
+	fflush(o->out);
+	if (o->sink) {
+		/* nothing is written after this: c goes with the return */
+		outsink_set_wait(o->sink, NULL, NULL);
+		outsink_give_up(o->sink);
+	}
+	check_loss(ld, o->nevs, &c.seen_drops, &c.seen_misses);
+	print_profile(ld, o, &c, c.missed);
+	free(c.missed);
 	return err;
 }

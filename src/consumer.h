@@ -2,7 +2,9 @@
 /*
  * Stage 6, consume: poll the ring buffer, hand each record to the output,
  * watch the loss counters, stop on a signal, a duration or the traced
- * command's exit, then drain and print the per-probe profile.
+ * command's or process's exit, then detach at once, drain what is buffered
+ * (for at most KPT_DRAIN_S: a slow reader cannot hold the run), and print the
+ * per-probe profile.
  */
 #ifndef KPT_CONSUMER_H
 #define KPT_CONSUMER_H
@@ -14,12 +16,20 @@
 #include "ksyms.h"
 #include "loader.h"
 #include "output.h"
+#include "outsink.h"
+#include "target.h"
 
 struct consume_opts {
 	FILE *out;			/* events */
 	enum out_format format;
 	double duration;		/* seconds, 0 = until stopped */
 	pid_t child;			/* -c: stop when it exits (0: none) */
+	struct target *target;		/* -p, -t: stop when it exits (NULL: none) */
+	bool keep_running;		/* --keep-running: not when child or target exits */
+	int procs_fd;			/* -c: the traced processes' map (LM_PROCS), -1: none */
+	/* out's sink, NULL if out is a plain FILE: the consumer says how long a
+	 * write may wait for a slow reader */
+	struct outsink *sink;
 	const struct ksyms *ksyms;
 	const struct ev_desc *evs;
 	int nevs;
@@ -29,6 +39,9 @@ struct consume_opts {
 	void *report_arg;
 	double interval;
 };
+
+/* How long the drain after detaching may take, seconds. */
+#define KPT_DRAIN_S	1.0
 
 /* Set by the signal handler; a second signal exits at once. */
 void consumer_install_signals(void);

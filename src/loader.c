@@ -166,6 +166,9 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	size_keyed(skel->maps.kpt_kagg, o->keyed, o->max_keys);
 	size_keyed(skel->maps.kpt_depth, o->latency || o->edata, o->max_keys);
 	size_keyed(skel->maps.kpt_edata, o->edata, o->max_keys);
+	size_keyed(skel->maps.kpt_procs, o->target_set, o->max_keys);
+	bpf_program__set_autoload(skel->progs.kpt_newtask, o->target_set && o->follow_forks);
+	bpf_program__set_autoload(skel->progs.kpt_procfree, o->target_set);
 	for (i = 0; i < nprobes; i++) {
 		const struct ev_desc *ev = &o->evs[i];
 
@@ -187,6 +190,11 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	skel->rodata->kpt_target_tid = o->target_tid;
 	skel->rodata->kpt_target_cgroup = o->target_cgroup;
 	skel->rodata->kpt_targeted = o->target_tgid || o->target_tid || o->target_cgroup;
+	skel->rodata->kpt_self_tgid = o->self_tgid;
+	skel->rodata->kpt_target_set = o->target_set && o->target_tgid;
+	skel->rodata->kpt_nt_pid_off = o->nt_pid_off;
+	skel->rodata->kpt_nt_flags_off = o->nt_flags_off;
+	skel->rodata->kpt_free_pid_off = o->free_pid_off;
 	skel->rodata->kpt_uses = o->uses;
 	skel->rodata->kpt_regs_mask = o->regs_mask ? o->regs_mask : ~0u;	/* 0: not said */
 	skel->rodata->kpt_max_args = o->max_args;
@@ -211,6 +219,17 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		return err;
 	}
 	drop_object_pages();
+	if (o->target_set && o->target_tgid) {
+		__u32 key = o->target_tgid, one = 1;
+
+		/* the first of the set, before anything is attached */
+		err = bpf_map__update_elem(skel->maps.kpt_procs, &key, sizeof(key), &one,
+					   sizeof(one), BPF_ANY);
+		if (err) {
+			snprintf(msg, msglen, "cannot set the traced process: %s", strerror(-err));
+			return err;
+		}
+	}
 	ld->links = calloc(nprobes ? nprobes : 1, sizeof(*ld->links));
 	ld->tfs = calloc(nprobes ? nprobes : 1, sizeof(*ld->tfs));
 	if (!ld->links || !ld->tfs)
@@ -394,13 +413,41 @@ static double mono_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/*
+ * The traced processes' comings and goings, attached before any probe: a
+ * process the command creates from then on is traced from its start.
+ */
+static int attach_life(struct loader *ld, char *msg, size_t msglen)
+{
+	static const char *const tp[2][2] = {
+		{ "task", "task_newtask" }, { "sched", "sched_process_free" },
+	};
+	struct bpf_program *prog[2] = { ld->skel->progs.kpt_newtask, ld->skel->progs.kpt_procfree };
+	int i, err;
+
+	for (i = 0; i < 2; i++) {
+		if (bpf_program__fd(prog[i]) < 0)
+			continue;	/* not loaded this run */
+		ld->life[i] = bpf_program__attach_tracepoint(prog[i], tp[i][0], tp[i][1]);
+		if (!ld->life[i]) {
+			err = -errno;
+			snprintf(msg, msglen, "cannot attach to %s/%s, which follows the traced "
+				 "processes: %s", tp[i][0], tp[i][1], strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upid, char *msg,
 		  size_t msglen)
 {
 	double t0 = mono_ms();
 	int i, err;
 
-	err = attach_multi(ld, evs, n, false, msg, msglen);
+	err = attach_life(ld, msg, msglen);
+	if (!err)
+		err = attach_multi(ld, evs, n, false, msg, msglen);
 	if (!err)
 		err = attach_multi(ld, evs, n, true, msg, msglen);
 	if (err) {
@@ -451,6 +498,10 @@ void loader_detach(struct loader *ld)
 	ld->nmlinks = 0;
 	for (i = 0; ld->tfs && i < ld->nprobes; i++)
 		tfs_kretprobe_remove(&ld->tfs[i]);
+	for (i = 0; i < 2; i++) {
+		bpf_link__destroy(ld->life[i]);
+		ld->life[i] = NULL;
+	}
 }
 
 struct kpt_stats *loader_stats_cpus(struct loader *ld, int idx)
@@ -540,6 +591,11 @@ long long loader_missed(struct loader *ld, int idx)
 	return (long long)info.missed;
 }
 
+unsigned long long loader_procs_full(struct loader *ld)
+{
+	return ld->skel && ld->skel->bss ? ld->skel->bss->kpt_procs_full : 0;
+}
+
 int loader_map_fd(struct loader *ld, enum loader_map m)
 {
 	switch (m) {
@@ -547,6 +603,8 @@ int loader_map_fd(struct loader *ld, enum loader_map m)
 		return bpf_map__fd(ld->skel->maps.kpt_hist);
 	case LM_HSTAT:
 		return bpf_map__fd(ld->skel->maps.kpt_hstat);
+	case LM_PROCS:
+		return bpf_map__fd(ld->skel->maps.kpt_procs);
 	default:
 		return bpf_map__fd(ld->skel->maps.kpt_kagg);
 	}

@@ -31,6 +31,9 @@ struct loader {
 	int nmulti[2];			/* probes through them: entries, returns */
 	struct bpf_program **tramp;	/* tramp[i]: probe i's fentry/fexit program, or NULL */
 	int ntramp;			/* probes through trampolines */
+	/* -c: kpt_newtask and kpt_procfree, which keep the set of traced
+	 * processes (kpt_procs) as they come and go */
+	struct bpf_link *life[2];
 	double attach_ms;		/* time loader_attach took */
 	int nlinks;
 	int nprobes;
@@ -38,7 +41,15 @@ struct loader {
 };
 
 struct load_opts {
+	pid_t self_tgid;	/* kptrace's own process: never traced (0: none) */
 	pid_t target_tgid;	/* 0: everyone */
+	/* the traced processes are a set in the kernel, target_tgid the first
+	 * (-c; -p with --keep-running): a process leaves it when it is freed,
+	 * and with follow_forks the processes its members create join it */
+	bool target_set, follow_forks;
+	/* where task/task_newtask's pid and clone_flags and
+	 * sched/sched_process_free's pid are in their records (target_set) */
+	uint32_t nt_pid_off, nt_flags_off, free_pid_off;
 	pid_t target_tid;	/* 0: every thread */
 	uint64_t target_cgroup;	/* cgroup v2 id, 0: every cgroup */
 	const char *target_comm;	/* NULL: every comm */
@@ -77,6 +88,7 @@ enum loader_map {
 	LM_HIST,		/* per-CPU array of u64 bucket counts */
 	LM_HSTAT,		/* per-CPU array of struct kpt_aggval, per probe */
 	LM_KAGG,		/* per-CPU hash struct kpt_key -> struct kpt_aggval */
+	LM_PROCS,		/* hash tgid -> 1: the traced processes (load_opts.target_set) */
 };
 
 /* Ring buffer bytes when --buffer-size is not given. */
@@ -102,7 +114,9 @@ struct kpt_stats *loader_stats_cpus(struct loader *ld, int idx);
 unsigned long long loader_prog_misses(struct loader *ld);
 /* Kernel-side misses of probe idx's kprobe (Linux 6.7+), or -1 where unknown. */
 long long loader_missed(struct loader *ld, int idx);
-/* fd of an aggregation map. */
+/* Processes created by traced ones and not followed: the set was full. */
+unsigned long long loader_procs_full(struct loader *ld);
+/* fd of an aggregation map, or of the traced processes'. */
 int loader_map_fd(struct loader *ld, enum loader_map m);
 /* Ring buffer fd for the consumer. */
 int loader_events_fd(struct loader *ld);

@@ -147,6 +147,25 @@ int kpt_ring_consume(struct kpt_ring *r)
 	return n;
 }
 
+unsigned long long kpt_ring_skip(struct kpt_ring *r)
+{
+	unsigned long cons = __atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE);
+	unsigned long prod = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
+	unsigned long long n = 0;
+	uint32_t hdr;
+
+	while (cons < prod) {
+		hdr = __atomic_load_n((uint32_t *)(r->data + (cons & r->mask)), __ATOMIC_ACQUIRE);
+		if (hdr & BPF_RINGBUF_BUSY_BIT)
+			break;	/* reserved, not yet committed */
+		n += !(hdr & BPF_RINGBUF_DISCARD_BIT);
+		cons += ((hdr & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT)) +
+			 BPF_RINGBUF_HDR_SZ + 7) & ~7UL;
+	}
+	__atomic_store_n(r->consumer_pos, cons, __ATOMIC_RELEASE);
+	return n;
+}
+
 int kpt_ring_poll(struct kpt_ring *r, int timeout_ms)
 {
 	struct epoll_event ev;

@@ -23,6 +23,8 @@ struct kpt_ring *kpt_ring_new(int map_fd, kpt_ring_cb cb, void *ctx);
 int kpt_ring_poll(struct kpt_ring *r, int timeout_ms);
 /* Read what is there without waiting: records, or a negative errno. */
 int kpt_ring_consume(struct kpt_ring *r);
+/* Skip what is there unread: the number of records skipped. */
+unsigned long long kpt_ring_skip(struct kpt_ring *r);
 void kpt_ring_free(struct kpt_ring *r);
 
 #endif /* KPT_RINGBUF_H */

@@ -34,6 +34,7 @@
 #include "resolve.h"
 #include "run.h"
 #include "spec.h"
+#include "target.h"
 
 struct defs {
 	struct spec_probe *p;
@@ -355,8 +356,8 @@ static int add_entry_savers(struct defs *d, int n, int *peer)
 /*
  * -c: the child waits on a pipe until every probe is attached, then execs.
  * The command is split into words (quotes honoured, no command substitution)
- * and run directly, not through sh -c: the pid filter must see the command
- * itself, not a shell that forks it.
+ * and run directly, not through sh -c, as perf and bpftrace run theirs: the
+ * processes it creates are traced too (load_opts.follow_forks).
  */
 static pid_t spawn_waiting(const char *cmd, int *go_fd)
 {
@@ -698,7 +699,10 @@ static int load_attach(const struct env *env, struct loader *ld, struct load_opt
 			if (!said)
 				fprintf(stderr, "Attaching %d probe%s...\n", n, n == 1 ? "" : "s");
 			said = *said_attaching = true;
-			err = loader_attach(ld, evs, n, lo->target_tgid, msg, sizeof(msg));
+			/* uprobes go where the kernel filters by process, but for
+			 * a command's descendants, which exec other files */
+			err = loader_attach(ld, evs, n, lo->follow_forks ? 0 : lo->target_tgid,
+					    msg, sizeof(msg));
 		}
 		if (!err)
 			return 0;
@@ -819,12 +823,14 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 	struct agg_opts ao = { 0 };
 	struct agg_ctx ac = { 0 };
 	struct pmu_set pmu = { 0 };
+	struct target target = { .pidfd = -1 };
+	struct outsink *sink = NULL;
 	uint32_t nbuckets = 0;
 	char msg[512], where[64];
 	int i, err = 0, col, go_fd = -1, status = 0, nuser, *peer = NULL, nskipped = 0;
 	bool *from_glob = NULL, deferred = false;
 	pid_t child = 0;
-	FILE *out = NULL;
+	FILE *out = NULL, *raw;
 
 	verbose = env->verbose;
 	libbpf_set_print(libbpf_log);
@@ -976,6 +982,16 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 		goto cleanup;
 	}
 
+	/* -p, -t: a process or thread that is there, watched for its exit */
+	if (env->pid || env->tid) {
+		err = target_open(&target, env->pid ? env->pid : env->tid, !env->pid, msg,
+				  sizeof(msg));
+		if (err) {
+			fprintf(stderr, "kptrace: error: %s\n", msg);
+			goto cleanup;
+		}
+	}
+
 	/* --pmu: every counter open before anything is loaded, or a clear no */
 	if (pmu.n) {
 		int ncpus = libbpf_num_possible_cpus();
@@ -988,9 +1004,12 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 		lo.pmu_n = pmu.n;
 	}
 
-	out = env->out_path ? outfile_open(env->out_path) : stdout;
+	raw = env->out_path ? outfile_open(env->out_path) : stdout;
+	out = raw ? outsink_open(raw, &sink) : NULL;
 	if (!out) {
 		err = -errno;
+		if (raw && raw != stdout)
+			fclose(raw);
 		goto cleanup;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
@@ -1008,7 +1027,17 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 	}
 
 	/* 4. load, attach */
+	/* the self check costs a direct histogram a helper call a hit: where
+	 * kptrace cannot hit a probe (uprobes in other files), it goes */
+	lo.self_tgid = target_self_may_hit(evs, d.n) ? getpid() : 0;
 	lo.target_tgid = child ? child : env->pid;
+	/* a set where a traced process may end while the run goes on */
+	lo.target_set = child || (env->pid && env->keep_running);
+	lo.follow_forks = child != 0;
+	if (lo.target_set && (err = target_set_layout(&lo, msg, sizeof(msg)))) {
+		fprintf(stderr, "kptrace: error: %s\n", msg);
+		goto cleanup;
+	}
 	lo.buffer_size = env->buffer_size;
 	lo.target_tid = env->tid;
 	lo.target_comm = env->comm;
@@ -1084,6 +1113,10 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 	co.format = env->json ? OUT_JSON : OUT_TEXT;
 	co.duration = env->duration;
 	co.child = child;
+	co.target = target.pid ? &target : NULL;
+	co.keep_running = env->keep_running;
+	co.procs_fd = child ? loader_map_fd(&ld, LM_PROCS) : -1;
+	co.sink = sink;
 	co.ksyms = si.ksyms;
 	co.evs = evs;
 	co.nevs = d.n;
@@ -1118,10 +1151,9 @@ cleanup:
 		waitpid(child, &status, 0);
 	loader_close(&ld);
 	pmu_close(&pmu);
-	if (out && out != stdout)
-		fclose(out);
-	else if (out)
-		fflush(out);
+	target_close(&target);
+	if (out)
+		fclose(out);	/* and raw, but stdout, which is flushed */
 	for (i = 0; evs && i < d.n; i++)
 		ev_desc_free(&evs[i]);
 	for (i = 0; res && i < d.n; i++)
