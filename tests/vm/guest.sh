@@ -23,15 +23,15 @@ ok() { echo "ok - $KREL: $*" >&3; }
 bad() { echo "FAIL - $KREL: $*" >&3; }
 
 # Every kptrace run is bounded: busybox timeout execs kptrace in its own
-# process (the pid a background run's $! names) and sends it SIGTERM after
-# KT seconds, exit 143; a run that hangs fails here, named, instead of
-# taking the VM's whole time.
+# process (the pid a background run's $! names) and kills it after KT
+# seconds, exit 137 (SIGKILL: kptrace takes SIGTERM as a stop and exits 0);
+# a run that hangs fails here, named, instead of taking the VM's whole time.
 KT=120
-KPTBG="timeout $KT /bin/kptrace"
+KPTBG="timeout -s KILL $KT /bin/kptrace"
 kpt() {
-	timeout $KT /bin/kptrace "$@"
+	timeout -s KILL $KT /bin/kptrace "$@"
 	KRC=$?
-	[ $KRC = 143 ] && bad "kptrace did not end within ${KT} s: kptrace $*"
+	[ $KRC = 137 ] && bad "kptrace did not end within ${KT} s (killed): kptrace $*"
 	return $KRC
 }
 KPT=kpt

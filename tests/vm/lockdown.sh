@@ -3,8 +3,8 @@
 # tests/vm/test.sh: kptrace must say that the kernel is locked down, exit
 # non-zero (not a crash), and attach nothing.
 KREL=$(uname -r)
-# bounded: a kptrace that hangs is killed (exit 143) and fails its check
-KPT="timeout 60 /bin/kptrace"
+# bounded: a kptrace that hangs is killed (exit 137) and fails its check
+KPT="timeout -s KILL 60 /bin/kptrace"
 ok() { echo "ok - $KREL lockdown: $*"; }
 bad() { echo "FAIL - $KREL lockdown: $*"; }
 # the ok lines of a passing run (tests/vm/test.sh fails a run with fewer)

@@ -31,6 +31,12 @@ FAULTS='\[#[0-9]+\]|BUG:|kernel BUG|Kernel panic|WARNING:|rcu: INFO:|detected st
 # in bench/vm runs and at boot, tests/vm/run.sh). 6.7+ prefix it "Oops: ".
 FLAKE='(^|[^A-Za-z0-9_])int3: [0-9a-f]{4} \[#1\]'
 
+# kernel_faults CONSOLE: the kernel's fault lines, not the guest's own lines
+# (its checks quote dmesg).
+kernel_faults() {
+	grep -vE '^(ok|FAIL|skip|#) ' "$1" | grep -E "$FAULTS"
+}
+
 # guest_boot OUT RUN.SH-ARGS...: one guest run, its console kept as
 # OUT's .console. Sets BOOT_RC and BOOT_FAULT (the console's first fault
 # line, or empty).
@@ -40,7 +46,7 @@ guest_boot() {
 	BOOT_RC=$?
 	# run.sh's console log is one per kernel: each boot keeps its own copy
 	tr -d '\r' < ".output/vm/$k.log" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' > "${out%.out}.console"
-	BOOT_FAULT=$(grep -m1 -E "$FAULTS" "${out%.out}.console" | cut -c1-200)
+	BOOT_FAULT=$(kernel_faults "${out%.out}.console" | head -n 1 | cut -c1-200)
 	if grep -q 'died before the guest script started' "${out%.out}.err"; then
 		cp ".output/vm/$k.log.boot1" "${out%.out}.boot1.console" 2>/dev/null
 	fi
@@ -55,7 +61,7 @@ guest() {
 	rm -f "$base".try1.* "$base.boot1.console"
 	for try in 1 2; do
 		guest_boot "$out" "$@"
-		if [ $try = 1 ] && [ -n "$BOOT_FAULT" ] && grep -m1 -E "$FAULTS" "$base.console" | grep -qE "$FLAKE"; then
+		if [ $try = 1 ] && [ -n "$BOOT_FAULT" ] && kernel_faults "$base.console" | head -n 1 | grep -qE "$FLAKE"; then
 			mv "$out" "$base.try1.out"
 			mv "$base.console" "$base.try1.console"
 			mv "$base.err" "$base.try1.err"
@@ -112,9 +118,9 @@ for k in $KERNELS; do
 	# BTF arguments against this kernel's own BTF, on the host: the unit
 	# tests of src/btfarg.c with the VM kernel's vmlinux.
 	if btf=$(tests/vm/vmlinux-btf.sh "$k" 2> ".output/vm/btf-$k.err"); then
-		btf_offsets "$btf" > "$offsets"
+		btf_offsets "$btf" > "$offsets" 2> ".output/vm/btf-offsets-$k.err"
 		[ "$(wc -l < "$offsets")" = 5 ] ||
-			fail "$k: bpftool did not give the 5 member offsets guest.sh needs: '$(tr '\n' ' ' < "$offsets")'"
+			fail "$k: bpftool did not give the 5 member offsets guest.sh needs: '$(tr '\n' ' ' < "$offsets")' $(tail -n 2 ".output/vm/btf-offsets-$k.err" | tr '\n' ' ')"
 		.output/tests/test_btfarg --btf "$btf" > ".output/vm/btf-$k.out" 2> ".output/vm/btf-$k.log"
 		rc=$?
 		r=$(tail -n 1 ".output/vm/btf-$k.out")
