@@ -11,23 +11,39 @@ OUT="$KDIR/vmlinux"
 if [[ ! -s $OUT || $OUT -ot $KDIR/vmlinuz ]]; then
 	# The boot protocol's header says where the compressed kernel is
 	# (payload_offset, payload_length), and its magic what compressed it.
-	python3 - "$KDIR/vmlinuz" "$OUT.payload" <<'PY'
+	# The build appends the decompressed size, 4 bytes little-endian (gzip's
+	# own trailer ends with it): cut off where a decompressor would call it
+	# trailing garbage, and what decompresses must be that long.
+	want=$(python3 - "$KDIR/vmlinuz" "$OUT.payload" <<'PY'
 import struct, sys
 d = open(sys.argv[1], "rb").read()
 setup_sects = d[0x1f1] or 4
 start = (setup_sects + 1) * 512
 off, length = struct.unpack_from("<II", d, 0x248)
-open(sys.argv[2], "wb").write(d[start + off:start + off + length])
+p = d[start + off:start + off + length]
+size, = struct.unpack_from("<I", p, len(p) - 4)
+if p[:2] != b"\x1f\x8b":
+    p = p[:-4]
+open(sys.argv[2], "wb").write(p)
+print(size)
 PY
+	) || { echo "vmlinux-btf.sh: $K: cannot read the payload of $KDIR/vmlinuz" >&2; exit 1; }
 	magic=$(head -c 4 "$OUT.payload" | od -An -tx1 | tr -d ' \n')
 	case $magic in
-	28b52ffd) zstd -q -d -c "$OUT.payload" > "$OUT.tmp" 2>/dev/null || true ;;
-	02214c18) lz4 -q -d -c "$OUT.payload" > "$OUT.tmp" 2>/dev/null || true ;;
-	fd377a58) xz -q -d -c "$OUT.payload" > "$OUT.tmp" 2>/dev/null || true ;;
-	1f8b*) gzip -q -d -c "$OUT.payload" > "$OUT.tmp" 2>/dev/null || true ;;
+	28b52ffd) unpack=(zstd -q -d -c) ;;
+	02214c18) unpack=(lz4 -q -d -c) ;;
+	fd377a58) unpack=(xz -q -d -c) ;;
+	1f8b*) unpack=(gzip -q -d -c) ;;
 	*) echo "vmlinux-btf.sh: $K: unknown compression (magic $magic)" >&2; exit 1 ;;
 	esac
+	if ! "${unpack[@]}" "$OUT.payload" > "$OUT.tmp"; then
+		echo "vmlinux-btf.sh: $K: ${unpack[0]} could not decompress the kernel" >&2
+		rm -f "$OUT.payload" "$OUT.tmp"; exit 1
+	fi
 	rm -f "$OUT.payload"
+	got=$(stat -c %s "$OUT.tmp")
+	[[ $got == "$want" ]] ||
+		{ echo "vmlinux-btf.sh: $K: decompressed $got bytes, the kernel's header says $want" >&2; rm -f "$OUT.tmp"; exit 1; }
 	[[ $(head -c 4 "$OUT.tmp" | od -An -tx1 | tr -d ' \n') == 7f454c46 ]] ||
 		{ echo "vmlinux-btf.sh: $K: the payload did not decompress to an ELF" >&2; rm -f "$OUT.tmp"; exit 1; }
 	mv "$OUT.tmp" "$OUT"
