@@ -7,7 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 
-KPT=$(realpath ./kptrace)
+KPT=$(realpath "${KPT:-./kptrace}")
 OUT=.output/tests/host/harden
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -15,20 +15,53 @@ OUT=$(realpath "$OUT")
 BIN=$OUT/target
 gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$BIN" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "hardening tests need root (BPF, uprobes, setpriv)"
+expect_checks 34
 
-# kptrace's BPF programs (names kpt_*) and what tracefs lists: compared
-# before and after each run ("nothing left attached").
+# kptrace's BPF programs (names kpt_*) and what tracefs lists of this
+# suite's target: compared before and after each run ("nothing left
+# attached"). Programs another process holds open (a kptrace of someone
+# else's, by its fdinfo) are not ours, and left out; ours while they run,
+# and any nobody holds, are in. The positive control: a running kptrace of
+# ours changes it.
 kpt_state() {
 	bpftool -j prog show 2>/dev/null | python3 -c '
-import json, sys
-print(" ".join(sorted(str(p["id"]) for p in json.load(sys.stdin) if p.get("name", "").startswith("kpt_"))))'
-	cat /sys/kernel/tracing/uprobe_events /sys/kernel/tracing/kprobe_events 2>/dev/null
+import json, os, re, sys
+me = int(sys.argv[1])
+def ours(pid):
+    while pid > 1:
+        if pid == me:
+            return True
+        try:
+            pid = int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
+holders = {}
+for d in os.listdir("/proc"):
+    if not d.isdigit():
+        continue
+    try:
+        for f in os.listdir("/proc/%s/fdinfo" % d):
+            m = re.search(r"^prog_id:\s*(\d+)", open("/proc/%s/fdinfo/%s" % (d, f)).read(), re.M)
+            if m:
+                holders.setdefault(int(m.group(1)), set()).add(int(d))
+    except OSError:
+        pass
+print("\n".join(sorted("prog %d" % p["id"] for p in json.load(sys.stdin)
+                      if p.get("name", "").startswith("kpt_")
+                      and (not holders.get(p["id"]) or any(ours(h) for h in holders[p["id"]])))))' $$
+	grep -F "$BIN" /sys/kernel/tracing/uprobe_events 2>/dev/null
+	cat /sys/kernel/tracing/kprobe_events 2>/dev/null
 }
 BASE=$(kpt_state)
+# new_state: what kpt_state has that BASE had not (BASE may hold a program
+# another kptrace was just freeing, gone since)
+new_state() { comm -13 <(sort <<< "$BASE") <(kpt_state | sort); }
+# nothing_left: nothing new; a freed program leaves bpftool's list a moment
+# after its last fd closes, so wait for that, bounded
 nothing_left() {
-	local now
-	now=$(kpt_state)
-	[ "$now" = "$BASE" ] || { echo "  (state now: $now; before: $BASE)"; return 1; }
+	wait_for '[ -z "$(new_state)" ]' 5 ||
+		{ echo "  (left 5 s after: $(new_state | tr '\n' ' '); before: $(tr '\n' ' ' <<< "$BASE"))"; return 1; }
 }
 
 # Field N of probe NAME's row in the exit profile (2 hits, 3 misses, 4 drops).
@@ -38,19 +71,19 @@ profile_field() {
 
 # kptrace on kpt_neg (once per round of the target) as probe NAME, into a
 # 4 KiB ring buffer (about 50 records); once attached the shell function
-# WORKLOAD runs ($kp: kptrace's pid), then SIGINT. Sets rc, delivered, drops.
+# WORKLOAD runs ($kp: kptrace's own pid), then SIGINT, on which kptrace
+# drains what the ring holds. Sets rc, delivered, drops, and running (the
+# state while attached).
 small_ring() {
 	local name=$1 workload=$2
-	"$KPT" --buffer-size 4K -o "$OUT/$name.out" "p:$name $BIN:kpt_neg v=%di:s32" \
-		2> "$OUT/$name.err" &
-	kp=$!
-	if wait_for "grep -q Attached $OUT/$name.err" 15; then
+	running=
+	if kpt_bg "$OUT/$name.err" --buffer-size 4K -o "$OUT/$name.out" "p:$name $BIN:kpt_neg v=%di:s32"; then
+		kp=$KP_KPT
+		running=$(kpt_state)
 		$workload
-		sleep 0.5
-		kill -INT $kp
 	fi
-	wait $kp
-	rc=$?
+	kpt_stop
+	rc=$RC
 	delivered=$(grep -c " $name: (0x.* v=" "$OUT/$name.out")
 	drops=$(profile_field "$OUT/$name.err" "$name" 4)
 }
@@ -62,10 +95,13 @@ stopped_consumer() {
 	kill -STOP $kp
 	"$BIN" $N clean
 	kill -CONT $kp
-	# the consumer checks the counters each second: give it two
-	wait_for "grep -q 'events lost so far' $OUT/loss.err" 5
+	# the consumer checks the counters each second
+	wait_for "grep -q 'events lost so far' $OUT/loss.err" 5 ||
+		problem "SIGSTOP: no 'events lost so far' warning within 5 s of SIGCONT"
 }
 small_ring loss stopped_consumer
+check "kptrace's programs are seen while it runs (the control of 'nothing left attached')" \
+	test -n "$(comm -13 <(sort <<< "$BASE") <(sort <<< "$running"))"
 hits=$(profile_field "$OUT/loss.err" loss 2)
 printed=$(sed -n 's/^\([0-9]*\) events printed.*/\1/p' "$OUT/loss.err")
 lost_line=$(grep -c "^$printed events printed, $drops LOST (ring buffer full" "$OUT/loss.err")
@@ -113,7 +149,7 @@ for i in $(seq 0 255); do
 	echo "$kind:m$i $BIN:${funcs[$f]} $args" >> "$OUT/many.defs"
 	want[m$i]=$((per_round[f] * R))
 done
-"$KPT" -f "$OUT/many.defs" -c "$BIN $R" > "$OUT/many.out" 2> "$OUT/many.err"
+kpt -f "$OUT/many.defs" -c "$BIN $R" > "$OUT/many.out" 2> "$OUT/many.err"
 rc=$?
 bad=0
 total=0
@@ -132,9 +168,9 @@ check "256 probes: every probe's lines and hits are exact ($total lines; $bad pr
 check "256 probes: nothing left attached after exit" nothing_left
 
 # A low open-file limit: refused before anything is loaded, naming the limit.
-bash -c "ulimit -n 20; exec '$KPT' -f '$OUT/many.defs' -c '$BIN 1'" > /dev/null 2> "$OUT/nofile.err"
+(ulimit -n 20; KPT_RC=error kpt -f "$OUT/many.defs" -c "$BIN 1") > /dev/null 2> "$OUT/nofile.err"
 rc=$?
-check "ulimit -n 20: exit $rc (non-zero, not a signal)" test "$rc" -ne 0 -a "$rc" -lt 128
+check "ulimit -n 20: exit $rc (a refusal)" test "$rc" = 1
 check "ulimit -n 20: the message names the open-file limit: $(head -c 160 "$OUT/nofile.err")" \
 	grep -q 'open-file limit (ulimit -n) is 20; raise it' "$OUT/nofile.err"
 check "ulimit -n 20: nothing attached" bash -c "! grep -q Attaching '$OUT/nofile.err'"
@@ -144,29 +180,34 @@ check "ulimit -n 20: nothing left loaded" nothing_left
 head -n 100 "$OUT/many.defs" > "$OUT/soft.defs"
 want100=0
 for i in $(seq 0 99); do want100=$((want100 + want[m$i] / R)); done
-bash -c "ulimit -Hn 4096; ulimit -Sn 64; exec '$KPT' -f '$OUT/soft.defs' -c '$BIN 1'" \
-	> "$OUT/soft.out" 2> "$OUT/soft.err"
+(ulimit -Hn 4096; ulimit -Sn 64; kpt -f "$OUT/soft.defs" -c "$BIN 1") > "$OUT/soft.out" 2> "$OUT/soft.err"
 rc=$?
 got=$(grep -c ' m[0-9]*: (' "$OUT/soft.out")
 check "soft limit 64, hard 4096: raised, 100 probes run (exit $rc, $got of $want100 lines)" \
 	test "$rc:$got" = "0:$want100"
 
 echo "# privilege"
-nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+# nobody [SETPRIV OPTIONS] -- ARGS: a copy of kptrace run as nobody, through kpt
+nobody() {
+	local opts=()
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	KPT="setpriv --reuid=65534 --regid=65534 --clear-groups ${opts[*]} $OUT/kptrace" kpt "$@"
+}
 cp "$KPT" "$OUT/kptrace"
 chmod 755 "$OUT" "$OUT/kptrace"
-nobody "$OUT/kptrace" -d 1 "p:np $BIN:kpt_neg" > /dev/null 2> "$OUT/nobody.err"
+KPT_RC=error nobody -- -d 1 "p:np $BIN:kpt_neg" > /dev/null 2> "$OUT/nobody.err"
 rc=$?
-check "unprivileged: exit $rc (non-zero, not a signal)" test "$rc" -ne 0 -a "$rc" -lt 128
+check "unprivileged: exit $rc (a refusal)" test "$rc" = 1
 check "unprivileged: names the missing capabilities: $(head -c 120 "$OUT/nobody.err")" \
 	grep -q 'lacks CAP_BPF and CAP_PERFMON.*or CAP_SYS_ADMIN' "$OUT/nobody.err"
 check "unprivileged: nothing attached" nothing_left
-nobody --inh-caps=+bpf --ambient-caps=+bpf "$OUT/kptrace" -d 1 "p:np $BIN:kpt_neg" \
+KPT_RC=error nobody --inh-caps=+bpf --ambient-caps=+bpf -- -d 1 "p:np $BIN:kpt_neg" \
 	> /dev/null 2> "$OUT/bpfonly.err"
 rc=$?
 check "CAP_BPF alone: exit $rc, names CAP_PERFMON only" \
 	bash -c "[ $rc = 1 ] && grep -q 'lacks CAP_PERFMON:' '$OUT/bpfonly.err'"
-nobody "$OUT/kptrace" --dry-run "p:np $BIN:kpt_neg v=%di:s32" > "$OUT/nobody-dry.out" 2>&1
+nobody -- --dry-run "p:np $BIN:kpt_neg v=%di:s32" > "$OUT/nobody-dry.out" 2>&1
 check "unprivileged --dry-run still explains (no privilege needed)" \
 	grep -q '^print fmt:' "$OUT/nobody-dry.out"
 
@@ -175,7 +216,7 @@ D=$OUT/odir
 mkdir -p "$D"
 echo precious > "$D/victim"
 ln -s "$D/victim" "$D/link"
-"$KPT" -o "$D/link" -c "$BIN 1" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/olink.err"
+KPT_RC=error kpt -o "$D/link" -c "$BIN 1" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/olink.err"
 rc=$?
 check "-o SYMLINK: refused (exit $rc) with a clear message" \
 	bash -c "[ $rc = 1 ] && grep -q 'refusing to write events to $D/link: it is a symbolic link' '$OUT/olink.err'"
@@ -183,30 +224,32 @@ check "-o SYMLINK: the link's target is untouched" test "$(cat "$D/victim")" = p
 check "-o SYMLINK: refused before attaching anything" \
 	bash -c "! grep -q Attaching '$OUT/olink.err'"
 ln -s "$D/nonexistent" "$D/dangling"
-"$KPT" -o "$D/dangling" -c "$BIN 1" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/odang.err"
+KPT_RC=error kpt -o "$D/dangling" -c "$BIN 1" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/odang.err"
 check "-o dangling SYMLINK: refused, nothing created through it" \
 	bash -c "[ $? = 1 ] && [ ! -e '$D/nonexistent' ] && grep -q 'symbolic link' '$OUT/odang.err'"
 ln "$D/victim" "$D/hardlink"
-"$KPT" -o "$D/hardlink" -c "$BIN 1" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/ohard.err"
+KPT_RC=error kpt -o "$D/hardlink" -c "$BIN 1" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/ohard.err"
 check "-o HARDLINK: refused, the other name's content untouched" \
 	bash -c "[ $? = 1 ] && grep -q 'other hard links' '$OUT/ohard.err' && [ \"\$(cat '$D/victim')\" = precious ]"
 # A file planted by another user in a sticky world-writable directory (/tmp).
 S=$OUT/sticky
 mkdir -p "$S" && chmod 1777 "$S"
 echo planted > "$S/out" && chown 65534:65534 "$S/out"
-"$KPT" -o "$S/out" -c "$BIN 1" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/oplant.err"
+KPT_RC=error kpt -o "$S/out" -c "$BIN 1" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/oplant.err"
 check "-o a file of another user in a sticky directory: refused, not truncated" \
 	bash -c "[ $? = 1 ] && grep -q 'belongs to another user' '$OUT/oplant.err' && [ \"\$(cat '$S/out')\" = planted ]"
 rm -f "$D/new"
-"$KPT" -o "$D/new" -c "$BIN 2" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/onew.err"
+kpt -o "$D/new" -c "$BIN 2" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/onew.err"
 check "-o NEWFILE: created 0600 with the events ($(stat -c %a "$D/new" 2>/dev/null), $(grep -c ' o: (' "$D/new" 2>/dev/null) lines)" \
 	test "$(stat -c %a "$D/new" 2>/dev/null):$(grep -c ' o: (' "$D/new" 2>/dev/null)" = "600:2"
 printf 'old content that is longer than the events\n%.0s' $(seq 100) > "$D/mine"
-"$KPT" -o "$D/mine" -c "$BIN 1" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/omine.err"
+kpt -o "$D/mine" -c "$BIN 1" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/omine.err"
 check "-o an existing file of ours: truncated and rewritten" \
 	test "$(grep -c . "$D/mine")" = 1
-"$KPT" -o /dev/null -c "$BIN 1" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/onull.err"
-check "-o /dev/null (a device) still works" test $? = 0
+kpt -o /dev/null -c "$BIN 1" "p:o $BIN:kpt_neg" > /dev/null 2> "$OUT/onull.err"
+rc=$?
+check "-o /dev/null (a device) still works (exit $rc, $(profile_field "$OUT/onull.err" o 2) hits)" \
+	test "$rc:$(profile_field "$OUT/onull.err" o 2)" = 0:1
 # kptrace never makes a file of its own in a shared directory: no such path,
 # and no temporary-file call, in its sources.
 check "no /tmp path, mkstemp, tmpfile or tmpnam in src/" \

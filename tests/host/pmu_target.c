@@ -9,6 +9,11 @@
  *	spin ITERS CALLS	kpt_spin only computes: no fault, no switch
  *	hop CALLS		kpt_hop moves itself to another CPU: returns on
  *				another CPU than it entered on
+ *
+ * nap and spin print each call's own measured duration on stdout, "NS
+ * TICKS" (CLOCK_MONOTONIC ns and time-stamp counter ticks, 0 where there is
+ * no TSC): the reference for the cpu-clock and msr/tsc/ deltas kptrace
+ * reads at the call's entry and return, which both intervals enclose.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -18,6 +23,9 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #define PROBED __attribute__((noinline, used))
 
@@ -65,6 +73,46 @@ PROBED int kpt_hop(int to)
 	return to;
 }
 
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* The TSC, fenced: not read early or late around the call it brackets. */
+static unsigned long long tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned long long t;
+
+	_mm_lfence();
+	t = __rdtsc();
+	_mm_lfence();
+	return t;
+#else
+	return 0;
+#endif
+}
+
+/* One call of f(a), bracketed: the TSC inside the clock, both outside the call. */
+static void measured(unsigned long (*f)(long), long a)
+{
+	double t0 = now_ns(), t1;
+	unsigned long long c0 = tsc(), c1;
+
+	f(a);
+	c1 = tsc();
+	t1 = now_ns();
+	printf("%.0f %llu\n", t1 - t0, c1 - c0);
+}
+
+static unsigned long nap(long usec)
+{
+	return (unsigned long)kpt_nap(usec);
+}
+
 int main(int argc, char **argv)
 {
 	long pagesz = sysconf(_SC_PAGESIZE), a = argc > 2 ? atol(argv[2]) : 0, n, i;
@@ -88,17 +136,10 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(argv[1], "nap")) {
 		for (i = 0; i < n; i++)
-			kpt_nap(a);
+			measured(nap, a);
 	} else if (!strcmp(argv[1], "spin")) {
-		struct timespec t0, t1;
-
-		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (i = 0; i < n; i++)
-			kpt_spin(a);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		/* for measuring the tracer's cost per call (stderr: not in kptrace's output) */
-		fprintf(stderr, "spin: %.0f ns per call\n",
-			((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (n ? n : 1));
+			measured(kpt_spin, a);
 	} else if (!strcmp(argv[1], "hop")) {
 		int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
