@@ -9,8 +9,10 @@ EXPECTED=0
 # each, and counted by finish(): a run inside $(...) or a pipeline is a
 # subshell, whose own counters would be lost.
 KPT_PROBLEMS=$(mktemp /tmp/kpt-problems.XXXXXX)
-# Sanitizer reports go to files of their own (whatever the test does with
-# stderr, and also from runs that expect a refusal); finish() fails on any.
+# ASan's and LSan's reports go to files of their own (whatever the test does
+# with stderr, and also from runs that expect a refusal); finish() fails on
+# any. UBSan, built in with ASan, writes to stderr all the same: kpt and
+# kpt_stop read its "runtime error" lines there.
 KPT_SANDIR=$(mktemp -d /tmp/kpt-san.XXXXXX)
 export ASAN_OPTIONS="log_path=$KPT_SANDIR/asan:exitcode=99${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="log_path=$KPT_SANDIR/ubsan:print_stacktrace=1:exitcode=99${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
@@ -60,7 +62,7 @@ skip_all() {
 }
 
 # KPT_TIMEOUT bounds every run: a kptrace that hangs fails its suite instead
-# of hanging it. timeout(1) passes SIGINT, SIGTERM and SIGHUP on to kptrace.
+# of hanging it.
 KPT_TIMEOUT=${KPT_TIMEOUT:-60}
 
 # kpt_judge RC ARGS...: record a run whose exit status is not what KPT_RC
@@ -82,11 +84,23 @@ kpt_judge() {
 # kpt ARGS...: $KPT ARGS in the foreground, bounded, its status judged.
 # Returns kptrace's exit status.
 kpt() {
-	local rc
-	timeout -k 5 "$KPT_TIMEOUT" $KPT "$@"
+	local rc err
+	err=$(mktemp /tmp/kpt-err.XXXXXX)
+	timeout -k 5 "$KPT_TIMEOUT" $KPT "$@" 2> >(tee "$err" >&2)
 	rc=$?
+	wait $! 2>/dev/null	# tee, done with the last of stderr
 	kpt_judge $rc "$@"
+	kpt_ubsan "$err" "$@"
+	rm -f "$err"
 	return $rc
+}
+
+# kpt_ubsan ERRFILE ARGS...: record UBSan's reports in a run's stderr.
+kpt_ubsan() {
+	local f=$1; shift
+	grep -q 'runtime error:' "$f" 2>/dev/null &&
+		problem "UBSan: $(grep -m1 'runtime error:' "$f" | cut -c1-300): kptrace $*"
+	return 0
 }
 
 # kpt_bg ERRFILE ARGS...: $KPT ARGS in the background, stderr to ERRFILE,
@@ -96,6 +110,7 @@ kpt() {
 kpt_bg() {
 	local err=$1; shift
 	rm -f "$err"
+	KP_ERR=$err
 	KP_ARGS="$*"
 	timeout -k 5 "$KPT_TIMEOUT" $KPT "$@" 2> "$err" &
 	KP=$!
@@ -124,6 +139,7 @@ kpt_stop() {
 	wait $KP
 	RC=$?
 	kpt_judge $RC $KP_ARGS
+	kpt_ubsan "$KP_ERR" $KP_ARGS
 	return 0
 }
 
