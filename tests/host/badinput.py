@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # Runs tests/host/badinput.txt: every malformed definition, filter and option
 # must be refused cleanly. For each case:
-#   - the exit status is non-zero and not a signal (no crash, no abort);
+#   - the exit status is 1, kptrace's refusal: not a signal (a crash, an
+#     abort), not a sanitizer's exit (99, as tests/lib.sh sets it);
+#   - no sanitizer report: lib.sh sends them to files in $KPT_SANDIR, a new
+#     one fails the case that wrote it;
 #   - stderr matches the case's message pattern (a kptrace message: no raw
 #     libbpf noise, no sanitizer report);
 #   - for definitions and filters (a caret column given), stderr shows the
@@ -32,6 +35,8 @@ show = "--show" in sys.argv[4:]
 tmpdir = tempfile.mkdtemp(prefix="kpt-badinput.")
 nfile = 0
 TRACEFS = "/sys/kernel/tracing"
+SANDIR = os.environ.get("KPT_SANDIR")
+SAN_EXIT = 99     # exitcode= in tests/lib.sh's ASAN/UBSAN/LSAN_OPTIONS
 
 
 def expand(arg):
@@ -85,6 +90,26 @@ def tracefs_state():
     return s
 
 
+def san_reports():
+    """the sanitizer report files in $KPT_SANDIR"""
+    try:
+        return set(os.listdir(SANDIR)) if SANDIR else set()
+    except OSError:
+        return set()
+
+
+def san_summary(names):
+    out = []
+    for n in sorted(names):
+        try:
+            with open(os.path.join(SANDIR, n), errors="replace") as f:
+                lines = [l.strip() for l in f if re.search(r"ERROR|runtime error|SUMMARY", l)]
+        except OSError:
+            lines = []
+        out.append("%s: %s" % (n, " ".join(lines[:2])[:300]))
+    return "; ".join(out)
+
+
 def caret_col(err):
     """(text line, column of '^') of the last caret line in err, or None"""
     lines = err.split("\n")
@@ -98,6 +123,7 @@ def caret_col(err):
 passed = failed = 0
 base_progs = kpt_progs()
 base_tfs = tracefs_state()
+seen_san = san_reports()
 names = set()
 with open(corpus, encoding="utf-8") as fh:
     for lineno, line in enumerate(fh, 1):
@@ -127,8 +153,16 @@ with open(corpus, encoding="utf-8") as fh:
             problems.append("killed by signal %s" % signal.Signals(-rc).name)
         elif rc == 0:
             problems.append("exit 0")
+        elif rc == SAN_EXIT:
+            problems.append("exit %d (a sanitizer's)" % rc)
         elif rc >= 128:
             problems.append("exit %d (a signal's status)" % rc)
+        elif rc != 1:
+            problems.append("exit %d, not 1 (kptrace's refusal)" % rc)
+        new_san = san_reports() - seen_san
+        if new_san:
+            seen_san |= new_san
+            problems.append("sanitizer report %s" % san_summary(new_san))
         if not re.search(pat, err):
             problems.append("stderr does not match /%s/" % pat)
         if re.search(r"AddressSanitizer|runtime error|libbpf:|Segmentation|Aborted", err):
