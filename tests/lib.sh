@@ -116,8 +116,11 @@ kpt_bg() {
 
 # kpt_stop [SIGNAL]: signal the kptrace kpt_bg started (INT by default),
 # wait for it (bounded: by kpt_bg's timeout), judge its status. Sets RC.
+# The signal goes to kptrace itself: timeout(1) passes one on twice (to its
+# child and to its process group), and a second SIGINT is kptrace's "exit
+# now" (130, no drain, no profile).
 kpt_stop() {
-	kill -"${1:-INT}" $KP 2>/dev/null
+	kill -"${1:-INT}" ${KP_KPT:-$KP} 2>/dev/null
 	wait $KP
 	RC=$?
 	kpt_judge $RC $KP_ARGS
