@@ -83,7 +83,8 @@ static double now_ns(void)
  * "recurse": 5 calls nested 3 deep, 1 ms at the bottom; "signal": 1003
  * ignored real-time signals to itself (signal/signal_generate: sig 34..43,
  * code SI_USER 0, SI_QUEUE -1 or SI_TKILL -6 in turn, its pid); "exec N":
- * execs itself N times over (sched/sched_process_exec, one pid).
+ * execs itself N times over (sched/sched_process_exec, one pid). Any of
+ * them with a last argument "pid" prints "target pid N" on stderr first.
  */
 static int workloads(const char *mode)
 {
@@ -166,6 +167,10 @@ int main(int argc, char **argv)
 	};
 	int rounds;
 
+	/* "... pid": the tests' reference for the pid and tid kptrace reports
+	 * (a key, a filter), on stderr: stdout may be a workload's output */
+	if (argc > 2 && !strcmp(argv[argc - 1], "pid"))
+		fprintf(stderr, "target pid %d\n", (int)getpid());
 	if (argc > 2 && !strcmp(argv[1], "exec")) {
 		char n[16];
 
