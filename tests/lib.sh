@@ -67,7 +67,8 @@ KPT_TIMEOUT=${KPT_TIMEOUT:-60}
 
 # kpt_judge RC ARGS...: record a run whose exit status is not what KPT_RC
 # asks for: 0 (the default), a number, or "error" (a refusal: exit 1, as
-# kptrace exits on every error; never a signal or a sanitizer's 99).
+# kptrace exits on every error but a usage error, argp's 64; never a signal
+# or a sanitizer's 99).
 kpt_judge() {
 	local rc=$1 want=${KPT_RC:-0}; shift
 	if [ "$rc" = "$want" ]; then
