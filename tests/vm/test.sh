@@ -85,7 +85,7 @@ guest() {
 		fail "$name: the guest kernel reported '$BOOT_FAULT' ($(grep -m1 'RIP: ' "$base.console" | cut -c1-100); console $base.console)"
 	fi
 	# the script says first how many checks it runs
-	want=$(sed -n 's/^# expect \([0-9][0-9]*\) ok$/\1/p' "$out" | head -n 1)
+	want=$(sed -n 's/^# expect \([0-9][0-9]*\) ok$/\1/p' "$out" | awk '{ n += $1 } END { if (NR) print n }')
 	if [ "$BOOT_RC" != 0 ] || ! grep -q '^# done$' "$out"; then
 		fail "$name: the guest script did not run to its end (run.sh exit $BOOT_RC): $(tail -n 5 "$base.err" | tr '\n' ' ')"
 	fi
@@ -136,6 +136,14 @@ for k in $KERNELS; do
 	# dummy: a module with BTF, for list MOD:* and module BTF arguments
 	guest "$k" ".output/vm/test-$k.out" --script tests/vm/guest.sh \
 		--add ./kptrace:/bin/kptrace --add "$offsets:/etc/kpt-btf-offsets" --module dummy --timeout 600
+	# The smaller guest scripts, one boot for all (tests/vm/more-guest.sh)
+	more=()
+	for g in tests/vm/*-guest.sh tests/vm/ftrace-errors.sh; do
+		[ -e "$g" ] && [ "$g" != tests/vm/more-guest.sh ] &&
+			more+=(--add "$g:/guest.d/$(basename "$g")")
+	done
+	guest "$k more" ".output/vm/more-$k.out" --script tests/vm/more-guest.sh \
+		--add ./kptrace:/bin/kptrace "${more[@]}" --timeout 900
 	# One more boot, locked down: a clear refusal (tests/vm/lockdown.sh).
 	guest "$k lockdown" ".output/vm/lockdown-$k.out" --script tests/vm/lockdown.sh \
 		--add ./kptrace:/bin/kptrace --append lockdown=confidentiality --timeout 90
