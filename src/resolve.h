@@ -50,6 +50,7 @@ struct resolved {
 	int64_t (*opval)[SPEC_MAX_OPS];
 	struct tp_format tp;		/* tracepoint: its fields */
 	bool deferred;			/* kprobe: the name unchecked, kaddr 0 (defer_ksyms) */
+	char note[256];			/* what the user may not expect ("" if nothing) */
 };
 
 void sysinfo_free(struct sysinfo *si);
