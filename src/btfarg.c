@@ -235,8 +235,9 @@ static int walk_chain(const struct btf *btf, const struct spec_arg *a, __u32 cas
 		int col = a->chain_col + (int)(q - a->chain);
 
 		if (*q == '.')
-			/* a parameter is never a struct: the first step is "->" */
-			return fail(e, SPEC_ERR_NOSUP_DAT_ARG, col, NULL);
+			/* a parameter is never a struct: the first step is "->";
+			 * the kernel's caret is at the member */
+			return fail(e, SPEC_ERR_NOSUP_DAT_ARG, col + 1, NULL);
 		q += 2;
 		/* parse_btf_field(): the caret at the member the "->" reaches for */
 		col += 2;
@@ -604,6 +605,9 @@ static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn,
 			param_list(fn, list, sizeof(list));
 			snprintf(extra, sizeof(extra), ": %s(%s)", fn->name, list);
 			return fail(e, SPEC_ERR_NO_BTFARG, base->col, extra);
+		} else if (base->param > SPEC_MAX_ARGN) {
+			/* no BTF to look it up in: the number's own refusal */
+			return fail(e, SPEC_ERR_BAD_ARG_NUM, base->col, NULL);
 		}
 		break;
 	case SPEC_OP_RETVAL:

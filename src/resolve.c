@@ -310,10 +310,10 @@ static int refuse_non_unique(const struct sysinfo *si, const char *name, const c
 			len += snprintf(where + len, sizeof(where) - len, "%s0x%llx",
 					len ? ", " : "", (unsigned long long)k->addr);
 	}
-	snprintf(msg, msglen, "%s (%zu symbols are called '%s'%s%s: pick one by its address from "
-		 "/proc/kallsyms%s%s%s%s)", spec_strerror(SPEC_ERR_NON_UNIQ_SYMBOL), n, name,
-		 mod ? " in module " : "", mod ? mod : "", len ? ", " : "", where,
-		 mlen ? ", or a module's as " : "", mods);
+	snprintf(msg, msglen, "%s (a kprobe at %s: several functions have this name, %zu symbols%s%s: "
+		 "pick one by its address from /proc/kallsyms%s%s%s%s)",
+		 spec_strerror(SPEC_ERR_NON_UNIQ_SYMBOL), name, n, mod ? " in module " : "",
+		 mod ? mod : "", len ? ", " : "", where, mlen ? ", or a module's as " : "", mods);
 	return -EADDRNOTAVAIL;
 }
 
@@ -396,7 +396,7 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 			  char *msg, size_t msglen, int *col)
 {
 	const struct ksym *s, *at;
-	const char *mod;
+	const char *mod, *kerr;
 	size_t n;
 	int err;
 
@@ -443,12 +443,14 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 				suggest_add(&sg, k->name);
 		}
 		suggest_text(&sg, dym, sizeof(dym));
+		/* trace_fprobe.c finds out as it registers the fprobe */
+		kerr = spec_strerror(p->fprobe ? SPEC_ERR_FAIL_REG_PROBE : SPEC_ERR_BAD_PROBE_ADDR);
 		if (p->module[0])
 			snprintf(msg, msglen, "%s (no symbol '%s' in module '%s': is it loaded?)%s",
-				 spec_strerror(SPEC_ERR_BAD_PROBE_ADDR), p->symbol, p->module, dym);
+				 kerr, p->symbol, p->module, dym);
 		else
 			snprintf(msg, msglen, "%s (no symbol '%s' in this kernel: /proc/kallsyms)%s",
-				 spec_strerror(SPEC_ERR_BAD_PROBE_ADDR), p->symbol, dym);
+				 kerr, p->symbol, dym);
 		return -ENOENT;
 	}
 	n = ksyms_count_name(si->ksyms, s->name, mod);

@@ -28,8 +28,7 @@
 #define MAX_ARG_NAME_LEN	32	/* MAX_ARG_NAME_LEN */
 #define MAX_ARRAY_LEN		64	/* MAX_ARRAY_LEN */
 #define MAXACTIVE_MAX		4096	/* KRETPROBE_MAXACTIVE_MAX */
-/* PARAM_MAX_STACK: THREAD_SIZE / sizeof(long), x86-64's 16 KiB stacks */
-#define PARAM_MAX_STACK		2048
+#define PARAM_MAX_STACK		SPEC_MAX_ARGN
 /* MODULE_NAME_LEN - 1 on 64-bit: longer can't be a loaded module */
 #define MODULE_NAME_MAX		55
 /* KSYM_NAME_LEN - 1: kallsyms has no longer names */
@@ -459,6 +458,23 @@ static bool name_could_be_target(const char *s, const char *e, const char *rest)
 	       next_tok(&rest, &t) && could_be_btf_arg(t);
 }
 
+/*
+ * trace_fprobe.c: an fprobe an argument of which reads $retval is its
+ * function's exit, with %return or without.
+ */
+static bool args_read_retval(const char *pos)
+{
+	struct tok t;
+	const char *q;
+
+	while (next_tok(&pos, &t))
+		for (q = t.s; q + 7 <= t.e; q++)
+			if (!memcmp(q, "$retval", 7) &&
+			    (q + 7 == t.e || !(is_alnum(q[7]) || q[7] == '_')))
+				return true;
+	return false;
+}
+
 /* A trailing "%return" turns p into a return probe (kernel 5.11+). */
 static int split_return(struct ctx *c, const char *s, const char **e)
 {
@@ -702,13 +718,16 @@ static int parse_var(struct ctx *c, struct spec_arg *a, const char *s,
 		add_op(c, a, SPEC_OP_COMM, s);
 		return 0;
 	}
-	/* "$arg*" only stands alone, unnamed (parse_arg() takes that one) */
-	if (span_eq(v, e, "arg*") && !c->user)
-		return fail(c, SPEC_ERR_BAD_VAR_ARGS, s);
 	if (e - v >= 3 && !memcmp(v, "arg", 3)) {
 		if (!is_digit(v[3]) || !parse_uint(v + 3, e, 10, &n))
 			return fail(c, SPEC_ERR_BAD_VAR, s);
-		if (!n || n > PARAM_MAX_STACK)
+		/*
+		 * A bare $argN is first looked up in BTF (6.12): past the
+		 * prototype it is "not found" there, whatever its number;
+		 * btfarg.c says which, or BAD_ARG_NUM where BTF has nothing.
+		 */
+		if (!n || (n > PARAM_MAX_STACK && !((a->btf & SPEC_BTF_ARGN) && !a->nops &&
+						    n <= UINT32_MAX)))
 			return fail(c, SPEC_ERR_BAD_ARG_NUM, s);
 		/*
 		 * Arguments are only where the calling convention still holds:
@@ -929,8 +948,9 @@ static int parse_btf(struct ctx *c, struct spec_arg *a, const char *s,
 	}
 	a->btf |= SPEC_BTF_DEFER;
 	if (is_alpha(*q) || *q == '_') {
+		/* parse_btf_arg() looks any such word up: no parameter has it */
 		if (!good_name(q, be) || be - q >= SPEC_NAME_MAX)
-			return fail(c, SPEC_ERR_BAD_FETCH_ARG, q);
+			return fail(c, SPEC_ERR_NO_BTFARG, q);
 		op = add_op(c, a, SPEC_OP_BTFVAR, q);
 		op->sym = span_dup(q, be);
 		return op->sym ? 0 : -ENOMEM;
@@ -1435,6 +1455,8 @@ static int parse_probe(struct ctx *c)
 		return fail(c, SPEC_ERR_FPROBE_FUNC_ONLY, target.s);
 	if (c->user && p->maxactive)
 		return fail(c, SPEC_ERR_MAXACT_UPROBE, head.s + 1);
+	if (c->fprobe && !c->user && args_read_retval(pos))
+		c->ret = true;
 	ret = c->user ? parse_utarget(c, target) : parse_ktarget(c, target);
 	if (ret)
 		return ret;

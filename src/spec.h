@@ -16,6 +16,7 @@
 #define SPEC_ARGSTR_MAX	255	/* one argument's text; ftrace allows 63, we allow more */
 #define SPEC_TEXT_MAX	4096	/* one definition */
 #define SPEC_MAX_OPS	16	/* ftrace's FETCH_INSN_MAX */
+#define SPEC_MAX_ARGN	2048	/* $argN: PARAM_MAX_STACK, x86-64's 16 KiB stacks */
 
 /*
  * Errors, one table: enum value and message. The column of each error is in
@@ -86,7 +87,6 @@
 	E(BAD_SYMSTRING,	"Symbol String doesn't accept data/userdata") \
 	E(BAD_BITFIELD,		"Invalid bitfield")			\
 	E(BAD_VAR,		"Invalid $-variable specified")		\
-	E(BAD_VAR_ARGS,		"$arg* must be an independent parameter without name etc.") \
 	E(NEED_STRING_TYPE,	"$comm and immediate-string only accepts string type") \
 	E(BAD_STACK_NUM,	"Invalid stack number")			\
 	E(BAD_ARG_NUM,		"Invalid argument number")		\
@@ -112,7 +112,7 @@
 	E(NO_BTF_STRUCT,	"No such struct or union in BTF")	\
 	E(ARGS_2LONG,		"$arg* failed because the argument list is too long") \
 	E(BAD_MAXACT_TYPE,	"Maxactive is only for function exit")	\
-	E(FPROBE_FUNC_ONLY,	"Invalid probed address or symbol (an fprobe is on a kernel function's entry or exit: no +offs, address or path)")
+	E(FPROBE_FUNC_ONLY,	"Failed to register probe event (an fprobe is on a kernel function's entry or exit: no +offs, address or path)")
 
 #define E(a, b) SPEC_ERR_##a,
 enum spec_err { SPEC_ERRORS SPEC_ERR__COUNT };

@@ -13,7 +13,7 @@ OUT=.output/tests/host-grammar
 mkdir -p "$OUT"
 BIN=$(realpath "$OUT")/grammar_target
 gcc -O0 -fno-inline -no-pie -g tests/host/grammar_target.c -o "$BIN" || { echo "cannot build target"; exit 1; }
-expect_checks 14
+expect_checks 13
 
 if [ "$(id -u)" != 0 ]; then
 	skip_all "host tests need root (BPF, uprobes)"
@@ -49,7 +49,7 @@ norm() {
 
 ftrace_clear() {
 	echo 0 > $TRACEFS/tracing_on
-	echo 0 > $TRACEFS/events/kpttest/enable 2>/dev/null
+	[ -e $TRACEFS/events/kpttest/enable ] && echo 0 > $TRACEFS/events/kpttest/enable
 	grep -E '^[pr]:kpttest/' $TRACEFS/uprobe_events 2>/dev/null | sed -E 's/^[pr]:([^ ]+).*/-:\1/' |
 		sort -u | while read -r l; do echo "$l" >> $TRACEFS/uprobe_events; done
 	: > $TRACEFS/trace
@@ -68,6 +68,16 @@ start_target() {
 	sema_is 0 || problem "the target did not start: $(cat "$OUT/target.out")"
 }
 
+# SIGINT to kptrace itself: timeout(1), kpt_stop's target, passes a signal
+# on to its child and to its whole process group, so a busy kptrace can see
+# it twice, which means "exit now" (130), not "drain and stop".
+kpt_int() {
+	kill -INT $KP_KPT 2>/dev/null
+	wait $KP
+	RC=$?
+	kpt_judge $RC $KP_ARGS
+}
+
 stop_target() {
 	kill $TP 2>/dev/null
 	wait $TP 2>/dev/null
@@ -76,26 +86,29 @@ stop_target() {
 # ---- 1. a reference counter: the semaphore is 1 while kptrace is attached
 start_target
 kpt_bg "$OUT/ref.err" "p:kpt/site $BIN:kpt_site($REF) v=%di:s32" "p:kpt/tick $BIN:kpt_tick" > "$OUT/ref.out"
-check "PATH:SYM(REF_CTR_OFFSET): the kernel counts the semaphore up while kptrace is attached" sema_is 1
+UP=0
+sema_is 1 && UP=1
+check "PATH:SYM(REF_CTR_OFFSET): the kernel counts the semaphore up while kptrace is attached" test $UP = 1
 check "... so the target calls its site, and kptrace prints it" \
 	wait_for "grep -q ' site: (0x[0-9a-f]*) v=[0-9]' '$OUT/ref.out'" 10
-kpt_stop
-check "... and back down when it detaches (exit $RC)" sema_is 0
+kpt_int
+check "... and back down when it detaches (exit $RC)" eval 'test $UP = 1 && sema_is 0'
 
 # The same without a reference counter: the semaphore stays 0 and the site
 # is never called, over rounds kptrace sees (kpt_tick: every round, twice).
 kpt_bg "$OUT/noref.err" "p:kpt/site $BIN:kpt_site v=%di:s32" "p:kpt/tick $BIN:kpt_tick" > "$OUT/noref.out"
 if wait_for "[ \$(grep -c ' tick: ' '$OUT/noref.out') -ge 2 ]" 10; then
-	kpt_stop
+	kpt_int
 	check "without one, the semaphore stays 0 over the rounds kptrace saw tick in (exit $RC)" \
 		test "$(tail -n 1 "$OUT/target.out")" = "sema 0" -a "$(grep -c ' site: ' "$OUT/noref.out")" = 0
 else
-	kpt_stop
+	kpt_int
 	fail "without a reference counter: kptrace saw no round of the target ($(head -c 300 "$OUT/noref.err"))"
 fi
 
-# ---- 2. against uprobe_events: the kernel's probe counts it too, so with
-# both attached it is 2; every line kptrace prints is one the kernel printed
+# ---- 2. against uprobe_events: the kernel's own probe counts it up too;
+# with both attached (one uprobe, two consumers: counted once), every line
+# kptrace prints is one the kernel printed
 ftrace_clear
 DEF="p:kpttest/site $BIN:$SITE($REF) v=%di:s32"
 if echo "$DEF" >> $TRACEFS/uprobe_events 2> "$OUT/ftrace.err"; then
@@ -103,17 +116,18 @@ if echo "$DEF" >> $TRACEFS/uprobe_events 2> "$OUT/ftrace.err"; then
 	echo 1 > $TRACEFS/tracing_on
 	check "uprobe_events takes the same definition: the semaphore is 1 ($DEF)" sema_is 1
 	kpt_bg "$OUT/both.err" "$DEF" > "$OUT/both.out"
-	check "with kptrace attached too, it is 2: each probe counts" sema_is 2
 	wait_for "[ \$(grep -c ' site: ' '$OUT/both.out') -ge 3 ]" 10
-	kpt_stop
-	check "kptrace detached: 1 again (exit $RC)" sema_is 1
+	kpt_int
+	check "kptrace detached: the kernel's probe still holds it, 1 (exit $RC)" \
+		eval "test -s '$OUT/both.out' && sema_is 1"
 	echo 0 > $TRACEFS/tracing_on
 	norm < $TRACEFS/trace > "$OUT/both.ref"
 	norm < "$OUT/both.out" > "$OUT/both.got"
 	check "kptrace's $(wc -l < "$OUT/both.got") lines are the kernel's ($(head -n 1 "$OUT/both.got"))" \
 		test -s "$OUT/both.got" -a -z "$(comm -13 "$OUT/both.ref" "$OUT/both.got")"
 	ftrace_clear
-	check "the kernel's probe removed: 0" sema_is 0
+	check "the kernel's probe removed: 0, nothing of kptrace's holds it" \
+		eval "test -s '$OUT/both.out' && sema_is 0"
 else
 	fail "uprobe_events refuses $DEF: $(tail -n 3 $TRACEFS/error_log | tr '\n' ' ')"
 fi
@@ -132,7 +146,7 @@ if echo "$D1" >> $TRACEFS/uprobe_events && echo "$D2" >> $TRACEFS/uprobe_events;
 	norm < $TRACEFS/trace > "$OUT/multi.ref"
 	norm < "$OUT/multi.out" > "$OUT/multi.got"
 	check "two probe points under one event: kptrace's lines equal the kernel's ($(wc -l < "$OUT/multi.got") lines)" \
-		diff "$OUT/multi.ref" "$OUT/multi.got"
+		eval "test -s '$OUT/multi.ref' && diff '$OUT/multi.ref' '$OUT/multi.got'"
 	check "... both points print as the one event ($(grep -c ' multi: ' "$OUT/multi.got") lines)" \
 		test "$(grep -c ' multi: (0x[0-9a-f]*) v=' "$OUT/multi.got")" = 6
 else

@@ -295,7 +295,12 @@ static void test_errors(void)
 	refused("f:vfs_read ^file:string", SPEC_ERR_BAD_TYPE4STR, NULL);
 	refused("f:vfs_read x=file->^f_flags:string", SPEC_ERR_BAD_TYPE4STR, NULL);
 	refused("p:vfs_read file->f_path.^dentry:string", SPEC_ERR_BAD_TYPE4STR, NULL);
-	refused("p:do_sys_openat2 how^.flags", SPEC_ERR_NOSUP_DAT_ARG, NULL);
+	refused("p:do_sys_openat2 how.^flags", SPEC_ERR_NOSUP_DAT_ARG, NULL);
+	/* a bare $argN: looked up in BTF first, whatever its number (6.12) */
+	refused("p:vfs_read ^$arg10000", SPEC_ERR_NO_BTFARG, "vfs_read(file, buf, count, pos)");
+	refused("f:vfs_read ^$arg10000", SPEC_ERR_NO_BTFARG, NULL);
+	refused("r:vfs_read ^$arg3000", SPEC_ERR_NO_BTFARG, NULL);
+	refused("p:no_such_function_xyz ^$arg10000", SPEC_ERR_BAD_ARG_NUM, NULL);
 	refused("p:do_sys_openat2 ^how:string", SPEC_ERR_BAD_TYPE4STR, "open_how");
 	refused("p:do_sys_openat2 ^dfd:string", SPEC_ERR_BAD_TYPE4STR, NULL);
 	refused("p:do_sys_openat2 (^nosuchstruct)$arg3->x", SPEC_ERR_NO_BTF_STRUCT, NULL);

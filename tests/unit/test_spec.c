@@ -654,7 +654,7 @@ static const struct bad {
 	{ "p vfs_read ^&1", SPEC_ERR_BAD_FETCH_ARG },
 	{ "p /bin/x:0x1 ^count", SPEC_ERR_NOSUP_BTFARG },
 	{ "p vfs_read+4 ^count", SPEC_ERR_NOSUP_BTFARG },
-	{ "p vfs_read ^count$", SPEC_ERR_BAD_FETCH_ARG },
+	{ "p vfs_read ^count$", SPEC_ERR_NO_BTFARG },
 	{ "p vfs_read file^-f_mode", SPEC_ERR_BAD_HYPHEN },
 	{ "p vfs_read file->f_path^-dentry", SPEC_ERR_BAD_HYPHEN },
 	{ "p vfs_read ^()file", SPEC_ERR_BAD_FETCH_ARG },
@@ -667,9 +667,13 @@ static const struct bad {
 	{ "p vfs_read x=^(%ax)", SPEC_ERR_BAD_FETCH_ARG },
 	{ "p vfs_read ^$comm->x", SPEC_ERR_COMM_CANT_DEREF },
 	{ "p vfs_read $arg* ^$arg*", SPEC_ERR_DOUBLE_ARGS },
-	{ "p vfs_read args=^$arg*", SPEC_ERR_BAD_VAR_ARGS },
-	{ "p vfs_read +0(^$arg*)", SPEC_ERR_BAD_VAR_ARGS },
-	{ "f vfs_read args=^$arg*", SPEC_ERR_BAD_VAR_ARGS },
+	/* 6.12's words for a $arg* that is not alone (later kernels': BAD_VAR_ARGS) */
+	{ "p vfs_read args=^$arg*", SPEC_ERR_BAD_VAR },
+	{ "p vfs_read +0(^$arg*)", SPEC_ERR_BAD_VAR },
+	{ "f vfs_read args=^$arg*", SPEC_ERR_BAD_VAR },
+	/* a word no parameter can have: not found (kprobe_args_syntax.tc) */
+	{ "p vfs_read varname=^varname2=%ax", SPEC_ERR_NO_BTFARG },
+	{ "p vfs_read ^x!y", SPEC_ERR_NO_BTFARG },
 	{ "p vfs_read+4 ^$arg*", SPEC_ERR_NOFENTRY_ARGS },
 	{ "p vfs_read +0(^)", SPEC_ERR_BAD_FETCH_ARG },
 	/* an fprobe reads no register (fprobe_syntax_errors.tc) */
@@ -693,7 +697,11 @@ static const struct bad {
 	{ "p vfs_read ^$stack2049", SPEC_ERR_BAD_STACK_NUM },
 	{ "p /bin/x:0x10 ^$stack4294967296", SPEC_ERR_BAD_STACK_NUM },
 	{ "p vfs_read ^$arg0", SPEC_ERR_BAD_ARG_NUM },
-	{ "p vfs_read ^$arg10000", SPEC_ERR_BAD_ARG_NUM },
+	/* named, or not a kernel function's: no BTF to look it up in first */
+	{ "p vfs_read x=^$arg10000", SPEC_ERR_BAD_ARG_NUM },
+	{ "p vfs_read +0(^$arg10000)", SPEC_ERR_BAD_ARG_NUM },
+	{ "p vfs_read ^$arg99999999999", SPEC_ERR_BAD_ARG_NUM },
+	{ "p /bin/x:0x10 ^$arg10000", SPEC_ERR_BAD_ARG_NUM },
 	{ "p vfs_read ^$retval", SPEC_ERR_RETVAL_ON_PROBE },
 	{ "p /bin/x:0x10 ^$retval", SPEC_ERR_RETVAL_ON_PROBE },
 	{ "p vfs_read+20 ^$arg1", SPEC_ERR_NOFENTRY_ARGS },
@@ -1295,7 +1303,8 @@ static void test_resolve(void)
 		{ "p:test_non_unique ^name_show", SPEC_ERR_NON_UNIQ_SYMBOL, 0,
 		  "0xffffffff81100200, 0xffffffff81100300" },
 		{ "p ^foo", SPEC_ERR_NON_UNIQ_SYMBOL, 0, "ext4:foo" },
-		{ "p:ev ^name_show+4 %di", SPEC_ERR_NON_UNIQ_SYMBOL, 0, "2 symbols" },
+		{ "p:ev ^name_show+4 %di", SPEC_ERR_NON_UNIQ_SYMBOL, 0,
+		  "a kprobe at name_show: several functions have this name, 2 symbols" },
 		{ "r ^name_show", SPEC_ERR_NON_UNIQ_SYMBOL, 0, NULL },
 		{ "p ^non_exist_func", SPEC_ERR_BAD_PROBE_ADDR, 0, "no symbol 'non_exist_func'" },
 		{ "p ^ext4:nosuch", SPEC_ERR_BAD_PROBE_ADDR, 0, "module 'ext4'" },
@@ -1432,6 +1441,10 @@ static void test_fprobe(void)
 		{ "f16:g/e vfs_read%return", SPEC_KRETPROBE, "g", "e", 16 },
 		{ "f ext4:ext4_sync_file", SPEC_KPROBE, "fprobes", "ext4_sync_file__entry", 0 },
 		{ "f vfs_*%return", SPEC_KRETPROBE, "fprobes", "", 0 },
+		/* an argument reading $retval makes it the exit (trace_fprobe.c) */
+		{ "f vfs_read $retval $arg1", SPEC_KRETPROBE, "fprobes", "vfs_read__exit", 0 },
+		{ "f:e vfs_read r=+0($retval):u8", SPEC_KRETPROBE, "fprobes", "e", 0 },
+		{ "f vfs_read x=\\\"$retvalx\"", SPEC_KPROBE, "fprobes", "vfs_read__entry", 0 },
 	};
 	static const struct {
 		const char *text;
