@@ -205,6 +205,27 @@ out:
 	return err;
 }
 
+int sysinfo_drop_non_unique(const struct sysinfo *si, char **names, int *n)
+{
+	int i, k = 0, dropped = 0;
+
+	for (i = 0; i < *n; i++) {
+		const char *c = strchr(names[i], ':');
+		char mod[128];
+
+		if (c)
+			snprintf(mod, sizeof(mod), "%.*s", (int)(c - names[i]), names[i]);
+		if (ksyms_count_name(si->ksyms, c ? c + 1 : names[i], c ? mod : NULL) > 1) {
+			free(names[i]);
+			dropped++;
+			continue;
+		}
+		names[k++] = names[i];
+	}
+	*n = k;
+	return dropped;
+}
+
 int resolve_reg_offset(const struct btf *btf, const char *name)
 {
 	__u32 bits = 0, bitsize, type;

@@ -80,6 +80,13 @@ int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***name
 			   int *skipped, char *msg, size_t msglen);
 
 /*
+ * A glob's matches that several functions have (static functions of
+ * different files), which kprobe_events refuses by name, left out of
+ * names[] (freed; *n the rest); returns how many. kallsyms must be loaded.
+ */
+int sysinfo_drop_non_unique(const struct sysinfo *si, char **names, int *n);
+
+/*
  * A kernel function by name as kernels differ: "A|B" is the first that
  * exists, a name left only as a clone (foo.isra.0) is the clone. NULL if
  * none; kallsyms must be loaded (sysinfo_need_ksyms).

@@ -242,32 +242,6 @@ static bool wants_symbols(const struct env *env, const struct ev_desc *evs,
 }
 
 /*
- * A glob's matches that several functions share a name with (static
- * functions of different files): kprobe_events refuses them by name, and a
- * glob skips them. Returns how many left names[], which keeps the rest.
- */
-static int drop_non_unique(const struct sysinfo *si, char **names, int *n)
-{
-	int i, k = 0, dropped = 0;
-
-	for (i = 0; i < *n; i++) {
-		const char *c = strchr(names[i], ':');
-		char mod[128];
-
-		if (c)
-			snprintf(mod, sizeof(mod), "%.*s", (int)(c - names[i]), names[i]);
-		if (ksyms_count_name(si->ksyms, c ? c + 1 : names[i], c ? mod : NULL) > 1) {
-			free(names[i]);
-			dropped++;
-			continue;
-		}
-		names[k++] = names[i];
-	}
-	*n = k;
-	return dropped;
-}
-
-/*
  * "p:vfs_* ARGS": one definition per traceable match, named as ftrace names
  * a probe on that function ("p_vfs_read_0"), or EVENT_FUNC when the event
  * was named. Blacklisted matches are skipped and counted. from_glob[i] says
@@ -290,7 +264,7 @@ static int expand_globs(struct defs *d, struct sysinfo *si, bool **from_glob)
 			report(d->where[i], NULL, msg, -1);
 			break;
 		}
-		ambiguous = drop_non_unique(si, names, &n);
+		ambiguous = sysinfo_drop_non_unique(si, names, &n);
 		if (!n) {
 			snprintf(msg, sizeof(msg), "no traceable kernel function matches '%s'%s%s",
 				 p->symbol, skipped ? " (only blacklisted ones)" : "",

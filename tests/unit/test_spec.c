@@ -1367,6 +1367,18 @@ static void test_resolve(void)
 		resolved_free(&r);
 		spec_free(&p);
 	}
+	/* a glob's matches: the names several functions have left out */
+	{
+		char *names[] = { strdup("name_show"), strdup("next_fn"), strdup("ext4:foo"),
+				  strdup("foo"), strdup("ext4:ext4_fn") };
+		int n = 5, dropped = sysinfo_drop_non_unique(&si, names, &n);
+
+		CHECK(dropped == 2 && n == 3 && !strcmp(names[0], "next_fn") &&
+		      !strcmp(names[1], "ext4:foo") && !strcmp(names[2], "ext4:ext4_fn"),
+		      "glob: %d dropped, %d kept (%s ...)", dropped, n, n ? names[0] : "");
+		while (n)
+			free(names[--n]);
+	}
 	si.blacklist = NULL;
 	si.nblacklist = 0;
 	sysinfo_free(&si);
