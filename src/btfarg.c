@@ -14,6 +14,9 @@
  *   - at a return, parameters are the values saved at entry.
  * Beyond the kernel: (STRUCT) casts of any base and member chains after
  * %REG, $stackN, $argN and $retval.
+ * :%pd and :%pD (6.5+) are the dereferences to a dentry's or a file's name
+ * that the kernel rewrites them into, with this kernel's offsets, on every
+ * kernel with BTF.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -232,9 +235,12 @@ static int walk_chain(const struct btf *btf, const struct spec_arg *a, __u32 cas
 		int col = a->chain_col + (int)(q - a->chain);
 
 		if (*q == '.')
-			/* a parameter is never a struct: the first step is "->" */
-			return fail(e, SPEC_ERR_NOSUP_DAT_ARG, col, NULL);
+			/* a parameter is never a struct: the first step is "->";
+			 * the kernel's caret is at the member */
+			return fail(e, SPEC_ERR_NOSUP_DAT_ARG, col + 1, NULL);
 		q += 2;
+		/* parse_btf_field(): the caret at the member the "->" reaches for */
+		col += 2;
 		if (first && cast_id) {
 			sid = cast_id;
 		} else {
@@ -405,6 +411,55 @@ static int keep_enum_names(const struct btf *btf, __u32 id, struct spec_arg *a)
 	return 0;
 }
 
+/* The byte offset of member path "a.b" in struct sname, from BTF; -1 if none. */
+static long member_path_offset(const struct btf *btf, const char *sname, const char *path)
+{
+	char name[SPEC_NAME_MAX];
+	__u32 bits = 0, bitsize, type;
+	const char *q = path, *dot;
+	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+
+	if (id <= 0)
+		return -1;
+	for (type = (__u32)id; *q; q = *dot ? dot + 1 : dot) {
+		dot = q + strcspn(q, ".");
+		snprintf(name, sizeof(name), "%.*s", (int)(dot - q), q);
+		if (!btfwalk_member(btf, btfwalk_skip_mods(btf, type), name, &bits, &bitsize, &type))
+			return -1;
+	}
+	return bits % 8 ? -1 : (long)(bits / 8);
+}
+
+/*
+ * :%pd / :%pD: traceprobe_expand_dentry_args() makes the argument
+ * +0(+OFFS(ARG)):string, OFFS being d_name.name's in struct dentry, and a
+ * file's dentry (f_path.dentry) one dereference before: the same ops here.
+ */
+static int add_vfs_derefs(const struct btf *btf, struct spec_arg *a, struct err *e)
+{
+	long off[3];
+	int i, n = 0;
+
+	if (a->vfs == 'D')
+		off[n++] = member_path_offset(btf, "file", "f_path.dentry");
+	off[n++] = member_path_offset(btf, "dentry", "d_name.name");
+	off[n++] = 0;	/* the string's own address, which :string reads */
+	for (i = 0; i < n; i++) {
+		if (off[i] < 0)
+			return fail(e, SPEC_ERR_NO_BTF_FIELD, a->type_col, a->vfs == 'D' ?
+				    " (no struct file's f_path.dentry or struct dentry's "
+				    "d_name.name in this kernel's BTF)" :
+				    " (no struct dentry's d_name.name in this kernel's BTF)");
+		if (a->nops == SPEC_MAX_OPS)
+			return fail(e, SPEC_ERR_TOO_MANY_OPS, a->body_col, NULL);
+		a->ops[a->nops].kind = SPEC_OP_DEREF;
+		a->ops[a->nops].col = a->type_col;
+		a->ops[a->nops].imm = off[i];
+		a->nops++;
+	}
+	return 0;
+}
+
 /* The ops of a, with the chain's dereferences put right after the base. */
 static int splice(struct spec_arg *a, const struct walk *w, struct err *e)
 {
@@ -419,8 +474,78 @@ static int splice(struct spec_arg *a, const struct walk *w, struct err *e)
 	return 0;
 }
 
+/* A value's type from its BTF type, where no :TYPE was given (a bitfield too). */
+static int type_from_btf(const struct fn *fn, struct spec_arg *a, struct walk *w, struct err *e)
+{
+	enum spec_type t = type_of(fn->btf, w->type, w);
+	char extra[512];
+	int err;
+
+	if (t == SPEC_T_NONE) {
+		char desc[128];
+
+		type_desc(fn->btf, w->type, desc, sizeof(desc));
+		snprintf(extra, sizeof(extra), " ('%s' is %s)",
+			 a->chain ? a->chain : a->ops[0].sym ? a->ops[0].sym : a->text, desc);
+		return fail(e, SPEC_ERR_BAD_BTF_TYPE, a->body_col, extra);
+	}
+	a->type = t;
+	err = keep_enum_names(fn->btf, w->type, a);
+	if (err)
+		return err;
+	if (w->bitsize % 8 || w->bitoffs) {
+		int bits = spec_type_size(t) * 8;
+
+		/* one read holds the whole field, whatever the type's width */
+		if ((int)(w->bitoffs + w->bitsize) > bits)
+			bits = 64;
+		a->bf_width = (uint8_t)w->bitsize;
+		a->bf_offset = (uint8_t)w->bitoffs;
+		a->bf_container = (uint8_t)bits;
+	}
+	return 0;
+}
+
+/*
+ * :string on a BTF value (check_prepare_btf_string_fetch()): a char array
+ * is the string, a char pointer points at it; anything else is refused,
+ * the caret at the value's name (the last member's), as the kernel's.
+ */
+static int string_from_btf(const struct fn *fn, struct spec_arg *a, __u32 type, struct err *e)
+{
+	const struct btf_type *t = btf__type_by_id(fn->btf, type);
+	const char *last = a->chain ? a->chain + strlen(a->chain) : NULL;
+	char extra[512], desc[128];
+	int vcol;
+
+	while (last && last > a->chain && last[-1] != '.' && last[-1] != '>')
+		last--;
+	vcol = last ? a->chain_col + (int)(last - a->chain) : a->body_col;
+	if (t && btf_is_array(t) && is_char(fn->btf, btf_array(t)->type)) {
+		/* char[]: the array is the string; the last deref points at it */
+		if (a->nops == 1)
+			return fail(e, SPEC_ERR_BAD_TYPE4STR, vcol, NULL);
+		return 0;
+	}
+	if (t && btf_is_ptr(t) && is_char(fn->btf, t->type)) {
+		/* char *: one more dereference, of the pointer's value */
+		if (a->nops == SPEC_MAX_OPS)
+			return fail(e, SPEC_ERR_TOO_MANY_OPS, a->body_col, NULL);
+		a->ops[a->nops].kind = a->type == SPEC_T_USTRING ? SPEC_OP_UDEREF : SPEC_OP_DEREF;
+		a->ops[a->nops].col = a->type_col;
+		a->ops[a->nops].imm = 0;
+		a->nops++;
+		return 0;
+	}
+	type_desc(fn->btf, type, desc, sizeof(desc));
+	snprintf(extra, sizeof(extra), " ('%s' is %s, not a char pointer or array)",
+		 a->chain ? a->chain + (a->chain[0] == '-' ? 2 : 1) : a->text, desc);
+	return fail(e, SPEC_ERR_BAD_TYPE4STR, vcol, extra);
+}
+
 /* One argument: base, cast, chain, type; then ftrace's checks. */
-static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn, struct err *e)
+static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn,
+		       const struct btf *vmlinux, struct err *e)
 {
 	struct spec_arg *a = &p->args[idx];
 	struct spec_op *base = &a->ops[0];
@@ -480,6 +605,9 @@ static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn, struc
 			param_list(fn, list, sizeof(list));
 			snprintf(extra, sizeof(extra), ": %s(%s)", fn->name, list);
 			return fail(e, SPEC_ERR_NO_BTFARG, base->col, extra);
+		} else if (base->param > SPEC_MAX_ARGN) {
+			/* no BTF to look it up in: the number's own refusal */
+			return fail(e, SPEC_ERR_BAD_ARG_NUM, base->col, NULL);
 		}
 		break;
 	case SPEC_OP_RETVAL:
@@ -525,56 +653,15 @@ static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn, struc
 	}
 
 	/* the type, where the BTF value is the argument's value */
-	if (whole && w.type && !a->type_given) {
-		enum spec_type t = type_of(fn->btf, w.type, &w);
-
-		if (t == SPEC_T_NONE) {
-			char desc[128];
-
-			type_desc(fn->btf, w.type, desc, sizeof(desc));
-			snprintf(extra, sizeof(extra), " ('%s' is %s)",
-				 a->chain ? a->chain : base->sym ? base->sym : a->text, desc);
-			return fail(e, SPEC_ERR_BAD_BTF_TYPE, a->body_col, extra);
-		}
-		a->type = t;
-		err = keep_enum_names(fn->btf, w.type, a);
-		if (err)
-			return err;
-		if (w.bitsize % 8 || w.bitoffs) {
-			int bits = spec_type_size(t) * 8;
-
-			/* one read holds the whole field, whatever the type's width */
-			if ((int)(w.bitoffs + w.bitsize) > bits)
-				bits = 64;
-			a->bf_width = (uint8_t)w.bitsize;
-			a->bf_offset = (uint8_t)w.bitoffs;
-			a->bf_container = (uint8_t)bits;
-		}
-	} else if (whole && w.type && spec_type_is_string(a->type) && a->type != SPEC_T_SYMSTR) {
-		const struct btf_type *t = btf__type_by_id(fn->btf, w.type);
-
-		if (t && btf_is_array(t) && is_char(fn->btf, btf_array(t)->type)) {
-			/* char[]: the array is the string; the last deref points at it */
-			if (a->nops == 1)
-				return fail(e, SPEC_ERR_BAD_TYPE4STR, a->type_col, NULL);
-		} else if (t && btf_is_ptr(t) && is_char(fn->btf, t->type)) {
-			/* char *: one more dereference, of the pointer's value */
-			if (a->nops == SPEC_MAX_OPS)
-				return fail(e, SPEC_ERR_TOO_MANY_OPS, a->body_col, NULL);
-			a->ops[a->nops].kind = a->type == SPEC_T_USTRING ? SPEC_OP_UDEREF
-									 : SPEC_OP_DEREF;
-			a->ops[a->nops].col = a->type_col;
-			a->ops[a->nops].imm = 0;
-			a->nops++;
-		} else {
-			char desc[128];
-
-			type_desc(fn->btf, w.type, desc, sizeof(desc));
-			snprintf(extra, sizeof(extra), " ('%s' is %s, not a char pointer or array)",
-				 a->chain ? a->chain + (a->chain[0] == '-' ? 2 : 1) : a->text, desc);
-			return fail(e, SPEC_ERR_BAD_TYPE4STR, a->type_col, extra);
-		}
-	}
+	err = 0;
+	if (a->vfs)
+		err = add_vfs_derefs(fn->btf ? fn->btf : vmlinux, a, e);
+	else if (whole && w.type && !a->type_given)
+		err = type_from_btf(fn, a, &w, e);
+	else if (whole && w.type && spec_type_is_string(a->type) && a->type != SPEC_T_SYMSTR)
+		err = string_from_btf(fn, a, w.type, e);
+	if (err)
+		return err;
 
 	a->btf &= (uint8_t)~SPEC_BTF_DEFER;
 	err = spec_check_arg(p, a, &se);
@@ -696,9 +783,14 @@ int btfarg_resolve(struct sysinfo *si, struct spec_probe *p, char *msg, size_t m
 		goto out;
 	}
 	err = expand_all(p, &fn, &e);
-	for (i = 0; !err && i < p->nargs; i++)
-		if (p->args[i].btf & SPEC_BTF_DEFER)
-			err = resolve_arg(p, i, &fn, &e);
+	for (i = 0; !err && i < p->nargs; i++) {
+		if (p->args[i].vfs && !si->btf && sysinfo_need_btf(si, msg, msglen)) {
+			*col = p->args[i].type_col;
+			err = -ENOENT;
+		} else if (p->args[i].btf & SPEC_BTF_DEFER) {
+			err = resolve_arg(p, i, &fn, si->btf, &e);
+		}
+	}
 out:
 	btf__free(fn.modbtf);
 	return err;

@@ -447,6 +447,23 @@ const struct ksym *ksyms_by_name(const struct ksyms *ks, const char *name, const
 	return first_mod;
 }
 
+size_t ksyms_count_name(const struct ksyms *ks, const char *name, const char *mod)
+{
+	const struct ksym *s;
+	size_t h, n = 0;
+
+	if (!ks || !ks->hash || !name)
+		return 0;
+	for (h = hash_name(name) & ks->hmask; ks->hash[h]; h = (h + 1) & ks->hmask) {
+		s = &ks->syms[ks->hash[h] - 1];
+		if (strcmp(s->name, name))
+			continue;
+		if (mod ? s->module && !strcmp(s->module, mod) : !s->module || strcmp(s->module, "bpf"))
+			n++;
+	}
+	return n;
+}
+
 /* JITed BPF programs resolve with no module name (bpf_address_lookup()). */
 static const char *mod_suffix(const struct ksym *s)
 {

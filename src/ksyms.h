@@ -28,6 +28,12 @@ void ksyms_free(struct ksyms *ks);
 const struct ksym *ksyms_by_addr(const struct ksyms *ks, uint64_t addr);
 /* First symbol of this name (in module mod if non-NULL), or NULL. */
 const struct ksym *ksyms_by_name(const struct ksyms *ks, const char *name, const char *mod);
+/*
+ * How many symbols have this name, as the kernel's kprobes count them
+ * (number_of_same_symbols()): with mod NULL, the core kernel's and every
+ * module's; else that module's. JITed BPF programs are no module.
+ */
+size_t ksyms_count_name(const struct ksyms *ks, const char *name, const char *mod);
 /* Symbols in address order, for iteration: ksyms_at(ks, i), i < ksyms_count(ks). */
 size_t ksyms_count(const struct ksyms *ks);
 const struct ksym *ksyms_at(const struct ksyms *ks, size_t i);

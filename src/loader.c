@@ -142,6 +142,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 
 	memset(ld, 0, sizeof(*ld));
 	ld->nprobes = nprobes;
+	ld->failed = -1;
 	ld->ncpus = libbpf_num_possible_cpus();
 	if (ld->ncpus <= 0) {
 		snprintf(msg, msglen, "cannot count CPUs: %s", strerror(-ld->ncpus));
@@ -251,8 +252,12 @@ int loader_set_probe(struct loader *ld, int idx, const struct kpt_probe_entry *e
 
 static const char *attach_hint(const struct ev_desc *ev, int err)
 {
-	if (ev->is_user)
+	if (ev->is_user) {
+		if (err == -EINVAL)
+			return " (not an instruction of the file's text, or another uprobe on this "
+			       "offset has another reference counter)";
 		return "";
+	}
 	if (ev->tramp && err == -524)	/* the kernel's ENOTSUPP */
 		return " (this kernel's BPF trampolines cannot take this function: more "
 		       "arguments than they save, or a struct passed by value; --backend kprobe)";
@@ -260,9 +265,11 @@ static const char *attach_hint(const struct ev_desc *ev, int err)
 		return " (fentry/fexit: a function ftrace cannot trace? --backend kprobe)";
 	if (err == -ENOENT)
 		return " (no such symbol in the running kernel)";
+	if (err == -EILSEQ)
+		return " (the offset falls inside an instruction: pick one from a disassembly)";
 	if (err == -EINVAL)
-		return " (the kernel refuses to probe it: blacklisted, not traceable, or not an "
-		       "instruction boundary)";
+		return " (the kernel refuses to probe it: blacklisted, not in its text, or not "
+		       "traceable)";
 	if (err == -EBUSY)
 		return " (probe point is busy)";
 	if (err == -EADDRNOTAVAIL)	/* Linux 6.7+, and its stable kernels */
@@ -271,6 +278,33 @@ static const char *attach_hint(const struct ev_desc *ev, int err)
 	if (err == -EPERM || err == -EACCES)
 		return " (needs root; or the kernel is locked down)";
 	return "";
+}
+
+/*
+ * The kernel's word for a refusal at attach, as kprobe_events and
+ * uprobe_events log it for the same errno (trace_kprobe_create(),
+ * __trace_uprobe_create()): the caret goes under the probe point.
+ */
+enum spec_err loader_attach_error(const struct ev_desc *ev, int err)
+{
+	if (ev->kind == SPEC_TRACEPOINT || ev->tramp)
+		return SPEC_ERR_OK;	/* no such event in tracefs: our own words */
+	switch (err) {
+	case -EILSEQ:
+		return SPEC_ERR_BAD_INSN_BNDRY;
+	case -ENOENT:
+		return ev->is_user ? SPEC_ERR_FILE_NOT_FOUND : SPEC_ERR_BAD_PROBE_ADDR;
+	case -EADDRNOTAVAIL:
+		return SPEC_ERR_NON_UNIQ_SYMBOL;
+	case -ENOMEM:
+	case -EEXIST:
+	case -EPERM:
+	case -EACCES:
+	case -EMFILE:
+		return SPEC_ERR_OK;	/* the system's, not the probe's */
+	default:
+		return SPEC_ERR_FAIL_REG_PROBE;
+	}
 }
 
 /* "rN:": the perf kprobe PMU has no maxactive, tracefs has. */
@@ -309,8 +343,9 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 	struct bpf_program *prog = ld->skel->progs.kpt_entry;	/* returns too */
 
 	if (ev->is_user) {
+		/* a USDT semaphore: the kernel counts it up while attached */
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = ev->index,
-			    .retprobe = ev->is_return);
+			    .retprobe = ev->is_return, .ref_ctr_offset = ev->spec->ref_ctr_offset);
 
 		return bpf_program__attach_uprobe_opts(prog, upid ? upid : -1, ev->path,
 						       ev->uoffset, &uo);
@@ -468,13 +503,22 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 			continue;
 		l = attach_one(ld, &evs[i], upid, msg, msglen);
 		if (!l) {
+			enum spec_err kerr;
+			char at[64] = "";
+
 			err = -errno;
+			kerr = loader_attach_error(&evs[i], err);
+			if (!evs[i].is_user && evs[i].spec->symbol && evs[i].spec->offset)
+				snprintf(at, sizeof(at), "+0x%llx",
+					 (unsigned long long)evs[i].spec->offset);
 			if (!msg[0])
-				snprintf(msg, msglen, "cannot attach %s/%s at %s: %s%s",
+				snprintf(msg, msglen, "%s%scannot attach %s/%s at %s%s: %s%s%s",
+					 kerr ? spec_strerror(kerr) : "", kerr ? " (" : "",
 					 evs[i].group, evs[i].event,
-					 evs[i].is_user ? evs[i].path : evs[i].func,
+					 evs[i].is_user ? evs[i].path : evs[i].func, at,
 					 err == -524 ? "not supported (ENOTSUPP)" : strerror(-err),
-					 attach_hint(&evs[i], err));
+					 attach_hint(&evs[i], err), kerr ? ")" : "");
+			ld->failed = i;
 			loader_detach(ld);
 			return err ? err : -EINVAL;
 		}

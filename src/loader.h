@@ -38,6 +38,7 @@ struct loader {
 	int nlinks;
 	int nprobes;
 	int ncpus;
+	int failed;			/* the probe whose attach the kernel refused, or -1 */
 };
 
 struct load_opts {
@@ -98,9 +99,16 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		size_t msglen);
 /* Write entry idx of the probe table. */
 int loader_set_probe(struct loader *ld, int idx, const struct kpt_probe_entry *ent);
-/* Attach every probe; on failure detach all. msg names the probe that failed. */
+/*
+ * Attach every probe; on failure detach all. msg names the probe that failed
+ * (ld->failed), with the kernel's text for the refusal first where tracefs
+ * has one for it (loader_attach_error()).
+ */
 int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upid, char *msg,
 		  size_t msglen);
+/* The kernel's error class for probe ev's attach failing with -errno err, or
+ * SPEC_ERR_OK where it has none. */
+enum spec_err loader_attach_error(const struct ev_desc *ev, int err);
 /* Detach every probe (links, then tracefs kretprobes); idempotent. */
 void loader_detach(struct loader *ld);
 /* Sum the per-CPU counters of probe idx. */

@@ -89,16 +89,20 @@ static int latency_glob(struct sysinfo *si, const char *pat, const char *rest,
 			struct deflist *out, int *n, char *msg, size_t msglen)
 {
 	char **names;
-	int count, skipped, i, err;
+	int count, skipped, ambiguous = 0, i, err;
 
 	if (strchr(pat, '/')) {
 		snprintf(msg, msglen, "latency %s: globs are for kernel functions", pat);
 		return -EINVAL;
 	}
 	err = sysinfo_glob_functions(si, pat, &names, &count, &skipped, msg, msglen);
+	/* a name several functions have is refused by name: left out, counted */
+	if (!err)
+		ambiguous = sysinfo_drop_non_unique(si, names, &count);
 	if (!err && !count) {
-		snprintf(msg, msglen, "latency %s: no traceable kernel function matches%s", pat,
-			 skipped ? " (only blacklisted ones)" : "");
+		snprintf(msg, msglen, "latency %s: no traceable kernel function matches%s%s", pat,
+			 skipped ? " (only blacklisted ones)" : "",
+			 ambiguous ? " (only names several functions have)" : "");
 		err = -ENOENT;
 	}
 	if (!err && count > LATENCY_GLOB_MAX) {
@@ -110,10 +114,13 @@ static int latency_glob(struct sysinfo *si, const char *pat, const char *rest,
 		err = latency_pair(out, names[i], rest, (*n)++);
 	if (!err)
 		fprintf(stderr, "kptrace: latency %s: %d functions%s\n", pat, count,
-			skipped ? "" : ", none skipped");
+			skipped || ambiguous ? "" : ", none skipped");
 	if (!err && skipped)
 		fprintf(stderr, "kptrace: latency %s: %d matching functions skipped: the kernel "
 			"blacklists them (NOKPROBE)\n", pat, skipped);
+	if (!err && ambiguous)
+		fprintf(stderr, "kptrace: latency %s: %d matching names skipped: several functions "
+			"have each (the kernel refuses them by name)\n", pat, ambiguous);
 	for (i = 0; i < count; i++)
 		free(names[i]);
 	free(names);

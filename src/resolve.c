@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -204,6 +205,27 @@ out:
 	return err;
 }
 
+int sysinfo_drop_non_unique(const struct sysinfo *si, char **names, int *n)
+{
+	int i, k = 0, dropped = 0;
+
+	for (i = 0; i < *n; i++) {
+		const char *c = strchr(names[i], ':');
+		char mod[128];
+
+		if (c)
+			snprintf(mod, sizeof(mod), "%.*s", (int)(c - names[i]), names[i]);
+		if (ksyms_count_name(si->ksyms, c ? c + 1 : names[i], c ? mod : NULL) > 1) {
+			free(names[i]);
+			dropped++;
+			continue;
+		}
+		names[k++] = names[i];
+	}
+	*n = k;
+	return dropped;
+}
+
 int resolve_reg_offset(const struct btf *btf, const char *name)
 {
 	__u32 bits = 0, bitsize, type;
@@ -280,9 +302,40 @@ static bool defer_kprobe(struct sysinfo *si, const struct spec_probe *p)
 static int refuse_blacklisted(const char *name, char *msg, size_t msglen)
 {
 	snprintf(msg, msglen,
-		 "'%s' cannot be probed: the kernel blacklists it (NOKPROBE_SYMBOL, "
-		 "see /sys/kernel/debug/kprobes/blacklist)", name);
+		 "%s ('%s' cannot be probed: the kernel blacklists it (NOKPROBE_SYMBOL, "
+		 "see /sys/kernel/debug/kprobes/blacklist))", spec_strerror(SPEC_ERR_FAIL_REG_PROBE),
+		 name);
 	return -EPERM;
+}
+
+/*
+ * A name several symbols have (static functions of different files, or a
+ * module's and the kernel's): the kernel refuses to pick one (6.7+ and its
+ * stable kernels), and so do we, saying how to name one.
+ */
+static int refuse_non_unique(const struct sysinfo *si, const char *name, const char *mod,
+			     size_t n, char *msg, size_t msglen)
+{
+	char where[256] = "", mods[128] = "";
+	size_t i, len = 0, mlen = 0, shown = 0;
+
+	for (i = 0; i < ksyms_count(si->ksyms); i++) {
+		const struct ksym *k = ksyms_at(si->ksyms, i);
+
+		if (strcmp(k->name, name) || (mod && (!k->module || strcmp(k->module, mod))))
+			continue;
+		if (k->module && !mod && !strstr(mods, k->module) && mlen < sizeof(mods) - 64)
+			mlen += snprintf(mods + mlen, sizeof(mods) - mlen, "%s%s:%s",
+					 mlen ? ", " : "", k->module, name);
+		else if (!k->module && shown++ < 3 && len < sizeof(where) - 32)
+			len += snprintf(where + len, sizeof(where) - len, "%s0x%llx",
+					len ? ", " : "", (unsigned long long)k->addr);
+	}
+	snprintf(msg, msglen, "%s (a kprobe at %s: several functions have this name, %zu symbols%s%s: "
+		 "pick one by its address from /proc/kallsyms%s%s%s%s)",
+		 spec_strerror(SPEC_ERR_NON_UNIQ_SYMBOL), name, n, mod ? " in module " : "",
+		 mod ? mod : "", len ? ", " : "", where, mlen ? ", or a module's as " : "", mods);
+	return -EADDRNOTAVAIL;
 }
 
 int sysinfo_need_regs_btf(struct sysinfo *si, char *msg, size_t msglen)
@@ -363,7 +416,9 @@ const struct ksym *resolve_function(struct sysinfo *si, const char *names, const
 static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct resolved *r,
 			  char *msg, size_t msglen, int *col)
 {
-	const struct ksym *s;
+	const struct ksym *s, *at;
+	const char *mod, *kerr;
+	size_t n;
 	int err;
 
 	r->deferred = defer_kprobe(si, p);
@@ -392,7 +447,8 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 		snprintf(r->func, sizeof(r->func), "0x%llx", (unsigned long long)p->addr);
 		return 0;
 	}
-	s = resolve_function(si, p->symbol, p->module[0] ? p->module : NULL);
+	mod = p->module[0] ? p->module : NULL;
+	s = resolve_function(si, p->symbol, mod);
 	if (!s) {
 		struct suggest sg;
 		char dym[160];
@@ -408,27 +464,44 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 				suggest_add(&sg, k->name);
 		}
 		suggest_text(&sg, dym, sizeof(dym));
+		/* trace_fprobe.c finds out as it registers the fprobe */
+		kerr = spec_strerror(p->fprobe ? SPEC_ERR_FAIL_REG_PROBE : SPEC_ERR_BAD_PROBE_ADDR);
 		if (p->module[0])
-			snprintf(msg, msglen, "no symbol '%s' in module '%s' (is it loaded?)%s",
-				 p->symbol, p->module, dym);
+			snprintf(msg, msglen, "%s (no symbol '%s' in module '%s': is it loaded?)%s",
+				 kerr, p->symbol, p->module, dym);
 		else
-			snprintf(msg, msglen, "no symbol '%s' in this kernel (/proc/kallsyms)%s",
-				 p->symbol, dym);
+			snprintf(msg, msglen, "%s (no symbol '%s' in this kernel: /proc/kallsyms)%s",
+				 kerr, p->symbol, dym);
 		return -ENOENT;
 	}
+	n = ksyms_count_name(si->ksyms, s->name, mod);
+	if (n > 1)
+		return refuse_non_unique(si, s->name, mod, n, msg, msglen);
 	if (!is_text(s->type)) {
-		snprintf(msg, msglen, "'%s' is not a function (kallsyms type '%c')", p->symbol,
-			 s->type);
+		snprintf(msg, msglen, "%s ('%s' is not a function: kallsyms type '%c')",
+			 spec_strerror(SPEC_ERR_FAIL_REG_PROBE), p->symbol, s->type);
 		return -EINVAL;
 	}
-	if (blacklisted(si, s->name))
-		return refuse_blacklisted(s->name, msg, msglen);
-	if (s->size && (uint64_t)p->offset >= s->size) {
-		snprintf(msg, msglen, "offset 0x%llx is beyond the end of '%s' (size 0x%llx)",
-			 (unsigned long long)p->offset, p->symbol, (unsigned long long)s->size);
-		return -EINVAL;
-	}
+	/*
+	 * As the kernel's _kprobe_addr(): SYM+offs is an address, probed
+	 * within whichever function holds it (an offset past SYM's end is in
+	 * the next one); the kernel checks it is an instruction boundary.
+	 */
 	r->kaddr = s->addr + p->offset;
+	at = p->offset ? ksyms_by_addr(si->ksyms, r->kaddr) : s;
+	if (!at || !is_text(at->type)) {
+		snprintf(msg, msglen, "%s (%s+0x%llx is in no function of the kernel's text)",
+			 spec_strerror(SPEC_ERR_FAIL_REG_PROBE), s->name,
+			 (unsigned long long)p->offset);
+		return -EINVAL;
+	}
+	if (blacklisted(si, at->name))
+		return refuse_blacklisted(at->name, msg, msglen);
+	if (at != s)
+		snprintf(r->note, sizeof(r->note), "%s+0x%llx is past the end of %s (0x%llx bytes): "
+			 "it probes %s+0x%llx, as the kernel does", s->name,
+			 (unsigned long long)p->offset, s->name, (unsigned long long)s->size,
+			 at->name, (unsigned long long)(r->kaddr - at->addr));
 	/* the name found: the clone, or the alternative this kernel has */
 	if (p->module[0])
 		snprintf(r->func, sizeof(r->func), "%s:%s", p->module, s->name);
@@ -553,6 +626,7 @@ cleanup:
 static int resolve_uprobe(struct sysinfo *si, const struct spec_probe *p, struct resolved *r,
 			  char *msg, size_t msglen, int *col)
 {
+	struct stat st;
 	int err;
 
 	*col = p->target_col;
@@ -561,6 +635,17 @@ static int resolve_uprobe(struct sysinfo *si, const struct spec_probe *p, struct
 		snprintf(msg, msglen, "this kernel has no uprobe support (%s is missing)",
 			 UPROBE_PMU);
 		return -EOPNOTSUPP;
+	}
+	/* trace_uprobe.c's checks, in its order: the path, a regular file */
+	if (stat(p->path, &st)) {
+		err = -errno;
+		snprintf(msg, msglen, "%s (%s: %s)", spec_strerror(SPEC_ERR_FILE_NOT_FOUND), p->path,
+			 strerror(errno));
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(msg, msglen, "%s (%s)", spec_strerror(SPEC_ERR_NO_REGULAR_FILE), p->path);
+		return -EINVAL;
 	}
 	if (access(p->path, R_OK)) {
 		err = -errno;
@@ -616,7 +701,10 @@ static int resolve_args(struct sysinfo *si, const struct spec_probe *p, struct r
 					return err;
 				s = ksyms_by_name(si->ksyms, op->sym, NULL);
 				if (!s) {
-					snprintf(msg, msglen, "no symbol '%s' in this kernel", op->sym);
+					/* the kernel's refusal as it registers: at the probe point */
+					*col = p->target_col;
+					snprintf(msg, msglen, "%s (@%s: no such symbol in this kernel)",
+						 spec_strerror(SPEC_ERR_BAD_PROBE_ADDR), op->sym);
 					return -ENOENT;
 				}
 				r->opval[i][j] = s->addr + op->imm;

@@ -50,6 +50,7 @@ struct resolved {
 	int64_t (*opval)[SPEC_MAX_OPS];
 	struct tp_format tp;		/* tracepoint: its fields */
 	bool deferred;			/* kprobe: the name unchecked, kaddr 0 (defer_ksyms) */
+	char note[256];			/* what the user may not expect ("" if nothing) */
 };
 
 void sysinfo_free(struct sysinfo *si);
@@ -77,6 +78,13 @@ void resolved_free(struct resolved *r);
  */
 int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***names, int *n,
 			   int *skipped, char *msg, size_t msglen);
+
+/*
+ * A glob's matches that several functions have (static functions of
+ * different files), which kprobe_events refuses by name, left out of
+ * names[] (freed; *n the rest); returns how many. kallsyms must be loaded.
+ */
+int sysinfo_drop_non_unique(const struct sysinfo *si, char **names, int *n);
 
 /*
  * A kernel function by name as kernels differ: "A|B" is the first that

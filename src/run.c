@@ -82,40 +82,44 @@ static void defs_free(struct defs *d)
 	free(d->where);
 }
 
-/* Parse one definition into d; "-:EVENT" removes an earlier one. */
+/*
+ * Parse one definition into d; "-:EVENT [PROBEPOINT [ARGS]]" removes an
+ * earlier one's probes. A definition naming an earlier one's event is one
+ * more probe point of that event, as in kprobe_events: check_appends()
+ * says, once names and types are known, whether the kernel would take it.
+ */
 static int defs_add(struct defs *d, const char *text, const char *where)
 {
 	struct spec_error e;
 	struct spec_probe p;
-	int i;
+	int i, removed = 0;
 
 	if (spec_parse(text, &p, &e)) {
 		report(where, text, spec_strerror(e.code), e.col);
 		spec_free(&p);
 		return -EINVAL;
 	}
-	for (i = 0; i < d->n; i++) {
+	if (p.ignored_col) {
+		if (where)
+			fprintf(stderr, "kptrace: in %s:\n", where);
+		spec_print_diag(stderr, "warning", text, "ignored, as the kernel's parser ignores "
+				"it: what follows a dereference's closing brace", p.ignored_col);
+	}
+	for (i = 0; p.kind == SPEC_REMOVE && i < d->n; i++) {
 		/* "-:EVENT" without a group (empty) matches it in any group:
 		 * kprobe_events and uprobe_events are one list here. */
-		bool any_group = p.kind == SPEC_REMOVE && !p.group[0];
-
-		if (strcmp(d->p[i].event, p.event) ||
-		    (!any_group && strcmp(d->p[i].group, p.group)))
+		if (strcmp(d->p[i].event, p.event) || (p.group[0] && strcmp(d->p[i].group, p.group)) ||
+		    !spec_removal_matches(&p, &d->p[i]))
 			continue;
-		if (p.kind == SPEC_REMOVE) {
-			defs_remove(d, i);
-			spec_free(&p);
-			return 0;
-		}
-		report(where, text, "This event is already defined (remove it first with -:EVENT)",
-		       p.target_col > 0 ? 2 : 0);
-		spec_free(&p);
-		return -EEXIST;
+		defs_remove(d, i--);
+		removed++;
 	}
 	if (p.kind == SPEC_REMOVE) {
-		report(where, text, "No such event to remove", 2);
+		if (!removed)
+			report(where, text, p.remove_match ? "No such probe of this event to remove" :
+			       "No such event to remove", 2);
 		spec_free(&p);
-		return -ENOENT;
+		return removed ? 0 : -ENOENT;
 	}
 	if (d->n == d->cap) {
 		int cap = d->cap ? d->cap * 2 : 16;
@@ -179,6 +183,28 @@ static int read_def_file(struct defs *d, const char *path)
 	return err;
 }
 
+/*
+ * Definitions that name one event: each is appended to the first as one more
+ * probe point where the kernel would append it (spec_check_append()).
+ */
+static int check_appends(const struct defs *d)
+{
+	struct spec_error e;
+	int i, j;
+
+	for (i = 1; i < d->n; i++) {
+		for (j = 0; j < i; j++)
+			if (!strcmp(d->p[j].event, d->p[i].event) &&
+			    !strcmp(d->p[j].group, d->p[i].group))
+				break;
+		if (j < i && spec_check_append(&d->p[j], &d->p[i], &e)) {
+			report(d->where[i], d->p[i].text, spec_strerror(e.code), e.col);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
 /* ftrace's event names keep [A-Za-z0-9_] */
 static void name_clean(char *s)
 {
@@ -224,7 +250,7 @@ static bool wants_symbols(const struct env *env, const struct ev_desc *evs,
  */
 static int expand_globs(struct defs *d, struct sysinfo *si, bool **from_glob)
 {
-	int i, k, n, skipped, err = 0, first = d->n;
+	int i, k, n, skipped, ambiguous, err = 0, first = d->n;
 	char msg[512], **names = NULL;
 	bool *fg;
 
@@ -239,16 +265,23 @@ static int expand_globs(struct defs *d, struct sysinfo *si, bool **from_glob)
 			report(d->where[i], NULL, msg, -1);
 			break;
 		}
+		ambiguous = sysinfo_drop_non_unique(si, names, &n);
 		if (!n) {
-			snprintf(msg, sizeof(msg), "no traceable kernel function matches '%s'%s",
-				 p->symbol, skipped ? " (only blacklisted ones)" : "");
+			snprintf(msg, sizeof(msg), "no traceable kernel function matches '%s'%s%s",
+				 p->symbol, skipped ? " (only blacklisted ones)" : "",
+				 ambiguous ? " (only names several functions have)" : "");
 			report(d->where[i], p->text, msg, p->target_col);
+			free(names);
+			names = NULL;
 			err = -ENOENT;
 			break;
 		}
 		fprintf(stderr, "kptrace: '%s': %d function%s", p->symbol, n, n == 1 ? "" : "s");
 		if (skipped)
 			fprintf(stderr, ", %d skipped: the kernel blacklists them (NOKPROBE)", skipped);
+		if (ambiguous)
+			fprintf(stderr, ", %d skipped: names several functions have (the kernel "
+				"refuses them by name)", ambiguous);
 		fputc('\n', stderr);
 		/* the probe point's word ends at the first blank after it */
 		for (tok = p->text + p->target_col; *tok && *tok != ' ' && *tok != '\t'; tok++)
@@ -710,8 +743,14 @@ static int load_attach(const struct env *env, struct loader *ld, struct load_opt
 		if (!fell_back && deferred)
 			return KPT_RETRY_KSYMS;	/* kpt_run() says why, with kallsyms */
 		if (!fell_back) {
-			fprintf(stderr, "kptrace: error: %s%s\n", msg,
-				attaching ? "; nothing was left attached" : "");
+			const struct spec_probe *p = attaching && ld->failed >= 0 ?
+						     evs[ld->failed].spec : NULL;
+
+			if (attaching)
+				snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+					 "; nothing was left attached");
+			/* a refusal of one probe: under its probe point, as tracefs does */
+			report(NULL, p ? p->text : NULL, msg, p ? p->target_col : -1);
 			privilege_hint(err);
 			return err;
 		}
@@ -890,6 +929,9 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 	if (nskipped)
 		fprintf(stderr, "kptrace: %d glob match%s skipped: its arguments do not apply "
 			"(the first is shown above)\n", nskipped, nskipped == 1 ? "" : "es");
+	err = check_appends(&d);
+	if (err)
+		goto cleanup;
 	if (!d.n) {
 		fprintf(stderr, "kptrace: error: no probe definitions left to run\n");
 		err = -EINVAL;
@@ -922,6 +964,8 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 			report(d.where[i], d.p[i].text, msg, col);
 			goto cleanup;
 		}
+		if (res[i].note[0])
+			fprintf(stderr, "kptrace: note: %s\n", res[i].note);
 	}
 	for (i = 0; i < nuser; i++) {
 		err = add_filter_fields(env, &si, &d.p[i], &res[i], &evs[i], &ents[i], d.where[i]);

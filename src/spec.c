@@ -28,8 +28,7 @@
 #define MAX_ARG_NAME_LEN	32	/* MAX_ARG_NAME_LEN */
 #define MAX_ARRAY_LEN		64	/* MAX_ARRAY_LEN */
 #define MAXACTIVE_MAX		4096	/* KRETPROBE_MAXACTIVE_MAX */
-/* PARAM_MAX_STACK: THREAD_SIZE / sizeof(long), x86-64's 16 KiB stacks */
-#define PARAM_MAX_STACK		2048
+#define PARAM_MAX_STACK		SPEC_MAX_ARGN
 /* MODULE_NAME_LEN - 1 on 64-bit: longer can't be a loaded module */
 #define MODULE_NAME_MAX		55
 /* KSYM_NAME_LEN - 1: kallsyms has no longer names */
@@ -268,6 +267,13 @@ struct ctx {
 	bool force_shorthand;	/* "p:NAME ..." is "p NAME ..." */
 	bool fprobe;	/* "f": return only by %return, on a function only */
 	bool ambiguous;		/* ... and might have been */
+	/*
+	 * A refusal the kernel only makes as it registers the probe (an @SYM
+	 * that cannot resolve), after every argument parsed: the first such,
+	 * reported once the rest parsed cleanly, as in the kernel's order.
+	 */
+	enum spec_err late_code;
+	const char *late_at;
 };
 
 static int fail(struct ctx *c, enum spec_err code, const char *at)
@@ -275,6 +281,14 @@ static int fail(struct ctx *c, enum spec_err code, const char *at)
 	c->err->code = code;
 	c->err->col = (int)(at - c->text);
 	return -EINVAL;
+}
+
+static void fail_late(struct ctx *c, enum spec_err code, const char *at)
+{
+	if (!c->late_code) {
+		c->late_code = code;
+		c->late_at = at;
+	}
 }
 
 /* Bounded append for generated names: truncates like ftrace's snprintf(). */
@@ -360,7 +374,7 @@ static int parse_head(struct ctx *c, struct tok t, bool shorthand)
 	const char *q = t.s + 1;
 
 	if (*t.s == 'p' && q < t.e && is_digit(*q))
-		return fail(c, SPEC_ERR_MAXACT_NO_KPROBE, q);
+		return fail(c, SPEC_ERR_BAD_MAXACT_TYPE, q);
 	/* f's is checked once %return is known (an fprobe's exit takes one) */
 	if ((*t.s == 'r' || *t.s == 'f') && q < t.e && is_digit(*q)) {
 		const char *me = span_chr(q, t.e, ':');
@@ -444,6 +458,23 @@ static bool name_could_be_target(const char *s, const char *e, const char *rest)
 	       next_tok(&rest, &t) && could_be_btf_arg(t);
 }
 
+/*
+ * trace_fprobe.c: an fprobe an argument of which reads $retval is its
+ * function's exit, with %return or without.
+ */
+static bool args_read_retval(const char *pos)
+{
+	struct tok t;
+	const char *q;
+
+	while (next_tok(&pos, &t))
+		for (q = t.s; q + 7 <= t.e; q++)
+			if (!memcmp(q, "$retval", 7) &&
+			    (q + 7 == t.e || !(is_alnum(q[7]) || q[7] == '_')))
+				return true;
+	return false;
+}
+
 /* A trailing "%return" turns p into a return probe (kernel 5.11+). */
 static int split_return(struct ctx *c, const char *s, const char **e)
 {
@@ -452,7 +483,7 @@ static int split_return(struct ctx *c, const char *s, const char **e)
 	if (!pct)
 		return 0;
 	if (!span_eq(pct, *e, "%return"))
-		return fail(c, SPEC_ERR_BAD_PROBE_ADDR, pct);
+		return fail(c, SPEC_ERR_BAD_ADDR_SUFFIX, pct);
 	c->ret = true;
 	*e = pct;
 	return 0;
@@ -507,11 +538,16 @@ static int parse_ktarget(struct ctx *c, struct tok t)
 	if (q - sym > KSYM_NAME_MAX)
 		return fail(c, SPEC_ERR_BAD_PROBE_ADDR, s);
 	if (q < e) {
-		/* kprobes can't go before a symbol: only +offs, within a uint */
+		/*
+		 * kprobes can't go before a symbol: only +offs, within a uint.
+		 * trace_kprobe.c puts the caret at the probe point, not the
+		 * offset, for any of these.
+		 */
 		if (*q != '+' && *q != '-')
 			return fail(c, SPEC_ERR_BAD_PROBE_ADDR, s);
 		if (*q == '-' || !parse_uint(q + 1, e, 0, &v) || v > UINT32_MAX)
-			return fail(c, SPEC_ERR_BAD_SYM_OFFS, q);
+			return fail(c, p->glob ? SPEC_ERR_BAD_SYM_OFFS : SPEC_ERR_BAD_PROBE_ADDR,
+				    p->glob ? q : s);
 		p->offset = (int64_t)v;
 	}
 	if (c->ret && p->offset)
@@ -526,26 +562,37 @@ static int parse_ktarget(struct ctx *c, struct tok t)
 }
 
 /*
- * PATH:OFFSET or PATH:SYMBOL[+offs], each with an optional %return. The
- * path ends at the last ':' as in trace_uprobe.c, so a path may hold ':'.
+ * PATH:OFFSET or PATH:SYMBOL[+offs], each with an optional %return and
+ * reference counter, (REF_CTR_OFFSET): a USDT semaphore's file offset. The
+ * path ends at the last ':' as in trace_uprobe.c, so a path may hold ':'; as
+ * there, the counter is read first, then the suffix, then the offset.
  */
 static int parse_utarget(struct ctx *c, struct tok t)
 {
 	struct spec_probe *p = c->p;
 	const char *colon = span_rchr(t.s, t.e, ':');
-	const char *s = colon + 1, *e = t.e, *q;
+	const char *s = colon + 1, *e = t.e, *q, *rp;
 	uint64_t v;
 	int ret;
 
 	if (colon[-1] == '/')
 		return fail(c, SPEC_ERR_NO_UPROBE_PATH, t.s);
+	q = span_chr(s, e, '(');
+	if (q) {
+		rp = span_chr(q, e, ')');
+		if (!rp)
+			return fail(c, SPEC_ERR_REFCNT_OPEN_BRACE, e);
+		if (rp + 1 != e)
+			return fail(c, SPEC_ERR_BAD_REFCNT_SUFFIX, rp + 1);
+		if (!parse_uint(q + 1, rp, 0, &v))
+			return fail(c, SPEC_ERR_BAD_REFCNT, q + 1);
+		p->ref_ctr_offset = v;
+		p->has_ref_ctr = true;
+		e = q;
+	}
 	ret = split_return(c, s, &e);
 	if (ret)
 		return ret;
-	/* No reference counters, PATH:OFFSET(REF): nothing would use them. */
-	q = span_chr(s, e, '(');
-	if (q)
-		return fail(c, SPEC_ERR_BAD_UPROBE_OFFS, q);
 
 	if (s < e && is_digit(*s)) {
 		if (!parse_uint(s, e, 0, &v))
@@ -674,7 +721,13 @@ static int parse_var(struct ctx *c, struct spec_arg *a, const char *s,
 	if (e - v >= 3 && !memcmp(v, "arg", 3)) {
 		if (!is_digit(v[3]) || !parse_uint(v + 3, e, 10, &n))
 			return fail(c, SPEC_ERR_BAD_VAR, s);
-		if (!n || n > PARAM_MAX_STACK)
+		/*
+		 * A bare $argN is first looked up in BTF (6.12): past the
+		 * prototype it is "not found" there, whatever its number;
+		 * btfarg.c says which, or BAD_ARG_NUM where BTF has nothing.
+		 */
+		if (!n || (n > PARAM_MAX_STACK && !((a->btf & SPEC_BTF_ARGN) && !a->nops &&
+						    n <= UINT32_MAX)))
 			return fail(c, SPEC_ERR_BAD_ARG_NUM, s);
 		/*
 		 * Arguments are only where the calling convention still holds:
@@ -711,23 +764,29 @@ static int parse_mem(struct ctx *c, struct spec_arg *a, const char *s,
 			return fail(c, SPEC_ERR_BAD_FILE_OFFS, s);
 		add_op(c, a, SPEC_OP_FOFFS, s)->imm = (int64_t)v;
 	} else {
-		const char *q;
+		const char *q, *name_end;
 
 		if (c->user)
 			return fail(c, SPEC_ERR_SYM_ON_UPROBE, s);
-		for (q = s + 1; q < e && is_ksym_char(*q); q++)
+		/*
+		 * The kernel keeps "SYM[+|-OFFS]" as text and resolves it as the
+		 * probe registers (traceprobe_update_arg()): the name up to the
+		 * first sign, the rest kstrtol()'s. What cannot resolve is
+		 * refused there, with the caret at the probe point.
+		 */
+		name_end = s + 1;
+		while (name_end < e && *name_end != '+' && *name_end != '-')
+			name_end++;
+		for (q = s + 1; q < name_end && is_ksym_char(*q); q++)
 			;
-		if (q == s + 1 || !is_sym_start(s[1]) || q - s - 1 > KSYM_NAME_MAX)
-			return fail(c, SPEC_ERR_BAD_MEM_ADDR, s);
-		if (q < e) {
-			if (*q != '+' && *q != '-')
-				return fail(c, SPEC_ERR_BAD_MEM_ADDR, s);
-			if (!parse_offset(q, e, INT64_MAX, &off))
-				return fail(c, SPEC_ERR_BAD_SYM_OFFS, q);
-		}
+		if (q != name_end || q == s + 1 || !is_sym_start(s[1]) ||
+		    q - s - 1 > KSYM_NAME_MAX)
+			fail_late(c, SPEC_ERR_BAD_MEM_SYM, c->text + c->p->target_col);
+		else if (q < e && !parse_offset(q, e, INT64_MAX, &off))
+			fail_late(c, SPEC_ERR_BAD_MEM_SYM_OFFS, c->text + c->p->target_col);
 		op = add_op(c, a, SPEC_OP_SYMBOL, s);
 		op->imm = off;
-		op->sym = span_dup(s + 1, q);
+		op->sym = span_dup(s + 1, name_end);
 		if (!op->sym)
 			return -ENOMEM;
 	}
@@ -745,7 +804,8 @@ static int parse_fetch(struct ctx *c, struct spec_arg *a, const char *s,
 
 /*
  * +|-[u]OFFS(FETCHARG). The inner argument ends at the last ')', as in
- * parse_probe_arg(); unlike it, we don't silently drop what follows.
+ * parse_probe_arg(), which ignores what follows: so do we, noting where for
+ * a warning.
  */
 static int parse_deref(struct ctx *c, struct spec_arg *a, const char *s,
 		       const char *e)
@@ -772,8 +832,8 @@ static int parse_deref(struct ctx *c, struct spec_arg *a, const char *s,
 	rp = span_rchr(in, e, ')');
 	if (!rp)
 		return fail(c, SPEC_ERR_DEREF_OPEN_BRACE, e);
-	if (rp + 1 != e)
-		return fail(c, SPEC_ERR_BAD_FETCH_ARG, rp + 1);
+	if (rp + 1 != e && !c->p->ignored_col)
+		c->p->ignored_col = (int)(rp + 1 - c->text);
 
 	ret = parse_fetch(c, a, in, rp);
 	if (ret)
@@ -847,14 +907,16 @@ static int parse_btf(struct ctx *c, struct spec_arg *a, const char *s,
 
 	if (a->cast || a->chain || a->nops)
 		return fail(c, SPEC_ERR_BAD_FETCH_ARG, s);
-	/* btf_find_func_proto() needs a function: its entry, or its return */
+	/* btf_find_func_proto() needs a function: its entry, or its return;
+	 * a '(' is no fetch argument at all to a kernel without casts */
 	if (c->user || (!c->fentry && !c->ret))
-		return fail(c, SPEC_ERR_NOSUP_BTFARG, s);
+		return fail(c, *q == '(' ? SPEC_ERR_BAD_FETCH_ARG : SPEC_ERR_NOSUP_BTFARG, s);
 	if (*q == '(') {
 		const char *rp = span_chr(q, e, ')');
 
-		if (!rp || rp == q + 1 || rp + 1 == e)
-			return fail(c, SPEC_ERR_BAD_FETCH_ARG, rp && rp > q + 1 ? rp + 1 : q);
+		/* "(STRUCT)BASE": kernels without casts refuse the '(' itself */
+		if (!rp || rp + 1 == e || !good_name(q + 1, rp))
+			return fail(c, SPEC_ERR_BAD_FETCH_ARG, q);
 		a->cast = span_dup(q + 1, rp);
 		if (!a->cast)
 			return -ENOMEM;
@@ -886,8 +948,9 @@ static int parse_btf(struct ctx *c, struct spec_arg *a, const char *s,
 	}
 	a->btf |= SPEC_BTF_DEFER;
 	if (is_alpha(*q) || *q == '_') {
+		/* parse_btf_arg() looks any such word up: no parameter has it */
 		if (!good_name(q, be) || be - q >= SPEC_NAME_MAX)
-			return fail(c, SPEC_ERR_BAD_FETCH_ARG, q);
+			return fail(c, SPEC_ERR_NO_BTFARG, q);
 		op = add_op(c, a, SPEC_OP_BTFVAR, q);
 		op->sym = span_dup(q, be);
 		return op->sym ? 0 : -ENOMEM;
@@ -931,6 +994,10 @@ static int parse_fetch(struct ctx *c, struct spec_arg *a, const char *s,
 	case '$':
 		return parse_var(c, a, s, e);
 	case '%':
+		/* an fprobe takes $argN, $retval and names, no register (the
+		 * kernel's last word on it: BAD_VAR, then BAD_FETCH_ARG) */
+		if (c->fprobe)
+			return fail(c, SPEC_ERR_BAD_FETCH_ARG, s);
 		/* Only the shape here: resolve.c knows the arch's pt_regs. */
 		if (e - s < 2 || e - s - 1 > (int)sizeof(a->ops[0].reg) - 1)
 			return fail(c, SPEC_ERR_BAD_REG_NAME, s);
@@ -999,14 +1066,146 @@ static bool parse_bitfield(struct spec_arg *a, const char *s, const char *e)
 	return true;
 }
 
+/*
+ * An argument's name: NAME= (*body is what follows), or what ftrace makes
+ * of none: a tracepoint field's or a parameter's own name
+ * (generate_probe_arg_name()), else argN, as for a %pd/%pD, which the kernel
+ * rewrites before it names it. Unique, and none of the event's own fields.
+ */
+static int arg_name(struct ctx *c, int idx, struct tok t, bool vfs, const char **body,
+		    bool *named)
+{
+	struct spec_probe *p = c->p;
+	struct spec_arg *a = &p->args[idx];
+	bool immstr = t.e - t.s >= 2 && t.s[0] == '\\' && t.s[1] == '"';
+	const char *q, *ne = span_chr(t.s, t.e, ':');
+	size_t i;
+
+	if (!ne)
+		ne = t.e;
+	/*
+	 * ftrace splits the name at the first '=', which breaks an unnamed
+	 * \"a=b"; no name can start with '\', so we don't look there.
+	 */
+	q = immstr ? NULL : span_chr(t.s, t.e, '=');
+	*named = q != NULL;
+	*body = q ? q + 1 : t.s;
+	if (q) {
+		if (q - t.s > MAX_ARG_NAME_LEN)
+			return fail(c, SPEC_ERR_ARG_NAME_TOO_LONG, t.s);
+		if (q == t.s)
+			return fail(c, SPEC_ERR_NO_ARG_NAME, t.s);
+		if (!good_name(t.s, q))
+			return fail(c, SPEC_ERR_BAD_ARG_NAME, t.s);
+		memcpy(a->name, t.s, q - t.s);
+	} else if (vfs) {
+		snprintf(a->name, sizeof(a->name), "arg%d", idx + 1);
+	} else if (c->tp && (is_alpha(*t.s) || *t.s == '_')) {
+		/* a tracepoint field names itself: "bytes_req", "call_site:symbol" */
+		if (ne - t.s >= (int)sizeof(a->name) || !good_name(t.s, ne))
+			return fail(c, SPEC_ERR_BAD_FETCH_ARG, t.s);
+		memcpy(a->name, t.s, ne - t.s);
+	} else if (!c->user && (is_alpha(*t.s) || *t.s == '_') &&
+		   ne - t.s < (int)sizeof(a->name) && good_name(t.s, ne)) {
+		/* so does a parameter by name */
+		memcpy(a->name, t.s, ne - t.s);
+	} else {
+		snprintf(a->name, sizeof(a->name), "arg%d", idx + 1);
+	}
+	for (i = 0; i < sizeof(reserved_names) / sizeof(reserved_names[0]); i++)
+		if (!strcmp(a->name, reserved_names[i]))
+			return fail(c, SPEC_ERR_USED_ARG_NAME, t.s);
+	for (i = 0; i < (size_t)idx; i++)
+		if (!strcmp(a->name, p->args[i].name))
+			return fail(c, SPEC_ERR_USED_ARG_NAME, t.s);
+	return 0;
+}
+
+/*
+ * ":TYPE[[N]]" after body: a's type, count and type columns. *e becomes
+ * the body's end; *tname and *tend the type's text, NULL if none given.
+ */
+static int parse_type(struct ctx *c, struct spec_arg *a, const char *body, const char **e,
+		      const char **tname, const char **tend)
+{
+	bool immstr = *e - body >= 2 && body[0] == '\\' && body[1] == '"';
+	const char *q, *colon, *tcol;
+
+	/*
+	 * The type follows the first ':', except that an immediate string
+	 * may hold ':' itself: there it follows the closing quote.
+	 */
+	q = immstr ? span_rchr(body + 2, *e, '"') : NULL;
+	colon = span_chr(q ? q : body, *e, ':');
+	*tname = *tend = NULL;
+	if (colon) {
+		const char *lb, *rb;
+		uint64_t n;
+
+		*tname = colon + 1;
+		*tend = *e;
+		lb = span_chr(*tname, *e, '[');
+		if (lb) {
+			rb = span_chr(lb + 1, *e, ']');
+			if (!rb)
+				return fail(c, SPEC_ERR_ARRAY_NO_CLOSE, *e);
+			if (rb + 1 != *e)
+				return fail(c, SPEC_ERR_BAD_ARRAY_SUFFIX, rb + 1);
+			if (!parse_uint(lb + 1, rb, 0, &n) || !n)
+				return fail(c, SPEC_ERR_BAD_ARRAY_NUM, lb + 1);
+			if (n > MAX_ARRAY_LEN)
+				return fail(c, SPEC_ERR_ARRAY_TOO_BIG, lb + 1);
+			a->count = (uint32_t)n;
+			*tend = lb;
+		}
+		*e = colon;
+	}
+	tcol = *tname ? *tname : body;
+	a->type_col = (int)(tcol - c->text);
+	a->type_given = *tname != NULL;
+
+	if (span_eq(body, *e, "$comm") || span_eq(body, *e, "$COMM") || immstr) {
+		/* Already a string in memory: string it is, and one of it. */
+		if (a->count || (*tname && !span_eq(*tname, *tend, "string")))
+			return fail(c, SPEC_ERR_NEED_STRING_TYPE, tcol);
+		a->type = SPEC_T_STRING;
+	} else if (*tname && !a->count && (span_eq(*tname, *tend, "%pd") ||
+					   span_eq(*tname, *tend, "%pD"))) {
+		/*
+		 * A dentry's name (%pd) or a file's (%pD), 6.5+: the kernel
+		 * rewrites the argument into +0(+OFFS(ARG)):string with the
+		 * offsets of the structs it was built with. Ours come from BTF
+		 * (btfarg.c).
+		 */
+		if (c->user || c->tp)
+			return fail(c, SPEC_ERR_BAD_TYPE, tcol);
+		a->vfs = (*tname)[2];
+		a->type = SPEC_T_STRING;
+		a->btf |= SPEC_BTF_DEFER;
+	} else if (*tname) {
+		a->type = lookup_type(*tname, *tend);
+		/* No kallsyms for user addresses */
+		if (c->user && (a->type == SPEC_T_SYMBOL || a->type == SPEC_T_SYMSTR))
+			a->type = SPEC_T_NONE;
+		if (a->type == SPEC_T_NONE)
+			return fail(c, SPEC_ERR_BAD_TYPE, tcol);
+	} else {
+		/* DEFAULT_FETCH_TYPE: x<BITS_PER_LONG> */
+		a->type = SPEC_T_X64;
+	}
+	return 0;
+}
+
 /* [NAME=]FETCHARG[:TYPE[[N]]], as traceprobe_parse_probe_arg() and friends. */
 static int parse_arg(struct ctx *c, int idx, struct tok t)
 {
 	struct spec_probe *p = c->p;
 	struct spec_arg *a = &p->args[idx];
-	const char *body = t.s, *e = t.e, *colon, *tname = NULL, *tend = NULL;
-	const char *tcol, *q;
+	const char *body, *e = t.e, *tname, *tend;
 	bool immstr = e - t.s >= 2 && t.s[0] == '\\' && t.s[1] == '"', named;
+	/* the kernel's glob "*:%p[dD]": the argument is rewritten, nameless */
+	bool vfs = !immstr && e - t.s > 4 && !memcmp(e - 4, ":%p", 3) &&
+		   (e[-1] == 'd' || e[-1] == 'D');
 	size_t i;
 	int ret;
 
@@ -1031,106 +1230,20 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 		return 0;
 	}
 
-	/*
-	 * ftrace splits the name at the first '=', which breaks an unnamed
-	 * \"a=b"; no name can start with '\', so we don't look there.
-	 */
-	q = immstr ? NULL : span_chr(t.s, e, '=');
-	named = q != NULL;
-	if (q) {
-		if (q - t.s > MAX_ARG_NAME_LEN)
-			return fail(c, SPEC_ERR_ARG_NAME_TOO_LONG, t.s);
-		if (q == t.s)
-			return fail(c, SPEC_ERR_NO_ARG_NAME, t.s);
-		if (!good_name(t.s, q))
-			return fail(c, SPEC_ERR_BAD_ARG_NAME, t.s);
-		memcpy(a->name, t.s, q - t.s);
-		body = q + 1;
-	} else if (c->tp && (is_alpha(*t.s) || *t.s == '_')) {
-		/* a tracepoint field names itself: "bytes_req", "call_site:symbol" */
-		const char *ne = span_chr(t.s, e, ':');
-
-		if (!ne)
-			ne = e;
-		if (ne - t.s >= (int)sizeof(a->name) || !good_name(t.s, ne))
-			return fail(c, SPEC_ERR_BAD_FETCH_ARG, t.s);
-		memcpy(a->name, t.s, ne - t.s);
-	} else if (!c->user && (is_alpha(*t.s) || *t.s == '_') &&
-		   (span_chr(t.s, e, ':') ? span_chr(t.s, e, ':') : e) - t.s <
-			   (int)sizeof(a->name) &&
-		   good_name(t.s, span_chr(t.s, e, ':') ? span_chr(t.s, e, ':') : e)) {
-		/* so does a parameter by name, as in generate_probe_arg_name() */
-		const char *ne = span_chr(t.s, e, ':');
-
-		memcpy(a->name, t.s, (ne ? ne : e) - t.s);
-	} else {
-		snprintf(a->name, sizeof(a->name), "arg%d", idx + 1);
-	}
-	for (i = 0; i < sizeof(reserved_names) / sizeof(reserved_names[0]); i++)
-		if (!strcmp(a->name, reserved_names[i]))
-			return fail(c, SPEC_ERR_USED_ARG_NAME, t.s);
-	for (i = 0; i < (size_t)idx; i++)
-		if (!strcmp(a->name, p->args[i].name))
-			return fail(c, SPEC_ERR_USED_ARG_NAME, t.s);
-
+	ret = arg_name(c, idx, t, vfs, &body, &named);
+	if (ret)
+		return ret;
 	a->body_col = (int)(body - c->text);
 	if (e - body > SPEC_ARGSTR_MAX)
 		return fail(c, SPEC_ERR_ARG_TOO_LONG, body);
 	if (body == e)
 		return fail(c, SPEC_ERR_NO_ARG_BODY, body);
+	ret = parse_type(c, a, body, &e, &tname, &tend);
+	if (ret)
+		return ret;
 
-	/*
-	 * The type follows the first ':', except that an immediate string
-	 * may hold ':' itself: there it follows the closing quote.
-	 */
-	immstr = e - body >= 2 && body[0] == '\\' && body[1] == '"';
-	q = immstr ? span_rchr(body + 2, e, '"') : NULL;
-	colon = span_chr(q ? q : body, e, ':');
-	if (colon) {
-		const char *lb, *rb;
-		uint64_t n;
-
-		tname = colon + 1;
-		tend = e;
-		lb = span_chr(tname, e, '[');
-		if (lb) {
-			rb = span_chr(lb + 1, e, ']');
-			if (!rb)
-				return fail(c, SPEC_ERR_ARRAY_NO_CLOSE, e);
-			if (rb + 1 != e)
-				return fail(c, SPEC_ERR_BAD_ARRAY_SUFFIX, rb + 1);
-			if (!parse_uint(lb + 1, rb, 0, &n) || !n)
-				return fail(c, SPEC_ERR_BAD_ARRAY_NUM, lb + 1);
-			if (n > MAX_ARRAY_LEN)
-				return fail(c, SPEC_ERR_ARRAY_TOO_BIG, lb + 1);
-			a->count = (uint32_t)n;
-			tend = lb;
-		}
-		e = colon;
-	}
-	tcol = tname ? tname : body;
-
-	if (span_eq(body, e, "$comm") || span_eq(body, e, "$COMM") || immstr) {
-		/* Already a string in memory: string it is, and one of it. */
-		if (a->count || (tname && !span_eq(tname, tend, "string")))
-			return fail(c, SPEC_ERR_BAD_TYPE, tcol);
-		a->type = SPEC_T_STRING;
-	} else if (tname) {
-		a->type = lookup_type(tname, tend);
-		/* No kallsyms for user addresses */
-		if (c->user && (a->type == SPEC_T_SYMBOL || a->type == SPEC_T_SYMSTR))
-			a->type = SPEC_T_NONE;
-		if (a->type == SPEC_T_NONE)
-			return fail(c, SPEC_ERR_BAD_TYPE, tcol);
-	} else {
-		/* DEFAULT_FETCH_TYPE: x<BITS_PER_LONG> */
-		a->type = SPEC_T_X64;
-	}
-	a->type_given = tname != NULL;
-
-	a->type_col = (int)(tcol - c->text);
 	/* a bare "$argN" is renamed and typed from BTF where the kernel has it */
-	if (!named && !c->user && !c->tp && e - body > 4 && !memcmp(body, "$arg", 4) &&
+	if (!named && !a->vfs && !c->user && !c->tp && e - body > 4 && !memcmp(body, "$arg", 4) &&
 	    is_digit(body[4]))
 		a->btf |= SPEC_BTF_ARGN | SPEC_BTF_DEFER;
 	if (!tname && c->ret && !c->user && span_eq(body, e, "$retval"))
@@ -1140,7 +1253,7 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 	if (ret)
 		return ret;
 	if (tname && *tname == 'b' && !parse_bitfield(a, tname, tend))
-		return fail(c, SPEC_ERR_BAD_BITFIELD, tcol);
+		return fail(c, SPEC_ERR_BAD_BITFIELD, c->text + a->type_col);
 	if (a->btf & SPEC_BTF_DEFER)
 		return 0;
 	return spec_check_arg(p, a, c->err);
@@ -1211,19 +1324,27 @@ int spec_check_arg(const struct spec_probe *p, const struct spec_arg *a, struct 
 	return 0;
 }
 
-/* "-:[GRP/]EVENT": nothing may follow */
+/*
+ * "-:[GRP/]EVENT [PROBEPOINT [ARGS]]": the event, or only its probes on
+ * PROBEPOINT (with these arguments first), as in kprobe_events.
+ */
 static int parse_removal(struct ctx *c, struct tok head, const char *rest)
 {
+	const char *start, *e;
 	struct tok t;
 
 	if (head.s + 1 == head.e || head.s[1] != ':')
 		return fail(c, SPEC_ERR_NO_EVENT_NAME, head.s + 1);
 	if (parse_event_name(c, head.s + 2, head.e, true))
 		return -EINVAL;
-	if (next_tok(&rest, &t))
-		return fail(c, SPEC_ERR_TOO_MANY_ARGS, t.s);
 	c->p->kind = SPEC_REMOVE;
-	return 0;
+	if (!next_tok(&rest, &t))
+		return 0;
+	start = t.s;
+	for (e = t.e; next_tok(&rest, &t);)
+		e = t.e;
+	c->p->remove_match = span_dup(start, e);
+	return c->p->remove_match ? 0 : -ENOMEM;
 }
 
 /* The arguments after the probe point, from pos. */
@@ -1334,7 +1455,9 @@ static int parse_probe(struct ctx *c)
 	if (c->user && c->fprobe)
 		return fail(c, SPEC_ERR_FPROBE_FUNC_ONLY, target.s);
 	if (c->user && p->maxactive)
-		return fail(c, SPEC_ERR_MAXACT_NO_KPROBE, head.s + 1);
+		return fail(c, SPEC_ERR_MAXACT_UPROBE, head.s + 1);
+	if (c->fprobe && !c->user && args_read_retval(pos))
+		c->ret = true;
 	ret = c->user ? parse_utarget(c, target) : parse_ktarget(c, target);
 	if (ret)
 		return ret;
@@ -1354,7 +1477,10 @@ static int parse_probe(struct ctx *c)
 	if (!p->event_given)
 		default_event(p, c->ret);
 	p->fentry = c->fentry;
-	return parse_args(c, pos);
+	ret = parse_args(c, pos);
+	if (!ret && c->late_code)
+		return fail(c, c->late_code, c->late_at);
+	return ret;
 }
 
 /*
@@ -1527,6 +1653,118 @@ int spec_add_filter_field(struct spec_probe *p, const char *name, int col,
 	return ret;
 }
 
+/* Which kernel event type a definition makes: kprobe, fprobe, uprobe, ours. */
+static int event_family(const struct spec_probe *p)
+{
+	switch (p->kind) {
+	case SPEC_KPROBE:
+	case SPEC_KRETPROBE:
+		return p->fprobe ? 2 : 1;
+	case SPEC_UPROBE:
+	case SPEC_URETPROBE:
+		return 3;
+	default:
+		return 4;	/* a tracepoint: one definition an event */
+	}
+}
+
+/* The first word of text from col on, and its length. */
+static size_t word_at(const char *text, int col, const char **w)
+{
+	*w = text + col;
+	return strcspn(*w, " \t");
+}
+
+/* An argument's body as written, its type included (the kernel's parg->comm). */
+static const char *arg_body(const struct spec_arg *a)
+{
+	return a->text + (a->body_col - a->col);
+}
+
+static bool same_probe_point(const struct spec_probe *a, const struct spec_probe *b)
+{
+	if (a->path || b->path)
+		return a->path && b->path && !strcmp(a->path, b->path) &&
+		       !a->usym == !b->usym && (!a->usym || !strcmp(a->usym, b->usym)) &&
+		       a->uoffset == b->uoffset && a->ref_ctr_offset == b->ref_ctr_offset;
+	if (!a->symbol || !b->symbol)
+		return !a->symbol && !b->symbol && a->addr == b->addr;
+	return !strcmp(a->module, b->module) && !strcmp(a->symbol, b->symbol) &&
+	       a->offset == b->offset;
+}
+
+int spec_check_append(const struct spec_probe *a, const struct spec_probe *b,
+		      struct spec_error *err)
+{
+	bool ret_a = a->kind == SPEC_KRETPROBE || a->kind == SPEC_URETPROBE;
+	bool ret_b = b->kind == SPEC_KRETPROBE || b->kind == SPEC_URETPROBE;
+	size_t end;
+	int i;
+
+	err->code = SPEC_ERR_OK;
+	err->col = 0;
+	/* another event type's name: its own event, which exists */
+	if (event_family(a) != event_family(b) || event_family(b) == 4)
+		err->code = SPEC_ERR_EVENT_EXIST;
+	else if (ret_a != ret_b)
+		err->code = SPEC_ERR_DIFF_PROBE_TYPE;
+	if (err->code)
+		return -EINVAL;
+	/* trace_probe_compare_arg_type(): an argument missing is one past the end */
+	for (i = 0; i < a->nargs || i < b->nargs; i++) {
+		if (i >= b->nargs) {
+			const char *w;
+
+			/* past the probe point or the last argument, whatever follows */
+			end = b->nargs ? (size_t)b->args[b->nargs - 1].col +
+						 strlen(b->args[b->nargs - 1].text)
+				       : (size_t)b->target_col + word_at(b->text, b->target_col, &w);
+			err->code = SPEC_ERR_DIFF_ARG_TYPE;
+			err->col = (int)end + 1;
+			return -EINVAL;
+		}
+		if (i >= a->nargs || a->args[i].type != b->args[i].type ||
+		    a->args[i].count != b->args[i].count ||
+		    strcmp(a->args[i].name, b->args[i].name)) {
+			err->code = SPEC_ERR_DIFF_ARG_TYPE;
+			err->col = b->args[i].col;
+			return -EINVAL;
+		}
+	}
+	if (!same_probe_point(a, b))
+		return 0;
+	for (i = 0; i < b->nargs; i++)
+		if (strcmp(arg_body(&a->args[i]), arg_body(&b->args[i])))
+			return 0;
+	err->code = SPEC_ERR_SAME_PROBE;
+	return -EINVAL;
+}
+
+bool spec_removal_matches(const struct spec_probe *r, const struct spec_probe *p)
+{
+	const char *q = r->remove_match, *w;
+	size_t n, len;
+	int i;
+
+	if (!q)
+		return true;
+	/* the probe point as written, then each argument as written */
+	for (i = -1; *q; i++) {
+		n = strcspn(q, " \t");
+		if (i < 0)
+			len = word_at(p->text, p->target_col, &w);
+		else if (i < p->nargs)
+			len = strlen(w = p->args[i].text);
+		else
+			return false;
+		if (n != len || memcmp(q, w, n))
+			return false;
+		q += n;
+		q += strspn(q, " \t");
+	}
+	return true;
+}
+
 void spec_free(struct spec_probe *p)
 {
 	int i, j;
@@ -1553,15 +1791,21 @@ void spec_free(struct spec_probe *p)
 	free(p->path);
 	free(p->usym);
 	free(p->filter);
+	free(p->remove_match);
 	memset(p, 0, sizeof(*p));
 }
 
 void spec_print_error(FILE *f, const char *text, const char *msg, int col)
 {
+	spec_print_diag(f, "error", text, msg, col);
+}
+
+void spec_print_diag(FILE *f, const char *level, const char *text, const char *msg, int col)
+{
 	size_t len = text ? strlen(text) : 0;
 	size_t i;
 
-	fprintf(f, "kptrace: error: %s\n  ", msg ? msg : "");
+	fprintf(f, "kptrace: %s: %s\n  ", level, msg ? msg : "");
 	/*
 	 * Control bytes (the BAD_CHAR case) would move the cursor; print one
 	 * visible column for each so the caret still lines up.

@@ -16,11 +16,13 @@
 #define SPEC_ARGSTR_MAX	255	/* one argument's text; ftrace allows 63, we allow more */
 #define SPEC_TEXT_MAX	4096	/* one definition */
 #define SPEC_MAX_OPS	16	/* ftrace's FETCH_INSN_MAX */
+#define SPEC_MAX_ARGN	2048	/* $argN: PARAM_MAX_STACK, x86-64's 16 KiB stacks */
 
 /*
  * Errors, one table: enum value and message. The column of each error is in
- * struct spec_error. Names follow the kernel's trace_probe.h ERRORS where a
- * kernel error exists.
+ * struct spec_error. Names and texts are the current kernel's (trace_probe.h
+ * ERRORS) where a kernel error exists; where kptrace says more, it follows
+ * the kernel's text in parentheses, so the kernel's text stays a prefix.
  */
 #define SPEC_ERRORS							\
 	E(OK,			"no error")				\
@@ -28,7 +30,7 @@
 	E(BAD_PROBE_TYPE,	"Unknown probe type (expected p, r or -)")	\
 	E(BAD_MAXACT,		"Invalid maxactive number")		\
 	E(MAXACT_TOO_BIG,	"Maxactive is too big")			\
-	E(MAXACT_NO_KPROBE,	"Maxactive is only for kretprobe")	\
+	E(MAXACT_UPROBE,	"Maxactive is only for kretprobes and fprobe exits") \
 	E(NO_GROUP_NAME,	"Group name is not specified")		\
 	E(GROUP_TOO_LONG,	"Group name is too long")		\
 	E(BAD_GROUP_NAME,	"Group name must follow the same rules as C identifiers") \
@@ -37,10 +39,24 @@
 	E(BAD_EVENT_NAME,	"Event name must follow the same rules as C identifiers") \
 	E(NO_TARGET,		"Probe point is not specified")	\
 	E(BAD_PROBE_ADDR,	"Invalid probed address or symbol")	\
+	E(BAD_ADDR_SUFFIX,	"Invalid probed address suffix")	\
+	E(NON_UNIQ_SYMBOL,	"The symbol is not unique")		\
+	E(FAIL_REG_PROBE,	"Failed to register probe event")	\
+	E(EVENT_EXIST,		"Given group/event name is already used by another event") \
+	E(DIFF_PROBE_TYPE,	"Probe type is different from existing probe") \
+	E(DIFF_ARG_TYPE,	"Argument type or name is different from existing probe") \
+	E(SAME_PROBE,		"There is already the exact same probe event") \
+	E(BAD_MEM_SYM,		"Invalid probed address or symbol (@SYM: not a kernel symbol's name)") \
+	E(BAD_MEM_SYM_OFFS,	"Failed to register probe event (@SYM+OFFS: the offset is not a number)") \
 	E(BAD_RETPROBE,		"Retprobe address must be an function entry") \
 	E(BAD_SYM_OFFS,		"Invalid symbol offset")		\
 	E(BAD_MOD_NAME,		"Invalid module name")			\
 	E(BAD_UPROBE_OFFS,	"Invalid uprobe offset")		\
+	E(BAD_REFCNT,		"Invalid reference counter offset")	\
+	E(REFCNT_OPEN_BRACE,	"Reference counter brace is not closed") \
+	E(BAD_REFCNT_SUFFIX,	"Reference counter has wrong suffix")	\
+	E(FILE_NOT_FOUND,	"Failed to find the given file")	\
+	E(NO_REGULAR_FILE,	"Not a regular file")			\
 	E(NO_UPROBE_PATH,	"Uprobe path is not specified")	\
 	E(TOO_MANY_ARGS,	"Too many arguments are specified")	\
 	E(ARG_NAME_TOO_LONG,	"Argument name is too long")		\
@@ -59,7 +75,7 @@
 	E(TOO_MANY_OPS,		"Dereference is too much nested")	\
 	E(DEREF_NEED_BRACE,	"Dereference needs a brace")		\
 	E(BAD_DEREF_OFFS,	"Invalid dereference offset")		\
-	E(DEREF_OPEN_BRACE,	"Dereference doesn't have a close brace") \
+	E(DEREF_OPEN_BRACE,	"Dereference brace is not closed")	\
 	E(COMM_CANT_DEREF,	"$comm can not be dereferenced")	\
 	E(BAD_FETCH_ARG,	"Invalid fetch argument")		\
 	E(ARRAY_NO_CLOSE,	"Array is not closed")			\
@@ -70,18 +86,19 @@
 	E(BAD_STRING,		"String accepts only memory argument")	\
 	E(BAD_SYMSTRING,	"Symbol String doesn't accept data/userdata") \
 	E(BAD_BITFIELD,		"Invalid bitfield")			\
-	E(BAD_VAR,		"Invalid $-valiable specified")		\
+	E(BAD_VAR,		"Invalid $-variable specified")		\
+	E(NEED_STRING_TYPE,	"$comm and immediate-string only accepts string type") \
 	E(BAD_STACK_NUM,	"Invalid stack number")			\
 	E(BAD_ARG_NUM,		"Invalid argument number")		\
 	E(RETVAL_ON_PROBE,	"$retval is not available on probe")	\
-	E(NOFENTRY_ARGS,	"$arg* is available only on function entry") \
+	E(NOFENTRY_ARGS,	"$arg* can be used only on function entry or exit") \
 	E(BAD_INSN_BNDRY,	"Probe point is not an instruction boundary") \
 	E(BAD_CHAR,		"Control character in definition")	\
 	E(TOO_LONG,		"Definition is too long")		\
 	E(NO_FILTER,		"Filter expression is not specified")	\
 	E(BAD_TP_NAME,		"Tracepoint must be SUBSYSTEM/EVENT")	\
 	E(NOT_ON_TP,		"Not available on a tracepoint: use its fields by name") \
-	E(NOSUP_BTFARG,		"BTF arguments are only for kernel function entries and returns") \
+	E(NOSUP_BTFARG,		"BTF is not available or not supported (BTF arguments are only for kernel function entries and returns)") \
 	E(NO_BTF_ENTRY,		"No BTF entry for this probe point")	\
 	E(NO_BTFARG,		"This variable is not found at this probe point") \
 	E(BAD_TYPE4STR,		"This type does not fit for string.")	\
@@ -93,9 +110,9 @@
 	E(DOUBLE_ARGS,		"$arg* can be used only once in the parameters") \
 	E(BAD_BTF_TYPE,		"This type can not be printed: give a member or a :TYPE") \
 	E(NO_BTF_STRUCT,	"No such struct or union in BTF")	\
-	E(ARGS_2LONG,		"$arg* expands to too many arguments") \
+	E(ARGS_2LONG,		"$arg* failed because the argument list is too long") \
 	E(BAD_MAXACT_TYPE,	"Maxactive is only for function exit")	\
-	E(FPROBE_FUNC_ONLY,	"An fprobe is on a kernel function's entry or exit: no +offs, address or path")
+	E(FPROBE_FUNC_ONLY,	"Failed to register probe event (an fprobe is on a kernel function's entry or exit: no +offs, address or path)")
 
 #define E(a, b) SPEC_ERR_##a,
 enum spec_err { SPEC_ERRORS SPEC_ERR__COUNT };
@@ -211,6 +228,9 @@ struct spec_arg {
 	/* a tracepoint field only the filter names: fetched, never printed
 	 * (spec_add_filter_field()) */
 	bool hidden;
+	/* :%pd (a dentry's name) or :%pD (a file's): 'd' or 'D'; btfarg.c
+	 * adds the dereferences to the name, with offsets from BTF */
+	char vfs;
 };
 
 /* spec_arg.btf */
@@ -239,6 +259,9 @@ struct spec_probe {
 	char *path;			/* heap */
 	char *usym;			/* PATH:SYMBOL, NULL for PATH:OFFSET (heap) */
 	uint64_t uoffset;		/* PATH:OFFSET, or +offs after the symbol */
+	uint64_t ref_ctr_offset;	/* PATH:OFFSET(REF_CTR_OFFSET): the USDT semaphore's
+					 * file offset, which the kernel counts up while attached */
+	bool has_ref_ctr;
 	/* tracepoint */
 	char tp_system[SPEC_NAME_MAX];	/* SUBSYS of SUBSYS/TRACEPOINT */
 	char tp_event[SPEC_NAME_MAX];
@@ -259,6 +282,12 @@ struct spec_probe {
 	bool alt_shorthand;
 	bool glob;			/* the kernel symbol is a glob: one probe per match */
 	bool fprobe;			/* f[N]:, ftrace's fprobe event: SYM[%return] only */
+	/* "-:EVENT PROBEPOINT [ARGS]": which of the event's probes to remove,
+	 * as written (heap); NULL removes them all */
+	char *remove_match;
+	/* text the kernel's parser ignores and so do we (after a dereference's
+	 * closing brace): its column, for a warning; 0 if none */
+	int ignored_col;
 };
 
 /*
@@ -289,9 +318,29 @@ int spec_add_filter_field(struct spec_probe *p, const char *name, int col,
 int spec_check_arg(const struct spec_probe *p, const struct spec_arg *a, struct spec_error *err);
 
 /*
+ * Definition b names the event a (an earlier one) has. The kernel appends
+ * it to that event as one more probe point when both are of one kind and
+ * direction with the same argument names, types and counts, and refuses it
+ * otherwise (append_trace_kprobe(), append_trace_uprobe()), as here: 0 to
+ * append, or -EINVAL with *err set, the caret at b's head or at its
+ * argument that differs. After btfarg.c, which settles names and types.
+ */
+int spec_check_append(const struct spec_probe *a, const struct spec_probe *b,
+		      struct spec_error *err);
+
+/*
+ * "-:EVENT PROBEPOINT [ARGS]": whether probe p is one that removal r names
+ * (its probe point and first arguments as written). True for any of the
+ * event's probes when r names none.
+ */
+bool spec_removal_matches(const struct spec_probe *r, const struct spec_probe *p);
+
+/*
  * Print "kptrace: error: MSG" and the definition with a caret under col, as
  * the kernel's tracing/error_log does, to f.
  */
 void spec_print_error(FILE *f, const char *text, const char *msg, int col);
+/* The same as "kptrace: LEVEL: MSG" ("warning", "note"). */
+void spec_print_diag(FILE *f, const char *level, const char *text, const char *msg, int col);
 
 #endif /* KPT_SPEC_H */

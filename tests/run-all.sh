@@ -50,6 +50,7 @@ suite host-list tests/host/list.sh
 suite host-pmu tests/host/pmu.sh
 suite host-values tests/host/values.sh
 suite host-targeting tests/host/targeting.sh
+suite host-grammar tests/host/grammar.sh
 if [ "${KPT_SKIP_VM:-0}" = 1 ]; then
 	echo "skip - VM tests (KPT_SKIP_VM=1)"
 	echo "vm: 0 passed, 0 failed, 1 skipped" >> "$LOG"

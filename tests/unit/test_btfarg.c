@@ -46,6 +46,36 @@ static int member(const char *sname, const char *mname, unsigned int *bitoff,
 	return -1;
 }
 
+/* Bit offset of MEMBER in struct or union id, also inside anonymous members. */
+static int member_in(int id, const char *mname, unsigned int *bitoff)
+{
+	const struct btf_type *t = btf__type_by_id(kbtf, id);
+	unsigned int sub;
+	int i, mid;
+
+	while (t && (btf_is_typedef(t) || btf_is_const(t) || btf_is_volatile(t))) {
+		id = t->type;
+		t = btf__type_by_id(kbtf, id);
+	}
+	if (!t || (!btf_is_struct(t) && !btf_is_union(t)))
+		return -1;
+	for (i = 0; i < btf_vlen(t); i++) {
+		const struct btf_member *m = btf_members(t) + i;
+		const char *n = btf__name_by_offset(kbtf, m->name_off);
+
+		mid = (int)m->type;
+		if (n && !strcmp(n, mname)) {
+			*bitoff = btf_member_bit_offset(t, i);
+			return 0;
+		}
+		if ((!n || !*n) && !member_in(mid, mname, &sub)) {
+			*bitoff = btf_member_bit_offset(t, i) + sub;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int resolve(const char *text, struct spec_probe *p, char *msg, size_t len, int *col)
 {
 	struct spec_error e;
@@ -163,6 +193,40 @@ static void test_names(void)
 	      n3);
 }
 
+/*
+ * :%pd and :%pD (kprobe_args_vfs.tc): the kernel rewrites them into
+ * +0(+OFFS(ARG)):string with d_name.name's offset in struct dentry, after
+ * f_path.dentry's in struct file for %pD; unnamed, they are argN.
+ */
+static void test_vfs(void)
+{
+	static const char *const a1[] = { "arg1" }, *const nm[] = { "name" };
+	static const char *const two[] = { "arg1", "arg2" };
+	unsigned int dname, qname, fpath, pdent;
+	char reg[512];
+
+	/* d_name: in an anonymous union with __d_name since 6.14 */
+	if (member_in(btf__find_by_name_kind(kbtf, "dentry", BTF_KIND_STRUCT), "d_name", &dname) ||
+	    member_in(btf__find_by_name_kind(kbtf, "qstr", BTF_KIND_STRUCT), "name", &qname) ||
+	    member_in(btf__find_by_name_kind(kbtf, "file", BTF_KIND_STRUCT), "f_path", &fpath) ||
+	    member_in(btf__find_by_name_kind(kbtf, "path", BTF_KIND_STRUCT), "dentry", &pdent)) {
+		CHECK(0, "no struct dentry/qstr/file/path members in this BTF");
+		return;
+	}
+	snprintf(reg, sizeof(reg), "p:dput arg1=+0(+%u($arg1)):string", (dname + qname) / 8);
+	equiv("p:dput $arg1:%pd", reg, a1);
+	snprintf(reg, sizeof(reg), "p:vfs_read name=+0(+%u(+%u($arg1))):string",
+		 (dname + qname) / 8, (fpath + pdent) / 8);
+	equiv("p:vfs_read name=$arg1:%pD", reg, nm);
+	/* any base: a parameter by name, a register, a dereference */
+	snprintf(reg, sizeof(reg), "p:vfs_read +0(+%u(+%u($arg1))):string %%si",
+		 (dname + qname) / 8, (fpath + pdent) / 8);
+	equiv("p:vfs_read file:%pD %si", reg, (const char *const[]){ "arg1", "arg2" });
+	snprintf(reg, sizeof(reg), "p:vfs_read %%ax +0(+%u(+8(%%di))):string",
+		 (dname + qname) / 8);
+	equiv("p:vfs_read %ax +8(%di):%pd", reg, two);
+}
+
 /* At a return, parameters come from entry data: slots, deduplicated. */
 static void test_return(void)
 {
@@ -225,10 +289,21 @@ static void test_errors(void)
 	refused("p:do_sys_openat2 ^nosuch", SPEC_ERR_NO_BTFARG, "dfd, filename, how");
 	refused("p:do_sys_openat2 how->^flagz", SPEC_ERR_NO_BTF_FIELD, "did you mean 'flags'");
 	refused("p:do_sys_openat2 how->flags.^x", SPEC_ERR_NO_PTR_STRCT, NULL);
-	refused("p:do_sys_openat2 dfd^->x", SPEC_ERR_NO_PTR_STRCT, NULL);
-	refused("p:do_sys_openat2 how^.flags", SPEC_ERR_NOSUP_DAT_ARG, NULL);
-	refused("p:do_sys_openat2 how:^string", SPEC_ERR_BAD_TYPE4STR, "open_how");
-	refused("p:do_sys_openat2 dfd:^string", SPEC_ERR_BAD_TYPE4STR, NULL);
+	refused("p:do_sys_openat2 dfd->^x", SPEC_ERR_NO_PTR_STRCT, NULL);
+	/* fprobe_syntax_errors.tc's: at the member, at the value */
+	refused("f:vfs_read%return $retval->^foo", SPEC_ERR_NO_PTR_STRCT, NULL);
+	refused("f:vfs_read file->^foo", SPEC_ERR_NO_BTF_FIELD, NULL);
+	refused("f:vfs_read ^file:string", SPEC_ERR_BAD_TYPE4STR, NULL);
+	refused("f:vfs_read x=file->^f_flags:string", SPEC_ERR_BAD_TYPE4STR, NULL);
+	refused("p:vfs_read file->f_path.^dentry:string", SPEC_ERR_BAD_TYPE4STR, NULL);
+	refused("p:do_sys_openat2 how.^flags", SPEC_ERR_NOSUP_DAT_ARG, NULL);
+	/* a bare $argN: looked up in BTF first, whatever its number (6.12) */
+	refused("p:vfs_read ^$arg10000", SPEC_ERR_NO_BTFARG, "vfs_read(file, buf, count, pos)");
+	refused("f:vfs_read ^$arg10000", SPEC_ERR_NO_BTFARG, NULL);
+	refused("r:vfs_read ^$arg3000", SPEC_ERR_NO_BTFARG, NULL);
+	refused("p:no_such_function_xyz ^$arg10000", SPEC_ERR_BAD_ARG_NUM, NULL);
+	refused("p:do_sys_openat2 ^how:string", SPEC_ERR_BAD_TYPE4STR, "open_how");
+	refused("p:do_sys_openat2 ^dfd:string", SPEC_ERR_BAD_TYPE4STR, NULL);
 	refused("p:do_sys_openat2 (^nosuchstruct)$arg3->x", SPEC_ERR_NO_BTF_STRUCT, NULL);
 	refused("p:wake_up_process ^p->se", SPEC_ERR_BAD_BTF_TYPE, "struct sched_entity");
 	refused("r:exit_creds ^$retval", SPEC_ERR_NO_RETVAL, NULL);
@@ -333,6 +408,7 @@ int main(int argc, char **argv)
 	}
 	si.btf = kbtf;	/* what btfarg.c resolves against */
 	run(test_names, "test_names");
+	run(test_vfs, "test_vfs");
 	run(test_return, "test_return");
 	if (argc != 3)
 		run(test_shorthand, "test_shorthand");	/* needs this kernel's kallsyms */

@@ -20,6 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "loader.h"
+#include "resolve.h"
 #include "spec.h"
 #include "check.h"
 
@@ -119,6 +123,10 @@ static void describe(const struct spec_probe *p, char *out, size_t size)
 			    (unsigned long long)p->uoffset);
 		else
 			put(&b, " off=0x%llx", (unsigned long long)p->uoffset);
+		if (p->has_ref_ctr)
+			put(&b, " ref=0x%llx", (unsigned long long)p->ref_ctr_offset);
+	} else if (p->kind == SPEC_REMOVE && p->remove_match) {
+		put(&b, " match=[%s]", p->remove_match);
 	}
 	for (i = 0; i < p->nargs; i++) {
 		const struct spec_arg *a = &p->args[i];
@@ -130,6 +138,8 @@ static void describe(const struct spec_probe *p, char *out, size_t size)
 		if (a->bf_width)
 			put(&b, "{%u@%u/%u}", a->bf_width, a->bf_offset,
 			    a->bf_container);
+		if (a->vfs)
+			put(&b, "{%%p%c}", a->vfs);
 		for (j = 0; j < a->nops; j++)
 			describe_op(&b, &a->ops[j]);
 	}
@@ -209,6 +219,14 @@ static const struct good {
 	{ "r:u/ret /bin/x:main $retval",
 	  "uretprobe u/ret path=/bin/x usym=main+0 | arg1 (x64) retval" },
 	{ "p:u.e /bin/x:0 %ax", "uprobe u/e path=/bin/x off=0x0 | arg1 (x64) reg:ax" },
+	/* reference counters: PATH:OFFSET[%return](REF_CTR_OFFSET) */
+	{ "p /bin/x:0x10(0x20)", "uprobe uprobes/p_x_0x10 auto path=/bin/x off=0x10 ref=0x20" },
+	{ "p /bin/x:0x10%return(32)",
+	  "uretprobe uprobes/p_x_0x10 auto path=/bin/x off=0x10 ref=0x20" },
+	{ "r:u/e /bin/x:main(0) $retval",
+	  "uretprobe u/e path=/bin/x usym=main+0 ref=0x0 | arg1 (x64) retval" },
+	{ "p /a:b/c:0x10(0x8) %di",
+	  "uprobe uprobes/p_c_0x10 auto path=/a:b/c off=0x10 ref=0x8 | arg1 (x64) reg:di" },
 
 	/* tracepoints: fields by name, derefs of them, types, filters */
 	{ "t kmem/kmalloc", "tracepoint kmem/kmalloc auto tp=kmem:kmalloc" },
@@ -228,6 +246,9 @@ static const struct good {
 	{ "-:myprobe", "remove */myprobe" },
 	{ "-:grp/ev", "remove grp/ev" },
 	{ "  -:grp.ev  ", "remove grp/ev" },
+	/* one probe of a multiprobe event (kprobe_multiprobe.tc) */
+	{ "-:kprobes/testevent kernel_clone", "remove kprobes/testevent match=[kernel_clone]" },
+	{ "-:ev vfs_read  a=%di\t%si ", "remove */ev match=[vfs_read  a=%di\t%si]" },
 
 	/* every fetcharg form */
 	{ "p vfs_read %di", KP "(x64) reg:di" },
@@ -271,6 +292,17 @@ static const struct good {
 	{ "p vfs_read -2147483648(%ax)", KP "(x64) reg:ax deref:-2147483648" },
 	{ "p vfs_read +0x7fffffff(%ax)", KP "(x64) reg:ax deref:2147483647" },
 	{ "p vfs_read +0(\\4096)", KP "(x64) imm:0x1000 deref:0" },
+	/* the kernel ignores what follows a dereference's last ')' */
+	{ "p vfs_read +0(%ax)+10", KP "(x64) reg:ax deref:0" },
+	{ "p vfs_read +0(+8(%ax))x:u32", KP "u32 reg:ax deref:8 deref:0" },
+
+	/* a dentry's and a file's name, 6.5+: btfarg.c adds the dereferences */
+	{ "p dput $arg1:%pd", "kprobe kprobes/p_dput_0 auto sym=dput+0 | arg1 string{%pd} arg:1" },
+	{ "p:testprobe vfs_read name=$arg1:%pD",
+	  "kprobe kprobes/testprobe sym=vfs_read+0 | name string{%pD} arg:1" },
+	{ "p vfs_read %ax %di:%pD", KP "(x64) reg:ax | arg2 string{%pD} reg:di" },
+	{ "r vfs_read f=+0(%di):%pD", "kretprobe kprobes/r_vfs_read_0 auto sym=vfs_read+0"
+	  " | f string{%pD} reg:di deref:0" },
 
 	/* names */
 	{ "p vfs_read %ax %bx",
@@ -429,8 +461,8 @@ static const struct bad {
 	{ "^P vfs_read", SPEC_ERR_BAD_PROBE_TYPE },
 	{ "p^x vfs_read", SPEC_ERR_BAD_PROBE_TYPE },
 	{ "r^x:foo vfs_read", SPEC_ERR_BAD_PROBE_TYPE },
-	{ "p^100 vfs_read", SPEC_ERR_MAXACT_NO_KPROBE },
-	{ "r^5 /bin/x:0x10", SPEC_ERR_MAXACT_NO_KPROBE },
+	{ "p^100 vfs_read", SPEC_ERR_BAD_MAXACT_TYPE },
+	{ "r^5 /bin/x:0x10", SPEC_ERR_MAXACT_UPROBE },
 	{ "r^1a111 vfs_read", SPEC_ERR_BAD_MAXACT },
 	{ "r^0 vfs_read", SPEC_ERR_BAD_MAXACT },
 	{ "r^99999999999999999999:foo vfs_read", SPEC_ERR_BAD_MAXACT },
@@ -459,9 +491,9 @@ static const struct bad {
 
 	/* the shorthand's target is parsed as any other */
 	{ "p:^/bin/x %di", SPEC_ERR_NO_GROUP_NAME },
-	{ "p:bad^-name", SPEC_ERR_BAD_SYM_OFFS },
+	{ "p:^bad-name", SPEC_ERR_BAD_PROBE_ADDR },
 	{ "p:^vfs!read %di", SPEC_ERR_BAD_PROBE_ADDR },
-	{ "r^5:/bin/x:main", SPEC_ERR_MAXACT_NO_KPROBE },
+	{ "r^5:/bin/x:main", SPEC_ERR_MAXACT_UPROBE },
 	{ "r:^vfs_read+8 $retval", SPEC_ERR_BAD_RETPROBE },
 	{ "p:^/usr/bin/:0x10", SPEC_ERR_NO_UPROBE_PATH },
 	{ "p:vfs_read ^$retval", SPEC_ERR_RETVAL_ON_PROBE },
@@ -495,7 +527,7 @@ static const struct bad {
 	{ "-:grp/^", SPEC_ERR_NO_EVENT_NAME },
 	{ "-:^/ev", SPEC_ERR_NO_GROUP_NAME },
 	{ "-:^e-v", SPEC_ERR_BAD_EVENT_NAME },
-	{ "-:ev ^vfs_read", SPEC_ERR_TOO_MANY_ARGS },
+	{ "-:ev vfs_read ^if x", SPEC_ERR_TOO_MANY_ARGS },
 
 	/* kprobe targets */
 	{ "p ^", SPEC_ERR_NO_TARGET },
@@ -510,14 +542,19 @@ static const struct bad {
 	{ "p ^ext4:", SPEC_ERR_BAD_PROBE_ADDR },
 	{ "p ^a:b:c", SPEC_ERR_BAD_PROBE_ADDR },
 	{ "p ^/bin/x", SPEC_ERR_BAD_PROBE_ADDR },
-	{ "p vfs_read^%hoge", SPEC_ERR_BAD_PROBE_ADDR },
+	/* kprobe_syntax_errors.tc's columns: the suffix at its '%', offsets at the symbol */
+	{ "p vfs_read^%hoge", SPEC_ERR_BAD_ADDR_SUFFIX },
+	{ "p vfs_read^%return%return", SPEC_ERR_BAD_ADDR_SUFFIX },
+	{ "p vfs_read+4^%hoge", SPEC_ERR_BAD_ADDR_SUFFIX },
 	{ "p ^%return", SPEC_ERR_BAD_PROBE_ADDR },
-	{ "p hoge^-fuga", SPEC_ERR_BAD_SYM_OFFS },
-	{ "p hoge^+1000-1000", SPEC_ERR_BAD_SYM_OFFS },
-	{ "p vfs_read^+", SPEC_ERR_BAD_SYM_OFFS },
-	{ "p vfs_read^-4", SPEC_ERR_BAD_SYM_OFFS },
-	{ "p vfs_read^+0x100000000", SPEC_ERR_BAD_SYM_OFFS },
-	{ "p vfs_read^+99999999999999999999999", SPEC_ERR_BAD_SYM_OFFS },
+	{ "p ^hoge-fuga", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p ^hoge+1000-1000", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p ^vfs_read+", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p ^vfs_read-4", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p ^vfs_read+0x100000000", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p ^vfs_read+99999999999999999999999", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p:ev ^ext4:ext4_sync_fs+zz", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p vfs_*^+4", SPEC_ERR_BAD_SYM_OFFS },
 	{ "r ^vfs_read+10", SPEC_ERR_BAD_RETPROBE },
 	{ "p ^vfs_read+10%return", SPEC_ERR_BAD_RETPROBE },
 	{ "p ^:vfs_read", SPEC_ERR_BAD_MOD_NAME },
@@ -532,10 +569,21 @@ static const struct bad {
 	{ "p /bin/x:^0x10g", SPEC_ERR_BAD_UPROBE_OFFS },
 	{ "p /bin/x:^+4", SPEC_ERR_BAD_UPROBE_OFFS },
 	{ "p /bin/x:^99999999999999999999999", SPEC_ERR_BAD_UPROBE_OFFS },
-	{ "p /bin/x:0x10^(0x20)", SPEC_ERR_BAD_UPROBE_OFFS },
 	{ "p /bin/x:^%return", SPEC_ERR_BAD_UPROBE_OFFS },
 	{ "p /bin/x:^zz!", SPEC_ERR_BAD_PROBE_ADDR },
-	{ "p /bin/x:0x10^%foo", SPEC_ERR_BAD_PROBE_ADDR },
+	{ "p /bin/x:0x10^%foo", SPEC_ERR_BAD_ADDR_SUFFIX },
+	{ "p /bin/sh:10^%hoge", SPEC_ERR_BAD_ADDR_SUFFIX },
+	/* reference counters (uprobe_syntax_errors.tc), read before the suffix */
+	{ "p /bin/sh:10(^1a)", SPEC_ERR_BAD_REFCNT },
+	{ "p /bin/sh:10(^)", SPEC_ERR_BAD_REFCNT },
+	{ "p /bin/sh:10(^-1)", SPEC_ERR_BAD_REFCNT },
+	{ "p /bin/sh:10(^99999999999999999999999)", SPEC_ERR_BAD_REFCNT },
+	{ "p /bin/sh:10(10^", SPEC_ERR_REFCNT_OPEN_BRACE },
+	{ "p /bin/sh:10(10)^a", SPEC_ERR_BAD_REFCNT_SUFFIX },
+	{ "p /bin/sh:10(10)^%return", SPEC_ERR_BAD_REFCNT_SUFFIX },
+	{ "p /bin/sh:10^%hoge(0x20)", SPEC_ERR_BAD_ADDR_SUFFIX },
+	{ "p /bin/sh:^10a(0x20)", SPEC_ERR_BAD_UPROBE_OFFS },
+	{ "p /bin/sh:^10a", SPEC_ERR_BAD_UPROBE_OFFS },
 	{ "p /bin/x:main^+zz", SPEC_ERR_BAD_SYM_OFFS },
 	{ "p /bin/x:main^-4", SPEC_ERR_BAD_SYM_OFFS },
 	{ "r ^/bin/x:main+4", SPEC_ERR_BAD_RETPROBE },
@@ -562,11 +610,23 @@ static const struct bad {
 	{ "p vfs_read +0(^%a.x)", SPEC_ERR_BAD_REG_NAME },
 	{ "p vfs_read ^@12345678abcde", SPEC_ERR_BAD_MEM_ADDR },
 	{ "p vfs_read ^@0x1ffffffffffffffff", SPEC_ERR_BAD_MEM_ADDR },
-	{ "p vfs_read ^@", SPEC_ERR_BAD_MEM_ADDR },
-	{ "p vfs_read ^@foo!", SPEC_ERR_BAD_MEM_ADDR },
-	{ "p vfs_read ^@-8", SPEC_ERR_BAD_MEM_ADDR },
-	{ "p vfs_read @jiffies^+zz", SPEC_ERR_BAD_SYM_OFFS },
-	{ "p vfs_read @jiffies^+-8", SPEC_ERR_BAD_SYM_OFFS },
+	/* an @SYM is resolved as the kernel registers the probe: its refusals
+	 * have the caret at the probe point (kprobe_args_syntax.tc) */
+	{ "p ^vfs_read @", SPEC_ERR_BAD_MEM_SYM },
+	{ "p ^vfs_read @foo!", SPEC_ERR_BAD_MEM_SYM },
+	{ "p ^vfs_read @-8", SPEC_ERR_BAD_MEM_SYM },
+	{ "p ^vfs_read @_sdata*10", SPEC_ERR_BAD_MEM_SYM },
+	{ "p ^vfs_read @_sdata/10", SPEC_ERR_BAD_MEM_SYM },
+	{ "p ^vfs_read @_sdata%10", SPEC_ERR_BAD_MEM_SYM },
+	{ "p ^vfs_read @_sdata&10", SPEC_ERR_BAD_MEM_SYM },
+	{ "p ^vfs_read @_sdata|10", SPEC_ERR_BAD_MEM_SYM },
+	{ "p:ev ^vfs_read %di +0(@a*b)", SPEC_ERR_BAD_MEM_SYM },
+	{ "p ^vfs_read @jiffies+zz", SPEC_ERR_BAD_MEM_SYM_OFFS },
+	{ "p ^vfs_read @jiffies+-8", SPEC_ERR_BAD_MEM_SYM_OFFS },
+	{ "p ^vfs_read @jiffies-10+5", SPEC_ERR_BAD_MEM_SYM_OFFS },
+	{ "f ^vfs_read @a*b", SPEC_ERR_BAD_MEM_SYM },
+	/* ... after every argument parsed: a parse error comes first */
+	{ "p vfs_read @a*b ^%none-reg", SPEC_ERR_BAD_REG_NAME },
 	{ "p vfs_read arg1=\\^x", SPEC_ERR_BAD_IMM },
 	{ "p vfs_read \\^", SPEC_ERR_BAD_IMM },
 	{ "p vfs_read \\^99999999999999999999", SPEC_ERR_BAD_IMM },
@@ -594,17 +654,34 @@ static const struct bad {
 	{ "p vfs_read ^&1", SPEC_ERR_BAD_FETCH_ARG },
 	{ "p /bin/x:0x1 ^count", SPEC_ERR_NOSUP_BTFARG },
 	{ "p vfs_read+4 ^count", SPEC_ERR_NOSUP_BTFARG },
-	{ "p vfs_read ^count$", SPEC_ERR_BAD_FETCH_ARG },
+	{ "p vfs_read ^count$", SPEC_ERR_NO_BTFARG },
 	{ "p vfs_read file^-f_mode", SPEC_ERR_BAD_HYPHEN },
 	{ "p vfs_read file->f_path^-dentry", SPEC_ERR_BAD_HYPHEN },
 	{ "p vfs_read ^()file", SPEC_ERR_BAD_FETCH_ARG },
-	{ "p vfs_read (file)^", SPEC_ERR_BAD_FETCH_ARG },
+	{ "p vfs_read ^(file)", SPEC_ERR_BAD_FETCH_ARG },
 	{ "p vfs_read ^(file", SPEC_ERR_BAD_FETCH_ARG },
+	/* not a cast: refused at the '(' (kprobe_args_syntax.tc) */
+	{ "p vfs_read ^(%ax)", SPEC_ERR_BAD_FETCH_ARG },
+	{ "p vfs_read ^(%ax+10)", SPEC_ERR_BAD_FETCH_ARG },
+	{ "p vfs_read ^(a-b)file", SPEC_ERR_BAD_FETCH_ARG },
+	{ "p vfs_read x=^(%ax)", SPEC_ERR_BAD_FETCH_ARG },
 	{ "p vfs_read ^$comm->x", SPEC_ERR_COMM_CANT_DEREF },
 	{ "p vfs_read $arg* ^$arg*", SPEC_ERR_DOUBLE_ARGS },
+	/* 6.12's words for a $arg* that is not alone (later kernels': BAD_VAR_ARGS) */
+	{ "p vfs_read args=^$arg*", SPEC_ERR_BAD_VAR },
+	{ "p vfs_read +0(^$arg*)", SPEC_ERR_BAD_VAR },
+	{ "f vfs_read args=^$arg*", SPEC_ERR_BAD_VAR },
+	/* a word no parameter can have: not found (kprobe_args_syntax.tc) */
+	{ "p vfs_read varname=^varname2=%ax", SPEC_ERR_NO_BTFARG },
+	{ "p vfs_read ^x!y", SPEC_ERR_NO_BTFARG },
 	{ "p vfs_read+4 ^$arg*", SPEC_ERR_NOFENTRY_ARGS },
 	{ "p vfs_read +0(^)", SPEC_ERR_BAD_FETCH_ARG },
-	{ "p vfs_read +0(%ax)^x", SPEC_ERR_BAD_FETCH_ARG },
+	/* an fprobe reads no register (fprobe_syntax_errors.tc) */
+	{ "f vfs_read ^%ax", SPEC_ERR_BAD_FETCH_ARG },
+	{ "f vfs_read%return ^%ax", SPEC_ERR_BAD_FETCH_ARG },
+	{ "f vfs_read x=+8(^%di):u32", SPEC_ERR_BAD_FETCH_ARG },
+	{ "f vfs_read ^%di->f_flags", SPEC_ERR_BAD_FETCH_ARG },
+	{ "f:e vfs_read a=$arg1 ^%si", SPEC_ERR_BAD_FETCH_ARG },
 	{ "p vfs_read ^$none_var", SPEC_ERR_BAD_VAR },
 	{ "p vfs_read ^$", SPEC_ERR_BAD_VAR },
 	{ "p vfs_read ^$stackx", SPEC_ERR_BAD_VAR },
@@ -620,7 +697,11 @@ static const struct bad {
 	{ "p vfs_read ^$stack2049", SPEC_ERR_BAD_STACK_NUM },
 	{ "p /bin/x:0x10 ^$stack4294967296", SPEC_ERR_BAD_STACK_NUM },
 	{ "p vfs_read ^$arg0", SPEC_ERR_BAD_ARG_NUM },
-	{ "p vfs_read ^$arg10000", SPEC_ERR_BAD_ARG_NUM },
+	/* named, or not a kernel function's: no BTF to look it up in first */
+	{ "p vfs_read x=^$arg10000", SPEC_ERR_BAD_ARG_NUM },
+	{ "p vfs_read +0(^$arg10000)", SPEC_ERR_BAD_ARG_NUM },
+	{ "p vfs_read ^$arg99999999999", SPEC_ERR_BAD_ARG_NUM },
+	{ "p /bin/x:0x10 ^$arg10000", SPEC_ERR_BAD_ARG_NUM },
 	{ "p vfs_read ^$retval", SPEC_ERR_RETVAL_ON_PROBE },
 	{ "p /bin/x:0x10 ^$retval", SPEC_ERR_RETVAL_ON_PROBE },
 	{ "p vfs_read+20 ^$arg1", SPEC_ERR_NOFENTRY_ARGS },
@@ -644,10 +725,20 @@ static const struct bad {
 	{ "p vfs_read %ax:^", SPEC_ERR_BAD_TYPE },
 	{ "p vfs_read %ax:^U8", SPEC_ERR_BAD_TYPE },
 	{ "p vfs_read +0(@11):^[4]", SPEC_ERR_BAD_TYPE },
-	{ "p vfs_read $comm:^u8", SPEC_ERR_BAD_TYPE },
-	{ "p vfs_read $comm:^string[2]", SPEC_ERR_BAD_TYPE },
-	{ "p vfs_read $comm:^ustring", SPEC_ERR_BAD_TYPE },
-	{ "p vfs_read \\\"x\":^u32", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read $comm:^u8", SPEC_ERR_NEED_STRING_TYPE },
+	{ "p vfs_read $comm:^x64", SPEC_ERR_NEED_STRING_TYPE },
+	{ "p vfs_read $comm:^string[2]", SPEC_ERR_NEED_STRING_TYPE },
+	{ "p vfs_read $comm:^ustring", SPEC_ERR_NEED_STRING_TYPE },
+	{ "p vfs_read $COMM:^symbol", SPEC_ERR_NEED_STRING_TYPE },
+	{ "p vfs_read \\\"x\":^u32", SPEC_ERR_NEED_STRING_TYPE },
+	{ "p vfs_read s=\\\"hoge\":^u8[2]", SPEC_ERR_NEED_STRING_TYPE },
+	/* %pd/%pD only as the whole type, on kernel functions */
+	{ "p vfs_read $arg1:^%pd[2]", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read $arg1:^%pdx", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read $arg1:^%px", SPEC_ERR_BAD_TYPE },
+	{ "p vfs_read $arg1:^%PD", SPEC_ERR_BAD_TYPE },
+	{ "p /bin/x:0x10 %di:^%pd", SPEC_ERR_BAD_TYPE },
+	{ "t:g/e sched/sched_switch prev_pid:^%pD", SPEC_ERR_BAD_TYPE },
 	{ "p vfs_read %ax:^b3@2/24", SPEC_ERR_BAD_TYPE },
 	{ "p vfs_read %ax:^b3@2", SPEC_ERR_BAD_TYPE },
 	{ "p vfs_read %ax:^b3@2/8x", SPEC_ERR_BAD_TYPE },
@@ -1058,14 +1149,283 @@ static void test_misc(void)
 	free(out);
 }
 
+/*
+ * One event, several definitions (kprobe_multiprobe.tc and the multiprobe
+ * rows of kprobe_syntax_errors.tc): appended, or refused as the kernel does.
+ */
+static void test_append(void)
+{
+	static const struct {
+		const char *a, *b;	/* b's '^' marks the caret */
+		enum spec_err code;
+	} rows[] = {
+		{ "p:kprobes/testevent kernel_clone", "p:kprobes/testevent do_exit", SPEC_ERR_OK },
+		{ "p:ev vfs_read a=%di:u32", "p:ev vfs_write a=%si:u32", SPEC_ERR_OK },
+		{ "p:ev vfs_read a=%di", "p:ev vfs_read a=%si", SPEC_ERR_OK },
+		{ "p:ev vfs_read a=+0(%di):u8[4]", "p:ev ksys_read+4 a=+8(%si):u8[4]", SPEC_ERR_OK },
+		{ "r:ev vfs_read $retval", "p:ev vfs_write%return $retval", SPEC_ERR_OK },
+		{ "p:u/e /bin/x:0x10 %di", "p:u/e /bin/x:0x20 %si", SPEC_ERR_OK },
+		{ "f:e vfs_read", "f:e vfs_write", SPEC_ERR_OK },
+		{ "p:kprobes/testevent kernel_clone", "^r:kprobes/testevent do_exit",
+		  SPEC_ERR_DIFF_PROBE_TYPE },
+		{ "f:fprobes/testevent kernel_clone", "^f:fprobes/testevent do_exit%return",
+		  SPEC_ERR_DIFF_PROBE_TYPE },
+		{ "p:u/e /bin/x:0x10", "^r:u/e /bin/x:0x20", SPEC_ERR_DIFF_PROBE_TYPE },
+		{ "p:kprobes/testevent kernel_clone abcd=\\1",
+		  "p:kprobes/testevent kernel_clone ^bcd=\\1", SPEC_ERR_DIFF_ARG_TYPE },
+		{ "p:kprobes/testevent kernel_clone abcd=\\1",
+		  "p:kprobes/testevent kernel_clone ^abcd=\\1:u8", SPEC_ERR_DIFF_ARG_TYPE },
+		{ "p:kprobes/testevent kernel_clone abcd=\\1",
+		  "p:kprobes/testevent kernel_clone ^abcd=\\\"foo\"", SPEC_ERR_DIFF_ARG_TYPE },
+		{ "p:ev vfs_read a=+0(%di):u8[4]", "p:ev vfs_write ^a=+0(%di):u8[2]",
+		  SPEC_ERR_DIFF_ARG_TYPE },
+		{ "p:ev vfs_read a=+0(%di):string", "p:ev vfs_write ^a=+0(%di):ustring",
+		  SPEC_ERR_DIFF_ARG_TYPE },
+		{ "p:ev vfs_read a=%di", "p:ev vfs_write a=%di ^b=%si", SPEC_ERR_DIFF_ARG_TYPE },
+		/* one argument too few: the caret one past the end, as tracefs's */
+		{ "p:kprobes/testevent kernel_clone", "p:kprobes/testevent kernel_clone ^$stack",
+		  SPEC_ERR_DIFF_ARG_TYPE },
+		{ "p:ev vfs_read a=%di b=%si", "p:ev vfs_write a=%di ^", SPEC_ERR_DIFF_ARG_TYPE },
+		{ "p:ev vfs_read a=%di b=%si", "p:ev vfs_write a=%di ^ if a > 1",
+		  SPEC_ERR_DIFF_ARG_TYPE },
+		{ "p:ev vfs_read a=%di", "p:ev vfs_write ^", SPEC_ERR_DIFF_ARG_TYPE },
+		{ "p:kprobes/testevent kernel_clone abcd=\\1",
+		  "^p:kprobes/testevent kernel_clone abcd=\\1", SPEC_ERR_SAME_PROBE },
+		{ "p:ev vfs_read+4 %di", "^p:ev vfs_read+4 %di", SPEC_ERR_SAME_PROBE },
+		{ "p:u/e /bin/x:0x10 %di", "^p:u/e /bin/x:0x10 %di", SPEC_ERR_SAME_PROBE },
+		{ "p:ev 0xffffffff81000000", "^p:ev 0xffffffff81000000", SPEC_ERR_SAME_PROBE },
+		{ "p:kprobes/ev vfs_read", "^f:kprobes/ev vfs_write", SPEC_ERR_EVENT_EXIST },
+		{ "p:g/ev vfs_read", "^p:g/ev /bin/x:0x10", SPEC_ERR_EVENT_EXIST },
+		{ "t:g/ev sched/sched_switch", "^t:g/ev sched/sched_switch prev_pid",
+		  SPEC_ERR_EVENT_EXIST },
+	};
+	struct spec_probe a, b;
+	struct spec_error err;
+	char text[256];
+	size_t i;
+	int col;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		col = uncaret(rows[i].b, text, sizeof(text));
+		/* a caret past the end: the text had a trailing blank for it */
+		if (col > 0 && (size_t)col == strlen(text) && text[col - 1] == ' ')
+			text[col - 1] = '\0';
+		CHECK(!spec_parse(rows[i].a, &a, &err) && !spec_parse(text, &b, &err),
+		      "append: parse %s / %s", rows[i].a, text);
+		covered[rows[i].code] = true;
+		if (rows[i].code == SPEC_ERR_OK) {
+			CHECK(spec_check_append(&a, &b, &err) == 0,
+			      "append %s to %s: %s at %d", text, rows[i].a,
+			      spec_strerror(err.code), err.col);
+		} else {
+			CHECK(spec_check_append(&a, &b, &err) == -EINVAL &&
+			      err.code == rows[i].code && err.col == col,
+			      "append %s to %s: %s at %d, want %s at %d", text, rows[i].a,
+			      spec_strerror(err.code), err.col, spec_strerror(rows[i].code), col);
+		}
+		spec_free(&a);
+		spec_free(&b);
+	}
+}
+
+/* "-:EVENT [PROBEPOINT [ARGS]]": which of an event's probes it names. */
+static void test_removal(void)
+{
+	static const struct {
+		const char *rm, *def;
+		bool match;
+	} rows[] = {
+		{ "-:kprobes/testevent", "p:kprobes/testevent kernel_clone", true },
+		{ "-:kprobes/testevent kernel_clone", "p:kprobes/testevent kernel_clone", true },
+		{ "-:kprobes/testevent kernel_clone", "p:kprobes/testevent do_exit", false },
+		{ "-:testevent kernel_clone", "p:kprobes/testevent kernel_clone+4", false },
+		{ "-:ev vfs_read a=%di", "p:ev vfs_read a=%di b=%si", true },
+		{ "-:ev vfs_read a=%di b=%si", "p:ev vfs_read a=%di", false },
+		{ "-:ev vfs_read a=%si", "p:ev vfs_read a=%di", false },
+		{ "-:u/e /bin/x:0x10", "p:u/e /bin/x:0x10 %di", true },
+	};
+	struct spec_probe r, p;
+	struct spec_error err;
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		CHECK(!spec_parse(rows[i].rm, &r, &err) && !spec_parse(rows[i].def, &p, &err),
+		      "removal: parse %s / %s", rows[i].rm, rows[i].def);
+		CHECK(spec_removal_matches(&r, &p) == rows[i].match, "'%s' %s '%s'", rows[i].rm,
+		      rows[i].match ? "removes" : "leaves", rows[i].def);
+		spec_free(&r);
+		spec_free(&p);
+	}
+}
+
+/*
+ * The refusals the kernel makes against its symbols and files, resolved
+ * against a kallsyms of our own: non-unique names, offsets past a
+ * function's end (probed in the next one, as _kprobe_addr() does), data
+ * symbols, @SYM, uprobe paths. msg must start with the kernel's text.
+ */
+static const char fake_kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81100000 t __pfx_tracefs_create_dir\n"
+	"ffffffff81100010 T tracefs_create_dir\n"
+	"ffffffff81100050 t __pfx_next_fn\n"
+	"ffffffff81100060 T next_fn\n"
+	"ffffffff81100200 t name_show\n"
+	"ffffffff81100300 t name_show\n"
+	"ffffffff81100400 t foo\n"
+	"ffffffff81100500 T bl_fn\n"
+	"ffffffff81100600 T last_fn\n"
+	"ffffffff81100700 T _etext\n"
+	"ffffffff82000000 D jiffies\n"
+	"ffffffff82000010 D _end\n"
+	"ffffffffc0000000 t foo\t[ext4]\n"
+	"ffffffffc0000100 t ext4_fn\t[ext4]\n"
+	"ffffffffc0000200 t bpf_prog_x_name_show\t[bpf]\n";
+
+static void test_resolve(void)
+{
+	static const struct {
+		const char *text;	/* '^': the caret; none: accepted */
+		enum spec_err code;
+		unsigned long long kaddr;	/* accepted: where the probe goes */
+		const char *in_msg;		/* the message (or note) says this */
+	} rows[] = {
+		{ "p:testprobe tracefs_create_dir", SPEC_ERR_OK, 0xffffffff81100010ULL, NULL },
+		{ "p tracefs_create_dir+0x3f", SPEC_ERR_OK, 0xffffffff8110004fULL, NULL },
+		/* probepoint.tc: the next symbol's start, __pfx_ padding or not */
+		{ "p:testprobe tracefs_create_dir+64", SPEC_ERR_OK, 0xffffffff81100050ULL,
+		  "it probes __pfx_next_fn+0x0" },
+		{ "p:testprobe tracefs_create_dir+80", SPEC_ERR_OK, 0xffffffff81100060ULL,
+		  "it probes next_fn+0x0" },
+		{ "p next_fn+0x10", SPEC_ERR_OK, 0xffffffff81100070ULL, NULL },
+		{ "p ext4:foo", SPEC_ERR_OK, 0xffffffffc0000000ULL, NULL },
+		{ "p ext4:ext4_fn", SPEC_ERR_OK, 0xffffffffc0000100ULL, NULL },
+		{ "p:test_non_unique ^name_show", SPEC_ERR_NON_UNIQ_SYMBOL, 0,
+		  "0xffffffff81100200, 0xffffffff81100300" },
+		{ "p ^foo", SPEC_ERR_NON_UNIQ_SYMBOL, 0, "ext4:foo" },
+		{ "p:ev ^name_show+4 %di", SPEC_ERR_NON_UNIQ_SYMBOL, 0,
+		  "a kprobe at name_show: several functions have this name, 2 symbols" },
+		{ "r ^name_show", SPEC_ERR_NON_UNIQ_SYMBOL, 0, NULL },
+		{ "p ^non_exist_func", SPEC_ERR_BAD_PROBE_ADDR, 0, "no symbol 'non_exist_func'" },
+		{ "p ^ext4:nosuch", SPEC_ERR_BAD_PROBE_ADDR, 0, "module 'ext4'" },
+		{ "p ^jiffies", SPEC_ERR_FAIL_REG_PROBE, 0, "not a function" },
+		{ "p ^last_fn+0x10000000", SPEC_ERR_FAIL_REG_PROBE, 0, "in no function" },
+		{ "p ^bl_fn", SPEC_ERR_FAIL_REG_PROBE, 0, "blacklists" },
+		{ "p ^tracefs_create_dir+0x4f0", SPEC_ERR_FAIL_REG_PROBE, 0, "'bl_fn'" },
+		{ "p ^vfs_read_at_next_fn @nosuch", SPEC_ERR_BAD_PROBE_ADDR, 0, NULL },
+		{ "p ^next_fn x=@nosuch", SPEC_ERR_BAD_PROBE_ADDR, 0, "@nosuch" },
+		{ "p next_fn x=@jiffies+8", SPEC_ERR_OK, 0xffffffff81100060ULL, NULL },
+		{ "p ^/nonexistent/kpt/x:0x10", SPEC_ERR_FILE_NOT_FOUND, 0, "No such file" },
+		{ "p ^/tmp:100", SPEC_ERR_NO_REGULAR_FILE, 0, "/tmp" },
+	};
+	char path[] = "/tmp/kpt-spec-kallsyms.XXXXXX", text[256], msg[512];
+	char *bl[] = { "bl_fn" };
+	struct sysinfo si = { 0 };
+	struct spec_probe p;
+	struct spec_error err;
+	struct resolved r;
+	int fd = mkstemp(path), col, got, ret;
+	size_t i;
+
+	if (fd < 0 || write(fd, fake_kallsyms, sizeof(fake_kallsyms) - 1) !=
+		      (ssize_t)sizeof(fake_kallsyms) - 1) {
+		CHECK(0, "cannot write %s", path);
+		return;
+	}
+	close(fd);
+	si.ksyms = ksyms_load(path);
+	unlink(path);
+	CHECK(si.ksyms != NULL, "fake kallsyms loads");
+	if (!si.ksyms)
+		return;
+	si.have_kprobes = true;
+	si.blacklist_read = true;
+	si.blacklist = bl;
+	si.nblacklist = 1;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		col = uncaret(rows[i].text, text, sizeof(text));
+		CHECK(spec_parse(text, &p, &err) == 0, "resolve: parse %s: %s", text,
+		      spec_strerror(err.code));
+		ret = resolve_probe(&si, &p, &r, msg, sizeof(msg), &got);
+		covered[rows[i].code] = true;
+		if (rows[i].code == SPEC_ERR_OK) {
+			CHECK(ret == 0 && r.kaddr == rows[i].kaddr,
+			      "resolve %s: %d (%s), at 0x%llx, want 0x%llx", text, ret,
+			      ret ? msg : "", (unsigned long long)r.kaddr, rows[i].kaddr);
+			CHECK(!rows[i].in_msg == !r.note[0] &&
+			      (!rows[i].in_msg || strstr(r.note, rows[i].in_msg)),
+			      "resolve %s: note '%s', want '%s'", text, r.note,
+			      rows[i].in_msg ? rows[i].in_msg : "");
+		} else {
+			const char *k = spec_strerror(rows[i].code);
+
+			CHECK(ret < 0 && !strncmp(msg, k, strlen(k)) && got == col &&
+			      (!rows[i].in_msg || strstr(msg, rows[i].in_msg)),
+			      "resolve %s: %d '%s' at %d; want '%s...%s' at %d", text, ret, msg, got,
+			      k, rows[i].in_msg ? rows[i].in_msg : "", col);
+		}
+		resolved_free(&r);
+		spec_free(&p);
+	}
+	/* a glob's matches: the names several functions have left out */
+	{
+		char *names[] = { strdup("name_show"), strdup("next_fn"), strdup("ext4:foo"),
+				  strdup("foo"), strdup("ext4:ext4_fn") };
+		int n = 5, dropped = sysinfo_drop_non_unique(&si, names, &n);
+
+		CHECK(dropped == 2 && n == 3 && !strcmp(names[0], "next_fn") &&
+		      !strcmp(names[1], "ext4:foo") && !strcmp(names[2], "ext4:ext4_fn"),
+		      "glob: %d dropped, %d kept (%s ...)", dropped, n, n ? names[0] : "");
+		while (n)
+			free(names[--n]);
+	}
+	si.blacklist = NULL;
+	si.nblacklist = 0;
+	sysinfo_free(&si);
+}
+
+/* The kernel's error for an errno at attach (trace_kprobe_create()'s). */
+static void test_attach_errors(void)
+{
+	static const struct {
+		int err;
+		bool user, tp;
+		enum spec_err code;
+	} rows[] = {
+		{ -EILSEQ, false, false, SPEC_ERR_BAD_INSN_BNDRY },
+		{ -ENOENT, false, false, SPEC_ERR_BAD_PROBE_ADDR },
+		{ -EADDRNOTAVAIL, false, false, SPEC_ERR_NON_UNIQ_SYMBOL },
+		{ -EINVAL, false, false, SPEC_ERR_FAIL_REG_PROBE },
+		{ -EBUSY, false, false, SPEC_ERR_FAIL_REG_PROBE },
+		{ -ENOENT, true, false, SPEC_ERR_FILE_NOT_FOUND },
+		{ -EINVAL, true, false, SPEC_ERR_FAIL_REG_PROBE },
+		{ -ENOMEM, false, false, SPEC_ERR_OK },
+		{ -EPERM, false, false, SPEC_ERR_OK },
+		{ -EMFILE, true, false, SPEC_ERR_OK },
+		{ -ENOENT, false, true, SPEC_ERR_OK },
+	};
+	struct ev_desc ev;
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.is_user = rows[i].user;
+		ev.kind = rows[i].tp ? SPEC_TRACEPOINT : rows[i].user ? SPEC_UPROBE : SPEC_KPROBE;
+		covered[rows[i].code] = true;
+		CHECK(loader_attach_error(&ev, rows[i].err) == rows[i].code,
+		      "attach errno %d (%s): %s, want %s", -rows[i].err,
+		      rows[i].user ? "uprobe" : rows[i].tp ? "tracepoint" : "kprobe",
+		      spec_strerror(loader_attach_error(&ev, rows[i].err)),
+		      spec_strerror(rows[i].code));
+	}
+}
+
 static void test_coverage(void)
 {
 	int i;
 
 	/* every error the grammar can produce has at least one bad row */
 	for (i = SPEC_ERR_OK + 1; i < SPEC_ERR__COUNT; i++) {
-		if (i == SPEC_ERR_BAD_INSN_BNDRY)	/* needs the kernel's decoder */
-			continue;
 		/* found against BTF: tests/unit/test_btfarg.c */
 		if (i == SPEC_ERR_NO_BTF_ENTRY || i == SPEC_ERR_NO_BTFARG ||
 		    i == SPEC_ERR_BAD_TYPE4STR || i == SPEC_ERR_NO_PTR_STRCT ||
@@ -1093,6 +1453,10 @@ static void test_fprobe(void)
 		{ "f16:g/e vfs_read%return", SPEC_KRETPROBE, "g", "e", 16 },
 		{ "f ext4:ext4_sync_file", SPEC_KPROBE, "fprobes", "ext4_sync_file__entry", 0 },
 		{ "f vfs_*%return", SPEC_KRETPROBE, "fprobes", "", 0 },
+		/* an argument reading $retval makes it the exit (trace_fprobe.c) */
+		{ "f vfs_read $retval $arg1", SPEC_KRETPROBE, "fprobes", "vfs_read__exit", 0 },
+		{ "f:e vfs_read r=+0($retval):u8", SPEC_KRETPROBE, "fprobes", "e", 0 },
+		{ "f vfs_read x=\\\"$retvalx\"", SPEC_KPROBE, "fprobes", "vfs_read__entry", 0 },
 	};
 	static const struct {
 		const char *text;
@@ -1103,7 +1467,8 @@ static void test_fprobe(void)
 		{ "f 0xffffffff81000000", SPEC_ERR_FPROBE_FUNC_ONLY, 2 },
 		{ "f /bin/sh:main", SPEC_ERR_FPROBE_FUNC_ONLY, 2 },
 		{ "f3 vfs_read", SPEC_ERR_BAD_MAXACT_TYPE, 1 },
-		{ "f vfs_read%retur", SPEC_ERR_BAD_PROBE_ADDR, 10 },
+		{ "f vfs_read%retur", SPEC_ERR_BAD_ADDR_SUFFIX, 10 },
+		{ "f vfs_read+10", SPEC_ERR_FPROBE_FUNC_ONLY, 2 },
 	};
 	struct spec_probe p;
 	struct spec_error err;
@@ -1164,6 +1529,10 @@ int main(void)
 	test_nesting();
 	test_limits();
 	test_misc();
+	test_append();
+	test_removal();
+	test_resolve();
+	test_attach_errors();
 	test_coverage();
 	test_filter_field();
 	test_fprobe();
