@@ -14,11 +14,16 @@
 # judge (a feature it lacks: fprobes, BTF arguments and %pd/%pD before 6.5,
 # all of which kptrace has on any kernel with BTF) is skipped there.
 T=/sys/kernel/tracing
-KPT=/bin/kptrace
+KPT="timeout -s KILL 120 /bin/kptrace"
 W=/tmp/fe
 mkdir -p $W
 KREL=$(uname -r)
 echo "# kernel $KREL"
+# 6.1 cannot judge the cases of features it lacks (skipped there)
+case $KREL in
+6.1.*) echo "# expect 119 ok" ;;
+*) echo "# expect 181 ok" ;;
+esac
 
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
