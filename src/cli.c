@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hint.h"
 
 const char *argp_program_version = "kptrace 0.1";
 const char *argp_program_bug_address = "the kptrace issue tracker";
@@ -161,7 +162,7 @@ static const char *const modes[] = { NULL, "hist", "latency", "count", "list" };
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
 	struct env *env = st->input;
-	const char **nd;
+	const char **nd, *sub;
 	size_t m;
 
 	switch (key) {
@@ -253,6 +254,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 				return 0;
 			}
 		}
+		/* a bare word is never a definition: a subcommand mistyped */
+		if (st->arg_num == 0 && (sub = hint_subcommand(arg)))
+			argp_failure(st, 1, 0, "error: unknown subcommand '%s' (did you mean '%s'?)",
+				     arg, sub);
 		/* hist DEF FIELD: the second word names the argument to bucket */
 		if (env->mode == MODE_HIST && env->ndefs == 1 && !env->field) {
 			env->field = arg;

@@ -480,8 +480,12 @@ static int exec_segment(Elf *e, uint64_t v, bool is_vaddr, GElf_Phdr *ph)
 	return -ENOENT;
 }
 
-/* A function's virtual address from .symtab or .dynsym. */
-static int elf_sym_vaddr(Elf *e, const char *sym, uint64_t *vaddr)
+/*
+ * A function's virtual address from .symtab or .dynsym; where there is none,
+ * the closest function's name into sg (when given), for "did you mean".
+ */
+static int elf_sym_vaddr(Elf *e, const char *sym, uint64_t *vaddr, struct suggest *sg,
+			 char *best, size_t bestlen)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -508,9 +512,33 @@ static int elf_sym_vaddr(Elf *e, const char *sym, uint64_t *vaddr)
 				*vaddr = s.st_value;
 				return 0;
 			}
+			if (!sg || !name)
+				continue;
+			suggest_add(sg, name);
+			/* elf_strptr's text goes with the ELF handle: keep a copy */
+			if (sg->best == name) {
+				snprintf(best, bestlen, "%s", name);
+				sg->best = best;
+			}
 		}
 	}
 	return -ENOENT;
+}
+
+bool resolve_elf_has_function(const char *path, const char *sym)
+{
+	char msg[256];
+	uint64_t vaddr;
+	Elf *e = NULL;
+	int fd = -1;
+	bool ok;
+
+	if (elf_open(path, &fd, &e, msg, sizeof(msg)))
+		return false;
+	ok = !elf_sym_vaddr(e, sym, &vaddr, NULL, NULL, 0);
+	elf_end(e);
+	close(fd);
+	return ok;
 }
 
 /*
@@ -528,9 +556,16 @@ static int elf_locate(const char *path, const char *sym, uint64_t *foff, uint64_
 	if (err)
 		return err;
 	if (sym) {
-		err = elf_sym_vaddr(e, sym, vaddr);
+		struct suggest sg;
+		char best[256], dym[300];
+
+		err = elf_sym_vaddr(e, sym, vaddr, NULL, NULL, 0);
 		if (err) {
-			snprintf(msg, msglen, "no function '%s' in %s", sym, path);
+			/* a second pass, the refusal's only: "did you mean" */
+			suggest_init(&sg, sym);
+			elf_sym_vaddr(e, sym, vaddr, &sg, best, sizeof(best));
+			snprintf(msg, msglen, "no function '%s' in %s%s", sym, path,
+				 suggest_text(&sg, dym, sizeof(dym)));
 			goto cleanup;
 		}
 		err = exec_segment(e, *vaddr, true, &ph);

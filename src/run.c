@@ -26,6 +26,7 @@
 #include "compile.h"
 #include "consumer.h"
 #include "filter.h"
+#include "hint.h"
 #include "loader.h"
 #include "modes.h"
 #include "output.h"
@@ -86,10 +87,14 @@ static int defs_add(struct defs *d, const char *text, const char *where)
 {
 	struct spec_error e;
 	struct spec_probe p;
+	char msg[1024];
 	int i;
 
 	if (spec_parse(text, &p, &e)) {
-		report(where, text, spec_strerror(e.code), e.col);
+		/* the kernel's words, then what the text most likely meant */
+		i = snprintf(msg, sizeof(msg), "%s", spec_strerror(e.code));
+		hint_definition(text, e.code, e.col, msg + i, sizeof(msg) - i);
+		report(where, text, msg, e.col);
 		spec_free(&p);
 		return -EINVAL;
 	}
