@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "btfwalk.h"
+#include "libpath.h"
 #include "objbtf.h"
 #include "resolve.h"
 #include "suggest.h"
@@ -311,6 +312,12 @@ int sysinfo_need_btf(struct sysinfo *si, char *msg, size_t msglen)
 	return 0;
 }
 
+bool sysinfo_have_kprobes(struct sysinfo *si)
+{
+	si->have_kprobes = access(KPROBE_PMU, F_OK) == 0;
+	return si->have_kprobes;
+}
+
 bool sysinfo_btf_has_func(struct sysinfo *si, const char *name)
 {
 	char msg[256];
@@ -360,24 +367,48 @@ const struct ksym *resolve_function(struct sysinfo *si, const char *names, const
 	return NULL;
 }
 
+/*
+ * MOD:SYM where no module MOD is loaded but a library or binary of that name
+ * exists ("libc:malloc"): a user function, whose probe point is its path.
+ */
+static int refuse_user_module(const struct spec_probe *p, char *msg, size_t msglen)
+{
+	char path[512];
+
+	if (!p->module[0] || !p->symbol || libpath_module_loaded(p->module) ||
+	    libpath_find(p->module, path, sizeof(path)))
+		return 0;
+	snprintf(msg, msglen, "no kernel module '%s' is loaded, and %s is a %s of that name: "
+		 "for its function, write its path: %s:%s", p->module, path,
+		 strstr(path, ".so") ? "library" : "program", path, p->symbol);
+	return -ENOENT;
+}
+
 static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct resolved *r,
 			  char *msg, size_t msglen, int *col)
 {
 	const struct ksym *s;
 	int err;
 
+	*col = p->target_col;
+	err = refuse_user_module(p, msg, msglen);
+	if (err)
+		return err;
 	r->deferred = defer_kprobe(si, p);
 	if (!r->deferred) {
 		err = sysinfo_need_ksyms(si, msg, msglen);
 		if (err)
 			return err;
 	}
-	*col = p->target_col;
-	if (!si->have_kprobes && !si->by_trampoline) {
+	/* --dry-run explains what this kernel can check of it (BTF, symbols,
+	 * the record) and says what it cannot */
+	r->no_kprobes = !si->have_kprobes && !si->by_trampoline && si->explain;
+	if (!si->have_kprobes && !si->by_trampoline && !si->explain) {
 		snprintf(msg, msglen,
 			 "this kernel has no kprobe support (CONFIG_KPROBES/CONFIG_KPROBE_EVENTS "
 			 "off: %s is missing); trace user functions with uprobes "
-			 "(p:/path/to/binary:symbol) instead", KPROBE_PMU);
+			 "(p:/path/to/binary:symbol) instead, or check the definition for "
+			 "another kernel with --dry-run", KPROBE_PMU);
 		return -EOPNOTSUPP;
 	}
 	if (r->deferred) {
