@@ -195,12 +195,13 @@ static void name_clean(char *s)
 /*
  * Reading /proc/kallsyms costs ~40-60 ms of the kernel's time, several
  * times a tracepoint run's whole start-up, so only a run that may show a
- * kernel address as a symbol reads it before attaching: an aggregation key,
- * which prints as a symbol when it is a text address, and, in a stream, a
- * :symbol or :symstr value (an aggregation prints no arguments but its
- * keys). Kernel function probes have it from resolving their symbols, unless
- * resolved without it: a stream of those reads it once attached
- * (symbols_after_attach()).
+ * kernel address as a symbol reads it before attaching: an aggregation key
+ * that can hold one (agg_keys_symbolic(): not comm, pid, tid, cpu or a
+ * narrow argument), which prints as a symbol when it is a text address, and,
+ * in a stream, a :symbol or :symstr value (an aggregation prints no
+ * arguments but its keys). Kernel function probes have it from resolving
+ * their symbols, unless resolved without it: a stream of those reads it once
+ * attached (symbols_after_attach()).
  */
 static bool wants_symbols(const struct env *env, const struct ev_desc *evs,
 			  const struct kpt_probe_entry *ents, int n)
@@ -208,7 +209,7 @@ static bool wants_symbols(const struct env *env, const struct ev_desc *evs,
 	int i, j;
 
 	for (i = 0; i < n; i++) {
-		if (ents[i].agg.nkeys)
+		if (agg_keys_symbolic(&ents[i].agg, &evs[i]))
 			return true;
 		if (env->mode != MODE_TRACE)
 			continue;
