@@ -48,6 +48,7 @@ suite host-badinput-san env KPT=.output/kptrace-san tests/host/badinput.sh
 suite host-harden tests/host/harden.sh
 suite host-list tests/host/list.sh
 suite host-pmu tests/host/pmu.sh
+suite host-guidance tests/host/guidance.sh
 if [ "${KPT_SKIP_VM:-0}" = 1 ]; then
 	echo "skip - VM tests (KPT_SKIP_VM=1)"
 	echo "vm: 0 passed, 0 failed, 1 skipped" >> "$LOG"
