@@ -263,8 +263,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		}
 		/* a bare word is never a definition: a subcommand mistyped */
 		if (st->arg_num == 0 && (sub = hint_subcommand(arg)))
-			argp_failure(st, 1, 0, "error: unknown subcommand '%s' (did you mean '%s'?)",
-				     arg, sub);
+			argp_failure(st, 1, 0, "error: unknown subcommand '%s' (did you "
+				     "mean '%s'?)", arg, sub);
 		/* hist DEF FIELD: the second word names the argument to bucket */
 		if (env->mode == MODE_HIST && env->ndefs == 1 && !env->field) {
 			env->field = arg;

@@ -113,7 +113,8 @@ const char *consumer_miss_causes(const struct ev_desc *evs, int n, const long lo
 	/* a trampoline's program does not nest in itself */
 	if (tramp)
 		add_cause(buf, len, &used, "its fentry/fexit program was already running on that "
-			  "CPU: the function was called inside it, or in an interrupt while it ran");
+			  "CPU: the function was called inside it, or in an interrupt while it "
+			  "ran");
 	return buf;
 }
 

@@ -125,9 +125,9 @@ static size_t hint_bpftrace(const char *text, char *buf, size_t len)
 	if (!b)
 		return 0;
 	if (!b->kind)
-		return (size_t)snprintf(buf, len, "; bpftrace's '%.*s' probes have no kptrace form: "
-					"kptrace takes kprobe_events definitions (p, r, f, t)",
-					(int)type, text);
+		return (size_t)snprintf(buf, len, "; bpftrace's '%.*s' probes have no kptrace "
+					"form: kptrace takes kprobe_events definitions (p, r, f, "
+					"t)", (int)type, text);
 	n = (size_t)(more - rest);
 	if (b->name[0] == 'u')
 		user_target(rest, n, target, sizeof(target));

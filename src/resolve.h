@@ -37,7 +37,7 @@ struct sysinfo {
 	bool defer_ksyms;		/* plain kernel function names need no kallsyms */
 	bool by_trampoline;		/* --backend fentry: function probes need no kprobes */
 	bool have_uprobes;
-	bool explain;			/* --dry-run: kprobes explained where the kernel has none */
+	bool explain;			/* --dry-run: kprobes explained without kprobes */
 };
 
 /* A resolved probe point and registers. */

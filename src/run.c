@@ -963,11 +963,11 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 			if (evs[i].kind == SPEC_KPROBE || evs[i].kind == SPEC_KRETPROBE)
 				printf("attach: %s\n", backend_describe(&evs[i]));
 			if (res[i].no_kprobes)
-				printf("not checked: this kernel has no kprobes (CONFIG_KPROBES off), "
-				       "so not whether a kernel with them takes this probe point "
-				       "and attaches it; checked: the symbol in this kernel's "
-				       "kallsyms, the arguments against its BTF, the record and "
-				       "the format above\n");
+				printf("not checked: this kernel has no kprobes (CONFIG_KPROBES "
+				       "off), so not whether a kernel with them takes this probe "
+				       "point and attaches it; checked: the symbol in this "
+				       "kernel's kallsyms, the arguments against its BTF, the "
+				       "record and the format above\n");
 			if ((ents[i].flags & KPT_PF_DIRECT) && ents[i].agg.action == KPT_ACT_HIST)
 				printf("hist: %s taken straight from the context into its bucket, "
 				       "no record built%s\n", evs[i].args[ents[i].agg.value_argi].name,
