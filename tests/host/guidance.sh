@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Messages that send the user the right way (issue 26, items 8-11, 13, 14):
-# --help pastes, typos and bpftrace's spellings get the kptrace definition
-# meant, latency says what it takes, the kernel-missed warning names only
-# the causes of the mechanism that missed, --dry-run explains a kprobe on a
-# kernel without kprobes, count --by comm leaves kallsyms unread.
+# Messages that send the user the right way (issue 26, items 8, 9, 11, 13,
+# 14): --help pastes, typos and bpftrace's spellings get the kptrace
+# definition meant, latency says what it takes, --dry-run explains a kprobe
+# on a kernel without kprobes, count --by comm leaves kallsyms unread. Item
+# 10 (the kernel-missed causes) is in tests/vm/guidance-guest.sh: a skipped
+# tracepoint run is provoked deterministically only under a kprobe.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -17,7 +18,7 @@ gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot bui
 [ "$(id -u)" = 0 ] || skip_all "guidance tests need root (BPF, uprobes, tracefs)"
 TRACEFS=/sys/kernel/tracing
 [ -d $TRACEFS/events/syscalls ] || skip_all "no syscall tracepoints in tracefs"
-expect_checks 45
+expect_checks 39
 
 # has FILE REGEX DESC: pass when FILE matches the extended regex, else fail
 # showing FILE
@@ -26,6 +27,17 @@ has() {
 }
 hasnt() {
 	if grep -qE -- "$2" "$1"; then fail "$3: $(head -c 600 "$1")"; else pass "$3"; fi
+}
+
+# stop_once: SIGINT to kptrace itself, judged as kpt_stop does. timeout(1)
+# passes a signal on to its child and again to its process group, so
+# kpt_stop's one SIGINT can arrive twice, and a second one means "exit now"
+# (130, no report).
+stop_once() {
+	kill -INT "${KP_KPT:-$KP}" 2>/dev/null
+	wait "$KP"
+	RC=$?
+	kpt_judge $RC $KP_ARGS
 }
 
 echo "# --help: every line fits 80 columns, every example pastes (item 14)"
@@ -132,7 +144,8 @@ if [ -n "$LIBC" ]; then
 		"latency libc:malloc: no such module, the library's path form given"
 	# the path form suggested works, and on this kernel without kprobes
 	# the libc function latency of a tracepoint suggests works too
-	kpt latency --json -c 'cat /etc/hostname' "$LIBC:malloc" > "$OUT/lm.json" 2> "$OUT/lm2.err"
+	kpt latency --json -o "$OUT/lm.json" -c 'cat /etc/hostname' "$LIBC:malloc" \
+		> /dev/null 2> "$OUT/lm2.err"
 	check "latency with the suggested path form counts calls" \
 		python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1]) if l.strip()]; sys.exit(0 if r and sum(x.get("count", x.get("hist", {}).get("count", 0)) for x in r) > 0 else 1)' "$OUT/lm.json"
 fi
@@ -140,44 +153,6 @@ if [ ! -e /sys/bus/event_source/devices/kprobe ] && [ -n "$LIBC" ]; then
 	has "$OUT/lt.err" "kptrace latency $LIBC:read" "latency of sys_enter_read on a kernel without kprobes: libc's read suggested"
 else
 	skip "this kernel has kprobes: no libc function suggested for latency of a tracepoint"
-fi
-
-echo "# the kernel-missed warning names the causes of the mechanism (item 10)"
-# A tracepoint program's run is skipped while another BPF program runs on
-# its CPU. Provoked: B's tracepoint program reads the string at read(2)'s
-# buffer, pages never touched, so the read faults inside it; the fault's
-# own tracepoint (exceptions/page_fault_kernel) is A's, skipped each time.
-if [ -d $TRACEFS/events/exceptions/page_fault_kernel ]; then
-	cat > "$OUT/fresh.py" <<'EOF'
-import mmap
-m = mmap.mmap(-1, 256 * 4096)
-v = memoryview(m)
-with open("/dev/zero", "rb", buffering=0) as f:
-    for i in range(256):
-        f.readinto(v[i * 4096:i * 4096 + 16])
-EOF
-	kpt_bg "$OUT/miss.err" -o /dev/null 't:exceptions/page_fault_kernel address'
-	kpt -o /dev/null -c "python3 $OUT/fresh.py" 't:syscalls/sys_enter_read s=+0(buf):ustring' \
-		2> "$OUT/missb.err"
-	kpt_stop INT
-	if grep -qE 'the kernel missed [0-9]+ probe hits' "$OUT/miss.err"; then
-		pass "a tracepoint run whose hits the kernel skipped warns of it"
-		warn=$(grep -m1 -E 'the kernel missed' "$OUT/miss.err")
-		if echo "$warn" | grep -qE 'kretprobe|rN:|recursion'; then
-			fail "the warning names kprobe causes on a tracepoint run: $warn"
-		else
-			pass "the warning names no kprobe cause on a tracepoint run"
-		fi
-		if echo "$warn" | grep -q 'another BPF program was running on that CPU'; then
-			pass "the warning names the tracepoint's cause: another BPF program"
-		else
-			fail "the warning does not name another BPF program: $warn"
-		fi
-	else
-		fail "no miss provoked (B's faults inside its program, A's tracepoint): $(tail -c 400 "$OUT/miss.err")"
-	fi
-else
-	env_fault "no exceptions/page_fault_kernel tracepoint"
 fi
 
 echo "# --dry-run on a kernel without kprobes explains a kprobe (item 11)"
@@ -206,7 +181,7 @@ rchar_attached() {
 	local n
 	kpt_bg "$OUT/rc.err" -o /dev/null "$@" || { echo 0; return; }
 	n=$(sed -n 's/^rchar: //p' /proc/$KP_KPT/io 2>/dev/null)
-	kpt_stop INT
+	stop_once
 	echo "${n:-0}"
 }
 ks=$(wc -c < /proc/kallsyms)

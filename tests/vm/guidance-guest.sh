@@ -1,8 +1,9 @@
 #!/bin/sh
 # Guest script (busybox sh) for the messages of issue 26 that need real
 # kprobes (tests/host/guidance.sh has the rest): the kernel-missed warning
-# names a kretprobe's own cause where a kretprobe missed, and --dry-run on a
-# kernel with kprobes says nothing went unchecked. Prints "ok - ..." /
+# names only the causes of the mechanism that missed (a kretprobe's
+# instances; a tracepoint's runs skipped under another BPF program), and
+# --dry-run on a kernel with kprobes says nothing went unchecked. Prints "ok - ..." /
 # "FAIL - ...".
 KPT=/bin/kptrace
 W=/tmp/kpt-guide
@@ -33,6 +34,46 @@ if grep -q 'warning: the kernel missed .*kretprobe instances exhausted' $W/nap.e
 	ok "the kretprobe's warning names its causes, no other mechanism's"
 else
 	bad "the kretprobe's warning: $(grep 'warning: the kernel missed' $W/nap.err)"
+fi
+
+# A tracepoint program's runs skipped (bpf_prog_active): a kprobe's program
+# (through a kprobe: fentry's takes no bpf_prog_active) reads a kernel
+# address in x86-64's guard hole, unmapped, so each hit faults inside it,
+# and the fault's tracepoint, exceptions/page_fault_kernel, is the other
+# kptrace's. (Nested under a tracepoint's program instead, perf's own
+# recursion guard drops the inner event unseen.)
+if [ -d /sys/kernel/tracing/events/exceptions/page_fault_kernel ]; then
+	$KPT -d 4 -o /dev/null 't:exceptions/page_fault_kernel address' 2> $W/tp.err &
+	ka=$!
+	i=0
+	while ! grep -q '^Attached' $W/tp.err 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.1; done
+	$KPT -d 1 -o /dev/null --backend kprobe 'p:kpt/hole vfs_read v=@0xffff800000000000:u64' \
+		2> $W/hole.err &
+	kb=$!
+	i=0
+	while ! grep -q '^Attached' $W/hole.err 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.1; done
+	for n in 1 2 3 4 5 6 7 8 9 10; do cat /proc/version > /dev/null; done
+	wait $kb
+	wait $ka
+	warn=$(grep -m1 'warning: the kernel missed' $W/tp.err)
+	if ! grep -q 'argument reads faulted' $W/hole.err; then
+		bad "the guard-hole read did not fault: $(tail -c 300 $W/hole.err)"
+	elif [ -z "$warn" ]; then
+		bad "no skipped tracepoint run reported: $(tail -c 400 $W/tp.err)"
+	elif echo "$warn" | grep -qE 'kretprobe|rN:|recursion|fentry'; then
+		bad "a tracepoint run's warning names other mechanisms' causes: $warn"
+	elif echo "$warn" | grep -q 'another BPF program was running on that CPU'; then
+		ok "a tracepoint run's warning names its cause only: another BPF program"
+	else
+		bad "a tracepoint run's warning: $warn"
+	fi
+	if grep -qE 'hits NOT RUN by the kernel: another BPF program was running on that CPU: the probe fired inside it, or in an interrupt while it ran$' $W/tp.err; then
+		ok "a tracepoint run's profile: NOT RUN, with its cause"
+	else
+		bad "a tracepoint run's profile: $(tail -n 1 $W/tp.err)"
+	fi
+else
+	bad "no exceptions/page_fault_kernel tracepoint"
 fi
 
 # --dry-run where kprobes exist: no "not checked" line (the host, without
