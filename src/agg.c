@@ -307,6 +307,22 @@ static const char *key_kind_name(const struct kpt_agg *g, const struct ev_desc *
 	}
 }
 
+/* A key argument that may be a kernel text address: it prints as a symbol. */
+static bool key_symbolic(const struct ev_arg *a)
+{
+	return a->type == SPEC_T_SYMBOL || a->size == 8;
+}
+
+bool agg_keys_symbolic(const struct kpt_agg *g, const struct ev_desc *ev)
+{
+	int i;
+
+	for (i = 0; i < g->nkeys && i < KPT_MAX_KEYS; i++)
+		if (g->key_kind[i] == KPT_K_ARG && key_symbolic(&ev->args[g->key_argi[i]]))
+			return true;
+	return false;
+}
+
 /* Key part i as text: comms as strings, addresses symbolized, numbers. */
 static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 			    const struct ev_desc *ev, const struct kpt_key *k, int i, int *w,
@@ -330,7 +346,7 @@ static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 	}
 	a = &ev->args[g->key_argi[i]];
 	/* A key that is a kernel text address reads best as a symbol. */
-	if (c->ksyms && (a->type == SPEC_T_SYMBOL || v >> 47 == 0x1ffff) &&
+	if (c->ksyms && key_symbolic(a) && (a->type == SPEC_T_SYMBOL || v >> 47 == 0x1ffff) &&
 	    ksyms_by_addr(c->ksyms, v)) {
 		ksyms_format(c->ksyms, v, true, buf, len);
 		return;

@@ -37,6 +37,12 @@ struct agg_opts {
 /* Whether --by's key name is one of its own (comm, pid, tid, cpu), not an argument. */
 bool agg_builtin_key(const char *name);
 
+/*
+ * Whether a key of g may print as a kernel symbol: an argument that can hold
+ * a text address (:symbol, or 64 bits wide). Only then is kallsyms read.
+ */
+bool agg_keys_symbolic(const struct kpt_agg *g, const struct ev_desc *ev);
+
 int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_desc *ev,
 	      uint32_t peer, struct kpt_agg *g, uint32_t *next_bucket, char *msg, size_t msglen);
 

@@ -7,36 +7,44 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hint.h"
 
 const char *argp_program_version = "kptrace 0.1";
 const char *argp_program_bug_address = "the kptrace issue tracker";
 
+/*
+ * Every line under 80 columns: argp re-wraps a longer one at 79, which cuts
+ * an example in two where it cannot be pasted. An example too long for one
+ * line goes on with a '\' outside its quotes, as a shell reads it.
+ */
 static const char doc[] =
 "kptrace: ftrace kprobe_events definitions, run as CO-RE BPF programs.\n"
 "\n"
-"Each DEFINITION uses the kernel's kprobe_events/uprobe_events/dynamic_events grammar:\n"
+"Each DEFINITION is in the grammar of the kernel's kprobe_events, uprobe_events\n"
+"and dynamic_events files:\n"
 "  p[:[GRP/]EVENT] [MOD:]SYM[+offs]|MEMADDR [FETCHARGS]\n"
 "  r[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[+0] [FETCHARGS]\n"
 "  p|r[:[GRP/]EVENT] /PATH/BIN:SYMBOL[+offs]|/PATH/BIN:OFFSET [FETCHARGS]\n"
 "  f[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[%return] [FETCHARGS]   (fprobe)\n"
 "  t[:[GRP/]EVENT] SUBSYS/TRACEPOINT [[NAME=]FIELD[:TYPE]]...  (tracepoint)\n"
-"FETCHARGS: NAME=FETCHARG[:TYPE] with %REG, @ADDR, @SYM[+|-offs], $stackN, $stack,\n"
-"$argN, $retval, $comm, \\IMM, \\\"str\", +|-[u]OFFS(FETCHARG); TYPE: u8..u64, s8..s64,\n"
-"x8..x64, char, string, ustring, symbol, symstr, b<width>@<offset>/<container>, TYPE[N].\n"
+"FETCHARGS: NAME=FETCHARG[:TYPE], FETCHARG one of %REG, @ADDR, @SYM[+|-offs],\n"
+"  $stackN, $stack, $argN, $retval, $comm, \\IMM, \\\"str\", +|-[u]OFFS(FETCHARG);\n"
+"TYPE: u8..u64, s8..s64, x8..x64, char, string, ustring, symbol, symstr,\n"
+"  b<width>@<offset>/<container>, TYPE[N].\n"
 "\n"
-"Events print as /sys/kernel/tracing/trace lines on stdout; the per-probe profile\n"
-"(hits, misses, drops, faults) goes to stderr at exit.\n"
+"Events print as /sys/kernel/tracing/trace lines on stdout; the per-probe\n"
+"profile (hits, misses, drops, faults) goes to stderr at exit.\n"
 "\n"
 "Examples:\n"
-"  kptrace 'p:myprobe do_sys_openat2 dfd=%di:s32 path=+0(%si):string flags=+0(%dx):x64' \\\n"
+"  kptrace 'p:myprobe do_sys_openat2 dfd=%di:s32 path=+0(%si):string' \\\n"
 "          'r:myret do_sys_openat2 ret=$retval:s64'\n"
 "  kptrace -c 'cat /etc/hostname' 'p:do_sys_openat2 path=+0(%si):string'\n"
 "  kptrace --json -d 5 'r:/bin/bash:readline line=+0($retval):ustring'\n"
-"  kptrace --dry-run 'p:vfs_read count=%dx:u64'       # how each argument is fetched\n"
-"  kptrace explain 'p:vfs_read count=%dx:u64'         # the same\n"
-"  kptrace list 'vfs_*'                # traceable functions, with BTF prototypes\n"
-"  kptrace list 'sched/*'              # tracepoints, with their fields\n"
-"  kptrace latency vfs_read --pmu page-faults,context-switches   # per-call deltas\n"
+"  kptrace --dry-run 'p:vfs_read count=%dx:u64'   # how each argument is read\n"
+"  kptrace explain 'p:vfs_read count=%dx:u64'     # the same\n"
+"  kptrace list 'vfs_*'        # traceable functions, with BTF prototypes\n"
+"  kptrace list 'sched/*'      # tracepoints, with their fields\n"
+"  kptrace latency vfs_read --pmu page-faults,context-switches   # per call\n"
 "\v"
 "Definitions files (-f) hold one definition per line; '#' starts a comment and\n"
 "'-:EVENT' removes an earlier definition, as in kprobe_events.";
@@ -174,7 +182,7 @@ static const char *const modes[] = { NULL, "hist", "latency", "count", "list" };
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
 	struct env *env = st->input;
-	const char **nd;
+	const char **nd, *sub;
 	size_t m;
 
 	switch (key) {
@@ -272,6 +280,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 				return 0;
 			}
 		}
+		/* a bare word is never a definition: a subcommand mistyped */
+		if (st->arg_num == 0 && (sub = hint_subcommand(arg)))
+			argp_failure(st, 1, 0, "error: unknown subcommand '%s' (did you "
+				     "mean '%s'?)", arg, sub);
 		/* hist DEF FIELD: the second word names the argument to bucket */
 		if (env->mode == MODE_HIST && env->ndefs == 1 && !env->field) {
 			env->field = arg;

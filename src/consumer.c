@@ -91,22 +91,70 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Totals over every probe; warn as soon as something new is lost. */
-static void check_loss(struct loader *ld, int n, unsigned long long *seen_drops,
-		       unsigned long long *seen_misses)
+static void add_cause(char *buf, size_t len, size_t *used, const char *cause)
 {
-	unsigned long long drops = 0, misses = 0;
-	struct kpt_stats st;
-	long long m;
+	if (*used < len)
+		*used += (size_t)snprintf(buf + *used, len - *used, "%s%s", *used ? "; " : "",
+					  cause);
+}
+
+const char *consumer_miss_causes(const struct ev_desc *evs, int n, const long long *missed,
+				 bool prog_missed, char *buf, size_t len)
+{
+	bool kret = false, kprobe = false, tramp = false, other = false;
+	size_t used = 0;
 	int i;
 
-	misses = loader_prog_misses(ld);
+	for (i = 0; i < n; i++) {
+		bool kfunc = evs[i].kind == SPEC_KPROBE || evs[i].kind == SPEC_KRETPROBE;
+
+		/* a link's own count: only kprobes (and kprobe.multi) keep one */
+		if (missed && missed[i] > 0 && kfunc && !evs[i].tramp) {
+			kprobe = true;
+			kret |= evs[i].kind == SPEC_KRETPROBE;
+		}
+		tramp |= prog_missed && evs[i].tramp;
+		other |= prog_missed && !evs[i].tramp;
+	}
+	if (len)
+		buf[0] = '\0';
+	if (kret)
+		add_cause(buf, len, &used, "kretprobe instances exhausted: raise rN:");
+	if (kprobe)
+		add_cause(buf, len, &used, "probe recursion: the function was hit inside another "
+			  "kprobe's handler on that CPU");
+	/* bpf_prog_active: the programs of perf events (kprobes, tracepoints)
+	 * and of kprobe.multi do not nest on a CPU */
+	if (other)
+		add_cause(buf, len, &used, "another BPF program was running on that CPU: the "
+			  "probe fired inside it, or in an interrupt while it ran");
+	/* a trampoline's program does not nest in itself */
+	if (tramp)
+		add_cause(buf, len, &used, "its fentry/fexit program was already running on that "
+			  "CPU: the function was called inside it, or in an interrupt while it "
+			  "ran");
+	return buf;
+}
+
+/* Totals over every probe; warn as soon as something new is lost. */
+static void check_loss(struct loader *ld, const struct ev_desc *evs, int n,
+		       unsigned long long *seen_drops, unsigned long long *seen_misses)
+{
+	unsigned long long drops = 0, misses, prog;
+	long long *missed = calloc(n ? n : 1, sizeof(*missed));
+	struct kpt_stats st;
+	char why[512];
+	int i;
+
+	misses = prog = loader_prog_misses(ld);
 	for (i = 0; i < n; i++) {
 		if (!loader_stats(ld, i, &st))
 			drops += st.drops;
-		m = loader_missed(ld, i);
-		if (m > 0)
-			misses += m;
+		if (!missed)
+			continue;
+		missed[i] = loader_missed(ld, i);
+		if (missed[i] > 0)
+			misses += missed[i];
 	}
 	if (drops > *seen_drops) {
 		fprintf(stderr,
@@ -115,12 +163,11 @@ static void check_loss(struct loader *ld, int n, unsigned long long *seen_drops,
 		*seen_drops = drops;
 	}
 	if (misses > *seen_misses) {
-		fprintf(stderr,
-			"kptrace: warning: the kernel missed %llu probe hits so far (kretprobe "
-			"instances exhausted: raise rN:; probe recursion; or another BPF program "
-			"running on that CPU)\n", misses);
+		fprintf(stderr, "kptrace: warning: the kernel missed %llu probe hits so far (%s)\n",
+			misses, consumer_miss_causes(evs, n, missed, prog > 0, why, sizeof(why)));
 		*seen_misses = misses;
 	}
+	free(missed);
 }
 
 static void print_profile(struct loader *ld, const struct consume_opts *o,
@@ -129,6 +176,7 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 	unsigned long long drops = 0, faults = 0, misses = 0, unmatched = 0, keys_full = 0;
 	unsigned long long dropped, procs_full = loader_procs_full(ld);
 	struct kpt_stats st;
+	char why[512];
 	int i;
 
 	fprintf(stderr, "\n%-32s %12s %10s %10s %10s %10s\n", "PROBE", "HITS", "MISSES",
@@ -172,11 +220,11 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 	if (drops)
 		fprintf(stderr, ", %llu LOST (ring buffer full: raise --buffer-size)", drops);
 	if (misses)
-		fprintf(stderr, ", %llu MISSED by the kernel (kprobe nmissed: kretprobe "
-			"instances exhausted or probe recursion)", misses);
+		fprintf(stderr, ", %llu MISSED by the kernel (%s)", misses,
+			consumer_miss_causes(o->evs, o->nevs, missed, false, why, sizeof(why)));
 	if (c->prog_misses)
-		fprintf(stderr, ", %llu hits NOT RUN by the kernel: another BPF program was "
-			"running on that CPU", c->prog_misses);
+		fprintf(stderr, ", %llu hits NOT RUN by the kernel: %s", c->prog_misses,
+			consumer_miss_causes(o->evs, o->nevs, NULL, true, why, sizeof(why)));
 	if (faults)
 		fprintf(stderr, ", %llu argument reads faulted (printed as (fault))", faults);
 	if (c->bad)
@@ -265,7 +313,7 @@ static bool output_wait(void *arg)
 	bool more = keep_consuming(c);
 
 	if (now_s() - c->last_check >= 1.0) {
-		check_loss(c->ld, c->o->nevs, &c->seen_drops, &c->seen_misses);
+		check_loss(c->ld, c->o->evs, c->o->nevs, &c->seen_drops, &c->seen_misses);
 		c->last_check = now_s();
 	}
 	if (c->stopping && more && !c->said_slow) {
@@ -317,7 +365,7 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 		/* Once per batch, not per record: no syscall per event. */
 		fflush(o->out);
 		if (now_s() - c.last_check >= 1.0) {
-			check_loss(ld, o->nevs, &c.seen_drops, &c.seen_misses);
+			check_loss(ld, o->evs, o->nevs, &c.seen_drops, &c.seen_misses);
 			c.last_check = now_s();
 		}
 		if (o->report && o->interval > 0 && now_s() - last_report >= o->interval) {
@@ -345,7 +393,7 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 		outsink_set_wait(o->sink, NULL, NULL);
 		outsink_give_up(o->sink);
 	}
-	check_loss(ld, o->nevs, &c.seen_drops, &c.seen_misses);
+	check_loss(ld, o->evs, o->nevs, &c.seen_drops, &c.seen_misses);
 	print_profile(ld, o, &c, c.missed);
 	free(c.missed);
 	return err;

@@ -42,6 +42,14 @@ struct consume_opts {
 
 /* How long the drain after detaching may take, seconds. */
 #define KPT_DRAIN_S	1.0
+/*
+ * Why the kernel missed hits, naming only the causes that apply to the
+ * mechanisms that missed: probe i's own counter (missed[i] > 0: a kprobe's
+ * recursion, a kretprobe's instances; missed may be NULL), and, when
+ * prog_missed, runs of the programs the kernel skipped. Into buf; returns it.
+ */
+const char *consumer_miss_causes(const struct ev_desc *evs, int n, const long long *missed,
+				 bool prog_missed, char *buf, size_t len);
 
 /* Set by the signal handler; a second signal exits at once. */
 void consumer_install_signals(void);

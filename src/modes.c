@@ -8,6 +8,7 @@
 #include <bpf/btf.h>
 
 #include "agg.h"
+#include "libpath.h"
 #include "modes.h"
 #include "pmu.h"
 #include "spec.h"
@@ -128,6 +129,68 @@ static int latency_glob(struct sysinfo *si, const char *pat, const char *rest,
 }
 
 /*
+ * For a system call's tracepoint (syscalls/sys_enter_NAME, sys_exit_NAME):
+ * its kernel function ("__x64_sys_read") into buf, from vmlinux's BTF.
+ */
+static bool syscall_function(struct sysinfo *si, const char *event, char *buf, size_t len)
+{
+	static const char *const prefixes[] = { "__x64_sys_", "__arm64_sys_", "__se_sys_" };
+	const char *name = NULL;
+	size_t i;
+
+	if (!strncmp(event, "syscalls/sys_enter_", 19))
+		name = event + 19;
+	else if (!strncmp(event, "syscalls/sys_exit_", 18))
+		name = event + 18;
+	for (i = 0; name && i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		snprintf(buf, len, "%s%s", prefixes[i], name);
+		if (sysinfo_btf_has_func(si, buf))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * latency times a function from its entry to its return: a tracepoint
+ * (which has no return) or a whole definition is refused, with what to
+ * write instead. 0 when func can be a function.
+ */
+static int latency_refuse(struct sysinfo *si, const char *func, char *msg, size_t msglen)
+{
+	char tp[256] = "", sysfn[300], libc[256], *colon;
+	size_t used;
+
+	if (!strncmp(func, "t:", 2) || !strncmp(func, "tracepoint:", 11))
+		snprintf(tp, sizeof(tp), "%s", strchr(func, ':') + 1);
+	else if (*func != '/' && *func != '.' && strchr(func, '/') && !strchr(func, ':'))
+		snprintf(tp, sizeof(tp), "%s", func);
+	if (!tp[0] && strchr("prf", *func) && func[1] && strchr(":0123456789", func[1])) {
+		snprintf(msg, msglen, "latency takes a function, not a probe definition: "
+			 "kptrace latency %s", strchr(func, ':') ? strchr(func, ':') + 1 : func);
+		return -EINVAL;
+	}
+	if (!tp[0])
+		return 0;
+	/* bpftrace's SUBSYS:EVENT */
+	if ((colon = strchr(tp, ':')) && !strchr(tp, '/'))
+		*colon = '/';
+	used = (size_t)snprintf(msg, msglen, "latency takes a function (FUNC, MOD:FUNC or "
+				"/PATH:SYMBOL) and times it from entry to return; '%s' is a "
+				"tracepoint, which has no return (latency from one event to "
+				"another is not there yet)", func);
+	if (used >= msglen || !syscall_function(si, tp, sysfn, sizeof(sysfn)))
+		return -EINVAL;
+	used += (size_t)snprintf(msg + used, msglen - used, ". For the system call, time its "
+				 "kernel function: kptrace latency %s", sysfn);
+	if (used < msglen && !sysinfo_have_kprobes(si) &&
+	    !libpath_find("libc", libc, sizeof(libc)) &&
+	    resolve_elf_has_function(libc, strstr(sysfn, "_sys_") + 5))
+		snprintf(msg + used, msglen - used, " (this kernel has no kprobes for it: here, "
+			 "libc's: kptrace latency %s:%s)", libc, strstr(sysfn, "_sys_") + 5);
+	return -EINVAL;
+}
+
+/*
  * latency FUNC [FETCHARGS] [if FILTER]: an entry probe (with the arguments
  * and filter) starting the clock and a return probe stopping it. A glob
  * FUNC stands for every traceable kernel function it matches.
@@ -149,6 +212,9 @@ static int latency_defs(const struct env *env, struct sysinfo *si, struct deflis
 		memcpy(func, d, flen);
 		func[flen] = 0;
 		rest = d + flen;
+		err = latency_refuse(si, func, msg, msglen);
+		if (err)
+			return err;
 		if (strpbrk(func, "*?["))
 			err = latency_glob(si, func, rest, out, &n, msg, msglen);
 		else

@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "btfwalk.h"
+#include "libpath.h"
 #include "objbtf.h"
 #include "resolve.h"
 #include "suggest.h"
@@ -364,6 +365,12 @@ int sysinfo_need_btf(struct sysinfo *si, char *msg, size_t msglen)
 	return 0;
 }
 
+bool sysinfo_have_kprobes(struct sysinfo *si)
+{
+	si->have_kprobes = access(KPROBE_PMU, F_OK) == 0;
+	return si->have_kprobes;
+}
+
 bool sysinfo_btf_has_func(struct sysinfo *si, const char *name)
 {
 	char msg[256];
@@ -413,6 +420,23 @@ const struct ksym *resolve_function(struct sysinfo *si, const char *names, const
 	return NULL;
 }
 
+/*
+ * MOD:SYM where no module MOD is loaded but a library or binary of that name
+ * exists ("libc:malloc"): a user function, whose probe point is its path.
+ */
+static int refuse_user_module(const struct spec_probe *p, char *msg, size_t msglen)
+{
+	char path[512];
+
+	if (!p->module[0] || !p->symbol || libpath_module_loaded(p->module) ||
+	    libpath_find(p->module, path, sizeof(path)))
+		return 0;
+	snprintf(msg, msglen, "no kernel module '%s' is loaded, and %s is a %s of that name: "
+		 "for its function, write its path: %s:%s", p->module, path,
+		 strstr(path, ".so") ? "library" : "program", path, p->symbol);
+	return -ENOENT;
+}
+
 static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct resolved *r,
 			  char *msg, size_t msglen, int *col)
 {
@@ -421,18 +445,25 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 	size_t n;
 	int err;
 
+	*col = p->target_col;
+	err = refuse_user_module(p, msg, msglen);
+	if (err)
+		return err;
 	r->deferred = defer_kprobe(si, p);
 	if (!r->deferred) {
 		err = sysinfo_need_ksyms(si, msg, msglen);
 		if (err)
 			return err;
 	}
-	*col = p->target_col;
-	if (!si->have_kprobes && !si->by_trampoline) {
+	/* --dry-run explains what this kernel can check of it (BTF, symbols,
+	 * the record) and says what it cannot */
+	r->no_kprobes = !si->have_kprobes && !si->by_trampoline && si->explain;
+	if (!si->have_kprobes && !si->by_trampoline && !si->explain) {
 		snprintf(msg, msglen,
 			 "this kernel has no kprobe support (CONFIG_KPROBES/CONFIG_KPROBE_EVENTS "
 			 "off: %s is missing); trace user functions with uprobes "
-			 "(p:/path/to/binary:symbol) instead", KPROBE_PMU);
+			 "(p:/path/to/binary:symbol) instead, or check the definition for "
+			 "another kernel with --dry-run", KPROBE_PMU);
 		return -EOPNOTSUPP;
 	}
 	if (r->deferred) {
@@ -553,8 +584,12 @@ static int exec_segment(Elf *e, uint64_t v, bool is_vaddr, GElf_Phdr *ph)
 	return -ENOENT;
 }
 
-/* A function's virtual address from .symtab or .dynsym. */
-static int elf_sym_vaddr(Elf *e, const char *sym, uint64_t *vaddr)
+/*
+ * A function's virtual address from .symtab or .dynsym; where there is none,
+ * the closest function's name into sg (when given), for "did you mean".
+ */
+static int elf_sym_vaddr(Elf *e, const char *sym, uint64_t *vaddr, struct suggest *sg,
+			 char *best, size_t bestlen)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -581,9 +616,33 @@ static int elf_sym_vaddr(Elf *e, const char *sym, uint64_t *vaddr)
 				*vaddr = s.st_value;
 				return 0;
 			}
+			if (!sg || !name)
+				continue;
+			suggest_add(sg, name);
+			/* elf_strptr's text goes with the ELF handle: keep a copy */
+			if (sg->best == name) {
+				snprintf(best, bestlen, "%s", name);
+				sg->best = best;
+			}
 		}
 	}
 	return -ENOENT;
+}
+
+bool resolve_elf_has_function(const char *path, const char *sym)
+{
+	char msg[256];
+	uint64_t vaddr;
+	Elf *e = NULL;
+	int fd = -1;
+	bool ok;
+
+	if (elf_open(path, &fd, &e, msg, sizeof(msg)))
+		return false;
+	ok = !elf_sym_vaddr(e, sym, &vaddr, NULL, NULL, 0);
+	elf_end(e);
+	close(fd);
+	return ok;
 }
 
 /*
@@ -601,9 +660,16 @@ static int elf_locate(const char *path, const char *sym, uint64_t *foff, uint64_
 	if (err)
 		return err;
 	if (sym) {
-		err = elf_sym_vaddr(e, sym, vaddr);
+		struct suggest sg;
+		char best[256], dym[300];
+
+		err = elf_sym_vaddr(e, sym, vaddr, NULL, NULL, 0);
 		if (err) {
-			snprintf(msg, msglen, "no function '%s' in %s", sym, path);
+			/* a second pass, the refusal's only: "did you mean" */
+			suggest_init(&sg, sym);
+			elf_sym_vaddr(e, sym, vaddr, &sg, best, sizeof(best));
+			snprintf(msg, msglen, "no function '%s' in %s%s", sym, path,
+				 suggest_text(&sg, dym, sizeof(dym)));
 			goto cleanup;
 		}
 		err = exec_segment(e, *vaddr, true, &ph);

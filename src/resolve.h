@@ -37,6 +37,7 @@ struct sysinfo {
 	bool defer_ksyms;		/* plain kernel function names need no kallsyms */
 	bool by_trampoline;		/* --backend fentry: function probes need no kprobes */
 	bool have_uprobes;
+	bool explain;			/* --dry-run: kprobes explained without kprobes */
 };
 
 /* A resolved probe point and registers. */
@@ -51,12 +52,15 @@ struct resolved {
 	struct tp_format tp;		/* tracepoint: its fields */
 	bool deferred;			/* kprobe: the name unchecked, kaddr 0 (defer_ksyms) */
 	char note[256];			/* what the user may not expect ("" if nothing) */
+	bool no_kprobes;		/* explained only (sysinfo.explain): no kprobes here */
 };
 
 void sysinfo_free(struct sysinfo *si);
 /* Load kallsyms (and the blacklist) / the kernel's BTF once; 0 or -errno with msg. */
 int sysinfo_need_ksyms(struct sysinfo *si, char *msg, size_t msglen);
 int sysinfo_need_btf(struct sysinfo *si, char *msg, size_t msglen);
+/* Whether the kernel has kprobes (the perf kprobe PMU); sets have_kprobes. */
+bool sysinfo_have_kprobes(struct sysinfo *si);
 /* Whether vmlinux's BTF has a function called name (loading the BTF). */
 bool sysinfo_btf_has_func(struct sysinfo *si, const char *name);
 /* The BTF of kptrace's BPF object, whose struct pt_regs the probes copy. */
@@ -92,6 +96,9 @@ int sysinfo_drop_non_unique(const struct sysinfo *si, char **names, int *n);
  * none; kallsyms must be loaded (sysinfo_need_ksyms).
  */
 const struct ksym *resolve_function(struct sysinfo *si, const char *names, const char *mod);
+
+/* Whether ELF file path has a function sym (.symtab or .dynsym). */
+bool resolve_elf_has_function(const char *path, const char *sym);
 
 /* Byte offset of register name in struct pt_regs, from BTF; -ENOENT if none. */
 int resolve_reg_offset(const struct btf *btf, const char *name);

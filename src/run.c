@@ -26,6 +26,7 @@
 #include "compile.h"
 #include "consumer.h"
 #include "filter.h"
+#include "hint.h"
 #include "loader.h"
 #include "modes.h"
 #include "output.h"
@@ -92,10 +93,14 @@ static int defs_add(struct defs *d, const char *text, const char *where)
 {
 	struct spec_error e;
 	struct spec_probe p;
+	char msg[1024];
 	int i, removed = 0;
 
 	if (spec_parse(text, &p, &e)) {
-		report(where, text, spec_strerror(e.code), e.col);
+		/* the kernel's words, then what the text most likely meant */
+		i = snprintf(msg, sizeof(msg), "%s", spec_strerror(e.code));
+		hint_definition(text, e.code, e.col, msg + i, sizeof(msg) - i);
+		report(where, text, msg, e.col);
 		spec_free(&p);
 		return -EINVAL;
 	}
@@ -217,12 +222,13 @@ static void name_clean(char *s)
 /*
  * Reading /proc/kallsyms costs ~40-60 ms of the kernel's time, several
  * times a tracepoint run's whole start-up, so only a run that may show a
- * kernel address as a symbol reads it before attaching: an aggregation key,
- * which prints as a symbol when it is a text address, and, in a stream, a
- * :symbol or :symstr value (an aggregation prints no arguments but its
- * keys). Kernel function probes have it from resolving their symbols, unless
- * resolved without it: a stream of those reads it once attached
- * (symbols_after_attach()).
+ * kernel address as a symbol reads it before attaching: an aggregation key
+ * that can hold one (agg_keys_symbolic(): not comm, pid, tid, cpu or a
+ * narrow argument), which prints as a symbol when it is a text address, and,
+ * in a stream, a :symbol or :symstr value (an aggregation prints no
+ * arguments but its keys). Kernel function probes have it from resolving
+ * their symbols, unless resolved without it: a stream of those reads it once
+ * attached (symbols_after_attach()).
  */
 static bool wants_symbols(const struct env *env, const struct ev_desc *evs,
 			  const struct kpt_probe_entry *ents, int n)
@@ -230,7 +236,7 @@ static bool wants_symbols(const struct env *env, const struct ev_desc *evs,
 	int i, j;
 
 	for (i = 0; i < n; i++) {
-		if (ents[i].agg.nkeys)
+		if (agg_keys_symbolic(&ents[i].agg, &evs[i]))
 			return true;
 		if (env->mode != MODE_TRACE)
 			continue;
@@ -875,6 +881,7 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 	libbpf_set_print(libbpf_log);
 	si.by_trampoline = env->backend && !strcmp(env->backend, "fentry");
 	si.defer_ksyms = defer;
+	si.explain = env->dry_run;
 	if (!env->dry_run && (err = privilege_check()))
 		goto cleanup;
 	if (env->pmu && pmu_parse(env->pmu, &pmu, msg, sizeof(msg))) {
@@ -1005,6 +1012,12 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 			explain_event(stdout, &evs[i]);
 			if (evs[i].kind == SPEC_KPROBE || evs[i].kind == SPEC_KRETPROBE)
 				printf("attach: %s\n", backend_describe(&evs[i]));
+			if (res[i].no_kprobes)
+				printf("not checked: this kernel has no kprobes (CONFIG_KPROBES "
+				       "off), so not whether a kernel with them takes this probe "
+				       "point and attaches it; checked: the symbol in this "
+				       "kernel's kallsyms, the arguments against its BTF, the "
+				       "record and the format above\n");
 			if ((ents[i].flags & KPT_PF_DIRECT) && ents[i].agg.action == KPT_ACT_HIST)
 				printf("hist: %s taken straight from the context into its bucket, "
 				       "no record built%s\n", evs[i].args[ents[i].agg.value_argi].name,

@@ -27,7 +27,7 @@
 #define SPEC_ERRORS							\
 	E(OK,			"no error")				\
 	E(EMPTY,		"Empty definition")			\
-	E(BAD_PROBE_TYPE,	"Unknown probe type (expected p, r or -)")	\
+	E(BAD_PROBE_TYPE,	"Unknown probe type (expected p, r, f, t or -)")	\
 	E(BAD_MAXACT,		"Invalid maxactive number")		\
 	E(MAXACT_TOO_BIG,	"Maxactive is too big")			\
 	E(MAXACT_UPROBE,	"Maxactive is only for kretprobes and fprobe exits") \

@@ -13,11 +13,14 @@ static int max_dist(const char *word)
 	return d < 1 ? 1 : d > 3 ? 3 : d;
 }
 
-/* Levenshtein distance, giving up (returning limit + 1) past limit. */
+/*
+ * Edit distance, a swap of two neighbours one edit as a typo is ("hsit"),
+ * giving up (returning limit + 1) past limit.
+ */
 static int distance(const char *a, const char *b, int limit)
 {
 	int la = (int)strlen(a), lb = (int)strlen(b), i, j;
-	int prev[SUGGEST_MAXLEN + 1], cur[SUGGEST_MAXLEN + 1];
+	int prev2[SUGGEST_MAXLEN + 1], prev[SUGGEST_MAXLEN + 1], cur[SUGGEST_MAXLEN + 1];
 
 	if (la > SUGGEST_MAXLEN || lb > SUGGEST_MAXLEN || la - lb > limit || lb - la > limit)
 		return limit + 1;
@@ -34,12 +37,21 @@ static int distance(const char *a, const char *b, int limit)
 				v = prev[j] + 1;
 			if (cur[j - 1] + 1 < v)
 				v = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    prev2[j - 2] + 1 < v)
+				v = prev2[j - 2] + 1;
 			cur[j] = v;
 			if (v < rowmin)
 				rowmin = v;
 		}
-		if (rowmin > limit)
-			return limit + 1;
+		/* a swap reaches back two rows: give up only when both are past */
+		if (rowmin > limit) {
+			for (j = 0; j <= lb && prev[j] > limit; j++)
+				;
+			if (j > lb)
+				return limit + 1;
+		}
+		memcpy(prev2, prev, (lb + 1) * sizeof(int));
 		memcpy(prev, cur, (lb + 1) * sizeof(int));
 	}
 	return prev[lb];

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +7,7 @@
 #include <unistd.h>
 #include <sys/mount.h>
 
+#include "suggest.h"
 #include "tracepoint.h"
 
 static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
@@ -180,6 +182,43 @@ static void parse_print_fmt(const char *line, struct tp_format *fmt)
 	}
 }
 
+/* " (did you mean 'SUBSYS/EVENT'?)": the closest of tracefs's events, or "". */
+static void tp_suggest(const char *tfs, const char *subsys, const char *name, char *buf,
+		       size_t len)
+{
+	char want[2 * 64 + 2], cand[2 * 256 + 2], best[sizeof(cand)], dir[512];
+	struct dirent *s, *e;
+	struct suggest sg;
+	DIR *sd, *ed;
+
+	snprintf(want, sizeof(want), "%s/%s", subsys, name);
+	suggest_init(&sg, want);
+	snprintf(dir, sizeof(dir), "%s/events", tfs);
+	sd = opendir(dir);
+	while (sd && (s = readdir(sd))) {
+		if (s->d_name[0] == '.' || (s->d_type != DT_DIR && s->d_type != DT_UNKNOWN))
+			continue;
+		snprintf(dir, sizeof(dir), "%s/events/%s", tfs, s->d_name);
+		ed = opendir(dir);
+		while (ed && (e = readdir(ed))) {
+			if (e->d_name[0] == '.' || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+				continue;
+			snprintf(cand, sizeof(cand), "%s/%s", s->d_name, e->d_name);
+			suggest_add(&sg, cand);
+			/* the candidate's text is this loop's: keep the best's */
+			if (sg.best == cand) {
+				memcpy(best, cand, sizeof(best));
+				sg.best = best;
+			}
+		}
+		if (ed)
+			closedir(ed);
+	}
+	if (sd)
+		closedir(sd);
+	suggest_text(&sg, buf, len);
+}
+
 int tp_format_load(const char *subsys, const char *name, const char *path,
 		   struct tp_format *fmt, char *msg, size_t msglen)
 {
@@ -203,9 +242,12 @@ int tp_format_load(const char *subsys, const char *name, const char *path,
 	f = fopen(path, "re");
 	if (!f) {
 		int err = -errno;
+		char dym[200] = "";
 
-		snprintf(msg, msglen, "no tracepoint %s/%s in this kernel (%s: %s)", subsys, name,
-			 path, strerror(errno));
+		if (path == buf && err == -ENOENT)
+			tp_suggest(dir, subsys, name, dym, sizeof(dym));
+		snprintf(msg, msglen, "no tracepoint %s/%s in this kernel (%s: %s)%s", subsys, name,
+			 path, strerror(-err), dym);
 		return err;
 	}
 	/* getline: a print fmt line runs to kilobytes (kmalloc's gfp flags) */

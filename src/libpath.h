@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A user binary by name, for messages that suggest a uprobe's path: where
+ * "libc:malloc" names no kernel module but a library, or bpftrace's
+ * "uprobe:libc:malloc" is translated.
+ */
+#ifndef KPT_LIBPATH_H
+#define KPT_LIBPATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * A library or binary called name, found as the dynamic linker and the
+ * shell would: NAME.so* or libNAME.so* in the linker's directories
+ * (ld.so.conf, then the defaults), else NAME in $PATH. The first ELF file's
+ * path into path: 0, or -ENOENT.
+ */
+int libpath_find(const char *name, char *path, size_t len);
+
+/*
+ * Whether kernel module name is loaded (/proc/modules; '-' and '_' are one
+ * to the kernel). True when that cannot be read (nothing to say then), false
+ * on a kernel without modules.
+ */
+bool libpath_module_loaded(const char *name);
+
+#endif /* KPT_LIBPATH_H */
