@@ -5,11 +5,16 @@
 # instances; a tracepoint's runs skipped under another BPF program), and
 # --dry-run on a kernel with kprobes says nothing went unchecked. Prints "ok - ..." /
 # "FAIL - ...".
-KPT=/bin/kptrace
+KPT="timeout -s KILL 120 /bin/kptrace"
 W=/tmp/kpt-guide
 mkdir -p $W
 KREL=$(uname -r)
 echo "# kernel $KREL"
+# 6.1 counts no skipped tracepoint runs (6.7+ does): that check skips there
+case $KREL in
+6.1.*) echo "# expect 4 ok" ;;
+*) echo "# expect 5 ok" ;;
+esac
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 
