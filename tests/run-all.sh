@@ -5,7 +5,7 @@
 # failure there. KPT_STRICT=1: a missing environment (not root, no tracefs, a
 # module that will not load) fails instead of skipping.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 export KPT_STRICT=${KPT_STRICT:-1}
 LOG=.output/tests/all.log
 mkdir -p .output/tests
