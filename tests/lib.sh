@@ -87,9 +87,10 @@ kpt_judge() {
 kpt() {
 	local rc err
 	err=$(mktemp /tmp/kpt-err.XXXXXX)
-	timeout -k 5 "$KPT_TIMEOUT" $KPT "$@" 2> >(tee "$err" >&2)
-	rc=$?
-	wait $! 2>/dev/null	# tee, done with the last of stderr
+	# a pipeline, not a process substitution: it ends only when tee has
+	# written the last of stderr, and needs no $! (unset under set -u)
+	{ timeout -k 5 "$KPT_TIMEOUT" $KPT "$@" 2>&1 1>&3 3>&- | tee "$err" >&2; } 3>&1
+	rc=${PIPESTATUS[0]}
 	kpt_judge $rc "$@"
 	kpt_ubsan "$err" "$@"
 	rm -f "$err"
