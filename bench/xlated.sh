@@ -35,6 +35,14 @@ progs() {
 	done | sort -u
 }
 
+# child PID: the first child of PID (the guest's busybox has no pgrep)
+child() {
+	local d
+	for d in /proc/[0-9]*; do
+		grep -q "^PPid:[[:space:]]*$1\$" "$d/status" 2>/dev/null && { echo "${d#/proc/}"; return; }
+	done
+}
+
 # one NAME ARGS...: start kptrace, wait for "Attached", list, stop
 one() {
 	local name=$1 i p; shift
@@ -46,12 +54,12 @@ one() {
 		sleep 0.1
 	done
 	if grep -q '^Attached' "$W/err"; then
-		p=$(pgrep -P $p | head -n 1)
-		progs "$p" | sed "s/^/$name /"
+		# GNU timeout forks kptrace; busybox's execs it and forks its watchdog
+		for q in $p $(child $p); do progs $q; done | sort -u | sed "s/^/$name /"
 	else
 		echo "$name ERROR $(head -c 300 "$W/err" | tr '\n' ' ')"
 	fi
-	pkill -INT -P $! 2>/dev/null
+	kill -INT $p 2>/dev/null	# timeout(1) passes it on to kptrace
 	wait
 }
 
