@@ -87,10 +87,11 @@ kpt_judge() {
 kpt() {
 	local rc err
 	err=$(mktemp /tmp/kpt-err.XXXXXX)
-	# a pipeline, not a process substitution: it ends only when tee has
-	# written the last of stderr, and needs no $! (unset under set -u)
-	{ timeout -k 5 "$KPT_TIMEOUT" $KPT "$@" 2>&1 1>&3 3>&- | tee "$err" >&2; } 3>&1
-	rc=${PIPESTATUS[0]}
+	# stderr to a file, passed on after: a pipe (tee) would be held open by
+	# whatever -c's command leaves running, and wait for it without bound
+	timeout -k 5 "$KPT_TIMEOUT" $KPT "$@" 2> "$err"
+	rc=$?
+	cat "$err" >&2
 	kpt_judge $rc "$@"
 	kpt_ubsan "$err" "$@"
 	rm -f "$err"

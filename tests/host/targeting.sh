@@ -223,8 +223,10 @@ stall_run() {	# NAME [ARGS...]: kptrace streaming reads into a stalled FIFO
 	rm -f "$OUT/stall"
 	mkfifo "$OUT/stall"
 	exec 7<> "$OUT/stall"	# a reader that holds the pipe open and reads nothing
-	dd if=/dev/zero of=/dev/null bs=1 count=3000000 2> /dev/null & DD=$!
 	kpt_bg "$OUT/$name.err" "$@" 't:syscalls/sys_enter_read count' > "$OUT/stall"
+	# after attaching: on a busy machine a workload started first can end
+	# before kptrace sees it; stall_end stops it
+	dd if=/dev/zero of=/dev/null bs=1 count=30000000 2> /dev/null & DD=$!
 	STALLED=$KP_KPT
 	HAD=$(progs_of "$STALLED")
 }

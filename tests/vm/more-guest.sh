@@ -1,7 +1,7 @@
 #!/bin/sh
 # Guest script (busybox sh) for tests/vm/test.sh: the smaller guest scripts
-# (tests/vm/*-guest.sh but guest.sh, and ftrace-errors.sh), added under
-# /guest.d, run one after the other in one boot. Each prints its own
+# (tests/vm/*-guest.sh but guest.sh and soak-guest.sh, and ftrace-errors.sh),
+# added under /guest.d, run one after the other in one boot. Each prints its own
 # "# expect N ok"; test.sh adds them up. Then the kernel's log, as guest.sh
 # reads it, and "# done".
 KREL=$(uname -r)

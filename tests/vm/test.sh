@@ -136,11 +136,12 @@ for k in $KERNELS; do
 	# dummy: a module with BTF, for list MOD:* and module BTF arguments
 	guest "$k" ".output/vm/test-$k.out" --script tests/vm/guest.sh \
 		--add ./kptrace:/bin/kptrace --add "$offsets:/etc/kpt-btf-offsets" --module dummy --timeout 600
-	# The smaller guest scripts, one boot for all (tests/vm/more-guest.sh)
+	# The smaller guest scripts, one boot for all (tests/vm/more-guest.sh);
+	# soak-guest.sh is make soak's, 240 kills, not make test's
 	more=()
 	for g in tests/vm/*-guest.sh tests/vm/ftrace-errors.sh; do
-		[ -e "$g" ] && [ "$g" != tests/vm/more-guest.sh ] &&
-			more+=(--add "$g:/guest.d/$(basename "$g")")
+		case $g in tests/vm/more-guest.sh|tests/vm/soak-guest.sh) continue ;; esac
+		[ -e "$g" ] && more+=(--add "$g:/guest.d/$(basename "$g")")
 	done
 	guest "$k more" ".output/vm/more-$k.out" --script tests/vm/more-guest.sh \
 		--add ./kptrace:/bin/kptrace "${more[@]}" --timeout 900
