@@ -133,17 +133,6 @@ static int new_node(struct parser *ps, enum node_kind kind, int l, int r, const 
 	return ps->nnodes++;
 }
 
-static bool is_signed_type(enum spec_type t)
-{
-	return t == SPEC_T_S8 || t == SPEC_T_S16 || t == SPEC_T_S32 || t == SPEC_T_S64;
-}
-
-static bool is_hex_type(enum spec_type t)
-{
-	return t == SPEC_T_X8 || t == SPEC_T_X16 || t == SPEC_T_X32 || t == SPEC_T_X64 ||
-	       t == SPEC_T_SYMBOL;
-}
-
 /* The builtin fields: ftrace's common_pid, CPU and comm, and our pid and tid. */
 static const struct {
 	const char *name;
@@ -217,8 +206,8 @@ static int find_field(struct parser *ps, const char *s, const char *e, struct fi
 				    "can be compared", f->name, ea->size);
 		f->fld = KPT_FLD_ARG;
 		f->size = ea->size;
-		f->is_signed = is_signed_type(ea->type);
-		f->is_hex = is_hex_type(ea->type);
+		f->is_signed = spec_type_signed(ea->type);
+		f->is_hex = spec_type_hex(ea->type);
 		return 0;
 	}
 
@@ -875,7 +864,7 @@ static void term_text(char *buf, size_t n, const struct kpt_pred_prog *p,
 	case KPT_FLD_ARGSTR:
 		if (ev && op->argi < ev->nargs) {
 			name = ev->args[op->argi].name;
-			hex |= is_hex_type(ev->args[op->argi].type);
+			hex |= spec_type_hex(ev->args[op->argi].type);
 		} else {
 			snprintf(argname, sizeof(argname), "arg#%u", op->argi);
 			name = argname;

@@ -44,16 +44,6 @@
 static const char *const err_text[SPEC_ERR__COUNT] = { SPEC_ERRORS };
 #undef E
 
-#define T(e, n, s) [SPEC_T_##e] = { n, s },
-static const struct {
-	const char *name;
-	int size;
-} type_info[SPEC_T__COUNT] = {
-	[SPEC_T_NONE] = { "none", 0 },
-	SPEC_TYPES
-};
-#undef T
-
 /* Fields every probe event already has: an argument can't shadow them. */
 static const char *const reserved_names[] = {
 	"common_type",
@@ -71,25 +61,6 @@ const char *spec_strerror(enum spec_err code)
 	if ((unsigned int)code >= SPEC_ERR__COUNT)
 		return "Unknown error";
 	return err_text[code];
-}
-
-const char *spec_type_name(enum spec_type t)
-{
-	if ((unsigned int)t >= SPEC_T__COUNT)
-		return "unknown";
-	return type_info[t].name;
-}
-
-int spec_type_size(enum spec_type t)
-{
-	if ((unsigned int)t >= SPEC_T__COUNT)
-		return 0;
-	return type_info[t].size;
-}
-
-bool spec_type_is_string(enum spec_type t)
-{
-	return t == SPEC_T_STRING || t == SPEC_T_USTRING || t == SPEC_T_SYMSTR;
 }
 
 /* Our own classes: <ctype.h> depends on the locale, the grammar does not. */
@@ -1022,30 +993,15 @@ static enum spec_type lookup_type(const char *s, const char *e)
 {
 	const char *slash;
 	uint64_t bits;
-	int t;
 
 	/* find_fetch_type(): "b..." is a bitfield typed by its container */
 	if (s < e && *s == 'b') {
 		slash = span_chr(s, e, '/');
 		if (!slash || !parse_uint(slash + 1, e, 0, &bits))
 			return SPEC_T_NONE;
-		switch (bits) {
-		case 8:
-			return SPEC_T_U8;
-		case 16:
-			return SPEC_T_U16;
-		case 32:
-			return SPEC_T_U32;
-		case 64:
-			return SPEC_T_U64;
-		default:
-			return SPEC_T_NONE;
-		}
+		return bits % 8 || bits > 64 ? SPEC_T_NONE : spec_type_int(bits / 8, false);
 	}
-	for (t = SPEC_T_NONE + 1; t < SPEC_T__COUNT; t++)
-		if (span_eq(s, e, type_info[t].name))
-			return (enum spec_type)t;
-	return SPEC_T_NONE;
+	return spec_type_by_name(s, (unsigned int)(e - s));
 }
 
 /* b<width>@<offset>/<container>; the container was checked by lookup_type(). */
