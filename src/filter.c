@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "lex.h"
 
 /* '(' and '!' nesting: the parser recurses on them. */
 #define MAX_DEPTH	32
@@ -88,17 +89,6 @@ static int perr(struct parser *ps, const char *at, const char *fmt, ...)
 	va_end(ap);
 	ps->col = (int)(at - ps->s);
 	return -EINVAL;
-}
-
-/* Our own classes, as in spec.c: the grammar does not depend on the locale. */
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alnum(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 static bool is_ident(char c)
@@ -237,47 +227,6 @@ static int find_field(struct parser *ps, const char *s, const char *e, struct fi
 	return perr(ps, s, "Field not found: %s", f->name);
 }
 
-static unsigned int digit_value(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
-}
-
-/*
- * [s, e) as kstrtoull() reads it with base 0: 0x (with a hex digit after
- * it) for hex, a leading 0 for octal, else decimal; every character a digit,
- * no overflow.
- */
-static bool parse_u64(const char *s, const char *e, uint64_t *out)
-{
-	unsigned int base = 10, d;
-	uint64_t v = 0;
-
-	if (s < e && s[0] == '0') {
-		if (e - s > 2 && (s[1] == 'x' || s[1] == 'X') && digit_value(s[2]) < 16) {
-			base = 16;
-			s += 2;
-		} else {
-			base = 8;
-		}
-	}
-	if (s >= e)
-		return false;
-	for (; s < e; s++) {
-		d = digit_value(*s);
-		if (d >= base || v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	*out = v;
-	return true;
-}
-
 /*
  * The constant at [s, e) for field f, as the s64 the evaluator compares
  * with the field's value once sign- or zero-extended. A signed field takes
@@ -291,7 +240,7 @@ static int number_value(struct parser *ps, const struct field *f, const char *s,
 	unsigned int bits = f->size * 8;
 	uint64_t mag, umax = bits == 64 ? UINT64_MAX : (1ULL << bits) - 1;
 
-	if (!parse_u64(s + neg, e, &mag))
+	if (!parse_uint(s + neg, e, 0, &mag))
 		return perr(ps, s, "Illegal integer value: %.*s", (int)(e - s), s);
 	if (neg && !f->is_signed)
 		return perr(ps, s, "Illegal integer value: '%s' is unsigned (%s); give the "

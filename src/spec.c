@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lex.h"
 #include "spec.h"
 
 /* ftrace's limits, where the kernel has one (trace_probe.h, kprobes.h...) */
@@ -63,22 +64,6 @@ const char *spec_strerror(enum spec_err code)
 	return err_text[code];
 }
 
-/* Our own classes: <ctype.h> depends on the locale, the grammar does not. */
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alpha(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool is_alnum(char c)
-{
-	return is_alpha(c) || is_digit(c);
-}
-
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t';
@@ -99,52 +84,6 @@ static bool is_usym_char(char c)
 static bool is_sym_start(char c)
 {
 	return is_alpha(c) || c == '_' || c == '.';
-}
-
-static unsigned int digit_value(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
-}
-
-/*
- * [s, e) as an unsigned number, as kstrtoull() reads it: base 0 means
- * 0x/0X for hex, a leading 0 for octal, decimal otherwise. Unlike
- * simple_strtoul() the whole range must be digits, and unlike a plain
- * multiply-add an overflow is an error rather than a wrapped value.
- */
-static bool parse_uint(const char *s, const char *e, unsigned int base,
-		       uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (base == 0) {
-		if (e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-			base = 16;
-			s += 2;
-		} else if (e - s > 1 && s[0] == '0') {
-			base = 8;
-			s++;
-		} else {
-			base = 10;
-		}
-	}
-	if (s >= e)
-		return false;
-	for (; s < e; s++) {
-		unsigned int d = digit_value(*s);
-
-		if (d >= base || v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	*out = v;
-	return true;
 }
 
 /*
