@@ -342,7 +342,9 @@ static bool has_glob_meta(const char *s)
 }
 
 /* FIELD OP VALUE */
-static int parse_pred(struct parser *ps)
+/* The comparison at ps->p, after field f: *cmp and its text's length. */
+static int parse_cmp(struct parser *ps, const struct field *f, enum kpt_pred_cmp *cmp,
+		     size_t *oplen)
 {
 	static const struct {
 		const char *text;
@@ -353,15 +355,89 @@ static int parse_pred(struct parser *ps)
 		{ "<", KPT_CMP_LT }, { ">=", KPT_CMP_GE }, { ">", KPT_CMP_GT },
 		{ "~", KPT_CMP_GLOB }, { "&", KPT_CMP_BAND },
 	};
+	const char *opat = ps->p;
+	size_t i;
+
+	*cmp = 0;
+	/* "x && ..." is a missing operator, not x & "& ..." */
+	if (!(opat[0] == '&' && opat[1] == '&')) {
+		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+			*oplen = strlen(ops[i].text);
+			if (!strncmp(opat, ops[i].text, *oplen)) {
+				*cmp = ops[i].cmp;
+				break;
+			}
+		}
+	}
+	if (!*cmp) {
+		if (!*opat || *opat == ')' || *opat == '&' || *opat == '|')
+			return perr(ps, opat, "Missing operator after '%s'", f->name);
+		return perr(ps, opat, "Invalid operator");
+	}
+	return 0;
+}
+
+/*
+ * The quoted constant at vat for string field f, into term n: *cmp becomes
+ * the string comparison, *negate a glob's leading '!'. opat, oplen: the
+ * operator, for the caret.
+ */
+static int string_value(struct parser *ps, const struct field *f, struct node *n,
+			const char *opat, size_t oplen, const char *vat,
+			enum kpt_pred_cmp *cmp, bool *negate)
+{
+	char quote = *vat;
+	const char *q = strchr(vat + 1, quote);
+	int len;
+
+	if (!q)
+		return perr(ps, vat, "Missing matching quote");
+	if (!f->is_string)
+		return perr(ps, vat, "Field '%s' is a number (%s): compare it with a "
+			    "number, not a string", f->name, f->type);
+	if (*cmp != KPT_CMP_EQ && *cmp != KPT_CMP_NE && *cmp != KPT_CMP_GLOB)
+		return perr(ps, opat, "Illegal operation for field type: '%.*s' on "
+			    "string field '%s' (use ==, != or ~)", (int)oplen, opat,
+			    f->name);
+	len = (int)(q - vat - 1);
+	if (*cmp == KPT_CMP_GLOB) {
+		/* filter_parse_regex(): a leading '!' negates the match */
+		const char *gs;
+
+		*negate = vat[1] == '!';
+		/* "\!..." is how a pattern starting with a literal '!' is
+		 * written (explain writes it so); stored, a leading '!' is
+		 * literal already: one program for both spellings, and the
+		 * backslash does not count against the length */
+		gs = vat + 1 + *negate;
+		if (q - gs >= 2 && gs[0] == '\\' && gs[1] == '!')
+			gs++;
+		len = glob_normalize(gs, q, n->str);
+		/* No wildcard: a plain comparison, cheaper in the kernel */
+		*cmp = len >= 0 && !has_glob_meta(n->str) ? KPT_CMP_STREQ : KPT_CMP_GLOB;
+	} else if (len < KPT_PRED_STR) {
+		memcpy(n->str, vat + 1, len);
+		n->str[len] = '\0';
+		*cmp = *cmp == KPT_CMP_EQ ? KPT_CMP_STREQ : KPT_CMP_STRNE;
+	}
+	if (len < 0 || len > KPT_PRED_STR - 1)
+		return perr(ps, vat, "String constant too long: at most %d bytes",
+			    KPT_PRED_STR - 1);
+	n->op.size = f->fld == KPT_FLD_COMM ? KPT_COMM_LEN : 4;
+	ps->p = q + 1;
+	return 0;
+}
+
+static int parse_pred(struct parser *ps)
+{
 	const char *at = ps->p, *opat, *vat, *q;
-	enum kpt_pred_cmp cmp = 0;
+	enum kpt_pred_cmp cmp;
 	bool negate = false;
 	struct field f;
 	struct node *n;
-	size_t i, oplen = 0;
-	int ret, idx, len;
+	size_t oplen = 0;
+	int ret, idx;
 	int64_t imm = 0;
-	char quote;
 
 	if (!*at)
 		return perr(ps, at, "Missing predicate at the end of the filter");
@@ -376,21 +452,9 @@ static int parse_pred(struct parser *ps)
 	skip_ws(ps);
 
 	opat = ps->p;
-	/* "x && ..." is a missing operator, not x & "& ..." */
-	if (!(opat[0] == '&' && opat[1] == '&')) {
-		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-			oplen = strlen(ops[i].text);
-			if (!strncmp(opat, ops[i].text, oplen)) {
-				cmp = ops[i].cmp;
-				break;
-			}
-		}
-	}
-	if (!cmp) {
-		if (!*opat || *opat == ')' || *opat == '&' || *opat == '|')
-			return perr(ps, opat, "Missing operator after '%s'", f.name);
-		return perr(ps, opat, "Invalid operator");
-	}
+	ret = parse_cmp(ps, &f, &cmp, &oplen);
+	if (ret)
+		return ret;
 	ps->p += oplen;
 	skip_ws(ps);
 	vat = ps->p;
@@ -407,43 +471,9 @@ static int parse_pred(struct parser *ps)
 	n->op.slot = f.slot;
 
 	if (*vat == '"' || *vat == '\'') {
-		quote = *vat;
-		q = strchr(vat + 1, quote);
-		if (!q)
-			return perr(ps, vat, "Missing matching quote");
-		if (!f.is_string)
-			return perr(ps, vat, "Field '%s' is a number (%s): compare it with a "
-				    "number, not a string", f.name, f.type);
-		if (cmp != KPT_CMP_EQ && cmp != KPT_CMP_NE && cmp != KPT_CMP_GLOB)
-			return perr(ps, opat, "Illegal operation for field type: '%.*s' on "
-				    "string field '%s' (use ==, != or ~)", (int)oplen, opat,
-				    f.name);
-		len = (int)(q - vat - 1);
-		if (cmp == KPT_CMP_GLOB) {
-			/* filter_parse_regex(): a leading '!' negates the match */
-			const char *gs;
-
-			negate = vat[1] == '!';
-			/* "\!..." is how a pattern starting with a literal '!' is
-			 * written (explain writes it so); stored, a leading '!' is
-			 * literal already: one program for both spellings, and the
-			 * backslash does not count against the length */
-			gs = vat + 1 + negate;
-			if (q - gs >= 2 && gs[0] == '\\' && gs[1] == '!')
-				gs++;
-			len = glob_normalize(gs, q, n->str);
-			/* No wildcard: a plain comparison, cheaper in the kernel */
-			cmp = len >= 0 && !has_glob_meta(n->str) ? KPT_CMP_STREQ : KPT_CMP_GLOB;
-		} else if (len < KPT_PRED_STR) {
-			memcpy(n->str, vat + 1, len);
-			n->str[len] = '\0';
-			cmp = cmp == KPT_CMP_EQ ? KPT_CMP_STREQ : KPT_CMP_STRNE;
-		}
-		if (len < 0 || len > KPT_PRED_STR - 1)
-			return perr(ps, vat, "String constant too long: at most %d bytes",
-				    KPT_PRED_STR - 1);
-		n->op.size = f.fld == KPT_FLD_COMM ? KPT_COMM_LEN : 4;
-		ps->p = q + 1;
+		ret = string_value(ps, &f, n, opat, oplen, vat, &cmp, &negate);
+		if (ret)
+			return ret;
 	} else if (is_digit(*vat) || *vat == '-') {
 		if (f.is_string)
 			return perr(ps, vat, "Field '%s' is a string: compare it with a quoted "
