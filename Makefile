@@ -231,10 +231,10 @@ FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefin
 FUZZ_HDRS    := tests/fuzz/fuzz_common.h tests/unit/ev_layout.h $(wildcard src/*.h) $(wildcard include/*.h)
 
 # What each harness links: the stage it fuzzes and what that stage calls.
-FUZZ_SRCS_spec   := src/spec.c
-FUZZ_SRCS_filter := src/filter.c src/spec.c
+FUZZ_SRCS_spec   := src/spec.c src/types.c
+FUZZ_SRCS_filter := src/filter.c src/spec.c src/types.c
 FUZZ_SRCS_decode := src/decode.c src/output_text.c src/output_json.c src/fmt.c src/ksyms.c \
-	src/umaps.c src/spec.c
+	src/umaps.c src/spec.c src/types.c
 FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode
 
 .PHONY: fuzz fuzz-smoke fuzz-build

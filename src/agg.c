@@ -19,11 +19,6 @@ static bool is_scalar(const struct ev_arg *a)
 	return !a->count && !a->data && !spec_type_is_string(a->type);
 }
 
-static bool is_signed_type(enum spec_type t)
-{
-	return t == SPEC_T_S8 || t == SPEC_T_S16 || t == SPEC_T_S32 || t == SPEC_T_S64;
-}
-
 /* --by's keys that are not an argument: name, kind, key words. */
 static const struct {
 	const char *name;
@@ -139,7 +134,7 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 			return -EINVAL;
 		}
 		g->value_argi = a;
-		g->value_signed = is_signed_type(ev->args[a].type);
+		g->value_signed = spec_type_signed(ev->args[a].type);
 		if (o->sub_field) {
 			int b = ev_arg_index(ev, o->sub_field);
 
@@ -351,20 +346,14 @@ static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 		ksyms_format(c->ksyms, v, true, buf, len);
 		return;
 	}
-	switch (a->type) {
-	case SPEC_T_S8:
-	case SPEC_T_S16:
-	case SPEC_T_S32:
-	case SPEC_T_S64:
+	switch (spec_type_info(a->type)->num) {
+	case SPEC_NUM_S:
 		snprintf(buf, len, "%" PRId64, (int64_t)v);
 		break;
-	case SPEC_T_U8:
-	case SPEC_T_U16:
-	case SPEC_T_U32:
-	case SPEC_T_U64:
+	case SPEC_NUM_U:
 		snprintf(buf, len, "%" PRIu64, v);
 		break;
-	default:
+	default:	/* x types, symbols, chars */
 		snprintf(buf, len, "0x%" PRIx64, v);
 		break;
 	}

@@ -89,15 +89,6 @@ static int compile_base(const struct spec_op *op, int64_t opval, const struct re
 	}
 }
 
-/* Slot bytes per element in our record (differs from ftrace for symstr,
- * which we keep as the raw address and format in userspace). */
-static int slot_size(enum spec_type t)
-{
-	if (t == SPEC_T_SYMSTR)
-		return 8;
-	return spec_type_size(t);
-}
-
 /*
  * A tracepoint field without ":TYPE" has the kernel's type: a string for
  * char[] and __data_loc, x64 for pointers, else sN/uN by size and sign.
@@ -105,11 +96,8 @@ static int slot_size(enum spec_type t)
 static enum spec_type field_type(const struct spec_arg *a, const struct resolved *r,
 				 const int64_t *opval)
 {
-	static const enum spec_type u[] = { SPEC_T_U8, SPEC_T_U16, 0, SPEC_T_U32, 0, 0, 0,
-					    SPEC_T_U64 };
-	static const enum spec_type sg[] = { SPEC_T_S8, SPEC_T_S16, 0, SPEC_T_S32, 0, 0, 0,
-					     SPEC_T_S64 };
 	const struct tp_field *tf;
+	enum spec_type t;
 	unsigned int size;
 
 	if (a->type_given || a->ops[0].kind != SPEC_OP_TPFIELD || a->nops > 1)
@@ -121,9 +109,8 @@ static enum spec_type field_type(const struct spec_arg *a, const struct resolved
 		return SPEC_T_SYMBOL;	/* %pS in the kernel's print fmt */
 	/* __u8 daddr[4]: its elements' type (for a filter, ftrace's number of its size) */
 	size = tf->array_len && !a->hidden ? tf->size / tf->array_len : tf->size;
-	if (tf->pointer || size < 1 || size > 8 || !u[size - 1])
-		return SPEC_T_X64;
-	return tf->is_signed ? sg[size - 1] : u[size - 1];
+	t = spec_type_int(size, tf->is_signed);
+	return tf->pointer || !t ? SPEC_T_X64 : t;
 }
 
 /*
@@ -193,7 +180,7 @@ static int compile_arg(const struct spec_probe *p, const struct spec_arg *a,
 	if (err)
 		return err;
 	f->count = count ? count : 1;
-	f->size = slot_size(type);
+	f->size = spec_type_slot(type);
 	err = tp_field_array(a, r, opval, count, is_str, f, msg, msglen);
 	if (err)
 		return err < 0 ? err : 0;
@@ -322,9 +309,7 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 			       a->ops[0].kind == SPEC_OP_TPFIELD && a->nops == 1 &&
 			       r->tp.fields[r->opval[i][0]].symbol == TP_SYM_NAME;
 		if (a->bf_width)
-			ea->type = a->bf_container == 8 ? SPEC_T_U8 :
-				   a->bf_container == 16 ? SPEC_T_U16 :
-				   a->bf_container == 32 ? SPEC_T_U32 : SPEC_T_U64;
+			ea->type = spec_type_int(a->bf_container / 8, false);
 		ea->count = field_count(a, r, r->opval[i]);
 		ea->null_end = !!(f->flags & KPT_FF_NULL_END);
 		ea->size = f->size;

@@ -56,92 +56,10 @@ static void print_reg(FILE *f, const char *name)
 		fprintf(f, "%%%s", name);
 }
 
-/* What ftrace calls a type, and how it lays one out in its own record. */
-static const char *type_name(enum spec_type t)
-{
-	switch (t) {
-#define T(e, n, s) case SPEC_T_##e: return n;
-	SPEC_TYPES
-#undef T
-	default:
-		return "?";
-	}
-}
-
-static unsigned int type_size(enum spec_type t)
-{
-	switch (t) {
-#define T(e, n, s) case SPEC_T_##e: return s;
-	SPEC_TYPES
-#undef T
-	default:
-		return 0;
-	}
-}
-
-static bool is_string_type(enum spec_type t)
-{
-	return t == SPEC_T_STRING || t == SPEC_T_USTRING || t == SPEC_T_SYMSTR;
-}
-
-/* fetch_type.fmttype: x types and char show as their u type, symbol as u64. */
-static const char *fmt_type(enum spec_type t)
-{
-	switch (t) {
-	case SPEC_T_X8:
-	case SPEC_T_CHAR:
-		return "u8";
-	case SPEC_T_X16:
-		return "u16";
-	case SPEC_T_X32:
-		return "u32";
-	case SPEC_T_X64:
-	case SPEC_T_SYMBOL:
-		return "u64";
-	case SPEC_T_STRING:
-	case SPEC_T_USTRING:
-	case SPEC_T_SYMSTR:
-		return "__data_loc char[]";
-	default:
-		return type_name(t);
-	}
-}
-
 /* fetch_type.is_signed: the s types, and the string types (declared signed). */
-static int type_signed(enum spec_type t)
+static int format_signed(enum spec_type t)
 {
-	return (t >= SPEC_T_S8 && t <= SPEC_T_S64) || is_string_type(t);
-}
-
-/* fetch_type.fmt, as it appears inside print fmt's quoted string. */
-static const char *print_fmt(enum spec_type t)
-{
-	switch (t) {
-	case SPEC_T_U8:
-	case SPEC_T_U16:
-	case SPEC_T_U32:
-		return "%u";
-	case SPEC_T_U64:
-		return "%Lu";
-	case SPEC_T_S8:
-	case SPEC_T_S16:
-	case SPEC_T_S32:
-		return "%d";
-	case SPEC_T_S64:
-		return "%Ld";
-	case SPEC_T_X8:
-	case SPEC_T_X16:
-	case SPEC_T_X32:
-		return "0x%x";
-	case SPEC_T_X64:
-		return "0x%Lx";
-	case SPEC_T_CHAR:
-		return "'%c'";
-	case SPEC_T_SYMBOL:
-		return "%pS";
-	default:
-		return "\\\"%s\\\"";
-	}
+	return spec_type_signed(t) || spec_type_is_string(t);
 }
 
 /* An immediate string or $comm is a "string" to ftrace whatever was written. */
@@ -158,13 +76,6 @@ static const char *mem_kind(const struct ev_desc *ev, bool user)
 		return "user memory";
 	/* trace_kprobe.c probe_mem_read() on x86 (non-overlapping address spaces) */
 	return "user memory if the address < TASK_SIZE, else kernel, as ftrace";
-}
-
-/* Our record's slot is a data_loc (symstr keeps the raw address instead). */
-static bool str_slot(const struct ev_arg *a)
-{
-	return !a->data && (a->type == SPEC_T_STRING || a->type == SPEC_T_USTRING ||
-			    (a->type == SPEC_T_SYMSTR && a->size == 4));
 }
 
 static void print_off(FILE *f, int64_t off)
@@ -250,11 +161,12 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 	const struct spec_arg *sa = a->spec;
 	/* as given, else as resolved (a tracepoint field's or BTF's type) */
 	enum spec_type t = sa && sa->type_given ? sa->type : a->type;
+	unsigned int tsize = (unsigned int)spec_type_size(t);
 	const struct spec_op *last;
 	bool absorb, str;
 	int i;
 
-	fprintf(f, "  %s: %s", a->name, type_name(t));
+	fprintf(f, "  %s: %s", a->name, spec_type_name(t));
 	if (sa && sa->bf_width)
 		fprintf(f, " b%u@%u/%u", sa->bf_width, sa->bf_offset, sa->bf_container);
 	if (a->count)
@@ -268,10 +180,10 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 		fputs("      record: nothing; printed from the definition\n", f);
 	else if (a->count)
 		fprintf(f, "      record: +%u, %u x %u bytes%s\n", a->slot, a->count, a->size,
-			str_slot(a) ? " (data_loc: len << 16 | offset)" : "");
+			decode_is_data_loc(a) ? " (data_loc: len << 16 | offset)" : "");
 	else
 		fprintf(f, "      record: +%u, %u bytes%s\n", a->slot, a->size,
-			str_slot(a) ? " (data_loc: len << 16 | offset)" : "");
+			decode_is_data_loc(a) ? " (data_loc: len << 16 | offset)" : "");
 	if (!sa || sa->nops < 1)
 		return;
 
@@ -296,9 +208,9 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 		else if (str)
 			fputs("      then the string at value", f);
 		else if (a->count)
-			fprintf(f, "      then %u x %u bytes at value", a->count, type_size(t));
+			fprintf(f, "      then %u x %u bytes at value", a->count, tsize);
 		else
-			fprintf(f, "      then %u bytes at value", type_size(t));
+			fprintf(f, "      then %u bytes at value", tsize);
 		print_off(f, last->imm);
 		if (str && a->count)
 			fputs(", and the strings they point to", f);
@@ -311,8 +223,7 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 			"the strings they point to (%s)\n", a->count,
 			mem_kind(ev, t == SPEC_T_USTRING));
 	} else if (a->count && sa->ops[0].kind == SPEC_OP_TPFIELD) {
-		fprintf(f, "      read in place: %u x %u bytes of the field\n", a->count,
-			type_size(t));
+		fprintf(f, "      read in place: %u x %u bytes of the field\n", a->count, tsize);
 	}
 	if (sa->bf_width)
 		fprintf(f, "      then bits %u..%u of the u%u, printed as u%u\n", sa->bf_offset,
@@ -358,8 +269,9 @@ static void explain_format(FILE *f, const struct ev_desc *ev)
 	for (i = 0; i < ev->nargs; i++) {
 		const struct ev_arg *a = &ev->args[i];
 		enum spec_type t = kernel_type(a);
-		unsigned int n = a->count ? a->count : 1, size = type_size(t) * n;
-		const char *ft = fmt_type(t);
+		unsigned int n = a->count ? a->count : 1;
+		unsigned int size = (unsigned int)spec_type_size(t) * n;
+		const char *ft = spec_type_info(t)->format;
 
 		/*
 		 * traceprobe_parse_probe_arg_body() types an array "TYPE[N]";
@@ -367,13 +279,13 @@ static void explain_format(FILE *f, const struct ev_desc *ev)
 		 * probe events), but leaves __data_loc types whole.
 		 */
 		if (!a->count)
-			print_field(f, ft, a->name, off, size, type_signed(t));
-		else if (is_string_type(t))
+			print_field(f, ft, a->name, off, size, format_signed(t));
+		else if (spec_type_is_string(t))
 			fprintf(f, "\tfield:%s[%u] %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n", ft,
-				a->count, a->name, off, size, type_signed(t));
+				a->count, a->name, off, size, format_signed(t));
 		else
 			fprintf(f, "\tfield:%s %s[];\toffset:%u;\tsize:%u;\tsigned:%d;\n", ft,
-				a->name, off, size, type_signed(t));
+				a->name, off, size, format_signed(t));
 		off += size;
 	}
 
@@ -381,7 +293,7 @@ static void explain_format(FILE *f, const struct ev_desc *ev)
 	fprintf(f, "\nprint fmt: \"%s", ev->is_return ? "(%lx <- %lx)" : "(%lx)");
 	for (i = 0; i < ev->nargs; i++) {
 		const struct ev_arg *a = &ev->args[i];
-		const char *pf = print_fmt(kernel_type(a));
+		const char *pf = spec_type_info(kernel_type(a))->print_fmt;
 
 		fprintf(f, " %s=", a->name);
 		if (!a->count) {
@@ -397,7 +309,7 @@ static void explain_format(FILE *f, const struct ev_desc *ev)
 	      f);
 	for (i = 0; i < ev->nargs; i++) {
 		const struct ev_arg *a = &ev->args[i];
-		bool s = is_string_type(kernel_type(a));
+		bool s = spec_type_is_string(kernel_type(a));
 
 		if (!a->count) {
 			fprintf(f, s ? ", __get_str(%s)" : ", REC->%s", a->name);

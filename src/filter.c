@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "lex.h"
 
 /* '(' and '!' nesting: the parser recurses on them. */
 #define MAX_DEPTH	32
@@ -90,17 +91,6 @@ static int perr(struct parser *ps, const char *at, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* Our own classes, as in spec.c: the grammar does not depend on the locale. */
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alnum(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 static bool is_ident(char c)
 {
 	return is_alnum(c) || c == '_';
@@ -131,17 +121,6 @@ static int new_node(struct parser *ps, enum node_kind kind, int l, int r, const 
 	if (r >= 0)
 		n->uses_arg |= ps->nodes[r].uses_arg;
 	return ps->nnodes++;
-}
-
-static bool is_signed_type(enum spec_type t)
-{
-	return t == SPEC_T_S8 || t == SPEC_T_S16 || t == SPEC_T_S32 || t == SPEC_T_S64;
-}
-
-static bool is_hex_type(enum spec_type t)
-{
-	return t == SPEC_T_X8 || t == SPEC_T_X16 || t == SPEC_T_X32 || t == SPEC_T_X64 ||
-	       t == SPEC_T_SYMBOL;
 }
 
 /* The builtin fields: ftrace's common_pid, CPU and comm, and our pid and tid. */
@@ -217,8 +196,8 @@ static int find_field(struct parser *ps, const char *s, const char *e, struct fi
 				    "can be compared", f->name, ea->size);
 		f->fld = KPT_FLD_ARG;
 		f->size = ea->size;
-		f->is_signed = is_signed_type(ea->type);
-		f->is_hex = is_hex_type(ea->type);
+		f->is_signed = spec_type_signed(ea->type);
+		f->is_hex = spec_type_hex(ea->type);
 		return 0;
 	}
 
@@ -248,47 +227,6 @@ static int find_field(struct parser *ps, const char *s, const char *e, struct fi
 	return perr(ps, s, "Field not found: %s", f->name);
 }
 
-static unsigned int digit_value(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
-}
-
-/*
- * [s, e) as kstrtoull() reads it with base 0: 0x (with a hex digit after
- * it) for hex, a leading 0 for octal, else decimal; every character a digit,
- * no overflow.
- */
-static bool parse_u64(const char *s, const char *e, uint64_t *out)
-{
-	unsigned int base = 10, d;
-	uint64_t v = 0;
-
-	if (s < e && s[0] == '0') {
-		if (e - s > 2 && (s[1] == 'x' || s[1] == 'X') && digit_value(s[2]) < 16) {
-			base = 16;
-			s += 2;
-		} else {
-			base = 8;
-		}
-	}
-	if (s >= e)
-		return false;
-	for (; s < e; s++) {
-		d = digit_value(*s);
-		if (d >= base || v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	*out = v;
-	return true;
-}
-
 /*
  * The constant at [s, e) for field f, as the s64 the evaluator compares
  * with the field's value once sign- or zero-extended. A signed field takes
@@ -302,7 +240,7 @@ static int number_value(struct parser *ps, const struct field *f, const char *s,
 	unsigned int bits = f->size * 8;
 	uint64_t mag, umax = bits == 64 ? UINT64_MAX : (1ULL << bits) - 1;
 
-	if (!parse_u64(s + neg, e, &mag))
+	if (!parse_uint(s + neg, e, 0, &mag))
 		return perr(ps, s, "Illegal integer value: %.*s", (int)(e - s), s);
 	if (neg && !f->is_signed)
 		return perr(ps, s, "Illegal integer value: '%s' is unsigned (%s); give the "
@@ -404,7 +342,9 @@ static bool has_glob_meta(const char *s)
 }
 
 /* FIELD OP VALUE */
-static int parse_pred(struct parser *ps)
+/* The comparison at ps->p, after field f: *cmp and its text's length. */
+static int parse_cmp(struct parser *ps, const struct field *f, enum kpt_pred_cmp *cmp,
+		     size_t *oplen)
 {
 	static const struct {
 		const char *text;
@@ -415,15 +355,89 @@ static int parse_pred(struct parser *ps)
 		{ "<", KPT_CMP_LT }, { ">=", KPT_CMP_GE }, { ">", KPT_CMP_GT },
 		{ "~", KPT_CMP_GLOB }, { "&", KPT_CMP_BAND },
 	};
+	const char *opat = ps->p;
+	size_t i;
+
+	*cmp = 0;
+	/* "x && ..." is a missing operator, not x & "& ..." */
+	if (!(opat[0] == '&' && opat[1] == '&')) {
+		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+			*oplen = strlen(ops[i].text);
+			if (!strncmp(opat, ops[i].text, *oplen)) {
+				*cmp = ops[i].cmp;
+				break;
+			}
+		}
+	}
+	if (!*cmp) {
+		if (!*opat || *opat == ')' || *opat == '&' || *opat == '|')
+			return perr(ps, opat, "Missing operator after '%s'", f->name);
+		return perr(ps, opat, "Invalid operator");
+	}
+	return 0;
+}
+
+/*
+ * The quoted constant at vat for string field f, into term n: *cmp becomes
+ * the string comparison, *negate a glob's leading '!'. opat, oplen: the
+ * operator, for the caret.
+ */
+static int string_value(struct parser *ps, const struct field *f, struct node *n,
+			const char *opat, size_t oplen, const char *vat,
+			enum kpt_pred_cmp *cmp, bool *negate)
+{
+	char quote = *vat;
+	const char *q = strchr(vat + 1, quote);
+	int len;
+
+	if (!q)
+		return perr(ps, vat, "Missing matching quote");
+	if (!f->is_string)
+		return perr(ps, vat, "Field '%s' is a number (%s): compare it with a "
+			    "number, not a string", f->name, f->type);
+	if (*cmp != KPT_CMP_EQ && *cmp != KPT_CMP_NE && *cmp != KPT_CMP_GLOB)
+		return perr(ps, opat, "Illegal operation for field type: '%.*s' on "
+			    "string field '%s' (use ==, != or ~)", (int)oplen, opat,
+			    f->name);
+	len = (int)(q - vat - 1);
+	if (*cmp == KPT_CMP_GLOB) {
+		/* filter_parse_regex(): a leading '!' negates the match */
+		const char *gs;
+
+		*negate = vat[1] == '!';
+		/* "\!..." is how a pattern starting with a literal '!' is
+		 * written (explain writes it so); stored, a leading '!' is
+		 * literal already: one program for both spellings, and the
+		 * backslash does not count against the length */
+		gs = vat + 1 + *negate;
+		if (q - gs >= 2 && gs[0] == '\\' && gs[1] == '!')
+			gs++;
+		len = glob_normalize(gs, q, n->str);
+		/* No wildcard: a plain comparison, cheaper in the kernel */
+		*cmp = len >= 0 && !has_glob_meta(n->str) ? KPT_CMP_STREQ : KPT_CMP_GLOB;
+	} else if (len < KPT_PRED_STR) {
+		memcpy(n->str, vat + 1, len);
+		n->str[len] = '\0';
+		*cmp = *cmp == KPT_CMP_EQ ? KPT_CMP_STREQ : KPT_CMP_STRNE;
+	}
+	if (len < 0 || len > KPT_PRED_STR - 1)
+		return perr(ps, vat, "String constant too long: at most %d bytes",
+			    KPT_PRED_STR - 1);
+	n->op.size = f->fld == KPT_FLD_COMM ? KPT_COMM_LEN : 4;
+	ps->p = q + 1;
+	return 0;
+}
+
+static int parse_pred(struct parser *ps)
+{
 	const char *at = ps->p, *opat, *vat, *q;
-	enum kpt_pred_cmp cmp = 0;
+	enum kpt_pred_cmp cmp;
 	bool negate = false;
 	struct field f;
 	struct node *n;
-	size_t i, oplen = 0;
-	int ret, idx, len;
+	size_t oplen = 0;
+	int ret, idx;
 	int64_t imm = 0;
-	char quote;
 
 	if (!*at)
 		return perr(ps, at, "Missing predicate at the end of the filter");
@@ -438,21 +452,9 @@ static int parse_pred(struct parser *ps)
 	skip_ws(ps);
 
 	opat = ps->p;
-	/* "x && ..." is a missing operator, not x & "& ..." */
-	if (!(opat[0] == '&' && opat[1] == '&')) {
-		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-			oplen = strlen(ops[i].text);
-			if (!strncmp(opat, ops[i].text, oplen)) {
-				cmp = ops[i].cmp;
-				break;
-			}
-		}
-	}
-	if (!cmp) {
-		if (!*opat || *opat == ')' || *opat == '&' || *opat == '|')
-			return perr(ps, opat, "Missing operator after '%s'", f.name);
-		return perr(ps, opat, "Invalid operator");
-	}
+	ret = parse_cmp(ps, &f, &cmp, &oplen);
+	if (ret)
+		return ret;
 	ps->p += oplen;
 	skip_ws(ps);
 	vat = ps->p;
@@ -469,43 +471,9 @@ static int parse_pred(struct parser *ps)
 	n->op.slot = f.slot;
 
 	if (*vat == '"' || *vat == '\'') {
-		quote = *vat;
-		q = strchr(vat + 1, quote);
-		if (!q)
-			return perr(ps, vat, "Missing matching quote");
-		if (!f.is_string)
-			return perr(ps, vat, "Field '%s' is a number (%s): compare it with a "
-				    "number, not a string", f.name, f.type);
-		if (cmp != KPT_CMP_EQ && cmp != KPT_CMP_NE && cmp != KPT_CMP_GLOB)
-			return perr(ps, opat, "Illegal operation for field type: '%.*s' on "
-				    "string field '%s' (use ==, != or ~)", (int)oplen, opat,
-				    f.name);
-		len = (int)(q - vat - 1);
-		if (cmp == KPT_CMP_GLOB) {
-			/* filter_parse_regex(): a leading '!' negates the match */
-			const char *gs;
-
-			negate = vat[1] == '!';
-			/* "\!..." is how a pattern starting with a literal '!' is
-			 * written (explain writes it so); stored, a leading '!' is
-			 * literal already: one program for both spellings, and the
-			 * backslash does not count against the length */
-			gs = vat + 1 + negate;
-			if (q - gs >= 2 && gs[0] == '\\' && gs[1] == '!')
-				gs++;
-			len = glob_normalize(gs, q, n->str);
-			/* No wildcard: a plain comparison, cheaper in the kernel */
-			cmp = len >= 0 && !has_glob_meta(n->str) ? KPT_CMP_STREQ : KPT_CMP_GLOB;
-		} else if (len < KPT_PRED_STR) {
-			memcpy(n->str, vat + 1, len);
-			n->str[len] = '\0';
-			cmp = cmp == KPT_CMP_EQ ? KPT_CMP_STREQ : KPT_CMP_STRNE;
-		}
-		if (len < 0 || len > KPT_PRED_STR - 1)
-			return perr(ps, vat, "String constant too long: at most %d bytes",
-				    KPT_PRED_STR - 1);
-		n->op.size = f.fld == KPT_FLD_COMM ? KPT_COMM_LEN : 4;
-		ps->p = q + 1;
+		ret = string_value(ps, &f, n, opat, oplen, vat, &cmp, &negate);
+		if (ret)
+			return ret;
 	} else if (is_digit(*vat) || *vat == '-') {
 		if (f.is_string)
 			return perr(ps, vat, "Field '%s' is a string: compare it with a quoted "
@@ -875,7 +843,7 @@ static void term_text(char *buf, size_t n, const struct kpt_pred_prog *p,
 	case KPT_FLD_ARGSTR:
 		if (ev && op->argi < ev->nargs) {
 			name = ev->args[op->argi].name;
-			hex |= is_hex_type(ev->args[op->argi].type);
+			hex |= spec_type_hex(ev->args[op->argi].type);
 		} else {
 			snprintf(argname, sizeof(argname), "arg#%u", op->argi);
 			name = argname;

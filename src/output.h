@@ -31,6 +31,8 @@ struct dec_val {
  * points inside it. Returns 0 or -EINVAL.
  */
 int decode_check(const struct ev_desc *ev, const void *rec, size_t len);
+/* Whether argument a's slot holds ftrace's data_loc (len << 16 | offset). */
+bool decode_is_data_loc(const struct ev_arg *a);
 /* True when argument argi's read faulted (the bitmap after the header). */
 bool decode_faulted(const struct ev_desc *ev, const void *rec, int argi);
 /* Elements of an array argument to print: a NULL-terminated string array's up to its NULL. */

@@ -22,14 +22,6 @@
 
 #define SYM_BUF	1024
 
-static bool is_data_loc(const struct ev_arg *a)
-{
-	if (a->data)
-		return false;
-	return a->type == SPEC_T_STRING || a->type == SPEC_T_USTRING ||
-	       (a->type == SPEC_T_SYMSTR && a->size == 4);
-}
-
 /* Length of a valid UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates), else 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
@@ -133,6 +125,7 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 			 struct dec_val v)
 {
 	char buf[SYM_BUF], c;
+	enum spec_num num;
 
 	/* an enum from BTF: by name where the value has one */
 	for (int i = 0; i < a->nenums; i++) {
@@ -142,18 +135,6 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 		}
 	}
 	switch (a->type) {
-	case SPEC_T_U8:
-	case SPEC_T_U16:
-	case SPEC_T_U32:
-	case SPEC_T_U64:
-		ob_u64(ob, v.u);
-		break;
-	case SPEC_T_S8:
-	case SPEC_T_S16:
-	case SPEC_T_S32:
-	case SPEC_T_S64:
-		ob_s64(ob, v.s);
-		break;
 	case SPEC_T_CHAR:
 		c = (char)(v.u & 0xff);
 		json_str(ob, &c, 1);
@@ -163,7 +144,13 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 		json_cstr(ob, ksyms_format(ks, v.u, !a->sym_name, buf, sizeof(buf)));
 		break;
 	default:
-		json_hex(ob, v.u);
+		num = spec_type_info(a->type)->num;
+		if (num == SPEC_NUM_U)
+			ob_u64(ob, v.u);
+		else if (num == SPEC_NUM_S)
+			ob_s64(ob, v.s);
+		else	/* the x types: "0x.." strings */
+			json_hex(ob, v.u);
 		break;
 	}
 }
@@ -175,7 +162,7 @@ static bool print_elem(struct outbuf *ob, const struct ev_arg *a, const struct k
 	const char *s;
 	size_t n;
 
-	if (!is_data_loc(a)) {
+	if (!decode_is_data_loc(a)) {
 		print_scalar(ob, a, ks, decode_scalar(a, rec, e));
 		return true;
 	}
@@ -202,7 +189,7 @@ static bool print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 		json_cstr(ob, a->data);
 		return false;
 	}
-	if (!is_data_loc(a) && decode_faulted(ev, rec, i)) {
+	if (!decode_is_data_loc(a) && decode_faulted(ev, rec, i)) {
 		ob_mem(ob, "null", 4);
 		return true;
 	}

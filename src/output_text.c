@@ -33,14 +33,6 @@
  */
 #define CONTEXT_MAX	128
 
-static bool is_data_loc(const struct ev_arg *a)
-{
-	if (a->data)
-		return false;
-	return a->type == SPEC_T_STRING || a->type == SPEC_T_USTRING ||
-	       (a->type == SPEC_T_SYMSTR && a->size == 4);
-}
-
 /*
  * trace_seq_print_sym(): the kretprobe trampoline is not a caller worth
  * naming; the kernel says so instead of printing its symbol.
@@ -108,20 +100,9 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 			 struct dec_val v)
 {
 	char buf[SYM_BUF], *p;
+	enum spec_num num;
 
 	switch (a->type) {
-	case SPEC_T_U8:
-	case SPEC_T_U16:
-	case SPEC_T_U32:
-	case SPEC_T_U64:
-		ob_u64(ob, v.u);
-		break;
-	case SPEC_T_S8:
-	case SPEC_T_S16:
-	case SPEC_T_S32:
-	case SPEC_T_S64:
-		ob_s64(ob, v.s);
-		break;
 	case SPEC_T_CHAR:
 		/* "'%c'": the byte as is, even a NUL, as the kernel writes it */
 		p = ob_room(ob, 3);
@@ -139,8 +120,14 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 		ob_str(ob, ksyms_format(ks, v.u, true, buf, sizeof(buf)));
 		ob_char(ob, '"');
 		break;
-	default:	/* x8..x64, and anything unforeseen: hex loses nothing */
-		ob_hex(ob, v.u);
+	default:
+		num = spec_type_info(a->type)->num;
+		if (num == SPEC_NUM_U)
+			ob_u64(ob, v.u);
+		else if (num == SPEC_NUM_S)
+			ob_s64(ob, v.s);
+		else	/* x8..x64, and anything unforeseen: hex loses nothing */
+			ob_hex(ob, v.u);
 		break;
 	}
 }
@@ -151,7 +138,7 @@ static void print_elem(struct outbuf *ob, const struct ev_arg *a, const struct k
 	const char *s;
 	size_t n;
 
-	if (!is_data_loc(a)) {
+	if (!decode_is_data_loc(a)) {
 		print_scalar(ob, a, ks, decode_scalar(a, rec, e));
 		return;
 	}
@@ -187,7 +174,7 @@ static void print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 	 * has the bitmap, which does not say which element, so the whole
 	 * argument is "(fault)".
 	 */
-	if (!is_data_loc(a) && decode_faulted(ev, rec, i)) {
+	if (!decode_is_data_loc(a) && decode_faulted(ev, rec, i)) {
 		ob_mem(ob, "(fault)", 7);
 		return;
 	}

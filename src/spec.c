@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lex.h"
 #include "spec.h"
 
 /* ftrace's limits, where the kernel has one (trace_probe.h, kprobes.h...) */
@@ -44,16 +45,6 @@
 static const char *const err_text[SPEC_ERR__COUNT] = { SPEC_ERRORS };
 #undef E
 
-#define T(e, n, s) [SPEC_T_##e] = { n, s },
-static const struct {
-	const char *name;
-	int size;
-} type_info[SPEC_T__COUNT] = {
-	[SPEC_T_NONE] = { "none", 0 },
-	SPEC_TYPES
-};
-#undef T
-
 /* Fields every probe event already has: an argument can't shadow them. */
 static const char *const reserved_names[] = {
 	"common_type",
@@ -71,41 +62,6 @@ const char *spec_strerror(enum spec_err code)
 	if ((unsigned int)code >= SPEC_ERR__COUNT)
 		return "Unknown error";
 	return err_text[code];
-}
-
-const char *spec_type_name(enum spec_type t)
-{
-	if ((unsigned int)t >= SPEC_T__COUNT)
-		return "unknown";
-	return type_info[t].name;
-}
-
-int spec_type_size(enum spec_type t)
-{
-	if ((unsigned int)t >= SPEC_T__COUNT)
-		return 0;
-	return type_info[t].size;
-}
-
-bool spec_type_is_string(enum spec_type t)
-{
-	return t == SPEC_T_STRING || t == SPEC_T_USTRING || t == SPEC_T_SYMSTR;
-}
-
-/* Our own classes: <ctype.h> depends on the locale, the grammar does not. */
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alpha(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool is_alnum(char c)
-{
-	return is_alpha(c) || is_digit(c);
 }
 
 static bool is_blank(char c)
@@ -128,52 +84,6 @@ static bool is_usym_char(char c)
 static bool is_sym_start(char c)
 {
 	return is_alpha(c) || c == '_' || c == '.';
-}
-
-static unsigned int digit_value(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
-}
-
-/*
- * [s, e) as an unsigned number, as kstrtoull() reads it: base 0 means
- * 0x/0X for hex, a leading 0 for octal, decimal otherwise. Unlike
- * simple_strtoul() the whole range must be digits, and unlike a plain
- * multiply-add an overflow is an error rather than a wrapped value.
- */
-static bool parse_uint(const char *s, const char *e, unsigned int base,
-		       uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (base == 0) {
-		if (e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-			base = 16;
-			s += 2;
-		} else if (e - s > 1 && s[0] == '0') {
-			base = 8;
-			s++;
-		} else {
-			base = 10;
-		}
-	}
-	if (s >= e)
-		return false;
-	for (; s < e; s++) {
-		unsigned int d = digit_value(*s);
-
-		if (d >= base || v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	*out = v;
-	return true;
 }
 
 /*
@@ -1022,30 +932,15 @@ static enum spec_type lookup_type(const char *s, const char *e)
 {
 	const char *slash;
 	uint64_t bits;
-	int t;
 
 	/* find_fetch_type(): "b..." is a bitfield typed by its container */
 	if (s < e && *s == 'b') {
 		slash = span_chr(s, e, '/');
 		if (!slash || !parse_uint(slash + 1, e, 0, &bits))
 			return SPEC_T_NONE;
-		switch (bits) {
-		case 8:
-			return SPEC_T_U8;
-		case 16:
-			return SPEC_T_U16;
-		case 32:
-			return SPEC_T_U32;
-		case 64:
-			return SPEC_T_U64;
-		default:
-			return SPEC_T_NONE;
-		}
+		return bits % 8 || bits > 64 ? SPEC_T_NONE : spec_type_int(bits / 8, false);
 	}
-	for (t = SPEC_T_NONE + 1; t < SPEC_T__COUNT; t++)
-		if (span_eq(s, e, type_info[t].name))
-			return (enum spec_type)t;
-	return SPEC_T_NONE;
+	return spec_type_by_name(s, (unsigned int)(e - s));
 }
 
 /* b<width>@<offset>/<container>; the container was checked by lookup_type(). */

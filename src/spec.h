@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "types.h"
+
 #define SPEC_NAME_MAX	64	/* ftrace's MAX_EVENT_NAME_LEN */
 #define SPEC_ARGSTR_MAX	255	/* one argument's text; ftrace allows 63, we allow more */
 #define SPEC_TEXT_MAX	4096	/* one definition */
@@ -133,34 +135,6 @@ enum spec_kind {
 	SPEC_REMOVE,		/* -:[GRP/]EVENT, only meaningful in -f files */
 	SPEC_TRACEPOINT,	/* t[:[GRP/]EVENT] SUBSYS/TRACEPOINT [FIELDS] */
 };
-
-/* Argument types, ftrace's fetch types. */
-#define SPEC_TYPES			\
-	T(U8, "u8", 1)			\
-	T(U16, "u16", 2)		\
-	T(U32, "u32", 4)		\
-	T(U64, "u64", 8)		\
-	T(S8, "s8", 1)			\
-	T(S16, "s16", 2)		\
-	T(S32, "s32", 4)		\
-	T(S64, "s64", 8)		\
-	T(X8, "x8", 1)			\
-	T(X16, "x16", 2)		\
-	T(X32, "x32", 4)		\
-	T(X64, "x64", 8)		\
-	T(CHAR, "char", 1)		\
-	T(STRING, "string", 4)		\
-	T(USTRING, "ustring", 4)	\
-	T(SYMBOL, "symbol", 8)		\
-	T(SYMSTR, "symstr", 4)
-
-#define T(e, n, s) SPEC_T_##e,
-enum spec_type { SPEC_T_NONE = 0, SPEC_TYPES SPEC_T__COUNT };
-#undef T
-
-const char *spec_type_name(enum spec_type t);
-int spec_type_size(enum spec_type t);	/* bytes in the record's slot */
-bool spec_type_is_string(enum spec_type t);	/* string, ustring, symstr: a data_loc slot */
 
 /* One fetch instruction, ftrace's fetch_insn before the store stage. */
 enum spec_op_kind {

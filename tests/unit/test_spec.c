@@ -1118,6 +1118,33 @@ static void test_misc(void)
 	CHECK(spec_type_is_string(SPEC_T_STRING) && spec_type_is_string(SPEC_T_USTRING) &&
 	      spec_type_is_string(SPEC_T_SYMSTR) && !spec_type_is_string(SPEC_T_SYMBOL) &&
 	      !spec_type_is_string(SPEC_T_CHAR), "is_string");
+	/* the rest of the table, against the kernel's probe_fetch_types[] */
+	CHECK_STR(spec_type_info(SPEC_T_X16)->format, "u16", "format x16");
+	CHECK_STR(spec_type_info(SPEC_T_SYMBOL)->format, "u64", "format symbol");
+	CHECK_STR(spec_type_info(SPEC_T_CHAR)->format, "u8", "format char");
+	CHECK_STR(spec_type_info(SPEC_T_USTRING)->format, "__data_loc char[]", "format ustring");
+	CHECK_STR(spec_type_info(SPEC_T_S64)->format, "s64", "format s64");
+	CHECK_STR(spec_type_info(SPEC_T_U64)->print_fmt, "%Lu", "print fmt u64");
+	CHECK_STR(spec_type_info(SPEC_T_S32)->print_fmt, "%d", "print fmt s32");
+	CHECK_STR(spec_type_info(SPEC_T_X64)->print_fmt, "0x%Lx", "print fmt x64");
+	CHECK_STR(spec_type_info(SPEC_T_CHAR)->print_fmt, "'%c'", "print fmt char");
+	CHECK_STR(spec_type_info(SPEC_T_SYMBOL)->print_fmt, "%pS", "print fmt symbol");
+	CHECK_STR(spec_type_info(SPEC_T_STRING)->print_fmt, "\\\"%s\\\"", "print fmt string");
+	CHECK(spec_type_signed(SPEC_T_S8) && !spec_type_signed(SPEC_T_U8) &&
+	      !spec_type_signed(SPEC_T_X64) && !spec_type_signed(SPEC_T_STRING), "signed");
+	CHECK(spec_type_hex(SPEC_T_X8) && spec_type_hex(SPEC_T_SYMBOL) &&
+	      !spec_type_hex(SPEC_T_U32) && !spec_type_hex(SPEC_T_CHAR), "hex");
+	CHECK_INT(spec_type_slot(SPEC_T_SYMSTR), 8, "slot symstr: the address");
+	CHECK_INT(spec_type_slot(SPEC_T_STRING), 4, "slot string");
+	CHECK_INT(spec_type_int(4, true), SPEC_T_S32, "int 4 signed");
+	CHECK_INT(spec_type_int(1, false), SPEC_T_U8, "int 1 unsigned");
+	CHECK_INT(spec_type_int(8, false), SPEC_T_U64, "int 8 unsigned");
+	CHECK_INT(spec_type_int(3, false), SPEC_T_NONE, "int 3");
+	CHECK_INT(spec_type_int(0, true), SPEC_T_NONE, "int 0");
+	CHECK_INT(spec_type_by_name("ustring", 7), SPEC_T_USTRING, "by name");
+	CHECK_INT(spec_type_by_name("u", 1), SPEC_T_NONE, "by name prefix");
+	CHECK_INT(spec_type_by_name("u8x", 3), SPEC_T_NONE, "by name longer");
+	CHECK_STR(spec_type_name(SPEC_T__COUNT), "unknown", "name out of range");
 
 	/* the error printout */
 	f = open_memstream(&out, &size);
