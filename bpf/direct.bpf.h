@@ -208,4 +208,55 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 	return 0;
 }
 
+/*
+ * The fast paths, all tried here once a hit is counted: a direct histogram
+ * (kpt_dh) or stream (kpt_ds), each of a run of one probe, or a
+ * KPT_PF_DIRECT probe's histogram or latency half. Returns the probe for
+ * the generic path to run, or NULL when the hit is done (or has no probe).
+ * may_direct: the program may take kpt_dh or kpt_ds, every program but
+ * trampoline slots 1-15 (a run of one probe uses slot 0, and copies in the
+ * others would be resident object); dh: kpt_dh's first word, 0 where not
+ * may_direct; dh_on: its "on", computed once by the caller, which uses it
+ * too (computed twice, clang lays the handler out with more instructions).
+ * idx: the probe's index, by address: the key of one stack slot for every
+ * lookup.
+ */
+static __always_inline struct kpt_probe_entry *
+kpt_fast_paths(void *ctx, int kind, bool may_direct, __u64 dh, bool dh_on, const __u32 *idx,
+	       struct kpt_stats *st, __u64 pid_tgid)
+{
+	struct kpt_probe_entry *p;
+
+	/* constants to the verifier, which keeps one path of the three */
+	if (dh_on) {
+		kpt_hist_direct(ctx, kind, st, dh);
+		return NULL;
+	}
+	/* never a tracepoint's: its context is no registers */
+	if (may_direct && kind != KPT_CTX_TP && kpt_ds.size) {
+		kpt_stream_direct(ctx, kind, st, pid_tgid);
+		return NULL;
+	}
+	p = bpf_map_lookup_elem(&kpt_probes, idx);
+	if (!p)
+		return NULL;
+	if (KPT_USES(DIRECT) && (p->flags & KPT_PF_DIRECT)) {
+		__u64 v = 0;
+
+		if (p->agg.action == KPT_ACT_HIST && kpt_direct_value(ctx, kind, p, &v)) {
+			st->faults++;
+			return NULL;
+		}
+		/* a histogram inline, but in the sixteen trampoline slots:
+		 * one global function there, where sixteen copies would be
+		 * resident object */
+		if (p->agg.action == KPT_ACT_HIST && kind != KPT_CTX_TRAMP)
+			kpt_hist_unkeyed(p, v, st);
+		else
+			kpt_direct(p, *idx, st, v, (__u32)pid_tgid);
+		return NULL;
+	}
+	return p;
+}
+
 #endif /* KPT_DIRECT_BPF_H */

@@ -26,10 +26,49 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /*
- * may_direct: the program may take a direct stream or histogram (kpt_ds,
- * kpt_dh): every program but trampoline slots 1-15. A run of one probe
- * uses slot 0, and copies in the others would be resident object. (A
- * direct stream is never a tracepoint's, whose context is no registers.)
+ * The context into the scratch area's registers: a copy, because the
+ * verifier allows only constant offsets into ctx and %REG is an offset
+ * chosen at run time. A tracepoint's context is its raw record: its first
+ * words go where the registers would, its address to s->ctx.
+ */
+static __always_inline void kpt_ctx_copy(void *ctx, int kind, const struct kpt_probe_entry *p,
+					 struct kpt_scratch *s)
+{
+	if (kind == KPT_CTX_TP) {
+		/* no clearing first: kpt_tp_read() reads only the words this
+		 * copies (kpt_tp_word()'s bound), else the record itself */
+		kpt_tp_copy(ctx, (__u64 *)&s->regs);
+		s->ctx = (__u64)ctx;
+	} else if (!KPT_USES(REGS)) {
+		/* latency and counts without arguments: nothing reads them */
+	} else if (kind == KPT_CTX_TRAMP) {
+		kpt_tramp_regs(ctx, &s->regs, p->flags & KPT_PF_RETURN);
+	} else {
+		kpt_copy_regs(&s->regs, ctx);
+	}
+}
+
+/* The record, of pos bytes, to the ring buffer. */
+static __always_inline int kpt_emit(struct kpt_scratch *s, struct kpt_rec_hdr *h, __u64 pos,
+				    struct kpt_stats *st)
+{
+	/* One register for the bound check and the use: without the barrier
+	 * clang checks a copy and passes an unbounded size to the helper. */
+	__u64 size = pos;
+
+	barrier_var(size);
+	if (size > KPT_REC_MAX || size < KPT_HDR_SIZE)
+		return 0;
+	h->size = size;
+	if (bpf_ringbuf_output(&kpt_events, s->rec, size, kpt_wakeup_flags(h->ts, size)))
+		st->drops++;
+	return 0;
+}
+
+/*
+ * Every program's handler: kptrace's own hits left out, the probe's
+ * counters, targeting, then the fast paths (direct.bpf.h) or the generic
+ * path. may_direct: see kpt_fast_paths().
  */
 static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 {
@@ -43,7 +82,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	struct kpt_scratch *s;
 	struct kpt_stats *st;
 	struct kpt_rec_hdr *h;
-	__u64 pid_tgid, size;
+	__u64 pid_tgid;
 	__u32 cpu, pos, i, passed;
 
 	if (kpt_self_hit(KPT_DH_BYTE(dh, on), &pid_tgid))
@@ -54,34 +93,9 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	if (!kpt_task_wanted(st, pid_tgid))
 		return 0;
 	st->hits++;
-	/* constants to the verifier, which keeps one path of the three */
-	if (KPT_DH_BYTE(dh, on)) {
-		kpt_hist_direct(ctx, kind, st, dh);
-		return 0;
-	}
-	if (may_direct && !is_tp && kpt_ds.size)
-		return kpt_stream_direct(ctx, kind, st, pid_tgid);
-	p = bpf_map_lookup_elem(&kpt_probes, &idx);
+	p = kpt_fast_paths(ctx, kind, may_direct, dh, KPT_DH_BYTE(dh, on), &idx, st, pid_tgid);
 	if (!p)
 		return 0;
-
-	if (KPT_USES(DIRECT) && (p->flags & KPT_PF_DIRECT)) {
-		__u64 v = 0;
-
-		if (p->agg.action == KPT_ACT_HIST && kpt_direct_value(ctx, kind, p, &v)) {
-			st->faults++;
-			return 0;
-		}
-		/* a histogram inline, but in the sixteen trampoline slots: the
-		 * global function's call and checks were a tenth of a hit's
-		 * time on 6.1, sixteen more copies 75 KB of the object, which
-		 * is resident */
-		if (p->agg.action == KPT_ACT_HIST && kind != KPT_CTX_TRAMP) {
-			kpt_hist_unkeyed(p, v, st);
-			return 0;
-		}
-		return kpt_direct(p, idx, st, v, (__u32)pid_tgid);
-	}
 	/* a run of direct probes only: the verifier drops the rest */
 	if (!(kpt_uses & ~KPT_USE_DIRECT))
 		return 0;
@@ -89,21 +103,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	s = bpf_map_lookup_elem(&kpt_scratch, &cpu);
 	if (!s)
 		return 0;
-	/* A copy, because the verifier allows only constant offsets into ctx
-	 * and %REG is an offset chosen at run time. A tracepoint's context is
-	 * its raw record instead: fields are read from it by offset. */
-	if (is_tp) {
-		/* no clearing first: kpt_tp_read() reads only the words this
-		 * copies (kpt_tp_word()'s bound), else the record itself */
-		kpt_tp_copy(ctx, (__u64 *)&s->regs);
-		s->ctx = (__u64)ctx;
-	} else if (!KPT_USES(REGS)) {
-		/* latency and counts without arguments: nothing reads them */
-	} else if (kind == KPT_CTX_TRAMP) {
-		kpt_tramp_regs(ctx, &s->regs, p->flags & KPT_PF_RETURN);
-	} else {
-		kpt_copy_regs(&s->regs, ctx);
-	}
+	kpt_ctx_copy(ctx, kind, p, s);
 
 	h = (struct kpt_rec_hdr *)s->rec;
 	h->kind = KPT_REC_EVENT;
@@ -162,16 +162,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	if (!passed)
 		return 0;
 
-	/* One register for the bound check and the use: without the barrier
-	 * clang checks a copy and passes an unbounded size to the helper. */
-	size = pos;
-	barrier_var(size);
-	if (size > KPT_REC_MAX || size < KPT_HDR_SIZE)
-		return 0;
-	h->size = size;
-	if (bpf_ringbuf_output(&kpt_events, s->rec, size, kpt_wakeup_flags(h->ts, size)))
-		st->drops++;
-	return 0;
+	return kpt_emit(s, h, pos, st);
 }
 
 /*
