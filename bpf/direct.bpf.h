@@ -90,16 +90,12 @@ static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kp
  * A direct histogram's hit (kpt_dh, whose first word is w): what
  * kpt_direct_value() and kpt_hist_unkeyed() do, with every parameter a
  * read-only constant, so the verifier keeps one path of each switch and
- * the loads of the value and the counts. The probe table is not read, and
- * the parameters are one load, made first (kpt_handle()), so neither the
- * cookie nor kpt_ds is loaded either: each load is a soft-MMU access under
- * TCG. Measured side by side on 6.12, BPF ns a hit through kprobes 171 ->
- * 164 for one load instead of fourteen, then 170 -> 157 for the rest;
- * through fentry 218 -> 200, then 198 -> 164. The other members are
- * loaded only where their branch is taken: a tracepoint's field in a
- * tracepoint's program (kind is each program's constant), a linear
- * histogram's bounds in a linear histogram (the verifier drops the
- * others' loads).
+ * the loads of the value and the counts. The parameters every hit needs
+ * are one load, made first (kpt_handle()), and neither the probe table,
+ * the cookie nor kpt_ds is read: under TCG each load is a soft-MMU access
+ * (bench/README.md). The other members are loaded only where their branch
+ * is taken: a tracepoint's field in a tracepoint's program (kind is each
+ * program's constant), a linear histogram's bounds in a linear histogram.
  */
 static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stats *st, __u64 w)
 {
@@ -197,6 +193,7 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 	}
 	if (kpt_ds.nargs)
 		*((__u8 *)h + KPT_HDR_SIZE) = 0;	/* the fault bitmap: none can fault */
+	/* unrolled: each argument's slot, size and register a constant */
 #pragma unroll
 	for (i = 0; i < KPT_DS_MAX_ARGS; i++) {
 		if (i >= kpt_ds.nargs)

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * kptrace's kernel side: one entry program and one return program, attached
- * to every probe point (kprobe, kretprobe, uprobe, uretprobe). The probe's
- * index in kpt_probes travels as the BPF cookie of each attachment.
+ * kptrace's kernel side: one program per attach kind (kprobe and uprobe,
+ * tracepoint, kprobe.multi, sixteen fentry/fexit slots), each attached to
+ * every probe point of its kind, entries and returns alike; the probe's
+ * index in kpt_probes travels as the BPF cookie of each attachment. Each
+ * runs kpt_handle(): the fast paths (direct.bpf.h) or the generic path
+ * here, which copies the context (regs.bpf.h, tramp.bpf.h, tp.bpf.h),
+ * filters (filter.bpf.h), fetches (fetch.bpf.h), then sends the record or
+ * aggregates (agg.bpf.h). The settings are settings.bpf.h's, the maps
+ * maps.bpf.h's; each header includes what it uses.
  */
 #define __KPT_BPF__	/* before any header: kptrace.h is BPF's, not userspace's */
 #include "vmlinux.h"
@@ -66,9 +72,12 @@ static __always_inline int kpt_emit(struct kpt_scratch *s, struct kpt_rec_hdr *h
 }
 
 /*
- * Every program's handler: kptrace's own hits left out, the probe's
- * counters, targeting, then the fast paths (direct.bpf.h) or the generic
- * path. may_direct: see kpt_fast_paths().
+ * Every program's handler, and the generic path: kptrace's own hits left
+ * out, targeting, the hit counted, one call to the fast paths, then the
+ * context copied, the record's header, a return's entry arguments, the
+ * filter, the fetches and the probe's action. may_direct: see
+ * kpt_fast_paths(). The steps stay inline here: split further, clang lays
+ * the programs out with more instructions (bench/README.md).
  */
 static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 {

@@ -59,8 +59,8 @@ static __always_inline __u64 kpt_arg_reg(const struct kpt_regs *r, __u32 n)
 
 /*
  * The probe's registers, copied with plain loads: a kprobe program may read
- * its pt_regs context at any constant offset, and 21 loads and stores cost a
- * fraction of a bpf_probe_read_kernel() call (hist: 232 -> ~185 ns per hit).
+ * its pt_regs context at any constant offset, and the loads and stores cost
+ * a fraction of a bpf_probe_read_kernel() call (bench/README.md).
  */
 static __always_inline void kpt_copy_regs(struct kpt_regs *dst, const struct kpt_regs *src)
 {
@@ -69,9 +69,9 @@ static __always_inline void kpt_copy_regs(struct kpt_regs *dst, const struct kpt
 	__u32 mask = kpt_regs_mask;	/* one load: the verifier knows it */
 	int i;
 
-	/* only the words the run's probes read: a streaming probe of three
-	 * registers copies four (with ip), not twenty-one (under TCG each
-	 * load and store is a soft-MMU access) */
+	/* only the words the run's probes read (three registers: four words
+	 * with ip, not 21): under TCG each load and store is a soft-MMU access;
+	 * unrolled, as a context allows only constant offsets */
 #pragma unroll
 	for (i = 0; i < sizeof(*dst) / 8; i++)
 		if (mask & (1u << i))

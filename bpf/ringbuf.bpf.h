@@ -15,10 +15,10 @@
  * still shows at once, and once more when the data waiting crosses
  * kpt_wakeup_bytes with this record, so a burst cannot fill the buffer
  * before it reads. Only at the crossing: a consumer that is behind is awake
- * and reading already, and forcing a wakeup on every record above the mark
- * made each one cost ~2 us under TCG. Below it all, the consumer's poll
- * timeout drains what is there. 0: the kernel's default (wake a consumer
- * that has caught up).
+ * and reading already, and a wakeup forced on every record above the mark
+ * made each record dear under TCG (bench/README.md). Below it all, the
+ * consumer's poll timeout drains what is there. kpt_wakeup_bytes 0: the
+ * kernel's default (wake a consumer that has caught up).
  */
 #define KPT_WAKEUP_NS	1000000ULL
 

@@ -3,6 +3,11 @@
  * The per-CPU scratch area a hit builds its record in, and the copy of the
  * probe's registers in it. Types only, plain C: the unit tests build
  * filter.bpf.h in userspace against this same layout.
+ *
+ * Every index into it taken from the probe table is masked to a power of
+ * two (KPT_OFF_MASK, or an array's size - 1), as in every file here: a
+ * value loaded from a map is unbounded to the verifier, and the mask is
+ * its bound.
  */
 #ifndef KPT_SCRATCH_BPF_H
 #define KPT_SCRATCH_BPF_H

@@ -50,10 +50,9 @@ static __always_inline bool kpt_task_wanted(struct kpt_stats *st, __u64 pid_tgid
  * Whether kptrace itself hit the probe (kpt_self_tgid), with the task's ids
  * into *pid_tgid, read once a hit: targeting, records and latency need them
  * too. A direct histogram, which needs none of them (untargeted), is spared
- * the helper call where kptrace cannot hit its probe (uprobes in other
- * files: kpt_self_tgid 0); elsewhere the call is the check's cost (~25 ns a
- * hit on 6.18 here, whose Safe-RET mitigation makes every return dear; a
- * tracepoint program may not read the record's common_pid).
+ * the helper call, the check's whole cost (bench/README.md), where kptrace
+ * cannot hit its probe (uprobes in other files: kpt_self_tgid 0); a
+ * tracepoint program may not read the record's common_pid instead.
  */
 static __always_inline bool kpt_self_hit(bool direct_hist, __u64 *pid_tgid)
 {

@@ -61,8 +61,8 @@ static __always_inline __u32 kpt_tp_read(const struct kpt_scratch *s, __u32 off,
 /*
  * A tracepoint field of up to 8 bytes in one of the record's first words
  * (kpt_tp_word()), straight from the context: what kpt_read_sized() would
- * have read, without the helper call (~40 ns a hit measured on 6.18, a
- * third of a direct histogram's time). -1: not such a field.
+ * have read, without its helper call, a third of a direct histogram's time
+ * (bench/README.md). -1: not such a field.
  */
 static __always_inline int kpt_tp_field(void *ctx, __u32 off, __u32 size, __u64 *v)
 {
