@@ -245,7 +245,7 @@ $(FUZZ_OUT)/bin/fuzz_spec: tests/fuzz/fuzz_spec.c $(FUZZ_SRCS_spec) $(FUZZ_HDRS)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_spec) -o $@
 
 $(FUZZ_OUT)/bin/fuzz_filter: tests/fuzz/fuzz_filter.c $(FUZZ_SRCS_filter) $(FUZZ_HDRS) \
-		bpf/filter.bpf.h
+		bpf/filter.bpf.h bpf/scratch.bpf.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_filter) -o $@

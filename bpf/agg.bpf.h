@@ -7,80 +7,14 @@
 #ifndef KPT_AGG_BPF_H
 #define KPT_AGG_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "kptrace.h"
 #include "kpt_buckets.h"
-
-/* kpt_pred_load() comes from filter.bpf.h, included before this file. */
-
-/* Unkeyed histogram buckets of every probe, per CPU; agg.hist_base splits it. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} kpt_hist SEC(".maps");
-
-/* Unkeyed count/sum/min/max, per probe, per CPU. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct kpt_aggval);
-} kpt_hstat SEC(".maps");
-
-/* Keyed histograms and counts: (probe, bucket, key) -> value, per CPU. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 10240);
-	__type(key, struct kpt_key);
-	__type(value, struct kpt_aggval);
-} kpt_kagg SEC(".maps");
-
-/*
- * Calls in flight per (thread, entry probe): their depth, so recursion pairs
- * right, and for latency each one's entry time, on a small stack. One lookup
- * per event, changed in place: an LRU hash update allocates a new element,
- * so a depth map and a start-time map cost seven hash operations a call.
- */
-struct kpt_depth_key {
-	__u32 tid;
-	__u32 probe;
-};
-
-/* Deeper recursion than this is counted and paired, but not timed. */
-#define KPT_LAT_STACK	32
-
-struct kpt_calls {
-	__u32 depth;
-	__u32 pad;
-	__u64 ts[KPT_LAT_STACK];	/* latency: entry time per depth; 0: filtered out */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 10240);
-	__type(key, struct kpt_depth_key);
-	__type(value, struct kpt_calls);
-} kpt_depth SEC(".maps");
-
-/* Entry data and PMU values per (thread, entry probe, depth). */
-struct kpt_start_key {
-	__u32 tid;
-	__u32 probe;
-	__u32 depth;
-	__u32 pad;
-};
-
-/* A return probe's entry arguments per (thread, entry probe, depth). */
-struct kpt_edata {
-	__u64 v[KPT_MAX_EDATA];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 10240);
-	__type(key, struct kpt_start_key);
-	__type(value, struct kpt_edata);
-} kpt_edata SEC(".maps");
+#include "settings.bpf.h"
+#include "maps.bpf.h"
+#include "scratch.bpf.h"
+#include "filter.bpf.h"	/* kpt_pred_load() */
 
 /* The calls in flight of (tid, probe), created empty if asked; NULL if none. */
 static __always_inline struct kpt_calls *kpt_calls_of(__u32 tid, __u32 probe, bool create)
@@ -178,46 +112,6 @@ static __always_inline int kpt_edata_pop(struct kpt_scratch *s, __u32 tid, __u32
 	bpf_map_delete_elem(&kpt_edata, &sk);
 	return 0;
 }
-
-/*
- * latency --pmu. kpt_pmu_n is 0 unless --pmu was given: it is read-only
- * data, so the verifier knows it and drops every PMU branch from the
- * programs (no map lookup, no helper call on the hot path without --pmu).
- */
-const volatile __u32 kpt_pmu_n = 0;		/* counters, at most KPT_PMU_MAX */
-const volatile __u32 kpt_pmu_stride = 0;	/* counter e of CPU c: kpt_pmu[e * stride + c] */
-
-/* The counters, one per CPU per event, opened by userspace (src/pmu.c). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} kpt_pmu SEC(".maps");
-
-/* The counters at a call's entry, keyed as its entry time in kpt_start. */
-struct kpt_pmu_vals {
-	__u64 v[KPT_PMU_MAX];
-	__u64 enabled[KPT_PMU_MAX];
-	__u64 running[KPT_PMU_MAX];
-	__u32 cpu;
-	__u32 ok;		/* bit e: counter e was read */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1);
-	__type(key, struct kpt_start_key);
-	__type(value, struct kpt_pmu_vals);
-} kpt_pmu_start SEC(".maps");
-
-/* Per LAT_END probe, per CPU: each counter's deltas, and the calls left out. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct kpt_pmu_stats);
-} kpt_pmu_stat SEC(".maps");
 
 /* The UAPI's struct bpf_perf_event_value, without vmlinux.h's CO-RE marking
  * (see struct kpt_regs: no relocation, no kernel BTF parsed at load). */

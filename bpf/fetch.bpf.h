@@ -12,157 +12,15 @@
 #ifndef KPT_FETCH_BPF_H
 #define KPT_FETCH_BPF_H
 
-/* Record area: KPT_REC_MAX for offsets (masked), plus room for one more
- * string so a masked offset + KPT_STR_MAX is always inside the buffer. */
-#define KPT_BUF_SIZE	(KPT_REC_MAX + KPT_STR_MAX + 8)
-#define KPT_OFF_MASK	(KPT_REC_MAX - 1)
-
-/*
- * x86-64 user addresses are below TASK_SIZE_MAX (0x00007ffffffff000 with
- * 4-level paging, below 1 << 56 with 5-level); kernel addresses have the top
- * bit set. ftrace's kprobes read addresses below TASK_SIZE as user memory
- * (CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE); the top bit is the same
- * test for every canonical address.
- */
-#define KPT_IS_USER_ADDR(a)	(((a) >> 63) == 0)
-
-/*
- * x86-64's struct pt_regs as the kernel lays it out: a kprobe program's
- * context (the kprobe ABI), and what ptrace's user_regs_struct mirrors. Our
- * own type, not vmlinux.h's: vmlinux.h marks every struct
- * preserve_access_index, and one CO-RE relocation, even of a layout that
- * never changes, makes libbpf read and parse the kernel's whole BTF at load,
- * most of a uprobe or tracepoint run's start-up. The loader takes the
- * register offsets from this type in our object's BTF (resolve_reg_offset()),
- * so the two cannot disagree; libbpf's PT_REGS_* macros use the field names.
- */
-struct kpt_regs {
-	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
-	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
-};
-_Static_assert(sizeof(struct kpt_regs) == KPT_REG_WORDS * 8 &&
-	       __builtin_offsetof(struct kpt_regs, r9) == KPT_W_R9 * 8 &&
-	       __builtin_offsetof(struct kpt_regs, ax) == KPT_W_AX * 8 &&
-	       __builtin_offsetof(struct kpt_regs, di) == KPT_W_DI * 8 &&
-	       __builtin_offsetof(struct kpt_regs, ip) == KPT_W_IP * 8 &&
-	       __builtin_offsetof(struct kpt_regs, sp) == KPT_W_SP * 8,
-	       "enum kpt_reg_word is struct kpt_regs's layout");
-
-struct kpt_scratch {
-	struct kpt_regs regs;	/* copy of the probe's registers: indexable by offset */
-	__u64 ctx;		/* tracepoints: the raw record's address */
-	__u32 nfaults;		/* faults in the record being built */
-	__u32 pad;
-	__u64 edata[KPT_MAX_EDATA];	/* a return probe's entry arguments */
-	__u8 rec[KPT_BUF_SIZE];
-};
-
-/*
- * The run's largest argument count, dereference chain and array, set by the
- * loader. Read-only, so the verifier knows them: the loops over arguments,
- * dereferences and elements end at them as well as at the compile-time
- * maxima, and it walks only as many iterations as this run's probes can
- * take (a three-register probe verifies in a fraction of the time of the
- * largest configuration, which the tests also load).
- */
-const volatile __u32 kpt_max_args = KPT_MAX_ARGS;
-const volatile __u32 kpt_max_deref = KPT_MAX_DEREF;
-const volatile __u32 kpt_max_count = KPT_MAX_ARRAY;
-
-enum { KPT_RD_KERNEL = 0, KPT_RD_USER = 1, KPT_RD_AUTO = 2 };
-
-/*
- * How far into a tracepoint's record kpt_tp may load: the smallest end of
- * the run's tracepoints' fields (the loader's). The kernel refuses, at
- * attach, a program whose loads reach past an event's last field; the
- * verifier counts only the loads it can reach, and the bound prunes the rest.
- */
-const volatile __u32 kpt_tp_end = 0;
-
-/* kpt_tp_word_at() (include/kptrace.h) against this run's bound. */
-static __always_inline int kpt_tp_word(__u32 off, __u32 size)
-{
-	return kpt_tp_word_at(off, size, kpt_tp_end);
-}
-
-/* The field's value in its word (little-endian), as a read of size bytes. */
-static __always_inline __u64 kpt_tp_bits(__u64 w, __u32 off, __u32 size)
-{
-	w >>= (off & 7) * 8;
-	return size < 8 ? w & ((1ULL << (size * 8)) - 1) : w;
-}
-
-static __always_inline long kpt_read(void *dst, __u64 size, __u64 addr, int mode)
-{
-	if (mode == KPT_RD_AUTO)
-		mode = KPT_IS_USER_ADDR(addr) ? KPT_RD_USER : KPT_RD_KERNEL;
-	if (mode == KPT_RD_USER)
-		return bpf_probe_read_user(dst, size, (const void *)addr);
-	return bpf_probe_read_kernel(dst, size, (const void *)addr);
-}
-
-/*
- * A read of 1, 2, 4 or 8 bytes into *v. The bound is restated after a
- * barrier: clang merges a switch of constant sizes back into one call with a
- * variable size, which the verifier then cannot bound.
- */
-static __always_inline long kpt_read_sized(__u64 *v, __u32 size, __u64 addr, int mode)
-{
-	/* 64-bit: a 32-bit copy would be checked while the other is passed */
-	__u64 sz = size;
-
-	if (sz != 1 && sz != 2 && sz != 4)
-		sz = 8;
-	barrier_var(sz);
-	if (sz > 8)
-		sz = 8;
-	return kpt_read(v, sz, addr, mode);
-}
-
-static __always_inline long kpt_read_str(void *dst, __u32 size, __u64 addr, int mode)
-{
-	if (mode == KPT_RD_AUTO)
-		mode = KPT_IS_USER_ADDR(addr) ? KPT_RD_USER : KPT_RD_KERNEL;
-	if (mode == KPT_RD_USER)
-		return bpf_probe_read_user_str(dst, size, (const void *)addr);
-	return bpf_probe_read_kernel_str(dst, size, (const void *)addr);
-}
-
-/*
- * A tracepoint field of size bytes at off: from the handler's copy of the
- * record's first words (kpt_tp_copy()) where it is there, else read from
- * the record. Nonzero: the read faulted.
- */
-static __always_inline __u32 kpt_tp_read(const struct kpt_scratch *s, __u32 off, __u32 size,
-					 __u64 *v)
-{
-	int word = kpt_tp_word(off, size);
-
-	if (word < 0)
-		return !!kpt_read_sized(v, size, s->ctx + off, KPT_RD_KERNEL);
-	*v = kpt_tp_bits(((const __u64 *)&s->regs)[(word / 8) & (KPT_TP_WORDS - 1)], off, size);
-	return 0;
-}
-
-/* Store the low 'size' bytes of v at record offset off. */
-/* The low size bytes of v at p, as a record's slot holds them. */
-static __always_inline void kpt_store_sized(void *p, __u32 size, __u64 v)
-{
-	switch (size) {
-	case 1:
-		*(__u8 *)p = v;
-		break;
-	case 2:
-		*(__u16 *)p = v;
-		break;
-	case 4:
-		*(__u32 *)p = v;
-		break;
-	default:
-		*(__u64 *)p = v;
-		break;
-	}
-}
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "kptrace.h"
+#include "settings.bpf.h"
+#include "scratch.bpf.h"
+#include "mem.bpf.h"
+#include "regs.bpf.h"
+#include "tp.bpf.h"
 
 static __always_inline void kpt_put(struct kpt_scratch *s, __u32 off, __u32 size, __u64 v)
 {
@@ -234,44 +92,6 @@ static __always_inline __u32 kpt_put_comm(struct kpt_scratch *s, __u32 slot, __u
 	kpt_put(s, slot, 4, (n << 16) | pos);
 	return pos + n;
 }
-
-/* libbpf learnt the sixth argument register in 1.2; Debian 12 ships 1.1. */
-#ifndef PT_REGS_PARM6
-#if defined(__TARGET_ARCH_x86)
-#define PT_REGS_PARM6(x) (__PT_REGS_CAST(x)->r9)
-#else
-#error "PT_REGS_PARM6 needed: libbpf >= 1.2"
-#endif
-#endif
-
-/*
- * Argument register n of the calling convention (libbpf's PT_REGS macros,
- * not a table of ours), from a copy of the registers or from a kprobe's
- * context itself. Each load pinned by a barrier: clang would otherwise merge
- * the cases into one load at a computed offset, which the verifier refuses
- * in a context.
- */
-#define KPT_REG_CASE(n, expr)	case n: v = (expr); barrier_var(v); break;
-
-static __always_inline __u64 kpt_arg_reg(const struct kpt_regs *r, __u32 n)
-{
-	__u64 v;
-
-	switch (n) {
-	KPT_REG_CASE(0, PT_REGS_PARM1(r))
-	KPT_REG_CASE(1, PT_REGS_PARM2(r))
-	KPT_REG_CASE(2, PT_REGS_PARM3(r))
-	KPT_REG_CASE(3, PT_REGS_PARM4(r))
-	KPT_REG_CASE(4, PT_REGS_PARM5(r))
-	default:
-		v = PT_REGS_PARM6(r);
-		barrier_var(v);
-		break;
-	}
-	return v;
-}
-
-#define KPT_NR_REG_ARGS 6
 
 /* kpt_store_elem()'s packed scalar argument: global functions take five. */
 #define KPT_EL_ARGI(x)		((x) & 0xff)

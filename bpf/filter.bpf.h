@@ -35,12 +35,19 @@
  * one in the same state and is pruned there, instead of each combination
  * of branches being followed through all the steps.
  *
- * The file is plain C apart from __noinline and __always_inline: the unit
- * tests (tests/unit/test_filter.c) compile it in userspace with their own
- * struct kpt_scratch, and KPT_LOAD() for unaligned loads.
+ * The file is plain C apart from __noinline, __always_inline and
+ * barrier_var(): the unit tests (tests/unit/test_filter.c) compile it in
+ * userspace with their own of those, and KPT_LOAD() for unaligned loads.
  */
 #ifndef KPT_FILTER_BPF_H
 #define KPT_FILTER_BPF_H
+
+#ifdef __KPT_BPF__
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#endif
+#include "kptrace.h"
+#include "scratch.bpf.h"
 
 /* Record offsets are masked to this: every access stays inside rec[]. */
 #define KPT_PRED_MASK		(KPT_REC_MAX - 1)

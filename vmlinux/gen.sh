@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate vmlinux/<arch>/vmlinux.h from a kernel's BTF. The BPF programs
 # take helper and map types from it and read no kernel struct through it
-# (their registers are bpf/fetch.bpf.h's struct kpt_regs, the kprobe ABI's
+# (their registers are bpf/scratch.bpf.h's struct kpt_regs, the kprobe ABI's
 # layout), so any recent BTF-enabled kernel will do; the checked-in header
 # came from the development VM's 6.18 kernel.
 #   vmlinux/gen.sh [BTF-FILE (default /sys/kernel/btf/vmlinux)] [ARCH (default x86)]

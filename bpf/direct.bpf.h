@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The fast paths ("direct"): hits whose whole job the loader could tell
+ * before load, done straight from the context, without the scratch area,
+ * the probe's fetch program or the generic path's record.
+ */
+#ifndef KPT_DIRECT_BPF_H
+#define KPT_DIRECT_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "kptrace.h"
+#include "settings.bpf.h"
+#include "maps.bpf.h"
+#include "mem.bpf.h"
+#include "regs.bpf.h"
+#include "tramp.bpf.h"
+#include "tp.bpf.h"
+#include "target.bpf.h"
+#include "ringbuf.bpf.h"
+#include "agg.bpf.h"
+
+/*
+ * Argument register reg (0-5) or %ax (KPT_DIRECT_AX) of a registers or
+ * trampoline context, as the generic path's copy of the registers would
+ * hold it: the direct histogram's value, each of a direct stream's.
+ */
+static __always_inline __u64 kpt_direct_reg(void *ctx, int kind, __u32 reg)
+{
+	__u64 x = 0;
+
+	/* one register for the number: without it clang tests the direct
+	 * histogram's by masks of kpt_dh's word, and lays its hit out with
+	 * three more jumps */
+	barrier_var(reg);
+	if (kind == KPT_CTX_TRAMP) {
+		/* what kpt_tramp_regs() would have put in the register */
+		if (reg == KPT_DIRECT_AX ? bpf_get_func_ret(ctx, &x) :
+		    bpf_get_func_arg(ctx, reg, &x))
+			return 0;
+		return x;
+	}
+	if (reg == KPT_DIRECT_AX) {
+		x = PT_REGS_RC((const struct kpt_regs *)ctx);
+		barrier_var(x);	/* a load of its own (kpt_arg_reg()) */
+		return x;
+	}
+	return kpt_arg_reg(ctx, reg);	/* 0-5 */
+}
+
+/*
+ * A direct value (KPT_DIRECT_*: argument register 0-5, %ax, or the
+ * tracepoint field of tp_size bytes at tp_off) straight from the context,
+ * as its record slot of size bytes would hold it. -1: the tracepoint field
+ * could not be read.
+ */
+static __always_inline int kpt_direct_load(void *ctx, int kind, __u32 direct, __u32 tp_off,
+					   __u32 tp_size, __u32 size, bool is_signed, __u64 *v)
+{
+	__u64 x = 0;
+
+	if (kind == KPT_CTX_TP) {
+		if (kpt_tp_field(ctx, tp_off, tp_size, &x) &&
+		    kpt_read_sized(&x, tp_size, (__u64)ctx + tp_off, KPT_RD_KERNEL))
+			return -1;
+	} else {
+		x = kpt_direct_reg(ctx, kind, direct);
+	}
+	*v = kpt_narrow(x, size, is_signed);
+	return 0;
+}
+
+/* KPT_PF_DIRECT: the histogram's value (the loader's normalised
+ * p->agg.direct). */
+static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kpt_probe_entry *p,
+					    __u64 *v)
+{
+	const struct kpt_fetch *f = &p->args[p->agg.value_argi & (KPT_MAX_ARGS - 1)];
+
+	return kpt_direct_load(ctx, kind, p->agg.direct, f->param, (__u32)f->imm, f->size,
+			       p->agg.value_signed, v);
+}
+
+/* Byte f of kpt_dh's first word w (little-endian). */
+#define KPT_DH_BYTE(w, f) \
+	((__u32)((w) >> (8 * __builtin_offsetof(struct kpt_direct_hist, f))) & 0xff)
+
+/*
+ * A direct histogram's hit (kpt_dh, whose first word is w): what
+ * kpt_direct_value() and kpt_hist_unkeyed() do, with every parameter a
+ * read-only constant, so the verifier keeps one path of each switch and
+ * the loads of the value and the counts. The parameters every hit needs
+ * are one load, made first (kpt_handle()), and neither the probe table,
+ * the cookie nor kpt_ds is read: under TCG each load is a soft-MMU access
+ * (bench/README.md). The other members are loaded only where their branch
+ * is taken: a tracepoint's field in a tracepoint's program (kind is each
+ * program's constant), a linear histogram's bounds in a linear histogram.
+ */
+static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stats *st, __u64 w)
+{
+	bool is_tp = kind == KPT_CTX_TP, is_signed = KPT_DH_BYTE(w, is_signed);
+	__u32 hist = KPT_DH_BYTE(w, hist), b, n;
+	__u64 v;
+
+	if (kpt_direct_load(ctx, kind, KPT_DH_BYTE(w, direct), is_tp ? kpt_dh.tp_off : 0,
+			    is_tp ? kpt_dh.tp_size : 0, KPT_DH_BYTE(w, size), is_signed, &v)) {
+		st->faults++;
+		return;
+	}
+	/* the bucket count for a linear histogram's clamp only: a run of one
+	 * has all of kpt_hist, whose size bounds b as b < nbuckets does in
+	 * kpt_hist_unkeyed() */
+	n = hist == KPT_H_LINEAR ? kpt_dh.nbuckets : 0;
+	b = kpt_bucket_of(hist, is_signed, hist == KPT_H_LINEAR ? kpt_dh.lin_min : 0,
+			  hist == KPT_H_LINEAR ? kpt_dh.lin_step : 0, n, v);
+	kpt_hist_count(b, KPT_DH_BYTE(w, own_stats), 0, is_signed, v, st);
+}
+
+/*
+ * A KPT_PF_DIRECT probe's whole job, nothing else of the handler, once its
+ * value v is taken from the context: a histogram of it (hist kmalloc, hist
+ * of an argument; inline in the handler but through trampolines), or one
+ * half of a latency (kpt_aggregate()'s, for a call nothing filters: the
+ * clock read last at an entry and first at a return, so as little of
+ * kptrace as may be is timed). Global: one copy verified once, where every
+ * program inlines the handler (the object's size is resident memory).
+ */
+__noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt_stats *st,
+			  __u64 v, __u32 tid)
+{
+	__u64 now, *ts;
+	__u32 depth;
+
+	if (!p || !st)
+		return 0;
+	switch (p->agg.action) {
+	case KPT_ACT_HIST:
+		kpt_hist_unkeyed(p, v, st);
+		return 0;
+	case KPT_ACT_LAT_START:
+		ts = kpt_lat_enter(tid, idx, &depth);
+		if (ts)
+			*ts = bpf_ktime_get_ns();
+		return 0;
+	case KPT_ACT_LAT_END:
+		now = bpf_ktime_get_ns();
+		if (!kpt_lat_exit(p, tid, now, st, &v))
+			kpt_hist_unkeyed(p, v, st);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A direct stream's hit (kpt_ds): the record reserved in the ring buffer at
+ * its size, known to the verifier, and written there, where the generic
+ * path builds it in the scratch area and copies it in. Every value of the
+ * layout is a constant to the verifier, so what it keeps is the loads and
+ * stores themselves.
+ */
+static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_stats *st,
+					     __u64 pid_tgid)
+{
+	__u64 now = bpf_ktime_get_ns(), flags = kpt_wakeup_flags(now, kpt_ds.size);
+	struct kpt_rec_hdr *h;
+	int i;
+
+	h = bpf_ringbuf_reserve(&kpt_events, kpt_ds.size, 0);
+	if (!h) {
+		st->drops++;
+		return 0;
+	}
+	h->kind = KPT_REC_EVENT;
+	h->probe = 0;
+	h->size = kpt_ds.size;
+	h->ts = now;
+	if (kind == KPT_CTX_TRAMP)
+		h->ip = kpt_tramp_ip(ctx, kpt_ds.flags & KPT_PF_RETURN);
+	else
+		h->ip = kpt_probed_ip(ctx, kind, kpt_ds.flags,
+				      PT_REGS_IP((const struct kpt_regs *)ctx));
+	h->tid = (__u32)pid_tgid;
+	h->tgid = pid_tgid >> 32;
+	h->cpu = bpf_get_smp_processor_id();
+	h->pad = 0;
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+	if (kpt_target_comm[0] && kpt_comm_differs(h->comm)) {
+		bpf_ringbuf_discard(h, BPF_RB_NO_WAKEUP);
+		st->filtered++;
+		return 0;
+	}
+	if (kpt_ds.nargs)
+		*((__u8 *)h + KPT_HDR_SIZE) = 0;	/* the fault bitmap: none can fault */
+	/* unrolled: each argument's slot, size and register a constant */
+#pragma unroll
+	for (i = 0; i < KPT_DS_MAX_ARGS; i++) {
+		if (i >= kpt_ds.nargs)
+			break;
+		kpt_store_sized((void *)h + kpt_ds.args[i].slot, kpt_ds.args[i].size,
+				kpt_direct_reg(ctx, kind, kpt_ds.args[i].reg));
+	}
+	bpf_ringbuf_submit(h, flags);
+	return 0;
+}
+
+/*
+ * The fast paths, all tried here once a hit is counted: a direct histogram
+ * (kpt_dh) or stream (kpt_ds), each of a run of one probe, or a
+ * KPT_PF_DIRECT probe's histogram or latency half. Returns the probe for
+ * the generic path to run, or NULL when the hit is done (or has no probe).
+ * may_direct: the program may take kpt_dh or kpt_ds, every program but
+ * trampoline slots 1-15 (a run of one probe uses slot 0, and copies in the
+ * others would be resident object); dh: kpt_dh's first word, 0 where not
+ * may_direct; dh_on: its "on", computed once by the caller, which uses it
+ * too (computed twice, clang lays the handler out with more instructions).
+ * idx: the probe's index, by address: the key of one stack slot for every
+ * lookup.
+ */
+static __always_inline struct kpt_probe_entry *
+kpt_fast_paths(void *ctx, int kind, bool may_direct, __u64 dh, bool dh_on, const __u32 *idx,
+	       struct kpt_stats *st, __u64 pid_tgid)
+{
+	struct kpt_probe_entry *p;
+
+	/* constants to the verifier, which keeps one path of the three */
+	if (dh_on) {
+		kpt_hist_direct(ctx, kind, st, dh);
+		return NULL;
+	}
+	/* never a tracepoint's: its context is no registers */
+	if (may_direct && kind != KPT_CTX_TP && kpt_ds.size) {
+		kpt_stream_direct(ctx, kind, st, pid_tgid);
+		return NULL;
+	}
+	p = bpf_map_lookup_elem(&kpt_probes, idx);
+	if (!p)
+		return NULL;
+	if (KPT_USES(DIRECT) && (p->flags & KPT_PF_DIRECT)) {
+		__u64 v = 0;
+
+		if (p->agg.action == KPT_ACT_HIST && kpt_direct_value(ctx, kind, p, &v)) {
+			st->faults++;
+			return NULL;
+		}
+		/* a histogram inline, but in the sixteen trampoline slots:
+		 * one global function there, where sixteen copies would be
+		 * resident object */
+		if (p->agg.action == KPT_ACT_HIST && kind != KPT_CTX_TRAMP)
+			kpt_hist_unkeyed(p, v, st);
+		else
+			kpt_direct(p, *idx, st, v, (__u32)pid_tgid);
+		return NULL;
+	}
+	return p;
+}
+
+#endif /* KPT_DIRECT_BPF_H */

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Every map of the object and the counters the programs keep in BSS, with
+ * the types only the BPF side sees in them. Sizes of 1 are the loader's to
+ * set before load (src/loader.c); the names are the skeleton's ABI.
+ */
+#ifndef KPT_MAPS_BPF_H
+#define KPT_MAPS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "kptrace.h"
+#include "scratch.bpf.h"
+
+/* --- aggregation (agg.bpf.h) --- */
+
+/* Unkeyed histogram buckets of every probe, per CPU: no hash lookup, no lock
+ * on the hot path; agg.hist_base splits it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} kpt_hist SEC(".maps");
+
+/* Unkeyed count/sum/min/max, per probe, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpt_aggval);
+} kpt_hstat SEC(".maps");
+
+/* Keyed histograms and counts: (probe, bucket, key) -> value, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct kpt_key);
+	__type(value, struct kpt_aggval);
+} kpt_kagg SEC(".maps");
+
+/*
+ * Calls in flight per (thread, entry probe): their depth, so recursion pairs
+ * right, and for latency each one's entry time, on a small stack. One lookup
+ * per event, changed in place: an LRU hash update allocates a new element,
+ * so a depth map and a start-time map cost seven hash operations a call.
+ */
+struct kpt_depth_key {
+	__u32 tid;
+	__u32 probe;
+};
+
+/* Deeper recursion than this is counted and paired, but not timed. */
+#define KPT_LAT_STACK	32
+
+struct kpt_calls {
+	__u32 depth;
+	__u32 pad;
+	__u64 ts[KPT_LAT_STACK];	/* latency: entry time per depth; 0: filtered out */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct kpt_depth_key);
+	__type(value, struct kpt_calls);
+} kpt_depth SEC(".maps");
+
+/* Entry data and PMU values per (thread, entry probe, depth). */
+struct kpt_start_key {
+	__u32 tid;
+	__u32 probe;
+	__u32 depth;
+	__u32 pad;
+};
+
+/* A return probe's entry arguments per (thread, entry probe, depth). */
+struct kpt_edata {
+	__u64 v[KPT_MAX_EDATA];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct kpt_start_key);
+	__type(value, struct kpt_edata);
+} kpt_edata SEC(".maps");
+
+/* latency --pmu: the counters, one per CPU per event, opened by userspace
+ * (src/pmu.c). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} kpt_pmu SEC(".maps");
+
+/* The counters at a call's entry, keyed as kpt_edata's entry arguments. */
+struct kpt_pmu_vals {
+	__u64 v[KPT_PMU_MAX];
+	__u64 enabled[KPT_PMU_MAX];
+	__u64 running[KPT_PMU_MAX];
+	__u32 cpu;
+	__u32 ok;		/* bit e: counter e was read */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct kpt_start_key);
+	__type(value, struct kpt_pmu_vals);
+} kpt_pmu_start SEC(".maps");
+
+/* Per LAT_END probe, per CPU: each counter's deltas, and the calls left out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpt_pmu_stats);
+} kpt_pmu_stat SEC(".maps");
+
+/* --- the handler (kptrace.bpf.c) --- */
+
+/* tgid -> 1: the traced processes where kpt_target_set (target.bpf.h);
+ * --max-keys where given. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, __u32);
+} kpt_procs SEC(".maps");
+
+/* One entry per probe definition: what each probe fetches and does. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpt_probe_entry);
+} kpt_probes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpt_stats);
+} kpt_stats SEC(".maps");
+
+/*
+ * Record scratch, one per CPU. A plain array indexed by CPU rather than a
+ * per-CPU array: per-CPU values are capped at 32 KiB and a record with its
+ * string slack is larger. The programs never nest on one CPU (bpf_prog_active).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpt_scratch);
+} kpt_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} kpt_events SEC(".maps");
+
+/* Processes not followed: kpt_procs was full (--max-keys). */
+__u64 kpt_procs_full = 0;
+/* When the consumer was last woken (ringbuf.bpf.h). */
+__u64 kpt_last_wakeup = 0;
+
+#endif /* KPT_MAPS_BPF_H */

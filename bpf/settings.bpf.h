@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Every setting of a run, in one place: read-only data the loader
+ * (src/loader.c, src/pmu.c) writes before load. The verifier knows their
+ * values, so it drops the branches a run does not take and bounds the
+ * loops at this run's maxima: most of kptrace's start-up is its time, and
+ * what it drops costs nothing a hit. Their names are the skeleton's ABI.
+ */
+#ifndef KPT_SETTINGS_BPF_H
+#define KPT_SETTINGS_BPF_H
+
+#include "vmlinux.h"
+#include "kptrace.h"
+
+/* What this run's probes use, KPT_USE_*: unused parts are not even verified
+ * where Linux 6.8+ skips unreachable global functions. */
+const volatile __u32 kpt_uses = ~0u;
+#define KPT_USES(what)	(kpt_uses & KPT_USE_##what)
+
+/* The run has one probe: no cookie to read. */
+const volatile bool kpt_one_probe = false;
+
+/* The words of struct kpt_regs the run's probes read (kpt_copy_regs()). */
+const volatile __u32 kpt_regs_mask = ~0u;
+
+/* The fast paths (direct.bpf.h): a direct stream, or size 0; a direct
+ * histogram, or on 0 (include/kptrace.h). */
+const volatile struct kpt_direct_stream kpt_ds = {};
+const volatile struct kpt_direct_hist kpt_dh = {};
+
+/*
+ * The largest argument count, dereference chain and array of the run's
+ * probes: the loops end at them as well as at the compile-time maxima, so
+ * the verifier walks only the iterations this run can take.
+ */
+const volatile __u32 kpt_max_args = KPT_MAX_ARGS;
+const volatile __u32 kpt_max_deref = KPT_MAX_DEREF;
+const volatile __u32 kpt_max_count = KPT_MAX_ARRAY;
+
+/*
+ * Tracepoints: how far into the record plain loads may go (the smallest end
+ * of the run's tracepoints' fields: the kernel refuses, at attach, a program
+ * whose loads reach past an event's last field), and the record word every
+ * direct field of the run is in (kpt_tp_word_at()), 0 if they differ.
+ */
+const volatile __u32 kpt_tp_end = 0;
+const volatile __u32 kpt_tp_direct_word = 0;
+
+/* Targeting (-p, -t, --cgroup, --comm); 0 / empty traces everyone. */
+const volatile __u32 kpt_target_tgid = 0;
+const volatile __u32 kpt_target_tid = 0;
+const volatile __u64 kpt_target_cgroup = 0;
+const volatile char kpt_target_comm[KPT_COMM_LEN] = {};
+/* Any of tgid, tid, cgroup: untargeted hits load this one setting only. */
+const volatile bool kpt_targeted = false;
+/*
+ * -c (and -p with --keep-running): the traced processes are kpt_procs'
+ * keys, not kpt_target_tgid, so a pid that comes back as another process's
+ * is not traced.
+ */
+const volatile bool kpt_target_set = false;
+/*
+ * kptrace's own process, never traced: its own reads and writes seen by
+ * its probes would feed back (t:syscalls/sys_enter_write). 0 where kptrace
+ * cannot hit a probe of the run (uprobes in other files).
+ */
+const volatile __u32 kpt_self_tgid = 0;
+
+/* Where task/task_newtask's pid and clone_flags and sched_process_free's
+ * pid are in their records (tracefs's format files). */
+const volatile __u32 kpt_nt_pid_off = 0;
+const volatile __u32 kpt_nt_flags_off = 0;
+const volatile __u32 kpt_free_pid_off = 0;
+
+/* Ring buffer data waiting that wakes the consumer (ringbuf.bpf.h); 0: the
+ * kernel's default. */
+const volatile __u64 kpt_wakeup_bytes = 0;
+
+/* latency --pmu: the counters (at most KPT_PMU_MAX, 0 without --pmu), and
+ * counter e of CPU c at kpt_pmu[e * kpt_pmu_stride + c]. */
+const volatile __u32 kpt_pmu_n = 0;
+const volatile __u32 kpt_pmu_stride = 0;
+
+#endif /* KPT_SETTINGS_BPF_H */

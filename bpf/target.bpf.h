@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Whom a hit is for: kptrace itself (never traced), and the tasks -p, -c,
+ * -t, --cgroup and --comm select.
+ */
+#ifndef KPT_TARGET_BPF_H
+#define KPT_TARGET_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "kptrace.h"
+#include "settings.bpf.h"
+#include "maps.bpf.h"
+
+static __always_inline bool kpt_comm_differs(const char *comm)
+{
+	int i;
+
+	for (i = 0; i < KPT_COMM_LEN; i++) {
+		if (comm[i] != kpt_target_comm[i])
+			return true;
+		if (!comm[i])
+			break;
+	}
+	return false;
+}
+
+/*
+ * -p, -c, -t, --cgroup: whether the task is one traced (if not, counted as
+ * filtered). Its ids are read once a hit, by the caller: every path needs
+ * the tgid for kpt_self_tgid, and the records and latencies need them too.
+ */
+static __always_inline bool kpt_task_wanted(struct kpt_stats *st, __u64 pid_tgid)
+{
+	__u32 tgid = pid_tgid >> 32;
+
+	if (!kpt_targeted)
+		return true;
+	if ((kpt_target_set ? !bpf_map_lookup_elem(&kpt_procs, &tgid) :
+			      kpt_target_tgid && tgid != kpt_target_tgid) ||
+	    (kpt_target_tid && (__u32)pid_tgid != kpt_target_tid) ||
+	    (kpt_target_cgroup && bpf_get_current_cgroup_id() != kpt_target_cgroup)) {
+		st->filtered++;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Whether kptrace itself hit the probe (kpt_self_tgid), with the task's ids
+ * into *pid_tgid, read once a hit: targeting, records and latency need them
+ * too. A direct histogram, which needs none of them (untargeted), is spared
+ * the helper call, the check's whole cost (bench/README.md), where kptrace
+ * cannot hit its probe (uprobes in other files: kpt_self_tgid 0); a
+ * tracepoint program may not read the record's common_pid instead.
+ */
+static __always_inline bool kpt_self_hit(bool direct_hist, __u64 *pid_tgid)
+{
+	__u32 self = kpt_self_tgid;	/* one load: the verifier knows it */
+
+	*pid_tgid = 0;
+	if (direct_hist && !kpt_targeted && !self)
+		return false;
+	*pid_tgid = bpf_get_current_pid_tgid();
+	return self && (__u32)(*pid_tgid >> 32) == self;
+}
+
+#endif /* KPT_TARGET_BPF_H */

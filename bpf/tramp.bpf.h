@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What a BPF trampoline hands over (fentry, fexit): the saved argument
+ * registers and return value, laid out as a registers context's copy.
+ */
+#ifndef KPT_TRAMP_BPF_H
+#define KPT_TRAMP_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "scratch.bpf.h"
+#include "regs.bpf.h"
+
+/*
+ * A trampoline's ip, as a kprobe's record holds it: at an entry, the
+ * function's address as kprobes have it (kpt_kprobe_addr()); at a return,
+ * where the function returns to, as a kretprobe prints it. The x86-64
+ * trampoline's frame above its saved arguments: the return value, the saved
+ * frame pointer, the address back into the traced function (its fentry
+ * call), then the caller's return address. A failed read leaves 0; the VM
+ * tests compare it with kretprobes' on each kernel.
+ */
+static __always_inline __u64 kpt_tramp_ip(__u64 *ctx, bool ret)
+{
+	__u64 v = 0, n;
+
+	if (!ret)
+		return kpt_kprobe_addr(bpf_get_func_ip(ctx));
+	n = bpf_get_func_arg_cnt(ctx);
+	if (n > 12 || bpf_probe_read_kernel(&v, sizeof(v), ctx + n + 3))
+		v = 0;
+	return v;
+}
+
+/*
+ * fentry/fexit: the trampoline saved the argument registers (and at exit the
+ * return value), not a pt_regs. Lay them out where a kprobe's copy has them,
+ * so every fetch reads them by the same offsets: the same definition gives
+ * the same values whatever the mechanism. Only probes reading argument
+ * registers, the return value and memory through them come here (the loader
+ * sends the others to kprobes): the rest of the copy is zero.
+ */
+static __always_inline void kpt_tramp_regs(__u64 *ctx, struct kpt_regs *r, bool ret)
+{
+	__u64 v = 0;
+
+	__builtin_memset(r, 0, sizeof(*r));
+	if (!bpf_get_func_arg(ctx, 0, &v))
+		PT_REGS_PARM1(r) = v;
+	if (!bpf_get_func_arg(ctx, 1, &v))
+		PT_REGS_PARM2(r) = v;
+	if (!bpf_get_func_arg(ctx, 2, &v))
+		PT_REGS_PARM3(r) = v;
+	if (!bpf_get_func_arg(ctx, 3, &v))
+		PT_REGS_PARM4(r) = v;
+	if (!bpf_get_func_arg(ctx, 4, &v))
+		PT_REGS_PARM5(r) = v;
+	if (!bpf_get_func_arg(ctx, 5, &v))
+		PT_REGS_PARM6(r) = v;
+	if (ret && !bpf_get_func_ret(ctx, &v))
+		PT_REGS_RC(r) = v;
+	r->ip = kpt_tramp_ip(ctx, ret);
+}
+
+#endif /* KPT_TRAMP_BPF_H */
