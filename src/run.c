@@ -44,8 +44,11 @@ struct defs {
 };
 
 static bool verbose;
-/* run_once(): the kernel refused a function resolved without kallsyms */
-#define KPT_RETRY_KSYMS	1
+/*
+ * run_once(): the kernel refused a function resolved without kallsyms, so
+ * the run is resolved again with it; ESTALE, as no kernel call here returns it.
+ */
+#define KPT_ERETRY_KSYMS	(-ESTALE)
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -416,8 +419,14 @@ static pid_t spawn_waiting(const char *cmd, int *go_fd)
 		return -errno;
 	}
 	pid = fork();
-	if (pid < 0)
-		return -errno;
+	if (pid < 0) {
+		int err = -errno;
+
+		close(pfd[0]);
+		close(pfd[1]);
+		wordfree(&we);
+		return err;
+	}
 	if (pid == 0) {
 		close(pfd[1]);
 		if (read(pfd[0], &c, 1) != 1)
@@ -747,7 +756,7 @@ static int load_attach(const struct env *env, struct loader *ld, struct load_opt
 			return 0;
 		fell_back = backend_fallback(env->backend, evs, n);
 		if (!fell_back && deferred)
-			return KPT_RETRY_KSYMS;	/* kpt_run() says why, with kallsyms */
+			return KPT_ERETRY_KSYMS;	/* kpt_run() says why, with kallsyms */
 		if (!fell_back) {
 			const struct spec_probe *p = attaching && ld->failed >= 0 ?
 						     evs[ld->failed].spec : NULL;
@@ -849,9 +858,9 @@ int kpt_run(const struct env *env)
 	bool said = false;
 	int err = run_once(env, !env->dry_run, &said);
 
-	if (err == KPT_RETRY_KSYMS)
+	if (err == KPT_ERETRY_KSYMS)
 		err = run_once(env, false, &said);
-	return err == KPT_RETRY_KSYMS ? -EINVAL : err;
+	return err == KPT_ERETRY_KSYMS ? -EINVAL : err;
 }
 
 static int run_once(const struct env *env, bool defer, bool *said_attaching)
