@@ -20,8 +20,8 @@ static int deflist_add(struct deflist *l, const char *fmt, ...)
 static int deflist_add(struct deflist *l, const char *fmt, ...)
 {
 	char **nt, *t;
+	int *np, r;
 	va_list ap;
-	int r;
 
 	va_start(ap, fmt);
 	r = vasprintf(&t, fmt, ap);
@@ -29,11 +29,15 @@ static int deflist_add(struct deflist *l, const char *fmt, ...)
 	if (r < 0)
 		return -ENOMEM;
 	nt = realloc(l->text, (l->n + 1) * sizeof(*nt));
-	if (!nt) {
+	if (nt)
+		l->text = nt;
+	np = nt ? realloc(l->peer, (l->n + 1) * sizeof(*np)) : NULL;
+	if (!np) {
 		free(t);
 		return -ENOMEM;
 	}
-	l->text = nt;
+	l->peer = np;
+	l->peer[l->n] = -1;
 	l->text[l->n++] = t;
 	return 0;
 }
@@ -45,6 +49,7 @@ void deflist_free(struct deflist *l)
 	for (i = 0; i < l->n; i++)
 		free(l->text[i]);
 	free(l->text);
+	free(l->peer);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -82,7 +87,11 @@ static int latency_pair(struct deflist *out, const char *func, const char *rest,
 	err = deflist_add(out, "p:latency/%s_%d %s%s", name, n, func, rest);
 	if (!err)
 		err = deflist_add(out, "r:latency/%s_%d_ret %s", name, n, func);
-	return err;
+	if (err)
+		return err;
+	out->peer[out->n - 2] = out->n - 1;
+	out->peer[out->n - 1] = out->n - 2;
+	return 0;
 }
 
 /* latency 'vfs_*': every traceable match, the skipped ones reported. */
@@ -372,10 +381,12 @@ int modes_definitions(const struct env *env, struct sysinfo *si, struct deflist 
 	return 0;
 }
 
-int modes_actions(const struct env *env, const struct ev_desc *evs,
-		  struct kpt_probe_entry *ents, int n, uint32_t *nbuckets, char *msg,
-		  size_t msglen, int *which)
+int modes_actions(const struct env *env, struct probeset *ps, char *msg, size_t msglen,
+		  int *which)
 {
+	const struct ev_desc *evs = ps->evs;
+	struct kpt_probe_entry *ents = ps->ents;
+	uint32_t *nbuckets = &ps->nbuckets;
 	struct agg_opts o = {
 		.kind = env->linear ? KPT_H_LINEAR : KPT_H_LOG2,
 		.field = env->field,
@@ -396,7 +407,9 @@ int modes_actions(const struct env *env, const struct ev_desc *evs,
 		o.field = env->slack ? "bytes_alloc" : "bytes_req";
 	if (env->slack)
 		o.sub_field = "bytes_req";
-	for (i = 0; i < n && !err; i++) {
+	for (i = 0; i < ps->nuser && !err; i++) {
+		const struct probe *pr = &ps->p[i];
+
 		*which = i;
 		switch (env->mode) {
 		case MODE_HIST:
@@ -416,9 +429,10 @@ int modes_actions(const struct env *env, const struct ev_desc *evs,
 					msglen);
 			break;
 		case MODE_LATENCY:
-			/* latency_defs() made them in pairs: entry, return */
-			err = agg_setup(&o, i % 2 ? KPT_ACT_LAT_END : KPT_ACT_LAT_START, &evs[i],
-					i - 1, &ents[i].agg, nbuckets, msg, msglen);
+			/* latency_pair() linked them: entry, return */
+			err = agg_setup(&o, pr->lat == PROBE_LAT_END ? KPT_ACT_LAT_END :
+					KPT_ACT_LAT_START, &evs[i], pr->lat_peer, &ents[i].agg,
+					nbuckets, msg, msglen);
 			break;
 		default:
 			ents[i].agg.action = KPT_ACT_PRINT;

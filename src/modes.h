@@ -13,11 +13,13 @@
 #include "cli.h"
 #include "event.h"
 #include "kptrace.h"
+#include "probeset.h"
 #include "resolve.h"
 
-/* A list of definition texts with where each came from (for messages). */
+/* A list of definition texts; peer[i]: latency's other half of text[i], or -1. */
 struct deflist {
 	char **text;
+	int *peer;
 	int n;
 };
 
@@ -27,11 +29,11 @@ int modes_definitions(const struct env *env, struct sysinfo *si, struct deflist 
 void deflist_free(struct deflist *l);
 
 /*
- * Set each probe's action for env's mode; *nbuckets gets the unkeyed
- * histogram buckets needed. Returns 0 or -EINVAL with msg about probe *which.
+ * Set the action of each of ps's definitions for env's mode; ps->nbuckets
+ * gets the unkeyed histogram buckets needed. Returns 0 or -EINVAL with msg
+ * about probe *which.
  */
-int modes_actions(const struct env *env, const struct ev_desc *evs,
-		  struct kpt_probe_entry *ents, int n, uint32_t *nbuckets, char *msg,
-		  size_t msglen, int *which);
+int modes_actions(const struct env *env, struct probeset *ps, char *msg, size_t msglen,
+		  int *which);
 
 #endif /* KPT_MODES_H */

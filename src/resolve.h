@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/types.h>
 #include "ksyms.h"
 #include "spec.h"
 #include "tracepoint.h"
