@@ -90,6 +90,8 @@ enum loader_map {
 	LM_HSTAT,		/* per-CPU array of struct kpt_aggval, per probe */
 	LM_KAGG,		/* per-CPU hash struct kpt_key -> struct kpt_aggval */
 	LM_PROCS,		/* hash tgid -> 1: the traced processes (load_opts.target_set) */
+	LM_PMU,			/* perf event array: --pmu's counters, event * ncpus + cpu */
+	LM_PMU_STAT,		/* per-CPU array of struct kpt_pmu_stats, per probe */
 };
 
 /* Ring buffer bytes when --buffer-size is not given. */

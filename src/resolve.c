@@ -813,6 +813,13 @@ int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolve
 
 	memset(r, 0, sizeof(*r));
 	*col = -1;
+	r->target.by_name = p->symbol != NULL;
+	r->target.offset = p->offset;
+	r->target.module = p->module[0] != 0;
+	r->target.maxactive = p->maxactive;
+	r->target.ref_ctr_offset = p->ref_ctr_offset;
+	snprintf(r->target.tp_system, sizeof(r->target.tp_system), "%s", p->tp_system);
+	snprintf(r->target.tp_event, sizeof(r->target.tp_event), "%s", p->tp_event);
 	switch (p->kind) {
 	case SPEC_KPROBE:
 	case SPEC_KRETPROBE:
@@ -826,7 +833,7 @@ int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolve
 		*col = p->target_col;
 		err = tp_format_load(p->tp_system, p->tp_event, NULL, &r->tp, msg, msglen);
 		snprintf(r->func, sizeof(r->func), "%s/%s", p->tp_system, p->tp_event);
-		/* kallsyms only if something prints a symbol: run.c decides */
+		/* kallsyms only if something prints a symbol: plan.c decides */
 		break;
 	default:
 		snprintf(msg, msglen, "not a probe definition");

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "event.h"
 #include "ksyms.h"
 #include "spec.h"
 #include "tracepoint.h"
@@ -54,6 +55,7 @@ struct resolved {
 	bool deferred;			/* kprobe: the name unchecked, kaddr 0 (defer_ksyms) */
 	char note[256];			/* what the user may not expect ("" if nothing) */
 	bool no_kprobes;		/* explained only (sysinfo.explain): no kprobes here */
+	struct ev_target target;	/* where it attaches, for the backend and the loader */
 };
 
 void sysinfo_free(struct sysinfo *si);

@@ -174,7 +174,7 @@ static int load_attach(struct run *r, bool deferred, bool *said_attaching)
 			return KPT_ERETRY_KSYMS;	/* kpt_run() says why, with kallsyms */
 		if (!fell_back) {
 			const struct spec_probe *p = attaching && ld->failed >= 0 ?
-						     evs[ld->failed].spec : NULL;
+						     &r->ps.p[ld->failed].spec : NULL;
 
 			if (attaching)
 				snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
