@@ -159,8 +159,9 @@ int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***name
 	err = sysinfo_need_ksyms(si, msg, msglen);
 	if (err)
 		return err;
-	f = fopen("/sys/kernel/tracing/available_filter_functions", "re");
-	if (!f)
+	f = fopen(si->functions_path ? si->functions_path :
+		  "/sys/kernel/tracing/available_filter_functions", "re");
+	if (!f && !si->functions_path)
 		f = fopen("/sys/kernel/debug/tracing/available_filter_functions", "re");
 	if (f) {
 		while (!err && fgets(line, sizeof(line), f)) {
@@ -829,12 +830,19 @@ int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolve
 	case SPEC_URETPROBE:
 		err = resolve_uprobe(si, p, r, msg, msglen, col);
 		break;
-	case SPEC_TRACEPOINT:
+	case SPEC_TRACEPOINT: {
+		char path[512];
+
 		*col = p->target_col;
-		err = tp_format_load(p->tp_system, p->tp_event, NULL, &r->tp, msg, msglen);
+		if (si->tp_format_dir)
+			snprintf(path, sizeof(path), "%s/%s/%s/format", si->tp_format_dir,
+				 p->tp_system, p->tp_event);
+		err = tp_format_load(p->tp_system, p->tp_event, si->tp_format_dir ? path : NULL,
+				     &r->tp, msg, msglen);
 		snprintf(r->func, sizeof(r->func), "%s/%s", p->tp_system, p->tp_event);
 		/* kallsyms only if something prints a symbol: plan.c decides */
 		break;
+	}
 	default:
 		snprintf(msg, msglen, "not a probe definition");
 		return -EINVAL;

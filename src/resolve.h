@@ -40,6 +40,11 @@ struct sysinfo {
 	bool by_trampoline;		/* --backend fentry: function probes need no kprobes */
 	bool have_uprobes;
 	bool explain;			/* --dry-run: kprobes explained without kprobes */
+	/* for tests, NULL in a run: the traceable functions' list in place of
+	 * tracefs's available_filter_functions (kallsyms' text symbols if it
+	 * is unreadable), and the directory of SUBSYS/EVENT/format files */
+	const char *functions_path;
+	const char *tp_format_dir;
 };
 
 /* A resolved probe point and registers. */
