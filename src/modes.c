@@ -14,6 +14,13 @@
 #include "spec.h"
 #include "tracepoint.h"
 
+/* Definition texts as a mode makes them; peer[i]: latency's other half of text[i], or -1. */
+struct deflist {
+	char **text;
+	int *peer;
+	int n;
+};
+
 static int deflist_add(struct deflist *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -42,7 +49,7 @@ static int deflist_add(struct deflist *l, const char *fmt, ...)
 	return 0;
 }
 
-void deflist_free(struct deflist *l)
+static void deflist_free(struct deflist *l)
 {
 	int i;
 
@@ -363,12 +370,11 @@ static int add_def(const struct env *env, const char *def, struct deflist *out)
 	return deflist_add(out, "%.*s%s%s", (int)at, def, extra, def + at);
 }
 
-int modes_definitions(const struct env *env, struct sysinfo *si, struct deflist *out,
+static int mode_texts(const struct env *env, struct sysinfo *si, struct deflist *out,
 		      char *msg, size_t msglen)
 {
 	int i, err;
 
-	memset(out, 0, sizeof(*out));
 	if (env->mode == MODE_LATENCY)
 		return latency_defs(env, si, out, msg, msglen);
 	if (env->mode == MODE_HIST && env->ndefs == 1 && !strcmp(env->defs[0], "kmalloc"))
@@ -379,6 +385,33 @@ int modes_definitions(const struct env *env, struct sysinfo *si, struct deflist 
 			return err;
 	}
 	return 0;
+}
+
+int modes_definitions(const struct env *env, struct sysinfo *si, struct probeset *ps,
+		      char *msg, size_t msglen)
+{
+	struct deflist dl = { 0 };
+	int i, err, base = ps->n;
+	char where[64];
+
+	msg[0] = 0;
+	err = mode_texts(env, si, &dl, msg, msglen);
+	for (i = 0; !err && i < dl.n; i++) {
+		snprintf(where, sizeof(where), "definition %d", i + 1);
+		err = probeset_add(ps, dl.text[i], dl.n > 1 || env->def_file ? where : NULL,
+				   PROBE_USER);
+		if (err)
+			msg[0] = 0;	/* probeset_add() said why */
+	}
+	/* latency's pairs: each of its texts one probe, none a removal */
+	for (i = 0; !err && ps->n == base + dl.n && i < dl.n; i++) {
+		if (dl.peer[i] < 0)
+			continue;
+		ps->p[base + i].lat = dl.peer[i] > i ? PROBE_LAT_START : PROBE_LAT_END;
+		ps->p[base + i].lat_peer = base + dl.peer[i];
+	}
+	deflist_free(&dl);
+	return err;
 }
 
 int modes_actions(const struct env *env, struct probeset *ps, char *msg, size_t msglen,

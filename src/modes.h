@@ -16,17 +16,13 @@
 #include "probeset.h"
 #include "resolve.h"
 
-/* A list of definition texts; peer[i]: latency's other half of text[i], or -1. */
-struct deflist {
-	char **text;
-	int *peer;
-	int n;
-};
-
-/* The definitions env's mode runs (heap texts). Returns 0 or -errno with msg. */
-int modes_definitions(const struct env *env, struct sysinfo *si, struct deflist *out,
+/*
+ * Add the definitions env's mode runs to ps (after -f's), latency's pairs
+ * linked (probe.lat, probe.lat_peer). 0, or a negative errno with msg, ""
+ * where the refusal of a definition is printed already.
+ */
+int modes_definitions(const struct env *env, struct sysinfo *si, struct probeset *ps,
 		      char *msg, size_t msglen);
-void deflist_free(struct deflist *l);
 
 /*
  * Set the action of each of ps's definitions for env's mode; ps->nbuckets

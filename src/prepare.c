@@ -57,31 +57,16 @@ static int read_def_file(struct probeset *ps, const char *path)
 /* -f's definitions, then the command line's as the subcommand makes them. */
 static int read_definitions(const struct env *env, struct sysinfo *si, struct probeset *ps)
 {
-	struct deflist dl = { 0 };
-	char msg[512], where[64];
-	int i, base, err = 0;
+	char msg[512];
+	int err = 0;
 
 	if (env->def_file)
 		err = read_def_file(ps, env->def_file);
 	if (!err) {
-		err = modes_definitions(env, si, &dl, msg, sizeof(msg));
-		if (err)
+		err = modes_definitions(env, si, ps, msg, sizeof(msg));
+		if (err && msg[0])
 			fprintf(stderr, "kptrace: error: %s\n", msg);
 	}
-	base = ps->n;
-	for (i = 0; !err && i < dl.n; i++) {
-		snprintf(where, sizeof(where), "definition %d", i + 1);
-		err = probeset_add(ps, dl.text[i], dl.n > 1 || env->def_file ? where : NULL,
-				   PROBE_USER);
-	}
-	/* latency's pairs (no removal among its definitions: each is one probe) */
-	for (i = 0; !err && ps->n == base + dl.n && i < dl.n; i++) {
-		if (dl.peer[i] < 0)
-			continue;
-		ps->p[base + i].lat = dl.peer[i] > i ? PROBE_LAT_START : PROBE_LAT_END;
-		ps->p[base + i].lat_peer = base + dl.peer[i];
-	}
-	deflist_free(&dl);
 	if (!err && !ps->n) {
 		fprintf(stderr, "kptrace: error: no probe definitions left to run\n");
 		err = -EINVAL;
