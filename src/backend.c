@@ -14,8 +14,8 @@
 
 static bool multi_eligible(const struct ev_desc *ev)
 {
-	return (ev->kind == SPEC_KPROBE && ev->spec->symbol && !ev->spec->offset) ||
-	       (ev->kind == SPEC_KRETPROBE && !ev->spec->maxactive);
+	return (ev->kind == SPEC_KPROBE && ev->target.by_name && !ev->target.offset) ||
+	       (ev->kind == SPEC_KRETPROBE && !ev->target.maxactive);
 }
 
 /*
@@ -32,11 +32,11 @@ static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 
 	if (ev->kind != SPEC_KPROBE && !ret)
 		return "not a kernel function probe";
-	if (!ev->spec->symbol || ev->spec->offset)
+	if (!ev->target.by_name || ev->target.offset)
 		return "it probes inside a function, at SYM+offs or an address";
-	if (ev->spec->maxactive)
+	if (ev->target.maxactive)
 		return "rN: sets a kretprobe's maxactive";
-	if (ev->spec->module[0])
+	if (ev->target.module)
 		return "it is a module's function: kptrace puts trampolines on vmlinux's only";
 	if (strchr(ev->func, '.'))
 		return "a compiler clone such as .isra or .constprop has no BTF prototype";
@@ -187,7 +187,7 @@ const char *backend_describe(const struct ev_desc *ev)
 						    "fentry (BPF trampoline)";
 	if (ev->multi)
 		return "kprobe.multi (one link for all)";
-	if (ev->spec->maxactive)
+	if (ev->target.maxactive)
 		return "kretprobe through tracefs (maxactive)";
 	return ev->kind == SPEC_KRETPROBE ? "kretprobe" : "kprobe";
 }

@@ -28,6 +28,21 @@ struct ev_arg {
 	bool null_end;		/* a string array its NULL ends (KPT_FF_NULL_END): KPT_DL_END after */
 };
 
+/*
+ * Where a probe attaches, as resolve leaves it (struct resolved): what the
+ * backend and the loader need of the definition, so neither reads the parse
+ * tree. The function, address, path and file offset are ev_desc's own.
+ */
+struct ev_target {
+	bool by_name;		/* a kernel function by name (SYM[+offs]), not an address */
+	int64_t offset;		/* SYM+offs: into the function */
+	bool module;		/* MOD:SYM: a module's function */
+	int maxactive;		/* r<N>: a kretprobe's maxactive (through tracefs), 0 if none */
+	uint64_t ref_ctr_offset;	/* a uprobe's USDT semaphore, 0 if none */
+	char tp_system[SPEC_NAME_MAX];	/* a tracepoint's SUBSYS/EVENT */
+	char tp_event[SPEC_NAME_MAX];
+};
+
 struct ev_desc {
 	int index;		/* probe table index == BPF cookie */
 	char group[SPEC_NAME_MAX];
@@ -44,6 +59,7 @@ struct ev_desc {
 	bool multi;		/* attached through one kprobe.multi link with others */
 	bool tramp;		/* attached through a BPF trampoline: fentry, or fexit for returns */
 	bool attach_first;	/* an entry saving arguments: on before its return probe */
+	struct ev_target target;
 	int nargs;
 	struct ev_arg *args;
 	const struct spec_probe *spec;

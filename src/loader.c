@@ -11,7 +11,6 @@
 #include <bpf/libbpf.h>
 
 #include "loader.h"
-#include "pmu.h"
 #include "tracefs_kretprobe.h"
 #include "kptrace.skel.h"
 
@@ -132,6 +131,19 @@ uint32_t loader_default_ring(int ncpus)
 	return ring;
 }
 
+/* latency --pmu: size and configure the counters' maps (src/pmu.c fills them). */
+static void pmu_setup(struct kptrace_bpf *skel, uint32_t n, int ncpus, uint32_t max_keys)
+{
+	if (!n)
+		return; /* every map at one entry; the programs leave them alone */
+	skel->rodata->kpt_pmu_n = n;
+	skel->rodata->kpt_pmu_stride = ncpus;
+	bpf_map__set_max_entries(skel->maps.kpt_pmu, n * ncpus);
+	bpf_map__set_max_entries(skel->maps.kpt_pmu_start, max_keys ? max_keys : 10240);
+	bpf_map__set_max_entries(skel->maps.kpt_pmu_stat,
+				 bpf_map__max_entries(skel->maps.kpt_probes));
+}
+
 int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
 		size_t msglen)
 {
@@ -186,7 +198,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	ld->ntramp = setup_tramps(ld, o->evs, nprobes, msg, msglen);
 	if (ld->ntramp < 0)
 		return ld->ntramp;
-	pmu_loader_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);	/* --pmu */
+	pmu_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);
 	skel->rodata->kpt_target_tgid = o->target_tgid;
 	skel->rodata->kpt_target_tid = o->target_tid;
 	skel->rodata->kpt_target_cgroup = o->target_cgroup;
@@ -318,7 +330,7 @@ static struct bpf_link *attach_maxactive(struct loader *ld, struct bpf_program *
 	int pfd;
 
 	snprintf(func, sizeof(func), "%s", ev->func);
-	pfd = tfs_kretprobe_create(func, ev->spec->maxactive, ev->index, tp, msg, msglen);
+	pfd = tfs_kretprobe_create(func, ev->target.maxactive, ev->index, tp, msg, msglen);
 	if (pfd < 0) {
 		errno = -pfd;
 		return NULL;
@@ -345,7 +357,7 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 	if (ev->is_user) {
 		/* a USDT semaphore: the kernel counts it up while attached */
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = ev->index,
-			    .retprobe = ev->is_return, .ref_ctr_offset = ev->spec->ref_ctr_offset);
+			    .retprobe = ev->is_return, .ref_ctr_offset = ev->target.ref_ctr_offset);
 
 		return bpf_program__attach_uprobe_opts(prog, upid ? upid : -1, ev->path,
 						       ev->uoffset, &uo);
@@ -354,10 +366,10 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = ev->index);
 
 		return bpf_program__attach_tracepoint_opts(ld->skel->progs.kpt_tp,
-							   ev->spec->tp_system,
-							   ev->spec->tp_event, &to);
+							   ev->target.tp_system,
+							   ev->target.tp_event, &to);
 	}
-	if (ev->kind == SPEC_KRETPROBE && ev->spec->maxactive)
+	if (ev->kind == SPEC_KRETPROBE && ev->target.maxactive)
 		return attach_maxactive(ld, prog, ev, msg, msglen);
 	if (ld->tramp[ev->index]) {
 		LIBBPF_OPTS(bpf_trace_opts, to, .cookie = ev->index);
@@ -365,12 +377,12 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 		return bpf_program__attach_trace_opts(ld->tramp[ev->index], &to);
 	}
 	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = ev->index, .retprobe = ev->is_return);
-	if (!ev->spec->symbol) {
+	if (!ev->target.by_name) {
 		/* raw address: libbpf takes it as the offset with no function */
 		ko.offset = ev->addr;
 		return bpf_program__attach_kprobe_opts(prog, NULL, &ko);
 	}
-	ko.offset = ev->spec->offset;
+	ko.offset = ev->target.offset;
 	return bpf_program__attach_kprobe_opts(prog, ev->func, &ko);
 }
 
@@ -508,9 +520,9 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 
 			err = -errno;
 			kerr = loader_attach_error(&evs[i], err);
-			if (!evs[i].is_user && evs[i].spec->symbol && evs[i].spec->offset)
+			if (!evs[i].is_user && evs[i].target.by_name && evs[i].target.offset)
 				snprintf(at, sizeof(at), "+0x%llx",
-					 (unsigned long long)evs[i].spec->offset);
+					 (unsigned long long)evs[i].target.offset);
 			if (!msg[0])
 				snprintf(msg, msglen, "%s%scannot attach %s/%s at %s%s: %s%s%s",
 					 kerr ? spec_strerror(kerr) : "", kerr ? " (" : "",
@@ -649,6 +661,10 @@ int loader_map_fd(struct loader *ld, enum loader_map m)
 		return bpf_map__fd(ld->skel->maps.kpt_hstat);
 	case LM_PROCS:
 		return bpf_map__fd(ld->skel->maps.kpt_procs);
+	case LM_PMU:
+		return bpf_map__fd(ld->skel->maps.kpt_pmu);
+	case LM_PMU_STAT:
+		return bpf_map__fd(ld->skel->maps.kpt_pmu_stat);
 	default:
 		return bpf_map__fd(ld->skel->maps.kpt_kagg);
 	}

@@ -64,7 +64,7 @@ struct load_opts {
 	 * time), and each fentry/fexit program's function */
 	const struct ev_desc *evs;
 	uint32_t uses;		/* KPT_USE_*: what the probes need of the handler */
-	uint32_t regs_mask;	/* the pt_regs words they read (compile_regs_used()) */
+	uint32_t regs_mask;	/* the pt_regs words they read (plan_regs_used()) */
 	/* the largest argument count, dereference chain and array of the
 	 * run's probes: the BPF loops' bounds, for the verifier */
 	uint32_t max_args, max_deref, max_count;
@@ -77,10 +77,10 @@ struct load_opts {
 	uint32_t tp_direct_word;
 	uint32_t pmu_n;		/* latency --pmu: counters per call (src/pmu.c), 0: none */
 	/* a run of one probe streamed straight from its registers
-	 * (compile_direct_stream()); size 0: the generic path */
+	 * (plan_direct_stream()); size 0: the generic path */
 	struct kpt_direct_stream ds;
 	/* a run of one direct histogram, its parameters the handler's
-	 * constants (compile_direct_hist()); on 0: the probe table's */
+	 * constants (plan_direct_hist()); on 0: the probe table's */
 	struct kpt_direct_hist dh;
 };
 
@@ -90,6 +90,8 @@ enum loader_map {
 	LM_HSTAT,		/* per-CPU array of struct kpt_aggval, per probe */
 	LM_KAGG,		/* per-CPU hash struct kpt_key -> struct kpt_aggval */
 	LM_PROCS,		/* hash tgid -> 1: the traced processes (load_opts.target_set) */
+	LM_PMU,			/* perf event array: --pmu's counters, event * ncpus + cpu */
+	LM_PMU_STAT,		/* per-CPU array of struct kpt_pmu_stats, per probe */
 };
 
 /* Ring buffer bytes when --buffer-size is not given. */

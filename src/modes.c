@@ -14,14 +14,21 @@
 #include "spec.h"
 #include "tracepoint.h"
 
+/* Definition texts as a mode makes them; peer[i]: latency's other half of text[i], or -1. */
+struct deflist {
+	char **text;
+	int *peer;
+	int n;
+};
+
 static int deflist_add(struct deflist *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static int deflist_add(struct deflist *l, const char *fmt, ...)
 {
 	char **nt, *t;
+	int *np, r;
 	va_list ap;
-	int r;
 
 	va_start(ap, fmt);
 	r = vasprintf(&t, fmt, ap);
@@ -29,22 +36,27 @@ static int deflist_add(struct deflist *l, const char *fmt, ...)
 	if (r < 0)
 		return -ENOMEM;
 	nt = realloc(l->text, (l->n + 1) * sizeof(*nt));
-	if (!nt) {
+	if (nt)
+		l->text = nt;
+	np = nt ? realloc(l->peer, (l->n + 1) * sizeof(*np)) : NULL;
+	if (!np) {
 		free(t);
 		return -ENOMEM;
 	}
-	l->text = nt;
+	l->peer = np;
+	l->peer[l->n] = -1;
 	l->text[l->n++] = t;
 	return 0;
 }
 
-void deflist_free(struct deflist *l)
+static void deflist_free(struct deflist *l)
 {
 	int i;
 
 	for (i = 0; i < l->n; i++)
 		free(l->text[i]);
 	free(l->text);
+	free(l->peer);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -82,7 +94,11 @@ static int latency_pair(struct deflist *out, const char *func, const char *rest,
 	err = deflist_add(out, "p:latency/%s_%d %s%s", name, n, func, rest);
 	if (!err)
 		err = deflist_add(out, "r:latency/%s_%d_ret %s", name, n, func);
-	return err;
+	if (err)
+		return err;
+	out->peer[out->n - 2] = out->n - 1;
+	out->peer[out->n - 1] = out->n - 2;
+	return 0;
 }
 
 /* latency 'vfs_*': every traceable match, the skipped ones reported. */
@@ -354,12 +370,11 @@ static int add_def(const struct env *env, const char *def, struct deflist *out)
 	return deflist_add(out, "%.*s%s%s", (int)at, def, extra, def + at);
 }
 
-int modes_definitions(const struct env *env, struct sysinfo *si, struct deflist *out,
+static int mode_texts(const struct env *env, struct sysinfo *si, struct deflist *out,
 		      char *msg, size_t msglen)
 {
 	int i, err;
 
-	memset(out, 0, sizeof(*out));
 	if (env->mode == MODE_LATENCY)
 		return latency_defs(env, si, out, msg, msglen);
 	if (env->mode == MODE_HIST && env->ndefs == 1 && !strcmp(env->defs[0], "kmalloc"))
@@ -372,10 +387,39 @@ int modes_definitions(const struct env *env, struct sysinfo *si, struct deflist 
 	return 0;
 }
 
-int modes_actions(const struct env *env, const struct ev_desc *evs,
-		  struct kpt_probe_entry *ents, int n, uint32_t *nbuckets, char *msg,
-		  size_t msglen, int *which)
+int modes_definitions(const struct env *env, struct sysinfo *si, struct probeset *ps,
+		      char *msg, size_t msglen)
 {
+	struct deflist dl = { 0 };
+	int i, err, base = ps->n;
+	char where[64];
+
+	msg[0] = 0;
+	err = mode_texts(env, si, &dl, msg, msglen);
+	for (i = 0; !err && i < dl.n; i++) {
+		snprintf(where, sizeof(where), "definition %d", i + 1);
+		err = probeset_add(ps, dl.text[i], dl.n > 1 || env->def_file ? where : NULL,
+				   PROBE_USER);
+		if (err)
+			msg[0] = 0;	/* probeset_add() said why */
+	}
+	/* latency's pairs: each of its texts one probe, none a removal */
+	for (i = 0; !err && ps->n == base + dl.n && i < dl.n; i++) {
+		if (dl.peer[i] < 0)
+			continue;
+		ps->p[base + i].lat = dl.peer[i] > i ? PROBE_LAT_START : PROBE_LAT_END;
+		ps->p[base + i].lat_peer = base + dl.peer[i];
+	}
+	deflist_free(&dl);
+	return err;
+}
+
+int modes_actions(const struct env *env, struct probeset *ps, char *msg, size_t msglen,
+		  int *which)
+{
+	const struct ev_desc *evs = ps->evs;
+	struct kpt_probe_entry *ents = ps->ents;
+	uint32_t *nbuckets = &ps->nbuckets;
 	struct agg_opts o = {
 		.kind = env->linear ? KPT_H_LINEAR : KPT_H_LOG2,
 		.field = env->field,
@@ -396,7 +440,9 @@ int modes_actions(const struct env *env, const struct ev_desc *evs,
 		o.field = env->slack ? "bytes_alloc" : "bytes_req";
 	if (env->slack)
 		o.sub_field = "bytes_req";
-	for (i = 0; i < n && !err; i++) {
+	for (i = 0; i < ps->nuser && !err; i++) {
+		const struct probe *pr = &ps->p[i];
+
 		*which = i;
 		switch (env->mode) {
 		case MODE_HIST:
@@ -416,9 +462,10 @@ int modes_actions(const struct env *env, const struct ev_desc *evs,
 					msglen);
 			break;
 		case MODE_LATENCY:
-			/* latency_defs() made them in pairs: entry, return */
-			err = agg_setup(&o, i % 2 ? KPT_ACT_LAT_END : KPT_ACT_LAT_START, &evs[i],
-					i - 1, &ents[i].agg, nbuckets, msg, msglen);
+			/* latency_pair() linked them: entry, return */
+			err = agg_setup(&o, pr->lat == PROBE_LAT_END ? KPT_ACT_LAT_END :
+					KPT_ACT_LAT_START, &evs[i], pr->lat_peer, &ents[i].agg,
+					nbuckets, msg, msglen);
 			break;
 		default:
 			ents[i].agg.action = KPT_ACT_PRINT;

@@ -13,25 +13,23 @@
 #include "cli.h"
 #include "event.h"
 #include "kptrace.h"
+#include "probeset.h"
 #include "resolve.h"
 
-/* A list of definition texts with where each came from (for messages). */
-struct deflist {
-	char **text;
-	int n;
-};
-
-/* The definitions env's mode runs (heap texts). Returns 0 or -errno with msg. */
-int modes_definitions(const struct env *env, struct sysinfo *si, struct deflist *out,
+/*
+ * Add the definitions env's mode runs to ps (after -f's), latency's pairs
+ * linked (probe.lat, probe.lat_peer). 0, or a negative errno with msg, ""
+ * where the refusal of a definition is printed already.
+ */
+int modes_definitions(const struct env *env, struct sysinfo *si, struct probeset *ps,
 		      char *msg, size_t msglen);
-void deflist_free(struct deflist *l);
 
 /*
- * Set each probe's action for env's mode; *nbuckets gets the unkeyed
- * histogram buckets needed. Returns 0 or -EINVAL with msg about probe *which.
+ * Set the action of each of ps's definitions for env's mode; ps->nbuckets
+ * gets the unkeyed histogram buckets needed. Returns 0 or -EINVAL with msg
+ * about probe *which.
  */
-int modes_actions(const struct env *env, const struct ev_desc *evs,
-		  struct kpt_probe_entry *ents, int n, uint32_t *nbuckets, char *msg,
-		  size_t msglen, int *which);
+int modes_actions(const struct env *env, struct probeset *ps, char *msg, size_t msglen,
+		  int *which);
 
 #endif /* KPT_MODES_H */

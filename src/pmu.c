@@ -14,7 +14,6 @@
 #include "hist.h"
 #include "loader.h"
 #include "pmu.h"
-#include "kptrace.skel.h"
 
 #define SYSFS_PMUS "/sys/bus/event_source/devices"
 
@@ -438,23 +437,11 @@ int pmu_open(struct pmu_set *ps, int ncpus, char *msg, size_t msglen)
 	return err;
 }
 
-void pmu_loader_setup(struct kptrace_bpf *skel, uint32_t n, int ncpus, uint32_t max_keys)
-{
-	if (!n)
-		return; /* every map at one entry; the programs leave them alone */
-	skel->rodata->kpt_pmu_n = n;
-	skel->rodata->kpt_pmu_stride = ncpus;
-	bpf_map__set_max_entries(skel->maps.kpt_pmu, n * ncpus);
-	bpf_map__set_max_entries(skel->maps.kpt_pmu_start, max_keys ? max_keys : 10240);
-	bpf_map__set_max_entries(skel->maps.kpt_pmu_stat,
-				 bpf_map__max_entries(skel->maps.kpt_probes));
-}
-
 int pmu_attach(struct pmu_set *ps, struct loader *ld, char *msg, size_t msglen)
 {
-	int mfd = bpf_map__fd(ld->skel->maps.kpt_pmu), e, c;
+	int mfd = loader_map_fd(ld, LM_PMU), e, c;
 
-	ps->fd_stat = bpf_map__fd(ld->skel->maps.kpt_pmu_stat);
+	ps->fd_stat = loader_map_fd(ld, LM_PMU_STAT);
 	for (e = 0; e < ps->n; e++) {
 		for (c = 0; c < ps->ncpus; c++) {
 			__u32 key = e * ps->ncpus + c;

@@ -32,7 +32,6 @@
 #include "kptrace.h"
 
 struct loader;
-struct kptrace_bpf;
 
 struct pmu_event {
 	char name[64];		/* as given */
@@ -61,8 +60,6 @@ int pmu_parse_event(const char *name, struct pmu_event *ev, char *msg, size_t ms
  * (perf_event_open: No such file or directory)"); nothing stays open then.
  */
 int pmu_open(struct pmu_set *ps, int ncpus, char *msg, size_t msglen);
-/* Before the skeleton's load: size and configure the PMU maps. */
-void pmu_loader_setup(struct kptrace_bpf *skel, uint32_t n, int ncpus, uint32_t max_keys);
 /* After the load: put the counters in the map. 0 or -errno with msg. */
 int pmu_attach(struct pmu_set *ps, struct loader *ld, char *msg, size_t msglen);
 void pmu_close(struct pmu_set *ps);

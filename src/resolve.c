@@ -159,8 +159,9 @@ int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***name
 	err = sysinfo_need_ksyms(si, msg, msglen);
 	if (err)
 		return err;
-	f = fopen("/sys/kernel/tracing/available_filter_functions", "re");
-	if (!f)
+	f = fopen(si->functions_path ? si->functions_path :
+		  "/sys/kernel/tracing/available_filter_functions", "re");
+	if (!f && !si->functions_path)
 		f = fopen("/sys/kernel/debug/tracing/available_filter_functions", "re");
 	if (f) {
 		while (!err && fgets(line, sizeof(line), f)) {
@@ -813,6 +814,13 @@ int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolve
 
 	memset(r, 0, sizeof(*r));
 	*col = -1;
+	r->target.by_name = p->symbol != NULL;
+	r->target.offset = p->offset;
+	r->target.module = p->module[0] != 0;
+	r->target.maxactive = p->maxactive;
+	r->target.ref_ctr_offset = p->ref_ctr_offset;
+	snprintf(r->target.tp_system, sizeof(r->target.tp_system), "%s", p->tp_system);
+	snprintf(r->target.tp_event, sizeof(r->target.tp_event), "%s", p->tp_event);
 	switch (p->kind) {
 	case SPEC_KPROBE:
 	case SPEC_KRETPROBE:
@@ -822,12 +830,19 @@ int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolve
 	case SPEC_URETPROBE:
 		err = resolve_uprobe(si, p, r, msg, msglen, col);
 		break;
-	case SPEC_TRACEPOINT:
+	case SPEC_TRACEPOINT: {
+		char path[512];
+
 		*col = p->target_col;
-		err = tp_format_load(p->tp_system, p->tp_event, NULL, &r->tp, msg, msglen);
+		if (si->tp_format_dir)
+			snprintf(path, sizeof(path), "%s/%s/%s/format", si->tp_format_dir,
+				 p->tp_system, p->tp_event);
+		err = tp_format_load(p->tp_system, p->tp_event, si->tp_format_dir ? path : NULL,
+				     &r->tp, msg, msglen);
 		snprintf(r->func, sizeof(r->func), "%s/%s", p->tp_system, p->tp_event);
-		/* kallsyms only if something prints a symbol: run.c decides */
+		/* kallsyms only if something prints a symbol: plan.c decides */
 		break;
+	}
 	default:
 		snprintf(msg, msglen, "not a probe definition");
 		return -EINVAL;

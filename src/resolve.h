@@ -18,6 +18,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/types.h>
+#include "event.h"
 #include "ksyms.h"
 #include "spec.h"
 #include "tracepoint.h"
@@ -38,6 +40,11 @@ struct sysinfo {
 	bool by_trampoline;		/* --backend fentry: function probes need no kprobes */
 	bool have_uprobes;
 	bool explain;			/* --dry-run: kprobes explained without kprobes */
+	/* for tests, NULL in a run: the traceable functions' list in place of
+	 * tracefs's available_filter_functions (kallsyms' text symbols if it
+	 * is unreadable), and the directory of SUBSYS/EVENT/format files */
+	const char *functions_path;
+	const char *tp_format_dir;
 };
 
 /* A resolved probe point and registers. */
@@ -53,6 +60,7 @@ struct resolved {
 	bool deferred;			/* kprobe: the name unchecked, kaddr 0 (defer_ksyms) */
 	char note[256];			/* what the user may not expect ("" if nothing) */
 	bool no_kprobes;		/* explained only (sysinfo.explain): no kprobes here */
+	struct ev_target target;	/* where it attaches, for the backend and the loader */
 };
 
 void sysinfo_free(struct sysinfo *si);

@@ -17,7 +17,6 @@
 #define MAXP 24
 
 struct run {
-	struct spec_probe sp[MAXP];
 	struct ev_desc ev[MAXP];
 	struct kpt_probe_entry ent[MAXP];
 	int n;
@@ -61,8 +60,6 @@ static void add(struct run *r, enum spec_kind kind, int fn, int base, int param)
 {
 	int i = r->n++;
 
-	r->sp[i].kind = kind;
-	r->sp[i].symbol = "f";
 	r->ev[i].index = i;
 	r->ev[i].kind = kind;
 	r->ev[i].is_return = kind == SPEC_KRETPROBE;
@@ -70,7 +67,7 @@ static void add(struct run *r, enum spec_kind kind, int fn, int base, int param)
 	snprintf(r->ev[i].func, sizeof(r->ev[i].func), "func%d", fn);
 	snprintf(r->ev[i].group, sizeof(r->ev[i].group), "kprobes");
 	snprintf(r->ev[i].event, sizeof(r->ev[i].event), "p%d", i);
-	r->ev[i].spec = &r->sp[i];
+	r->ev[i].target.by_name = true;	/* resolve's word for "f", not an address */
 	r->ent[i].nargs = base ? 1 : 0;
 	r->ent[i].args[0].base = base;
 	r->ent[i].args[0].param = param;
@@ -182,11 +179,11 @@ static void test_eligible(void)
 	/* where, not what: inside a function, rN:, a module, a clone */
 	memset(&r, 0, sizeof(r));
 	add(&r, SPEC_KPROBE, 0, 0, 0);
-	r.sp[0].offset = 4;
+	r.ev[0].target.offset = 4;
 	add(&r, SPEC_KRETPROBE, 1, 0, 0);
-	r.sp[1].maxactive = 2;
+	r.ev[1].target.maxactive = 2;
 	add(&r, SPEC_KPROBE, 2, 0, 0);
-	snprintf(r.sp[2].module, sizeof(r.sp[2].module), "dummy");
+	r.ev[2].target.module = true;
 	add(&r, SPEC_KPROBE, 3, 0, 0);
 	snprintf(r.ev[3].func, sizeof(r.ev[3].func), "func3.isra.0");
 	add(&r, SPEC_KPROBE, 4, 0, 0);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * compile_mark_direct(): which histograms and latencies the BPF handler may
+ * plan_mark_direct(): which histograms and latencies the BPF handler may
  * do straight from its context (KPT_PF_DIRECT), and where a histogram finds
  * its value (kpt_agg.direct). The host and VM suites check that the results
  * equal the generic path's; this table checks the choice itself, including
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "compile.h"
+#include "plan.h"
 
 static struct sysinfo si;
 
@@ -40,7 +40,7 @@ static struct kpt_probe_entry hist_of(int base, int param, unsigned int pflags)
 /* -1: not direct; else the kpt_agg.direct chosen. */
 static int mark(struct kpt_probe_entry e)
 {
-	compile_mark_direct(&si, &e);
+	plan_mark_direct(&si, &e);
 	return (e.flags & KPT_PF_DIRECT) ? e.agg.direct : -1;
 }
 
@@ -174,14 +174,14 @@ static void the_rest_of_the_probe(void)
 
 	/* marked once, unmarked when the probe changes */
 	e = hist_of(KPT_BASE_REG, reg("di"), 0);
-	compile_mark_direct(&si, &e);
+	plan_mark_direct(&si, &e);
 	e.pre.nops = 1;
-	compile_mark_direct(&si, &e);
+	plan_mark_direct(&si, &e);
 	CHECK(!(e.flags & KPT_PF_DIRECT), "a probe given a filter is no longer direct");
 }
 
 /*
- * compile_regs_used(): the pt_regs words the handler copies, found from the
+ * plan_regs_used(): the pt_regs words the handler copies, found from the
  * same register offsets the resolver gives (BTF), so the words agree with
  * struct kpt_regs as the kernel lays out pt_regs.
  */
@@ -215,8 +215,8 @@ static void regs_used(void)
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		e = hist_of(t[i].base, t[i].reg ? reg(t[i].reg) : t[i].param, 0);
-		CHECK(compile_regs_used(&e) == (t[i].want | 1u << KPT_W_IP),
-		      "regs used by %s: 0x%x, want 0x%x", t[i].label, compile_regs_used(&e),
+		CHECK(plan_regs_used(&e) == (t[i].want | 1u << KPT_W_IP),
+		      "regs used by %s: 0x%x, want 0x%x", t[i].label, plan_regs_used(&e),
 		      t[i].want | 1u << KPT_W_IP);
 	}
 	/* the union over arguments; none: ip alone, for a record's */
@@ -226,19 +226,19 @@ static void regs_used(void)
 	e.args[1].base = KPT_BASE_RETVAL;
 	e.args[2] = e.args[0];
 	e.args[2].param = reg("dx");
-	CHECK(compile_regs_used(&e) == (1u << KPT_W_SI | 1u << KPT_W_AX | 1u << KPT_W_DX |
+	CHECK(plan_regs_used(&e) == (1u << KPT_W_SI | 1u << KPT_W_AX | 1u << KPT_W_DX |
 					1u << KPT_W_IP), "regs used by three arguments");
 	e.nargs = 0;
-	CHECK(compile_regs_used(&e) == 1u << KPT_W_IP, "regs used by no argument");
+	CHECK(plan_regs_used(&e) == 1u << KPT_W_IP, "regs used by no argument");
 	/* what it cannot place: everything */
 	e = hist_of(KPT_BASE_REG, 8 * KPT_REG_WORDS, 0);
-	CHECK(compile_regs_used(&e) == ~0u, "a register offset past pt_regs: all");
+	CHECK(plan_regs_used(&e) == ~0u, "a register offset past pt_regs: all");
 	e = hist_of(99, 0, 0);
-	CHECK(compile_regs_used(&e) == ~0u, "an unknown base: all");
+	CHECK(plan_regs_used(&e) == ~0u, "an unknown base: all");
 }
 
 /*
- * compile_direct_stream(): which printing probes the handler may write
+ * plan_direct_stream(): which printing probes the handler may write
  * straight into the ring buffer, and the layout it gets: the generic
  * record's (each slot and size as compile_probe() laid them out).
  */
@@ -272,7 +272,7 @@ static bool ds(struct kpt_probe_entry e)
 {
 	struct kpt_direct_stream d;
 
-	return compile_direct_stream(&si, &e, &d);
+	return plan_direct_stream(&si, &e, &d);
 }
 
 static void direct_streams(void)
@@ -309,7 +309,7 @@ static void direct_streams(void)
 	int i;
 
 	e = stream_of(7);
-	CHECK(compile_direct_stream(&si, &e, &d), "six argument registers and %%ax");
+	CHECK(plan_direct_stream(&si, &e, &d), "six argument registers and %%ax");
 	CHECK_INT(d.size, e.fixed_size, "the record's size");
 	CHECK_INT(d.nargs, 7, "arguments");
 	for (i = 0; i < 7; i++) {
@@ -322,7 +322,7 @@ static void direct_streams(void)
 	e.args[3].param = 5;
 	e.args[5].base = KPT_BASE_RETVAL;
 	e.flags = KPT_PF_RETURN | KPT_PF_USER;
-	CHECK(compile_direct_stream(&si, &e, &d) && d.args[3].reg == 5 &&
+	CHECK(plan_direct_stream(&si, &e, &d) && d.args[3].reg == 5 &&
 	      d.args[5].reg == KPT_DIRECT_AX && d.flags == e.flags,
 	      "$arg6 and $retval at a uretprobe, eight arguments");
 	CHECK(ds(stream_of(0)) , "no argument: the header alone");
@@ -364,20 +364,20 @@ static void direct_streams(void)
 	e = stream_of(2);
 	e.pre.nops = 1;
 	memset(&d, 0xff, sizeof(d));
-	CHECK(!compile_direct_stream(&si, &e, &d) && d.size == 0 && d.nargs == 0,
+	CHECK(!plan_direct_stream(&si, &e, &d) && d.size == 0 && d.nargs == 0,
 	      "declined: size 0, the generic path");
 }
 
 /*
- * compile_direct_hist(): the parameters the handler takes as constants are
+ * plan_direct_hist(): the parameters the handler takes as constants are
  * the probe's own, and it declines what the probe table must say.
  */
 static bool dh(struct kpt_probe_entry e)
 {
 	struct kpt_direct_hist d;
 
-	compile_mark_direct(&si, &e);
-	return compile_direct_hist(&e, &d);
+	plan_mark_direct(&si, &e);
+	return plan_direct_hist(&e, &d);
 }
 
 static void direct_hists(void)
@@ -392,8 +392,8 @@ static void direct_hists(void)
 	e.agg.nbuckets = 18;
 	e.agg.lin_min = -128;
 	e.agg.lin_step = 16;
-	compile_mark_direct(&si, &e);
-	CHECK(compile_direct_hist(&e, &d), "an s16 of %%si, linear");
+	plan_mark_direct(&si, &e);
+	CHECK(plan_direct_hist(&e, &d), "an s16 of %%si, linear");
 	CHECK(d.on && d.direct == 1 && d.size == 2 && d.is_signed && d.hist == KPT_H_LINEAR &&
 	      d.own_stats && d.nbuckets == 18 && d.lin_min == -128 && d.lin_step == 16 &&
 	      !d.tp_off && !d.tp_size, "its parameters, as the probe has them");
@@ -401,8 +401,8 @@ static void direct_hists(void)
 	e.args[0].imm = 4;
 	e.args[0].size = 4;
 	e.agg.hist = KPT_H_LOGLIN;
-	compile_mark_direct(&si, &e);
-	CHECK(compile_direct_hist(&e, &d) && d.direct == KPT_DIRECT_TPFIELD && d.tp_off == 24 &&
+	plan_mark_direct(&si, &e);
+	CHECK(plan_direct_hist(&e, &d) && d.direct == KPT_DIRECT_TPFIELD && d.tp_off == 24 &&
 	      d.tp_size == 4 && d.size == 4 && d.hist == KPT_H_LOGLIN && !d.own_stats,
 	      "a tracepoint field: its offset and size, log-linear, kpt_hstat's stats");
 
@@ -419,9 +419,9 @@ static void direct_hists(void)
 	CHECK(!dh(e), "the stats of another group");
 	e = hist_of(KPT_BASE_REG, reg("di"), 0);
 	e.agg.action = KPT_ACT_LAT_START;
-	compile_mark_direct(&si, &e);
+	plan_mark_direct(&si, &e);
 	memset(&d, 0xff, sizeof(d));
-	CHECK(!!(e.flags & KPT_PF_DIRECT) && !compile_direct_hist(&e, &d) && !d.on && !d.nbuckets,
+	CHECK(!!(e.flags & KPT_PF_DIRECT) && !plan_direct_hist(&e, &d) && !d.on && !d.nbuckets,
 	      "a direct latency's half: declined, *dh zeroed");
 }
 

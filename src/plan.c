@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Stage 3c: the verifier's specialisations of a run, decided once (plan.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "agg.h"
+#include "backend.h"
+#include "filter.h"
+#include "output.h"
+#include "plan.h"
+
+/* Where the value of f is, as kpt_agg.direct; -1 if not as it is in the context. */
+static int direct_source(const struct sysinfo *si, const struct kpt_fetch *f)
+{
+	if (f->store != KPT_ST_RAW || f->nderef || f->count != 1 || (f->flags & KPT_FF_BITFIELD))
+		return -1;
+	switch (f->base) {
+	case KPT_BASE_ARG:
+		return f->param < 6 ? (int)f->param : -1;	/* past the sixth: the stack */
+	case KPT_BASE_RETVAL:
+		return KPT_DIRECT_AX;
+	case KPT_BASE_REG:
+		return si->regs_btf ? resolve_arg_reg(si->regs_btf, f->param) : -1;
+	case KPT_BASE_TPFIELD:
+		return KPT_DIRECT_TPFIELD;
+	default:
+		return -1;
+	}
+}
+
+/* An argument whose fetch reads no memory but the context's, so cannot fault. */
+static bool cannot_fault(const struct kpt_fetch *f)
+{
+	if (f->nderef || (f->store != KPT_ST_RAW && f->store != KPT_ST_COMM &&
+			  f->store != KPT_ST_NONE))
+		return false;
+	switch (f->base) {
+	case KPT_BASE_STACK:
+	case KPT_BASE_TPDATALOC:
+		return false;
+	case KPT_BASE_ARG:
+		return f->param < 6;
+	default:
+		return true;
+	}
+}
+
+void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
+{
+	int i, src = 0;
+
+	e->flags &= ~KPT_PF_DIRECT;
+	if (e->agg.nkeys || e->pre.nops || e->post.nops || (e->flags & KPT_PF_EDATA))
+		return;
+	/* the direct path fetches no argument: none may count a fault unseen */
+	for (i = 0; i < e->nargs && i < KPT_MAX_ARGS; i++)
+		if (!cannot_fault(&e->args[i]))
+			return;
+	switch (e->agg.action) {
+	case KPT_ACT_HIST:
+		if (e->agg.value_sub_argi != 0xff || e->agg.value_argi >= e->nargs)
+			return;
+		src = direct_source(si, &e->args[e->agg.value_argi]);
+		if (src < 0 || (src == KPT_DIRECT_TPFIELD) != !!(e->flags & KPT_PF_TP))
+			return;
+		break;
+	case KPT_ACT_LAT_START:
+	case KPT_ACT_LAT_END:
+		break;
+	default:
+		return;
+	}
+	e->flags |= KPT_PF_DIRECT;
+	e->agg.direct = (__u8)src;
+}
+
+bool plan_direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *e,
+			struct kpt_direct_stream *ds)
+{
+	int i, src;
+
+	memset(ds, 0, sizeof(*ds));
+	if (e->agg.action != KPT_ACT_PRINT || e->pre.nops || e->post.nops ||
+	    (e->flags & (KPT_PF_TP | KPT_PF_EDATA)) || e->nargs > KPT_DS_MAX_ARGS ||
+	    e->fixed_size < KPT_HDR_SIZE || e->fixed_size > KPT_FIXED_MAX)
+		return false;
+	for (i = 0; i < e->nargs; i++) {
+		const struct kpt_fetch *f = &e->args[i];
+
+		/* a register as it is, after the fault bitmap (one byte, which
+		 * the handler zeroes), inside the record */
+		src = direct_source(si, f);
+		if (src < 0 || src == KPT_DIRECT_TPFIELD ||
+		    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) ||
+		    f->slot < KPT_HDR_SIZE + 1 || f->slot + f->size > e->fixed_size)
+			return false;
+		ds->args[i].reg = (uint8_t)src;
+		ds->args[i].size = f->size;
+		ds->args[i].slot = f->slot;
+	}
+	ds->nargs = e->nargs;
+	ds->flags = e->flags;
+	ds->size = e->fixed_size;
+	return true;
+}
+
+bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *dh)
+{
+	const struct kpt_agg *g = &e->agg;
+	const struct kpt_fetch *f;
+
+	memset(dh, 0, sizeof(*dh));
+	if (!(e->flags & KPT_PF_DIRECT) || g->action != KPT_ACT_HIST || g->nkeys ||
+	    g->value_argi >= e->nargs || g->hist_base || g->group)
+		return false;
+	f = &e->args[g->value_argi];
+	dh->on = 1;
+	dh->direct = g->direct;
+	dh->size = f->size;
+	dh->is_signed = g->value_signed;
+	dh->hist = g->hist;
+	dh->own_stats = !!(e->flags & KPT_PF_OWN_STATS);
+	if (g->direct == KPT_DIRECT_TPFIELD) {
+		dh->tp_off = f->param;
+		dh->tp_size = (uint32_t)f->imm;
+	}
+	dh->nbuckets = g->nbuckets;
+	dh->lin_min = g->lin_min;
+	dh->lin_step = g->lin_step;
+	return true;
+}
+
+uint32_t plan_regs_used(const struct kpt_probe_entry *e)
+{
+	static const uint8_t argw[] = { KPT_W_DI, KPT_W_SI, KPT_W_DX, KPT_W_CX, KPT_W_R8,
+					KPT_W_R9 };
+	uint32_t m = 1u << KPT_W_IP;
+	int i;
+
+	for (i = 0; i < e->nargs && i < KPT_MAX_ARGS; i++) {
+		const struct kpt_fetch *f = &e->args[i];
+
+		switch (f->base) {
+		case KPT_BASE_REG:
+			if (f->param / 8 >= KPT_REG_WORDS)
+				return ~0u;
+			m |= 1u << (f->param / 8);
+			break;
+		case KPT_BASE_STACK:
+		case KPT_BASE_STACKP:
+			m |= 1u << KPT_W_SP;
+			break;
+		case KPT_BASE_RETVAL:
+			m |= 1u << KPT_W_AX;
+			break;
+		case KPT_BASE_ARG:
+			m |= f->param < sizeof(argw) ? 1u << argw[f->param] : 1u << KPT_W_SP;
+			break;
+		case KPT_BASE_IPREL:	/* ip: in already */
+		case KPT_BASE_IMM:
+		case KPT_BASE_COMM:
+		case KPT_BASE_DATA:
+		case KPT_BASE_EDATA:
+		case KPT_BASE_TPFIELD:
+		case KPT_BASE_TPDATALOC:
+		case KPT_BASE_TPADDR:
+			break;
+		default:
+			return ~0u;	/* a base this does not know: all of them */
+		}
+	}
+	return m;
+}
+
+/*
+ * What of the BPF handler a probe needs (kpt_uses): the verifier drops the
+ * rest, and each hit skips it (a latency pair reads no registers or comm).
+ */
+static uint32_t handler_uses(const struct kpt_probe_entry *e)
+{
+	uint32_t u = 0;
+	int k;
+
+	if (e->flags & KPT_PF_DIRECT)
+		return KPT_USE_DIRECT;	/* nothing else of the handler */
+	if (e->nargs)
+		u |= KPT_USE_FETCH | KPT_USE_REGS;
+	if (e->pre.nops || e->post.nops)
+		u |= KPT_USE_FILTER | KPT_USE_COMM;
+	if (e->agg.action == KPT_ACT_SAVE_ARGS || (e->flags & KPT_PF_EDATA))
+		u |= KPT_USE_EDATA;
+	switch (e->agg.action) {
+	case KPT_ACT_PRINT:	/* a record has its time, ip and comm */
+		u |= KPT_USE_REGS | KPT_USE_COMM | KPT_USE_TIME;
+		break;
+	case KPT_ACT_SAVE_ARGS:
+		break;
+	case KPT_ACT_LAT_START:
+	case KPT_ACT_LAT_END:
+		u |= KPT_USE_AGG | KPT_USE_TIME;
+		break;
+	default:
+		u |= KPT_USE_AGG;
+		break;
+	}
+	for (k = 0; k < e->agg.nkeys && k < KPT_MAX_KEYS; k++)
+		if (e->agg.key_kind[k] == KPT_K_COMM)
+			u |= KPT_USE_COMM;
+	return u;
+}
+
+/* The BPF loops' bounds: the largest of e's and those so far. */
+static void loop_bounds(const struct kpt_probe_entry *e, struct plan *pl)
+{
+	int i;
+
+	if (e->nargs > pl->max_args)
+		pl->max_args = e->nargs;
+	for (i = 0; i < e->nargs && i < KPT_MAX_ARGS; i++) {
+		if (e->args[i].nderef > pl->max_deref)
+			pl->max_deref = e->args[i].nderef;
+		if (e->args[i].count > pl->max_count)
+			pl->max_count = e->args[i].count;
+	}
+}
+
+/*
+ * KPT_PF_OWN_STATS: each unkeyed histogram with a group of its own keeps its
+ * value stats in its kpt_stats entry, one lookup less a hit, in a run that
+ * never clears them (-i clears the histograms each interval; HITS is for
+ * the whole run).
+ */
+static void own_stats(const struct env *env, struct kpt_probe_entry *ents, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n && env->interval <= 0; i++) {
+		const struct kpt_agg *g = &ents[i].agg;
+
+		if (g->nkeys || (g->action != KPT_ACT_HIST && g->action != KPT_ACT_LAT_END))
+			continue;
+		for (j = 0; j < n; j++)
+			if (j != i && ents[j].agg.group == g->group)
+				break;
+		if (j == n)
+			ents[i].flags |= KPT_PF_OWN_STATS;
+	}
+}
+
+/* plan.tp_end: the smallest of the run's tracepoints' field ends. */
+static void tp_end_bound(const struct tp_format *fmt, struct plan *pl)
+{
+	uint32_t end = 0;
+	int i;
+
+	for (i = 0; i < fmt->nfields; i++)
+		if ((uint32_t)fmt->fields[i].offset + fmt->fields[i].size > end)
+			end = (uint32_t)fmt->fields[i].offset + fmt->fields[i].size;
+	if (!pl->tp_end || end < pl->tp_end)
+		pl->tp_end = end;
+}
+
+/*
+ * kpt_tp_direct_word: the record word the run's direct tracepoint
+ * histograms read, when they all read the same one (a run of one, as a
+ * rule): the BPF side then loads it with no check and no switch of offsets.
+ * 0 otherwise. After tp_end_bound(): the bound is the run's.
+ */
+static uint32_t tp_direct_word(const struct ev_desc *evs, const struct kpt_probe_entry *ents,
+			       int n, uint32_t end)
+{
+	int i, w, word = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct kpt_probe_entry *e = &ents[i];
+		const struct kpt_fetch *f = &e->args[e->agg.value_argi & (KPT_MAX_ARGS - 1)];
+
+		if (evs[i].kind != SPEC_TRACEPOINT || !(e->flags & KPT_PF_DIRECT) ||
+		    e->agg.action != KPT_ACT_HIST)
+			continue;
+		w = kpt_tp_word_at(f->param, (uint32_t)f->imm, end);
+		if (w <= 0 || (word && w != word))
+			return 0;
+		word = w;
+	}
+	return word;
+}
+
+/*
+ * Reading /proc/kallsyms costs ~40-60 ms of the kernel's time, several
+ * times a tracepoint run's whole start-up, so only a run that may show a
+ * kernel address as a symbol reads it before attaching: an aggregation key
+ * that can hold one (agg_keys_symbolic(): not comm, pid, tid, cpu or a
+ * narrow argument), which prints as a symbol when it is a text address, and,
+ * in a stream, a :symbol or :symstr value (an aggregation prints no
+ * arguments but its keys). Kernel function probes have it from resolving
+ * their symbols, unless resolved without it: a stream of those reads it once
+ * attached (run.c's symbols_after_attach()).
+ */
+static bool wants_symbols(const struct env *env, const struct ev_desc *evs,
+			  const struct kpt_probe_entry *ents, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		if (agg_keys_symbolic(&ents[i].agg, &evs[i]))
+			return true;
+		if (env->mode != MODE_TRACE)
+			continue;
+		for (j = 0; j < evs[i].nargs; j++)
+			if (evs[i].args[j].type == SPEC_T_SYMBOL ||
+			    evs[i].args[j].type == SPEC_T_SYMSTR)
+				return true;
+	}
+	return false;
+}
+
+int plan_make(const struct env *env, struct sysinfo *si, struct probeset *ps, uint32_t npmu,
+	      struct plan *pl, char *msg, size_t msglen)
+{
+	struct kpt_probe_entry *ents = ps->ents;
+	int i, n = ps->n, err;
+
+	memset(pl, 0, sizeof(*pl));
+	own_stats(env, ents, n);
+	/* --comm compares the comm a record holds, --pmu reads its counters in
+	 * kpt_aggregate(): the direct path has neither */
+	for (i = 0; i < n && !env->comm && !npmu; i++)
+		plan_mark_direct(si, &ents[i]);
+	err = backend_choose(env->backend, si, ps->evs, ents, n, msg, msglen);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		/* latency by key (--by) aggregates in the keyed map; plain latency
+		 * needs only its entry times and depths */
+		pl->keyed |= ents[i].agg.nkeys || ents[i].agg.action == KPT_ACT_COUNT;
+		pl->latency |= ents[i].agg.action == KPT_ACT_LAT_START;
+		pl->edata |= !!(ents[i].flags & KPT_PF_EDATA);
+		pl->uses |= handler_uses(&ents[i]);
+		pl->regs_mask |= plan_regs_used(&ents[i]);
+		loop_bounds(&ents[i], pl);
+		if (ps->evs[i].kind == SPEC_TRACEPOINT)
+			tp_end_bound(&ps->p[i].res.tp, pl);
+	}
+	pl->tp_direct_word = tp_direct_word(ps->evs, ents, n, pl->tp_end);
+	/* a direct stream or histogram is a run of one probe */
+	if (n == 1 && !npmu)
+		plan_direct_stream(si, &ents[0], &pl->ds);
+	if (n == 1)
+		plan_direct_hist(&ents[0], &pl->dh);
+	if (env->comm)
+		pl->uses |= KPT_USE_COMM;
+	pl->wants_symbols = wants_symbols(env, ps->evs, ents, n);
+	return 0;
+}
+
+/* The path plan_make() chose for probe i, if not the generic one. */
+static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps, int i)
+{
+	const struct kpt_probe_entry *e = &ps->ents[i];
+
+	if ((e->flags & KPT_PF_DIRECT) && e->agg.action == KPT_ACT_HIST)
+		fprintf(f, "hist: %s taken straight from the context into its bucket, no record "
+			"built%s\n", ps->evs[i].args[e->agg.value_argi].name,
+			pl->dh.on ? ", its parameters constants to the verifier" : "");
+	else if (e->flags & KPT_PF_DIRECT)
+		fprintf(f, "latency: timed straight from the context, no record built\n");
+	else if (pl->ds.size)
+		fprintf(f, "stream: the record written straight from the registers into the "
+			"ring buffer, no copy\n");
+}
+
+void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
+{
+	int i;
+
+	for (i = 0; i < ps->n; i++) {
+		const struct kpt_probe_entry *e = &ps->ents[i];
+		const struct ev_desc *ev = &ps->evs[i];
+
+		explain_event(f, ev);
+		if (ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE)
+			fprintf(f, "attach: %s\n", backend_describe(ev));
+		if (ps->p[i].res.no_kprobes)
+			fprintf(f, "not checked: this kernel has no kprobes (CONFIG_KPROBES off), "
+				"so not whether a kernel with them takes this probe point and "
+				"attaches it; checked: the symbol in this kernel's kallsyms, the "
+				"arguments against its BTF, the record and the format above\n");
+		print_path(f, pl, ps, i);
+		if (!e->pre.nops && !e->post.nops)
+			continue;
+		fputs("filter, before fetching: ", f);
+		filter_explain(f, &e->pre, ev);
+		fputs("\nfilter, after fetching: ", f);
+		filter_explain(f, &e->post, ev);
+		fputc('\n', f);
+	}
+}
