@@ -179,11 +179,79 @@ static void parse_linear(struct argp_state *st, struct env *env, const char *s)
 
 static const char *const modes[] = { NULL, "hist", "latency", "count", "list" };
 
+/* A word that is not an option: a subcommand, hist's field or a definition. */
+static void positional(struct argp_state *st, struct env *env, char *arg)
+{
+	const char **nd, *sub;
+	size_t m;
+
+	if (st->arg_num == 0 && !strcmp(arg, "explain")) {
+		env->dry_run = true;
+		return;
+	}
+	for (m = 1; st->arg_num == 0 && m < sizeof(modes) / sizeof(modes[0]); m++) {
+		if (!strcmp(arg, modes[m])) {
+			env->mode = (enum kpt_mode)m;
+			return;
+		}
+	}
+	/* a bare word is never a definition: a subcommand mistyped */
+	if (st->arg_num == 0 && (sub = hint_subcommand(arg)))
+		argp_failure(st, 1, 0, "error: unknown subcommand '%s' (did you "
+			     "mean '%s'?)", arg, sub);
+	/* hist DEF FIELD: the second word names the argument to bucket */
+	if (env->mode == MODE_HIST && env->ndefs == 1 && !env->field) {
+		env->field = arg;
+		return;
+	}
+	nd = realloc(env->defs, (env->ndefs + 1) * sizeof(*nd));
+	if (!nd)
+		argp_failure(st, 1, ENOMEM, "out of memory");
+	env->defs = nd;
+	env->defs[env->ndefs++] = arg;
+}
+
+/* Cross-option checks, in one place. */
+static void check_options(struct argp_state *st, struct env *env)
+{
+	if (env->mode == MODE_LIST) {
+		if (env->ndefs > 1 || env->def_file)
+			argp_error(st, "list takes one GLOB (or none: everything)");
+		return;
+	}
+	if (!env->ndefs && !env->def_file)
+		argp_error(st, "no probe definition given (see --help for examples)");
+	if (env->pid && env->command)
+		argp_error(st, "-p and -c both choose the process to trace: give one");
+	if (env->tid && env->command)
+		argp_error(st, "-t names a thread that runs now, not one of -c's");
+	if (env->keep_running && !env->pid && !env->tid && !env->command)
+		argp_error(st, "--keep-running is for -p, -t and -c");
+	if (env->linear && env->mode != MODE_HIST)
+		argp_error(st, "--linear is for 'kptrace hist'");
+	if (env->top && env->mode != MODE_COUNT)
+		argp_error(st, "--top is for 'kptrace count'");
+	if (env->zeros && env->mode != MODE_COUNT)
+		argp_error(st, "--zeros is for 'kptrace count'");
+	if (env->unit && env->mode != MODE_LATENCY)
+		argp_error(st, "--unit is for 'kptrace latency'");
+	if (env->by && env->mode == MODE_TRACE)
+		argp_error(st, "--by is for hist, latency and count");
+	if (env->interval && env->mode == MODE_TRACE)
+		argp_error(st, "-i is for hist, latency and count");
+	if (env->def_file && env->mode == MODE_LATENCY)
+		argp_error(st, "latency takes functions, not -f definitions");
+	if (env->pmu && env->mode != MODE_LATENCY)
+		argp_error(st, "--pmu is for 'kptrace latency'");
+	if (env->pmu && env->by)
+		argp_error(st, "--pmu does not combine with --by (the counters are per function)");
+	if (env->mode == MODE_HIST && env->ndefs > 1)
+		argp_error(st, "hist takes one definition (and the argument to bucket)");
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
 	struct env *env = st->input;
-	const char **nd, *sub;
-	size_t m;
 
 	switch (key) {
 	case 'f':
@@ -270,66 +338,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		env->verbose = true;
 		break;
 	case ARGP_KEY_ARG:
-		if (st->arg_num == 0 && !strcmp(arg, "explain")) {
-			env->dry_run = true;
-			break;
-		}
-		for (m = 1; st->arg_num == 0 && m < sizeof(modes) / sizeof(modes[0]); m++) {
-			if (!strcmp(arg, modes[m])) {
-				env->mode = (enum kpt_mode)m;
-				return 0;
-			}
-		}
-		/* a bare word is never a definition: a subcommand mistyped */
-		if (st->arg_num == 0 && (sub = hint_subcommand(arg)))
-			argp_failure(st, 1, 0, "error: unknown subcommand '%s' (did you "
-				     "mean '%s'?)", arg, sub);
-		/* hist DEF FIELD: the second word names the argument to bucket */
-		if (env->mode == MODE_HIST && env->ndefs == 1 && !env->field) {
-			env->field = arg;
-			break;
-		}
-		nd = realloc(env->defs, (env->ndefs + 1) * sizeof(*nd));
-		if (!nd)
-			argp_failure(st, 1, ENOMEM, "out of memory");
-		env->defs = nd;
-		env->defs[env->ndefs++] = arg;
+		positional(st, env, arg);
 		break;
 	case ARGP_KEY_END:
-		/* Cross-option checks, in one place. */
-		if (env->mode == MODE_LIST) {
-			if (env->ndefs > 1 || env->def_file)
-				argp_error(st, "list takes one GLOB (or none: everything)");
-			break;
-		}
-		if (!env->ndefs && !env->def_file)
-			argp_error(st, "no probe definition given (see --help for examples)");
-		if (env->pid && env->command)
-			argp_error(st, "-p and -c both choose the process to trace: give one");
-		if (env->tid && env->command)
-			argp_error(st, "-t names a thread that runs now, not one of -c's");
-		if (env->keep_running && !env->pid && !env->tid && !env->command)
-			argp_error(st, "--keep-running is for -p, -t and -c");
-		if (env->linear && env->mode != MODE_HIST)
-			argp_error(st, "--linear is for 'kptrace hist'");
-		if (env->top && env->mode != MODE_COUNT)
-			argp_error(st, "--top is for 'kptrace count'");
-		if (env->zeros && env->mode != MODE_COUNT)
-			argp_error(st, "--zeros is for 'kptrace count'");
-		if (env->unit && env->mode != MODE_LATENCY)
-			argp_error(st, "--unit is for 'kptrace latency'");
-		if (env->by && env->mode == MODE_TRACE)
-			argp_error(st, "--by is for hist, latency and count");
-		if (env->interval && env->mode == MODE_TRACE)
-			argp_error(st, "-i is for hist, latency and count");
-		if (env->def_file && env->mode == MODE_LATENCY)
-			argp_error(st, "latency takes functions, not -f definitions");
-		if (env->pmu && env->mode != MODE_LATENCY)
-			argp_error(st, "--pmu is for 'kptrace latency'");
-		if (env->pmu && env->by)
-			argp_error(st, "--pmu does not combine with --by (the counters are per function)");
-		if (env->mode == MODE_HIST && env->ndefs > 1)
-			argp_error(st, "hist takes one definition (and the argument to bucket)");
+		check_options(st, env);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
