@@ -46,7 +46,7 @@ enum kpt_base {
 /*
  * x86-64's struct pt_regs by 8-byte word, as the handler copies it into its
  * scratch area: only the words of kpt_regs_mask, the ones the run's probes
- * read (userspace's compile_regs_used()).
+ * read (userspace's plan_regs_used()).
  */
 enum kpt_reg_word {
 	KPT_W_R9 = 8, KPT_W_R8 = 9, KPT_W_AX = 10, KPT_W_CX = 11, KPT_W_DX = 12,
@@ -82,7 +82,7 @@ static inline int kpt_tp_word_at(__u32 off, __u32 size, __u32 end)
  * writes each value there from the context: no scratch copy, no fetch
  * interpreter, no second copy into the ring. The record is the generic
  * path's, byte for byte where the decoder reads. Set by
- * compile_direct_stream(); size 0: the generic path.
+ * plan_direct_stream(); size 0: the generic path.
  */
 #define KPT_DS_MAX_ARGS	8
 struct kpt_ds_arg {
@@ -168,7 +168,7 @@ struct kpt_fetch {
  * An unkeyed, unfiltered histogram of a value the handler can take straight
  * from its context (an argument register, the return value, a tracepoint
  * field), with no argument that can fault: no record, no fetch interpreter.
- * Set by compile_mark_direct().
+ * Set by plan_mark_direct().
  */
 #define KPT_PF_DIRECT	(1u << 4)
 /*
@@ -177,7 +177,7 @@ struct kpt_fetch {
  * the handler has looked up already, not in kpt_hstat: one map lookup less
  * a hit (a helper call each before Linux 6.10's inlined per-CPU lookups).
  * With -i the histogram is cleared each interval, which would race with
- * the HITS beside it: kpt_hstat then. Set by the loader's caller (run.c).
+ * the HITS beside it: kpt_hstat then. Decided by plan.c.
  */
 #define KPT_PF_OWN_STATS	(1u << 5)
 /* kpt_agg.direct: argument register 0-5 of the calling convention, %ax, or
@@ -338,7 +338,7 @@ struct kpt_agg {
  * run time on the value's source, width or sign, nor on the kind of
  * histogram. Its first word is read in one load (KPT_DH_BYTE()). One
  * probe: its buckets are all of kpt_hist, its stats group 0's. Set by
- * compile_direct_hist(); on 0: the probe table's entry.
+ * plan_direct_hist(); on 0: the probe table's entry.
  */
 struct kpt_direct_hist {
 	__u8 on;

@@ -37,7 +37,7 @@ int filter_compile(const char *expr, const struct ev_desc *ev, struct kpt_pred_p
 /*
  * The field names expr compares, each as it is met with its column: to the
  * end, or to the first error (then an unknown name is the last one told).
- * For a caller that adds fields before compiling (run.c, a tracepoint's).
+ * For a caller that adds fields before compiling (prepare.c, a tracepoint's).
  */
 enum filter_field_kind {
 	FILTER_FIELD_ARG,	/* an argument of ev */

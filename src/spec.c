@@ -441,7 +441,7 @@ static int parse_ktarget(struct ctx *c, struct tok t)
 
 	if (sym == e || !(is_sym_start(*sym) || *sym == '*' || *sym == '?'))
 		return fail(c, SPEC_ERR_BAD_PROBE_ADDR, s);
-	/* a glob ("vfs_*") is every traceable match: run.c expands it */
+	/* a glob ("vfs_*") is every traceable match: prepare.c expands it */
 	for (q = sym; q < e && (is_ksym_char(*q) || *q == '*' || *q == '?' || *q == '|'); q++)
 		if (*q == '*' || *q == '?')
 			p->glob = true;

@@ -252,7 +252,7 @@ struct spec_probe {
 	bool fentry;			/* at a function's entry: $argN and BTF names hold */
 	/* "p:A B ...": read as event A on B, as ftrace does; the text also
 	 * reads as the "p:SYM ARGS" shorthand with B a parameter by name.
-	 * run.c reparses with SPEC_PARSE_SHORTHAND when B is no symbol. */
+	 * btfarg.c reparses with SPEC_PARSE_SHORTHAND when B is no symbol. */
 	bool alt_shorthand;
 	bool glob;			/* the kernel symbol is a glob: one probe per match */
 	bool fprobe;			/* f[N]:, ftrace's fprobe event: SYM[%return] only */
