@@ -543,25 +543,17 @@ static int string_from_btf(const struct fn *fn, struct spec_arg *a, __u32 type, 
 	return fail(e, SPEC_ERR_BAD_TYPE4STR, vcol, extra);
 }
 
-/* One argument: base, cast, chain, type; then ftrace's checks. */
-static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn,
-		       const struct btf *vmlinux, struct err *e)
+/*
+ * The argument's base against the prototype: a parameter's name becomes its
+ * number, $argN takes the parameter's name; w->type is the BTF type there.
+ */
+static int resolve_base(struct spec_probe *p, int idx, const struct fn *fn, struct walk *w,
+			struct err *e)
 {
 	struct spec_arg *a = &p->args[idx];
 	struct spec_op *base = &a->ops[0];
-	bool ret = p->kind == SPEC_KRETPROBE || p->kind == SPEC_URETPROBE;
-	bool whole = a->nops == 1;	/* no +OFFS(...) around the BTF part */
-	struct walk w = { 0 };
-	int cast_id = 0;
 	char extra[512], list[384];
-	struct spec_error se;
-	int i, err, slot;
-
-	if (arg_needs_btf(a) && !fn->proto) {
-		snprintf(extra, sizeof(extra), " (no BTF function '%s' in this kernel)",
-			 fn->name ? fn->name : p->symbol ? p->symbol : "?");
-		return fail(e, SPEC_ERR_NO_BTF_ENTRY, base->col, extra);
-	}
+	int i;
 
 	switch (base->kind) {
 	case SPEC_OP_BTFVAR:
@@ -583,13 +575,13 @@ static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn,
 		base->sym = NULL;
 		base->kind = SPEC_OP_ARG;
 		base->param = (uint32_t)i + 1;
-		w.type = btfwalk_skip_mods(fn->btf, btf_params(fn->proto)[i].type);
+		w->type = btfwalk_skip_mods(fn->btf, btf_params(fn->proto)[i].type);
 		break;
 	case SPEC_OP_ARG:
 		if (fn->proto && base->param <= (uint32_t)nparams(fn)) {
 			int n = (int)base->param - 1;
 
-			w.type = btfwalk_skip_mods(fn->btf, btf_params(fn->proto)[n].type);
+			w->type = btfwalk_skip_mods(fn->btf, btf_params(fn->proto)[n].type);
 			if (a->btf & SPEC_BTF_ARGN) {
 				/* traceprobe_expand_meta_args(): $argN is its name */
 				const char *nm = param_name(fn, n);
@@ -614,12 +606,38 @@ static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn,
 		if (fn->proto) {
 			if (!fn->proto->type)
 				return fail(e, SPEC_ERR_NO_RETVAL, base->col, NULL);
-			w.type = btfwalk_skip_mods(fn->btf, fn->proto->type);
+			w->type = btfwalk_skip_mods(fn->btf, fn->proto->type);
 		}
 		break;
 	default:
 		break;
 	}
+	return 0;
+}
+
+/* One argument: base, cast, chain, type; then ftrace's checks. */
+static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn,
+		       const struct btf *vmlinux, struct err *e)
+{
+	struct spec_arg *a = &p->args[idx];
+	struct spec_op *base = &a->ops[0];
+	bool ret = p->kind == SPEC_KRETPROBE || p->kind == SPEC_URETPROBE;
+	bool whole = a->nops == 1;	/* no +OFFS(...) around the BTF part */
+	struct walk w = { 0 };
+	int cast_id = 0;
+	char extra[512];
+	struct spec_error se;
+	int err, slot;
+
+	if (arg_needs_btf(a) && !fn->proto) {
+		snprintf(extra, sizeof(extra), " (no BTF function '%s' in this kernel)",
+			 fn->name ? fn->name : p->symbol ? p->symbol : "?");
+		return fail(e, SPEC_ERR_NO_BTF_ENTRY, base->col, extra);
+	}
+
+	err = resolve_base(p, idx, fn, &w, e);
+	if (err)
+		return err;
 	/* at a return, arguments are what the entry saved */
 	if (ret && base->kind == SPEC_OP_ARG) {
 		slot = edata_slot(p, base->param);
