@@ -156,6 +156,7 @@ struct ufile {
 	unsigned char id[BUILD_ID_SIZE];
 	bool has_id;
 	bool debug_only;	/* a separate debug file standing in for the binary */
+	bool unreachable;	/* could not be opened (as that file): another process may */
 	int state;
 	struct seg *segs;
 	size_t nsegs;
@@ -662,11 +663,15 @@ static void ufile_load(struct usym *u, struct ufile *f)
 	if (f->state != UF_NEW)
 		return;
 	f->state = UF_BAD;
-	if (elf_open_path(f->open_path ? f->open_path : f->path, &ef))
+	if (elf_open_path(f->open_path ? f->open_path : f->path, &ef)) {
+		f->unreachable = true;
 		return;
+	}
 	/* the maps' (or the scan's) dev:inode: a file replaced since is another file */
-	if (f->ino && (f->ino != (uint64_t)ef.st.st_ino || f->dev != (uint64_t)ef.st.st_dev))
+	if (f->ino && (f->ino != (uint64_t)ef.st.st_ino || f->dev != (uint64_t)ef.st.st_dev)) {
+		f->unreachable = true;
 		goto out;
+	}
 	if (!gelf_getehdr(ef.e, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
 		goto out;
 	has_id = elf_build_id(ef.e, id);
@@ -783,7 +788,8 @@ static struct ufile *map_file(struct usym *u, uint32_t tgid, const char *path, u
 	if (!f)
 		return NULL;
 	ufile_load(u, f);
-	if (ufile_index(u, f, !deleted))
+	/* not cached when it could not be opened: the next process's map_files may open it */
+	if (!f->unreachable && ufile_index(u, f, !deleted))
 		return NULL;
 	return f;
 }

@@ -497,6 +497,30 @@ static void test_garbage(void)
 	usym_addr(u, 201, rsym(&nopie, "u_alpha")->value + 4, false, &f);
 	CHECK_INT(f.file_off, r_off(&nopie, rsym(&nopie, "u_alpha")->value + 4),
 		  "deleted: the file offset is still known");
+
+	/* replaced at its path (another inode there now): not the file mapped... */
+	snprintf(real, sizeof(real), "%s/bin/nopie-orig", dir);
+	snprintf(gone, sizeof(gone), "%s/bin/nopie-replaced", dir);
+	run("cp %s %s && cp %s %s", nopie.path, real, pie.path, gone);
+	m = maps_open(202);
+	maps_add(m, &nopie, 0, gone, real);
+	fclose(m);
+	expect_unknown_at(u, 202, rsym(&nopie, "u_alpha")->value, gone, "replaced at its path");
+	/* ...but another process whose map_files opens the one it maps */
+	m = maps_open(203);
+	maps_add(m, &nopie, 0, gone, real);
+	fclose(m);
+	snprintf(mf, sizeof(mf), "%s/203/map_files", proc_root);
+	mkdir(mf, 0755);
+	for (i = 0; i < nopie.nsegs; i++) {
+		x = &nopie.segs[i];
+		snprintf(mf, sizeof(mf), "%s/203/map_files/%llx-%llx", proc_root,
+			 (unsigned long long)(x->vaddr & ~0xfffull),
+			 (unsigned long long)((x->vaddr + x->memsz + 0xfff) & ~0xfffull));
+		if (symlink(real, mf))
+			die(mf);
+	}
+	expect_at(u, 203, &nopie, gone, 0, "u_alpha", 1);
 	usym_free(u);
 }
 
