@@ -303,7 +303,10 @@ static bool note_build_id(Elf_Data *d, unsigned char id[BUILD_ID_SIZE])
 	return false;
 }
 
-/* From SHT_NOTE sections, else (section headers stripped) from PT_NOTE segments. */
+/*
+ * From PT_NOTE segments (near the file's start: the directory scan reads little), else
+ * from SHT_NOTE sections (a debug file's notes are in no loaded segment of its own).
+ */
 static bool elf_build_id(Elf *e, unsigned char id[BUILD_ID_SIZE])
 {
 	Elf_Scn *scn = NULL;
@@ -311,17 +314,17 @@ static bool elf_build_id(Elf *e, unsigned char id[BUILD_ID_SIZE])
 	GElf_Phdr ph;
 	size_t n, i;
 
+	if (!elf_getphdrnum(e, &n))
+		for (i = 0; i < n; i++)
+			if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_NOTE && ph.p_filesz &&
+			    note_build_id(elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz,
+							       ph.p_align == 8 ? ELF_T_NHDR8 :
+										  ELF_T_NHDR),
+					  id))
+				return true;
 	while ((scn = elf_nextscn(e, scn)))
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
 		    note_build_id(elf_getdata(scn, NULL), id))
-			return true;
-	if (elf_getphdrnum(e, &n))
-		return false;
-	for (i = 0; i < n; i++)
-		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_NOTE &&
-		    note_build_id(elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz,
-						       ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR),
-				  id))
 			return true;
 	return false;
 }
@@ -383,14 +386,17 @@ static int sym_cmp(const void *a, const void *b)
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	/* aliases at one address: a sized one, global before weak before local, fewer '_' */
+	/*
+	 * Aliases at one address: a sized one, then fewer leading '_' (glibc's getpid is a weak
+	 * alias of the global __getpid: the public name), global before weak before local.
+	 */
 	if (!x->size != !y->size)
 		return x->size ? -1 : 1;
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
 	if (x->bind != y->bind)
 		return x->bind == STB_GLOBAL ? -1 : y->bind == STB_GLOBAL ? 1 :
 		       x->bind == STB_WEAK ? -1 : 1;
-	if (ux != uy)
-		return ux < uy ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 

@@ -216,7 +216,9 @@ static const char lib_c[] =
 	"#define N __attribute__((noinline, used))\n"
 	"static N int lib_hidden(int x) { __asm__ volatile(\"\" ::: \"memory\"); return x + V; }\n"
 	"N int lib_exported(int x) { return lib_hidden(x) * 2; }\n"
-	"__attribute__((visibility(\"hidden\"))) N int lib_internal(int x) { return x - V; }\n";
+	"__attribute__((visibility(\"hidden\"))) N int lib_internal(int x) { return x - V; }\n"
+	"N int __lib_impl(int x) { return x ^ V; }\n"
+	"extern __typeof(__lib_impl) lib_pub __attribute__((weak, alias(\"__lib_impl\")));\n";
 
 static struct relf pie, nopie, lib, lib_stripped, libdl, libbad, pie2, pie2s, hid, md5, md5hid;
 
@@ -285,8 +287,9 @@ static void build(void)
 		if (!strncmp(pie2s.syms[i].name, "u_", 2))
 			die("strip left u_* symbols");
 	for (int i = 0; i < lib_stripped.nsyms; i++)
-		if (strcmp(lib_stripped.syms[i].name, "lib_exported"))
-			die("strip left more than lib_exported");
+		if (!strcmp(lib_stripped.syms[i].name, "lib_hidden") ||
+		    !strcmp(lib_stripped.syms[i].name, "lib_internal"))
+			die("strip left a local function");
 	/* the build-id debug files, named by readelf's build id */
 	for (int k = 0; k < 3; k++) {
 		const struct relf *r = k == 2 ? &md5hid : k ? &hid : &pie2;
@@ -378,6 +381,11 @@ static void test_by_addr(void)
 		expect_at(u, 100, &lib, lib.path, LIB_BASE, "lib_exported", 1);
 		expect_at(u, 100, &lib, lib.path, LIB_BASE, "lib_hidden", 2);
 		expect_at(u, 100, &lib, lib.path, LIB_BASE, "lib_internal", 0);
+		/* aliases (glibc's getpid and __getpid): the public name, not the global one */
+		if (rsym(&lib, "lib_pub")->value != rsym(&lib, "__lib_impl")->value)
+			die("lib_pub is no alias");
+		expect_at(u, 100, &lib, lib.path, LIB_BASE, "lib_pub", 1);
+		expect_at(u, 100, &lib_stripped, lib_stripped.path, LIB2_BASE, "lib_pub", 1);
 		/* stripped: .dynsym names the exported function only */
 		expect_at(u, 100, &lib_stripped, lib_stripped.path, LIB2_BASE, "lib_exported", 1);
 		expect_unknown_at(u, 100, LIB2_BASE + rsym(&lib, "lib_hidden")->value + 2,
@@ -684,6 +692,8 @@ static void bench(void)
 	unsigned long i, n = 2000000, hits = 0;
 	double secs;
 
+	if (usym_add_file(u, pie.path))
+		die("add_file pie");
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (i = 0; i < n; i++) {
 		usym_addr(u, 100, PIE_BASE + s->value + (i & 7), i & 1, &f);
@@ -693,6 +703,16 @@ static void bench(void)
 	secs = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
 	fprintf(stderr, "# usym_addr: %.1f M frames/s (%lu of %lu named)\n", n / secs / 1e6, hits,
 		n);
+	hits = 0;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < n; i++) {
+		usym_build_id(u, pie.id, r_off(&pie, s->value) + (i & 7), i & 1, &f);
+		hits += f.sym != NULL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	secs = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	fprintf(stderr, "# usym_build_id: %.1f M frames/s (%lu of %lu named)\n", n / secs / 1e6,
+		hits, n);
 	usym_free(u);
 }
 
