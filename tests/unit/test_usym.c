@@ -37,9 +37,19 @@ static char proc_root[128], debug_root[128];
 
 /* ---- running the toolchain ----------------------------------------------------------- */
 
+static void cleanup(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (dir[0] && !getenv("USYM_KEEP") && system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
 static void die(const char *what)
 {
 	CHECK(0, "setup: %s", what);
+	cleanup();
 	check_report();
 	exit(1);
 }
@@ -718,11 +728,11 @@ static void bench(void)
 
 int main(void)
 {
-	char cmd[128];
-
 	strcpy(dir, "/tmp/kpt_usym_XXXXXX");
-	if (!mkdtemp(dir))
+	if (!mkdtemp(dir)) {
+		dir[0] = '\0';
 		die("mkdtemp");
+	}
 	snprintf(proc_root, sizeof(proc_root), "%s/proc", dir);
 	snprintf(debug_root, sizeof(debug_root), "%s/debug", dir);
 	build();
@@ -733,8 +743,6 @@ int main(void)
 	test_self();
 	if (getenv("USYM_BENCH"))
 		bench();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (!getenv("USYM_KEEP") && system(cmd))
-		fprintf(stderr, "could not remove %s\n", dir);
+	cleanup();
 	return check_report();
 }
