@@ -867,7 +867,8 @@ static int read_maps(struct usym *u, uint32_t tgid, struct proc *p)
 	free(line);
 	fclose(fp);
 	p->n = n;
-	qsort(p->maps, n, sizeof(*p->maps), map_cmp);
+	if (n)	/* no maps (the process is gone): an array qsort may not take */
+		qsort(p->maps, n, sizeof(*p->maps), map_cmp);
 	return err;
 }
 
