@@ -201,6 +201,12 @@ static __always_inline int kpt_make_key(struct kpt_scratch *s, const struct kpt_
 		case KPT_K_CPU:
 			v = h->cpu;
 			break;
+		case KPT_K_KSTACK:
+			v = s->kstack_id;
+			break;
+		case KPT_K_USTACK:
+			v = s->ustack_id;
+			break;
 		case KPT_K_ARG:
 			if (kpt_slot_value(s, p, p->agg.key_argi[i], false, &v))
 				v = 0;

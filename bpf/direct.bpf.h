@@ -184,7 +184,8 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 	h->tid = (__u32)pid_tgid;
 	h->tgid = pid_tgid >> 32;
 	h->cpu = bpf_get_smp_processor_id();
-	h->pad = 0;
+	/* nkstack and nustack: none yet, one store */
+	*(__u32 *)&h->nkstack = 0;
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
 	if (kpt_target_comm[0] && kpt_comm_differs(h->comm)) {
 		bpf_ringbuf_discard(h, BPF_RB_NO_WAKEUP);

@@ -27,6 +27,7 @@
 #include "fetch.bpf.h"
 #include "filter.bpf.h"
 #include "agg.bpf.h"
+#include "stack.bpf.h"
 #include "direct.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -124,7 +125,8 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	h->tid = (__u32)pid_tgid;
 	h->tgid = pid_tgid >> 32;
 	h->cpu = cpu;
-	h->pad = 0;
+	/* nkstack and nustack: none yet, one store */
+	*(__u32 *)&h->nkstack = 0;
 	if (KPT_USES(COMM))
 		bpf_get_current_comm(h->comm, sizeof(h->comm));
 	if (kpt_target_comm[0] && kpt_comm_differs(h->comm)) {
@@ -164,13 +166,17 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 		passed = 0;
 	if (!passed)
 		st->filtered++;
+	/* a stack in the key: taken here, where the context is (kpt_aggregate has none) */
+	if (KPT_USES(STACK) && passed && p->agg.stack_keys)
+		kpt_stack_keys(ctx, s, p, h->tgid, st);
 	if (p->agg.action == KPT_ACT_SAVE_ARGS)
 		return KPT_USES(EDATA) ? kpt_save_args(s, p, idx) : 0;
 	if (p->agg.action != KPT_ACT_PRINT)
 		return KPT_USES(AGG) ? kpt_aggregate(s, p, idx, st, passed) : 0;
 	if (!passed)
 		return 0;
-
+	if (KPT_USES(STACK) && (p->flags & (KPT_PF_KSTACK | KPT_PF_USTACK)))
+		pos = kpt_stacks_put(ctx, s, h, p->flags, pos, st);
 	return kpt_emit(s, h, pos, st);
 }
 

@@ -119,6 +119,30 @@ struct {
 	__type(value, struct kpt_pmu_stats);
 } kpt_pmu_stat SEC(".maps");
 
+/* --- stacks as keys (stack.bpf.h) --- */
+
+/*
+ * A stack's frames by a 64-bit hash of them: a kernel stack map's ids
+ * collide within a few hundred stacks (a bucket per hash of its size, the
+ * newer stack dropped), a 64-bit hash practically never. Allocated as
+ * stacks come: most runs see far fewer than the maximum.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct kpt_kstack);
+} kpt_kstk SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct kpt_ustack);
+} kpt_ustk SEC(".maps");
+
 /* --- the handler (kptrace.bpf.c) --- */
 
 /* tgid -> 1: the traced processes where kpt_target_set (target.bpf.h);

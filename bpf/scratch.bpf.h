@@ -18,8 +18,12 @@
 #include "kptrace.h"
 
 /* Record area: KPT_REC_MAX for offsets (masked), plus room for one more
- * string so a masked offset + KPT_STR_MAX is always inside the buffer. */
-#define KPT_BUF_SIZE	(KPT_REC_MAX + KPT_STR_MAX + 8)
+ * string or a record's stacks, so a masked offset + KPT_STR_MAX (or a
+ * stack's bytes) is always inside the buffer. */
+#define KPT_BUF_SIZE	(KPT_REC_MAX + 8192)
+_Static_assert(KPT_STR_MAX + 8 <= 8192 &&
+	       KPT_STACK_MAX * (KPT_KFRAME_SIZE + KPT_UFRAME_SIZE) <= 8192,
+	       "a string or the stacks past a masked offset stay in the buffer");
 #define KPT_OFF_MASK	(KPT_REC_MAX - 1)
 
 /*
@@ -53,6 +57,10 @@ struct kpt_scratch {
 	__u32 nfaults;		/* faults in the record being built */
 	__u32 pad;
 	__u64 edata[KPT_MAX_EDATA];	/* a return probe's entry arguments */
+	__u64 kstack_id;	/* the event's stacks as keys (stack.bpf.h) */
+	__u64 ustack_id;
+	struct kpt_kstack kstk;	/* a stack key's frames, before they are stored */
+	struct kpt_ustack ustk;
 	__u8 rec[KPT_BUF_SIZE];
 };
 

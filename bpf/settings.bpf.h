@@ -81,4 +81,8 @@ const volatile __u64 kpt_wakeup_bytes = 0;
 const volatile __u32 kpt_pmu_n = 0;
 const volatile __u32 kpt_pmu_stride = 0;
 
+/* -K/-U and stack keys: the frames to capture, at most KPT_STACK_MAX. */
+const volatile __u32 kpt_kstack_depth = KPT_STACK_MAX;
+const volatile __u32 kpt_ustack_depth = KPT_STACK_MAX;
+
 #endif /* KPT_SETTINGS_BPF_H */

@@ -110,6 +110,7 @@ struct kpt_direct_stream {
 #define KPT_USE_COMM	(1u << 5)	/* the task's comm (records, filters, --comm, keys) */
 #define KPT_USE_TIME	(1u << 6)	/* the time (records, latency) */
 #define KPT_USE_DIRECT	(1u << 7)	/* a KPT_PF_DIRECT probe */
+#define KPT_USE_STACK	(1u << 8)	/* stacks: -K/-U, or kstack/ustack keys */
 
 /* fentry/fexit probes in one run: one BPF program each, verified against its function. */
 #define KPT_TRAMP_SLOTS	16
@@ -180,6 +181,9 @@ struct kpt_fetch {
  * the HITS beside it: kpt_hstat then. Decided by plan.c.
  */
 #define KPT_PF_OWN_STATS	(1u << 5)
+/* -K/-U: the event's record carries its kernel / user stack (kpt_rec_hdr.nkstack) */
+#define KPT_PF_KSTACK	(1u << 6)
+#define KPT_PF_USTACK	(1u << 7)
 /* kpt_agg.direct: argument register 0-5 of the calling convention, %ax, or
  * the tracepoint field of the value's fetch */
 #define KPT_DIRECT_AX		6
@@ -285,8 +289,40 @@ enum kpt_key_kind {
 	KPT_K_TID,
 	KPT_K_CPU,
 	KPT_K_ARG,		/* key_argi's scalar value */
-	KPT_K_STACKID,		/* reserved */
+	KPT_K_KSTACK,		/* the kernel stack's id: its key in kpt_kstk */
+	KPT_K_USTACK,		/* the user stack's id: its key in kpt_ustk */
 };
+
+/*
+ * Stacks. Frames are bpf_get_stack()'s: a kernel frame an address, a user
+ * frame the kernel's struct bpf_stack_build_id (32 bytes: status, build id,
+ * file offset or address), so a process that is gone by the time userspace
+ * reads its frames can still be symbolized from its files. Depth: what
+ * kernel.perf_event_max_stack allows by default.
+ */
+#define KPT_STACK_MAX		127
+#define KPT_KFRAME_SIZE		8
+#define KPT_UFRAME_SIZE		32
+/* A stack-key map's value: the frames as captured, nframes of them. */
+struct kpt_kstack {
+	__u32 nframes;
+	__u32 tgid;		/* who first had it (unused for kernel stacks) */
+	__u64 ip[KPT_STACK_MAX];
+};
+struct kpt_ustack {
+	__u32 nframes;
+	__u32 tgid;		/* who first had it: frames without a build id need its maps */
+	__u8 frame[KPT_STACK_MAX][KPT_UFRAME_SIZE];
+};
+/* Distinct stacks a run's keys can hold (kpt_kstk, kpt_ustk): past them,
+ * counted as lost (kpt_stats.stack_full). */
+#define KPT_KSTACK_KEYS		16384
+#define KPT_USTACK_KEYS		8192
+/* kpt_agg.stack_keys */
+#define KPT_SK_KSTACK		1
+#define KPT_SK_USTACK		2
+/* A key word of a stack that could not be captured or stored (counted in kpt_stats). */
+#define KPT_STACK_LOST		0
 
 #define KPT_MAX_KEYS	4
 #define KPT_KEY_WORDS	4	/* u64 words of key data; a comm takes two */
@@ -316,7 +352,8 @@ struct kpt_agg {
 	__u8 key_kind[KPT_MAX_KEYS];
 	__u8 key_argi[KPT_MAX_KEYS];
 	__u8 direct;		/* KPT_PF_DIRECT: where the value is, KPT_DIRECT_* */
-	__u8 pad[2];
+	__u8 stack_keys;	/* KPT_SK_*: the keys name a stack, captured before the key */
+	__u8 pad;
 	__u32 hist_base;	/* this probe's first bucket in kpt_hist (unkeyed) */
 	__u32 nbuckets;
 	__u32 lat_peer;		/* KPT_ACT_LAT_END: index of the LAT_START probe */
@@ -406,7 +443,8 @@ struct kpt_rec_hdr {
 	__u32 tid;
 	__u32 tgid;
 	__u32 cpu;
-	__u32 pad;
+	__u16 nkstack;		/* KPT_PF_KSTACK: kernel frames, KPT_KFRAME_SIZE each, then */
+	__u16 nustack;		/* KPT_PF_USTACK: user frames, KPT_UFRAME_SIZE each: the end */
 	char comm[KPT_COMM_LEN];
 };
 
@@ -420,6 +458,9 @@ struct kpt_stats {
 	__u64 filtered;		/* events the pid or the probe's filter skipped */
 	__u64 unmatched;	/* latency: returns with no entry time (evicted or never seen) */
 	__u64 keys_full;	/* keyed aggregation: the map was full, event not counted */
+	__u64 stack_failed;	/* a stack could not be captured (a kernel thread's user stack...) */
+	__u64 stack_full;	/* a stack key's map was full: counted under a lost stack */
+	__u64 stack_deep;	/* a stack reached its depth: its outermost frames are missing */
 	struct kpt_aggval val;	/* KPT_PF_OWN_STATS: the histogram's value stats */
 };
 
