@@ -8,6 +8,8 @@
 #include <bpf/bpf.h>
 
 #include "agg.h"
+#include "aggstack.h"
+#include "folded.h"
 #include "hist.h"
 #include "pmu.h"
 #include "table.h"
@@ -29,6 +31,8 @@ static const struct {
 	{ "tid", KPT_K_TID, 1 },
 	{ "cpu", KPT_K_CPU, 1 },
 	{ "CPU", KPT_K_CPU, 1 },
+	{ "kstack", KPT_K_KSTACK, 1 },
+	{ "ustack", KPT_K_USTACK, 1 },
 };
 
 /* builtin_keys' entry for name, or -1. */
@@ -47,7 +51,18 @@ bool agg_builtin_key(const char *name)
 	return builtin_key(name) >= 0;
 }
 
-/* --by: comm, pid, tid, cpu or a scalar argument's name, comma separated. */
+/* KPT_SK_* of a stack key's kind, 0 for others. */
+static int stack_key_bit(int kind)
+{
+	return kind == KPT_K_KSTACK ? KPT_SK_KSTACK : kind == KPT_K_USTACK ? KPT_SK_USTACK : 0;
+}
+
+static bool is_stack_kind(int kind)
+{
+	return stack_key_bit(kind) != 0;
+}
+
+/* --by: comm, pid, tid, cpu, kstack, ustack or a scalar argument's name, comma separated. */
 static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *g, char *msg,
 		      size_t msglen)
 {
@@ -84,9 +99,14 @@ static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *
 		} else if ((b = builtin_key(tok)) >= 0) {
 			kind = builtin_keys[b].kind;
 			w = builtin_keys[b].words;
+			if (g->stack_keys & stack_key_bit(kind)) {
+				snprintf(msg, msglen, "--by %s: given twice", tok);
+				return -EINVAL;
+			}
+			g->stack_keys |= stack_key_bit(kind);
 		} else {
-			snprintf(msg, msglen, "--by %s: not comm, pid, tid, cpu, probe or an "
-				 "argument of %s/%s", tok, ev->group, ev->event);
+			snprintf(msg, msglen, "--by %s: not comm, pid, tid, cpu, kstack, ustack, "
+				 "probe or an argument of %s/%s", tok, ev->group, ev->event);
 			return -EINVAL;
 		}
 		if (words + w > KPT_KEY_WORDS) {
@@ -297,6 +317,10 @@ static const char *key_kind_name(const struct kpt_agg *g, const struct ev_desc *
 		return "tid";
 	case KPT_K_CPU:
 		return "cpu";
+	case KPT_K_KSTACK:
+		return "kstack";
+	case KPT_K_USTACK:
+		return "ustack";
 	default:
 		return ev->args[g->key_argi[i]].name;
 	}
@@ -335,6 +359,10 @@ static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 		return;
 	}
 	v = k->w[(*w)++];
+	if (is_stack_kind(g->key_kind[i])) {
+		buf[0] = '\0';		/* printed as frames, under the row (print_key_stacks()) */
+		return;
+	}
 	if (g->key_kind[i] != KPT_K_ARG) {
 		snprintf(buf, len, "%" PRIu64, v);
 		return;
@@ -370,7 +398,34 @@ static void format_key(const struct agg_ctx *c, const struct kpt_agg *g, const s
 		char part[160];
 
 		format_key_part(c, g, ev, k, i, &w, part, sizeof(part));
-		used += snprintf(buf + used, len - used, "%s%s", i ? sep : "", part);
+		if (is_stack_kind(g->key_kind[i]))
+			continue;
+		used += snprintf(buf + used, len - used, "%s%s", used ? sep : "", part);
+	}
+}
+
+/* The word of key part i in k (a comm takes two). */
+static uint64_t key_word(const struct kpt_agg *g, const struct kpt_key *k, int i)
+{
+	int j, w = 0;
+
+	for (j = 0; j < i; j++)
+		w += g->key_kind[j] == KPT_K_COMM ? 2 : 1;
+	return w < KPT_KEY_WORDS ? k->w[w] : 0;
+}
+
+/* A key's stacks, each as -K/-U print one, under its row or histogram title. */
+static void print_key_stacks(const struct agg_ctx *c, const struct kpt_agg *g,
+			     const struct ev_desc *ev, const struct kpt_key *k)
+{
+	struct agg_stack as;
+	int i;
+
+	for (i = 0; i < g->nkeys; i++) {
+		if (!is_stack_kind(g->key_kind[i]))
+			continue;
+		aggstack_read(c->ld, ev, g->key_kind[i], key_word(g, k, i), &as);
+		aggstack_text(c->out, &c->syms, &as);
 	}
 }
 
@@ -382,19 +437,18 @@ static void json_key(FILE *f, const struct agg_ctx *c, const struct kpt_agg *g,
 	fputs("{", f);
 	for (i = 0; i < g->nkeys; i++) {
 		char part[160];
-		const char *p;
 
 		format_key_part(c, g, ev, k, i, &w, part, sizeof(part));
-		fprintf(f, "%s\"%s\":\"", i ? "," : "", key_kind_name(g, ev, i));
-		for (p = part; *p; p++) {
-			if (*p == '"' || *p == '\\')
-				fputc('\\', f);
-			if ((unsigned char)*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
+		if (is_stack_kind(g->key_kind[i])) {
+			struct agg_stack as;
+
+			fprintf(f, "%s\"%s\":", i ? "," : "", key_kind_name(g, ev, i));
+			aggstack_read(c->ld, ev, g->key_kind[i], key_word(g, k, i), &as);
+			aggstack_json(f, &c->syms, &as);
+			continue;
 		}
-		fputs("\"", f);
+		fprintf(f, "%s\"%s\":", i ? "," : "", key_kind_name(g, ev, i));
+		json_fput_str(f, part);
 	}
 	fputs("}", f);
 }
@@ -418,7 +472,7 @@ static void hist_title(const struct agg_ctx *c, int i, const char *key, char *bu
 						    : c->evs[g->lat_peer].event;
 	else
 		name = ev->args[g->value_argi].name;
-	if (key)
+	if (key && *key)
 		snprintf(buf, len, "@%s[%s]:", name, key);
 	else
 		snprintf(buf, len, "@%s:", name);
@@ -457,7 +511,14 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 		return;
 	}
 	hist_title(c, i, key_text, title, sizeof(title));
-	hist_print(c->out, title, &h);
+	if (key && g->stack_keys) {
+		/* the title, its stacks, then the histogram */
+		fprintf(c->out, "%s\n", title);
+		print_key_stacks(c, g, &c->evs[i], key);
+		hist_print(c->out, NULL, &h);
+	} else {
+		hist_print(c->out, title, &h);
+	}
 	if (g->action == KPT_ACT_LAT_END)
 		hist_print_latency_summary(c->out, &h);
 	if (c->pmu && g->action == KPT_ACT_LAT_END && !key)
@@ -580,10 +641,21 @@ static int count_row(const struct agg_ctx *c, struct table *t, int i, const stru
 			format_key_part(c, g, ev, &e->k, k, &w, parts[col], sizeof(parts[col]));
 		else
 			strcpy(parts[col], "-");	/* a probe nothing hit: no key */
+		if (is_stack_kind(g->key_kind[k]))
+			continue;	/* no column: the frames go under the row */
 		cells[col] = parts[col];
 		col++;
 	}
 	return table_add(t, e ? e->v.count : 0, (uint32_t)i, e ? &e->k : NULL, cells);
+}
+
+/* Under a count row, its stacks (table_print_each()'s callback). */
+static void count_row_stacks(const struct table_row *r, void *arg)
+{
+	const struct agg_ctx *c = arg;
+
+	if (r->has_key)
+		print_key_stacks(c, &c->ents[r->probe].agg, &c->evs[r->probe], &r->key);
 }
 
 /* One count row as JSON: the probe, the count and the key (null for a row of zero). */
@@ -631,7 +703,7 @@ static void report_counts(const struct agg_ctx *c, const struct kset *s)
 	for (k = 0; k <= g->nkeys; k++) {
 		if (k == pos)
 			probe_col = table_col(&t, "probe", false, 0);
-		if (k < g->nkeys)
+		if (k < g->nkeys && !is_stack_kind(g->key_kind[k]))
 			table_col(&t, key_kind_name(g, &c->evs[first], k), false, 0);
 	}
 	for (i = first; i < c->n; i++) {
@@ -659,10 +731,65 @@ static void report_counts(const struct agg_ctx *c, const struct kset *s)
 	}
 	if (probe_col < 0)
 		fprintf(c->out, "%s/%s:\n", c->evs[first].group, c->evs[first].event);
-	table_print(&t, c->out);
+	table_print_each(&t, c->out, g->stack_keys ? count_row_stacks : NULL, (void *)c);
 	fputc('\n', c->out);
 cleanup:
 	table_free(&t);
+}
+
+/* Key e's frames for --folded, root first: its other keys, the user stack, the kernel stack. */
+static int folded_key(const struct agg_ctx *c, const struct kpt_agg *g, const struct ev_desc *ev,
+		      const struct kpt_key *k, char **names, size_t max, size_t *n)
+{
+	int kinds[2] = { KPT_K_USTACK, KPT_K_KSTACK }, i, j, w = 0, err = 0;
+	struct agg_stack as;
+	char part[160];
+
+	for (i = 0; i < g->nkeys && *n < max; i++) {
+		format_key_part(c, g, ev, k, i, &w, part, sizeof(part));
+		if (is_stack_kind(g->key_kind[i]))
+			continue;
+		if (!(names[(*n)++] = strdup(part)))
+			return -ENOMEM;
+	}
+	for (j = 0; j < 2 && !err; j++)
+		for (i = 0; i < g->nkeys && !err; i++)
+			if (g->key_kind[i] == kinds[j]) {
+				aggstack_read(c->ld, ev, kinds[j], key_word(g, k, i), &as);
+				err = aggstack_names(&c->syms, &as, names, max, n);
+			}
+	return err;
+}
+
+/*
+ * --folded: every key's events as one line, root;...;leaf COUNT, identical
+ * stacks merged (a count's rows, a histogram's events per key).
+ */
+static void report_folded(const struct agg_ctx *c, const struct kset *s)
+{
+	struct folded *fd = folded_new();
+	char *names[KPT_MAX_KEYS + 2 * KPT_STACK_MAX];
+	size_t j, n, m;
+
+	for (j = 0; fd && j < s->n; j++) {
+		const struct kentry *e = &s->e[j];
+		const struct kpt_agg *g;
+
+		if (e->k.bucket != KPT_BUCKET_STATS || (int)e->k.probe >= c->n)
+			continue;
+		g = &c->ents[e->k.probe].agg;
+		n = 0;
+		if (!folded_key(c, g, &c->evs[e->k.probe], &e->k, names,
+				sizeof(names) / sizeof(names[0]), &n))
+			folded_add(fd, (const char *const *)names, n, e->v.count);
+		for (m = 0; m < n; m++)
+			free(names[m]);
+	}
+	if (fd)
+		folded_print(fd, c->out);
+	else
+		fprintf(stderr, "kptrace: error: --folded: out of memory\n");
+	folded_free(fd);
 }
 
 void agg_report(const struct agg_ctx *c, bool clear)
@@ -687,7 +814,7 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		strftime(ts, sizeof(ts), "%H:%M:%S", localtime_r(&t, &tm));
 		fprintf(c->out, "%s\n", ts);
 	}
-	for (i = 0; i < c->n; i++) {
+	for (i = 0; i < c->n && !c->folded; i++) {
 		const struct kpt_agg *g = &c->ents[i].agg;
 
 		if (g->group != (__u32)i)
@@ -697,7 +824,10 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		if (g->action == KPT_ACT_HIST || g->action == KPT_ACT_LAT_END)
 			g->nkeys ? report_keyed_hist(c, i, &s) : report_unkeyed(c, i, clear);
 	}
-	report_counts(c, &s);
+	if (c->folded)
+		report_folded(c, &s);
+	else
+		report_counts(c, &s);
 	if (clear) {
 		size_t j;
 

@@ -14,6 +14,7 @@
 #include "kptrace.h"
 #include "ksyms.h"
 #include "loader.h"
+#include "stackout.h"
 
 struct pmu_set;
 
@@ -55,6 +56,8 @@ struct agg_ctx {
 	const struct kpt_probe_entry *ents;
 	int n;
 	const struct ksyms *ksyms;
+	struct stack_syms syms;		/* kstack/ustack keys: who names their frames */
+	bool folded;			/* --folded: the stacks only, root;...;leaf COUNT */
 	bool interval_reset;		/* -i: reset the maps after each report */
 	const struct pmu_set *pmu;	/* latency --pmu, or NULL */
 };

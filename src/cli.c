@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "hint.h"
+#include "kptrace.h"
 
 const char *argp_program_version = "kptrace 0.1";
 const char *argp_program_bug_address = "the kptrace issue tracker";
@@ -59,7 +60,7 @@ enum {
 	OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER, OPT_LINEAR, OPT_BY, OPT_TOP, OPT_UNIT,
 	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK, OPT_BACKEND, OPT_PMU,
 	OPT_ZEROS,
-	OPT_KEEP_RUNNING,
+	OPT_KEEP_RUNNING, OPT_FOLDED,
 };
 
 static const struct argp_option options[] = {
@@ -105,6 +106,15 @@ static const struct argp_option options[] = {
 	{ "backend", OPT_BACKEND, "auto|fentry|kprobe-multi|kprobe", 0,
 	  "How kernel function probes attach: auto (fentry/fexit for a few probes, kprobe.multi "
 	  "for many functions, where the kernel has them; else kprobes), or forced", 0 },
+	{ "kstack", 'K', "DEPTH", OPTION_ARG_OPTIONAL,
+	  "After each event, its kernel stack as ftrace's stacktrace trigger prints it "
+	  "(at most DEPTH frames, default and maximum 127)", 0 },
+	{ "ustack", 'U', "DEPTH", OPTION_ARG_OPTIONAL,
+	  "After each event, its user stack, symbolized from the process's files "
+	  "(frame pointers needed; DEPTH as -K)", 0 },
+	{ "folded", OPT_FOLDED, NULL, 0,
+	  "count, hist, latency --by kstack/ustack: the stacks in the folded format "
+	  "(root;...;leaf COUNT) that flame-graph tools read", 1 },
 	{ "pmu", OPT_PMU, "EVENT[,EVENT]", 0,
 	  "latency: per-call deltas of perf counters (perf's names: cycles, instructions, "
 	  "cache-misses, page-faults, context-switches, cpu-clock, PMU/EVENT/...), at most 4", 1 },
@@ -212,6 +222,20 @@ static void positional(struct argp_state *st, struct env *env, char *arg)
 }
 
 /* Cross-option checks, in one place. */
+/* Whether --by names a stack key. */
+static bool by_has_stack(const char *by)
+{
+	char buf[256], *tok, *save = NULL;
+
+	if (!by)
+		return false;
+	snprintf(buf, sizeof(buf), "%s", by);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (!strcmp(tok, "kstack") || !strcmp(tok, "ustack"))
+			return true;
+	return false;
+}
+
 static void check_options(struct argp_state *st, struct env *env)
 {
 	if (env->mode == MODE_LIST) {
@@ -247,6 +271,15 @@ static void check_options(struct argp_state *st, struct env *env)
 		argp_error(st, "--pmu does not combine with --by (the counters are per function)");
 	if (env->mode == MODE_HIST && env->ndefs > 1)
 		argp_error(st, "hist takes one definition (and the argument to bucket)");
+	if ((env->kstack || env->ustack) && env->mode != MODE_TRACE)
+		argp_error(st, "-K and -U add stacks to printed events: for %s, give --by kstack "
+			   "or --by ustack", env->mode == MODE_HIST ? "hist" : env->mode ==
+			   MODE_LATENCY ? "latency" : "count");
+	if (env->folded && !by_has_stack(env->by))
+		argp_error(st, "--folded prints aggregated stacks: give count, hist or latency "
+			   "--by kstack or --by ustack");
+	if (env->folded && env->json)
+		argp_error(st, "--folded and --json are two output formats: give one");
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
@@ -271,6 +304,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_KEEP_RUNNING:
 		env->keep_running = true;
+		break;
+	case 'K':
+		env->kstack = arg ? (int)parse_int(st, "-K", arg, 1, KPT_STACK_MAX) : KPT_STACK_MAX;
+		break;
+	case 'U':
+		env->ustack = arg ? (int)parse_int(st, "-U", arg, 1, KPT_STACK_MAX) : KPT_STACK_MAX;
+		break;
+	case OPT_FOLDED:
+		env->folded = true;
 		break;
 	case 'd':
 		env->duration = parse_seconds(st, "-d", arg);

@@ -48,6 +48,8 @@ struct env {
 	bool slack;		/* hist kmalloc: bytes_alloc - bytes_req */
 	const char *backend;	/* --backend auto|kprobe|kprobe-multi|fentry */
 	const char *pmu;	/* latency --pmu EVENT[,EVENT] (src/pmu.c) */
+	int kstack, ustack;	/* -K/-U: frames per event, 0: none */
+	bool folded;		/* --folded: aggregated stacks as root;...;leaf COUNT */
 };
 
 /* Parse argv into env. Returns 0, or exits with a usage error. */

@@ -69,10 +69,13 @@ static int on_record(void *arg, void *data, size_t len)
 		c->bad++;
 		return 0;
 	}
+	/* a user stack is named from its process's files: their maps now, while it lives */
+	if (c->o->syms.us && h->nustack)
+		usym_capture(c->o->syms.us, h->tgid);
 	if (c->o->format == OUT_JSON)
-		err = output_json(c->o->out, &c->o->evs[h->probe], c->o->ksyms, data, len);
+		err = output_json_ex(c->o->out, &c->o->evs[h->probe], &c->o->syms, data, len);
 	else
-		err = output_text(c->o->out, &c->o->evs[h->probe], c->o->ksyms, data, len);
+		err = output_text_ex(c->o->out, &c->o->evs[h->probe], &c->o->syms, data, len);
 	if (err)
 		c->bad++;
 	c->records++;
@@ -170,9 +173,27 @@ static void check_loss(struct loader *ld, const struct ev_desc *evs, int n,
 	free(missed);
 }
 
+/* The stacks' losses, summed over the probes, each with what to do about it. */
+static void print_stack_losses(const struct kpt_stats *sum)
+{
+	if (sum->stack_failed)
+		fprintf(stderr, ", %llu stacks NOT CAPTURED (the kernel could not walk them: a "
+			"user stack needs frame pointers, a kernel thread has none)",
+			(unsigned long long)sum->stack_failed);
+	if (sum->stack_full)
+		fprintf(stderr, ", %llu events counted under a LOST stack: more distinct stacks "
+			"than the stack map holds (%d kernel, %d user)",
+			(unsigned long long)sum->stack_full, KPT_KSTACK_KEYS, KPT_USTACK_KEYS);
+	if (sum->stack_deep)
+		fprintf(stderr, ", %llu stacks TRUNCATED at their depth (raise -K/-U's DEPTH, "
+			"at most %d; their outermost frames are missing)",
+			(unsigned long long)sum->stack_deep, KPT_STACK_MAX);
+}
+
 static void print_profile(struct loader *ld, const struct consume_opts *o,
 			  const struct ctx *c, const long long *missed)
 {
+	struct kpt_stats stk = { 0 };
 	unsigned long long drops = 0, faults = 0, misses = 0, unmatched = 0, keys_full = 0;
 	unsigned long long dropped, procs_full = loader_procs_full(ld);
 	struct kpt_stats st;
@@ -198,6 +219,9 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 			(unsigned long long)st.faults, (unsigned long long)st.filtered);
 		unmatched += st.unmatched;
 		keys_full += st.keys_full;
+		stk.stack_failed += st.stack_failed;
+		stk.stack_full += st.stack_full;
+		stk.stack_deep += st.stack_deep;
 		if (missed && missed[i] > 0)
 			misses += missed[i];
 		drops += st.drops;
@@ -235,6 +259,7 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 	if (keys_full)
 		fprintf(stderr, ", %llu events NOT COUNTED: the key map was full (raise "
 			"--max-keys)", keys_full);
+	print_stack_losses(&stk);
 	fprintf(stderr, "\n");
 }
 

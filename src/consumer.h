@@ -31,6 +31,7 @@ struct consume_opts {
 	 * write may wait for a slow reader */
 	struct outsink *sink;
 	const struct ksyms *ksyms;
+	struct stack_syms syms;		/* -K/-U: who names the frames (ksyms, and the user symbolizer) */
 	const struct ev_desc *evs;
 	int nevs;
 	/* Aggregation: report(arg, final) every interval seconds (0: at the

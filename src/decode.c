@@ -39,16 +39,23 @@ int decode_check(const struct ev_desc *ev, const void *rec, size_t len)
 {
 	const unsigned char *r = rec;
 	struct kpt_rec_hdr h;
-	size_t fixed, first_slot, end;
+	size_t fixed, first_slot, end, stacks;
 	uint32_t e, n, dl, l, off;
 	int i;
 
 	if (!ev || !rec || len < KPT_HDR_SIZE || ev->nargs < 0 || ev->nargs > KPT_MAX_ARGS)
 		return -EINVAL;
 	memcpy(&h, rec, sizeof(h));
-	/* every byte sent was written for this event: no stale padding */
-	if (h.size != len || h.kind != KPT_REC_EVENT || h.pad)
+	if (h.size != len || h.kind != KPT_REC_EVENT)
 		return -EINVAL;
+	/* the stacks are the record's end, and only a probe that takes them has any */
+	if ((h.nkstack && !ev->kstack) || (h.nustack && !ev->ustack) ||
+	    h.nkstack > KPT_STACK_MAX || h.nustack > KPT_STACK_MAX)
+		return -EINVAL;
+	stacks = (size_t)h.nkstack * KPT_KFRAME_SIZE + (size_t)h.nustack * KPT_UFRAME_SIZE;
+	if (stacks > len)
+		return -EINVAL;
+	len -= stacks;
 	if (ev->index >= 0 && h.probe != (unsigned int)ev->index)
 		return -EINVAL;
 	fixed = ev->fixed_size;
@@ -96,6 +103,18 @@ int decode_check(const struct ev_desc *ev, const void *rec, size_t len)
 		}
 	}
 	return end == len ? 0 : -EINVAL;
+}
+
+void decode_stacks(const void *rec, size_t len, struct dec_stacks *st)
+{
+	const unsigned char *r = rec;
+	struct kpt_rec_hdr h;
+
+	memcpy(&h, rec, sizeof(h));
+	st->nk = h.nkstack;
+	st->nu = h.nustack;
+	st->u = r + len - (size_t)st->nu * KPT_UFRAME_SIZE;
+	st->k = st->u - (size_t)st->nk * KPT_KFRAME_SIZE;
 }
 
 uint32_t decode_count(const struct ev_arg *a, const void *rec)

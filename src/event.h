@@ -59,6 +59,7 @@ struct ev_desc {
 	bool multi;		/* attached through one kprobe.multi link with others */
 	bool tramp;		/* attached through a BPF trampoline: fentry, or fexit for returns */
 	bool attach_first;	/* an entry saving arguments: on before its return probe */
+	bool kstack, ustack;	/* -K/-U: its records end with the stacks */
 	struct ev_target target;
 	int nargs;
 	struct ev_arg *args;

@@ -132,6 +132,15 @@ uint32_t loader_default_ring(int ncpus)
 }
 
 /* latency --pmu: size and configure the counters' maps (src/pmu.c fills them). */
+/* Stack keys' maps (allocated as stacks come: their size only bounds them) and the depths. */
+static void stacks_setup(struct kptrace_bpf *skel, const struct stack_plan *sp)
+{
+	skel->rodata->kpt_kstack_depth = sp->kdepth ? sp->kdepth : KPT_STACK_MAX;
+	skel->rodata->kpt_ustack_depth = sp->udepth ? sp->udepth : KPT_STACK_MAX;
+	bpf_map__set_max_entries(skel->maps.kpt_kstk, sp->kkeys ? KPT_KSTACK_KEYS : 1);
+	bpf_map__set_max_entries(skel->maps.kpt_ustk, sp->ukeys ? KPT_USTACK_KEYS : 1);
+}
+
 static void pmu_setup(struct kptrace_bpf *skel, uint32_t n, int ncpus, uint32_t max_keys)
 {
 	if (!n)
@@ -199,6 +208,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	if (ld->ntramp < 0)
 		return ld->ntramp;
 	pmu_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);
+	stacks_setup(skel, &o->stacks);
 	skel->rodata->kpt_target_tgid = o->target_tgid;
 	skel->rodata->kpt_target_tid = o->target_tid;
 	skel->rodata->kpt_target_cgroup = o->target_cgroup;
@@ -586,6 +596,9 @@ int loader_stats(struct loader *ld, int idx, struct kpt_stats *out)
 		out->filtered += v[i].filtered;
 		out->unmatched += v[i].unmatched;
 		out->keys_full += v[i].keys_full;
+		out->stack_failed += v[i].stack_failed;
+		out->stack_full += v[i].stack_full;
+		out->stack_deep += v[i].stack_deep;
 	}
 	free(v);
 	return err;
@@ -665,6 +678,10 @@ int loader_map_fd(struct loader *ld, enum loader_map m)
 		return bpf_map__fd(ld->skel->maps.kpt_pmu);
 	case LM_PMU_STAT:
 		return bpf_map__fd(ld->skel->maps.kpt_pmu_stat);
+	case LM_KSTK:
+		return bpf_map__fd(ld->skel->maps.kpt_kstk);
+	case LM_USTK:
+		return bpf_map__fd(ld->skel->maps.kpt_ustk);
 	default:
 		return bpf_map__fd(ld->skel->maps.kpt_kagg);
 	}

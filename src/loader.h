@@ -41,6 +41,12 @@ struct loader {
 	int failed;			/* the probe whose attach the kernel refused, or -1 */
 };
 
+/* Stacks: the frames taken (kpt_kstack_depth...), whether the stack-key maps are used. */
+struct stack_plan {
+	uint32_t kdepth, udepth;
+	bool kkeys, ukeys;
+};
+
 struct load_opts {
 	pid_t self_tgid;	/* kptrace's own process: never traced (0: none) */
 	pid_t target_tgid;	/* 0: everyone */
@@ -82,6 +88,7 @@ struct load_opts {
 	/* a run of one direct histogram, its parameters the handler's
 	 * constants (plan_direct_hist()); on 0: the probe table's */
 	struct kpt_direct_hist dh;
+	struct stack_plan stacks;
 };
 
 /* The aggregation maps, for agg.c. */
@@ -92,6 +99,8 @@ enum loader_map {
 	LM_PROCS,		/* hash tgid -> 1: the traced processes (load_opts.target_set) */
 	LM_PMU,			/* perf event array: --pmu's counters, event * ncpus + cpu */
 	LM_PMU_STAT,		/* per-CPU array of struct kpt_pmu_stats, per probe */
+	LM_KSTK,		/* hash u64 -> struct kpt_kstack: kstack keys' frames */
+	LM_USTK,		/* hash u64 -> struct kpt_ustack: ustack keys' frames */
 };
 
 /* Ring buffer bytes when --buffer-size is not given. */

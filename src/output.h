@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include "event.h"
 #include "ksyms.h"
+#include "stackout.h"
 
 enum out_format {
 	OUT_TEXT,	/* ftrace's trace format */
@@ -46,11 +47,26 @@ struct dec_val decode_scalar(const struct ev_arg *a, const void *rec, uint32_t e
 const char *decode_string(const struct ev_arg *a, const void *rec, size_t len, uint32_t elem,
 			  size_t *slen);
 
+/* A checked record's stacks, at its end: nk kernel frames (8 bytes, an
+ * address each, unaligned) then nu user frames (struct bpf_stack_build_id). */
+struct dec_stacks {
+	const unsigned char *k;
+	unsigned int nk;
+	const unsigned char *u;
+	unsigned int nu;
+};
+void decode_stacks(const void *rec, size_t len, struct dec_stacks *st);
+
 /* One event line/object to f. Returns 0, or -EINVAL for a malformed record. */
 int output_text(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
 		size_t len);
 int output_json(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
 		size_t len);
+/* The same, with the stacks' frames named through ss (-K/-U). */
+int output_text_ex(FILE *f, const struct ev_desc *ev, const struct stack_syms *ss,
+		   const void *rec, size_t len);
+int output_json_ex(FILE *f, const struct ev_desc *ev, const struct stack_syms *ss,
+		   const void *rec, size_t len);
 
 /*
  * --dry-run: for each argument, where it is fetched from (register, stack

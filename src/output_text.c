@@ -216,9 +216,59 @@ static void print_context(struct outbuf *ob, const struct kpt_rec_hdr *h)
 	ob_commit(ob, p + 2);
 }
 
+/*
+ * -K/-U: ftrace's lines after the event's: its context, "<stack trace>"
+ * (ftrace's stacktrace trigger) or "<user stack trace>" (its
+ * userstacktrace option), then " => FRAME" each.
+ */
+static void print_stacks(struct outbuf *ob, const struct ev_desc *ev, const struct kpt_rec_hdr *h,
+			 const struct stack_syms *ss, const void *rec, size_t len)
+{
+	const struct ksyms *ks = ss ? ss->ks : NULL;
+	struct dec_stacks st;
+	struct sframe fr;
+	unsigned int i;
+	char text[512];
+	size_t n;
+
+	decode_stacks(rec, len, &st);
+	if (st.nk) {
+		print_context(ob, h);
+		ob_str(ob, "<stack trace>\n");
+		for (i = stack_kernel_first(ks, st.k, st.nk, ev); i < st.nk; i++) {
+			stack_kframe(ks, stack_kip(st.k, i), &fr);
+			n = stack_frame_text(&fr, text, sizeof(text));
+			ob_mem(ob, " => ", 4);
+			ob_mem(ob, text, n);
+			ob_char(ob, '\n');
+		}
+	}
+	if (st.nu) {
+		print_context(ob, h);
+		ob_str(ob, "<user stack trace>\n");
+		for (i = 0; i < st.nu; i++) {
+			stack_uframe(ss ? ss->us : NULL, h->tgid, st.u + (size_t)i * KPT_UFRAME_SIZE,
+				     i, &fr);
+			n = stack_frame_text(&fr, text, sizeof(text));
+			ob_mem(ob, " => ", 4);
+			ob_mem(ob, text, n);
+			ob_char(ob, '\n');
+		}
+	}
+}
+
 int output_text(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
 		size_t len)
 {
+	struct stack_syms ss = { .ks = ks };
+
+	return output_text_ex(f, ev, &ss, rec, len);
+}
+
+int output_text_ex(FILE *f, const struct ev_desc *ev, const struct stack_syms *ss,
+		   const void *rec, size_t len)
+{
+	const struct ksyms *ks = ss ? ss->ks : NULL;
 	struct kpt_rec_hdr h;
 	struct outbuf ob;
 	int i;
@@ -240,6 +290,8 @@ int output_text(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const
 		if (!ev->args[i].hidden)
 			print_arg(&ob, ev, i, ks, rec, len);
 	ob_char(&ob, '\n');
+	if (h.nkstack || h.nustack)
+		print_stacks(&ob, ev, &h, ss, rec, len);
 	/* the whole line in one write (or in OUTBUF_SIZE pieces if longer) */
 	ob_flush(&ob);
 	return 0;

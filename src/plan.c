@@ -81,7 +81,7 @@ bool plan_direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *
 
 	memset(ds, 0, sizeof(*ds));
 	if (e->agg.action != KPT_ACT_PRINT || e->pre.nops || e->post.nops ||
-	    (e->flags & (KPT_PF_TP | KPT_PF_EDATA)) || e->nargs > KPT_DS_MAX_ARGS ||
+	    (e->flags & (KPT_PF_TP | KPT_PF_EDATA | KPT_PF_KSTACK | KPT_PF_USTACK)) || e->nargs > KPT_DS_MAX_ARGS ||
 	    e->fixed_size < KPT_HDR_SIZE || e->fixed_size > KPT_FIXED_MAX)
 		return false;
 	for (i = 0; i < e->nargs; i++) {
@@ -206,6 +206,8 @@ static uint32_t handler_uses(const struct kpt_probe_entry *e)
 	for (k = 0; k < e->agg.nkeys && k < KPT_MAX_KEYS; k++)
 		if (e->agg.key_kind[k] == KPT_K_COMM)
 			u |= KPT_USE_COMM;
+	if ((e->flags & (KPT_PF_KSTACK | KPT_PF_USTACK)) || e->agg.stack_keys)
+		u |= KPT_USE_STACK;
 	return u;
 }
 
@@ -297,13 +299,39 @@ static uint32_t tp_direct_word(const struct ev_desc *evs, const struct kpt_probe
  * their symbols, unless resolved without it: a stream of those reads it once
  * attached (run.c's symbols_after_attach()).
  */
+/*
+ * -K/-U: each printed probe's records end with its stacks; a kstack or
+ * ustack key: the stack maps. Before the fast paths are chosen: neither
+ * takes a stack.
+ */
+static void plan_stacks(const struct env *env, struct probeset *ps, struct stack_plan *sp)
+{
+	int i;
+
+	sp->kdepth = env->kstack ? (uint32_t)env->kstack : KPT_STACK_MAX;
+	sp->udepth = env->ustack ? (uint32_t)env->ustack : KPT_STACK_MAX;
+	for (i = 0; i < ps->n; i++) {
+		struct kpt_probe_entry *e = &ps->ents[i];
+
+		if (e->agg.action == KPT_ACT_PRINT) {
+			e->flags |= (env->kstack ? KPT_PF_KSTACK : 0) |
+				    (env->ustack ? KPT_PF_USTACK : 0);
+			ps->evs[i].kstack = env->kstack > 0;
+			ps->evs[i].ustack = env->ustack > 0;
+		}
+		sp->kkeys |= !!(e->agg.stack_keys & KPT_SK_KSTACK);
+		sp->ukeys |= !!(e->agg.stack_keys & KPT_SK_USTACK);
+	}
+}
+
 static bool wants_symbols(const struct env *env, const struct ev_desc *evs,
 			  const struct kpt_probe_entry *ents, int n)
 {
 	int i, j;
 
 	for (i = 0; i < n; i++) {
-		if (agg_keys_symbolic(&ents[i].agg, &evs[i]))
+		if (agg_keys_symbolic(&ents[i].agg, &evs[i]) ||
+		    (ents[i].flags & KPT_PF_KSTACK) || (ents[i].agg.stack_keys & KPT_SK_KSTACK))
 			return true;
 		if (env->mode != MODE_TRACE)
 			continue;
@@ -322,6 +350,7 @@ int plan_make(const struct env *env, struct sysinfo *si, struct probeset *ps, ui
 	int i, n = ps->n, err;
 
 	memset(pl, 0, sizeof(*pl));
+	plan_stacks(env, ps, &pl->stacks);
 	own_stats(env, ents, n);
 	/* --comm compares the comm a record holds, --pmu reads its counters in
 	 * kpt_aggregate(): the direct path has neither */
@@ -370,6 +399,23 @@ static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps
 			"ring buffer, no copy\n");
 }
 
+/* What of its stacks probe e takes, and where they go. */
+static void print_stacks(FILE *f, const struct plan *pl, const struct kpt_probe_entry *e)
+{
+	if (e->flags & KPT_PF_KSTACK)
+		fprintf(f, "stack: the kernel stack, up to %u frames, at the end of each record\n",
+			pl->stacks.kdepth);
+	if (e->flags & KPT_PF_USTACK)
+		fprintf(f, "stack: the user stack, up to %u frames with their files' build ids "
+			"(frame pointers needed), at the end of each record\n", pl->stacks.udepth);
+	if (e->agg.stack_keys)
+		fprintf(f, "stack: the %s stack a key, its frames stored once in the kernel "
+			"(at most %d distinct stacks)\n",
+			e->agg.stack_keys == KPT_SK_KSTACK ? "kernel" :
+			e->agg.stack_keys == KPT_SK_USTACK ? "user" : "kernel and the user",
+			e->agg.stack_keys & KPT_SK_USTACK ? KPT_USTACK_KEYS : KPT_KSTACK_KEYS);
+}
+
 void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 {
 	int i;
@@ -387,6 +433,7 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 				"attaches it; checked: the symbol in this kernel's kallsyms, the "
 				"arguments against its BTF, the record and the format above\n");
 		print_path(f, pl, ps, i);
+		print_stacks(f, pl, e);
 		if (!e->pre.nops && !e->post.nops)
 			continue;
 		fputs("filter, before fetching: ", f);

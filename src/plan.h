@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include "cli.h"
 #include "kptrace.h"
+#include "loader.h"
 #include "probeset.h"
 #include "resolve.h"
 
@@ -44,6 +45,7 @@ struct plan {
 	struct kpt_direct_hist dh;
 	/* a value may print as a kernel symbol: kallsyms is read before attaching */
 	bool wants_symbols;
+	struct stack_plan stacks;	/* -K/-U's depths, the stack-key maps */
 };
 
 /*

@@ -30,6 +30,7 @@
 #include "probeset.h"
 #include "run.h"
 #include "target.h"
+#include "usym.h"
 
 /* One run's state, from its definitions to its last report. */
 struct run {
@@ -330,6 +331,7 @@ static int run_load_opts(struct run *r)
 	lo->tp_direct_word = pl->tp_direct_word;
 	lo->ds = pl->ds;
 	lo->dh = pl->dh;
+	lo->stacks = pl->stacks;
 	lo->evs = r->ps.evs;
 	return 0;
 }
@@ -389,6 +391,25 @@ static void run_attached(struct run *r, bool deferred)
 }
 
 /* 5..8 run in the kernel and in the consumer, until the run ends. */
+/*
+ * User stacks' symbolizer, when the run takes any: the probed binaries'
+ * build ids known up front, for the frames of a process gone before its
+ * maps are read.
+ */
+static struct usym *run_usym(struct run *r)
+{
+	struct usym *us;
+	int i;
+
+	if (!r->env->ustack && !r->plan.stacks.ukeys)
+		return NULL;
+	us = usym_new(NULL);
+	for (i = 0; us && i < r->ps.n; i++)
+		if (r->ps.evs[i].is_user && r->ps.evs[i].path)
+			usym_add_file(us, r->ps.evs[i].path);
+	return us;
+}
+
 static int run_consume(struct run *r)
 {
 	const struct env *env = r->env;
@@ -406,6 +427,8 @@ static int run_consume(struct run *r)
 	co.procs_fd = r->child ? loader_map_fd(&r->ld, LM_PROCS) : -1;
 	co.sink = r->sink;
 	co.ksyms = r->si.ksyms;
+	co.syms.ks = r->si.ksyms;
+	co.syms.us = run_usym(r);
 	co.evs = r->ps.evs;
 	co.nevs = r->ps.n;
 	if (env->mode != MODE_TRACE) {
@@ -421,6 +444,8 @@ static int run_consume(struct run *r)
 		ac.ents = r->ps.ents;
 		ac.n = r->ps.n;
 		ac.ksyms = r->si.ksyms;
+		ac.syms = co.syms;
+		ac.folded = env->folded;
 		ac.interval_reset = env->interval > 0;
 		ac.pmu = r->pmu.n ? &r->pmu : NULL;
 		co.report = agg_tick;
@@ -431,6 +456,7 @@ static int run_consume(struct run *r)
 	if (r->child && waitpid(r->child, &r->status, WNOHANG) == 0)
 		kill(r->child, SIGTERM), waitpid(r->child, &r->status, 0);
 	r->child = 0;
+	usym_free(co.syms.us);
 	return err;
 }
 

@@ -114,6 +114,12 @@ static void print_line(const struct table *t, FILE *f, const char *const *cells,
 
 void table_print(const struct table *t, FILE *f)
 {
+	table_print_each(t, f, NULL, NULL);
+}
+
+void table_print_each(const struct table *t, FILE *f,
+		      void (*after)(const struct table_row *r, void *arg), void *arg)
+{
 	const char *hdr[TABLE_MAX_COLS];
 	int w[TABLE_MAX_COLS], i, len;
 	size_t j;
@@ -130,8 +136,11 @@ void table_print(const struct table *t, FILE *f)
 		}
 	}
 	print_line(t, f, hdr, w);
-	for (j = 0; j < t->n; j++)
+	for (j = 0; j < t->n; j++) {
 		print_line(t, f, (const char *const *)t->rows[j].cell, w);
+		if (after)
+			after(&t->rows[j], arg);
+	}
 }
 
 void table_free(struct table *t)

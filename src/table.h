@@ -49,6 +49,9 @@ void table_sort(struct table *t);
 void table_truncate(struct table *t, size_t n);
 /* The header and the rows, each column padded to its widest cell. */
 void table_print(const struct table *t, FILE *f);
+/* The same, after(row, arg) called after each row's line (its stacks, under it). */
+void table_print_each(const struct table *t, FILE *f,
+		      void (*after)(const struct table_row *r, void *arg), void *arg);
 void table_free(struct table *t);
 
 #endif /* KPT_TABLE_H */

@@ -653,8 +653,37 @@ static void test_malformed(void)
 
 	/* what the BPF side never sends: every byte is the event's own */
 	tmp = r;
-	tmp.b[offsetof(struct kpt_rec_hdr, pad)] = 1;
-	check_bad(&ev, &tmp, len, "header padding not zero");
+	tmp.b[offsetof(struct kpt_rec_hdr, nkstack)] = 1;
+	check_bad(&ev, &tmp, len, "a kernel stack's frame count in a probe without -K");
+	tmp = r;
+	tmp.b[offsetof(struct kpt_rec_hdr, nustack)] = 1;
+	check_bad(&ev, &tmp, len, "a user stack's frame count in a probe without -U");
+	{
+		/* -K: two frames after the strings, the record's end */
+		uint64_t ips[2] = { 0xffffffff81000010ull, 0xffffffff81000200ull };
+		struct dec_stacks st;
+		uint16_t nk = 2;
+
+		ev.kstack = true;
+		tmp = r;
+		memcpy(tmp.b + len, ips, sizeof(ips));
+		memcpy(tmp.b + offsetof(struct kpt_rec_hdr, nkstack), &nk, 2);
+		v = (uint32_t)(len + sizeof(ips));
+		memcpy(tmp.b + offsetof(struct kpt_rec_hdr, size), &v, 4);
+		CHECK_INT(decode_check(&ev, tmp.b, len + sizeof(ips)), 0, "-K: two frames at the end");
+		decode_stacks(tmp.b, len + sizeof(ips), &st);
+		CHECK_INT(st.nk, 2, "-K: the frames counted");
+		CHECK_INT(st.nu, 0, "-K: no user frames");
+		CHECK_INT((long long)(st.k - tmp.b), (long long)len, "-K: the frames after the strings");
+		CHECK_INT(stack_kip(st.k, 1) == ips[1], 1, "-K: the second frame read back");
+		nk = 3;		/* one frame more than the record holds past its strings */
+		memcpy(tmp.b + offsetof(struct kpt_rec_hdr, nkstack), &nk, 2);
+		check_bad(&ev, &tmp, len + sizeof(ips), "-K: more frames than the record's end holds");
+		nk = KPT_STACK_MAX + 1;
+		memcpy(tmp.b + offsetof(struct kpt_rec_hdr, nkstack), &nk, 2);
+		check_bad(&ev, &tmp, len + sizeof(ips), "-K: more frames than any stack has");
+		ev.kstack = false;
+	}
 	tmp = r;
 	tmp.b[ev.fixed_size + 1] = '\0';	/* "a\0c": a byte past a terminator */
 	check_bad(&ev, &tmp, len, "bytes past a string's terminator");
