@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# Host tests of stacks: -K's kernel stacks against the kernel's own
+# stacktrace trigger on the same tracepoint and workload; count --by kstack
+# and --folded against the per-event stacks; -U's user stacks of a known
+# call chain (tests/host/stacks_target.c) in a non-PIE, a PIE, a static
+# binary and a shared library, and of a process that exits at once, against
+# the call sites objdump finds in the binaries.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+
+KPT=${KPT:-./kptrace}
+OUT=.output/tests/host/stacks
+mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+[ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
+expect_checks 36
+
+# frame pointers and no inlining: the chain is the source's
+CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
+S=tests/host/stacks_target.c
+gcc $CFL -no-pie $S -o "$OUT/stk-nopie" &&
+	gcc $CFL -fPIE -pie $S -o "$OUT/stk-pie" &&
+	gcc $CFL -fPIC -shared tests/host/stacks_lib.c -o "$OUT/libstacks.so" &&
+	gcc $CFL -DSTACKS_LIB -no-pie $S -L"$OUT" -lstacks -Wl,-rpath,"$OUT" -o "$OUT/stk-lib" ||
+	{ echo "FAIL - cannot build tests/host/stacks_target.c"; exit 1; }
+HAVE_STATIC=1
+gcc $CFL -static $S -o "$OUT/stk-static" 2> "$OUT/static.err" || HAVE_STATIC=0
+
+T=/sys/kernel/tracing
+[ -e $T/instances ] || mount -t tracefs nodev $T 2>/dev/null
+INST=$T/instances/kpt_stacks_$$
+cleanup() {
+	for e in sched/sched_process_exec syscalls/sys_enter_openat; do
+		echo 0 > "$INST/events/$e/enable" 2>/dev/null
+		echo '!stacktrace' > "$INST/events/$e/trigger" 2>/dev/null
+	done
+	rmdir "$INST" 2>/dev/null
+}
+trap cleanup EXIT
+
+# ftrace's or kptrace's text: each stack of a task whose comm is $2, one
+# line per stack, frames joined by '|', in the order printed. ftrace's
+# first frame is its own event handler (trace_event_raw_event_EVENT,
+# ftrace_syscall_enter), where kptrace's stack starts at its caller:
+# with $3 = ftrace, that frame is checked and dropped; $3 = user: the
+# user stacks.
+stacks_of() {
+	python3 - "$1" "$2" "${3:-}" <<'PY'
+import re, sys
+path, comm, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+# "<stack trace>" or, with mode user, "<user stack trace>" lines of a task
+# whose comm is comm (any task: comm "*"), each followed by its frames
+head = "<user stack trace>" if mode == "user" else "<stack trace>"
+out, cur = [], None
+for line in open(path, errors="replace"):
+    line = line.rstrip("\n")
+    if line.startswith(" => "):
+        if cur is not None:
+            cur.append(line[4:])
+        continue
+    if cur is not None:
+        out.append(cur)
+        cur = None
+    m = re.match(r"\s*(.+)-\d+\s+\[\d+\].*: " + re.escape(head) + "$", line)
+    if m and comm in ("*", m.group(1)):
+        cur = []
+if cur is not None:
+    out.append(cur)
+for st in out:
+    if mode == "ftrace":
+        top = st.pop(0) if st else ""
+        if not re.match(r"(trace_event_raw_event_|ftrace_syscall_(enter|exit))", top):
+            print("BAD-TOP:" + top)
+            continue
+    print("|".join(st))
+PY
+}
+
+# --- kernel stacks: -K against the kernel's stacktrace trigger ---------
+if ! mkdir "$INST" 2>/dev/null; then
+	env_fault "no tracefs instance at $INST: no reference for kernel stacks"
+else
+	for ev in sched/sched_process_exec syscalls/sys_enter_openat; do
+		echo stacktrace > "$INST/events/$ev/trigger" && echo 1 > "$INST/events/$ev/enable" ||
+			{ fail "$ev: the kernel's stacktrace trigger could not be set"; continue; }
+		kpt_bg "$OUT/k.err" -K "t:$ev" --comm stk-nopie > "$OUT/k.out" || continue
+		for i in 1 2 3; do "$OUT/stk-nopie" 1; done
+		# the trigger's stacks are in the buffer already; kptrace's within its drain
+		kpt_stop INT
+		echo 0 > "$INST/events/$ev/enable"
+		echo '!stacktrace' > "$INST/events/$ev/trigger"
+		cat "$INST/trace" > "$OUT/ftrace.txt"
+		echo > "$INST/trace"
+		stacks_of "$OUT/ftrace.txt" stk-nopie ftrace | sort > "$OUT/ref.st"
+		stacks_of "$OUT/k.out" stk-nopie | sort > "$OUT/got.st"
+		n=$(wc -l < "$OUT/ref.st")
+		check "$ev: the kernel's trigger saw the workload (3 execs: at least 3 stacks, got $n)" \
+			[ "$n" -ge 3 ]
+		check "$ev: no ftrace stack without its own handler on top" \
+			sh -c "! grep -q '^BAD-TOP' '$OUT/ref.st'"
+		check "$ev: kptrace -K's stacks equal the kernel's stacktrace trigger's, frame by frame" \
+			cmp -s "$OUT/ref.st" "$OUT/got.st"
+		cmp -s "$OUT/ref.st" "$OUT/got.st" ||
+			diff "$OUT/ref.st" "$OUT/got.st" | head -n 10 | sed 's/^/#   /'
+	done
+fi
+
+# --- count --by kstack and --folded: the per-event stacks, counted -----
+EV=t:sched/sched_process_exec
+kpt_bg "$OUT/c.err" count "$EV" --by kstack --comm stk-nopie > "$OUT/count.out" &&
+	{ for i in 1 2 3 4; do "$OUT/stk-nopie" 1; done; kpt_stop INT; }
+# count's rows: a count line, then its frames
+python3 - "$OUT/count.out" > "$OUT/count.st" <<'PY'
+import sys
+rows, cur = [], None
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if line.strip().isdigit():
+        cur = [int(line), []]
+        rows.append(cur)
+    elif line.startswith(" => ") and cur:
+        cur[1].append(line[4:])
+for n, fr in rows:
+    print("%d %s" % (n, "|".join(fr)))
+PY
+kpt_bg "$OUT/k2.err" -K "$EV" --comm stk-nopie > "$OUT/k2.out" &&
+	{ for i in 1 2 3 4; do "$OUT/stk-nopie" 1; done; kpt_stop INT; }
+stacks_of "$OUT/k2.out" stk-nopie | sort | uniq -c | awk '{c=$1; $1=""; sub(/^ /, ""); print c, $0}' \
+	> "$OUT/k2.counted"
+check "count --by kstack: one row per stack, each count the number of -K's events with that stack" \
+	cmp -s "$OUT/k2.counted" <(sort "$OUT/count.st")
+check "count --by kstack: 4 execs counted (got $(awk '{s+=$1} END {print s+0}' "$OUT/count.st"))" \
+	[ "$(awk '{s+=$1} END {print s+0}' "$OUT/count.st")" = 4 ]
+kpt_bg "$OUT/f.err" count "$EV" --by kstack --folded --comm stk-nopie > "$OUT/folded.out" &&
+	{ for i in 1 2 3 4 5; do "$OUT/stk-nopie" 1; done; kpt_stop INT; }
+fold_total=$(awk '{s+=$NF} END {print s+0}' "$OUT/folded.out")
+check "--folded: the counts add up to the 5 execs (got $fold_total)" [ "$fold_total" = 5 ]
+# a folded line is the -K stack reversed, root first
+want=$(head -n 1 "$OUT/k2.counted" | cut -d' ' -f2- | tr '|' '\n' | tac | paste -sd';')
+check "--folded: root;...;leaf is -K's stack, the root first" \
+	grep -qxF "$want 5" "$OUT/folded.out"
+check "--folded: nothing but folded lines on stdout" \
+	sh -c "! grep -vqE '^[^ ].* [0-9]+$' '$OUT/folded.out'"
+
+# --- user stacks: -U against the call sites in the binaries ----------
+# The return address of CALLER's call to CALLEE, as an offset into CALLER,
+# from objdump's disassembly (not from kptrace's symbolizer).
+ret_off() {
+	objdump -d --no-show-raw-insn "$1" | python3 -c '
+import re, sys
+caller, callee = sys.argv[1], sys.argv[2]
+start = found = None
+# all of it first: an early exit would end objdump by SIGPIPE (pipefail)
+for line in sys.stdin.read().splitlines():
+    m = re.match(r"^([0-9a-f]+) <(.+)>:$", line)
+    if m:
+        start = int(m.group(1), 16) if m.group(2) == caller else None
+        continue
+    m = re.match(r"^\s+([0-9a-f]+):", line)
+    if start is None or not m:
+        continue
+    if found:
+        print("0x%x" % (int(m.group(1), 16) - start)); sys.exit(0)
+    if re.search(r"\bcall\w*\s.*<%s(@plt)?>" % re.escape(callee), line):
+        found = True
+sys.exit(1)' "$2" "$3"
+}
+
+# ustack_case NAME BIN PROBE_FILE FUNC CALLS "CALLER:CALLEE:FILE ..." [ARGS]
+# -U on PROBE_FILE:FUNC while BIN runs CALLS times: each event's frames
+# begin FUNC+0x0, then each listed caller at its call's return address.
+ustack_case() {
+	local name=$1 bin=$2 pfile=$3 func=$4 calls=$5 chain=$6 args=${7:-}
+	local want="$func+0x0 ($pfile)" c caller callee file off
+	for c in $chain; do
+		IFS=: read -r caller callee file <<< "$c"
+		off=$(ret_off "$file" "$caller" "$callee") ||
+			{ fail "$name: objdump finds no call of $callee in $caller"; return; }
+		want="$want|$caller+$off ($file)"
+	done
+	kpt -U -c "$bin $calls $args" "p:$pfile:$func" > "$OUT/u-$name.out" 2> "$OUT/u-$name.err"
+	stacks_of "$OUT/u-$name.out" "*" user > "$OUT/u-$name.st"
+	local n depth
+	n=$(wc -l < "$OUT/u-$name.st")
+	depth=$(echo "$want" | tr '|' '\n' | wc -l)
+	check "$name: -U printed a user stack for each of the $calls calls (got $n)" [ "$n" = "$calls" ]
+	check "$name: each stack begins with the call chain, exact: $want" \
+		sh -c "[ \$(cut -d'|' -f1-$depth '$OUT/u-$name.st' | grep -cxF '$want') = $calls ]"
+	check "$name: the frames below main are libc's start (__libc_start_call_main)" \
+		sh -c "[ \$(grep -c '|__libc_start_call_main+' '$OUT/u-$name.st') = $calls ]"
+	check "$name: no [unknown] frame in the chain" \
+		sh -c "! cut -d'|' -f1-$depth '$OUT/u-$name.st' | grep -q unknown"
+}
+
+B=$OUT/stk-nopie
+ustack_case nopie "$B" "$B" st_inner 3 "st_middle:st_inner:$B st_outer:st_middle:$B main:st_outer:$B"
+B=$OUT/stk-pie
+ustack_case pie "$B" "$B" st_inner 3 "st_middle:st_inner:$B st_outer:st_middle:$B main:st_outer:$B"
+# one call, then exit: the frames are named after the process is gone
+ustack_case exits-at-once "$B" "$B" st_inner 1 \
+	"st_middle:st_inner:$B st_outer:st_middle:$B main:st_outer:$B"
+B=$OUT/stk-lib
+L=$OUT/libstacks.so
+ustack_case shared-lib "$B" "$L" lib_inner 2 "lib_outer:lib_inner:$L main:lib_outer:$B" lib
+if [ $HAVE_STATIC = 1 ]; then
+	B=$OUT/stk-static
+	ustack_case static "$B" "$B" st_inner 2 \
+		"st_middle:st_inner:$B st_outer:st_middle:$B main:st_outer:$B"
+else
+	env_fault "no static libc to build a static binary: $(head -c 200 "$OUT/static.err")"
+fi
+
+# --json: the frames as objects
+B=$OUT/stk-pie
+kpt --json -U -c "$B 1" "p:$B:st_inner" > "$OUT/u.json" 2> "$OUT/u.json.err"
+check "--json -U: ustack[0] is st_inner at offset 0 in $B, ustack[1] st_middle" python3 -c '
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])][0]
+u = ev["ustack"]
+assert u[0]["symbol"] == "st_inner" and u[0]["offset"] == 0 and u[0]["binary"] == sys.argv[2], u[0]
+assert u[1]["symbol"] == "st_middle" and u[1]["binary"] == sys.argv[2], u[1]
+assert all("file_offset" in f for f in u[:4]), u[:4]
+' "$OUT/u.json" "$B"
+
+# count --by ustack --folded: the chain root first, one line, the calls' count
+B=$OUT/stk-nopie
+kpt count --by ustack --folded -c "$B 4" "p:$B:st_inner" > "$OUT/uf.out" 2> "$OUT/uf.err"
+check "count --by ustack --folded: ...;main;st_outer;st_middle;st_inner 4" \
+	grep -qE '(^|;)main;st_outer;st_middle;st_inner 4$' "$OUT/uf.out"
+
+# refusals: where stacks do not apply, a usage error that says what to give
+KPT_RC=64 kpt count "$EV" -K > /dev/null 2> "$OUT/r1.err"
+check "count -K is refused, naming --by kstack" grep -q 'give --by kstack' "$OUT/r1.err"
+KPT_RC=64 kpt count "$EV" --folded > /dev/null 2> "$OUT/r2.err"
+check "--folded without a stack key is refused" grep -q 'folded prints aggregated stacks' "$OUT/r2.err"
+KPT_RC=64 kpt -K200 "$EV" > /dev/null 2> "$OUT/r3.err"
+check "-K200: past the kernel's 127 frames is refused" grep -q -- '-K' "$OUT/r3.err"
+
+finish

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tests/host/stacks.sh's program: a known call chain, main -> st_outer ->
+ * st_middle -> st_inner (the probed function), N times; built as a
+ * non-PIE, a PIE and a static binary. With "lib", the chain ends in
+ * libstacks.so's lib_outer -> lib_inner instead. Frame pointers and no
+ * inlining: the chain is what the source says.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef STACKS_LIB
+int lib_outer(int x);
+#else
+static int lib_outer(int x) { return x; }
+#endif
+
+__attribute__((noinline)) int st_inner(int x)
+{
+	asm volatile("" ::: "memory");
+	return x + 1;
+}
+
+__attribute__((noinline)) int st_middle(int x)
+{
+	return st_inner(x) + 1;
+}
+
+__attribute__((noinline)) int st_outer(int x)
+{
+	return st_middle(x) + 1;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 1, lib = argc > 2 && !strcmp(argv[2], "lib");
+	long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += lib ? lib_outer(i) : st_outer(i);
+	/* exits at once: nothing after the calls but this */
+	return s == -1;
+}
