@@ -205,6 +205,14 @@ int kpt_entry_multi(struct pt_regs *ctx)
 	return kpt_handle(ctx, KPT_CTX_MULTI, true);
 }
 
+/* profile:hz:N: a CPU clock's samples on each CPU, the interrupted registers
+ * first in the context. */
+SEC("perf_event")
+int kpt_perf(struct bpf_perf_event_data *ctx)
+{
+	return kpt_handle(ctx, KPT_CTX_PERF, false);
+}
+
 /*
  * fentry/fexit: a BPF trampoline program is verified against one function,
  * so each probe on this backend takes one of these slots; the loader sets

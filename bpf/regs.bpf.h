@@ -17,7 +17,8 @@
 /* What the context is: registers (kprobe, uprobe), a raw tracepoint record,
  * registers under kprobe.multi, where the probed address is the function's,
  * or a BPF trampoline's saved arguments (fentry/fexit). */
-enum { KPT_CTX_REGS, KPT_CTX_TP, KPT_CTX_MULTI, KPT_CTX_TRAMP };
+/* KPT_CTX_PERF: a perf event's sample (profile:hz:N), its registers first */
+enum { KPT_CTX_REGS, KPT_CTX_TP, KPT_CTX_MULTI, KPT_CTX_TRAMP, KPT_CTX_PERF };
 
 /* libbpf learnt the sixth argument register in 1.2; Debian 12 ships 1.1. */
 #ifndef PT_REGS_PARM6

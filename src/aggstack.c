@@ -146,3 +146,47 @@ int aggstack_names(const struct stack_syms *ss, const struct agg_stack *as, char
 	}
 	return 0;
 }
+
+/* Whether key is in the set, adding it if not (open addressing, no removal). */
+static bool seen_add(struct aggstack_seen *sn, uint64_t key)
+{
+	size_t i;
+
+	if (!sn->slot) {
+		sn->cap = 2 * KPT_USTACK_KEYS;	/* a power of two, never more than half full */
+		sn->slot = calloc(sn->cap, sizeof(*sn->slot));
+		if (!sn->slot)
+			return true;	/* no memory: capture nothing more, lose nothing else */
+	}
+	for (i = (size_t)(key * 0x9e3779b97f4a7c15ull) & (sn->cap - 1); sn->slot[i];
+	     i = (i + 1) & (sn->cap - 1))
+		if (sn->slot[i] == key)
+			return true;
+	sn->slot[i] = key;	/* a key is never 0 (KPT_STACK_LOST) */
+	return false;
+}
+
+void aggstack_capture_new(struct loader *ld, struct usym *us, struct aggstack_seen *sn)
+{
+	int fd = loader_map_fd(ld, LM_USTK);
+	struct kpt_ustack v;
+	uint64_t key, next;
+	int err;
+
+	if (!us)
+		return;
+	for (err = bpf_map_get_next_key(fd, NULL, &next); !err;
+	     err = bpf_map_get_next_key(fd, &key, &next)) {
+		key = next;
+		if (!key || seen_add(sn, key))
+			continue;
+		if (!bpf_map_lookup_elem(fd, &key, &v) && v.tgid)
+			usym_capture(us, v.tgid);
+	}
+}
+
+void aggstack_seen_free(struct aggstack_seen *sn)
+{
+	free(sn->slot);
+	sn->slot = NULL;
+}

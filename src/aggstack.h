@@ -45,4 +45,17 @@ void json_fput_str(FILE *f, const char *s);
 int aggstack_names(const struct stack_syms *ss, const struct agg_stack *as, char **names,
 		   size_t max, size_t *n);
 
+/*
+ * User stacks' processes, while they live: each stack new in the map since
+ * the last call has its process's maps read now (usym_capture()), for its
+ * frames without a build id (the kernel gives none where it cannot read the
+ * file, as in a timer's interrupt). Called as the run goes.
+ */
+struct aggstack_seen {
+	uint64_t *slot;
+	size_t cap;
+};
+void aggstack_capture_new(struct loader *ld, struct usym *us, struct aggstack_seen *sn);
+void aggstack_seen_free(struct aggstack_seen *sn);
+
 #endif /* KPT_AGGSTACK_H */

@@ -28,6 +28,7 @@ static const char doc[] =
 "  p|r[:[GRP/]EVENT] /PATH/BIN:SYMBOL[+offs]|/PATH/BIN:OFFSET [FETCHARGS]\n"
 "  f[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[%return] [FETCHARGS]   (fprobe)\n"
 "  t[:[GRP/]EVENT] SUBSYS/TRACEPOINT [[NAME=]FIELD[:TYPE]]...  (tracepoint)\n"
+"  profile:hz:N   (a CPU clock sampling N times a second on each CPU; no FETCHARGS)\n"
 "FETCHARGS: NAME=FETCHARG[:TYPE], FETCHARG one of %REG, @ADDR, @SYM[+|-offs],\n"
 "  $stackN, $stack, $argN, $retval, $comm, \\IMM, \\\"str\", +|-[u]OFFS(FETCHARG);\n"
 "TYPE: u8..u64, s8..s64, x8..x64, char, string, ustring, symbol, symstr,\n"
@@ -54,13 +55,14 @@ static const char args_doc[] = "[explain] DEFINITION...\n"
 				"hist DEFINITION|kmalloc [FIELD]\n"
 				"latency FUNC...\n"
 				"count DEFINITION... --by KEY[,KEY]\n"
+				"profile [-F HZ] [--by KEY[,KEY]] [--folded]\n"
 				"list [GLOB|SUBSYS/EVENT|MOD:GLOB] [--json]";
 
 enum {
 	OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER, OPT_LINEAR, OPT_BY, OPT_TOP, OPT_UNIT,
 	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK, OPT_BACKEND, OPT_PMU,
 	OPT_ZEROS,
-	OPT_KEEP_RUNNING, OPT_FOLDED,
+	OPT_KEEP_RUNNING, OPT_FOLDED, OPT_NO_IDLE,
 };
 
 static const struct argp_option options[] = {
@@ -112,6 +114,8 @@ static const struct argp_option options[] = {
 	{ "ustack", 'U', "DEPTH", OPTION_ARG_OPTIONAL,
 	  "After each event, its user stack, symbolized from the process's files "
 	  "(frame pointers needed; DEPTH as -K)", 0 },
+	{ "frequency", 'F', "HZ", 0, "profile: samples a second on each CPU (default 99)", 1 },
+	{ "no-idle", OPT_NO_IDLE, NULL, 0, "profile: leave the idle task's samples out", 1 },
 	{ "folded", OPT_FOLDED, NULL, 0,
 	  "count, hist, latency --by kstack/ustack: the stacks in the folded format "
 	  "(root;...;leaf COUNT) that flame-graph tools read", 1 },
@@ -199,6 +203,11 @@ static void positional(struct argp_state *st, struct env *env, char *arg)
 		env->dry_run = true;
 		return;
 	}
+	if (st->arg_num == 0 && !strcmp(arg, "profile")) {
+		env->mode = MODE_COUNT;
+		env->profile = true;
+		return;
+	}
 	for (m = 1; st->arg_num == 0 && m < sizeof(modes) / sizeof(modes[0]); m++) {
 		if (!strcmp(arg, modes[m])) {
 			env->mode = (enum kpt_mode)m;
@@ -221,7 +230,6 @@ static void positional(struct argp_state *st, struct env *env, char *arg)
 	env->defs[env->ndefs++] = arg;
 }
 
-/* Cross-option checks, in one place. */
 /* Whether --by names a stack key. */
 static bool by_has_stack(const char *by)
 {
@@ -236,8 +244,36 @@ static bool by_has_stack(const char *by)
 	return false;
 }
 
+/*
+ * kptrace profile: count profile:hz:F (-F, default 99 as perf's and bcc's)
+ * by comm and both stacks unless --by says otherwise; --no-idle leaves the
+ * idle task's samples out.
+ */
+static void profile_definition(struct argp_state *st, struct env *env)
+{
+	const char **nd;
+
+	if (env->ndefs || env->def_file)
+		argp_error(st, "profile samples every CPU: it takes no definitions (-F HZ "
+			   "sets the rate; -p, -c, --comm choose what is counted)");
+	snprintf(env->profile_def, sizeof(env->profile_def), "profile:hz:%d%s",
+		 env->profile_hz ? env->profile_hz : 99, env->no_idle ? " if common_pid != 0" : "");
+	nd = realloc(env->defs, sizeof(*nd));
+	if (!nd)
+		argp_failure(st, 1, ENOMEM, "out of memory");
+	env->defs = nd;
+	env->defs[env->ndefs++] = env->profile_def;
+	if (!env->by)
+		env->by = "comm,ustack,kstack";
+}
+
+/* Cross-option checks, in one place. */
 static void check_options(struct argp_state *st, struct env *env)
 {
+	if (env->profile)
+		profile_definition(st, env);
+	if ((env->profile_hz || env->no_idle) && !env->profile)
+		argp_error(st, "-F and --no-idle are for 'kptrace profile'");
 	if (env->mode == MODE_LIST) {
 		if (env->ndefs > 1 || env->def_file)
 			argp_error(st, "list takes one GLOB (or none: everything)");
@@ -313,6 +349,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_FOLDED:
 		env->folded = true;
+		break;
+	case 'F':
+		env->profile_hz = (int)parse_int(st, "-F", arg, 1, 10000);
+		break;
+	case OPT_NO_IDLE:
+		env->no_idle = true;
 		break;
 	case 'd':
 		env->duration = parse_seconds(st, "-d", arg);

@@ -50,6 +50,10 @@ struct env {
 	const char *pmu;	/* latency --pmu EVENT[,EVENT] (src/pmu.c) */
 	int kstack, ustack;	/* -K/-U: frames per event, 0: none */
 	bool folded;		/* --folded: aggregated stacks as root;...;leaf COUNT */
+	/* kptrace profile: count profile:hz:F (MODE_COUNT) */
+	bool profile, no_idle;
+	int profile_hz;		/* -F */
+	char profile_def[48];
 };
 
 /* Parse argv into env. Returns 0, or exits with a usage error. */

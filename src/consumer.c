@@ -369,13 +369,13 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 {
 	struct ctx c = { .o = o, .ld = ld, .child_status = child_status };
 	struct kpt_ring *rb;
-	double last_report;
+	double last_report, last_watch;
 	int err = 0;
 
 	rb = kpt_ring_new(loader_events_fd(ld), on_record, &c);
 	if (!rb)
 		return -errno;
-	c.start = c.last_check = c.last_watch = last_report = now_s();
+	c.start = c.last_check = c.last_watch = last_report = last_watch = now_s();
 	if (o->sink)
 		outsink_set_wait(o->sink, output_wait, &c);
 
@@ -392,6 +392,10 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 		if (now_s() - c.last_check >= 1.0) {
 			check_loss(ld, o->evs, o->nevs, &c.seen_drops, &c.seen_misses);
 			c.last_check = now_s();
+		}
+		if (o->watch && now_s() - last_watch >= KPT_WATCH_S) {
+			o->watch(o->watch_arg);
+			last_watch = now_s();
 		}
 		if (o->report && o->interval > 0 && now_s() - last_report >= o->interval) {
 			o->report(o->report_arg, false);
@@ -410,6 +414,8 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 	kpt_ring_free(rb);
 	if (c.write_err)
 		err = 0; /* reader went away: a normal end */
+	if (o->watch)
+		o->watch(o->watch_arg);
 	if (o->report)
 		o->report(o->report_arg, true);
 	fflush(o->out);

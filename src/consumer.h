@@ -37,10 +37,15 @@ struct consume_opts {
 	/* Aggregation: report(arg, final) every interval seconds (0: at the
 	 * end only) and once more after the probes are detached. */
 	void (*report)(void *arg, bool final);
+	/* Every KPT_WATCH_S as the run goes, and once more at its end (NULL: none). */
+	void (*watch)(void *arg);
+	void *watch_arg;
 	void *report_arg;
 	double interval;
 };
 
+/* How often opts.watch runs, seconds. */
+#define KPT_WATCH_S	0.1
 /* How long the drain after detaching may take, seconds. */
 #define KPT_DRAIN_S	1.0
 /*

@@ -39,6 +39,7 @@ struct ev_target {
 	bool module;		/* MOD:SYM: a module's function */
 	int maxactive;		/* r<N>: a kretprobe's maxactive (through tracefs), 0 if none */
 	uint64_t ref_ctr_offset;	/* a uprobe's USDT semaphore, 0 if none */
+	uint32_t hz;		/* profile:hz:N: samples a second on each CPU */
 	char tp_system[SPEC_NAME_MAX];	/* a tracepoint's SUBSYS/EVENT */
 	char tp_event[SPEC_NAME_MAX];
 };

@@ -341,6 +341,10 @@ void explain_event(FILE *f, const struct ev_desc *ev)
 	case SPEC_TRACEPOINT:
 		fprintf(f, "  tracepoint %s\n", ev->func);
 		break;
+	case SPEC_PROFILE:
+		fprintf(f, "  a CPU clock (perf's cpu-clock) sampling %u times a second on each "
+			"CPU, the interrupted task's\n", ev->target.hz);
+		break;
 	default:
 		fprintf(f, "  %s at %s, file offset 0x%" PRIx64 ", vaddr 0x%" PRIx64 "%s%s%s%s\n",
 			ev->is_return ? "uretprobe" : "uprobe", ev->path ? ev->path : "?",

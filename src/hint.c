@@ -8,7 +8,7 @@
 #include "libpath.h"
 #include "suggest.h"
 
-static const char *const subcommands[] = { "explain", "hist", "latency", "count", "list" };
+static const char *const subcommands[] = { "explain", "hist", "latency", "count", "profile", "list" };
 
 #define NSUB (sizeof(subcommands) / sizeof(subcommands[0]))
 

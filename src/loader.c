@@ -6,7 +6,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -157,7 +159,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		size_t msglen)
 {
 	struct kptrace_bpf *skel;
-	bool use_entry = false, use_tp = false, use_multi = false;
+	bool use_entry = false, use_tp = false, use_multi = false, use_perf = false;
 	uint32_t ring;
 	int err, i;
 
@@ -195,9 +197,12 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		const struct ev_desc *ev = &o->evs[i];
 
 		use_tp |= ev->kind == SPEC_TRACEPOINT;
+		use_perf |= ev->kind == SPEC_PROFILE;
 		use_multi |= ev->multi;
-		use_entry |= !ev->multi && !ev->tramp && ev->kind != SPEC_TRACEPOINT;
+		use_entry |= !ev->multi && !ev->tramp && ev->kind != SPEC_TRACEPOINT &&
+			     ev->kind != SPEC_PROFILE;
 	}
+	bpf_program__set_autoload(skel->progs.kpt_perf, use_perf);
 	bpf_program__set_autoload(skel->progs.kpt_entry, use_entry);
 	bpf_program__set_autoload(skel->progs.kpt_tp, use_tp);
 	bpf_program__set_autoload(skel->progs.kpt_entry_multi, use_multi);
@@ -309,7 +314,7 @@ static const char *attach_hint(const struct ev_desc *ev, int err)
  */
 enum spec_err loader_attach_error(const struct ev_desc *ev, int err)
 {
-	if (ev->kind == SPEC_TRACEPOINT || ev->tramp)
+	if (ev->kind == SPEC_TRACEPOINT || ev->kind == SPEC_PROFILE || ev->tramp)
 		return SPEC_ERR_OK;	/* no such event in tracefs: our own words */
 	switch (err) {
 	case -EILSEQ:
@@ -394,6 +399,52 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 	}
 	ko.offset = ev->target.offset;
 	return bpf_program__attach_kprobe_opts(prog, ev->func, &ko);
+}
+
+/*
+ * profile:hz:N: a CPU clock sampling at N Hz on each possible CPU (as perf
+ * record -F and bcc's profile), each with the program and the probe's
+ * cookie. A CPU that is offline has no event: it takes no samples.
+ */
+static int attach_profile(struct loader *ld, const struct ev_desc *ev, char *msg, size_t msglen)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = ev->target.hz,
+		.freq = 1,
+	};
+	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = ev->index);
+	struct bpf_link **grown, *l;
+	int cpu, fd, err;
+
+	grown = realloc(ld->plinks, (ld->nplinks + ld->ncpus) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	ld->plinks = grown;
+	for (cpu = 0; cpu < ld->ncpus; cpu++) {
+		fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == ENODEV)
+			continue;	/* offline */
+		if (fd < 0) {
+			err = -errno;
+			snprintf(msg, msglen, "cannot open a %u Hz CPU clock on CPU %d: %s%s",
+				 ev->target.hz, cpu, strerror(-err), err == -EINVAL ?
+				 " (above kernel.perf_event_max_sample_rate?)" : "");
+			return err;
+		}
+		l = bpf_program__attach_perf_event_opts(ld->skel->progs.kpt_perf, fd, &po);
+		if (!l) {
+			err = -errno;
+			close(fd);
+			snprintf(msg, msglen, "cannot attach profile:hz:%u on CPU %d: %s",
+				 ev->target.hz, cpu, strerror(-err));
+			return err;
+		}
+		ld->plinks[ld->nplinks++] = l;	/* the link closes the event */
+	}
+	return 0;
 }
 
 /*
@@ -523,6 +574,15 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 		ld->nlinks++;
 		if (evs[i].multi)
 			continue;
+		if (evs[i].kind == SPEC_PROFILE) {
+			err = attach_profile(ld, &evs[i], msg, msglen);
+			if (err) {
+				ld->failed = i;
+				loader_detach(ld);
+				return err;
+			}
+			continue;
+		}
 		l = attach_one(ld, &evs[i], upid, msg, msglen);
 		if (!l) {
 			enum spec_err kerr;
@@ -562,6 +622,9 @@ void loader_detach(struct loader *ld)
 	for (i = 0; i < ld->nmlinks; i++)
 		bpf_link__destroy(ld->mlinks[i]);
 	ld->nmlinks = 0;
+	for (i = 0; i < ld->nplinks; i++)
+		bpf_link__destroy(ld->plinks[i]);
+	ld->nplinks = 0;
 	for (i = 0; ld->tfs && i < ld->nprobes; i++)
 		tfs_kretprobe_remove(&ld->tfs[i]);
 	for (i = 0; i < 2; i++) {
@@ -697,6 +760,7 @@ void loader_close(struct loader *ld)
 	loader_detach(ld);
 	free(ld->links);
 	free(ld->mlinks);
+	free(ld->plinks);
 	free(ld->tfs);
 	free(ld->tramp);
 	kptrace_bpf__destroy(ld->skel);

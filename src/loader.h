@@ -28,6 +28,8 @@ struct loader {
 	struct tfs_probe *tfs;		/* probe i's tracefs kretprobe, for "rN:" */
 	struct bpf_link **mlinks;	/* kprobe.multi links */
 	int nmlinks;
+	struct bpf_link **plinks;	/* profile:hz:N: one per CPU per probe */
+	int nplinks;
 	int nmulti[2];			/* probes through them: entries, returns */
 	struct bpf_program **tramp;	/* tramp[i]: probe i's fentry/fexit program, or NULL */
 	int ntramp;			/* probes through trampolines */

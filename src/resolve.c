@@ -819,6 +819,7 @@ int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolve
 	r->target.module = p->module[0] != 0;
 	r->target.maxactive = p->maxactive;
 	r->target.ref_ctr_offset = p->ref_ctr_offset;
+	r->target.hz = p->hz;
 	snprintf(r->target.tp_system, sizeof(r->target.tp_system), "%s", p->tp_system);
 	snprintf(r->target.tp_event, sizeof(r->target.tp_event), "%s", p->tp_event);
 	switch (p->kind) {
@@ -843,6 +844,10 @@ int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolve
 		/* kallsyms only if something prints a symbol: plan.c decides */
 		break;
 	}
+	case SPEC_PROFILE:
+		snprintf(r->func, sizeof(r->func), "profile:hz:%u", p->hz);
+		err = 0;
+		break;
 	default:
 		snprintf(msg, msglen, "not a probe definition");
 		return -EINVAL;

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "agg.h"
+#include "aggstack.h"
 #include "backend.h"
 #include "cli.h"
 #include "consumer.h"
@@ -110,6 +111,20 @@ static pid_t spawn_waiting(const char *cmd, int *go_fd)
 	close(pfd[0]);
 	*go_fd = pfd[1];
 	return pid;
+}
+
+/* User stacks as keys: their processes' maps read while they live. */
+struct stack_watch {
+	struct loader *ld;
+	struct usym *us;
+	struct aggstack_seen seen;
+};
+
+static void stack_watch(void *arg)
+{
+	struct stack_watch *w = arg;
+
+	aggstack_capture_new(w->ld, w->us, &w->seen);
 }
 
 static void agg_tick(void *arg, bool final)
@@ -416,6 +431,7 @@ static int run_consume(struct run *r)
 	struct consume_opts co = { 0 };
 	struct agg_opts ao = { 0 };
 	struct agg_ctx ac = { 0 };
+	struct stack_watch sw = { .ld = &r->ld };
 	int err;
 
 	co.out = r->out;
@@ -451,11 +467,17 @@ static int run_consume(struct run *r)
 		co.report = agg_tick;
 		co.report_arg = &ac;
 		co.interval = env->interval;
+		if (co.syms.us && r->plan.stacks.ukeys) {
+			sw.us = co.syms.us;
+			co.watch = stack_watch;
+			co.watch_arg = &sw;
+		}
 	}
 	err = consume(&r->ld, &co, &r->status);
 	if (r->child && waitpid(r->child, &r->status, WNOHANG) == 0)
 		kill(r->child, SIGTERM), waitpid(r->child, &r->status, 0);
 	r->child = 0;
+	aggstack_seen_free(&sw.seen);
 	usym_free(co.syms.us);
 	return err;
 }

@@ -1308,6 +1308,32 @@ static int parse_tracepoint(struct ctx *c, struct tok head, const char *pos)
 	return parse_args(c, pos);
 }
 
+/*
+ * profile:hz:N [if FILTER]: not ftrace's; bpftrace's spelling of a
+ * sampling timer on every CPU. No arguments: what it has is the sample's
+ * task, CPU and stacks, the keys of count/hist.
+ */
+#define PROFILE_HZ_MAX	10000
+static int parse_profile(struct ctx *c, struct tok head, const char *pos)
+{
+	struct spec_probe *p = c->p;
+	const char *q = head.s + 8;	/* past "profile:" */
+	struct tok t;
+	uint64_t hz;
+
+	p->kind = SPEC_PROFILE;
+	if (head.e - q < 4 || strncmp(q, "hz:", 3) || !parse_uint(q + 3, head.e, 10, &hz) ||
+	    !hz || hz > PROFILE_HZ_MAX)
+		return fail(c, SPEC_ERR_BAD_PROFILE, q);
+	p->hz = (uint32_t)hz;
+	p->target_col = (int)(head.s - c->text);
+	snprintf(p->group, sizeof(p->group), "profile");
+	snprintf(p->event, sizeof(p->event), "hz_%u", p->hz);
+	if (next_tok(&pos, &t))
+		return fail(c, SPEC_ERR_PROFILE_ARGS, t.s);
+	return 0;
+}
+
 static int parse_probe(struct ctx *c)
 {
 	struct spec_probe *p = c->p;
@@ -1320,6 +1346,8 @@ static int parse_probe(struct ctx *c)
 		return parse_removal(c, head, pos);
 	if (*head.s == 't')
 		return parse_tracepoint(c, head, pos);
+	if (head.e - head.s > 8 && !strncmp(head.s, "profile:", 8))
+		return parse_profile(c, head, pos);
 	if (*head.s != 'p' && *head.s != 'r' && *head.s != 'f')
 		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, head.s);
 	c->ret = *head.s == 'r';

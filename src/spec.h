@@ -114,6 +114,8 @@
 	E(NO_BTF_STRUCT,	"No such struct or union in BTF")	\
 	E(ARGS_2LONG,		"$arg* failed because the argument list is too long") \
 	E(BAD_MAXACT_TYPE,	"Maxactive is only for function exit")	\
+	E(BAD_PROFILE,		"A profile probe is profile:hz:N, N samples a second on each CPU (1 to 10000)") \
+	E(PROFILE_ARGS,		"A profile probe takes no arguments: its keys are kstack, ustack, comm, pid, cpu") \
 	E(FPROBE_FUNC_ONLY,	"Failed to register probe event (an fprobe is on a kernel function's entry or exit: no +offs, address or path)")
 
 #define E(a, b) SPEC_ERR_##a,
@@ -134,6 +136,7 @@ enum spec_kind {
 	SPEC_URETPROBE,		/* r: PATH:SYMBOL | PATH:OFFSET */
 	SPEC_REMOVE,		/* -:[GRP/]EVENT, only meaningful in -f files */
 	SPEC_TRACEPOINT,	/* t[:[GRP/]EVENT] SUBSYS/TRACEPOINT [FIELDS] */
+	SPEC_PROFILE,		/* profile:hz:N: a timer on each CPU (bpftrace's name) */
 };
 
 /* One fetch instruction, ftrace's fetch_insn before the store stage. */
@@ -229,6 +232,7 @@ struct spec_probe {
 	char *symbol;			/* heap, NULL for a raw address */
 	int64_t offset;			/* SYM+offs */
 	uint64_t addr;			/* MEMADDR when symbol == NULL */
+	uint32_t hz;			/* profile:hz:N */
 	/* uprobe target */
 	char *path;			/* heap */
 	char *usym;			/* PATH:SYMBOL, NULL for PATH:OFFSET (heap) */

@@ -123,6 +123,11 @@ void stack_uframe(struct usym *us, uint32_t tgid, const unsigned char *frame, un
 	memcpy(&fr, frame, sizeof(fr));
 	memset(f, 0, sizeof(*f));
 	f->user = true;
+	/* the kernel pairs a frame with the mapping above it when none holds it
+	 * (a frame-pointer walk through code without them): no file has such
+	 * an offset, and the frame is nothing's */
+	if (fr.status == BUILD_ID_VALID && fr.offset_or_ip >= 1ull << 47)
+		return;
 	if (fr.status != BUILD_ID_VALID)
 		f->addr = fr.offset_or_ip;
 	if (us)

@@ -96,12 +96,13 @@ static void describe(const struct spec_probe *p, char *out, size_t size)
 {
 	static const char *const kinds[] = {
 		"?", "kprobe", "kretprobe", "uprobe", "uretprobe", "remove", "tracepoint",
+		"profile",
 	};
 	struct buf b = { out, size, 0 };
 	int i, j;
 
 	out[0] = '\0';
-	put(&b, "%s %s/%s", kinds[p->kind <= SPEC_TRACEPOINT ? p->kind : 0],
+	put(&b, "%s %s/%s", kinds[p->kind <= SPEC_PROFILE ? p->kind : 0],
 	    p->group[0] ? p->group : "*", p->event);
 	if (!p->event_given)
 		put(&b, " auto");
@@ -116,6 +117,8 @@ static void describe(const struct spec_probe *p, char *out, size_t size)
 			put(&b, " addr=0x%llx", (unsigned long long)p->addr);
 	} else if (p->kind == SPEC_TRACEPOINT) {
 		put(&b, " tp=%s:%s", p->tp_system, p->tp_event);
+	} else if (p->kind == SPEC_PROFILE) {
+		put(&b, " hz=%u", p->hz);
 	} else if (p->kind == SPEC_UPROBE || p->kind == SPEC_URETPROBE) {
 		put(&b, " path=%s", p->path);
 		if (p->usym)
@@ -227,6 +230,11 @@ static const struct good {
 	  "uretprobe u/e path=/bin/x usym=main+0 ref=0x0 | arg1 (x64) retval" },
 	{ "p /a:b/c:0x10(0x8) %di",
 	  "uprobe uprobes/p_c_0x10 auto path=/a:b/c off=0x10 ref=0x8 | arg1 (x64) reg:di" },
+
+	/* profile:hz:N, bpftrace's sampling timer */
+	{ "profile:hz:99", "profile profile/hz_99 auto hz=99" },
+	{ "profile:hz:10000 if comm == \"x\"",
+	  "profile profile/hz_10000 auto hz=10000 if=[comm == \"x\"]@20" },
 
 	/* tracepoints: fields by name, derefs of them, types, filters */
 	{ "t kmem/kmalloc", "tracepoint kmem/kmalloc auto tp=kmem:kmalloc" },
@@ -497,6 +505,13 @@ static const struct bad {
 	{ "r:^vfs_read+8 $retval", SPEC_ERR_BAD_RETPROBE },
 	{ "p:^/usr/bin/:0x10", SPEC_ERR_NO_UPROBE_PATH },
 	{ "p:vfs_read ^$retval", SPEC_ERR_RETVAL_ON_PROBE },
+
+	/* profile */
+	{ "profile:^hz:0", SPEC_ERR_BAD_PROFILE },
+	{ "profile:^hz:10001", SPEC_ERR_BAD_PROFILE },
+	{ "profile:^ms:10", SPEC_ERR_BAD_PROFILE },
+	{ "profile:^hz:", SPEC_ERR_BAD_PROFILE },
+	{ "profile:hz:99 ^%di", SPEC_ERR_PROFILE_ARGS },
 
 	/* tracepoints */
 	{ "t ^kmem", SPEC_ERR_BAD_TP_NAME },
