@@ -11,11 +11,13 @@ W=/tmp/kpt-stk
 mkdir -p $W
 KREL=$(uname -r)
 echo "# kernel $KREL"
-# two checks (p: and r:) per backend: kprobe and fentry; 6.12 has
-# kprobe.multi too (CONFIG_FPROBE), 6.1 (Debian's) has not
+# four checks (-K on p: and r:, count and latency --by kstack) per backend:
+# kprobe and fentry; 6.12 has kprobe.multi too (CONFIG_FPROBE), 6.1
+# (Debian's) has not
+# (and one of profile)
 case $KREL in
-6.1.*) echo "# expect 4 ok" ;;
-*) echo "# expect 6 ok" ;;
+6.1.*) echo "# expect 9 ok" ;;
+*) echo "# expect 13 ok" ;;
 esac
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
@@ -128,6 +130,40 @@ same() {
 	fi
 }
 
+# key_frames < OUT: each row's frames of count/latency --by kstack, one
+# line per row, the frames (' => F') after it joined by spaces
+key_frames() {
+	awk 'function flush() { if (fr != "") print substr(fr, 2); fr = "" }
+	/^ => / { fr = fr " " substr($0, 5); next }
+	{ flush() } END { flush() }'
+}
+
+# keyed BACKEND: count --by kstack of the marker read has one row, counted
+# once, whose frames are the kernel trigger's for p:vfs_read (the -K run's
+# reference); latency --by kstack of dd's reads: every row's path starts at
+# the caller, ksys_read, as the trigger's r:vfs_read stack does.
+keyed() {
+	local b=$1 ref rows
+	ref=$(grep -m1 "^ref_p " $W/$b.rst | cut -d' ' -f3-)
+	$KPT count --backend $b -c "$WORK" 'p:kpt/cnt vfs_read count=%dx:u64 if count == 777' \
+		--by kstack > $W/$b.cnt 2> $W/$b.cnt.err
+	rows=$(grep -cE '^ +[0-9]+$' $W/$b.cnt)
+	if [ "$rows" != 1 ] || ! grep -qE '^ +1$' $W/$b.cnt; then
+		bad "count --by kstack --backend $b: want one row counted once, got: $(head -c 500 $W/$b.cnt | tr "\n" " ") $(tail -c 200 $W/$b.cnt.err)"
+	elif [ -n "$ref" ] && [ "$(key_frames < $W/$b.cnt)" = "$ref" ]; then
+		ok "count --by kstack --backend $b: the row's stack is the kernel trigger's ($ref)"
+	else
+		bad "count --by kstack --backend $b: frames '$(key_frames < $W/$b.cnt)', the kernel's '$ref'"
+	fi
+	$KPT latency --backend $b -c "$WORK" vfs_read --by kstack > $W/$b.lat 2> $W/$b.lat.err
+	rows=$(key_frames < $W/$b.lat | wc -l)
+	if [ "$rows" -ge 1 ] && ! key_frames < $W/$b.lat | grep -qv '^ksys_read '; then
+		ok "latency --by kstack --backend $b: $rows calling paths, each from ksys_read"
+	else
+		bad "latency --by kstack --backend $b: want paths from ksys_read: $(key_frames < $W/$b.lat | head -n 3 | tr "\n" "|") $(tail -c 200 $W/$b.lat.err)"
+	fi
+}
+
 # Both tracers at once on one dd, so both stacks are of the same call. Only
 # the stacks are compared: the event lines are not (with two return probes
 # on vfs_read, one sees the other's trampoline as its return address and
@@ -149,5 +185,20 @@ for b in $BACKENDS; do
 	stacks < $W/$b.ref | internal > $W/$b.rst
 	same p $b vfs_read
 	same r $b ksys_read
+	keyed $b
 done
 cleanup
+
+# profile: a CPU clock's samples through a perf_event program (loaded and
+# verified on this kernel), counted by comm and kernel stack; a busy shell
+# is the positive control
+( i=0; while [ $i -lt 300000 ]; do i=$((i + 1)); done ) &
+busy=$!
+$KPT profile -F 199 -d 1 --by comm,kstack --no-idle > $W/prof.out 2> $W/prof.err
+rc=$?
+kill $busy 2>/dev/null
+if [ $rc = 0 ] && grep -qE '^ +[0-9]+  sh$' $W/prof.out && ! grep -q swapper $W/prof.out; then
+	ok "profile -F 199 --no-idle: the busy shell sampled ($(grep -m1 -E '^ +[0-9]+  sh$' $W/prof.out | tr -s ' '))"
+else
+	bad "profile -F 199 --no-idle: exit $rc, want the busy sh's samples and no idle task: $(head -c 300 $W/prof.out | tr "\n" " ") $(tail -c 300 $W/prof.err | tr "\n" " ")"
+fi
