@@ -61,6 +61,7 @@ struct ev_desc {
 	bool tramp;		/* attached through a BPF trampoline: fentry, or fexit for returns */
 	bool attach_first;	/* an entry saving arguments: on before its return probe */
 	bool kstack, ustack;	/* -K/-U: its records end with the stacks */
+	uint16_t kstack_show;	/* -K DEPTH: the frames printed, below the tracing's own */
 	struct ev_target target;
 	int nargs;
 	struct ev_arg *args;

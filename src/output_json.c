@@ -336,7 +336,7 @@ static void print_stacks(struct outbuf *ob, const struct ev_desc *ev, const stru
 	if (h->nkstack) {
 		ob_str(ob, ",\"kstack\":[");
 		first = stack_kernel_first(ks, st.k, st.nk, ev);
-		for (i = first; i < st.nk; i++) {
+		for (i = first; i < st.nk && (!ev->kstack_show || i - first < ev->kstack_show); i++) {
 			if (i > first)
 				ob_char(ob, ',');
 			stack_kframe(ks, stack_kip(st.k, i), &fr);

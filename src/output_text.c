@@ -227,7 +227,7 @@ static void print_stacks(struct outbuf *ob, const struct ev_desc *ev, const stru
 	const struct ksyms *ks = ss ? ss->ks : NULL;
 	struct dec_stacks st;
 	struct sframe fr;
-	unsigned int i;
+	unsigned int i, first;
 	char text[512];
 	size_t n;
 
@@ -235,7 +235,8 @@ static void print_stacks(struct outbuf *ob, const struct ev_desc *ev, const stru
 	if (st.nk) {
 		print_context(ob, h);
 		ob_str(ob, "<stack trace>\n");
-		for (i = stack_kernel_first(ks, st.k, st.nk, ev); i < st.nk; i++) {
+		first = stack_kernel_first(ks, st.k, st.nk, ev);
+		for (i = first; i < st.nk && (!ev->kstack_show || i - first < ev->kstack_show); i++) {
 			stack_kframe(ks, stack_kip(st.k, i), &fr);
 			n = stack_frame_text(&fr, text, sizeof(text));
 			ob_mem(ob, " => ", 4);

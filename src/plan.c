@@ -308,7 +308,11 @@ static void plan_stacks(const struct env *env, struct probeset *ps, struct stack
 {
 	int i;
 
-	sp->kdepth = env->kstack ? (uint32_t)env->kstack : KPT_STACK_MAX;
+	/* frames above the probe are dropped as they are printed: -K DEPTH takes
+	 * a few more, so DEPTH are left to show */
+	sp->kdepth = env->kstack ? (uint32_t)env->kstack + KPT_KSTACK_SLACK : KPT_STACK_MAX;
+	if (sp->kdepth > KPT_STACK_MAX)
+		sp->kdepth = KPT_STACK_MAX;
 	sp->udepth = env->ustack ? (uint32_t)env->ustack : KPT_STACK_MAX;
 	for (i = 0; i < ps->n; i++) {
 		struct kpt_probe_entry *e = &ps->ents[i];
@@ -317,6 +321,7 @@ static void plan_stacks(const struct env *env, struct probeset *ps, struct stack
 			e->flags |= (env->kstack ? KPT_PF_KSTACK : 0) |
 				    (env->ustack ? KPT_PF_USTACK : 0);
 			ps->evs[i].kstack = env->kstack > 0;
+			ps->evs[i].kstack_show = (uint16_t)env->kstack;
 			ps->evs[i].ustack = env->ustack > 0;
 		}
 		sp->kkeys |= !!(e->agg.stack_keys & KPT_SK_KSTACK);
@@ -403,8 +408,10 @@ static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps
 static void print_stacks(FILE *f, const struct plan *pl, const struct kpt_probe_entry *e)
 {
 	if (e->flags & KPT_PF_KSTACK)
-		fprintf(f, "stack: the kernel stack, up to %u frames, at the end of each record\n",
-			pl->stacks.kdepth);
+		fprintf(f, "stack: the kernel stack, up to %u frames (%u shown below the "
+			"tracing's own), at the end of each record\n", pl->stacks.kdepth,
+			pl->stacks.kdepth < KPT_STACK_MAX ? pl->stacks.kdepth - KPT_KSTACK_SLACK :
+			KPT_STACK_MAX);
 	if (e->flags & KPT_PF_USTACK)
 		fprintf(f, "stack: the user stack, up to %u frames with their files' build ids "
 			"(frame pointers needed), at the end of each record\n", pl->stacks.udepth);

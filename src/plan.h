@@ -46,6 +46,7 @@ struct plan {
 	/* a value may print as a kernel symbol: kallsyms is read before attaching */
 	bool wants_symbols;
 	struct stack_plan stacks;	/* -K/-U's depths, the stack-key maps */
+#define KPT_KSTACK_SLACK	8	/* frames -K DEPTH takes past DEPTH: the tracing's own */
 };
 
 /*

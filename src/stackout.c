@@ -156,6 +156,14 @@ static void build_id_hex(const unsigned char *id, char *buf)
 	buf[2 * n] = '\0';
 }
 
+/* A user symbol without its version ("clock_gettime@@GLIBC_2.17"): as people name it. */
+static int sym_len(const struct sframe *f)
+{
+	const char *at = f->user ? strchr(f->sym, '@') : NULL;
+
+	return at && at > f->sym ? (int)(at - f->sym) : (int)strlen(f->sym);
+}
+
 size_t stack_frame_text(const struct sframe *f, char *buf, size_t len)
 {
 	char id[41];
@@ -169,7 +177,7 @@ size_t stack_frame_text(const struct sframe *f, char *buf, size_t len)
 		else
 			n = snprintf(buf, len, "%s", f->sym);
 	} else if (f->sym) {
-		n = snprintf(buf, len, "%s+0x%" PRIx64 " (%s)", f->sym, f->off,
+		n = snprintf(buf, len, "%.*s+0x%" PRIx64 " (%s)", sym_len(f), f->sym, f->off,
 			     f->obj ? f->obj : "?");
 	} else if (f->obj) {
 		n = snprintf(buf, len, "[unknown] (%s+0x%" PRIx64 ")", f->obj, f->file_off);
@@ -191,6 +199,6 @@ size_t stack_frame_name(const struct sframe *f, char *buf, size_t len)
 	else if (!f->user && f->obj)
 		n = snprintf(buf, len, "%s [%s]", f->sym, f->obj);
 	else
-		n = snprintf(buf, len, "%s", f->sym);
+		n = snprintf(buf, len, "%.*s", sym_len(f), f->sym);
 	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
 }

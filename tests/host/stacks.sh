@@ -14,7 +14,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 36
+expect_checks 37
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -105,6 +105,16 @@ else
 			diff "$OUT/ref.st" "$OUT/got.st" | head -n 10 | sed 's/^/#   /'
 	done
 fi
+
+# -K3: three frames below the tracing's own, the first three of -K's
+kpt_bg "$OUT/k3.err" -K3 t:sched/sched_process_exec --comm stk-nopie > "$OUT/k3.out" &&
+	{ "$OUT/stk-nopie" 1; "$OUT/stk-nopie" 1; kpt_stop INT; }
+stacks_of "$OUT/k3.out" stk-nopie | sort -u > "$OUT/k3.st"
+kpt_bg "$OUT/kf.err" -K t:sched/sched_process_exec --comm stk-nopie > "$OUT/kf.out" &&
+	{ "$OUT/stk-nopie" 1; kpt_stop INT; }
+want3=$(stacks_of "$OUT/kf.out" stk-nopie | head -n 1 | cut -d'|' -f1-3)
+check "-K3: each stack is -K's first three frames ($want3)" \
+	sh -c "[ -n '$want3' ] && [ \"\$(cat '$OUT/k3.st')\" = '$want3' ]"
 
 # --- count --by kstack and --folded: the per-event stacks, counted -----
 EV=t:sched/sched_process_exec
