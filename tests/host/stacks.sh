@@ -14,7 +14,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 37
+expect_checks 40
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -238,6 +238,16 @@ B=$OUT/stk-nopie
 kpt count --by ustack --folded -c "$B 4" "p:$B:st_inner" > "$OUT/uf.out" 2> "$OUT/uf.err"
 check "count --by ustack --folded: ...;main;st_outer;st_middle;st_inner 4" \
 	grep -qE '(^|;)main;st_outer;st_middle;st_inner 4$' "$OUT/uf.out"
+
+# a stack past the kernel's 127 frames: cut, and said so (the positive
+# control: the 3-frame chain above is not)
+B=$OUT/stk-nopie
+kpt -U -c "$B 1 deep" "p:$B:st_inner" > "$OUT/deep.out" 2> "$OUT/deep.err"
+n=$(stacks_of "$OUT/deep.out" "*" user | head -n 1 | tr '|' '\n' | wc -l)
+check "-U under 200 frames of recursion: 127 frames, the kernel's most (got $n)" [ "$n" = 127 ]
+check "the exit profile says 1 stack was TRUNCATED at its depth" \
+	grep -q '1 stacks TRUNCATED at their depth' "$OUT/deep.err"
+check "and says nothing of it where no stack was cut" sh -c "! grep -q TRUNCATED '$OUT/u-nopie.err'"
 
 # refusals: where stacks do not apply, a usage error that says what to give
 KPT_RC=64 kpt count "$EV" -K > /dev/null 2> "$OUT/r1.err"

@@ -3,7 +3,8 @@
  * tests/host/stacks.sh's program: a known call chain, main -> st_outer ->
  * st_middle -> st_inner (the probed function), N times; built as a
  * non-PIE, a PIE and a static binary. With "lib", the chain ends in
- * libstacks.so's lib_outer -> lib_inner instead. Frame pointers and no
+ * libstacks.so's lib_outer -> lib_inner instead; with "deep", once under
+ * 200 frames of st_rec. Frame pointers and no
  * inlining: the chain is what the source says.
  */
 #include <stdio.h>
@@ -32,9 +33,18 @@ __attribute__((noinline)) int st_outer(int x)
 	return st_middle(x) + 1;
 }
 
+/* "deep": n frames of recursion above st_inner, past any stack's depth */
+__attribute__((noinline)) int st_rec(int n)
+{
+	return n ? st_rec(n - 1) + 1 : st_inner(0);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1, lib = argc > 2 && !strcmp(argv[2], "lib");
+
+	if (argc > 2 && !strcmp(argv[2], "deep"))
+		return st_rec(200) * 0 + (n - n);
 	long s = 0;
 	int i;
 
