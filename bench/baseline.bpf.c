@@ -18,6 +18,10 @@
  *                           syscalls/sys_enter_lseek (fd, offset, whence):
  *                           an empty program; a record of kptrace's fields
  *                           (bl_kevent, no ip); log2 histogram of offset
+ *   bl_tp_kstack            the tracepoint's record with its kernel stack
+ *                           (bpf_get_stack) in the same reservation
+ *   bl_tp_stackid           count per kernel stack: bpf_get_stackid into a
+ *                           stack trace map, its id the key of a hash of counts
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -54,6 +58,31 @@ struct {
 	__type(value, __u64);
 } bl_start SEC(".maps");
 
+/* the kernel stacks of bl_tp_stackid, and its counts by stack id; as many
+ * stacks as kptrace's own kernel stack map holds */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, BL_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, BL_KSTACK_MAX * sizeof(__u64));
+} bl_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BL_STACKS);
+	__type(key, __u32);
+	__type(value, __u64);
+} bl_stack_counts SEC(".maps");
+
+static __always_inline void count_drop(void)
+{
+	__u32 zero = 0;
+	__u64 *d = bpf_map_lookup_elem(&bl_drops, &zero);
+
+	if (d)
+		(*d)++;
+}
+
 static __always_inline __u32 log2_bucket(__u64 v)
 {
 	__u32 r = 0;
@@ -81,16 +110,11 @@ static __always_inline void hist_add(__u64 v)
 /* A record, or NULL with the drop counted: the ring buffer is full. */
 static __always_inline void *bl_reserve(__u64 size)
 {
-	__u32 zero = 0;
-	__u64 *d;
 	void *e = bpf_ringbuf_reserve(&bl_events, size, 0);
 
-	if (e)
-		return e;
-	d = bpf_map_lookup_elem(&bl_drops, &zero);
-	if (d)
-		(*d)++;
-	return NULL;
+	if (!e)
+		count_drop();
+	return e;
 }
 
 /* The context every streamed record carries (both record types start so). */
@@ -213,5 +237,77 @@ SEC("tracepoint/syscalls/sys_enter_lseek")
 int bl_tp_hist(struct trace_event_raw_sys_enter *ctx)
 {
 	hist_add(ctx->args[1]);
+	return 0;
+}
+
+/* the last forced wake-up of bl_tp_kstack's consumer */
+__u64 bl_last_wakeup;
+
+/* The record of bl_tp_stream with the frames after it, all of one
+ * reservation: room for the deepest stack, the frames the helper wrote
+ * counted in nframes (0: the helper refused; the record still goes).
+ * The consumer is woken once a millisecond at most, as kptrace's sampled
+ * wake-ups do: a wake-up per record (irq_work, a self-IPI) costs more than
+ * the rest of the program here (bl_tp_stream pays it: bench/README.md 1b),
+ * and the consumer's 100 ms poll drains the rest. */
+SEC("tracepoint/syscalls/sys_enter_lseek")
+int bl_tp_kstack(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct bl_kstack_event *e;
+	long n;
+
+	e = bl_reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	e->e.ts = bpf_ktime_get_ns();
+	e->e.ip = 0;
+	e->e.tid = (__u32)pid_tgid;
+	e->e.tgid = pid_tgid >> 32;
+	e->e.cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(e->e.comm, sizeof(e->e.comm));
+	e->e.fd = (__u32)ctx->args[0];
+	e->e.off = ctx->args[1];
+	e->e.whence = (__u32)ctx->args[2];
+	n = bpf_get_stack(ctx, e->ip, sizeof(e->ip), 0);
+	e->nframes = n > 0 ? n / sizeof(e->ip[0]) : 0;
+	e->pad = 0;
+	if (e->e.ts - bl_last_wakeup < 1000000) {
+		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+		return 0;
+	}
+	bl_last_wakeup = e->e.ts;	/* racy across CPUs: at worst a wake-up more */
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/* What profile.bpf.c and offcputime.bpf.c do: the kernel hashes and stores
+ * the stack, the program counts by its id. A stack not stored (the map
+ * full, or not walkable) is counted as a drop. */
+SEC("tracepoint/syscalls/sys_enter_lseek")
+int bl_tp_stackid(void *ctx)
+{
+	__u64 one = 1, *c;
+	long id = bpf_get_stackid(ctx, &bl_stacks, 0);
+	__u32 key;
+
+	if (id < 0) {
+		count_drop();
+		return 0;
+	}
+	key = (__u32)id;
+	c = bpf_map_lookup_elem(&bl_stack_counts, &key);
+	if (c) {
+		__sync_fetch_and_add(c, 1);
+		return 0;
+	}
+	/* another CPU may have made the entry since the lookup */
+	if (bpf_map_update_elem(&bl_stack_counts, &key, &one, BPF_NOEXIST)) {
+		c = bpf_map_lookup_elem(&bl_stack_counts, &key);
+		if (c)
+			__sync_fetch_and_add(c, 1);
+		else
+			count_drop();
+	}
 	return 0;
 }

@@ -3,6 +3,7 @@
  * The benchmark's floor, userspace half (see baseline.bpf.c):
  *
  *   baseline nop|stream|hist|latency BINARY FUNC [-o FILE] [-b BYTES]
+ *   baseline kstream|stackid tracepoint GROUP/EVENT [-o FILE] [-b BYTES]
  *
  * attaches one uprobe (latency: a uprobe and a uretprobe) on BINARY:FUNC for
  * every process (BINARY "kernel": a kprobe and a kretprobe on the kernel
@@ -11,7 +12,12 @@
  * the histogram of its offset), says "Attached N probes" on stderr, then until SIGINT or
  * SIGTERM: stream prints each record as ftrace's trace line to FILE (stdout
  * by default) from a ring buffer of BYTES (default 4M); hist and latency
- * print a log2 histogram at exit. On exit: "events=N drops=N" on stderr.
+ * print a log2 histogram at exit. kstream: stream's record with the event's
+ * kernel stack, printed as ftrace's stacktrace trigger does but with the bare
+ * addresses (no symbols); stackid: the count per kernel stack, printed at exit
+ * (each count, then its frames' addresses). On exit: "events=N drops=N" on
+ * stderr: events with a stack (a record, or a count, with frames), drops the
+ * records the ring had no room for, the stacks not stored or not walked.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,6 +42,7 @@ static void on_signal(int sig)
 struct out {
 	FILE *f;
 	unsigned long long events;
+	unsigned long long stackless;	/* kstream: records without frames */
 };
 
 /* ftrace's context of a trace line: "comm-tid [cpu] ..... secs.usecs: EVENT: (0xIP)";
@@ -99,6 +106,56 @@ static int on_tpevent(void *arg, void *data, size_t len)
 	fprintf(o->f, " fd=%u offset=%" PRId64 " whence=%u\n", e->fd, (int64_t)e->off, e->whence);
 	o->events++;
 	return 0;
+}
+
+/* the tracepoint's record, then its frames; a record without any is not an event seen */
+static int on_kstack(void *arg, void *data, size_t len)
+{
+	struct out *o = arg;
+	const struct bl_kstack_event *e = data;
+	__u32 i;
+
+	if (len < sizeof(*e))
+		return 0;
+	on_tpevent(arg, data, len);
+	o->events--; /* counted below, if it has a stack */
+	if (!e->nframes || e->nframes > BL_KSTACK_MAX) {
+		o->stackless++;
+		return 0;
+	}
+	context(o->f, e->e.comm, e->e.tid, e->e.cpu, e->e.ts, "<stack trace>", 0);
+	fputc('\n', o->f);
+	for (i = 0; i < e->nframes; i++)
+		fprintf(o->f, " => 0x%" PRIx64 "\n", (uint64_t)e->ip[i]);
+	o->events++;
+	return 0;
+}
+
+/* Every stack counted, its count then its frames; the total of the counts
+ * whose stack the map still holds with frames. */
+static unsigned long long print_stacks(FILE *f, int counts_fd, int stacks_fd)
+{
+	__u64 ip[BL_KSTACK_MAX], count;
+	unsigned long long total = 0;
+	__u32 key, next, *prev = NULL;
+	int i;
+
+	while (!bpf_map_get_next_key(counts_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(counts_fd, &key, &count))
+			continue;
+		memset(ip, 0, sizeof(ip));
+		if (bpf_map_lookup_elem(stacks_fd, &key, ip) || !ip[0]) {
+			fprintf(f, "%" PRIu64 " (stack %u gone)\n", (uint64_t)count, key);
+			continue;
+		}
+		fprintf(f, "%" PRIu64 "\n", (uint64_t)count);
+		for (i = 0; i < BL_KSTACK_MAX && ip[i]; i++)
+			fprintf(f, " => 0x%" PRIx64 "\n", (uint64_t)ip[i]);
+		total += count;
+	}
+	return total;
 }
 
 static unsigned long long percpu_sum(int fd, __u32 key, int ncpus)
@@ -166,7 +223,7 @@ int main(int argc, char **argv)
 	unsigned long bufsize = 4 << 20;
 	unsigned long long total = 0;
 	int ncpus, nprogs = 1, i, opt, err = 1;
-	bool kernel, tp;
+	bool kernel, tp, stacks;
 
 	while ((opt = getopt(argc, argv, "o:b:")) != -1) {
 		if (opt == 'o')
@@ -198,6 +255,10 @@ int main(int argc, char **argv)
 		      kernel ? skel->progs.bl_kstream : skel->progs.bl_stream;
 	} else if (!strcmp(mode, "hist")) {
 		progs[0] = tp ? skel->progs.bl_tp_hist : skel->progs.bl_hist_prog;
+	} else if (!strcmp(mode, "kstream") && tp) {
+		progs[0] = skel->progs.bl_tp_kstack;
+	} else if (!strcmp(mode, "stackid") && tp) {
+		progs[0] = skel->progs.bl_tp_stackid;
 	} else if (!strcmp(mode, "latency") && !tp) {
 		progs[0] = skel->progs.bl_lat_entry;
 		progs[1] = skel->progs.bl_lat_return;
@@ -215,6 +276,13 @@ int main(int argc, char **argv)
 	bpf_program__set_autoload(skel->progs.bl_tp_nop, progs[0] == skel->progs.bl_tp_nop);
 	bpf_program__set_autoload(skel->progs.bl_tp_stream, progs[0] == skel->progs.bl_tp_stream);
 	bpf_program__set_autoload(skel->progs.bl_tp_hist, progs[0] == skel->progs.bl_tp_hist);
+	bpf_program__set_autoload(skel->progs.bl_tp_kstack, progs[0] == skel->progs.bl_tp_kstack);
+	bpf_program__set_autoload(skel->progs.bl_tp_stackid, progs[0] == skel->progs.bl_tp_stackid);
+	/* the stack maps are the stackid mode's only (the stack trace map's
+	 * buckets are allocated at creation: 16 MB) */
+	stacks = progs[0] == skel->progs.bl_tp_stackid;
+	bpf_map__set_autocreate(skel->maps.bl_stacks, stacks);
+	bpf_map__set_autocreate(skel->maps.bl_stack_counts, stacks);
 	if (baseline_bpf__load(skel)) {
 		fprintf(stderr, "baseline: load: %s\n", strerror(errno));
 		goto out;
@@ -224,8 +292,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (progs[0] == skel->progs.bl_stream || progs[0] == skel->progs.bl_kstream ||
-	    progs[0] == skel->progs.bl_tp_stream) {
+	    progs[0] == skel->progs.bl_tp_stream || progs[0] == skel->progs.bl_tp_kstack) {
 		rb = ring_buffer__new(bpf_map__fd(skel->maps.bl_events),
+				      progs[0] == skel->progs.bl_tp_kstack ? on_kstack :
 				      tp ? on_tpevent : kernel ? on_kevent : on_event, &o, NULL);
 		if (!rb)
 			goto out;
@@ -256,10 +325,14 @@ int main(int argc, char **argv)
 	if (rb)
 		ring_buffer__consume(rb);
 	fflush(o.f);
-	if (!rb)
+	if (stacks)
+		total = print_stacks(o.f, bpf_map__fd(skel->maps.bl_stack_counts),
+				     bpf_map__fd(skel->maps.bl_stacks));
+	else if (!rb)
 		print_hist(o.f, bpf_map__fd(skel->maps.bl_hist), ncpus, &total);
+	fflush(o.f);
 	fprintf(stderr, "events=%llu drops=%llu\n", rb ? o.events : total,
-		percpu_sum(bpf_map__fd(skel->maps.bl_drops), 0, ncpus));
+		percpu_sum(bpf_map__fd(skel->maps.bl_drops), 0, ncpus) + o.stackless);
 	err = 0;
 out:
 	for (i = 0; i < nprogs; i++)
@@ -271,6 +344,6 @@ out:
 	return err;
 usage:
 	fprintf(stderr, "usage: baseline nop|stream|hist|latency BINARY FUNC [-o FILE] [-b BYTES]\n"
-			"       baseline nop|stream|hist tracepoint GROUP/EVENT [-o FILE] [-b BYTES]\n");
+			"       baseline nop|stream|hist|kstream|stackid tracepoint GROUP/EVENT [-o FILE] [-b BYTES]\n");
 	return 2;
 }

@@ -34,4 +34,17 @@ struct bl_kevent {
 	__u32 whence;
 };
 
+/* kernel stacks: kptrace's depth (perf_event_max_stack's default) and the
+ * stacks its kernel stack map holds */
+#define BL_KSTACK_MAX	127
+#define BL_STACKS	16384
+
+/* the tracepoint's record (ip 0), then its kernel stack */
+struct bl_kstack_event {
+	struct bl_kevent e;
+	__u32 nframes;	/* 0: bpf_get_stack() refused */
+	__u32 pad;
+	__u64 ip[BL_KSTACK_MAX];
+};
+
 #endif /* BENCH_BASELINE_H */
