@@ -11,18 +11,36 @@
  *   format=text lines=N cpu_s=X wall_s=Y lines_per_cpu_s=Z
  * Lines per second of this thread's CPU time (CLOCK_THREAD_CPUTIME_ID) is
  * the per-core rate, whatever else the machine is doing.
+ *
+ *   decoder usym [SECONDS] [REPEATS]
+ *
+ * instead: the user-stack symbolizer, usym_addr(), on addresses of live
+ * processes' code, by runtime address as -U's frames without a build id
+ * are: this program (static, .symtab) and a child `sleep` (a stripped PIE
+ * and libc.so.6, .dynsym, or their debug files where installed). NADDR
+ * addresses spread over each process's executable file mappings, 7 in 8
+ * taken as return addresses (every frame but a stack's first). One line per
+ * target and repeat:
+ *   usym target=T frames=N named=M cpu_s=X frames_per_cpu_s=Z cold_ms=C
+ * named: frames given a function (the rest fall in gaps between symbols, or
+ * in a file with none); cold_ms: a new symbolizer's first pass (the maps
+ * read, each file's symbols loaded), wall time.
  */
+#include <inttypes.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kptrace.h"
 #include "output.h"
 #include "spec.h"
+#include "usym.h"
 
 #define NRECS	1024
 
@@ -73,6 +91,145 @@ static void build(struct rec *r, const struct ev_desc *ev, uint64_t i)
 	memcpy(r->b, &h, sizeof(h));
 }
 
+#define NADDR	4096
+#define NMAPS	256
+
+/* NADDR addresses spread evenly (by a fixed LCG) over pid's executable file
+ * mappings, weighted by their sizes; their number, 0 when none. */
+static int code_addrs(pid_t pid, uint64_t *addrs)
+{
+	uint64_t lo[NMAPS], hi[NMAPS], total = 0, x = 88172645463325252ull, r;
+	char path[64], line[512], perms[8], file[256];
+	int n = 0, i, j;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (n < NMAPS && fgets(line, sizeof(line), f)) {
+		file[0] = 0;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %255s", &lo[n], &hi[n],
+			   perms, file) < 3)
+			continue;
+		if (perms[2] == 'x' && file[0] == '/') {
+			total += hi[n] - lo[n];
+			n++;
+		}
+	}
+	fclose(f);
+	if (!total)
+		return 0;
+	for (i = 0; i < NADDR; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		r = x % total;
+		for (j = 0; r >= hi[j] - lo[j]; j++)
+			r -= hi[j] - lo[j];
+		addrs[i] = lo[j] + r;
+	}
+	return NADDR;
+}
+
+/* One pass over the addresses; the frames named. */
+static unsigned long pass(struct usym *u, pid_t pid, const uint64_t *addrs)
+{
+	struct usym_frame fr;
+	unsigned long named = 0;
+	int i;
+
+	for (i = 0; i < NADDR; i++) {
+		usym_addr(u, (uint32_t)pid, addrs[i], (i & 7) != 0, &fr);
+		named += fr.sym != NULL;
+	}
+	return named;
+}
+
+static int usym_bench(double secs, int repeats)
+{
+	static uint64_t addrs[2][NADDR];
+	const char *names[2] = { "self", "sleep+libc" };
+	pid_t pids[2] = { getpid(), fork() };
+	int rep, t, err = 0;
+
+	if (pids[1] == 0) {
+		execlp("sleep", "sleep", "600", (char *)NULL);
+		_exit(127);
+	}
+	if (pids[1] < 0)
+		return 2;
+	/* the child's maps are its own once it has exec'd sleep and mapped libc
+	 * (bounded: 5 s) */
+	for (t = 0; t < 500; t++) {
+		char exe[64], buf[256];
+		bool libc = false;
+		ssize_t len;
+		FILE *f;
+
+		snprintf(exe, sizeof(exe), "/proc/%d/maps", (int)pids[1]);
+		f = fopen(exe, "r");
+		while (f && fgets(buf, sizeof(buf), f))
+			libc |= strstr(buf, "/libc.so") != NULL;
+		if (f)
+			fclose(f);
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pids[1]);
+		len = readlink(exe, buf, sizeof(buf) - 1);
+		if (libc && len > 0 && (buf[len] = 0, strstr(buf, "sleep")))
+			break;
+		usleep(10000);
+	}
+	if (t == 500) {
+		fprintf(stderr, "decoder: the child did not become sleep with libc in 5 s\n");
+		err = 1;
+		goto out;
+	}
+	for (t = 0; t < 2; t++)
+		if (code_addrs(pids[t], addrs[t]) != NADDR) {
+			fprintf(stderr, "decoder: no code mappings in /proc/%d/maps\n", (int)pids[t]);
+			err = 1;
+			goto out;
+		}
+	for (rep = 0; rep < repeats; rep++) {
+		for (t = 0; t < 2; t++) {
+			struct usym *u = usym_new(NULL);
+			unsigned long long frames = 0;
+			unsigned long named;
+			double w0, cold, c0, c1;
+
+			if (!u) {
+				err = 2;
+				goto out;
+			}
+			w0 = clock_s(CLOCK_MONOTONIC);
+			named = pass(u, pids[t], addrs[t]);
+			cold = clock_s(CLOCK_MONOTONIC) - w0;
+			c0 = c1 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+			while (c1 - c0 < secs) {
+				pass(u, pids[t], addrs[t]);
+				frames += NADDR;
+				c1 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+			}
+			printf("usym target=%s frames=%llu named=%lu cpu_s=%.4f frames_per_cpu_s=%.0f "
+			       "cold_ms=%.2f\n", names[t], frames, named, c1 - c0, frames / (c1 - c0),
+			       cold * 1e3);
+			if (!rep) {
+				/* one frame of each, for the record */
+				struct usym_frame fr;
+
+				usym_addr(u, (uint32_t)pids[t], addrs[t][1], true, &fr);
+				printf("usym-sample target=%s addr=0x%" PRIx64 " %s+0x%" PRIx64 " (%s)\n",
+				       names[t], fr.addr, fr.sym ? fr.sym : "[unknown]", fr.sym_off,
+				       fr.path ? fr.path : "?");
+			}
+			fflush(stdout);
+			usym_free(u);
+		}
+	}
+out:
+	kill(pids[1], SIGTERM);
+	waitpid(pids[1], NULL, 0);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1.0;
@@ -95,6 +252,8 @@ int main(int argc, char **argv)
 	FILE *f;
 	int fd;
 
+	if (argc > 1 && !strcmp(argv[1], "usym"))
+		return usym_bench(argc > 2 ? atof(argv[2]) : 1.0, argc > 3 ? atoi(argv[3]) : 5);
 	/* slots packed after the header and the fault bitmap, as compile.c lays them */
 	for (i = 0; i < 3; i++) {
 		args[i].slot = (uint16_t)pos;
