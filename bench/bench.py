@@ -9,8 +9,8 @@ SVG from that file.
 
 Everything it probes is its own: uprobes on .output/bench/workload only, a
 tracefs instance and a uprobe_events group of its own (kptbench), removed on
-exit; and, for the tracepoint scenario, syscalls/sys_enter_lseek, which every
-process's lseek(2) hits (unfiltered, so every count is "at least"). Every process it starts is bounded by a timeout; kptrace is only ever
+exit; and, for the tracepoint and stacks scenarios, syscalls/sys_enter_lseek,
+which every process's lseek(2) hits (unfiltered, so every count is "at least"). Every process it starts is bounded by a timeout; kptrace is only ever
 stopped with SIGINT, then SIGTERM.
 """
 import argparse
@@ -62,7 +62,7 @@ STATS_CALLS = 5000      # calls run with BPF run-time stats on
 TP_STATS_CALLS = 20000  # the same, lseek loop (cheaper per call)
 
 running = []            # processes to stop on the way out
-SCENARIOS = ["overhead", "tracepoint", "decoder", "throughput", "vm"]
+SCENARIOS = ["overhead", "tracepoint", "stacks", "decoder", "throughput", "vm"]
 
 
 def log(msg):
@@ -401,6 +401,13 @@ class FtraceProc:
 
 def bpftrace_script(kind, mech="uprobe"):
     begin = 'BEGIN { cat("%s"); }\n' % FIFO
+    if mech == "stacks":
+        probe = "tracepoint:%s" % TP.replace("/", ":")
+        if kind == "kstream":
+            return begin + probe + ' { printf("%s", kstack); }\n'
+        if kind == "kcount":
+            return begin + probe + " { @[kstack] = count(); }\n"
+        raise ValueError(kind)
     if kind == "kmalloc":
         return begin + "tracepoint:%s { @ = hist(args->bytes_req); }\n" % KMALLOC_TP.replace("/", ":")
     if mech == "tracepoint":
@@ -427,6 +434,29 @@ def make_tool(config, outfile, bufsize=None, rb_pages=None, mech="uprobe"):
     mech "tracepoint": the same jobs on the tracepoint TP (stream, hist, nop)."""
     tool, mode = config.split("-", 1)
     target = "%s:%s" % (WORK, FUNC)
+    if mech == "stacks":
+        if tool == "kptrace":
+            if mode == "kstream":
+                # the fields the floor's record carries too (bpftrace's printf has none)
+                argv = [KPT, "--buffer-size", STACKS_RING, "-K", "-o", outfile.name,
+                        "t:%s %s" % (TP, TP_FIELDS)]
+            else:
+                argv = [KPT, "count", "t:%s" % TP, "--by", "kstack"]
+            return Proc(config, argv, "stderr:Attached", out=outfile, is_kptrace=True)
+        if tool == "libbpf":
+            if mode == "nop":
+                return Proc(config, [BASE, "nop", "tracepoint", TP], "stderr:Attached", out=outfile)
+            argv = [BASE, "kstream" if mode == "kstream" else "stackid", "tracepoint", TP]
+            if mode == "kstream":
+                argv += ["-b", str(report.parse_size(STACKS_RING))]
+            return Proc(config, argv + ["-o", outfile.name], "stderr:Attached", out=outfile)
+        if tool == "bpftrace":
+            # its perf buffers: pages per CPU, the same bytes in all
+            pages = report.parse_size(STACKS_RING) // ((os.cpu_count() or 1) * 4096)
+            env = {"BPFTRACE_PERF_RB_PAGES": str(pages)} if mode == "kstream" else {}
+            return Proc(config, ["bpftrace", "-o", outfile.name, "-e", bpftrace_script(mode, mech)],
+                        "fifo", out=subprocess.DEVNULL, env=env)
+        raise ValueError(config)
     if mech == "tracepoint":
         if tool == "kptrace":
             if mode == "stream":
@@ -471,6 +501,8 @@ def events_seen(config, proc, outpath, mech="uprobe"):
     tool, mode = config.split("-", 1)
     err = "".join(getattr(proc, "stderr_lines", []))
     event = "tpstream" if mech == "tracepoint" else "stream"
+    if mech == "stacks":
+        return stacks_seen(tool, mode, err, outpath)
     if tool == "kptrace":
         rows = re.findall(r"^(\S+/\S+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(\d+)", err, re.M)
         if not rows:
@@ -498,6 +530,57 @@ def events_seen(config, proc, outpath, mech="uprobe"):
     if tool == "ftrace":     # a syscall event's line: "...: sys_lseek(fd: 4, offset: 1, whence: 0)"
         return count_lines(outpath, ": sys_lseek("), getattr(proc, "drops", None)
     return None, None
+
+
+def stacks_seen(tool, mode, err, outpath):
+    """(events seen with a kernel stack of at least one frame, events lost):
+    an event whose stack is missing is not seen, so a tool that walked no
+    stack cannot look fast."""
+    if mode == "nop":
+        return None, None        # an empty program counts nothing
+    if tool == "kptrace":
+        rows = re.findall(r"^(\S+/\S+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(\d+)", err, re.M)
+        if not rows:
+            return None, None
+        lost = int(rows[0][3])
+        # stacks not walked, or counted under the lost stack: lost, not seen
+        lost += sum(int(x) for x in re.findall(
+            r"(\d+) (?:stacks NOT CAPTURED|events counted under a LOST stack)", err))
+    elif tool == "libbpf":
+        m = re.search(r"events=(\d+) drops=(\d+)", err)
+        if not m:
+            return None, None
+        lost = int(m.group(2))
+    elif tool == "bpftrace":
+        lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", err))
+    else:
+        return None, None
+    with open(outpath, errors="replace") as f:
+        lines = f.read().splitlines()
+    seen = 0
+    if tool == "bpftrace":
+        lost += sum(int(x) for x in re.findall(r"Lost (\d+) events", "\n".join(lines)))
+        for i, l in enumerate(lines[:-1]):
+            if mode == "kstream":
+                # printf("%s", kstack): an empty line, then a frame per line
+                seen += not l and lines[i + 1][:1].isspace() and bool(lines[i + 1].strip())
+            else:
+                # @[kstack] = count(): "@[", a frame per line, "]: COUNT"
+                m = re.match(r"^\]: (\d+)$", lines[i + 1])
+                if m and l[:1].isspace() and l.strip():
+                    seen += int(m.group(1))
+        return seen, lost
+    for i, l in enumerate(lines[:-1]):
+        framed = lines[i + 1].startswith(" => ")
+        if mode == "kstream":
+            # the "<stack trace>" line (ftrace's, the floor's alike), then " => FRAME"
+            seen += framed and l.endswith(("<stack trace>", "<stack trace>:"))
+        else:
+            # a count alone on its line, then its stack's frames
+            m = re.match(r"^\s*(\d+)$", l)
+            if m and framed:
+                seen += int(m.group(1))
+    return seen, lost
 
 
 def count_lines(path, needle):
@@ -533,13 +616,28 @@ TRACEPOINT_CONFIGS = [
 ]
 KMALLOC_TP = "kmem/kmalloc"
 
+# Kernel stacks on the same tracepoint and loop: each event with its stack
+# (kstream), and the count per stack (kcount); the floor's empty program
+# for the tracepoint's own cost.
+# The streamed stacks' buffer, the same bytes for every tool: the floor's
+# fixed records (room for 127 frames, ~1 kB) fill its 4 MB default in ~15 ms
+# of the loop, and a consumer descheduled that long by the other jobs on
+# this host lost most of a run; kptrace's 2 MB default lost some too.
+STACKS_RING = "16M"
+STACKS_CONFIGS = [
+    "untraced",
+    "libbpf-nop",
+    "kptrace-kstream", "libbpf-kstream", "bpftrace-kstream",
+    "kptrace-kcount", "libbpf-kcount", "bpftrace-kcount",
+]
+
 
 def one_overhead_run(config, rep, calls, ft, stats, mech="uprobe"):
     """One configuration of scenario 1 (mech "uprobe": bench_fn's loop) or of
     its tracepoint variant (mech "tracepoint": the lseek loop; every process's
     lseek hits the tracepoint, so the tools see at least the calls made, and
     the BPF time is per program run, not per call of the workload)."""
-    lseek = mech == "tracepoint"
+    lseek = mech in ("tracepoint", "stacks")
     stats_calls = TP_STATS_CALLS if lseek else STATS_CALLS
     rec = {"rep": rep, "config": config, "loadavg": os.getloadavg()[0]}
     if config == "untraced":
@@ -588,7 +686,7 @@ def one_overhead_run(config, rep, calls, ft, stats, mech="uprobe"):
                             rec["bpf_ns_per_call"] = (s1[0] - s0[0]) / stats_calls
             if proc.pid():
                 rec["hwm_end_kb"] = mem_status(proc.pid()).get("VmHWM")
-                if config.endswith("-stream"):
+                if config.endswith(("-stream", "-kstream")):
                     settle(outpath)
         finally:
             rc = proc.stop()
@@ -639,6 +737,39 @@ def scenario_tracepoint(args, ft):
     runs = overhead_loop(configs, args, args.tp_calls, ft, stats, "tracepoint", 2000)
     return {"tracepoint": TP, "calls": args.tp_calls, "ftrace_buffer_kb": TP_FTRACE_BUFFER_KB,
             "stats_calls": TP_STATS_CALLS if stats else 0, "runs": runs}
+
+
+def scenario_stacks(args):
+    """Kernel stacks through the tracepoint syscalls/sys_enter_lseek (each
+    event's, and counted per stack), then the user-stack symbolizer's rate."""
+    stats = args.bpf_stats and enable_bpf_stats_probe()
+    log("== kernel stacks through the tracepoint %s: %d configurations x %d repeats, %d calls each"
+        % (TP, len(STACKS_CONFIGS), args.repeats, args.tp_calls))
+    runs = overhead_loop(STACKS_CONFIGS, args, args.tp_calls, None, stats, "stacks", 3000)
+    log("== user-stack symbolization: usym_addr() on live processes' code, one core")
+    usym, sample, out = [], [], ""
+    try:
+        # the overhead runs are kept when this fails
+        r = subprocess.run([DECODER, "usym", str(args.decoder_seconds), str(args.repeats)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300, check=True)
+        out = r.stdout.decode(errors="replace")
+    except subprocess.SubprocessError as e:
+        err = getattr(e, "stderr", None) or b""
+        sample.append("ERROR %s %s" % (e, err.decode(errors="replace").strip()))
+        log("  usym: " + sample[-1])
+    for line in out.splitlines():
+        if line.startswith("usym "):
+            kv = dict(f.split("=", 1) for f in line.split()[1:])
+            usym.append({"target": kv["target"], "frames": int(kv["frames"]),
+                         "named": int(kv["named"]), "cpu_s": float(kv["cpu_s"]),
+                         "frames_per_cpu_s": float(kv["frames_per_cpu_s"]),
+                         "cold_ms": float(kv["cold_ms"])})
+            log("  %s" % line)
+        else:
+            sample.append(line)
+    return {"tracepoint": TP, "calls": args.tp_calls, "ring": STACKS_RING,
+            "stats_calls": TP_STATS_CALLS if stats else 0, "runs": runs,
+            "usym": {"addresses": 4096, "runs": usym, "sample": sample}}
 
 
 def enable_bpf_stats_probe():
@@ -753,7 +884,8 @@ def main():
     ap.add_argument("--decoder-seconds", type=float, default=1.0)
     ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", ",".join(SCENARIOS)),
                     help="comma-separated scenarios, of %s (tracepoint: scenario 1 through "
-                    "syscalls/sys_enter_lseek; vm: kprobes in qemu, bench/vm/; BENCH_VM=0 drops it)"
+                    "syscalls/sys_enter_lseek; stacks: kernel stacks there, and the user-stack "
+                    "symbolizer; vm: kprobes in qemu, bench/vm/; BENCH_VM=0 drops it)"
                     % ",".join(SCENARIOS))
     ap.add_argument("--vm-kernels", default=os.environ.get("BENCH_VM_KERNELS", "6.12 6.1"),
                     help="kernels booted for the vm scenario (tests/vm/run.sh --kernel)")
@@ -802,7 +934,7 @@ def main():
         # host's scenarios (and their parameters) stay as they were measured
         with open(args.output) as f:
             prev = json.load(f)
-        for k in ("params", "overhead", "tracepoint", "decoder", "throughput"):
+        for k in ("params", "overhead", "tracepoint", "stacks", "decoder", "throughput"):
             if k in prev:
                 res[k] = prev[k]
         res["meta"]["host_results_date"] = prev.get("meta", {}).get("date")
@@ -826,6 +958,8 @@ def main():
             res["overhead"] = scenario_overhead(args, ft)
         if "tracepoint" in only:
             res["tracepoint"] = scenario_tracepoint(args, ft)
+        if "stacks" in only:
+            res["stacks"] = scenario_stacks(args)
         if "decoder" in only:
             res["decoder"] = scenario_decoder(args)
         if "throughput" in only:
