@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -152,6 +153,8 @@ static int usym_bench(double secs, int repeats)
 	int rep, t, err = 0;
 
 	if (pids[1] == 0) {
+		/* it goes with us, however we end (a closed pipe, a signal) */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		execlp("sleep", "sleep", "600", (char *)NULL);
 		_exit(127);
 	}
