@@ -118,11 +118,19 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(TEST_BIN)/%,$(wildcard tests/unit/test
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 SAN_TESTS := $(patsubst tests/unit/%.c,$(TEST_BIN)/san/%,$(wildcard tests/unit/test_*.c))
 
-$(TEST_BIN)/san/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(LIB_SRCS) $(wildcard src/*.h) \
-		$(OUTPUT)/kptrace.skel.h
+# The library once under the sanitizers, linked into each test and kptrace-san:
+# compiling every source again for each of them took most of make test's build.
+SAN_OBJS := $(patsubst src/%.c,$(OUTPUT)/san/%.o,$(LIB_SRCS))
+
+$(OUTPUT)/san/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(OUTPUT)/kptrace.skel.h
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(LIB_SRCS) -lbpf -lelf -lz -o $@
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+$(TEST_BIN)/san/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(SAN_OBJS)
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_OBJS) -lbpf -lelf -lz -o $@
 
 unit: $(UNIT_TESTS) $(SAN_TESTS)
 	$(Q)tests/run-unit.sh $(UNIT_TESTS) $(SAN_TESTS)
@@ -139,10 +147,9 @@ soak: kptrace
 	$(Q)tests/vm/soak.sh
 
 # kptrace itself under ASan+UBSan (dynamic: the sanitizers need it) for the host suites
-$(OUTPUT)/kptrace-san: $(LIB_SRCS) src/main.c $(wildcard src/*.h) $(wildcard include/*.h) \
-		$(OUTPUT)/kptrace.skel.h
+$(OUTPUT)/kptrace-san: $(SAN_OBJS) $(OUTPUT)/san/main.o
 	$(call msg,CC-SAN,$@)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LIB_SRCS) src/main.c -lbpf -lelf -lz -o $@
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(SAN_OBJS) $(OUTPUT)/san/main.o -lbpf -lelf -lz -o $@
 
 test: test-deps
 	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS) $(SAN_TESTS) $(OUTPUT)/kptrace-san \
@@ -234,7 +241,7 @@ FUZZ_HDRS    := tests/fuzz/fuzz_common.h tests/unit/ev_layout.h $(wildcard src/*
 FUZZ_SRCS_spec   := src/spec.c src/types.c
 FUZZ_SRCS_filter := src/filter.c src/spec.c src/types.c
 FUZZ_SRCS_decode := src/decode.c src/output_text.c src/output_json.c src/fmt.c src/ksyms.c \
-	src/umaps.c src/spec.c src/types.c
+	src/umaps.c src/spec.c src/types.c src/stackout.c src/usym.c
 FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode
 
 .PHONY: fuzz fuzz-smoke fuzz-build
@@ -253,7 +260,7 @@ $(FUZZ_OUT)/bin/fuzz_filter: tests/fuzz/fuzz_filter.c $(FUZZ_SRCS_filter) $(FUZZ
 $(FUZZ_OUT)/bin/fuzz_decode: tests/fuzz/fuzz_decode.c $(FUZZ_SRCS_decode) $(FUZZ_HDRS)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_decode) -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_decode) -lelf -lz -o $@
 
 fuzz-build: $(FUZZ_BINS)
 

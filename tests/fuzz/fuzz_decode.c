@@ -116,7 +116,8 @@ static bool ref_valid(const struct ev_desc *ev, const uint8_t *r, size_t len)
 	if (len < KPT_HDR_SIZE || ev->nargs < 0 || ev->nargs > KPT_MAX_ARGS)
 		return false;
 	memcpy(&h, r, sizeof(h));
-	if (h.size != len || h.kind != KPT_REC_EVENT || h.pad ||
+	/* the harness's probes take no stacks: a record with any is malformed */
+	if (h.size != len || h.kind != KPT_REC_EVENT || h.nkstack || h.nustack ||
 	    (ev->index >= 0 && h.probe != (unsigned int)ev->index))
 		return false;
 	first = KPT_HDR_SIZE + ((size_t)ev->nargs + 7) / 8;

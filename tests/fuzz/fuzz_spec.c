@@ -115,7 +115,7 @@ static void check_probe(const struct spec_probe *p, const char *text, size_t len
 	int i;
 
 	FUZZ_CHECK(p->text && !strcmp(p->text, text), "text not kept as given");
-	FUZZ_CHECK(p->kind >= SPEC_KPROBE && p->kind <= SPEC_TRACEPOINT, "kind %d", p->kind);
+	FUZZ_CHECK(p->kind >= SPEC_KPROBE && p->kind <= SPEC_PROFILE, "kind %d", p->kind);
 	FUZZ_CHECK(terminated(p->group, sizeof(p->group)) && terminated(p->event, sizeof(p->event)) &&
 		   terminated(p->module, sizeof(p->module)) &&
 		   terminated(p->tp_system, sizeof(p->tp_system)) &&
@@ -146,6 +146,10 @@ static void check_probe(const struct spec_probe *p, const char *text, size_t len
 		break;
 	case SPEC_REMOVE:
 		FUZZ_CHECK(!p->nargs && !p->filter && !p->path && !p->symbol, "removal with more");
+		break;
+	case SPEC_PROFILE:
+		FUZZ_CHECK(!p->nargs && !p->path && !p->symbol && p->hz >= 1 && p->hz <= 10000,
+			   "profile with arguments, a target or a rate of %u", p->hz);
 		break;
 	}
 	if (p->kind != SPEC_REMOVE)
