@@ -434,6 +434,60 @@ __noinline int kpt_save_args(struct kpt_scratch *s, const struct kpt_probe_entry
 	return 0;
 }
 
+/* A --from/--to pair's key for start probe start: its --key values, or the thread. */
+static __always_inline int kpt_pair_key(struct kpt_scratch *s, const struct kpt_probe_entry *p,
+					__u32 start, struct kpt_pair_key *pk)
+{
+	const struct kpt_rec_hdr *h = (const struct kpt_rec_hdr *)s->rec;
+	__u32 i;
+
+	pk->probe = start;
+	if (!p->agg.npair) {
+		pk->w[0] = h->tid;
+		return 0;
+	}
+	for (i = 0; i < KPT_PAIR_KEYS && i < p->agg.npair; i++)
+		if (kpt_slot_value(s, p, p->agg.pair_argi[i], false, &pk->w[i]))
+			return -1;	/* faulted: no key */
+	return 0;
+}
+
+/*
+ * latency --from/--to: a start keeps its time under its key (a start there
+ * already, never ended, is replaced and counted); an end takes the time
+ * under its own key's values, counts now - then, and closes the pair. A
+ * filtered end leaves the start open for the end that passes.
+ */
+static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_probe_entry *p,
+				     __u32 idx, struct kpt_stats *st, __u32 passed)
+{
+	const struct kpt_rec_hdr *h = (const struct kpt_rec_hdr *)s->rec;
+	struct kpt_pair_key pk = {};
+	__u64 ts = h->ts, *start;
+
+	if (!passed)
+		return;
+	if (p->agg.action == KPT_ACT_PAIR_START) {
+		if (kpt_pair_key(s, p, idx, &pk))
+			return;
+		if (bpf_map_update_elem(&kpt_pairs, &pk, &ts, BPF_NOEXIST)) {
+			st->pair_replaced++;
+			bpf_map_update_elem(&kpt_pairs, &pk, &ts, BPF_ANY);
+		}
+		return;
+	}
+	if (kpt_pair_key(s, p, p->agg.lat_peer, &pk))
+		return;
+	start = bpf_map_lookup_elem(&kpt_pairs, &pk);
+	if (!start) {
+		st->unmatched++;
+		return;
+	}
+	ts -= *start;
+	bpf_map_delete_elem(&kpt_pairs, &pk);
+	kpt_hist_add(s, p, idx, ts, st);
+}
+
 /*
  * The action of probe idx, for the event in s that passed its filter (or, for
  * a latency start, with passed saying whether it did). Global: verified once.
@@ -466,11 +520,16 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		kpt_hist_add(s, p, idx, v, st);
 		return 0;
 	case KPT_ACT_COUNT:
+		/* --sum and the like: the value's count, sum, min and max per key */
+		v = 1;
+		if (p->agg.count_value &&
+		    kpt_slot_value(s, p, p->agg.value_argi, p->agg.value_signed, &v))
+			return 0;	/* faulted: counted as a fault, not here */
 		if (kpt_make_key(s, p, &k))
 			return 0;
 		k.probe = p->agg.group;
 		k.bucket = KPT_BUCKET_STATS;
-		if (kpt_kagg_add(&k, 1, false))
+		if (kpt_kagg_add(&k, v, p->agg.value_signed))
 			st->keys_full++;
 		return 0;
 	case KPT_ACT_LAT_START:
@@ -482,6 +541,10 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 			kpt_pmu_enter(h->tid, idx, depth, h->cpu, passed);
 		return 0;
 
+	case KPT_ACT_PAIR_START:
+	case KPT_ACT_PAIR_END:
+		kpt_pair(s, p, idx, st, passed);
+		return 0;
 	case KPT_ACT_LAT_END:
 		if (kpt_pmu_n)
 			kpt_pmu_exit(p, idx, h->tid, h->cpu, passed);

@@ -119,6 +119,22 @@ struct {
 	__type(value, struct kpt_pmu_stats);
 } kpt_pmu_stat SEC(".maps");
 
+/* latency --from/--to: each open start's time under its pair's key (the
+ * start probe and its --key values, or the thread). LRU: a start whose end
+ * never comes is dropped for newer ones; the loader sizes it. */
+struct kpt_pair_key {
+	__u32 probe;
+	__u32 pad;
+	__u64 w[KPT_PAIR_KEYS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 10240);	/* --max-keys where given */
+	__type(key, struct kpt_pair_key);
+	__type(value, __u64);
+} kpt_pairs SEC(".maps");
+
 /* --- stacks as keys (stack.bpf.h) --- */
 
 /*

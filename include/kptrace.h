@@ -265,7 +265,12 @@ enum kpt_action {
 	KPT_ACT_LAT_END,	/* latency: histogram of now - entry time */
 	KPT_ACT_SAVE_ARGS,	/* entry of a return probe: keep the argument slots (per
 				 * thread, per depth) for the return to read */
+	KPT_ACT_PAIR_START,	/* latency --from: the time, under the pair's key */
+	KPT_ACT_PAIR_END,	/* latency --to: histogram of now - the time under its key */
 };
+
+/* Arguments that make a --from/--to pair's key (--key); none: the thread. */
+#define KPT_PAIR_KEYS	3
 
 enum kpt_hist_kind {
 	KPT_H_LOG2 = 1,		/* [0], [1], [2,4), [4,8) ... */
@@ -360,7 +365,10 @@ struct kpt_agg {
 	__u32 group;		/* probes with one group share a histogram: kpt_hstat index
 				 * and kpt_key.probe (the first probe's index) */
 	__u8 value_sub_argi;	/* KPT_ACT_HIST: subtract this argument (0xff: none) */
-	__u8 pad2[3];
+	__u8 count_value;	/* KPT_ACT_COUNT: add value_argi's value (--sum...), not 1 */
+	__u8 pad2[2];
+	__u8 npair;		/* KPT_ACT_PAIR_*: the key's arguments, 0: the thread */
+	__u8 pair_argi[KPT_PAIR_KEYS];
 	__u32 pmu_base;		/* KPT_ACT_LAT_END with --pmu: counter e's log-linear
 				 * histogram starts at kpt_hist[pmu_base + e * KPT_LOGLIN_BUCKETS] */
 	__s64 lin_min;		/* KPT_H_LINEAR */
@@ -456,11 +464,13 @@ struct kpt_stats {
 	__u64 drops;		/* records the ring buffer had no room for */
 	__u64 faults;		/* arguments whose read failed */
 	__u64 filtered;		/* events the pid or the probe's filter skipped */
-	__u64 unmatched;	/* latency: returns with no entry time (evicted or never seen) */
+	__u64 unmatched;	/* latency: returns (--to ends) with no entry time (evicted or
+				 * never seen) */
 	__u64 keys_full;	/* keyed aggregation: the map was full, event not counted */
 	__u64 stack_failed;	/* a stack could not be captured (a kernel thread's user stack...) */
 	__u64 stack_full;	/* a stack key's map was full: counted under a lost stack */
 	__u64 stack_deep;	/* a stack reached its depth: its outermost frames are missing */
+	__u64 pair_replaced;	/* --from: a start whose key already had one, never ended */
 	struct kpt_aggval val;	/* KPT_PF_OWN_STATS: the histogram's value stats */
 };
 

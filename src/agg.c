@@ -120,6 +120,28 @@ static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *
 	return 0;
 }
 
+/* count --sum FIELD (--avg, --min, --max): FIELD's value goes in each key's stats. */
+static int count_value(const struct agg_opts *o, const struct ev_desc *ev, struct kpt_agg *g,
+		       char *msg, size_t msglen)
+{
+	int a = ev_arg_index(ev, o->stat_field);
+
+	if (a < 0) {
+		snprintf(msg, msglen, "%s/%s has no argument '%s' to sum (name one of its "
+			 "arguments or fields)", ev->group, ev->event, o->stat_field);
+		return -EINVAL;
+	}
+	if (!is_scalar(&ev->args[a])) {
+		snprintf(msg, msglen, "'%s' is not a number: --sum, --avg, --min and --max take "
+			 "a scalar argument", o->stat_field);
+		return -EINVAL;
+	}
+	g->value_argi = a;
+	g->value_signed = spec_type_signed(ev->args[a].type);
+	g->count_value = 1;
+	return 0;
+}
+
 int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_desc *ev,
 	      uint32_t peer, struct kpt_agg *g, uint32_t *next_bucket, char *msg, size_t msglen)
 {
@@ -191,17 +213,22 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 		}
 		break;
 	case KPT_ACT_LAT_END:
+	case KPT_ACT_PAIR_END:
 		g->hist = KPT_H_LOGLIN;
 		g->nbuckets = KPT_LOGLIN_BUCKETS;
 		g->lat_peer = peer;
 		break;
 	case KPT_ACT_COUNT:
+		if (o->stat_field && (err = count_value(o, ev, g, msg, msglen)))
+			return err;
+		break;
 	case KPT_ACT_LAT_START:
+	case KPT_ACT_PAIR_START:
 		break;
 	default:
 		return 0;
 	}
-	if (action != KPT_ACT_LAT_START) {
+	if (action != KPT_ACT_LAT_START && action != KPT_ACT_PAIR_START) {
 		err = parse_keys(o->by, ev, g, msg, msglen);
 		if (err)
 			return err;
@@ -453,9 +480,15 @@ static void json_key(FILE *f, const struct agg_ctx *c, const struct kpt_agg *g,
 	fputs("}", f);
 }
 
+/* A latency: a function's entry to its return, or --from to --to. */
+static bool is_latency(const struct kpt_agg *g)
+{
+	return g->action == KPT_ACT_LAT_END || g->action == KPT_ACT_PAIR_END;
+}
+
 static const char *agg_unit(const struct agg_ctx *c, const struct kpt_agg *g)
 {
-	if (g->action != KPT_ACT_LAT_END)
+	if (!is_latency(g))
 		return NULL;
 	return c->opts->unit ? c->opts->unit : "us";
 }
@@ -465,9 +498,14 @@ static void hist_title(const struct agg_ctx *c, int i, const char *key, char *bu
 {
 	const struct kpt_agg *g = &c->ents[i].agg;
 	const struct ev_desc *ev = &c->evs[i];
+	char pair[2 * SPEC_NAME_MAX + 3];
 	const char *name;
 
-	if (g->action == KPT_ACT_LAT_END)
+	if (g->action == KPT_ACT_PAIR_END) {
+		/* --from to --to: both events, as latency names them */
+		snprintf(pair, sizeof(pair), "%s->%s", c->evs[g->lat_peer].event, ev->event);
+		name = pair;
+	} else if (g->action == KPT_ACT_LAT_END)
 		name = c->evs[g->lat_peer].func[0] ? c->evs[g->lat_peer].func
 						    : c->evs[g->lat_peer].event;
 	else
@@ -498,7 +536,7 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 	if (c->json) {
 		fprintf(c->out, "{\"group\":\"%s\",\"event\":\"%s\",\"type\":\"%s\"",
 			c->evs[i].group, c->evs[i].event,
-			g->action == KPT_ACT_LAT_END ? "latency" : "hist");
+			is_latency(g) ? "latency" : "hist");
 		if (key) {
 			fputs(",\"key\":", c->out);
 			json_key(c->out, c, g, &c->evs[i], key);
@@ -519,7 +557,7 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 	} else {
 		hist_print(c->out, title, &h);
 	}
-	if (g->action == KPT_ACT_LAT_END)
+	if (is_latency(g))
 		hist_print_latency_summary(c->out, &h);
 	if (c->pmu && g->action == KPT_ACT_LAT_END && !key)
 		pmu_report(c->out, false, c->pmu, c->ld, g, i, h.unit, clear);
@@ -604,6 +642,9 @@ static void report_keyed_hist(const struct agg_ctx *c, int i, const struct kset 
 	free(counts);
 }
 
+static const char *const stat_names[] = { "SUM", "AVG", "MIN", "MAX" };
+static const char *const stat_keys[] = { "sum", "avg", "min", "max" };	/* --json's */
+
 /* Where "probe" is among --by's keys (a column of the table, no key word), or -1. */
 static int probe_key_pos(const char *by)
 {
@@ -619,7 +660,38 @@ static int probe_key_pos(const char *by)
 	return -1;
 }
 
-/* The text of a count row's cells: the count, then the columns in order. */
+/* --avg's value: the mean, rounded toward zero, as bpftrace's avg(). */
+static int64_t stat_avg(const struct kpt_aggval *v, bool sgn)
+{
+	if (!v->count)
+		return 0;
+	return sgn ? (int64_t)v->sum / (int64_t)v->count : (int64_t)(v->sum / v->count);
+}
+
+/* One statistic (AGG_ST_*) of v as text, signed or not. */
+static void format_stat(const struct kpt_aggval *v, unsigned int st, bool sgn, char *buf,
+			size_t len)
+{
+	uint64_t x = st == AGG_ST_SUM ? v->sum : st == AGG_ST_MIN ? v->min :
+		     st == AGG_ST_MAX ? v->max : (uint64_t)stat_avg(v, sgn);
+
+	if (sgn)
+		snprintf(buf, len, "%" PRId64, (int64_t)x);
+	else
+		snprintf(buf, len, "%" PRIu64, x);
+}
+
+/* What a row sorts by, largest first: the count or a statistic, signed ones in order. */
+static uint64_t sort_value(const struct kpt_aggval *v, unsigned int by, bool sgn)
+{
+	uint64_t x = by == AGG_ST_SUM ? v->sum : by == AGG_ST_MIN ? v->min :
+		     by == AGG_ST_MAX ? v->max : by == AGG_ST_AVG ? (uint64_t)stat_avg(v, sgn) :
+		     v->count;
+
+	return sgn && by ? x ^ (1ull << 63) : x;
+}
+
+/* The text of a count row's cells: the count, its statistics, then the columns in order. */
 static int count_row(const struct agg_ctx *c, struct table *t, int i, const struct kentry *e,
 		     int probe_col)
 {
@@ -627,10 +699,20 @@ static int count_row(const struct agg_ctx *c, struct table *t, int i, const stru
 	const struct ev_desc *ev = &c->evs[i];
 	char parts[TABLE_MAX_COLS][160], probe[160];
 	const char *cells[TABLE_MAX_COLS];
-	int k, w = 0, col = 1;
+	int k, w = 0, col = 1, b, err;
 
 	snprintf(parts[0], sizeof(parts[0]), "%llu", e ? (unsigned long long)e->v.count : 0ull);
 	cells[0] = parts[0];
+	for (b = 0; b < 4; b++) {
+		if (!(c->opts->stats & (1u << b)))
+			continue;
+		if (e)
+			format_stat(&e->v, 1u << b, g->value_signed, parts[col], sizeof(parts[col]));
+		else
+			strcpy(parts[col], "-");
+		cells[col] = parts[col];
+		col++;
+	}
 	snprintf(probe, sizeof(probe), "%s/%s", ev->group, ev->event);
 	for (k = 0; k <= g->nkeys; k++) {
 		if (col == probe_col)
@@ -646,7 +728,11 @@ static int count_row(const struct agg_ctx *c, struct table *t, int i, const stru
 		cells[col] = parts[col];
 		col++;
 	}
-	return table_add(t, e ? e->v.count : 0, (uint32_t)i, e ? &e->k : NULL, cells);
+	err = table_add(t, e ? sort_value(&e->v, c->opts->sort_by, g->value_signed) : 0,
+			(uint32_t)i, e ? &e->k : NULL, cells);
+	if (!err && e)
+		t->rows[t->n - 1].agg = e->v;
+	return err;
 }
 
 /* Under a count row, its stacks (table_print_each()'s callback). */
@@ -664,8 +750,19 @@ static void json_count_row(const struct agg_ctx *c, const struct table_row *r)
 	const struct kpt_agg *g = &c->ents[r->probe].agg;
 	const struct ev_desc *ev = &c->evs[r->probe];
 
+	int b;
+
 	fprintf(c->out, "{\"group\":\"%s\",\"event\":\"%s\",\"type\":\"count\","
-		"\"count\":%llu,\"key\":", ev->group, ev->event, (unsigned long long)r->value);
+		"\"count\":%llu,", ev->group, ev->event, (unsigned long long)r->agg.count);
+	for (b = 0; b < 4; b++) {
+		char v[32];
+
+		if (!(c->opts->stats & (1u << b)))
+			continue;
+		format_stat(&r->agg, 1u << b, g->value_signed, v, sizeof(v));
+		fprintf(c->out, "\"%s\":%s,", stat_keys[b], r->has_key ? v : "null");
+	}
+	fputs("\"key\":", c->out);
 	if (r->has_key)
 		json_key(c->out, c, g, ev, &r->key);
 	else
@@ -698,6 +795,9 @@ static void report_counts(const struct agg_ctx *c, const struct kset *s)
 	table_init(&t);
 	/* COUNT twelve wide, as the single table always was */
 	table_col(&t, "COUNT", true, 12);
+	for (k = 0; k < 4; k++)
+		if (c->opts->stats & (1u << k))
+			table_col(&t, stat_names[k], true, 0);
 	if (pos < 0 && ngroups > 1)
 		pos = 0;
 	for (k = 0; k <= g->nkeys; k++) {
@@ -821,7 +921,7 @@ void agg_report(const struct agg_ctx *c, bool clear)
 			continue; /* reported with its group's first probe */
 		if (g->action == KPT_ACT_COUNT)
 			continue; /* one table of them all, below */
-		if (g->action == KPT_ACT_HIST || g->action == KPT_ACT_LAT_END)
+		if (g->action == KPT_ACT_HIST || is_latency(g))
 			g->nkeys ? report_keyed_hist(c, i, &s) : report_unkeyed(c, i, clear);
 	}
 	if (c->folded)

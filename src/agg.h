@@ -28,7 +28,16 @@ struct agg_opts {
 	int top;			/* count: rows to print, 0 = all */
 	bool zeros;			/* count: a row of 0 for a probe nothing hit */
 	int pmu_n;			/* latency --pmu: counters per call */
+	/* count --sum/--avg/--min/--max FIELD: FIELD's statistics per key,
+	 * AGG_ST_* columns; sort_by: the column the rows sort by (0: COUNT) */
+	const char *stat_field;
+	unsigned int stats, sort_by;
 };
+
+#define AGG_ST_SUM	1u
+#define AGG_ST_AVG	2u
+#define AGG_ST_MIN	4u
+#define AGG_ST_MAX	8u
 
 /*
  * Configure probe ev for action (KPT_ACT_HIST, _COUNT, _LAT_START, _LAT_END;

@@ -62,7 +62,8 @@ enum {
 	OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER, OPT_LINEAR, OPT_BY, OPT_TOP, OPT_UNIT,
 	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK, OPT_BACKEND, OPT_PMU,
 	OPT_ZEROS,
-	OPT_KEEP_RUNNING, OPT_FOLDED, OPT_NO_IDLE,
+	OPT_KEEP_RUNNING, OPT_FOLDED, OPT_NO_IDLE, OPT_SUM, OPT_AVG, OPT_MIN, OPT_MAX, OPT_SORT,
+	OPT_FROM, OPT_TO, OPT_KEY,
 };
 
 static const struct argp_option options[] = {
@@ -98,8 +99,21 @@ static const struct argp_option options[] = {
 	  "per key: comm, pid, tid, cpu, an argument name, or (count) probe", 1 },
 	{ "top", OPT_TOP, "N", 0, "count: the N largest rows of the whole table only", 1 },
 	{ "zeros", OPT_ZEROS, NULL, 0, "count: a row of 0 for each probe nothing hit", 1 },
+	{ "sum", OPT_SUM, "FIELD", 0, "count: FIELD's sum per key, a column (bpftrace's sum())", 1 },
+	{ "avg", OPT_AVG, "FIELD", 0, "count: FIELD's mean per key", 1 },
+	{ "min", OPT_MIN, "FIELD", 0, "count: FIELD's least value per key", 1 },
+	{ "max", OPT_MAX, "FIELD", 0, "count: FIELD's largest value per key", 1 },
+	{ "sort", OPT_SORT, "count|sum|avg|min|max", 0,
+	  "count: the column the rows sort by, largest first (default: the first of "
+	  "--sum/--avg/--min/--max given, else count)", 1 },
 	{ "interval", 'i', "SECONDS", 0, "print (and reset) every SECONDS", 1 },
 	{ "unit", OPT_UNIT, "ns|us|ms", 0, "latency: the unit to print (default us)", 1 },
+	{ "from", OPT_FROM, "DEFINITION", 0,
+	  "latency: from this event (any definition) ... ", 1 },
+	{ "to", OPT_TO, "DEFINITION", 0, "... to this one, paired in the kernel by --key", 1 },
+	{ "key", OPT_KEY, "A[=B][,...]", 0,
+	  "latency --from/--to: pair on --from's argument A and --to's B (default: the thread)",
+	  1 },
 	{ "max-keys", OPT_MAX_KEYS, "N", 0,
 	  "keyed entries and latency calls in flight (default 10240)", 1 },
 	{ "no-tracepoint", OPT_NO_TP, NULL, 0,
@@ -230,6 +244,37 @@ static void positional(struct argp_state *st, struct env *env, char *arg)
 	env->defs[env->ndefs++] = arg;
 }
 
+static const char *const stat_words[] = { "sum", "avg", "min", "max" };
+
+/* --sum/--avg/--min/--max FIELD: one field's statistics, columns of count's table. */
+static void stat_option(struct argp_state *st, struct env *env, int key, const char *field)
+{
+	unsigned int bit = 1u << (key - OPT_SUM);
+
+	if (env->stat_field && strcmp(env->stat_field, field))
+		argp_error(st, "--%s %s: the statistics are of one field, and --%s names '%s'",
+			   stat_words[key - OPT_SUM], field, stat_words[env->first_stat_key - OPT_SUM],
+			   env->stat_field);
+	if (!env->stat_field)
+		env->first_stat_key = key;
+	env->stat_field = field;
+	env->stats |= bit;
+}
+
+/* --sort COLUMN: 0 for count, else the statistic's bit. */
+static unsigned int parse_sort(struct argp_state *st, const char *arg)
+{
+	unsigned int i;
+
+	if (!strcmp(arg, "count"))
+		return 0;
+	for (i = 0; i < 4; i++)
+		if (!strcmp(arg, stat_words[i]))
+			return 1u << i;
+	argp_error(st, "--sort %s: count, sum, avg, min or max", arg);
+	return 0;
+}
+
 /* Whether --by names a stack key. */
 static bool by_has_stack(const char *by)
 {
@@ -267,11 +312,35 @@ static void profile_definition(struct argp_state *st, struct env *env)
 		env->by = "comm,ustack,kstack";
 }
 
+/* latency --from A --to B: the two definitions, in that order, a pair. */
+static void pair_definitions(struct argp_state *st, struct env *env)
+{
+	const char **nd;
+
+	if (env->mode != MODE_LATENCY)
+		argp_error(st, "--from and --to are for 'kptrace latency'");
+	if (!env->from || !env->to)
+		argp_error(st, "latency --from DEFINITION --to DEFINITION: give both");
+	if (env->ndefs || env->def_file)
+		argp_error(st, "latency --from/--to times two events: no functions beside them");
+	nd = realloc(env->defs, 2 * sizeof(*nd));
+	if (!nd)
+		argp_failure(st, 1, ENOMEM, "out of memory");
+	env->defs = nd;
+	env->defs[0] = env->from;
+	env->defs[1] = env->to;
+	env->ndefs = 2;
+}
+
 /* Cross-option checks, in one place. */
 static void check_options(struct argp_state *st, struct env *env)
 {
 	if (env->profile)
 		profile_definition(st, env);
+	if (env->from || env->to)
+		pair_definitions(st, env);
+	if (env->pair_key && !env->from)
+		argp_error(st, "--key pairs latency --from with --to");
 	if ((env->profile_hz || env->no_idle) && !env->profile)
 		argp_error(st, "-F and --no-idle are for 'kptrace profile'");
 	if (env->mode == MODE_LIST) {
@@ -316,6 +385,80 @@ static void check_options(struct argp_state *st, struct env *env)
 			   "--by kstack or --by ustack");
 	if (env->folded && env->json)
 		argp_error(st, "--folded and --json are two output formats: give one");
+	if (env->stat_field && env->mode != MODE_COUNT)
+		argp_error(st, "--sum, --avg, --min and --max are for 'kptrace count' (hist and "
+			   "latency print them under each histogram)");
+	if (env->sort_set && env->mode != MODE_COUNT)
+		argp_error(st, "--sort is for 'kptrace count'");
+	if (env->sort_by && !(env->stats & env->sort_by))
+		argp_error(st, "--sort %s: give --%s FIELD too", stat_words[__builtin_ctz(env->sort_by)],
+			   stat_words[__builtin_ctz(env->sort_by)]);
+	if (env->stat_field && !env->sort_set)
+		env->sort_by = 1u << (env->first_stat_key - OPT_SUM);
+}
+
+/*
+ * The options of stacks, profile and the aggregations (parse_opt()'s
+ * second half); ARGP_ERR_UNKNOWN for any other.
+ */
+static error_t parse_agg_opt(int key, char *arg, struct argp_state *st, struct env *env)
+{
+	switch (key) {
+	case 'K':
+		env->kstack = arg ? (int)parse_int(st, "-K", arg, 1, KPT_STACK_MAX) : KPT_STACK_MAX;
+		break;
+	case 'U':
+		env->ustack = arg ? (int)parse_int(st, "-U", arg, 1, KPT_STACK_MAX) : KPT_STACK_MAX;
+		break;
+	case OPT_FOLDED:
+		env->folded = true;
+		break;
+	case OPT_SUM:
+	case OPT_AVG:
+	case OPT_MIN:
+	case OPT_MAX:
+		stat_option(st, env, key, arg);
+		break;
+	case OPT_FROM:
+		env->from = arg;
+		break;
+	case OPT_TO:
+		env->to = arg;
+		break;
+	case OPT_KEY:
+		env->pair_key = arg;
+		break;
+	case OPT_SORT:
+		env->sort_by = parse_sort(st, arg);
+		env->sort_set = true;
+		break;
+	case 'F':
+		env->profile_hz = (int)parse_int(st, "-F", arg, 1, 10000);
+		break;
+	case OPT_NO_IDLE:
+		env->no_idle = true;
+		break;
+	case OPT_LINEAR:
+		parse_linear(st, env, arg);
+		break;
+	case OPT_BY:
+		env->by = arg;
+		break;
+	case OPT_TOP:
+		env->top = (int)parse_int(st, "--top", arg, 1, INT_MAX);
+		break;
+	case OPT_ZEROS:
+		env->zeros = true;
+		break;
+	case OPT_UNIT:
+		if (strcmp(arg, "ns") && strcmp(arg, "us") && strcmp(arg, "ms"))
+			argp_error(st, "--unit: '%s' is not ns, us or ms", arg);
+		env->unit = arg;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
@@ -341,21 +484,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_KEEP_RUNNING:
 		env->keep_running = true;
 		break;
-	case 'K':
-		env->kstack = arg ? (int)parse_int(st, "-K", arg, 1, KPT_STACK_MAX) : KPT_STACK_MAX;
-		break;
-	case 'U':
-		env->ustack = arg ? (int)parse_int(st, "-U", arg, 1, KPT_STACK_MAX) : KPT_STACK_MAX;
-		break;
-	case OPT_FOLDED:
-		env->folded = true;
-		break;
-	case 'F':
-		env->profile_hz = (int)parse_int(st, "-F", arg, 1, 10000);
-		break;
-	case OPT_NO_IDLE:
-		env->no_idle = true;
-		break;
 	case 'd':
 		env->duration = parse_seconds(st, "-d", arg);
 		break;
@@ -375,23 +503,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_FILTER:
 		env->filter = arg;
-		break;
-	case OPT_LINEAR:
-		parse_linear(st, env, arg);
-		break;
-	case OPT_BY:
-		env->by = arg;
-		break;
-	case OPT_TOP:
-		env->top = (int)parse_int(st, "--top", arg, 1, INT_MAX);
-		break;
-	case OPT_ZEROS:
-		env->zeros = true;
-		break;
-	case OPT_UNIT:
-		if (strcmp(arg, "ns") && strcmp(arg, "us") && strcmp(arg, "ms"))
-			argp_error(st, "--unit: '%s' is not ns, us or ms", arg);
-		env->unit = arg;
 		break;
 	case OPT_MAX_KEYS:
 		env->max_keys = (uint32_t)parse_int(st, "--max-keys", arg, 16, 1 << 24);
@@ -428,7 +539,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		check_options(st, env);
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return parse_agg_opt(key, arg, st, env);
 	}
 	return 0;
 }

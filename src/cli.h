@@ -50,6 +50,13 @@ struct env {
 	const char *pmu;	/* latency --pmu EVENT[,EVENT] (src/pmu.c) */
 	int kstack, ustack;	/* -K/-U: frames per event, 0: none */
 	bool folded;		/* --folded: aggregated stacks as root;...;leaf COUNT */
+	/* latency --from DEF --to DEF [--key A[=B],...]: defs[0] and defs[1] */
+	const char *from, *to, *pair_key;
+	/* count --sum/--avg/--min/--max FIELD (agg.h's AGG_ST_* bits), --sort */
+	const char *stat_field;
+	unsigned int stats, sort_by;
+	int first_stat_key;
+	bool sort_set;
 	/* kptrace profile: count profile:hz:F (MODE_COUNT) */
 	bool profile, no_idle;
 	int profile_hz;		/* -F */

@@ -173,9 +173,13 @@ static void check_loss(struct loader *ld, const struct ev_desc *evs, int n,
 	free(missed);
 }
 
-/* The stacks' losses, summed over the probes, each with what to do about it. */
-static void print_stack_losses(const struct kpt_stats *sum)
+/* The stacks' and pairs' losses, summed over the probes, each with what to do about it. */
+static void print_more_losses(const struct kpt_stats *sum)
 {
+	if (sum->pair_replaced)
+		fprintf(stderr, ", %llu --from starts NEVER ENDED: the next start under their key "
+			"replaced them (a --key that tells them apart?)",
+			(unsigned long long)sum->pair_replaced);
 	if (sum->stack_failed)
 		fprintf(stderr, ", %llu stacks NOT CAPTURED (the kernel could not walk them: a "
 			"user stack needs frame pointers, a kernel thread has none)",
@@ -222,6 +226,7 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 		stk.stack_failed += st.stack_failed;
 		stk.stack_full += st.stack_full;
 		stk.stack_deep += st.stack_deep;
+		stk.pair_replaced += st.pair_replaced;
 		if (missed && missed[i] > 0)
 			misses += missed[i];
 		drops += st.drops;
@@ -254,12 +259,12 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 	if (c->bad)
 		fprintf(stderr, ", %llu malformed records skipped", c->bad);
 	if (unmatched)
-		fprintf(stderr, ", %llu returns without their entry (started before tracing, "
-			"or evicted: raise --max-keys)", unmatched);
+		fprintf(stderr, ", %llu returns (or --to ends) without their entry (started "
+			"before tracing, or evicted: raise --max-keys)", unmatched);
 	if (keys_full)
 		fprintf(stderr, ", %llu events NOT COUNTED: the key map was full (raise "
 			"--max-keys)", keys_full);
-	print_stack_losses(&stk);
+	print_more_losses(&stk);
 	fprintf(stderr, "\n");
 }
 

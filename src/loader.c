@@ -190,6 +190,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	size_keyed(skel->maps.kpt_kagg, o->keyed, o->max_keys);
 	size_keyed(skel->maps.kpt_depth, o->latency || o->edata, o->max_keys);
 	size_keyed(skel->maps.kpt_edata, o->edata, o->max_keys);
+	size_keyed(skel->maps.kpt_pairs, o->pairs, o->max_keys);
 	size_keyed(skel->maps.kpt_procs, o->target_set, o->max_keys);
 	bpf_program__set_autoload(skel->progs.kpt_newtask, o->target_set && o->follow_forks);
 	bpf_program__set_autoload(skel->progs.kpt_procfree, o->target_set);
@@ -662,6 +663,7 @@ int loader_stats(struct loader *ld, int idx, struct kpt_stats *out)
 		out->stack_failed += v[i].stack_failed;
 		out->stack_full += v[i].stack_full;
 		out->stack_deep += v[i].stack_deep;
+		out->pair_replaced += v[i].pair_replaced;
 	}
 	free(v);
 	return err;

@@ -67,6 +67,7 @@ struct load_opts {
 	uint32_t max_keys;	/* keyed aggregation entries; latency calls in flight */
 	bool keyed;		/* any probe uses the keyed aggregation map */
 	bool latency;		/* a latency pair: entry times and call depths */
+	bool pairs;		/* latency --from/--to: start times by key */
 	bool edata;		/* a return probe reads entry arguments */
 	/* the probes: which programs to load (the others are not: verifier
 	 * time), and each fentry/fexit program's function */

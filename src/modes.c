@@ -192,8 +192,12 @@ static int latency_refuse(struct sysinfo *si, const char *func, char *msg, size_
 		*colon = '/';
 	used = (size_t)snprintf(msg, msglen, "latency takes a function (FUNC, MOD:FUNC or "
 				"/PATH:SYMBOL) and times it from entry to return; '%s' is a "
-				"tracepoint, which has no return (latency from one event to "
-				"another is not there yet)", func);
+				"tracepoint, which has no return: from one event to another is "
+				"latency --from DEF --to DEF", func);
+	/* a system call's entry: its exit is the other end */
+	if (used < msglen && !strncmp(tp, "syscalls/sys_enter_", 19))
+		used += (size_t)snprintf(msg + used, msglen - used, " (kptrace latency --from "
+					 "'t:%s' --to 't:syscalls/sys_exit_%s')", tp, tp + 19);
 	if (used >= msglen || !syscall_function(si, tp, sysfn, sizeof(sysfn)))
 		return -EINVAL;
 	used += (size_t)snprintf(msg + used, msglen - used, ". For the system call, time its "
@@ -215,6 +219,18 @@ static int latency_defs(const struct env *env, struct sysinfo *si, struct deflis
 			char *msg, size_t msglen)
 {
 	int i, n = 0, err;
+
+	if (env->from) {
+		/* --from/--to: the two definitions as given, a pair */
+		err = deflist_add(out, "%s", env->from);
+		if (!err)
+			err = deflist_add(out, "%s", env->to);
+		if (err)
+			return err;
+		out->peer[0] = 1;
+		out->peer[1] = 0;
+		return 0;
+	}
 
 	for (i = 0; i < env->ndefs; i++) {
 		const char *d = env->defs[i], *rest;
@@ -414,6 +430,48 @@ int modes_definitions(const struct env *env, struct sysinfo *si, struct probeset
 	return err;
 }
 
+static enum kpt_action latency_action(const struct env *env, const struct probe *pr)
+{
+	if (env->from)
+		return pr->lat == PROBE_LAT_END ? KPT_ACT_PAIR_END : KPT_ACT_PAIR_START;
+	return pr->lat == PROBE_LAT_END ? KPT_ACT_LAT_END : KPT_ACT_LAT_START;
+}
+
+/*
+ * --key A[=B],...: the pair's key, --from's argument A and --to's B (B
+ * defaults to A); each a scalar argument its definition names. None: the
+ * thread.
+ */
+static int pair_keys(const char *spec, bool from, const struct ev_desc *ev, struct kpt_agg *g,
+		     char *msg, size_t msglen)
+{
+	char buf[256], *tok, *save = NULL, *eq, *name;
+	int a;
+
+	if (!spec)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		eq = strchr(tok, '=');
+		if (eq)
+			*eq = '\0';
+		name = from || !eq ? tok : eq + 1;
+		if (g->npair == KPT_PAIR_KEYS) {
+			snprintf(msg, msglen, "--key %s: at most %d arguments", spec, KPT_PAIR_KEYS);
+			return -EINVAL;
+		}
+		a = ev_arg_index(ev, name);
+		if (a < 0 || ev->args[a].count || spec_type_is_string(ev->args[a].type)) {
+			snprintf(msg, msglen, "--key %s: %s %s/%s has no scalar argument '%s' (name "
+				 "it in the definition, e.g. '... %s')", spec, from ? "--from" : "--to",
+				 ev->group, ev->event, name, name);
+			return -EINVAL;
+		}
+		g->pair_argi[g->npair++] = (uint8_t)a;
+	}
+	return 0;
+}
+
 int modes_actions(const struct env *env, struct probeset *ps, char *msg, size_t msglen,
 		  int *which)
 {
@@ -430,6 +488,9 @@ int modes_actions(const struct env *env, struct probeset *ps, char *msg, size_t 
 		.unit = env->unit,
 		.top = env->top,
 		.pmu_n = pmu_count(env->pmu),
+		.stat_field = env->stat_field,
+		.stats = env->stats,
+		.sort_by = env->sort_by,
 	};
 	bool kmalloc = env->mode == MODE_HIST && env->ndefs == 1 &&
 		       !strcmp(env->defs[0], "kmalloc");
@@ -462,10 +523,12 @@ int modes_actions(const struct env *env, struct probeset *ps, char *msg, size_t 
 					msglen);
 			break;
 		case MODE_LATENCY:
-			/* latency_pair() linked them: entry, return */
-			err = agg_setup(&o, pr->lat == PROBE_LAT_END ? KPT_ACT_LAT_END :
-					KPT_ACT_LAT_START, &evs[i], pr->lat_peer, &ents[i].agg,
-					nbuckets, msg, msglen);
+			/* latency_pair() linked them: entry, return; or --from, --to */
+			err = agg_setup(&o, latency_action(env, pr), &evs[i], pr->lat_peer,
+					&ents[i].agg, nbuckets, msg, msglen);
+			if (!err && env->from)
+				err = pair_keys(env->pair_key, pr->lat == PROBE_LAT_START,
+						&evs[i], &ents[i].agg, msg, msglen);
 			break;
 		default:
 			ents[i].agg.action = KPT_ACT_PRINT;

@@ -197,6 +197,8 @@ static uint32_t handler_uses(const struct kpt_probe_entry *e)
 		break;
 	case KPT_ACT_LAT_START:
 	case KPT_ACT_LAT_END:
+	case KPT_ACT_PAIR_START:
+	case KPT_ACT_PAIR_END:
 		u |= KPT_USE_AGG | KPT_USE_TIME;
 		break;
 	default:
@@ -369,6 +371,7 @@ int plan_make(const struct env *env, struct sysinfo *si, struct probeset *ps, ui
 		 * needs only its entry times and depths */
 		pl->keyed |= ents[i].agg.nkeys || ents[i].agg.action == KPT_ACT_COUNT;
 		pl->latency |= ents[i].agg.action == KPT_ACT_LAT_START;
+		pl->pairs |= ents[i].agg.action == KPT_ACT_PAIR_START;
 		pl->edata |= !!(ents[i].flags & KPT_PF_EDATA);
 		pl->uses |= handler_uses(&ents[i]);
 		pl->regs_mask |= plan_regs_used(&ents[i]);

@@ -29,6 +29,7 @@
 struct plan {
 	bool keyed;		/* a probe uses the keyed aggregation map */
 	bool latency;		/* a latency pair: entry times and call depths */
+	bool pairs;		/* latency --from/--to: start times by key (kpt_pairs) */
 	bool edata;		/* a return probe reads entry arguments */
 	uint32_t uses;		/* KPT_USE_*: what the probes need of the handler */
 	uint32_t regs_mask;	/* the pt_regs words they read (plan_regs_used()) */

@@ -347,6 +347,7 @@ static int run_load_opts(struct run *r)
 	lo->ds = pl->ds;
 	lo->dh = pl->dh;
 	lo->stacks = pl->stacks;
+	lo->pairs = pl->pairs;
 	lo->evs = r->ps.evs;
 	return 0;
 }
@@ -452,6 +453,8 @@ static int run_consume(struct run *r)
 		ao.top = env->top;
 		ao.zeros = env->zeros;
 		ao.by = env->by;
+		ao.stats = env->stats;
+		ao.sort_by = env->sort_by;
 		ac.out = r->out;
 		ac.json = env->json;
 		ac.opts = &ao;

@@ -17,13 +17,14 @@
 #include <stdio.h>
 #include "kptrace.h"
 
-#define TABLE_MAX_COLS	(KPT_MAX_KEYS + 2)	/* the value, the probe, the keys */
+#define TABLE_MAX_COLS	(KPT_MAX_KEYS + 6)	/* the count, 4 statistics, the probe, the keys */
 
 struct table_row {
 	uint64_t value;			/* what the rows sort by, largest first */
 	uint32_t probe;			/* the row's probe (its group's first index) */
 	bool has_key;			/* key holds what was counted (not a row of zero) */
 	struct kpt_key key;
+	struct kpt_aggval agg;		/* what was counted (its count, and --sum's value) */
 	char *cell[TABLE_MAX_COLS];	/* ncols cells of text */
 };
 

@@ -48,6 +48,7 @@ suite host-badinput-san env KPT=.output/kptrace-san tests/host/badinput.sh
 suite host-stacks tests/host/stacks.sh
 suite host-stacks-san env KPT=.output/kptrace-san tests/host/stacks.sh
 suite host-profile tests/host/profile.sh
+suite host-everyday tests/host/everyday.sh
 suite host-harden tests/host/harden.sh
 suite host-list tests/host/list.sh
 suite host-pmu tests/host/pmu.sh

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Host tests of issue 19's everyday questions, on tests/host/everyday_target.c's
+# known workloads: statistics per key (count --sum/--avg/--min/--max, --sort)
+# against the values the program passes, computed here; latency between two
+# events (--from/--to, by thread and by --key) against the program's own
+# clock and its known pairs.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+
+KPT=${KPT:-./kptrace}
+OUT=.output/tests/host/everyday
+mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+[ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
+expect_checks 14
+B=$OUT/everyday_target
+# static: no loader's reads of shared libraries among the program's own
+gcc -O0 -g -static tests/host/everyday_target.c -o "$B" ||
+	gcc -O0 -g tests/host/everyday_target.c -o "$B" ||
+	{ echo "FAIL - cannot build tests/host/everyday_target.c"; exit 1; }
+
+# --- statistics per key ---------------------------------------------------
+# ev_val(tag, v): tag 1 with 1..100, tag 2 with -5..5, tag 3 ten times 1000
+DEF="p:$B:ev_val tag=%di:s32 v=%si:s64"
+kpt count "$DEF" --by tag --sum v --avg v --min v --max v -c "$B values" > "$OUT/st.out" 2> "$OUT/st.err"
+# the rows, in order: COUNT SUM AVG MIN MAX tag
+awk '$1 ~ /^[0-9]+$/ && NF == 6' "$OUT/st.out" > "$OUT/st.rows"
+python3 - > "$OUT/st.want" <<'PY'
+vals = {1: list(range(1, 101)), 2: list(range(-5, 6)), 3: [1000] * 10}
+rows = []
+for t, v in vals.items():
+    s = sum(v)
+    avg = int(s / len(v))        # toward zero, as bpftrace's avg()
+    rows.append((s, len(v), avg, min(v), max(v), t))
+for s, n, a, lo, hi, t in sorted(rows, reverse=True):   # by SUM, the first given
+    print(n, s, a, lo, hi, t)
+PY
+check "count --sum --avg --min --max: each tag's statistics exact, sorted by SUM" \
+	cmp -s <(tr -s ' ' < "$OUT/st.rows" | sed 's/^ //') "$OUT/st.want"
+cmp -s <(tr -s ' ' < "$OUT/st.rows" | sed 's/^ //') "$OUT/st.want" ||
+	{ echo "# got:"; cat "$OUT/st.rows"; echo "# want:"; cat "$OUT/st.want"; } | sed 's/^/#   /'
+check "the header names the columns: COUNT SUM AVG MIN MAX tag" \
+	grep -qE '^ +COUNT +SUM +AVG +MIN +MAX +tag$' "$OUT/st.out"
+
+kpt count "$DEF" --by tag --min v --sort min -c "$B values" > "$OUT/smin.out" 2> "$OUT/smin.err"
+check "--sort min: the largest least value first (signed: 1000, 1, -5)" \
+	[ "$(awk '$1 ~ /^[0-9]+$/ {print $2}' "$OUT/smin.out" | paste -sd' ')" = "1000 1 -5" ]
+kpt count "$DEF" --by tag --max v --sort count -c "$B values" > "$OUT/scnt.out" 2> "$OUT/scnt.err"
+check "--sort count: by the count (100, 11, 10)" \
+	[ "$(awk '$1 ~ /^[0-9]+$/ {print $1}' "$OUT/scnt.out" | paste -sd' ')" = "100 11 10" ]
+
+kpt --json count "$DEF" --by tag --sum v --avg v -c "$B values" > "$OUT/st.json" 2> "$OUT/st.json.err"
+check "--json: count, sum and avg per row (tag 2: 11, 0, 0; tag 1: 100, 5050, 50)" python3 -c '
+import json, sys
+rows = {int(r["key"]["tag"]): r for r in map(json.loads, open(sys.argv[1]))}
+assert (rows[2]["count"], rows[2]["sum"], rows[2]["avg"]) == (11, 0, 0), rows[2]
+assert (rows[1]["count"], rows[1]["sum"], rows[1]["avg"]) == (100, 5050, 50), rows[1]
+assert "min" not in rows[1], rows[1]
+' "$OUT/st.json"
+
+# bytes read per process, from the syscall's return: 7 x 4096 + 3 x 100
+kpt count 't:syscalls/sys_exit_read ret' --by comm --sum ret -c "$B reads" \
+	--filter 'ret > 0' > "$OUT/rd.out" 2> "$OUT/rd.err"
+check "count --sum ret of sys_exit_read: 10 reads, 28972 bytes for the program" \
+	grep -qE '^ +10 +28972 +everyday_target$' "$OUT/rd.out"
+
+# --- latency between two events --------------------------------------------
+# by thread: clock_nanosleep's entry to its exit (glibc's nanosleep() makes
+# it), ten calls, 2 and 20 ms asked; each pair inside the program's own
+# measure of the call
+kpt --json latency --from 't:syscalls/sys_enter_clock_nanosleep' \
+	--to 't:syscalls/sys_exit_clock_nanosleep' \
+	-c "$B sleeps" --unit ns > "$OUT/sl.json" 2> "$OUT/sl.err"
+grep -v '^{' "$OUT/sl.json" > "$OUT/sl.own"
+check "--from sys_enter_clock_nanosleep --to sys_exit_clock_nanosleep (glibc's nanosleep): 10 pairs, each inside the program's own time of its call" python3 -c '
+import json, sys
+h = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][0]["hist"]
+own = [int(l) for l in open(sys.argv[2])]
+assert h["count"] == 10, h["count"]
+assert h["min"] >= 2000000 and h["max"] <= max(own), (h["min"], h["max"], max(own))
+assert 5 * 2000000 + 5 * 20000000 <= h["sum"] <= sum(own), (h["sum"], sum(own))
+' "$OUT/sl.json" "$OUT/sl.own"
+grep -q '"type":"latency"' "$OUT/sl.json" || problem "latency --from/--to --json: no latency object: $(head -c 300 "$OUT/sl.json")"
+
+# by --key: begin(1) begin(2) end(1) end(2) pair by id (20 and 15 ms), not
+# by thread; end(99) has no start; 5 is begun twice
+PAIR=(--from "p:$B:ev_begin id=%di:u64" --to "p:$B:ev_end id=%di:u64")
+kpt latency "${PAIR[@]}" --key id --by id --unit us -c "$B pairs" > "$OUT/pk.out" 2> "$OUT/pk.err"
+python3 - "$OUT/pk.out" > "$OUT/pk.got" <<'PY'
+import re, sys
+# "@ev_begin_0->ev_end_0[ID]:" then rows; the summary line "count N, ..., min X, max Y"
+cur = None
+for line in open(sys.argv[1]):
+    m = re.match(r"@\S+\[(\d+)\]:", line)
+    if m:
+        cur = m.group(1)
+    m = re.match(r"count (\d+).*min (\d+).*max (\d+)", line)
+    if m and cur:
+        print(cur, m.group(1), m.group(2), m.group(3))
+        cur = None
+PY
+check "--key id: id 1 timed once over 20 ms, id 2 once over 15 ms, id 5 once (its second start)" python3 -c '
+import sys
+rows = {r.split()[0]: list(map(int, r.split()[1:])) for r in open(sys.argv[1])}
+assert rows["1"][0] == 1 and rows["1"][1] >= 20000, rows
+assert rows["2"][0] == 1 and 15000 <= rows["2"][1] < rows["1"][1], rows
+assert rows["5"][0] == 1 and 1000 <= rows["5"][1] < 15000, rows
+assert "99" not in rows, rows
+' "$OUT/pk.got"
+check "the profile counts the end without a start (99) and the start replaced (5)" \
+	sh -c "grep -q ', 1 returns (or --to ends) without their entry' '$OUT/pk.err' &&
+		grep -q ', 1 --from starts NEVER ENDED' '$OUT/pk.err'"
+# the thread as the key pairs begin(2) with end(1): the control for --key
+kpt latency "${PAIR[@]}" --unit us -c "$B pairs" > "$OUT/pt.out" 2> "$OUT/pt.err"
+check "by thread (no --key) the same pairs time begin(2) to end(1): 2 starts replaced" \
+	grep -q ', 2 --from starts NEVER ENDED' "$OUT/pt.err"
+KPT_RC=error kpt latency "${PAIR[@]}" --key nosuch -c "$B pairs" > /dev/null 2> "$OUT/r4.err"
+check "--key of no argument: refused, naming it and the side" grep -q "\-\-from .* no scalar argument 'nosuch'" "$OUT/r4.err"
+
+# refusals
+KPT_RC=64 kpt count "$DEF" --sum v --max tag > /dev/null 2> "$OUT/r1.err"
+check "--sum v --max tag: refused, the statistics are of one field" grep -q 'of one field' "$OUT/r1.err"
+KPT_RC=64 kpt hist "$DEF" v --sum v > /dev/null 2> "$OUT/r2.err"
+check "hist --sum: refused, for count" grep -q "are for 'kptrace count'" "$OUT/r2.err"
+KPT_RC=error kpt count "$DEF" --by tag --sum nosuch -c "$B values" > /dev/null 2> "$OUT/r3.err"
+check "--sum of no argument: refused, naming it" grep -q "no argument 'nosuch'" "$OUT/r3.err"
+
+finish

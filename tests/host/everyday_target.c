@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tests/host/everyday.sh's program: known values for count --sum and the
+ * like, known reads for a sum of bytes, known sleeps between a syscall's
+ * entry and exit.
+ *   values: ev_val(tag, v): tag 1 with 1..100, tag 2 with -5..5, tag 3 ten
+ *           times 1000
+ *   reads:  7 reads of 4096 bytes and 3 of 100 from /dev/zero
+ *   sleeps: 5 nanosleeps of 2 ms and 5 of 20 ms; prints each one's time
+ *           as the program measured it around the call, in ns
+ *   pairs:  ev_begin(id)/ev_end(id) interleaved: 1 and 2 open at once
+ *           (20 ms and 15 ms), an end of 99 with no begin, 5 begun twice
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+__attribute__((noinline)) long ev_val(int tag, long v)
+{
+	asm volatile("" ::: "memory");
+	return tag + v;
+}
+
+__attribute__((noinline)) void ev_begin(unsigned long id)
+{
+	asm volatile("" ::: "memory");
+	(void)id;
+}
+
+__attribute__((noinline)) void ev_end(unsigned long id)
+{
+	asm volatile("" ::: "memory");
+	(void)id;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void nap(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static void sleeps(void)
+{
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		double t0 = now_ns();
+
+		nap(i < 5 ? 2 : 20);
+		printf("%.0f\n", now_ns() - t0);
+	}
+}
+
+static void pairs(void)
+{
+	ev_begin(1);
+	nap(10);
+	ev_begin(2);
+	nap(10);
+	ev_end(1);
+	nap(5);
+	ev_end(2);
+	ev_end(99);
+	ev_begin(5);
+	ev_begin(5);
+	nap(1);
+	ev_end(5);
+}
+
+static void values(void)
+{
+	long i;
+
+	for (i = 1; i <= 100; i++)
+		ev_val(1, i);
+	for (i = -5; i <= 5; i++)
+		ev_val(2, i);
+	for (i = 0; i < 10; i++)
+		ev_val(3, 1000);
+}
+
+static int reads(void)
+{
+	static char buf[4096];
+	int fd = open("/dev/zero", O_RDONLY), i;
+
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < 7; i++)
+		if (read(fd, buf, 4096) != 4096)
+			return 1;
+	for (i = 0; i < 3; i++)
+		if (read(fd, buf, 100) != 100)
+			return 1;
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "values";
+
+	if (!strcmp(what, "values"))
+		values();
+	else if (!strcmp(what, "reads"))
+		return reads();
+	else if (!strcmp(what, "sleeps"))
+		sleeps();
+	else if (!strcmp(what, "pairs"))
+		pairs();
+	return 0;
+}
