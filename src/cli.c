@@ -28,7 +28,7 @@ static const char doc[] =
 "  p|r[:[GRP/]EVENT] /PATH/BIN:SYMBOL[+offs]|/PATH/BIN:OFFSET [FETCHARGS]\n"
 "  f[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[%return] [FETCHARGS]   (fprobe)\n"
 "  t[:[GRP/]EVENT] SUBSYS/TRACEPOINT [[NAME=]FIELD[:TYPE]]...  (tracepoint)\n"
-"  profile:hz:N   (a CPU clock sampling N times a second on each CPU; no FETCHARGS)\n"
+"  profile:hz:N   (a clock on each CPU, N samples a second; no FETCHARGS)\n"
 "FETCHARGS: NAME=FETCHARG[:TYPE], FETCHARG one of %REG, @ADDR, @SYM[+|-offs],\n"
 "  $stackN, $stack, $argN, $retval, $comm, \\IMM, \\\"str\", +|-[u]OFFS(FETCHARG);\n"
 "TYPE: u8..u64, s8..s64, x8..x64, char, string, ustring, symbol, symstr,\n"
