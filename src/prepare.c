@@ -83,9 +83,14 @@ static void name_clean(char *s)
 			*s = '_';
 }
 
+static bool is_kernel_kind(const struct spec_probe *p)
+{
+	return p->kind == SPEC_KPROBE || p->kind == SPEC_KRETPROBE;
+}
+
 static bool is_kernel_glob(const struct spec_probe *p)
 {
-	return p->glob && (p->kind == SPEC_KPROBE || p->kind == SPEC_KRETPROBE);
+	return p->glob && is_kernel_kind(p);
 }
 
 /* A glob's matching functions, those kprobe_events refuses left out and counted. */
@@ -120,24 +125,111 @@ static int glob_matches(struct sysinfo *si, const struct probe *pr, char ***name
 	return 0;
 }
 
+#define TP_GLOB_SLOW_STOP	50	/* tracepoints from which stopping takes seconds */
+
+/* A glob's tracepoints ("SUBSYS/EVENT"), from tracefs's events directory. */
+static int tp_glob_matches(const struct env *env, struct sysinfo *si, const struct probe *pr,
+			   char ***names, int *n)
+{
+	const struct spec_probe *p = &pr->spec;
+	int err, col = p->target_col;
+	char msg[512];
+
+	err = sysinfo_glob_tracepoints(si, p->tp_system, p->tp_event, names, n, msg, sizeof(msg));
+	if (!err && !*n) {
+		char **any = NULL;
+		int nany = 0, k;
+		bool subsys;
+
+		/* which half matched nothing: the subsystem, or its events (the
+		 * caret under that half) */
+		subsys = !sysinfo_glob_tracepoints(si, p->tp_system, "*", &any, &nany, msg,
+						   sizeof(msg)) && nany;
+		if (subsys) {
+			col += (int)strlen(p->tp_system) + 1;
+			snprintf(msg, sizeof(msg), "no tracepoint matches '%s/%s' (kptrace list "
+				 "'%s/*' lists the %d of '%s')", p->tp_system, p->tp_event,
+				 p->tp_system, nany, p->tp_system);
+		} else {
+			snprintf(msg, sizeof(msg), "no tracepoint matches '%s/%s': no subsystem "
+				 "matches '%s' (kptrace list '*/*' lists every tracepoint)",
+				 p->tp_system, p->tp_event, p->tp_system);
+		}
+		for (k = 0; k < nany; k++)
+			free(any[k]);
+		free(any);
+		err = -ENOENT;
+	}
+	if (err) {
+		probe_report(pr->where, p->text, msg, col);
+		return err;
+	}
+	fprintf(stderr, "kptrace: '%s/%s': %d tracepoint%s\n", p->tp_system, p->tp_event, *n,
+		*n == 1 ? "" : "s");
+	/* perf_trace_event_unreg() waits out RCU grace periods for each, one
+	 * tracepoint at a time (event_mutex): 75 ms each on the development VM */
+	if (*n >= TP_GLOB_SLOW_STOP && !env->dry_run)
+		fprintf(stderr, "kptrace: note: stopping will take a while: the kernel detaches "
+			"tracepoints one at a time, waiting out an RCU grace period for each "
+			"(tens of ms); a narrower glob stops sooner\n");
+	return 0;
+}
+
+/* A glob's functions of the uprobe's binary, from its ELF symbols. */
+static int uprobe_glob_matches(const struct probe *pr, char ***names, int *n)
+{
+	const struct spec_probe *p = &pr->spec;
+	/* the caret under the symbol: the path's last ':' is before it */
+	int col = p->target_col + (int)strlen(p->path) + 1, ifuncs, err;
+	char msg[768];
+
+	err = resolve_elf_glob_functions(p->path, p->usym, names, n, &ifuncs, msg, sizeof(msg));
+	if (err) {
+		probe_report(pr->where, p->text, msg, p->target_col);
+		return err;
+	}
+	if (!*n) {
+		snprintf(msg, sizeof(msg), "no function of %s matches '%s'%s", p->path, p->usym,
+			 ifuncs ? " (only IFUNC symbols: resolvers, not the functions called)" :
+			 "");
+		probe_report(pr->where, p->text, msg, col);
+		return -ENOENT;
+	}
+	fprintf(stderr, "kptrace: '%s:%s': %d function%s", p->path, p->usym, *n,
+		*n == 1 ? "" : "s");
+	if (ifuncs)
+		fprintf(stderr, ", %d IFUNC symbol%s skipped: %s the resolver run as the program "
+			"loads, not the function called", ifuncs, ifuncs == 1 ? "" : "s",
+			ifuncs == 1 ? "it is" : "each is");
+	fputc('\n', stderr);
+	return 0;
+}
+
+/* What follows the probe point's word (its arguments and filter), as written. */
+static const char *after_target(const struct spec_probe *p)
+{
+	const char *rest;
+
+	for (rest = p->text + p->target_col; *rest && *rest != ' ' && *rest != '\t'; rest++)
+		;
+	return rest;
+}
+
 /*
- * Probe i's definition on function name (a match of its glob), named as
- * ftrace names a probe on that function ("p_vfs_read_0"), or EVENT_FUNC
+ * Probe i's definition on kernel function name (a match of its glob), named
+ * as ftrace names a probe on that function ("p_vfs_read_0"), or EVENT_FUNC
  * when the event was named.
  */
 static int add_glob_match(struct probeset *ps, int i, const char *name)
 {
 	const struct spec_probe *p = &ps->p[i].spec;
-	const char *fn = strchr(name, ':') ? strchr(name, ':') + 1 : name, *rest;
+	const char *fn = strchr(name, ':') ? strchr(name, ':') + 1 : name, *rest = after_target(p);
 	char ev[SPEC_NAME_MAX], kind[16], *text;
 	bool ret = p->kind == SPEC_KRETPROBE;
 	int err;
 
 	if (p->module[0] && strncmp(name, p->module, strlen(p->module)))
 		return 0;
-	/* the probe point's word ends at the first blank after it */
-	for (rest = p->text + p->target_col; *rest && *rest != ' ' && *rest != '\t'; rest++)
-		;
 	if (p->event_given)
 		snprintf(ev, sizeof(ev), "%.*s_%s", 30, p->event, fn);
 	else if (p->fprobe)	/* ftrace's fprobe names */
@@ -158,29 +250,79 @@ static int add_glob_match(struct probeset *ps, int i, const char *name)
 }
 
 /*
- * "p:vfs_* ARGS": one definition per traceable match, appended, the glob
- * itself dropped. Blacklisted matches are skipped and counted.
+ * Probe i's definition on tracepoint name ("SUBSYS/EVENT") or on function
+ * name of its uprobe's binary, with the glob's fields or arguments and
+ * filter. Unnamed, it is named as any definition of it is (the tracepoint,
+ * "p_BIN_SYM_0"); a named event is EVENT_NAME, in the group given (or the
+ * tracepoint's subsystem).
  */
-static int expand_globs(struct probeset *ps, struct sysinfo *si)
+static int add_other_match(struct probeset *ps, int i, const char *name)
+{
+	const struct spec_probe *p = &ps->p[i].spec;
+	const char *rest = after_target(p), *leaf = strrchr(name, '/');
+	bool tp = p->kind == SPEC_TRACEPOINT;
+	char head[2 * SPEC_NAME_MAX + 8], grp[SPEC_NAME_MAX], ev[SPEC_NAME_MAX], ref[32] = "";
+	char *text;
+	int err;
+
+	leaf = tp && leaf ? leaf + 1 : name;
+	snprintf(head, sizeof(head), "%c", tp ? 't' : p->kind == SPEC_URETPROBE ? 'r' : 'p');
+	if (p->event_given) {
+		/* a tracepoint glob's default group is its SUBSYS glob: the match's */
+		if (tp && !strcmp(p->group, p->tp_system))
+			snprintf(grp, sizeof(grp), "%.*s", (int)(leaf - 1 - name), name);
+		else
+			snprintf(grp, sizeof(grp), "%s", p->group);
+		snprintf(ev, sizeof(ev), "%.*s_%s", 30, p->event, leaf);
+		name_clean(ev);
+		snprintf(head + 1, sizeof(head) - 1, ":%s/%s", grp, ev);
+	}
+	if (p->has_ref_ctr)
+		snprintf(ref, sizeof(ref), "(0x%" PRIx64 ")", p->ref_ctr_offset);
+	if (tp)
+		err = asprintf(&text, "%s %s%s", head, name, rest);
+	else
+		err = asprintf(&text, "%s %s:%s%s%s", head, p->path, name, ref, rest);
+	if (err < 0)
+		return -ENOMEM;
+	err = probeset_add(ps, text, ps->p[i].where, PROBE_GLOB);
+	free(text);
+	return err;
+}
+
+/*
+ * "p:vfs_* ARGS", "t:syscalls/sys_enter_* FIELDS", "p:/bin/app:parse_*
+ * ARGS": one definition per match, appended, the glob itself dropped.
+ * Kernel functions kprobes cannot take are skipped and counted; a match
+ * its arguments or filter do not fit is skipped later (btf_arguments()).
+ */
+static int expand_globs(const struct env *env, struct probeset *ps, struct sysinfo *si)
 {
 	int i, k, n, err = 0, first = ps->n;
 	char **names = NULL;
 
 	for (i = 0; i < first && !err; i++) {
-		if (!is_kernel_glob(&ps->p[i].spec))
+		const struct spec_probe *p = &ps->p[i].spec;
+
+		if (!p->glob)
 			continue;
-		err = glob_matches(si, &ps->p[i], &names, &n);
-		if (err)
-			break;
+		n = 0;
+		if (is_kernel_glob(p))
+			err = glob_matches(si, &ps->p[i], &names, &n);
+		else if (p->kind == SPEC_TRACEPOINT)
+			err = tp_glob_matches(env, si, &ps->p[i], &names, &n);
+		else
+			err = uprobe_glob_matches(&ps->p[i], &names, &n);
 		for (k = 0; k < n && !err; k++)
-			err = add_glob_match(ps, i, names[k]);
+			err = is_kernel_glob(&ps->p[i].spec) ? add_glob_match(ps, i, names[k]) :
+			      add_other_match(ps, i, names[k]);
 		for (k = 0; k < n; k++)
 			free(names[k]);
 		free(names);
 		names = NULL;
 	}
 	for (i = first - 1; !err && i >= 0; i--)
-		if (is_kernel_glob(&ps->p[i].spec))
+		if (ps->p[i].spec.glob)
 			probeset_remove(ps, i);
 	return err;
 }
@@ -210,22 +352,160 @@ static int check_appends(const struct probeset *ps)
 }
 
 /*
- * Names and types from BTF. A glob's match that cannot take the arguments
- * is skipped, not fatal.
+ * ftrace's event filters see every field of their event: so may a
+ * tracepoint definition's filter (and --filter), also the fields the
+ * definition does not list. Each such field is added to the definition as a
+ * hidden argument (recorded for the filter, never printed), and the probe
+ * resolved and compiled again. As in ftrace, the event's own field comes
+ * before a built-in of the same name (a tracepoint's pid, comm).
  */
-static int btf_arguments(struct probeset *ps, struct sysinfo *si)
+struct filter_need {
+	const struct tp_format *tp;
+	char name[SPEC_NAME_MAX];	/* the first the probe lacks, "" if none */
+	int col;
+	bool unknown;			/* no field of the tracepoint either */
+};
+
+static void first_missing(const char *name, int col, enum filter_field_kind kind, void *arg)
+{
+	struct filter_need *n = arg;
+
+	if (n->name[0] || kind == FILTER_FIELD_ARG)
+		return;
+	n->unknown = !tp_field_find(n->tp, name);
+	if (n->unknown && kind == FILTER_FIELD_BUILTIN)
+		return;
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->col = col;
+}
+
+/* A refusal as probe_report() prints it, kept for the caller to print or not. */
+struct refusal {
+	const char *where, *text;
+	char msg[768];
+	int col;
+};
+
+/*
+ * The fields of its tracepoint that probe pr's filter and --filter name and
+ * its definition lacks, added to it, resolved and compiled again into res,
+ * ent and ev (idx its table index) each time. 0, or an error with why in rf.
+ */
+static int fill_filter_fields(const struct env *env, struct sysinfo *si, struct probe *pr,
+			      int idx, struct resolved *res, struct kpt_probe_entry *ent,
+			      struct ev_desc *ev, struct refusal *rf)
+{
+	struct spec_probe *p = &pr->spec;
+	const char *exprs[2] = { p->filter, env->filter };
+	char names[256];
+	struct spec_error e;
+	int k, col, err;
+
+	rf->where = pr->where;
+	rf->text = p->text;
+	rf->col = -1;
+	for (k = 0; k < 2 && p->kind == SPEC_TRACEPOINT; k++) {
+		while (exprs[k]) {
+			struct filter_need n = { .tp = &res->tp };
+
+			filter_fields(exprs[k], ev, first_missing, &n);
+			if (!n.name[0])
+				break;
+			if (n.unknown) {
+				tp_field_names(&res->tp, names, sizeof(names));
+				snprintf(rf->msg, sizeof(rf->msg), "Field not found: %s (%s/%s has: "
+					 "%s; built in: common_pid, pid, tid, comm, CPU)", n.name,
+					 p->tp_system, p->tp_event, names);
+				if (k) {
+					rf->where = "--filter";
+					rf->text = env->filter;
+					rf->col = n.col;
+				} else {
+					rf->col = p->filter_col + n.col;
+				}
+				return -EINVAL;
+			}
+			/* --filter's text is not the definition's: no caret there */
+			col = k ? -1 : p->filter_col + n.col;
+			err = spec_add_filter_field(p, n.name, col, &e);
+			if (err) {
+				snprintf(rf->msg, sizeof(rf->msg), "cannot add field '%s' for the "
+					 "filter: %s", n.name, err == -ENOMEM ? strerror(ENOMEM) :
+					 spec_strerror(e.code));
+				rf->col = col;
+				return err;
+			}
+			ev_desc_free(ev);
+			resolved_free(res);
+			err = resolve_probe(si, p, res, rf->msg, sizeof(rf->msg), &rf->col);
+			if (!err)
+				err = compile_probe(p, res, idx, ent, ev, rf->msg, sizeof(rf->msg),
+						    &rf->col);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Whether a tracepoint's or a uprobe's glob match takes the glob's fields,
+ * arguments and filters: resolved and compiled as the run will, alone (its
+ * table index does not matter here). The fields the filters name are added
+ * to it as they will be. 0, or an error with why in msg.
+ */
+static int match_fits(const struct env *env, struct sysinfo *si, struct probe *pr, char *msg,
+		      size_t msglen)
+{
+	struct kpt_probe_entry ent;
+	struct ev_desc ev = { 0 };
+	struct refusal rf;
+	struct resolved r;
+	int col, err;
+
+	err = resolve_probe(si, &pr->spec, &r, msg, msglen, &col);
+	if (!err)
+		err = compile_probe(&pr->spec, &r, 0, &ent, &ev, msg, msglen, &col);
+	if (!err) {
+		err = fill_filter_fields(env, si, pr, 0, &r, &ent, &ev, &rf);
+		if (err)
+			snprintf(msg, msglen, "%s", rf.msg);
+	}
+	ev_desc_free(&ev);
+	resolved_free(&r);
+	return err;
+}
+
+/* The name of a glob's match, for a message: its function or tracepoint. */
+static const char *match_name(const struct spec_probe *p, char *buf, size_t len)
+{
+	if (p->kind == SPEC_TRACEPOINT)
+		snprintf(buf, len, "%s/%s", p->tp_system, p->tp_event);
+	else
+		snprintf(buf, len, "%s", p->symbol ? p->symbol : p->usym ? p->usym : p->event);
+	return buf;
+}
+
+/*
+ * Names and types from BTF. A glob's match that cannot take the arguments
+ * (a tracepoint lacking a field they or the filter name, say) is skipped,
+ * not fatal.
+ */
+static int btf_arguments(const struct env *env, struct probeset *ps, struct sysinfo *si)
 {
 	int i, col, err, nskipped = 0;
-	char msg[512];
+	char msg[768], name[256];
 
 	for (i = 0; i < ps->n; i++) {
 		struct probe *pr = &ps->p[i];
 
 		err = btfarg_resolve(si, &pr->spec, msg, sizeof(msg), &col);
-		if (err && pr->origin == PROBE_GLOB) {
+		if (!err && pr->origin == PROBE_GLOB && !is_kernel_kind(&pr->spec))
+			err = match_fits(env, si, pr, msg, sizeof(msg));
+		if (err && err != -ENOMEM && pr->origin == PROBE_GLOB) {
 			if (!nskipped++)
 				fprintf(stderr, "kptrace: skipped %s: %s\n",
-					pr->spec.symbol ? pr->spec.symbol : pr->spec.event, msg);
+					match_name(&pr->spec, name, sizeof(name)), msg);
 			probeset_remove(ps, i--);
 			continue;
 		}
@@ -235,8 +515,9 @@ static int btf_arguments(struct probeset *ps, struct sysinfo *si)
 		}
 	}
 	if (nskipped)
-		fprintf(stderr, "kptrace: %d glob match%s skipped: its arguments do not apply "
-			"(the first is shown above)\n", nskipped, nskipped == 1 ? "" : "es");
+		fprintf(stderr, "kptrace: %d glob match%s skipped: the definition's arguments or "
+			"filter do not apply to %s (the first is shown above)\n", nskipped,
+			nskipped == 1 ? "" : "es", nskipped == 1 ? "it" : "them");
 	err = check_appends(ps);
 	if (!err && !ps->n) {
 		fprintf(stderr, "kptrace: error: no probe definitions left to run\n");
@@ -326,86 +607,17 @@ static int resolve_compile(struct probeset *ps, struct sysinfo *si)
 	return 0;
 }
 
-/*
- * ftrace's event filters see every field of their event: so may a
- * tracepoint definition's filter (and --filter), also the fields the
- * definition does not list. Each such field is added to the definition as a
- * hidden argument (recorded for the filter, never printed), and the probe
- * resolved and compiled again. As in ftrace, the event's own field comes
- * before a built-in of the same name (a tracepoint's pid, comm).
- */
-struct filter_need {
-	const struct tp_format *tp;
-	char name[SPEC_NAME_MAX];	/* the first the probe lacks, "" if none */
-	int col;
-	bool unknown;			/* no field of the tracepoint either */
-};
-
-static void first_missing(const char *name, int col, enum filter_field_kind kind, void *arg)
-{
-	struct filter_need *n = arg;
-
-	if (n->name[0] || kind == FILTER_FIELD_ARG)
-		return;
-	n->unknown = !tp_field_find(n->tp, name);
-	if (n->unknown && kind == FILTER_FIELD_BUILTIN)
-		return;
-	snprintf(n->name, sizeof(n->name), "%s", name);
-	n->col = col;
-}
-
 static int add_filter_fields(const struct env *env, struct sysinfo *si, struct probeset *ps,
 			     int i)
 {
-	struct probe *pr = &ps->p[i];
-	struct spec_probe *p = &pr->spec;
-	struct ev_desc *ev = &ps->evs[i];
-	const char *exprs[2] = { p->filter, env->filter };
-	char msg[768], names[256];
-	struct spec_error e;
-	int k, col, err;
+	struct refusal rf;
+	int err;
 
-	for (k = 0; k < 2 && p->kind == SPEC_TRACEPOINT; k++) {
-		while (exprs[k]) {
-			struct filter_need n = { .tp = &pr->res.tp };
-
-			filter_fields(exprs[k], ev, first_missing, &n);
-			if (!n.name[0])
-				break;
-			if (n.unknown) {
-				tp_field_names(&pr->res.tp, names, sizeof(names));
-				snprintf(msg, sizeof(msg), "Field not found: %s (%s/%s has: %s; "
-					 "built in: common_pid, pid, tid, comm, CPU)", n.name,
-					 p->tp_system, p->tp_event, names);
-				if (k)
-					probe_report("--filter", env->filter, msg, n.col);
-				else
-					probe_report(pr->where, p->text, msg, p->filter_col + n.col);
-				return -EINVAL;
-			}
-			/* --filter's text is not the definition's: no caret there */
-			col = k ? -1 : p->filter_col + n.col;
-			err = spec_add_filter_field(p, n.name, col, &e);
-			if (err) {
-				snprintf(msg, sizeof(msg), "cannot add field '%s' for the filter: %s",
-					 n.name, err == -ENOMEM ? strerror(ENOMEM) :
-					 spec_strerror(e.code));
-				probe_report(pr->where, p->text, msg, col);
-				return err;
-			}
-			ev_desc_free(ev);
-			resolved_free(&pr->res);
-			err = resolve_probe(si, p, &pr->res, msg, sizeof(msg), &col);
-			if (!err)
-				err = compile_probe(p, &pr->res, i, &ps->ents[i], ev, msg,
-						    sizeof(msg), &col);
-			if (err) {
-				probe_report(pr->where, p->text, msg, col);
-				return err;
-			}
-		}
-	}
-	return 0;
+	err = fill_filter_fields(env, si, &ps->p[i], i, &ps->p[i].res, &ps->ents[i], &ps->evs[i],
+				 &rf);
+	if (err)
+		probe_report(rf.where, rf.text, rf.msg, rf.col);
+	return err;
 }
 
 /*
@@ -469,9 +681,9 @@ int prepare(const struct env *env, struct sysinfo *si, struct probeset *ps)
 
 	err = read_definitions(env, si, ps);
 	if (!err)
-		err = expand_globs(ps, si);
+		err = expand_globs(env, ps, si);
 	if (!err)
-		err = btf_arguments(ps, si);
+		err = btf_arguments(env, ps, si);
 	if (!err)
 		err = add_entry_savers(ps);
 	if (!err)

@@ -2,6 +2,7 @@
 /* Stage 2: resolve symbols, registers and uprobe targets; refuse early. */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -204,6 +205,93 @@ out:
 	free(ns.slots);
 	*names = ns.names;
 	*n = ns.n;
+	return err;
+}
+
+/* A directory's entries matching pattern that are directories holding file (NULL: any). */
+static int glob_dirs(const char *dir, const char *pattern, const char *file, struct nameset *ns)
+{
+	char path[1024];
+	struct dirent *d;
+	struct stat st;
+	DIR *dp;
+	int err = 0;
+
+	dp = opendir(dir);
+	if (!dp)
+		return -errno;
+	while (!err && (d = readdir(dp))) {
+		if (d->d_name[0] == '.' || fnmatch(pattern, d->d_name, 0))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s%s%s", dir, d->d_name, file ? "/" : "",
+			 file ? file : "");
+		if (stat(path, &st) || (!file && !S_ISDIR(st.st_mode)))
+			continue;
+		err = names_add(ns, d->d_name);
+	}
+	closedir(dp);
+	return err;
+}
+
+int sysinfo_glob_tracepoints(struct sysinfo *si, const char *subsys, const char *event,
+			     char ***names, int *n, char *msg, size_t msglen)
+{
+	struct nameset sys = { 0 }, all = { 0 };
+	char dir[512], sdir[1024], full[256];
+	const char *tfs = NULL;
+	int i, k, err;
+
+	*names = NULL;
+	*n = 0;
+	if (!si->tp_format_dir)
+		tfs = tp_tracefs();
+	if (!si->tp_format_dir && !tfs) {
+		snprintf(msg, msglen, "no tracefs (mount it on /sys/kernel/tracing): the "
+			 "tracepoints cannot be listed");
+		return -ENOENT;
+	}
+	if (si->tp_format_dir)
+		snprintf(dir, sizeof(dir), "%s", si->tp_format_dir);
+	else
+		snprintf(dir, sizeof(dir), "%s/events", tfs);
+	err = glob_dirs(dir, subsys, NULL, &sys);
+	if (err) {
+		snprintf(msg, msglen, "cannot list %s: %s", dir, strerror(-err));
+		goto out;
+	}
+	qsort(sys.names, sys.n, sizeof(char *), cmp_str);
+	for (i = 0; !err && i < sys.n; i++) {
+		struct nameset evs = { 0 };
+
+		/* ftrace's own records (function, print...): no tracepoints, BPF
+		 * cannot attach to them; available_events leaves them out too */
+		if (!strcmp(sys.names[i], "ftrace"))
+			continue;
+		snprintf(sdir, sizeof(sdir), "%s/%s", dir, sys.names[i]);
+		err = glob_dirs(sdir, event, "format", &evs);
+		if (!err)
+			qsort(evs.names, evs.n, sizeof(char *), cmp_str);
+		for (k = 0; !err && k < evs.n; k++) {
+			snprintf(full, sizeof(full), "%s/%s", sys.names[i], evs.names[k]);
+			err = names_add(&all, full);
+		}
+		if (err == -ENOENT || err == -EACCES)
+			err = 0;	/* a subsystem gone since, or unreadable: not ours */
+		for (k = 0; k < evs.n; k++)
+			free(evs.names[k]);
+		free(evs.names);
+		free(evs.slots);
+	}
+	if (err)
+		snprintf(msg, msglen, "cannot list the tracepoints: %s", strerror(-err));
+out:
+	for (i = 0; i < sys.n; i++)
+		free(sys.names[i]);
+	free(sys.names);
+	free(sys.slots);
+	free(all.slots);
+	*names = all.names;
+	*n = all.n;
 	return err;
 }
 
@@ -644,6 +732,154 @@ bool resolve_elf_has_function(const char *path, const char *sym)
 	elf_end(e);
 	close(fd);
 	return ok;
+}
+
+/* A function symbol a glob matched, for the aliases' choice. */
+struct efunc {
+	char *name;
+	uint64_t addr;
+	unsigned char bind;
+	size_t order;		/* its place in the table: a name's first one is taken */
+};
+
+static int efunc_by_name(const void *a, const void *b)
+{
+	const struct efunc *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/*
+ * By address, and at one address the name a user knows first, as the stack
+ * symbolizer picks it (usym.c): fewer leading '_' (glibc's getpid is a weak
+ * alias of the global __getpid), global before weak before local.
+ */
+static int efunc_by_addr(const void *a, const void *b)
+{
+	const struct efunc *x = a, *y = b;
+	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	if (x->bind != y->bind)
+		return x->bind == STB_GLOBAL ? -1 : y->bind == STB_GLOBAL ? 1 :
+		       x->bind == STB_WEAK ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The matching FUNC symbols of e's table of type (SHT_SYMTAB or SHT_DYNSYM); -ENOENT if
+ * it has none. */
+static int elf_glob_table(Elf *e, GElf_Word type, const char *pattern, struct efunc **out,
+			  size_t *n, int *ifuncs)
+{
+	Elf_Scn *scn = NULL;
+	size_t i, cnt, cap = 0;
+	Elf_Data *d;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			break;
+	d = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!d || !sh.sh_entsize)
+		return -ENOENT;
+	cnt = sh.sh_size / sh.sh_entsize;
+	for (i = 0; i < cnt; i++) {
+		const char *name;
+		struct efunc *nf;
+		GElf_Sym s;
+
+		if (!gelf_getsym(d, i, &s) || s.st_shndx == SHN_UNDEF || !s.st_size)
+			continue;
+		if (GELF_ST_TYPE(s.st_info) != STT_FUNC && GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC)
+			continue;
+		name = elf_strptr(e, sh.sh_link, s.st_name);
+		if (!name || !*name || fnmatch(pattern, name, 0))
+			continue;
+		/* an IFUNC's symbol is its resolver, run once as the program
+		 * loads: the function called is another, which .dynsym does not
+		 * name (libc's strlen is __strlen_avx2 and others) */
+		if (GELF_ST_TYPE(s.st_info) == STT_GNU_IFUNC) {
+			(*ifuncs)++;
+			continue;
+		}
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			nf = realloc(*out, cap * sizeof(*nf));
+			if (!nf)
+				return -ENOMEM;
+			*out = nf;
+		}
+		(*out)[*n] = (struct efunc){ strdup(name), s.st_value, GELF_ST_BIND(s.st_info), i };
+		if (!(*out)[*n].name)
+			return -ENOMEM;
+		(*n)++;
+	}
+	return 0;
+}
+
+int resolve_elf_glob_functions(const char *path, const char *pattern, char ***names, int *n,
+			       int *ifuncs, char *msg, size_t msglen)
+{
+	struct efunc *f = NULL;
+	size_t nf = 0, i, k;
+	Elf *e = NULL;
+	int fd = -1, err;
+
+	*names = NULL;
+	*n = 0;
+	*ifuncs = 0;
+	err = elf_open(path, &fd, &e, msg, msglen);
+	if (err)
+		return err;
+	/* .symtab has every function .dynsym has, and the static ones */
+	err = elf_glob_table(e, SHT_SYMTAB, pattern, &f, &nf, ifuncs);
+	if (err == -ENOENT)
+		err = elf_glob_table(e, SHT_DYNSYM, pattern, &f, &nf, ifuncs);
+	if (err == -ENOENT)
+		err = 0;	/* no symbols: nothing matches */
+	elf_end(e);
+	close(fd);
+	if (!err && nf) {
+		/* a name once (versions of one symbol, static functions of one
+		 * name): the first, which resolving it by name finds */
+		qsort(f, nf, sizeof(*f), efunc_by_name);
+		for (i = k = 1; i < nf; i++) {
+			if (!strcmp(f[i].name, f[k - 1].name))
+				free(f[i].name);
+			else
+				f[k++] = f[i];
+		}
+		nf = k;
+		/* one name of several at one address: a probe there fires once */
+		qsort(f, nf, sizeof(*f), efunc_by_addr);
+		for (i = k = 1; i < nf; i++) {
+			if (f[i].addr == f[k - 1].addr)
+				free(f[i].name);
+			else
+				f[k++] = f[i];
+		}
+		nf = k;
+		qsort(f, nf, sizeof(*f), efunc_by_name);
+		*names = calloc(nf, sizeof(char *));
+		if (!*names)
+			err = -ENOMEM;
+	}
+	for (i = 0; i < nf; i++) {
+		if (*names)
+			(*names)[i] = f[i].name;
+		else
+			free(f[i].name);
+	}
+	if (*names)
+		*n = (int)nf;
+	if (err == -ENOMEM)
+		snprintf(msg, msglen, "%s", strerror(ENOMEM));
+	free(f);
+	return err;
 }
 
 /*

@@ -92,6 +92,25 @@ int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***name
 			   int *skipped, char *msg, size_t msglen);
 
 /*
+ * Tracepoints matching globs over SUBSYS and EVENT ("syscalls", "sys_enter_*"),
+ * from tracefs's events directory (sysinfo.tp_format_dir's in tests), as
+ * "SUBSYS/EVENT", sorted; ftrace's own records (events/ftrace) are none.
+ * *names is a heap array of heap strings, also on failure (then msg says why).
+ */
+int sysinfo_glob_tracepoints(struct sysinfo *si, const char *subsys, const char *event,
+			     char ***names, int *n, char *msg, size_t msglen);
+
+/*
+ * Functions of ELF file path matching a glob: .symtab's FUNC symbols, else
+ * .dynsym's, defined and sized; a name once; of names at one address the one
+ * a user knows (fewer leading '_', global before weak before local). IFUNC
+ * symbols (resolvers, not the function called) are counted in *ifuncs, not
+ * matched. Sorted; *names a heap array of heap strings. 0, or -errno with msg.
+ */
+int resolve_elf_glob_functions(const char *path, const char *pattern, char ***names, int *n,
+			       int *ifuncs, char *msg, size_t msglen);
+
+/*
  * A glob's matches that several functions have (static functions of
  * different files), which kprobe_events refuses by name, left out of
  * names[] (freed; *n the rest); returns how many. kallsyms must be loaded.

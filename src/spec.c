@@ -133,6 +133,62 @@ static bool good_name(const char *s, const char *e)
 	return true;
 }
 
+/*
+ * A glob over names: name characters (ok), '*', '?' and [SET] ("[!a-c]"; a
+ * ']' first in the set is one of its members), as fnmatch(3), the filter's ~
+ * and kptrace list take them. Returns where the span from s ends (at e, or at
+ * the first character that is none of these, or an unclosed '['); *glob is
+ * set when it holds any of * ? [.
+ */
+static const char *glob_span(const char *s, const char *e, bool (*ok)(char), bool *glob)
+{
+	const char *q = s, *c;
+
+	while (q < e) {
+		if (*q == '*' || *q == '?') {
+			*glob = true;
+			q++;
+			continue;
+		}
+		if (*q != '[') {
+			if (!ok(*q))
+				break;
+			q++;
+			continue;
+		}
+		c = q + 1;
+		if (c < e && (*c == '!' || *c == '^'))
+			c++;
+		if (c < e && *c == ']')
+			c++;
+		while (c < e && *c != ']')
+			c++;
+		if (c == e)
+			break;
+		*glob = true;
+		q = c + 1;
+	}
+	return q;
+}
+
+static bool is_name_char(char c)
+{
+	return is_alnum(c) || c == '_';
+}
+
+/* A tracepoint's SUBSYS or EVENT: a C identifier, or a glob of one. */
+static bool good_tp_name(const char *s, const char *e, bool *glob)
+{
+	bool g = false;
+
+	if (good_name(s, e))
+		return true;
+	if (s == e || glob_span(s, e, is_name_char, &g) != e || !g)
+		return false;
+	*glob = true;
+	return true;
+}
+
 static char *span_dup(const char *s, const char *e)
 {
 	size_t n = e - s;
@@ -509,13 +565,13 @@ static int parse_utarget(struct ctx *c, struct tok t)
 			return fail(c, SPEC_ERR_BAD_UPROBE_OFFS, s);
 		p->uoffset = v;
 		c->fentry = !c->ret;
-	} else if (s < e && is_sym_start(*s)) {
-		for (q = s; q < e && is_usym_char(*q); q++)
-			;
+	} else if (s < e && (is_sym_start(*s) || *s == '*' || *s == '?' || *s == '[')) {
+		/* a glob ("parse_*") is every function it matches: prepare.c expands it */
+		q = glob_span(s, e, is_usym_char, &p->glob);
 		if (q < e) {
 			if (*q != '+' && *q != '-')
 				return fail(c, SPEC_ERR_BAD_PROBE_ADDR, s);
-			if (*q == '-' || !parse_uint(q + 1, e, 0, &v))
+			if (*q == '-' || !parse_uint(q + 1, e, 0, &v) || p->glob)
 				return fail(c, SPEC_ERR_BAD_SYM_OFFS, q);
 			p->uoffset = v;
 		}
@@ -1296,7 +1352,10 @@ static int parse_tracepoint(struct ctx *c, struct tok head, const char *pos)
 	}
 	p->target_col = (int)(target.s - c->text);
 	slash = span_chr(target.s, target.e, '/');
-	if (!slash || !good_name(target.s, slash) || !good_name(slash + 1, target.e) ||
+	/* SUBSYS and EVENT may each be a glob ("syscalls/sys_enter_*"): prepare.c
+	 * expands it to every tracepoint it matches */
+	if (!slash || !good_tp_name(target.s, slash, &p->glob) ||
+	    !good_tp_name(slash + 1, target.e, &p->glob) ||
 	    slash - target.s >= SPEC_NAME_MAX || target.e - slash - 1 >= SPEC_NAME_MAX)
 		return fail(c, SPEC_ERR_BAD_TP_NAME, target.s);
 	memcpy(p->tp_system, target.s, slash - target.s);

@@ -258,7 +258,9 @@ struct spec_probe {
 	 * reads as the "p:SYM ARGS" shorthand with B a parameter by name.
 	 * btfarg.c reparses with SPEC_PARSE_SHORTHAND when B is no symbol. */
 	bool alt_shorthand;
-	bool glob;			/* the kernel symbol is a glob: one probe per match */
+	/* the kernel symbol, the uprobe's SYMBOL or the tracepoint's SUBSYS or
+	 * EVENT is a glob: one probe per match (prepare.c) */
+	bool glob;
 	bool fprobe;			/* f[N]:, ftrace's fprobe event: SYM[%return] only */
 	/* "-:EVENT PROBEPOINT [ARGS]": which of the event's probes to remove,
 	 * as written (heap); NULL removes them all */
