@@ -101,6 +101,46 @@ static int latency_pair(struct deflist *out, const char *func, const char *rest,
 	return 0;
 }
 
+/* latency '/bin/app:parse_*': every function of the binary it matches. */
+static int latency_uglob(const char *pat, const char *rest, struct deflist *out, int *n,
+			 char *msg, size_t msglen)
+{
+	const char *colon = strrchr(pat, ':');
+	int count = 0, ifuncs, i, err = -EINVAL;
+	char **names = NULL, path[256];
+
+	if (colon && colon - pat < (long)sizeof(path)) {
+		snprintf(path, sizeof(path), "%.*s", (int)(colon - pat), pat);
+		err = resolve_elf_glob_functions(path, colon + 1, &names, &count, &ifuncs, msg,
+						 msglen);
+	} else {
+		snprintf(msg, msglen, "latency %s: not /PATH:SYMBOL", pat);
+	}
+	if (!err && !count) {
+		snprintf(msg, msglen, "latency %s: no function matches%s", pat,
+			 ifuncs ? " (only IFUNC symbols: resolvers, not the functions called)" : "");
+		err = -ENOENT;
+	}
+	if (!err && count > LATENCY_GLOB_MAX) {
+		snprintf(msg, msglen, "latency %s: %d functions match, at most %d: narrow the "
+			 "pattern", pat, count, LATENCY_GLOB_MAX);
+		err = -E2BIG;
+	}
+	for (i = 0; !err && i < count; i++) {
+		char func[512];
+
+		snprintf(func, sizeof(func), "%s:%s", path, names[i]);
+		err = latency_pair(out, func, rest, (*n)++);
+	}
+	if (!err)
+		fprintf(stderr, "kptrace: latency %s: %d functions%s\n", pat, count,
+			ifuncs ? ", IFUNC symbols skipped (resolvers, not the functions called)" : "");
+	for (i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}
+
 /* latency 'vfs_*': every traceable match, the skipped ones reported. */
 static int latency_glob(struct sysinfo *si, const char *pat, const char *rest,
 			struct deflist *out, int *n, char *msg, size_t msglen)
@@ -108,10 +148,8 @@ static int latency_glob(struct sysinfo *si, const char *pat, const char *rest,
 	char **names;
 	int count, skipped, ambiguous = 0, i, err;
 
-	if (strchr(pat, '/')) {
-		snprintf(msg, msglen, "latency %s: globs are for kernel functions", pat);
-		return -EINVAL;
-	}
+	if (strchr(pat, '/'))
+		return latency_uglob(pat, rest, out, n, msg, msglen);
 	err = sysinfo_glob_functions(si, pat, &names, &count, &skipped, msg, msglen);
 	/* a name several functions have is refused by name: left out, counted */
 	if (!err)
