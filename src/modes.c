@@ -405,7 +405,8 @@ static int add_def(const struct env *env, const char *def, struct deflist *out)
 		snprintf(extra, sizeof(extra), " %s", env->field);
 	snprintf(by, sizeof(by), "%s", env->by ? env->by : "");
 	for (tok = strtok_r(by, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!agg_builtin_key(tok) && !has_arg(&p, tok) &&
+		/* "probe" is the table's probe column, no field */
+		if (!agg_builtin_key(tok) && strcmp(tok, "probe") && !has_arg(&p, tok) &&
 		    !(env->field && !strcmp(tok, env->field)) &&
 		    strlen(extra) + strlen(tok) + 2 < sizeof(extra))
 			strcat(strcat(extra, " "), tok);
