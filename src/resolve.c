@@ -259,7 +259,8 @@ int sysinfo_glob_tracepoints(struct sysinfo *si, const char *subsys, const char 
 		snprintf(msg, msglen, "cannot list %s: %s", dir, strerror(-err));
 		goto out;
 	}
-	qsort(sys.names, sys.n, sizeof(char *), cmp_str);
+	if (sys.n)
+		qsort(sys.names, sys.n, sizeof(char *), cmp_str);
 	for (i = 0; !err && i < sys.n; i++) {
 		struct nameset evs = { 0 };
 
@@ -269,7 +270,7 @@ int sysinfo_glob_tracepoints(struct sysinfo *si, const char *subsys, const char 
 			continue;
 		snprintf(sdir, sizeof(sdir), "%s/%s", dir, sys.names[i]);
 		err = glob_dirs(sdir, event, "format", &evs);
-		if (!err)
+		if (!err && evs.n)
 			qsort(evs.names, evs.n, sizeof(char *), cmp_str);
 		for (k = 0; !err && k < evs.n; k++) {
 			snprintf(full, sizeof(full), "%s/%s", sys.names[i], evs.names[k]);
