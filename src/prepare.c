@@ -148,8 +148,8 @@ static int tp_glob_matches(const struct env *env, struct sysinfo *si, const stru
 		if (subsys) {
 			col += (int)strlen(p->tp_system) + 1;
 			snprintf(msg, sizeof(msg), "no tracepoint matches '%s/%s' (kptrace list "
-				 "'%s/*' lists the %d of '%s')", p->tp_system, p->tp_event,
-				 p->tp_system, nany, p->tp_system);
+				 "'%s/*' lists the %d there)", p->tp_system, p->tp_event,
+				 p->tp_system, nany);
 		} else {
 			snprintf(msg, sizeof(msg), "no tracepoint matches '%s/%s': no subsystem "
 				 "matches '%s' (kptrace list '*/*' lists every tracepoint)",
