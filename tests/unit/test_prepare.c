@@ -184,9 +184,187 @@ static void shorthand(void)
 	done(&si, &ps);
 }
 
+/* sched/sched_wakeup, cut short: no prev_pid, which sched_switch has. */
+static const char wakeup_format[] =
+	"name: sched_wakeup\n"
+	"ID: 320\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"pid=%d\", REC->pid\n";
+
+/* Beside fake_system.h's sched/sched_switch: sched/sched_wakeup, a file that is
+ * no event, and ftrace's own record, which no glob matches. */
+static void make_tp_files(void)
+{
+	static const char *const dirs[] = { "sched/sched_wakeup", "ftrace", "ftrace/function" };
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, dirs[i]);
+		mkdir(path, 0700);
+	}
+	snprintf(path, sizeof(path), "%s/sched/sched_wakeup/format", dir);
+	write_file(path, wakeup_format);
+	snprintf(path, sizeof(path), "%s/ftrace/function/format", dir);
+	write_file(path, fake_format);
+	snprintf(path, sizeof(path), "%s/sched/enable", dir);
+	write_file(path, "0\n");
+}
+
+/* "t:SUBSYS/EVENT" with globs: a probe per tracepoint, those lacking a field skipped. */
+static void tracepoint_globs(void)
+{
+	const char *defs[] = { "t:sched/* prev_pid" };
+	struct sysinfo si;
+	struct probeset ps;
+	int sw, wk;
+
+	CHECK_INT(run_prepare(MODE_COUNT, defs, 1, &si, &ps), 0, "a glob over sched's events");
+	CHECK_INT(ps.n, 1, "sched_wakeup has no prev_pid: skipped");
+	CHECK_STR(ps.p[0].spec.tp_event, "sched_switch", "the match that has it");
+	CHECK_INT(ps.p[0].origin, PROBE_GLOB, "a match's origin");
+	CHECK_STR(ps.p[0].spec.group, "sched", "named as a definition of it is: its group");
+	CHECK_STR(ps.p[0].spec.event, "sched_switch", "and its event");
+	CHECK_INT(ps.evs[0].nargs, 1, "the glob's field");
+	CHECK_INT(ps.ents[0].agg.action, KPT_ACT_COUNT, "counted");
+	done(&si, &ps);
+
+	defs[0] = "t:s?hed/sched_[sw]*";
+	CHECK_INT(run_prepare(MODE_COUNT, defs, 1, &si, &ps), 0, "globs in both halves");
+	CHECK_INT(ps.n, 2, "both events of sched, not its enable file");
+	sw = find_event(&ps, "sched_switch");
+	wk = find_event(&ps, "sched_wakeup");
+	CHECK(sw >= 0 && wk >= 0, "each its own probe: %d %d", sw, wk);
+	CHECK_INT(find_event(&ps, "sched_[sw]*"), -1, "the glob itself");
+	done(&si, &ps);
+
+	defs[0] = "t:sched/* if prev_pid > 0";
+	CHECK_INT(run_prepare(MODE_COUNT, defs, 1, &si, &ps), 0, "a filter on a field");
+	CHECK_INT(ps.n, 1, "the match without the filter's field skipped");
+	CHECK_STR(ps.p[0].spec.tp_event, "sched_switch", "the one that has it");
+	CHECK(ps.ents[0].pre.nops || ps.ents[0].post.nops, "its filter compiled");
+	done(&si, &ps);
+	{
+		struct env env = { .mode = MODE_COUNT, .defs = defs, .ndefs = 1,
+				   .filter = "prio == 5" };
+
+		defs[0] = "t:sched/*";
+		CHECK_INT(prepare_env(&env, &si, &ps), 0, "--filter on sched_wakeup's field");
+		CHECK_INT(ps.n, 1, "sched_switch, without prio, skipped");
+		CHECK_STR(ps.n ? ps.p[0].spec.tp_event : "", "sched_wakeup", "the one with it");
+		done(&si, &ps);
+		/* pid is built in (the process) where the event has no such field */
+		env.filter = "pid == 5";
+		CHECK_INT(prepare_env(&env, &si, &ps), 0, "--filter on a built-in");
+		CHECK_INT(ps.n, 2, "none skipped");
+		done(&si, &ps);
+	}
+
+	defs[0] = "t:ev sched/sched_*";
+	CHECK_INT(run_prepare(MODE_TRACE, defs, 1, &si, &ps), 0, "a named glob");
+	CHECK(find_event(&ps, "ev_sched_switch") >= 0 && find_event(&ps, "ev_sched_wakeup") >= 0,
+	      "EVENT_MATCH, as a named kernel glob's");
+	CHECK_STR(ps.n ? ps.p[0].spec.group : "", "sched", "in the match's subsystem");
+	done(&si, &ps);
+
+	defs[0] = "t:*/function";
+	CHECK_INT(run_prepare(MODE_TRACE, defs, 1, &si, &ps), -ENOENT,
+		  "ftrace's own records are no tracepoints");
+	done(&si, &ps);
+	defs[0] = "t:nosuch/*";
+	CHECK_INT(run_prepare(MODE_TRACE, defs, 1, &si, &ps), -ENOENT, "no subsystem matches");
+	done(&si, &ps);
+	defs[0] = "t:sched/nosuch_*";
+	CHECK_INT(run_prepare(MODE_TRACE, defs, 1, &si, &ps), -ENOENT, "no event matches");
+	done(&si, &ps);
+	defs[0] = "t:sched/* no_such_field";
+	CHECK_INT(run_prepare(MODE_TRACE, defs, 1, &si, &ps), -EINVAL,
+		  "every match skipped: nothing left to run");
+	done(&si, &ps);
+}
+
+/* Functions of this test binary, for the uprobe globs. */
+__attribute__((noinline, used)) void glob_unit_a1(void)
+{
+	__asm__ volatile("");
+}
+
+__attribute__((noinline, used)) void glob_unit_a2(void)
+{
+	__asm__ volatile("");
+}
+
+void __glob_unit_a2(void) __attribute__((alias("glob_unit_a2")));
+
+/* "p:PATH:GLOB": a probe per function of the binary, aliases probed once. */
+static void uprobe_globs(void)
+{
+	char exe[512], d0[600];
+	const char *defs[] = { d0 };
+	struct sysinfo si;
+	struct probeset ps;
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int a1, a2;
+
+	if (len <= 0 || access("/sys/bus/event_source/devices/uprobe", F_OK)) {
+		printf("skip - uprobe globs: no /proc/self/exe or no uprobe PMU\n");
+		return;
+	}
+	exe[len] = 0;
+	snprintf(d0, sizeof(d0), "p %s:glob_unit_a* %%di", exe);
+	CHECK_INT(run_prepare(MODE_COUNT, defs, 1, &si, &ps), 0, "a glob over our functions");
+	CHECK_INT(ps.n, 2, "glob_unit_a1 and glob_unit_a2");
+	a1 = find_event(&ps, "p_test_glob_unit_a1_0");
+	a2 = find_event(&ps, "p_test_glob_unit_a2_0");
+	CHECK(a1 >= 0 && a2 >= 0, "named as ftrace names a uprobe on each: %d %d", a1, a2);
+	if (a1 >= 0 && a2 >= 0) {
+		CHECK_STR(ps.p[a1].spec.usym, "glob_unit_a1", "a match's symbol");
+		CHECK_INT(ps.p[a1].origin, PROBE_GLOB, "a match's origin");
+		CHECK_INT(ps.evs[a1].nargs, 1, "the glob's argument");
+		CHECK(ps.p[a1].res.uoffset != ps.p[a2].res.uoffset, "two places");
+	}
+	done(&si, &ps);
+
+	snprintf(d0, sizeof(d0), "r %s:*glob_unit_a*", exe);
+	CHECK_INT(run_prepare(MODE_COUNT, defs, 1, &si, &ps), 0, "the alias __glob_unit_a2 too");
+	CHECK_INT(ps.n, 2, "one probe per address");
+	CHECK(find_event(&ps, "p_test_glob_unit_a2_0") >= 0 &&
+	      find_event(&ps, "p_test___glob_unit_a2_0") < 0, "of the aliases, the public name");
+	CHECK_INT(ps.n ? ps.p[0].spec.kind : 0, SPEC_URETPROBE, "return probes stay returns");
+	done(&si, &ps);
+
+	/* latency: an entry and a return probe per match, linked */
+	snprintf(d0, sizeof(d0), "%s:glob_unit_a*", exe);
+	CHECK_INT(run_prepare(MODE_LATENCY, defs, 1, &si, &ps), 0, "latency over the glob");
+	CHECK_INT(ps.n, 4, "two functions, two probes each");
+	for (a1 = 0; a1 < ps.n; a1++) {
+		a2 = ps.p[a1].lat_peer;
+		CHECK(a2 >= 0 && a2 < ps.n && ps.p[a2].lat_peer == a1 &&
+		      !strcmp(ps.p[a2].spec.usym, ps.p[a1].spec.usym),
+		      "probe %d and its peer %d on one function", a1, a2);
+	}
+	done(&si, &ps);
+
+	snprintf(d0, sizeof(d0), "p %s:glob_unit_none*", exe);
+	CHECK_INT(run_prepare(MODE_COUNT, defs, 1, &si, &ps), -ENOENT, "a glob matching nothing");
+	done(&si, &ps);
+	snprintf(d0, sizeof(d0), "p /nonexistent/bin:glob_*");
+	CHECK(run_prepare(MODE_COUNT, defs, 1, &si, &ps) < 0, "a binary that is not there");
+	done(&si, &ps);
+}
+
 int main(void)
 {
 	make_files();
+	make_tp_files();
+	tracepoint_globs();
+	uprobe_globs();
 	glob_expansion();
 	entry_savers();
 	latency_pairs();

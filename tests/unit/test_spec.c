@@ -131,6 +131,8 @@ static void describe(const struct spec_probe *p, char *out, size_t size)
 	} else if (p->kind == SPEC_REMOVE && p->remove_match) {
 		put(&b, " match=[%s]", p->remove_match);
 	}
+	if (p->glob)
+		put(&b, " glob");
 	for (i = 0; i < p->nargs; i++) {
 		const struct spec_arg *a = &p->args[i];
 
@@ -249,6 +251,20 @@ static const struct good {
 	  "tracepoint sched/sched_switch auto tp=sched:sched_switch | prev_comm string"
 	  " field:prev_comm | c (string) comm | n u8 field:next_pid deref:0"
 	  " if=[prev_pid > 0]@67" },
+
+	/* globs over tracepoints (either half) and a uprobe's symbols: * ? [set] */
+	{ "t:syscalls/sys_enter_* fd",
+	  "tracepoint syscalls/sys_enter_* auto tp=syscalls:sys_enter_* glob | fd (x64) field:fd" },
+	{ "t */sched_switch", "tracepoint */sched_switch auto tp=*:sched_switch glob" },
+	{ "t:sched/sched_[!w]?* if prev_pid > 0",
+	  "tracepoint sched/sched_[!w]?* auto tp=sched:sched_[!w]?* glob if=[prev_pid > 0]@24" },
+	{ "t:ev s[]c]hed/sched_switch", "tracepoint s[]c]hed/ev tp=s[]c]hed:sched_switch glob" },
+	{ "t sched/sched_switch", "tracepoint sched/sched_switch auto tp=sched:sched_switch" },
+	{ "p /bin/x:parse_* %di",
+	  "uprobe uprobes/p_x_parse___0 auto path=/bin/x usym=parse_*+0 glob | arg1 (x64) reg:di" },
+	{ "r:u/e /bin/x:[a-c]?z $retval",
+	  "uretprobe u/e path=/bin/x usym=[a-c]?z+0 glob | arg1 (x64) retval" },
+	{ "p ./a.out:*", "uprobe uprobes/p_a___0 auto path=./a.out usym=*+0 glob" },
 
 	/* removal */
 	{ "-:myprobe", "remove */myprobe" },
@@ -518,6 +534,13 @@ static const struct bad {
 	{ "t ^kmem/", SPEC_ERR_BAD_TP_NAME },
 	{ "t ^/kmalloc", SPEC_ERR_BAD_TP_NAME },
 	{ "t:^km-em/kmalloc x", SPEC_ERR_BAD_TP_NAME },
+	/* a glob is of name characters and * ? [set], the set closed */
+	{ "t ^sched/sched_[ab", SPEC_ERR_BAD_TP_NAME },
+	{ "t ^sched/a-b*", SPEC_ERR_BAD_TP_NAME },
+	{ "t ^s*/", SPEC_ERR_BAD_TP_NAME },
+	{ "t ^sched/*.x", SPEC_ERR_BAD_TP_NAME },
+	{ "p /bin/x:parse_*^+4", SPEC_ERR_BAD_SYM_OFFS },
+	{ "p /bin/x:^pa[rse", SPEC_ERR_BAD_PROBE_ADDR },
 	{ "t kmem/kmalloc ^%di", SPEC_ERR_NOT_ON_TP },
 	{ "t kmem/kmalloc ^$retval", SPEC_ERR_NOT_ON_TP },
 	{ "t kmem/kmalloc ^@jiffies", SPEC_ERR_NOT_ON_TP },
