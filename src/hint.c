@@ -163,7 +163,7 @@ size_t hint_definition(const char *text, enum spec_err code, int col, char *buf,
 		ret = hint_bpftrace(text, buf, len);
 		if (!ret && lowercase_word(text))
 			ret = (size_t)snprintf(buf, len, "; and '%s' is no subcommand (explain, "
-					       "hist, latency, count, list)", text);
+					       "hist, latency, count, profile, list)", text);
 		break;
 	case SPEC_ERR_BAD_TP_NAME:
 		/* "t:sched:sched_switch": bpftrace's separator */

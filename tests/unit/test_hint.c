@@ -72,11 +72,11 @@ static void test_definition(void)
 		{ "fr:vfs_read", "is 'f:vfs_read%return' in kptrace" },
 		{ "kprobe:vfs_read { @[comm] = count(); }", "no bpftrace program" },
 		{ "kprobe:vfs_read /pid == 1/ { exit(); }", "no bpftrace program" },
-		{ "profile:hz:99", "bpftrace's 'profile' probes have no kptrace form" },
+		{ "interval:s:1", "bpftrace's 'interval' probes have no kptrace form" },
 		{ "usdt:/bin/x:p:q", "bpftrace's 'usdt' probes have no kptrace form" },
 		{ "t:sched:sched_process_exec", "; write 'sched/sched_process_exec' (a '/'" },
 		{ "t:ev sched:sched_switch prev_pid", "; write 'sched/sched_switch' (a '/'" },
-		{ "foo", "and 'foo' is no subcommand (explain, hist, latency, count, list)" },
+		{ "foo", "and 'foo' is no subcommand (explain, hist, latency, count, profile, list)" },
 		{ "x:a /bin/true:main", "" },		/* nothing known: the error alone */
 		{ "t:nosubsys", "" },
 		{ "zz:vfs_read", "" },
