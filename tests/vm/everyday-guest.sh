@@ -1,0 +1,48 @@
+#!/bin/sh
+# Guest script (busybox sh) for issue 19's everyday questions through real
+# kernel functions: latency --from/--to between a kprobe and a kretprobe
+# (the same pairs latency FUNC makes, counted alike), and count --sum of a
+# return value, through each backend this kernel has.
+W=/tmp/kpt-every
+mkdir -p $W
+KREL=$(uname -r)
+echo "# kernel $KREL"
+BACKENDS="kprobe fentry"
+grep -q ' register_fprobe_ips$' /proc/kallsyms && BACKENDS="$BACKENDS kprobe-multi"
+n=0
+for b in $BACKENDS; do n=$((n + 2)); done
+echo "# expect $n ok"
+ok() { echo "ok - $KREL: $*"; }
+bad() { echo "FAIL - $KREL: $*"; }
+KPT="timeout -s KILL 120 /bin/kptrace"
+
+# the marker: dd reading 777 bytes of a 1000-byte file, three times over
+head -c 1000 /dev/zero | tr '\0' x > $W/mark
+WORK="dd if=$W/mark of=/dev/null bs=777 count=3"
+
+for b in $BACKENDS; do
+	# vfs_read's entry to its return by thread, the reads of dd only: the
+	# count latency vfs_read gives for the same workload (its own pairing)
+	$KPT latency --backend $b -c "$WORK" --from 'p:vfs_read' --to 'r:vfs_read' \
+		> $W/$b.pair 2> $W/$b.pair.err
+	rc1=$?
+	$KPT latency --backend $b -c "$WORK" vfs_read > $W/$b.lat 2> $W/$b.lat.err
+	rc2=$?
+	# the histogram's summary: "count N, sum ..."
+	c1=$(sed -n 's/^count \([0-9]*\), sum.*/\1/p' $W/$b.pair | head -n 1)
+	c2=$(sed -n 's/^count \([0-9]*\), sum.*/\1/p' $W/$b.lat | head -n 1)
+	if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ -n "$c1" ] && [ "$c1" = "$c2" ] && [ "$c1" -ge 2 ]; then
+		ok "latency --from p:vfs_read --to r:vfs_read --backend $b: $c1 pairs, as latency vfs_read counts"
+	else
+		bad "latency --from/--to --backend $b: exit $rc1/$rc2, $c1 pairs against latency's $c2: $(tail -c 300 $W/$b.pair.err | tr "\n" " ")"
+	fi
+	# the bytes dd read: 777 + 223 (the file's rest) + 0 at its end
+	$KPT count --backend $b -c "$WORK" 'r:vfs_read ret=$retval:s64 if ret > 0' --by comm --sum ret \
+		> $W/$b.sum 2> $W/$b.sum.err
+	rc=$?
+	if [ $rc = 0 ] && grep -qE '^ +2 +1000 +dd$' $W/$b.sum; then
+		ok "count --sum ret of r:vfs_read --backend $b: dd read 1000 bytes in 2 reads"
+	else
+		bad "count --sum --backend $b: exit $rc, want '2 1000 dd': $(head -c 300 $W/$b.sum | tr "\n" " ") $(tail -c 200 $W/$b.sum.err | tr "\n" " ")"
+	fi
+done
