@@ -176,6 +176,24 @@ static bool is_name_char(char c)
 	return is_alnum(c) || c == '_';
 }
 
+/*
+ * A group or event name from a tracepoint's SUBSYS or EVENT: itself, or for
+ * a glob ("sys_enter_*", "[4]kmem"), its characters that are a name's, each
+ * other one a '_': the probe of a glob is a name too until prepare.c
+ * expands it into its matches, which have their own.
+ */
+static void ident_of(char *out, size_t len, const char *name)
+{
+	size_t i;
+
+	snprintf(out, len, "%s", name);
+	for (i = 0; out[i]; i++)
+		if (!is_name_char(out[i]))
+			out[i] = '_';
+	if (out[0] >= '0' && out[0] <= '9')
+		out[0] = '_';
+}
+
 /* A tracepoint's SUBSYS or EVENT: a C identifier, or a glob of one. */
 static bool good_tp_name(const char *s, const char *e, bool *glob)
 {
@@ -1361,9 +1379,9 @@ static int parse_tracepoint(struct ctx *c, struct tok head, const char *pos)
 	memcpy(p->tp_system, target.s, slash - target.s);
 	memcpy(p->tp_event, slash + 1, target.e - slash - 1);
 	if (!p->group[0])
-		snprintf(p->group, sizeof(p->group), "%s", p->tp_system);
+		ident_of(p->group, sizeof(p->group), p->tp_system);
 	if (!p->event_given)
-		snprintf(p->event, sizeof(p->event), "%s", p->tp_event);
+		ident_of(p->event, sizeof(p->event), p->tp_event);
 	return parse_args(c, pos);
 }
 

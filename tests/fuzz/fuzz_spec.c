@@ -140,7 +140,9 @@ static void check_probe(const struct spec_probe *p, const char *text, size_t len
 		FUZZ_CHECK(!p->usym || p->usym[0], "empty uprobe symbol");
 		break;
 	case SPEC_TRACEPOINT:
-		FUZZ_CHECK(is_ident(p->tp_system, sizeof(p->tp_system)) &&
+		/* a glob's SUBSYS/EVENT are globs (prepare.c expands them) */
+		FUZZ_CHECK(p->glob ? p->tp_system[0] && p->tp_event[0] :
+			   is_ident(p->tp_system, sizeof(p->tp_system)) &&
 			   is_ident(p->tp_event, sizeof(p->tp_event)), "tracepoint name");
 		FUZZ_CHECK(!p->path && !p->symbol, "tracepoint with a probe target");
 		break;

@@ -254,11 +254,11 @@ static const struct good {
 
 	/* globs over tracepoints (either half) and a uprobe's symbols: * ? [set] */
 	{ "t:syscalls/sys_enter_* fd",
-	  "tracepoint syscalls/sys_enter_* auto tp=syscalls:sys_enter_* glob | fd (x64) field:fd" },
-	{ "t */sched_switch", "tracepoint */sched_switch auto tp=*:sched_switch glob" },
+	  "tracepoint syscalls/sys_enter__ auto tp=syscalls:sys_enter_* glob | fd (x64) field:fd" },
+	{ "t */sched_switch", "tracepoint _/sched_switch auto tp=*:sched_switch glob" },
 	{ "t:sched/sched_[!w]?* if prev_pid > 0",
-	  "tracepoint sched/sched_[!w]?* auto tp=sched:sched_[!w]?* glob if=[prev_pid > 0]@24" },
-	{ "t:ev s[]c]hed/sched_switch", "tracepoint s[]c]hed/ev tp=s[]c]hed:sched_switch glob" },
+	  "tracepoint sched/sched___w___ auto tp=sched:sched_[!w]?* glob if=[prev_pid > 0]@24" },
+	{ "t:ev s[]c]hed/sched_switch", "tracepoint s__c_hed/ev tp=s[]c]hed:sched_switch glob" },
 	{ "t sched/sched_switch", "tracepoint sched/sched_switch auto tp=sched:sched_switch" },
 	{ "p /bin/x:parse_* %di",
 	  "uprobe uprobes/p_x_parse___0 auto path=/bin/x usym=parse_*+0 glob | arg1 (x64) reg:di" },
