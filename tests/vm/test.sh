@@ -34,12 +34,19 @@ FLAKE='(^|[^A-Za-z0-9_])int3: [0-9a-f]{4} \[#1\]'
 # it): a call through a site being patched fetching its next instruction at
 # address 0, "RIP: 0010:0x0" (seen in do_sys_openat2's and vfs_read's entry).
 FLAKE0='BUG: kernel NULL pointer dereference, address: 0000000000000000'
+# And a third, seen once in CI (stop 28, 6.1's "more" boot, during
+# stacks-guest.sh, whose fentry run patches one site for ftrace's kprobes,
+# kptrace's kprobe and a direct trampoline at once) and never in 11 runs
+# here, two of them on one host core: a vCPU stuck in the kernel for good,
+# "soft lockup ... stuck for 49s!" until the boot's timeout. Retried once
+# like the others, its call trace printed: a second one fails.
+FLAKE_LOCKUP='watchdog: BUG: soft lockup - CPU#[0-9]+ stuck for'
 
 # tcg_flake CONSOLE: the console's first kernel fault is the known flake
 tcg_flake() {
 	local first
 	first=$(kernel_faults "$1" | head -n 1)
-	echo "$first" | grep -qE "$FLAKE" && return 0
+	echo "$first" | grep -qE "$FLAKE|$FLAKE_LOCKUP" && return 0
 	echo "$first" | grep -qF "$FLAKE0" && grep -q 'RIP: 0010:0x0$' "$1" &&
 		grep -q '#PF: supervisor instruction fetch in kernel mode' "$1"
 }
@@ -48,6 +55,13 @@ tcg_flake() {
 # (its checks quote dmesg).
 kernel_faults() {
 	grep -vE '^(ok|FAIL|skip|#) ' "$1" | grep -E "$FAULTS"
+}
+
+# fault_trace CONSOLE: the first fault and the 40 console lines after it
+# (its registers and call trace), as comments: CI keeps only this output,
+# not the console file.
+fault_trace() {
+	grep -vE '^(ok|FAIL|skip|#) ' "$1" | grep -m1 -A40 -E "$FAULTS" | sed 's/^/#   console: /'
 }
 
 # guest_boot OUT RUN.SH-ARGS...: one guest run, its console kept as
@@ -81,6 +95,7 @@ guest() {
 			rip=$(grep -m1 'RIP: ' "$base.try1.console" | cut -c1-100)
 			skip "$name: retried: the guest kernel took the TCG text-patching flake ('$BOOT_FAULT', $rip; console $base.try1.console, $(grep -c '^FAIL - ' "$base.try1.out") FAIL lines in that try)"
 			grep -E '^(ok|FAIL|skip) ' "$base.try1.out" | sed 's/^/#   try 1: /'
+			fault_trace "$base.try1.console"
 			continue
 		fi
 		break
@@ -96,6 +111,7 @@ guest() {
 	fi
 	if [ -n "$BOOT_FAULT" ]; then
 		fail "$name: the guest kernel reported '$BOOT_FAULT' ($(grep -m1 'RIP: ' "$base.console" | cut -c1-100); console $base.console)"
+		fault_trace "$base.console"
 	fi
 	# the script says first how many checks it runs
 	want=$(sed -n 's/^# expect \([0-9][0-9]*\) ok$/\1/p' "$out" | awk '{ n += $1 } END { if (NR) print n }')
