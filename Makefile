@@ -239,8 +239,8 @@ FUZZ_HDRS    := tests/fuzz/fuzz_common.h tests/unit/ev_layout.h $(wildcard src/*
 
 # What each harness links: the stage it fuzzes and what that stage calls.
 FUZZ_SRCS_spec   := src/spec.c src/types.c
-FUZZ_SRCS_filter := src/filter.c src/spec.c src/types.c
-FUZZ_SRCS_decode := src/decode.c src/output_text.c src/output_json.c src/fmt.c src/ksyms.c \
+FUZZ_SRCS_filter := src/filter.c src/spec.c src/types.c src/valfmt.c
+FUZZ_SRCS_decode := src/decode.c src/output_text.c src/output_json.c src/fmt.c src/ksyms.c src/valfmt.c \
 	src/umaps.c src/spec.c src/types.c src/stackout.c src/usym.c
 FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode
 

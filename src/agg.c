@@ -13,6 +13,7 @@
 #include "hist.h"
 #include "pmu.h"
 #include "table.h"
+#include "valfmt.h"
 
 /* ---- configuration ---- */
 
@@ -401,6 +402,8 @@ static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 		ksyms_format(c->ksyms, v, true, buf, len);
 		return;
 	}
+	if (valfmt_scalar(a->type, v, buf, len))
+		return;		/* an address, a network-order number, an errno name */
 	switch (spec_type_info(a->type)->num) {
 	case SPEC_NUM_S:
 		snprintf(buf, len, "%" PRId64, (int64_t)v);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "compile.h"
+#include "valfmt.h"
 
 static bool is_deref(const struct spec_op *op)
 {
@@ -107,6 +108,9 @@ static enum spec_type field_type(const struct spec_arg *a, const struct resolved
 		return SPEC_T_STRING;
 	if (tf->symbol)
 		return SPEC_T_SYMBOL;	/* %pS in the kernel's print fmt */
+	/* %pI4, %pI6c: but a field only a filter reads compares as ftrace's number */
+	if (tf->addr && !a->hidden)
+		return tf->addr == TP_ADDR_IPV4 ? SPEC_T_IPV4 : SPEC_T_IPV6;
 	/* __u8 daddr[4]: its elements' type (for a filter, ftrace's number of its size) */
 	size = tf->array_len && !a->hidden ? tf->size / tf->array_len : tf->size;
 	t = spec_type_int(size, tf->is_signed);
@@ -121,10 +125,15 @@ static enum spec_type field_type(const struct spec_arg *a, const struct resolved
 static uint32_t field_count(const struct spec_arg *a, const struct resolved *r,
 			    const int64_t *opval)
 {
+	const struct tp_field *tf;
+
 	if (a->count || a->type_given || a->ops[0].kind != SPEC_OP_TPFIELD || a->nops > 1 ||
 	    a->hidden)
 		return a->count;
-	return r->tp.fields[opval[0]].array_len;
+	tf = &r->tp.fields[opval[0]];
+	if (tf->addr)	/* an address: one ipv4 scalar, or ipv6's 16 bytes */
+		return tf->addr == TP_ADDR_IPV4 ? 0 : VALFMT_IPV6_LEN;
+	return tf->array_len;
 }
 
 /*

@@ -10,6 +10,7 @@
 
 #include "kptrace.h"
 #include "output.h"
+#include "valfmt.h"
 
 static size_t bitmap_bytes(const struct ev_desc *ev)
 {
@@ -171,6 +172,16 @@ struct dec_val decode_scalar(const struct ev_arg *a, const void *rec, uint32_t e
 		break;
 	}
 	return v;
+}
+
+size_t decode_ipv6(const struct ev_arg *a, const void *rec, char *buf, size_t len)
+{
+	uint8_t b[VALFMT_IPV6_LEN];
+
+	if (a->count != VALFMT_IPV6_LEN || a->size != 1)
+		return 0;
+	memcpy(b, (const unsigned char *)rec + a->slot, sizeof(b));
+	return valfmt_ipv6(b, buf, len);
 }
 
 const char *decode_string(const struct ev_arg *a, const void *rec, size_t len, uint32_t elem,

@@ -230,6 +230,12 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 			sa->bf_offset + sa->bf_width - 1, sa->bf_container, sa->bf_container);
 	if (t == SPEC_T_SYMBOL)
 		fputs("      printed as %pS: sym+0xoff/0xsize\n", f);
+	else if (t == SPEC_T_IPV4 || t == SPEC_T_IPV6)
+		fputs("      kptrace's type: printed as an address (ftrace's %pI4 / %pI6c)\n", f);
+	else if (t == SPEC_T_BE16 || t == SPEC_T_BE32)
+		fputs("      kptrace's type: network order, printed in host order\n", f);
+	else if (t == SPEC_T_ERRNO)
+		fputs("      kptrace's type: printed as -ENAME where it is an errno\n", f);
 	else if (t == SPEC_T_SYMSTR)
 		fputs("      kept as the address; printed as the string sprint_symbol() makes\n",
 		      f);

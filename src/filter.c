@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "valfmt.h"
 #include "lex.h"
 
 /* '(' and '!' nesting: the parser recurses on them. */
@@ -60,6 +61,7 @@ struct field {
 	int size;		/* scalar bytes */
 	int slot;
 	const char *type;	/* for messages */
+	enum spec_type vtype;	/* an argument's type: extensions read their own constants */
 };
 
 struct parser {
@@ -176,6 +178,7 @@ static int find_field(struct parser *ps, const char *s, const char *e, struct fi
 		f->argi = a;
 		f->slot = ea->slot;
 		f->type = spec_type_name(ea->type);
+		f->vtype = ea->type;
 		if (ea->data)
 			return perr(ps, s, "Field '%s' is an immediate string, a constant "
 				    "that is not recorded: it can't be filtered on", f->name);
@@ -428,6 +431,36 @@ static int string_value(struct parser *ps, const struct field *f, struct node *n
 	return 0;
 }
 
+/*
+ * The constant at vat for an extension type's field (valfmt.h): an
+ * address, a network-order number, an errno name. 1 if it is read as any
+ * number is, else 0 (n's imm set, ps->p past it) or an error.
+ */
+static int ext_value(struct parser *ps, const struct field *f, struct node *n,
+		     enum kpt_pred_cmp cmp, const char *opat, const char *vat)
+{
+	const char *q = vat + 1, *why = "";
+	int64_t imm;
+	int ret;
+
+	while (is_ident(*q) || *q == '.')
+		q++;
+	ret = valfmt_parse(f->vtype, vat, q, &imm, &why);
+	if (ret > 0)
+		return 1;
+	if (ret < 0)
+		return perr(ps, vat, "Invalid value: %.*s: %s", (int)(q - vat), vat, why);
+	/* network order: only equality means the same thing swapped */
+	if (f->vtype != SPEC_T_ERRNO && cmp != KPT_CMP_EQ && cmp != KPT_CMP_NE)
+		return perr(ps, opat, "Illegal operation for field type: '%s' is %s, in network "
+			    "order: compare it with == or !=", f->name, f->type);
+	n->op.imm = imm;
+	n->op.size = f->size;
+	n->op.is_signed = f->is_signed;
+	ps->p = q;
+	return 0;
+}
+
 static int parse_pred(struct parser *ps)
 {
 	const char *at = ps->p, *opat, *vat, *q;
@@ -472,6 +505,10 @@ static int parse_pred(struct parser *ps)
 
 	if (*vat == '"' || *vat == '\'') {
 		ret = string_value(ps, &f, n, opat, oplen, vat, &cmp, &negate);
+		if (ret)
+			return ret;
+	} else if (valfmt_is_ext(f.vtype) && (is_alnum(*vat) || *vat == '-') &&
+		   (ret = ext_value(ps, &f, n, cmp, opat, vat)) <= 0) {
 		if (ret)
 			return ret;
 	} else if (is_digit(*vat) || *vat == '-') {
@@ -828,9 +865,10 @@ static void term_text(char *buf, size_t n, const struct kpt_pred_prog *p,
 		      const struct kpt_pred_op *op, const struct ev_desc *ev)
 {
 	const char *name = NULL, *str;
-	char argname[32];
+	char argname[32], val[VALFMT_MAX];
 	bool hex = op->cmp == KPT_CMP_BAND;
 	uint64_t imm = (uint64_t)op->imm;
+	enum spec_type t = SPEC_T_NONE;
 
 	switch (op->field) {
 	case KPT_FLD_TID:
@@ -843,7 +881,8 @@ static void term_text(char *buf, size_t n, const struct kpt_pred_prog *p,
 	case KPT_FLD_ARGSTR:
 		if (ev && op->argi < ev->nargs) {
 			name = ev->args[op->argi].name;
-			hex |= spec_type_hex(ev->args[op->argi].type);
+			t = ev->args[op->argi].type;
+			hex |= spec_type_hex(t);
 		} else {
 			snprintf(argname, sizeof(argname), "arg#%u", op->argi);
 			name = argname;
@@ -859,6 +898,9 @@ static void term_text(char *buf, size_t n, const struct kpt_pred_prog *p,
 		snprintf(buf, n, strchr(str, '"') ? "%s %s '%s%.*s'" : "%s %s \"%s%.*s\"", name,
 			 cmp_text(op->cmp), op->cmp == KPT_CMP_GLOB && str[0] == '!' ? "\\" : "",
 			 KPT_PRED_STR, str);
+	} else if (!hex && valfmt_scalar(t, imm, val, sizeof(val))) {
+		/* as the value prints: an address, a port, -ENOENT */
+		snprintf(buf, n, "%s %s %s", name, cmp_text(op->cmp), val);
 	} else if (hex && !(op->is_signed && op->size == 8 && op->imm < 0)) {
 		/* the field's width: a signed field's constant is stored
 		 * sign-extended (s8 & 0x80 holds -128), but reads back as bits

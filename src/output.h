@@ -40,6 +40,8 @@ bool decode_faulted(const struct ev_desc *ev, const void *rec, int argi);
 uint32_t decode_count(const struct ev_arg *a, const void *rec);
 /* Element elem of a scalar argument. */
 struct dec_val decode_scalar(const struct ev_arg *a, const void *rec, uint32_t elem);
+/* An ipv6 argument's address as text into buf (VALFMT_MAX); its length, 0 if not one. */
+size_t decode_ipv6(const struct ev_arg *a, const void *rec, char *buf, size_t len);
 /*
  * Element elem of a string argument: pointer into rec and length without the
  * terminator; NULL for ftrace's "(fault)" (data_loc length 0).

@@ -19,6 +19,7 @@
 #include "kptrace.h"
 #include "output.h"
 #include "umaps.h"
+#include "valfmt.h"
 
 #define SYM_BUF	1024
 
@@ -126,6 +127,7 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 {
 	char buf[SYM_BUF], c;
 	enum spec_num num;
+	size_t n;
 
 	/* an enum from BTF: by name where the value has one */
 	for (int i = 0; i < a->nenums; i++) {
@@ -142,6 +144,17 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 	case SPEC_T_SYMBOL:
 	case SPEC_T_SYMSTR:
 		json_cstr(ob, ksyms_format(ks, v.u, !a->sym_name, buf, sizeof(buf)));
+		break;
+	case SPEC_T_IPV4:
+	case SPEC_T_BE16:
+	case SPEC_T_BE32:
+	case SPEC_T_ERRNO:
+		/* addresses and errno names as strings, other values as numbers */
+		n = valfmt_scalar(a->type, v.u, buf, sizeof(buf));
+		if (valfmt_json_is_string(a->type, v.u))
+			json_str(ob, buf, n);
+		else
+			ob_mem(ob, buf, n);
 		break;
 	default:
 		num = spec_type_info(a->type)->num;
@@ -195,6 +208,15 @@ static bool print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 	}
 	if (!a->count)
 		return !print_elem(ob, a, ks, rec, len, 0);
+	if (a->type == SPEC_T_IPV6) {
+		char buf[VALFMT_MAX];
+		size_t n6 = decode_ipv6(a, rec, buf, sizeof(buf));
+
+		if (n6) {	/* else not the 16 bytes of one: as an array */
+			json_str(ob, buf, n6);
+			return false;
+		}
+	}
 	n = decode_count(a, rec);
 	ob_char(ob, '[');
 	for (e = 0; e < n; e++) {

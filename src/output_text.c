@@ -24,6 +24,7 @@
 #include "kptrace.h"
 #include "output.h"
 #include "umaps.h"
+#include "valfmt.h"
 
 #define SYM_BUF	1024	/* KSYM_SYMBOL_LEN and then some */
 
@@ -120,6 +121,12 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 		ob_str(ob, ksyms_format(ks, v.u, true, buf, sizeof(buf)));
 		ob_char(ob, '"');
 		break;
+	case SPEC_T_IPV4:
+	case SPEC_T_BE16:
+	case SPEC_T_BE32:
+	case SPEC_T_ERRNO:
+		ob_mem(ob, buf, valfmt_scalar(a->type, v.u, buf, sizeof(buf)));
+		break;
 	default:
 		num = spec_type_info(a->type)->num;
 		if (num == SPEC_NUM_U)
@@ -181,6 +188,15 @@ static void print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 	if (!a->count) {
 		print_elem(ob, a, ks, rec, len, 0);
 		return;
+	}
+	if (a->type == SPEC_T_IPV6) {
+		char buf[VALFMT_MAX];
+		size_t n6 = decode_ipv6(a, rec, buf, sizeof(buf));
+
+		if (n6) {	/* else not the 16 bytes of one: as an array */
+			ob_mem(ob, buf, n6);
+			return;
+		}
 	}
 	n = decode_count(a, rec);
 	ob_char(ob, '{');

@@ -23,6 +23,7 @@
 
 #include "lex.h"
 #include "spec.h"
+#include "valfmt.h"
 
 /* ftrace's limits, where the kernel has one (trace_probe.h, kprobes.h...) */
 #define MAX_TRACE_ARGS		128	/* MAX_TRACE_ARGS */
@@ -1002,13 +1003,19 @@ static int parse_fetch(struct ctx *c, struct spec_arg *a, const char *s,
 	}
 }
 
+/* b<width>@<offset>/<container>: a 'b' and not a type of that name */
+static bool is_bitfield_type(const char *s, const char *e)
+{
+	return s < e && *s == 'b' && spec_type_by_name(s, (unsigned int)(e - s)) == SPEC_T_NONE;
+}
+
 static enum spec_type lookup_type(const char *s, const char *e)
 {
 	const char *slash;
 	uint64_t bits;
 
-	/* find_fetch_type(): "b..." is a bitfield typed by its container */
-	if (s < e && *s == 'b') {
+	/* find_fetch_type(): "b..." is a bitfield typed by its container (but be16, be32) */
+	if (is_bitfield_type(s, e)) {
 		slash = span_chr(s, e, '/');
 		if (!slash || !parse_uint(slash + 1, e, 0, &bits))
 			return SPEC_T_NONE;
@@ -1158,6 +1165,11 @@ static int parse_type(struct ctx *c, struct spec_arg *a, const char *body, const
 			a->type = SPEC_T_NONE;
 		if (a->type == SPEC_T_NONE)
 			return fail(c, SPEC_ERR_BAD_TYPE, tcol);
+		/* an extension: 16 bytes read as an array, printed as one address */
+		if (a->type == SPEC_T_IPV6 && a->count)
+			return fail(c, SPEC_ERR_IPV6_ARRAY, *tend);
+		if (a->type == SPEC_T_IPV6)
+			a->count = VALFMT_IPV6_LEN;
 	} else {
 		/* DEFAULT_FETCH_TYPE: x<BITS_PER_LONG> */
 		a->type = SPEC_T_X64;
@@ -1221,7 +1233,7 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 	ret = parse_fetch(c, a, body, e);
 	if (ret)
 		return ret;
-	if (tname && *tname == 'b' && !parse_bitfield(a, tname, tend))
+	if (tname && is_bitfield_type(tname, tend) && !parse_bitfield(a, tname, tend))
 		return fail(c, SPEC_ERR_BAD_BITFIELD, c->text + a->type_col);
 	if (a->btf & SPEC_BTF_DEFER)
 		return 0;

@@ -85,6 +85,7 @@
 	E(BAD_ARRAY_NUM,	"Invalid array size")			\
 	E(ARRAY_TOO_BIG,	"Array number is too big")		\
 	E(BAD_TYPE,		"Unknown type is specified")		\
+	E(IPV6_ARRAY,		"Invalid array size (ipv6 is the 16 bytes of one address: no [N])") \
 	E(BAD_STRING,		"String accepts only memory argument")	\
 	E(BAD_SYMSTRING,	"Symbol String doesn't accept data/userdata") \
 	E(BAD_BITFIELD,		"Invalid bitfield")			\

@@ -136,7 +136,8 @@ static struct tp_field *rec_field(struct tp_format *fmt, const char *s, const ch
 /*
  * print fmt: "FORMAT", ARG, ARG...: the fields the kernel prints as code
  * addresses (%pS, %ps, %pB, as kmem/kmalloc's call_site) are marked, so an
- * untyped one prints as a symbol, as ftrace shows it (%ps: the name alone). Each conversion takes
+ * untyped one prints as a symbol, as ftrace shows it (%ps: the name alone);
+ * the ones it prints as IP addresses (%pI4, %pI6c) as ipv4/ipv6. Each conversion takes
  * the next argument (a '*' width or precision one more); what is not a plain
  * REC->field is left alone.
  */
@@ -166,18 +167,30 @@ static void parse_print_fmt(const char *line, struct tp_format *fmt)
 			s++;
 		if (!*s || *s == '"')
 			break;
-		if (n < (int)sizeof(conv))
-			conv[n++] = *s == 'p' && s[1] && strchr("SsB", s[1]) ? s[1] : *s;
+		if (n >= (int)sizeof(conv))
+			continue;
+		if (*s == 'p' && s[1] && strchr("SsB", s[1]))
+			conv[n++] = s[1];
+		else if (*s == 'p' && s[1] == 'I' && (s[2] == '4' || s[2] == '6'))
+			conv[n++] = s[2];	/* %pI4, %pI6, %pI6c */
+		else
+			conv[n++] = *s;
 	}
 	if (*s != '"')
 		return;
 	a = strchr(s + 1, ',');
 	for (i = 0; a && *a == ',' && i < n; i++) {
 		const char *e = arg_end(++a);
-		struct tp_field *f = strchr("SsB", conv[i]) ? rec_field(fmt, a, e) : NULL;
+		struct tp_field *f = strchr("SsB46", conv[i]) ? rec_field(fmt, a, e) : NULL;
 
-		if (f && f->size == 8 && !f->data_loc && !f->char_array)
+		if (f && f->data_loc)
+			f = NULL;
+		if (f && strchr("SsB", conv[i]) && f->size == 8 && !f->char_array)
 			f->symbol = conv[i] == 's' ? TP_SYM_NAME : TP_SYM_OFFSET;
+		if (f && conv[i] == '4' && f->size == 4)
+			f->addr = TP_ADDR_IPV4;
+		if (f && conv[i] == '6' && f->size == 16)
+			f->addr = TP_ADDR_IPV6;
 		a = e;
 	}
 }

@@ -23,6 +23,14 @@ struct tp_field {
 	bool pointer;		/* a pointer type */
 	/* the print fmt shows it as a code address: TP_SYM_* */
 	uint8_t symbol;
+	/* ... or as an IP address (%pI4, %pI6, %pI6c): TP_ADDR_* */
+	uint8_t addr;
+};
+
+enum {
+	TP_ADDR_NONE,
+	TP_ADDR_IPV4,		/* 4 bytes, printed as ipv4 */
+	TP_ADDR_IPV6,		/* 16 bytes, printed as ipv6 */
 };
 
 enum {

@@ -19,6 +19,11 @@ enum spec_num {
 };
 
 /*
+ * ftrace's types, then kptrace's extensions (valfmt.h), whose format and
+ * print fmt are those of the ftrace type holding the same bytes: ipv4 an
+ * address in network order, ipv6 16 bytes of one (an array of u8 always),
+ * be16/be32 network-order integers, errno an int returned as -ENAME.
+ *
  * T(ENUM, name, size, slot, num, data_loc, format type, print fmt)
  *   size      bytes of ftrace's record slot (fetch_type.size)
  *   slot      bytes of ours: a symstr keeps the address, symbolized in userspace
@@ -44,7 +49,12 @@ enum spec_num {
 	T(STRING,  "string",  4, 4, NONE, 1, "__data_loc char[]", "\\\"%s\\\"")         \
 	T(USTRING, "ustring", 4, 4, NONE, 1, "__data_loc char[]", "\\\"%s\\\"")         \
 	T(SYMBOL,  "symbol",  8, 8, X,    0, "u64",               "%pS")                \
-	T(SYMSTR,  "symstr",  4, 8, NONE, 1, "__data_loc char[]", "\\\"%s\\\"")
+	T(SYMSTR,  "symstr",  4, 8, NONE, 1, "__data_loc char[]", "\\\"%s\\\"")         \
+	T(IPV4,    "ipv4",    4, 4, U,    0, "u32",               "%u")                 \
+	T(IPV6,    "ipv6",    1, 1, U,    0, "u8",                "%u")                 \
+	T(BE16,    "be16",    2, 2, U,    0, "u16",               "%u")                 \
+	T(BE32,    "be32",    4, 4, U,    0, "u32",               "%u")                 \
+	T(ERRNO,   "errno",   4, 4, S,    0, "s32",               "%d")
 
 #define T(e, ...) SPEC_T_##e,
 enum spec_type { SPEC_T_NONE = 0, SPEC_TYPES SPEC_T__COUNT };

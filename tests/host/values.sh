@@ -19,7 +19,7 @@ gcc -static -O0 -fno-inline -g tests/host/values_target.c -o "$VT" || { echo "ca
 TR=/sys/kernel/tracing
 [ -e $TR/events ] || TR=/sys/kernel/debug/tracing
 [ -e $TR/events ] || skip_all "no tracefs"
-expect_checks 23
+expect_checks 31
 
 # py FILE EXPR [ARGS...]: EXPR (Python) over FILE's NDJSON rows is true.
 py() {
@@ -50,16 +50,15 @@ def slog2_rows(vals):
 
 def iss_kernel(path):
     """inet_sock_set_state in the kernel's own trace: ports and the
-    addresses' bytes, from the text its print fmt makes (%pI4, %pI6c)."""
-    import ipaddress, re
+    addresses as the text its print fmt makes (%pI4, %pI6c)."""
+    import re
     pat = r"sport=(\d+) dport=(\d+) saddr=(\S+) daddr=(\S+) saddrv6=(\S+) daddrv6=(\S+)"
-    return sorted((int(a), int(b), *(ipaddress.ip_address(x).packed for x in rest))
-                  for a, b, *rest in re.findall(pat, open(path).read()))
+    return sorted((int(a), int(b), *rest) for a, b, *rest in re.findall(pat, open(path).read()))
 
 def iss_kpt(rows):
-    """The same from kptrace's --json rows."""
+    """The same from kptrace's --json rows: the addresses as it writes them."""
     return sorted((x["args"]["sport"], x["args"]["dport"],
-                   *(bytes(x["args"][f]) for f in ("saddr", "daddr", "saddr_v6", "daddr_v6")))
+                   *(x["args"][f] for f in ("saddr", "daddr", "saddr_v6", "daddr_v6")))
                   for x in rows)
 
 def want_hist(vals):
@@ -129,7 +128,7 @@ kpt hist --json -c "$VT svals" "p:u $SV v=%di:u8" v > "$OUT/u8.json" 2> "$OUT/u8
 jcheck "hist of the same values as u8: log2's buckets, from [0], none negative" "$OUT/u8.json" \
 	'[b["min"] for b in rows[0]["hist"]["buckets"]] == [0, 1, 2, 4, 8, 16, 32, 64, 128] and rows[0]["hist"]["count"] == 27'
 
-echo "# 2. a tracepoint's byte arrays, read as arrays, against the kernel's own trace buffer"
+echo "# 2. a tracepoint's addresses and byte arrays, against the kernel's own trace buffer"
 ISS=sock/inet_sock_set_state
 if [ -e $TR/events/$ISS ] && [ -d $TR/instances ]; then
 	# a port of this run's own: both tracers see only its connection
@@ -152,18 +151,18 @@ if [ -e $TR/events/$ISS ] && [ -d $TR/instances ]; then
 	echo 0 > "$INST/events/$ISS/enable"
 	cp "$INST/trace" "$OUT/iss.trace"
 	rmdir "$INST"
-	jcheck "$ISS: saddr, daddr (__u8[4]) and saddr_v6, daddr_v6 (__u8[16]) the bytes the kernel's own trace prints (%pI4, %pI6c), as JSON arrays" \
+	jcheck "$ISS: saddr, daddr (__u8[4]) and saddr_v6, daddr_v6 (__u8[16]) the text the kernel's own trace prints for them (%pI4, %pI6c), untyped: issue 19" \
 		"$OUT/iss.json" 'len(iss_kernel(args[0])) >= 4 and iss_kernel(args[0]) == iss_kpt(rows)' \
 		"$OUT/iss.trace"
-	kpt -c "$VT tcp" "t:$ISS saddr daddr:u8[4] daddr_v6 sport:u8[2]" > "$OUT/iss.txt" 2> "$OUT/iss-t.err"
-	check "$ISS text: saddr={127,0,0,1} as ftrace prints an array, daddr:u8[4] and daddr_v6 accepted, 16 elements, sport:u8[2] the field's bytes" \
-		grep -Eq "saddr=\{127,0,0,1\} daddr=\{[0-9,]+\} daddr_v6=\{([0-9]+,){15}[0-9]+\} sport=\{[0-9]+,[0-9]+\}$" "$OUT/iss.txt"
+	kpt -c "$VT tcp" "t:$ISS saddr daddr:u8[4] daddr_v6:u8[16] sport:u8[2]" > "$OUT/iss.txt" 2> "$OUT/iss-t.err"
+	check "$ISS text: saddr=127.0.0.1 (its %pI4), daddr:u8[4] an array as ftrace prints one, daddr_v6:u8[16] 16 elements, sport:u8[2] the field's bytes" \
+		grep -Eq "saddr=127\.0\.0\.1 daddr=\{[0-9,]+\} daddr_v6=\{([0-9]+,){15}[0-9]+\} sport=\{[0-9]+,[0-9]+\}$" "$OUT/iss.txt"
 	# a filter compares the field as ftrace's event filters do, as a number
 	# of its size: 127.0.0.1 is the u32 16777343 (little-endian)
 	kpt --json -c "$VT tcp" "t:$ISS daddr" > "$OUT/iss-all.json" 2> "$OUT/iss-all.err"
 	kpt count --json -c "$VT tcp" "t:$ISS if daddr == 16777343" > "$OUT/iss-f.json" 2> "$OUT/iss-f.err"
 	jcheck "$ISS if daddr == 16777343: the field only a filter reads is ftrace's u32, the events to 127.0.0.1 counted" \
-		"$OUT/iss-f.json" '(lambda a: 0 < len([x for x in a if x["args"]["daddr"] == [127, 0, 0, 1]]) < len(a) and rows[0]["count"] == len([x for x in a if x["args"]["daddr"] == [127, 0, 0, 1]]))([__import__("json").loads(l) for l in open(args[0]) if l.strip()])' \
+		"$OUT/iss-f.json" '(lambda a: 0 < len([x for x in a if x["args"]["daddr"] == "127.0.0.1"]) < len(a) and rows[0]["count"] == len([x for x in a if x["args"]["daddr"] == "127.0.0.1"]))([__import__("json").loads(l) for l in open(args[0]) if l.strip()])' \
 		"$OUT/iss-all.json"
 	KPT_RC=error kpt --dry-run "t:$ISS saddr:u8[8]" > /dev/null 2> "$OUT/iss-big.err"
 	check "$ISS saddr:u8[8]: refused, the field is 4 bytes" grep -q "field 'saddr' (__u8 saddr\[4\]) is 4 bytes" "$OUT/iss-big.err"
@@ -193,6 +192,43 @@ if [ -e $TR/events/$EXE ]; then
 else
 	env_fault "no $EXE tracepoint"
 fi
+
+echo "# 4. values as people read them: ipv4, be16, ipv6, errno, be32 (issue 19)"
+# kpt_addr(a, port, v6, err, b), three calls (values_target.c's "addrs"):
+# 10.1.2.3 443 2001:db8::1 -2 0xdeadbeef; 127.0.0.1 8080
+# ::ffff:192.168.0.7 5 1; 10.1.2.3 443 2001:db8::1 -4096 0
+AD="p:a $VT:kpt_addr a=%di:ipv4 port=%si:be16 v6=+0(%dx):ipv6 err=%cx:errno b=%r8:be32"
+kpt -c "$VT addrs" "$AD" > "$OUT/ad.txt" 2> "$OUT/ad.err"
+sed -n 's/^.*: a: ([^)]*)//p' "$OUT/ad.txt" > "$OUT/ad.got"
+printf '%s\n' " a=10.1.2.3 port=443 v6=2001:db8::1 err=-ENOENT b=3735928559" \
+	" a=127.0.0.1 port=8080 v6=::ffff:192.168.0.7 err=5 b=1" \
+	" a=10.1.2.3 port=443 v6=2001:db8::1 err=-4096 b=0" > "$OUT/ad.want"
+check "text: addresses dotted and RFC 5952, ports and be32 in host order, -ENOENT by name, 5 and -4096 (no errno) as numbers" \
+	diff -u "$OUT/ad.want" "$OUT/ad.got"
+kpt --json -c "$VT addrs" "$AD" > "$OUT/ad.json" 2> "$OUT/ad-j.err"
+jcheck "--json: addresses and errno names as strings, numbers as numbers" "$OUT/ad.json" \
+	'[x["args"] for x in rows] == [{"a": "10.1.2.3", "port": 443, "v6": "2001:db8::1", "err": "-ENOENT", "b": 3735928559}, {"a": "127.0.0.1", "port": 8080, "v6": "::ffff:192.168.0.7", "err": 5, "b": 1}, {"a": "10.1.2.3", "port": 443, "v6": "2001:db8::1", "err": -4096, "b": 0}]'
+kpt count -c "$VT addrs" "$AD if port == 443 && a == 10.1.2.3 && err != -ENOENT" > "$OUT/adf.txt" 2> "$OUT/adf.err"
+check "filters: port == 443 (in network order), a == 10.1.2.3, err != -ENOENT: the third call alone counted, 2 filtered" \
+	sh -c "grep -Eq '^ +1\$' '$OUT/adf.txt' && grep -Eq '^uprobes/a +3 +0 +0 +0 +2\$' '$OUT/adf.err'"
+kpt count -c "$VT addrs" "$AD" --by a,err > "$OUT/adk.txt" 2> "$OUT/adk.err"
+check "count --by a,err: the keys as the text prints them" \
+	sh -c "grep -Eq '^ +1 +10\.1\.2\.3 +-ENOENT\$' '$OUT/adk.txt' && grep -Eq '^ +1 +127\.0\.0\.1 +5\$' '$OUT/adk.txt' && grep -Eq '^ +1 +10\.1\.2\.3 +-4096\$' '$OUT/adk.txt'"
+if [ -e $TR/events/$TP ]; then
+	# 7 x -ENOENT, 3 x -EISDIR, 2 x fd 3 (values_target.c's "opens")
+	kpt count -c "$VT opens" "t:$TP ret:errno" --by ret > "$OUT/ope.txt" 2> "$OUT/ope.err"
+	check "$TP ret:errno --by ret: 7 -ENOENT, 3 -EISDIR, 2 of fd 3" \
+		sh -c "grep -Eq '^ +7 +-ENOENT\$' '$OUT/ope.txt' && grep -Eq '^ +3 +-EISDIR\$' '$OUT/ope.txt' && grep -Eq '^ +2 +3\$' '$OUT/ope.txt'"
+else
+	env_fault "no $TP tracepoint"
+fi
+KPT_RC=error kpt --dry-run "$AD if a > 10.1.2.3" > /dev/null 2> "$OUT/ad-r1.err"
+check "a > 10.1.2.3: refused, an address compares with == or !=" grep -q "in network order: compare it with == or !=" "$OUT/ad-r1.err"
+KPT_RC=error kpt --dry-run "$AD if err == -ENOPE" > /dev/null 2> "$OUT/ad-r2.err"
+check "err == -ENOPE: refused, not an errno name, the caret under it" \
+	sh -c "grep -q 'Invalid value: -ENOPE: not an errno name' '$OUT/ad-r2.err' && grep -q '^ *\^\$' '$OUT/ad-r2.err'"
+KPT_RC=error kpt --dry-run "p:$VT:kpt_addr v=+0(%dx):ipv6[2]" > /dev/null 2> "$OUT/ad-r3.err"
+check ":ipv6[2]: refused, ipv6 is one address" grep -q "ipv6 is the 16 bytes of one address" "$OUT/ad-r3.err"
 
 echo "# 12. a count over many probes: one table, sorted, the probe a column"
 # kpt_cnt_N is called N times (kpt_cnt_0 never); event names of unequal

@@ -3,7 +3,8 @@
  * The workloads of tests/host/values.sh, each with values known in advance
  * (the suite states them again, independently of kptrace): signed values
  * for a histogram, failing and succeeding opens, one loopback TCP
- * connection, an execve with a known argv, and functions called a known
+ * connection, an execve with a known argv, addresses, ports and errnos
+ * passed to one function (issue 19), and functions called a known
  * number of times for a count over many probes. Built static, -O0
  * -fno-inline, no PIE: the process opens nothing but what it is asked to.
  */
@@ -22,6 +23,12 @@
 PROBED long kpt_sval(long v)
 {
 	return v;
+}
+
+/* addrs: an address, a port, an IPv6 address, an errno, a be32 (issue 19) */
+PROBED int kpt_addr(uint32_t a, uint16_t port, const uint8_t *v6, int err, uint32_t b)
+{
+	return (int)(a + port + v6[0] + err + b);
 }
 
 /* count over a glob: kpt_cnt_N is called N times, kpt_cnt_0 never */
@@ -93,6 +100,17 @@ int main(int argc, char **argv)
 			open("/", O_WRONLY);
 		for (n = 0; n < 2; n++)
 			close(open("/dev/null", O_RDONLY));
+		return 0;
+	}
+	if (!strcmp(argv[1], "addrs")) {
+		/* the suite's ADDRS: 3 calls, in this order */
+		struct in6_addr v6a, v6b;
+
+		inet_pton(AF_INET6, "2001:db8::1", &v6a);
+		inet_pton(AF_INET6, "::ffff:192.168.0.7", &v6b);
+		kpt_addr(htonl(0x0a010203), htons(443), v6a.s6_addr, -2, htonl(0xdeadbeef));
+		kpt_addr(htonl(0x7f000001), htons(8080), v6b.s6_addr, 5, htonl(1));
+		kpt_addr(htonl(0x0a010203), htons(443), v6a.s6_addr, -4096, 0);
 		return 0;
 	}
 	if (!strcmp(argv[1], "tcp"))

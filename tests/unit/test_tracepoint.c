@@ -100,15 +100,21 @@ static void test_arrays(void)
 		"\tfield:char comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
 		"\tfield:u32 w[2];\toffset:44;\tsize:8;\tsigned:0;\n"
 		"\tfield:__data_loc char[] name;\toffset:52;\tsize:4;\tsigned:0;\n"
-		"\tfield:int plain;\toffset:56;\tsize:4;\tsigned:1;\n\n";
+		"\tfield:int plain;\toffset:56;\tsize:4;\tsigned:1;\n\n"
+		/* the addresses as inet_sock_set_state prints them; plain's %pI4 is
+		 * no address (4 bytes, but "REC->plain + 1" is no field) */
+		"print fmt: \"s=%pI4 d=%pI6c c=%s w=%u n=%s p=%pI4\", REC->saddr, REC->daddr_v6, "
+		"REC->comm, REC->w, __get_str(name), REC->plain + 1\n";
 	static const struct {
 		const char *name;
 		unsigned int array_len;
 		bool char_array, data_loc;
+		int addr;
 	} want[] = {
-		{ "saddr", 4, false, false }, { "daddr_v6", 16, false, false },
-		{ "comm", 0, true, false }, { "w", 2, false, false },
-		{ "name", 0, false, true }, { "plain", 0, false, false },
+		{ "saddr", 4, false, false, TP_ADDR_IPV4 },
+		{ "daddr_v6", 16, false, false, TP_ADDR_IPV6 },
+		{ "comm", 0, true, false, 0 }, { "w", 2, false, false, 0 },
+		{ "name", 0, false, true, 0 }, { "plain", 0, false, false, 0 },
 	};
 	char path[] = "/tmp/kpt-tpfmt-XXXXXX", msg[256];
 	struct tp_format fmt;
@@ -128,9 +134,11 @@ static void test_arrays(void)
 		const struct tp_field *tf = tp_field_find(&fmt, want[i].name);
 
 		CHECK(tf && tf->array_len == want[i].array_len &&
-		      tf->char_array == want[i].char_array && tf->data_loc == want[i].data_loc,
-		      "field %s: array_len %u char_array %d data_loc %d", want[i].name,
-		      tf ? tf->array_len : 0, tf ? tf->char_array : -1, tf ? tf->data_loc : -1);
+		      tf->char_array == want[i].char_array && tf->data_loc == want[i].data_loc &&
+		      tf->addr == want[i].addr,
+		      "field %s: array_len %u char_array %d data_loc %d addr %d", want[i].name,
+		      tf ? tf->array_len : 0, tf ? tf->char_array : -1, tf ? tf->data_loc : -1,
+		      tf ? tf->addr : -1);
 	}
 	tp_format_free(&fmt);
 }
