@@ -292,6 +292,7 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 	ev->uoffset = r->uoffset;
 	ev->path = p->path;
 	ev->target = r->target;
+	ev->tp_print = p->whole ? &r->tp : NULL;
 	ev->nargs = p->nargs;
 
 	ent->flags = (ev->is_return ? KPT_PF_RETURN : 0) | (ev->is_user ? KPT_PF_USER : 0) |

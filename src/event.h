@@ -44,6 +44,8 @@ struct ev_target {
 	char tp_event[SPEC_NAME_MAX];
 };
 
+struct tp_format;
+
 struct ev_desc {
 	int index;		/* probe table index == BPF cookie */
 	char group[SPEC_NAME_MAX];
@@ -63,6 +65,8 @@ struct ev_desc {
 	bool kstack, ustack;	/* -K/-U: its records end with the stacks */
 	uint16_t kstack_show;	/* -K DEPTH: the frames printed, below the tracing's own */
 	struct ev_target target;
+	/* a tracepoint printed as the kernel prints it (spec's whole): its format */
+	const struct tp_format *tp_print;
 	int nargs;
 	struct ev_arg *args;
 	const struct spec_probe *spec;

@@ -346,6 +346,9 @@ void explain_event(FILE *f, const struct ev_desc *ev)
 		break;
 	case SPEC_TRACEPOINT:
 		fprintf(f, "  tracepoint %s\n", ev->func);
+		if (ev->tp_print)
+			fputs("  no fields given: all of them, the line its print fmt makes of "
+			      "them, as the kernel's trace prints it\n", f);
 		break;
 	case SPEC_PROFILE:
 		fprintf(f, "  a CPU clock (perf's cpu-clock) sampling %u times a second on each "

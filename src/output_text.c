@@ -23,6 +23,7 @@
 #include "fmt.h"
 #include "kptrace.h"
 #include "output.h"
+#include "tpprint.h"
 #include "umaps.h"
 #include "valfmt.h"
 
@@ -282,6 +283,20 @@ int output_text(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const
 	return output_text_ex(f, ev, &ss, rec, len);
 }
 
+/* " " and the kernel's own line for a tracepoint printed whole; false if it has none. */
+static bool print_tp_info(struct outbuf *ob, const struct ev_desc *ev, const struct ksyms *ks,
+			  const void *rec, size_t len)
+{
+	static char info[KPT_REC_MAX * 2];
+	long n = tpprint_info(ev, ks, rec, len, info, sizeof(info));
+
+	if (n < 0)
+		return false;
+	ob_char(ob, ' ');
+	ob_mem(ob, info, (size_t)n);
+	return true;
+}
+
 int output_text_ex(FILE *f, const struct ev_desc *ev, const struct stack_syms *ss,
 		   const void *rec, size_t len)
 {
@@ -303,9 +318,10 @@ int output_text_ex(FILE *f, const struct ev_desc *ev, const struct stack_syms *s
 		print_location(&ob, ev, ks, &h);
 		ob_char(&ob, ')');
 	}
-	for (i = 0; i < ev->nargs; i++)
-		if (!ev->args[i].hidden)
-			print_arg(&ob, ev, i, ks, rec, len);
+	if (!ev->tp_print || !print_tp_info(&ob, ev, ks, rec, len))
+		for (i = 0; i < ev->nargs; i++)
+			if (!ev->args[i].hidden)
+				print_arg(&ob, ev, i, ks, rec, len);
 	ob_char(&ob, '\n');
 	if (h.nkstack || h.nustack)
 		print_stacks(&ob, ev, &h, ss, rec, len);

@@ -607,6 +607,46 @@ static int resolve_compile(struct probeset *ps, struct sysinfo *si)
 	return 0;
 }
 
+/*
+ * A tracepoint printed without fields named (`kptrace t:kmem/kmalloc`)
+ * prints what the kernel's trace prints for it: every field is fetched,
+ * each an argument of its name (--json's), and the text line is the
+ * event's print fmt over them (tpprint.c). Aggregations fetch only what
+ * they use.
+ */
+static int add_whole_fields(const struct env *env, struct sysinfo *si, struct probeset *ps,
+			    int i)
+{
+	struct probe *pr = &ps->p[i];
+	struct spec_probe *p = &pr->spec;
+	struct spec_error e;
+	char msg[512];
+	int k, err, col = -1;
+
+	if (env->mode != MODE_TRACE || p->kind != SPEC_TRACEPOINT || p->nargs || p->whole)
+		return 0;
+	for (k = 0; k < pr->res.tp.nfields; k++) {
+		err = spec_add_whole_field(p, pr->res.tp.fields[k].name, &e);
+		if (err) {
+			snprintf(msg, sizeof(msg), "cannot add field '%s': %s",
+				 pr->res.tp.fields[k].name,
+				 err == -ENOMEM ? strerror(ENOMEM) : spec_strerror(e.code));
+			probe_report(pr->where, p->text, msg, -1);
+			return err;
+		}
+	}
+	p->whole = true;
+	ev_desc_free(&ps->evs[i]);
+	resolved_free(&pr->res);
+	err = resolve_probe(si, p, &pr->res, msg, sizeof(msg), &col);
+	if (!err)
+		err = compile_probe(p, &pr->res, i, &ps->ents[i], &ps->evs[i], msg, sizeof(msg),
+				    &col);
+	if (err)
+		probe_report(pr->where, p->text, msg, col);
+	return err;
+}
+
 static int add_filter_fields(const struct env *env, struct sysinfo *si, struct probeset *ps,
 			     int i)
 {
@@ -689,7 +729,9 @@ int prepare(const struct env *env, struct sysinfo *si, struct probeset *ps)
 	if (!err)
 		err = resolve_compile(ps, si);
 	for (i = 0; !err && i < ps->nuser; i++) {
-		err = add_filter_fields(env, si, ps, i);
+		err = add_whole_fields(env, si, ps, i);
+		if (!err)
+			err = add_filter_fields(env, si, ps, i);
 		if (!err)
 			err = compile_filters(env, &ps->p[i], &ps->evs[i], &ps->ents[i]);
 	}

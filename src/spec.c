@@ -1626,8 +1626,23 @@ static int parse_text(struct ctx *c_, const char *text, struct spec_probe *out,
 	return ret;
 }
 
+static int add_field(struct spec_probe *p, const char *name, int col, bool hidden,
+		     struct spec_error *err);
+
 int spec_add_filter_field(struct spec_probe *p, const char *name, int col,
 			  struct spec_error *err)
+{
+	return add_field(p, name, col, true, err);
+}
+
+int spec_add_whole_field(struct spec_probe *p, const char *name, struct spec_error *err)
+{
+	p->whole = true;
+	return add_field(p, name, -1, false, err);
+}
+
+static int add_field(struct spec_probe *p, const char *name, int col, bool hidden,
+		     struct spec_error *err)
 {
 	struct spec_probe one = { 0 };
 	struct spec_arg *args;
@@ -1654,7 +1669,7 @@ int spec_add_filter_field(struct spec_probe *p, const char *name, int col,
 			p->args = args;
 			args[p->nargs] = one.args[0];
 			memset(&one.args[0], 0, sizeof(one.args[0]));	/* moved */
-			args[p->nargs].hidden = true;
+			args[p->nargs].hidden = hidden;
 			args[p->nargs].col = args[p->nargs].body_col = col;
 			args[p->nargs].type_col = col;
 			p->nargs++;

@@ -263,6 +263,7 @@ struct spec_probe {
 	 * EVENT is a glob: one probe per match (prepare.c) */
 	bool glob;
 	bool fprobe;			/* f[N]:, ftrace's fprobe event: SYM[%return] only */
+	bool whole;			/* a tracepoint given without fields: all, its own line */
 	/* "-:EVENT PROBEPOINT [ARGS]": which of the event's probes to remove,
 	 * as written (heap); NULL removes them all */
 	char *remove_match;
@@ -288,6 +289,12 @@ int spec_parse_ex(const char *text, struct spec_probe *out, struct spec_error *e
  * as a hidden argument (recorded for the filter, never printed), at column
  * col (where the filter names it). 0, or -EINVAL with *err set.
  */
+/*
+ * A tracepoint given without fields prints the kernel's own line (its print
+ * fmt): each of its fields added to p as an argument of its name, p->whole
+ * set. 0, or -EINVAL with *err set.
+ */
+int spec_add_whole_field(struct spec_probe *p, const char *name, struct spec_error *err);
 int spec_add_filter_field(struct spec_probe *p, const char *name, int col,
 			  struct spec_error *err);
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -133,22 +134,13 @@ static struct tp_field *rec_field(struct tp_format *fmt, const char *s, const ch
 	return (struct tp_field *)tp_field_find(fmt, name);
 }
 
-/*
- * print fmt: "FORMAT", ARG, ARG...: the fields the kernel prints as code
- * addresses (%pS, %ps, %pB, as kmem/kmalloc's call_site) are marked, so an
- * untyped one prints as a symbol, as ftrace shows it (%ps: the name alone);
- * the ones it prints as IP addresses (%pI4, %pI6c) as ipv4/ipv6. Each conversion takes
- * the next argument (a '*' width or precision one more); what is not a plain
- * REC->field is left alone.
- */
-static void parse_print_fmt(const char *line, struct tp_format *fmt)
+int tp_print_fmt_scan(const char *line, struct tp_conv *convs, int max)
 {
-	const char *s = strchr(line, '"'), *a;
-	char conv[64];
+	const char *s = strchr(line, '"'), *a, *cs;
 	int n = 0, i;
 
 	if (!s)
-		return;
+		return -1;
 	for (s++; *s && *s != '"'; s++) {
 		if (*s == '\\' && s[1]) {
 			s++;
@@ -156,42 +148,71 @@ static void parse_print_fmt(const char *line, struct tp_format *fmt)
 		}
 		if (*s != '%')
 			continue;
+		cs = s;
 		if (*++s == '%')
 			continue;
 		while (*s && strchr("-+ #0", *s))
 			s++;
 		for (; *s && strchr("0123456789.*", *s); s++)
-			if (*s == '*' && n < (int)sizeof(conv))
-				conv[n++] = '*';	/* an argument of its own */
+			if (*s == '*' && n < max)	/* an argument of its own */
+				convs[n++] = (struct tp_conv){ .conv = '*', .fs = s, .fe = s };
 		while (*s && strchr("hlLqjzt", *s))
 			s++;
 		if (!*s || *s == '"')
 			break;
-		if (n >= (int)sizeof(conv))
+		if (n >= max)
 			continue;
-		if (*s == 'p' && s[1] && strchr("SsB", s[1]))
-			conv[n++] = s[1];
-		else if (*s == 'p' && s[1] == 'I' && (s[2] == '4' || s[2] == '6'))
-			conv[n++] = s[2];	/* %pI4, %pI6, %pI6c */
-		else
-			conv[n++] = *s;
+		convs[n] = (struct tp_conv){ .conv = *s, .fs = cs, .fe = s + 1 };
+		convs[n].ext = *s == 'p' && isalnum((unsigned char)s[1]);
+		if (convs[n].ext && strchr("SsB", s[1])) {
+			convs[n].conv = s[1];
+			convs[n].fe = s + 2;
+		} else if (convs[n].ext && s[1] == 'I' && (s[2] == '4' || s[2] == '6')) {
+			convs[n].conv = s[2];	/* %pI4, %pI6, %pI6c */
+			convs[n].fe = s + 3 + (s[2] == '6' && s[3] == 'c');
+		} else if (convs[n].ext) {
+			convs[n].conv = 'P';	/* another of the kernel's %p<X> */
+		}
+		n++;
 	}
 	if (*s != '"')
-		return;
+		return -1;
 	a = strchr(s + 1, ',');
-	for (i = 0; a && *a == ',' && i < n; i++) {
-		const char *e = arg_end(++a);
-		struct tp_field *f = strchr("SsB46", conv[i]) ? rec_field(fmt, a, e) : NULL;
+	for (i = 0; i < n; i++) {
+		convs[i].as = convs[i].ae = NULL;
+		if (a && *a == ',') {
+			convs[i].as = ++a;
+			convs[i].ae = a = arg_end(a);
+		}
+	}
+	return n;
+}
+
+/*
+ * print fmt: "FORMAT", ARG, ARG...: the fields the kernel prints as code
+ * addresses (%pS, %ps, %pB, as kmem/kmalloc's call_site) are marked, so an
+ * untyped one prints as a symbol, as ftrace shows it (%ps: the name alone);
+ * the ones it prints as IP addresses (%pI4, %pI6c) as ipv4/ipv6. What is
+ * not a plain REC->field is left alone.
+ */
+static void parse_print_fmt(const char *line, struct tp_format *fmt)
+{
+	struct tp_conv convs[64];
+	int n = tp_print_fmt_scan(line, convs, 64), i;
+
+	for (i = 0; i < n; i++) {
+		char c = convs[i].ext ? convs[i].conv : 0;
+		struct tp_field *f = convs[i].as && c && strchr("SsB46", c) ?
+				     rec_field(fmt, convs[i].as, convs[i].ae) : NULL;
 
 		if (f && f->data_loc)
 			f = NULL;
-		if (f && strchr("SsB", conv[i]) && f->size == 8 && !f->char_array)
-			f->symbol = conv[i] == 's' ? TP_SYM_NAME : TP_SYM_OFFSET;
-		if (f && conv[i] == '4' && f->size == 4)
+		if (f && strchr("SsB", c) && f->size == 8 && !f->char_array)
+			f->symbol = c == 's' ? TP_SYM_NAME : TP_SYM_OFFSET;
+		if (f && c == '4' && f->size == 4)
 			f->addr = TP_ADDR_IPV4;
-		if (f && conv[i] == '6' && f->size == 16)
+		if (f && c == '6' && f->size == 16)
 			f->addr = TP_ADDR_IPV6;
-		a = e;
 	}
 }
 
@@ -232,12 +253,26 @@ static void tp_suggest(const char *tfs, const char *subsys, const char *name, ch
 	suggest_text(&sg, buf, len);
 }
 
+/* The format file as read, for the printer of the kernel's own line (tpprint.c). */
+static int keep_text(struct tp_format *fmt, const char *line, size_t n)
+{
+	char *t = realloc(fmt->text, fmt->text_len + n + 1);
+
+	if (!t)
+		return -ENOMEM;
+	memcpy(t + fmt->text_len, line, n + 1);
+	fmt->text = t;
+	fmt->text_len += n;
+	return 0;
+}
+
 int tp_format_load(const char *subsys, const char *name, const char *path,
 		   struct tp_format *fmt, char *msg, size_t msglen)
 {
 	char buf[512], *line = NULL;
 	size_t linecap = 0;
 	const char *dir;
+	ssize_t got;
 	FILE *f;
 	int cap = 0;
 
@@ -264,8 +299,15 @@ int tp_format_load(const char *subsys, const char *name, const char *path,
 		return err;
 	}
 	/* getline: a print fmt line runs to kilobytes (kmalloc's gfp flags) */
-	while (getline(&line, &linecap, f) > 0) {
+	while ((got = getline(&line, &linecap, f)) > 0) {
 		struct tp_field fld;
+
+		if (keep_text(fmt, line, (size_t)got)) {
+			free(line);
+			fclose(f);
+			tp_format_free(fmt);
+			return -ENOMEM;
+		}
 
 		if (sscanf(line, "ID: %d", &fmt->id) == 1)
 			continue;
@@ -319,5 +361,6 @@ void tp_field_names(const struct tp_format *fmt, char *buf, size_t len)
 void tp_format_free(struct tp_format *fmt)
 {
 	free(fmt->fields);
+	free(fmt->text);
 	memset(fmt, 0, sizeof(*fmt));
 }

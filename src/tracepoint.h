@@ -43,7 +43,27 @@ struct tp_format {
 	int id;
 	int nfields;		/* common_* fields are left out */
 	struct tp_field *fields;
+	char *text;		/* the format file as read */
+	size_t text_len;
 };
+
+/*
+ * One conversion of a print fmt and the argument it takes: conv is the
+ * conversion's letter ('p' for a plain %p, '*' for a width or precision
+ * taken from an argument); for the kernel's %p<X> (ext) the X: 'S', 's',
+ * 'B', '4' and '6' for %pI4 and %pI6[c], 'P' for any other. [fs, fe) is its
+ * text in the format string, [as, ae) its argument's (NULL if the list is
+ * short).
+ */
+struct tp_conv {
+	char conv;
+	bool ext;
+	const char *fs, *fe;
+	const char *as, *ae;
+};
+
+/* The conversions of a "print fmt: ..." line, up to max: their number, or -1. */
+int tp_print_fmt_scan(const char *line, struct tp_conv *convs, int max);
 
 /* The tracefs mount ("/sys/kernel/tracing"), mounting it if absent; NULL if none. */
 const char *tp_tracefs(void);

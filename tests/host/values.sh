@@ -19,7 +19,7 @@ gcc -static -O0 -fno-inline -g tests/host/values_target.c -o "$VT" || { echo "ca
 TR=/sys/kernel/tracing
 [ -e $TR/events ] || TR=/sys/kernel/debug/tracing
 [ -e $TR/events ] || skip_all "no tracefs"
-expect_checks 31
+expect_checks 36
 
 # py FILE EXPR [ARGS...]: EXPR (Python) over FILE's NDJSON rows is true.
 py() {
@@ -229,6 +229,49 @@ check "err == -ENOPE: refused, not an errno name, the caret under it" \
 	sh -c "grep -q 'Invalid value: -ENOPE: not an errno name' '$OUT/ad-r2.err' && grep -q '^ *\^\$' '$OUT/ad-r2.err'"
 KPT_RC=error kpt --dry-run "p:$VT:kpt_addr v=+0(%dx):ipv6[2]" > /dev/null 2> "$OUT/ad-r3.err"
 check ":ipv6[2]: refused, ipv6 is one address" grep -q "ipv6 is the 16 bytes of one address" "$OUT/ad-r3.err"
+
+echo "# 5. a tracepoint without fields: the kernel's own line, from its print fmt"
+# whole EVENT WORKLOAD...: kptrace's lines of t:EVENT for values_target's
+# WORKLOAD against the kernel's own trace of the same event in an instance
+# (options/hash-ptr off: %p the address, as kptrace prints it), for the
+# workload's pids; "PID EVENT: INFO" on both sides, in order
+norm_info() {
+	sed -nE 's/^ *.*-([0-9]+) +(\([ 0-9-]+\) +)?\[[0-9]+\] [^ ]+ +[0-9]+\.[0-9]+: ([a-z_0-9]+: .*)$/\1 \3/p'
+}
+whole() {
+	local ev=$1 name=${1//\//_} inst=$TR/instances/kpt-whole-$$ pids
+	shift
+	if [ ! -e "$TR/events/$ev" ]; then
+		env_fault "no $ev tracepoint"
+		return
+	fi
+	mkdir "$inst" || { env_fault "no tracefs instance"; return; }
+	echo 0 > "$inst/options/hash-ptr" 2>/dev/null
+	echo 1 > "$inst/events/$ev/enable"
+	kpt -c "$VT $*" "t:$ev" > "$OUT/w-$name.txt" 2> "$OUT/w-$name.err"
+	echo 0 > "$inst/events/$ev/enable"
+	cp "$inst/trace" "$OUT/w-$name.trace"
+	rmdir "$inst"
+	norm_info < "$OUT/w-$name.txt" > "$OUT/w-$name.got"
+	pids=$(cut -d' ' -f1 "$OUT/w-$name.got" | sort -u | paste -sd'|')
+	norm_info < "$OUT/w-$name.trace" | grep -E "^(${pids:-none}) " > "$OUT/w-$name.want"
+	if [ -s "$OUT/w-$name.got" ] && diff -u "$OUT/w-$name.want" "$OUT/w-$name.got" > "$OUT/w-$name.diff"; then
+		pass "t:$ev, no fields: $(wc -l < "$OUT/w-$name.got") lines equal the kernel's own ($(head -n 1 "$OUT/w-$name.got" | cut -c1-150))"
+	else
+		fail "t:$ev, no fields: differs from the kernel's own trace: $(head -n 12 "$OUT/w-$name.diff") $(head -c 300 "$OUT/w-$name.err")"
+	fi
+}
+# flags and symbols (__print_flags of gfp, %pS, %p, a ternary), addresses
+# and __print_symbolic (%pI4, %pI6c), __get_str(), a char array. (Not the
+# syscalls' events: ftrace prints those its own way, "sys_openat(dfd: ...)",
+# not by their print fmt.)
+whole kmem/kmalloc tcp
+whole sock/inet_sock_set_state tcp
+whole sched/sched_process_exec exec
+whole sched/sched_process_exit opens
+kpt --json -c "$VT tcp" "t:sock/inet_sock_set_state" > "$OUT/w-iss.json" 2> "$OUT/w-iss.err"
+jcheck "t:sock/inet_sock_set_state --json, no fields: every field, typed (addresses as text)" "$OUT/w-iss.json" \
+	'rows and all(sorted(x["args"]) == sorted(["skaddr", "oldstate", "newstate", "sport", "dport", "family", "protocol", "saddr", "daddr", "saddr_v6", "daddr_v6"]) for x in rows) and any(x["args"]["daddr"] == "127.0.0.1" for x in rows)'
 
 echo "# 12. a count over many probes: one table, sorted, the probe a column"
 # kpt_cnt_N is called N times (kpt_cnt_0 never); event names of unequal

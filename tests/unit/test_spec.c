@@ -759,6 +759,10 @@ static const struct bad {
 	{ "p vfs_read +0(@11):u8[^-1]", SPEC_ERR_BAD_ARRAY_NUM },
 	{ "p vfs_read +0(@11):u8[^65]", SPEC_ERR_ARRAY_TOO_BIG },
 	{ "p vfs_read +0(@11):u8[^256]", SPEC_ERR_ARRAY_TOO_BIG },
+	/* kptrace's ipv6: one address of 16 bytes, no [N] (the caret at '[') */
+	{ "p vfs_read +0(@11):ipv6^[2]", SPEC_ERR_IPV6_ARRAY },
+	/* be16 is a type, not a bitfield's 'b' */
+	{ "p vfs_read +0(@11):^be17", SPEC_ERR_BAD_TYPE },
 	{ "p vfs_read @11:^unknown_type", SPEC_ERR_BAD_TYPE },
 	{ "p vfs_read %ax:^", SPEC_ERR_BAD_TYPE },
 	{ "p vfs_read %ax:^U8", SPEC_ERR_BAD_TYPE },
