@@ -173,9 +173,43 @@ static __always_inline int kpt_slot_value(struct kpt_scratch *s, const struct kp
 	return 0;
 }
 
+/*
+ * String argument argi's first KPT_KEY_STR - 1 bytes into the key at word
+ * w, the rest of its room left zero (the key was zeroed): one string, one
+ * key. A longer one is cut and counted; a faulted one is the empty string.
+ */
+static __always_inline void kpt_key_str(struct kpt_scratch *s, const struct kpt_probe_entry *p,
+					__u32 argi, struct kpt_key *k, __u32 w,
+					struct kpt_stats *st)
+{
+	__u32 off, dl;
+	__u64 len;	/* 64 bits: the bound checked is the register passed */
+
+	if (argi >= KPT_MAX_ARGS || argi >= p->nargs)
+		return;
+	barrier_var(argi);
+	argi &= KPT_MAX_ARGS - 1;
+	off = p->args[argi].slot & KPT_OFF_MASK;
+	/* the data_loc: (length << 16) | offset, the NUL counted, 0 a fault */
+	dl = KPT_LOAD(__u32, &s->rec[off]);
+	len = dl >> 16;
+	if (len <= 1)
+		return;
+	if (len > KPT_KEY_STR) {
+		len = KPT_KEY_STR;
+		st->keys_cut++;
+	}
+	/* the characters, not the NUL; KPT_KEY_STR is no power of two: no mask */
+	len--;
+	barrier_var(len);
+	if (len > KPT_KEY_STR - 1 || w > KPT_KEY_WORDS - KPT_KEY_STR_WORDS)
+		return;
+	bpf_probe_read_kernel(&k->w[w], len, &s->rec[(dl & 0xffff) & KPT_OFF_MASK]);
+}
+
 /* The key words of this event; 0 on success. */
 static __always_inline int kpt_make_key(struct kpt_scratch *s, const struct kpt_probe_entry *p,
-					struct kpt_key *k)
+					struct kpt_key *k, struct kpt_stats *st)
 {
 	const struct kpt_rec_hdr *h = (const struct kpt_rec_hdr *)s->rec;
 	__u32 i, w = 0;
@@ -191,6 +225,12 @@ static __always_inline int kpt_make_key(struct kpt_scratch *s, const struct kpt_
 			__builtin_memcpy(&k->w[w & (KPT_KEY_WORDS - 1)], h->comm, 8);
 			__builtin_memcpy(&k->w[(w + 1) & (KPT_KEY_WORDS - 1)], h->comm + 8, 8);
 			w += 2;
+			continue;
+		case KPT_K_STR:
+			if (w + KPT_KEY_STR_WORDS > KPT_KEY_WORDS)
+				return -1;
+			kpt_key_str(s, p, p->agg.key_argi[i], k, w, st);
+			w += KPT_KEY_STR_WORDS;
 			continue;
 		case KPT_K_TGID:
 			v = h->tgid;
@@ -293,11 +333,15 @@ static __always_inline void kpt_hist_unkeyed(const struct kpt_probe_entry *p, __
 			       p->agg.value_signed, v, st);
 }
 
-/* Histogram of v for probe idx: one bucket and the stats. */
+/*
+ * Histogram of v for probe idx: one bucket and the stats. k is zeroed
+ * room for the key, the caller's: one key on kpt_aggregate()'s stack for
+ * every path, which with kpt_pmu_exit()'s stays in the verifier's 512 bytes.
+ */
 static __always_inline void kpt_hist_add(struct kpt_scratch *s, const struct kpt_probe_entry *p,
-					 __u32 idx, __u64 v, struct kpt_stats *st)
+					 __u32 idx, __u64 v, struct kpt_stats *st,
+					 struct kpt_key *k)
 {
-	struct kpt_key k = {};
 	__u32 b;
 
 	if (!p->agg.nkeys) {
@@ -307,16 +351,16 @@ static __always_inline void kpt_hist_add(struct kpt_scratch *s, const struct kpt
 	b = kpt_bucket(&p->agg, v);
 	if (b >= p->agg.nbuckets)
 		return;
-	if (kpt_make_key(s, p, &k))
+	if (kpt_make_key(s, p, k, st))
 		return;
-	k.probe = p->agg.group;
-	k.bucket = b;
-	if (kpt_kagg_add(&k, v, false)) {
+	k->probe = p->agg.group;
+	k->bucket = b;
+	if (kpt_kagg_add(k, v, false)) {
 		st->keys_full++;
 		return;
 	}
-	k.bucket = KPT_BUCKET_STATS;
-	if (kpt_kagg_add(&k, v, p->agg.value_signed))
+	k->bucket = KPT_BUCKET_STATS;
+	if (kpt_kagg_add(k, v, p->agg.value_signed))
 		st->keys_full++;
 }
 
@@ -459,7 +503,8 @@ static __always_inline int kpt_pair_key(struct kpt_scratch *s, const struct kpt_
  * filtered end leaves the start open for the end that passes.
  */
 static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_probe_entry *p,
-				     __u32 idx, struct kpt_stats *st, __u32 passed)
+				     __u32 idx, struct kpt_stats *st, __u32 passed,
+				     struct kpt_key *k)
 {
 	const struct kpt_rec_hdr *h = (const struct kpt_rec_hdr *)s->rec;
 	struct kpt_pair_key pk = {};
@@ -485,7 +530,7 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 	}
 	ts -= *start;
 	bpf_map_delete_elem(&kpt_pairs, &pk);
-	kpt_hist_add(s, p, idx, ts, st);
+	kpt_hist_add(s, p, idx, ts, st, k);
 }
 
 /*
@@ -517,7 +562,7 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 				return 0;
 			v -= sub;
 		}
-		kpt_hist_add(s, p, idx, v, st);
+		kpt_hist_add(s, p, idx, v, st, &k);
 		return 0;
 	case KPT_ACT_COUNT:
 		/* --sum and the like: the value's count, sum, min and max per key */
@@ -525,7 +570,7 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		if (p->agg.count_value &&
 		    kpt_slot_value(s, p, p->agg.value_argi, p->agg.value_signed, &v))
 			return 0;	/* faulted: counted as a fault, not here */
-		if (kpt_make_key(s, p, &k))
+		if (kpt_make_key(s, p, &k, st))
 			return 0;
 		k.probe = p->agg.group;
 		k.bucket = KPT_BUCKET_STATS;
@@ -543,14 +588,14 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 
 	case KPT_ACT_PAIR_START:
 	case KPT_ACT_PAIR_END:
-		kpt_pair(s, p, idx, st, passed);
+		kpt_pair(s, p, idx, st, passed, &k);
 		return 0;
 	case KPT_ACT_LAT_END:
 		if (kpt_pmu_n)
 			kpt_pmu_exit(p, idx, h->tid, h->cpu, passed);
 		/* popped in any case; counted if neither it nor its entry was filtered */
 		if (!kpt_lat_exit(p, h->tid, h->ts, st, &v) && passed)
-			kpt_hist_add(s, p, idx, v, st);
+			kpt_hist_add(s, p, idx, v, st, &k);
 		return 0;
 	default:
 		return 0;

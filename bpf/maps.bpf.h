@@ -31,11 +31,15 @@ struct {
 	__type(value, struct kpt_aggval);
 } kpt_hstat SEC(".maps");
 
-/* Keyed histograms and counts: (probe, bucket, key) -> value, per CPU. */
+/*
+ * Keyed histograms and counts: (probe, bucket, key) -> value, per CPU. The
+ * key's size is the loader's: the words the run's keys use (no BTF type, or
+ * the kernel would want the whole struct).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 10240);
-	__type(key, struct kpt_key);
+	__uint(key_size, sizeof(struct kpt_key));
 	__type(value, struct kpt_aggval);
 } kpt_kagg SEC(".maps");
 

@@ -296,6 +296,7 @@ enum kpt_key_kind {
 	KPT_K_ARG,		/* key_argi's scalar value */
 	KPT_K_KSTACK,		/* the kernel stack's id: its key in kpt_kstk */
 	KPT_K_USTACK,		/* the user stack's id: its key in kpt_ustk */
+	KPT_K_STR,		/* key_argi's string: its first KPT_KEY_STR bytes */
 };
 
 /*
@@ -330,7 +331,20 @@ struct kpt_ustack {
 #define KPT_STACK_LOST		0
 
 #define KPT_MAX_KEYS	4
-#define KPT_KEY_WORDS	4	/* u64 words of key data; a comm takes two */
+/*
+ * u64 words of key data: a comm takes two, a string KPT_KEY_STR_WORDS. The
+ * keyed map's key is as long as the run's keys (the loader sets it), so
+ * keys of numbers hash no string's room.
+ */
+#define KPT_KEY_WORDS	8
+#define KPT_KEY_STR	48	/* a string key's bytes, its NUL included: longer, cut */
+#define KPT_KEY_STR_WORDS	(KPT_KEY_STR / 8)
+
+/* Words of a key part of this kind. */
+static inline int kpt_key_width(int kind)
+{
+	return kind == KPT_K_COMM ? 2 : kind == KPT_K_STR ? KPT_KEY_STR_WORDS : 1;
+}
 
 /* Key of the keyed aggregation maps. */
 struct kpt_key {
@@ -471,6 +485,7 @@ struct kpt_stats {
 	__u64 stack_full;	/* a stack key's map was full: counted under a lost stack */
 	__u64 stack_deep;	/* a stack reached its depth: its outermost frames are missing */
 	__u64 pair_replaced;	/* --from: a start whose key already had one, never ended */
+	__u64 keys_cut;		/* a string key longer than KPT_KEY_STR - 1 bytes, cut */
 	struct kpt_aggval val;	/* KPT_PF_OWN_STATS: the histogram's value stats */
 };
 

@@ -90,12 +90,21 @@ static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *
 			return -EINVAL;
 		}
 		if (a >= 0) {
-			if (!is_scalar(&ev->args[a])) {
-				snprintf(msg, msglen, "--by %s: only a scalar argument can be a key "
-					 "(not a string or an array)", tok);
+			const struct ev_arg *ea = &ev->args[a];
+
+			/* a string: its first KPT_KEY_STR - 1 bytes */
+			if (spec_type_is_string(ea->type) && !ea->count && !ea->data &&
+			    ea->type != SPEC_T_SYMSTR) {
+				kind = KPT_K_STR;
+			} else if (!is_scalar(ea)) {
+				snprintf(msg, msglen, "--by %s: only a number or a string can be a "
+					 "key (not an array%s)", tok, ea->data ? ", nor a constant" :
+					 ea->type == SPEC_T_SYMSTR ? ", nor a symstr: use :symbol" : "");
 				return -EINVAL;
+			} else {
+				kind = KPT_K_ARG;
 			}
-			kind = KPT_K_ARG;
+			w = kpt_key_width(kind);
 			g->key_argi[g->nkeys] = a;
 		} else if ((b = builtin_key(tok)) >= 0) {
 			kind = builtin_keys[b].kind;
@@ -111,8 +120,9 @@ static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *
 			return -EINVAL;
 		}
 		if (words + w > KPT_KEY_WORDS) {
-			snprintf(msg, msglen, "--by %s: keys too wide (comm counts double, at most "
-				 "%d words)", by, KPT_KEY_WORDS);
+			snprintf(msg, msglen, "--by %s: keys too wide (at most %d words: a number "
+				 "takes one, comm two, a string %d)", by, KPT_KEY_WORDS,
+				 KPT_KEY_STR_WORDS);
 			return -EINVAL;
 		}
 		words += w;
@@ -287,7 +297,8 @@ static void aggval_sum(const struct kpt_aggval *pc, int ncpus, bool sgn, struct 
 static int kset_load(struct kset *s, int fd, int ncpus, const struct agg_ctx *c)
 {
 	struct kpt_aggval *pc = calloc(ncpus, sizeof(*pc));
-	struct kpt_key key, next;
+	/* zeroed: the map's keys are as long as the run's, the rest stays 0 */
+	struct kpt_key key = { 0 }, next = { 0 };
 	void *prev = NULL;
 
 	if (!pc)
@@ -378,12 +389,17 @@ static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 	const struct ev_arg *a;
 	uint64_t v;
 
-	if (g->key_kind[i] == KPT_K_COMM) {
-		char comm[KPT_COMM_LEN + 1] = { 0 };
+	if (g->key_kind[i] == KPT_K_COMM || g->key_kind[i] == KPT_K_STR) {
+		char str[KPT_KEY_STR + 1] = { 0 };
+		int n = kpt_key_width(g->key_kind[i]);
 
-		memcpy(comm, &k->w[*w], KPT_COMM_LEN);
-		*w += 2;
-		snprintf(buf, len, "%s", comm);
+		if (*w + n > KPT_KEY_WORDS) {
+			buf[0] = '\0';
+			return;
+		}
+		memcpy(str, &k->w[*w], (size_t)n * 8);
+		*w += n;
+		snprintf(buf, len, "%s", str);
 		return;
 	}
 	v = k->w[(*w)++];
@@ -440,7 +456,7 @@ static uint64_t key_word(const struct kpt_agg *g, const struct kpt_key *k, int i
 	int j, w = 0;
 
 	for (j = 0; j < i; j++)
-		w += g->key_kind[j] == KPT_K_COMM ? 2 : 1;
+		w += kpt_key_width(g->key_kind[j]);
 	return w < KPT_KEY_WORDS ? k->w[w] : 0;
 }
 

@@ -192,6 +192,10 @@ static void print_more_losses(const struct kpt_stats *sum)
 		fprintf(stderr, ", %llu stacks TRUNCATED at their depth (raise -K/-U's DEPTH, "
 			"at most %d; their outermost frames are missing)",
 			(unsigned long long)sum->stack_deep, KPT_STACK_MAX);
+	if (sum->keys_cut)
+		fprintf(stderr, ", %llu string keys CUT to their first %d bytes (longer strings "
+			"that share them are counted as one)", (unsigned long long)sum->keys_cut,
+			KPT_KEY_STR - 1);
 }
 
 static void print_profile(struct loader *ld, const struct consume_opts *o,
@@ -227,6 +231,7 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 		stk.stack_full += st.stack_full;
 		stk.stack_deep += st.stack_deep;
 		stk.pair_replaced += st.pair_replaced;
+		stk.keys_cut += st.keys_cut;
 		if (missed && missed[i] > 0)
 			misses += missed[i];
 		drops += st.drops;

@@ -188,6 +188,9 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	bpf_map__set_max_entries(skel->maps.kpt_hstat, nprobes);
 	/* Maps this run never touches get one entry: memory, and start-up. */
 	size_keyed(skel->maps.kpt_kagg, o->keyed, o->max_keys);
+	/* probe, bucket and the words the keys use: a string's room only for a string */
+	bpf_map__set_key_size(skel->maps.kpt_kagg, (uint32_t)(offsetof(struct kpt_key, w) +
+			      8 * (o->key_words > 0 ? o->key_words : 1)));
 	size_keyed(skel->maps.kpt_depth, o->latency || o->edata, o->max_keys);
 	size_keyed(skel->maps.kpt_edata, o->edata, o->max_keys);
 	size_keyed(skel->maps.kpt_pairs, o->pairs, o->max_keys);
@@ -664,6 +667,7 @@ int loader_stats(struct loader *ld, int idx, struct kpt_stats *out)
 		out->stack_full += v[i].stack_full;
 		out->stack_deep += v[i].stack_deep;
 		out->pair_replaced += v[i].pair_replaced;
+		out->keys_cut += v[i].keys_cut;
 	}
 	free(v);
 	return err;

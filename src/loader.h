@@ -66,6 +66,7 @@ struct load_opts {
 	uint32_t hist_buckets;	/* unkeyed histogram buckets of all probes */
 	uint32_t max_keys;	/* keyed aggregation entries; latency calls in flight */
 	bool keyed;		/* any probe uses the keyed aggregation map */
+	int key_words;		/* its keys' words: the map's key is no longer */
 	bool latency;		/* a latency pair: entry times and call depths */
 	bool pairs;		/* latency --from/--to: start times by key */
 	bool edata;		/* a return probe reads entry arguments */

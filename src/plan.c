@@ -228,6 +228,21 @@ static void loop_bounds(const struct kpt_probe_entry *e, struct plan *pl)
 	}
 }
 
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* The words of a probe's key (its kinds' widths). */
+static int key_words(const struct kpt_agg *g)
+{
+	int i, w = 0;
+
+	for (i = 0; i < g->nkeys && i < KPT_MAX_KEYS; i++)
+		w += kpt_key_width(g->key_kind[i]);
+	return w;
+}
+
 /*
  * KPT_PF_OWN_STATS: each unkeyed histogram with a group of its own keeps its
  * value stats in its kpt_stats entry, one lookup less a hit, in a run that
@@ -370,6 +385,7 @@ int plan_make(const struct env *env, struct sysinfo *si, struct probeset *ps, ui
 		/* latency by key (--by) aggregates in the keyed map; plain latency
 		 * needs only its entry times and depths */
 		pl->keyed |= ents[i].agg.nkeys || ents[i].agg.action == KPT_ACT_COUNT;
+		pl->key_words = max_int(pl->key_words, key_words(&ents[i].agg));
 		pl->latency |= ents[i].agg.action == KPT_ACT_LAT_START;
 		pl->pairs |= ents[i].agg.action == KPT_ACT_PAIR_START;
 		pl->edata |= !!(ents[i].flags & KPT_PF_EDATA);

@@ -28,6 +28,7 @@
 
 struct plan {
 	bool keyed;		/* a probe uses the keyed aggregation map */
+	int key_words;		/* the widest probe's key words (kpt_key_width()) */
 	bool latency;		/* a latency pair: entry times and call depths */
 	bool pairs;		/* latency --from/--to: start times by key (kpt_pairs) */
 	bool edata;		/* a return probe reads entry arguments */

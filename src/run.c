@@ -335,6 +335,7 @@ static int run_load_opts(struct run *r)
 		lo->buffer_size = 4096;
 	lo->pmu_n = r->pmu.n;
 	lo->keyed = pl->keyed;
+	lo->key_words = pl->key_words;
 	lo->latency = pl->latency;
 	lo->edata = pl->edata;
 	lo->uses = pl->uses;

@@ -13,7 +13,7 @@ OUT=.output/tests/host/everyday
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 14
+expect_checks 19
 B=$OUT/everyday_target
 # static: no loader's reads of shared libraries among the program's own
 gcc -O0 -g -static tests/host/everyday_target.c -o "$B" ||
@@ -117,6 +117,34 @@ check "by thread (no --key) the same pairs time begin(2) to end(1): 2 starts rep
 	grep -q ', 2 --from starts NEVER ENDED' "$OUT/pt.err"
 KPT_RC=error kpt latency "${PAIR[@]}" --key nosuch -c "$B pairs" > /dev/null 2> "$OUT/r4.err"
 check "--key of no argument: refused, naming it and the side" grep -q "\-\-from .* no scalar argument 'nosuch'" "$OUT/r4.err"
+
+# --- strings as keys ------------------------------------------------------
+# ev_str(s, n): "alpha" x3 (n 1), "beta" x5 (n 10), strings of 16, 20 and
+# 32 characters once (n their length), "" once, and two
+# 80-character strings sharing their first 70 x2 each (n 100): cut to 47
+# bytes, one key
+SDEF="p:$B:ev_str s=+0(%di):ustring n=%si:s64"
+X47=$(printf 'x%.0s' $(seq 47))
+kpt count "$SDEF" --by s --sum n -c "$B strs" > "$OUT/sk.out" 2> "$OUT/sk.err"
+awk '$1 ~ /^[0-9]+$/' "$OUT/sk.out" | tr -s ' ' | sed 's/^ //' > "$OUT/sk.rows"
+# sorted by SUM, the first statistic given
+printf '%s\n' "4 400 $X47" "5 50 beta" "1 32 thirty-two-characters-long-xxxx" \
+	"1 20 twenty-characters-xx" "1 16 sixteen-chars-xx" "3 3 alpha" "1 0" > "$OUT/sk.want"
+check "count --by s --sum n: each string its row, exact; the two long ones one row of their first 47 bytes" \
+	diff -u "$OUT/sk.want" "$OUT/sk.rows"
+check "the profile counts the 4 keys cut" grep -q ', 4 string keys CUT to their first 47 bytes' "$OUT/sk.err"
+kpt count "$SDEF" --by comm,s -c "$B strs" > "$OUT/sk2.out" 2> "$OUT/sk2.err"
+check "--by comm,s: comm and the string, both" grep -Eq '^ +5 +everyday_target +beta$' "$OUT/sk2.out"
+kpt count --json "$SDEF" --by s -c "$B strs" > "$OUT/sk.json" 2> "$OUT/sk-j.err"
+check "--json: the string key as a JSON string" python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+got = {r["key"]["s"]: r["count"] for r in rows}
+sys.exit(0 if got == {"alpha": 3, "beta": 5, "": 1, "x" * 47: 4, "sixteen-chars-xx": 1,
+                      "twenty-characters-xx": 1, "thirty-two-characters-long-xxxx": 1} else 1)' "$OUT/sk.json"
+kpt hist "$SDEF" n --by s -c "$B strs" > "$OUT/sh.out" 2> "$OUT/sh.err"
+check "hist n --by s: a histogram per string (beta: 5 of 10)" \
+	sh -c "grep -A1 '^@n\[beta\]:\$' '$OUT/sh.out' | grep -Eq '^\[8, 16\) +5 '"
 
 # refusals
 KPT_RC=64 kpt count "$DEF" --sum v --max tag > /dev/null 2> "$OUT/r1.err"

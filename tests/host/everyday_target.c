@@ -10,6 +10,10 @@
  *           as the program measured it around the call, in ns
  *   pairs:  ev_begin(id)/ev_end(id) interleaved: 1 and 2 open at once
  *           (20 ms and 15 ms), an end of 99 with no begin, 5 begun twice
+ *   strs:   ev_str(s, n): "alpha" 3 times (n 1), "beta" 5 times (n 10),
+ *           strings of 16, 20 and 32 characters once (n their length), ""
+ *           once, and two strings of 80 characters that share their first
+ *           70, twice each (n 100)
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +26,12 @@ __attribute__((noinline)) long ev_val(int tag, long v)
 {
 	asm volatile("" ::: "memory");
 	return tag + v;
+}
+
+__attribute__((noinline)) long ev_str(const char *s, long n)
+{
+	asm volatile("" ::: "memory");
+	return s[0] + n;
 }
 
 __attribute__((noinline)) void ev_begin(unsigned long id)
@@ -108,6 +118,31 @@ static int reads(void)
 	return 0;
 }
 
+static void strs(void)
+{
+	char a[81], b[81];
+	int i;
+
+	memset(a, 'x', 80);
+	memcpy(b, a, 80);
+	a[80] = b[80] = 0;
+	a[75] = 'a';
+	b[75] = 'b';
+	for (i = 0; i < 3; i++)
+		ev_str("alpha", 1);
+	for (i = 0; i < 5; i++)
+		ev_str("beta", 10);
+	/* lengths whose bits a wrong mask would clear: 16, 20, 32 */
+	ev_str("sixteen-chars-xx", 16);
+	ev_str("twenty-characters-xx", 20);
+	ev_str("thirty-two-characters-long-xxxx", 32);
+	ev_str("", 0);
+	for (i = 0; i < 2; i++) {
+		ev_str(a, 100);
+		ev_str(b, 100);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "values";
@@ -120,5 +155,7 @@ int main(int argc, char **argv)
 		sleeps();
 	else if (!strcmp(what, "pairs"))
 		pairs();
+	else if (!strcmp(what, "strs"))
+		strs();
 	return 0;
 }
