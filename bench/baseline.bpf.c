@@ -240,6 +240,35 @@ int bl_tp_hist(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
+/*
+ * Two-event latency, as bpftrace's @start[tid] = nsecs at one tracepoint
+ * and hist(nsecs - @start[tid]) at another: lseek's entry to its exit, per
+ * thread, the start deleted at the end.
+ */
+SEC("tracepoint/syscalls/sys_enter_lseek")
+int bl_tp_pair_start(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 ts = bpf_ktime_get_ns();
+
+	bpf_map_update_elem(&bl_start, &tid, &ts, BPF_ANY);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_lseek")
+int bl_tp_pair_end(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *ts = bpf_map_lookup_elem(&bl_start, &tid), d;
+
+	if (!ts)
+		return 0;
+	d = bpf_ktime_get_ns() - *ts;
+	bpf_map_delete_elem(&bl_start, &tid);
+	hist_add(d);
+	return 0;
+}
+
 /* the last forced wake-up of bl_tp_kstack's consumer */
 __u64 bl_last_wakeup;
 

@@ -3,7 +3,7 @@
  * The benchmark's floor, userspace half (see baseline.bpf.c):
  *
  *   baseline nop|stream|hist|latency BINARY FUNC [-o FILE] [-b BYTES]
- *   baseline kstream|stackid tracepoint GROUP/EVENT [-o FILE] [-b BYTES]
+ *   baseline kstream|stackid|pair tracepoint GROUP/EVENT [-o FILE] [-b BYTES]
  *
  * attaches one uprobe (latency: a uprobe and a uretprobe) on BINARY:FUNC for
  * every process (BINARY "kernel": a kprobe and a kretprobe on the kernel
@@ -15,7 +15,8 @@
  * print a log2 histogram at exit. kstream: stream's record with the event's
  * kernel stack, printed as ftrace's stacktrace trigger does but with the bare
  * addresses (no symbols); stackid: the count per kernel stack, printed at exit
- * (each count, then its frames' addresses). On exit: "events=N drops=N" on
+ * (each count, then its frames' addresses); pair: the histogram of the time
+ * from sys_enter_lseek to sys_exit_lseek per thread. On exit: "events=N drops=N" on
  * stderr: events with a stack (a record, or a count, with frames), drops the
  * records the ring had no room for, the stacks not stored or not walked.
  */
@@ -200,6 +201,9 @@ static struct bpf_link *attach(struct bpf_program *prog, const char *bin, const 
 	if (!strcmp(bin, "kernel"))
 		return bpf_program__attach_kprobe(prog, ret, func);
 	if (!strcmp(bin, "tracepoint")) {
+		/* a pair's end: the syscall's exit */
+		if (ret && !strcmp(func, "syscalls/sys_enter_lseek"))
+			func = "syscalls/sys_exit_lseek";
 		slash = strchr(func, '/');
 		if (!slash || slash - func >= (long)sizeof(cat)) {
 			errno = EINVAL;
@@ -263,6 +267,10 @@ int main(int argc, char **argv)
 		progs[0] = skel->progs.bl_lat_entry;
 		progs[1] = skel->progs.bl_lat_return;
 		nprogs = 2;
+	} else if (!strcmp(mode, "pair") && tp) {
+		progs[0] = skel->progs.bl_tp_pair_start;
+		progs[1] = skel->progs.bl_tp_pair_end;
+		nprogs = 2;
 	} else {
 		goto usage;
 	}
@@ -271,8 +279,10 @@ int main(int argc, char **argv)
 	bpf_program__set_autoload(skel->progs.bl_stream, progs[0] == skel->progs.bl_stream);
 	bpf_program__set_autoload(skel->progs.bl_kstream, progs[0] == skel->progs.bl_kstream);
 	bpf_program__set_autoload(skel->progs.bl_hist_prog, progs[0] == skel->progs.bl_hist_prog);
-	bpf_program__set_autoload(skel->progs.bl_lat_entry, nprogs == 2);
-	bpf_program__set_autoload(skel->progs.bl_lat_return, nprogs == 2);
+	bpf_program__set_autoload(skel->progs.bl_lat_entry, nprogs == 2 && !tp);
+	bpf_program__set_autoload(skel->progs.bl_lat_return, nprogs == 2 && !tp);
+	bpf_program__set_autoload(skel->progs.bl_tp_pair_start, nprogs == 2 && tp);
+	bpf_program__set_autoload(skel->progs.bl_tp_pair_end, nprogs == 2 && tp);
 	bpf_program__set_autoload(skel->progs.bl_tp_nop, progs[0] == skel->progs.bl_tp_nop);
 	bpf_program__set_autoload(skel->progs.bl_tp_stream, progs[0] == skel->progs.bl_tp_stream);
 	bpf_program__set_autoload(skel->progs.bl_tp_hist, progs[0] == skel->progs.bl_tp_hist);
@@ -344,6 +354,6 @@ out:
 	return err;
 usage:
 	fprintf(stderr, "usage: baseline nop|stream|hist|latency BINARY FUNC [-o FILE] [-b BYTES]\n"
-			"       baseline nop|stream|hist|kstream|stackid tracepoint GROUP/EVENT [-o FILE] [-b BYTES]\n");
+			"       baseline nop|stream|hist|kstream|stackid|pair tracepoint GROUP/EVENT [-o FILE] [-b BYTES]\n");
 	return 2;
 }

@@ -417,6 +417,10 @@ def bpftrace_script(kind, mech="uprobe"):
                                     'comm, tid, cpu, nsecs, args->fd, args->offset, args->whence); }\n')
         if kind == "hist":
             return begin + probe + " { @ = hist(args->offset); }\n"
+        if kind == "pair":
+            return (begin + probe + " { @start[tid] = nsecs; }\n"
+                    "tracepoint:%s /@start[tid]/ { @ns = hist(nsecs - @start[tid]); "
+                    "delete(@start[tid]); }\n" % TP_EXIT.replace("/", ":"))
         raise ValueError(kind)
     probe = "uprobe:%s:%s" % (WORK, FUNC)
     if kind == "stream":
@@ -463,6 +467,8 @@ def make_tool(config, outfile, bufsize=None, rb_pages=None, mech="uprobe"):
                 argv = [KPT, "-o", outfile.name, "t:%s/tpstream %s %s" % (GROUP, TP, TP_FIELDS)]
             elif mode == "kmalloc":
                 argv = [KPT, "hist", "kmalloc"]
+            elif mode == "pair":
+                argv = [KPT, "latency", "--from", "t:" + TP, "--to", "t:" + TP_EXIT]
             else:
                 argv = [KPT, "hist", "t:%s/tphist %s offset" % (GROUP, TP), "offset"]
             return Proc(config, argv, "stderr:Attached", out=outfile, is_kptrace=True)
@@ -613,7 +619,11 @@ TRACEPOINT_CONFIGS = [
     # the kmalloc histogram (kptrace hist kmalloc, the kmem:kmalloc
     # tracepoint): start-up and memory only, the lseek loop allocates nothing
     "kptrace-kmalloc", "bpftrace-kmalloc",
+    # two-event latency: sys_enter_lseek to sys_exit_lseek per thread
+    # (issue 19: kptrace latency --from/--to against bpftrace's @start[tid])
+    "kptrace-pair", "libbpf-pair", "bpftrace-pair",
 ]
+TP_EXIT = "syscalls/sys_exit_lseek"
 KMALLOC_TP = "kmem/kmalloc"
 
 # Kernel stacks on the same tracepoint and loop: each event with its stack

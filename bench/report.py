@@ -46,9 +46,15 @@ PEERS = ["libbpf", "kptrace", "bpftrace", "uprobe_events", "funclatency"]
 
 # Scenario 1 through the tracepoint syscalls/sys_enter_lseek (results.json's
 # "tracepoint"): the same rows on stream and hist, the kernel's own event
-# (ftrace) where uprobe_events was; no latency (kptrace latency pairs functions)
-TP_MODES = ["stream", "hist"]
-TP_RATIOS = [(m, n, d.replace("uprobe_events", "ftrace"), g) for m, n, d, g in RATIOS if m in TP_MODES]
+# (ftrace) where uprobe_events was; and the two-event latency (pair) from
+# sys_enter_lseek to sys_exit_lseek per thread, issue 19's goals
+TP_MODES = ["stream", "hist", "pair"]
+TP_RATIOS = [(m, n, d.replace("uprobe_events", "ftrace"), g) for m, n, d, g in RATIOS
+             if m in TP_MODES] + [
+    ("pair", "kptrace-pair", "libbpf-pair", 1.1),
+    ("pair", "kptrace-pair", "bpftrace-pair", 0.7),
+    ("pair", "libbpf-pair", "bpftrace-pair", None),
+]
 TP_PEERS = ["libbpf", "kptrace", "bpftrace", "ftrace"]
 # Kernel stacks on that tracepoint (results.json's "stacks"): each event with
 # its kernel stack (kstream), the count per kernel stack (kcount)
