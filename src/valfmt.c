@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lex.h"
 #include "valfmt.h"
 
 /*
@@ -237,31 +238,12 @@ bool valfmt_json_is_string(enum spec_type t, uint64_t v)
 	return false;
 }
 
-/* Decimal, or hex after 0x, up to max. */
+/* Decimal, or hex after 0x, up to max (lex.h's reader). */
 static int parse_num(const char *s, const char *e, uint64_t max, uint64_t *out)
 {
-	unsigned int base = 10, d;
-	uint64_t v = 0;
+	bool hex = e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 
-	if (e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (s == e)
-		return -1;
-	for (; s < e; s++) {
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned int)(*s - '0');
-		else if (base == 16 && ((*s | 0x20) >= 'a' && (*s | 0x20) <= 'f'))
-			d = (unsigned int)((*s | 0x20) - 'a' + 10);
-		else
-			return -1;
-		v = v * base + d;
-		if (v > max)
-			return -1;
-	}
-	*out = v;
-	return 0;
+	return parse_uint(s + (hex ? 2 : 0), e, hex ? 16 : 10, out) && *out <= max ? 0 : -1;
 }
 
 static int parse_ipv4(const char *s, const char *e, int64_t *out)
