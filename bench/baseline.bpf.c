@@ -179,27 +179,38 @@ int bl_hist_prog(struct pt_regs *ctx)
 	return 0;
 }
 
-SEC("uprobe")
-int bl_lat_entry(struct pt_regs *ctx)
+/* A latency's two halves: the start by thread, then its time to the end. */
+static __always_inline void lat_start(void)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u64 ts = bpf_ktime_get_ns();
 
 	bpf_map_update_elem(&bl_start, &tid, &ts, BPF_ANY);
+}
+
+static __always_inline void lat_end(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *ts = bpf_map_lookup_elem(&bl_start, &tid), d;
+
+	if (!ts)
+		return;
+	d = bpf_ktime_get_ns() - *ts;
+	bpf_map_delete_elem(&bl_start, &tid);
+	hist_add(d);
+}
+
+SEC("uprobe")
+int bl_lat_entry(struct pt_regs *ctx)
+{
+	lat_start();
 	return 0;
 }
 
 SEC("uretprobe")
 int bl_lat_return(struct pt_regs *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 *ts = bpf_map_lookup_elem(&bl_start, &tid), d;
-
-	if (!ts)
-		return 0;
-	d = bpf_ktime_get_ns() - *ts;
-	bpf_map_delete_elem(&bl_start, &tid);
-	hist_add(d);
+	lat_end();
 	return 0;
 }
 
@@ -248,24 +259,14 @@ int bl_tp_hist(struct trace_event_raw_sys_enter *ctx)
 SEC("tracepoint/syscalls/sys_enter_lseek")
 int bl_tp_pair_start(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 ts = bpf_ktime_get_ns();
-
-	bpf_map_update_elem(&bl_start, &tid, &ts, BPF_ANY);
+	lat_start();
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_lseek")
 int bl_tp_pair_end(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 *ts = bpf_map_lookup_elem(&bl_start, &tid), d;
-
-	if (!ts)
-		return 0;
-	d = bpf_ktime_get_ns() - *ts;
-	bpf_map_delete_elem(&bl_start, &tid);
-	hist_add(d);
+	lat_end();
 	return 0;
 }
 
