@@ -534,6 +534,37 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 }
 
 /*
+ * kpt_pair() of a pair by the thread that nothing filters, from the direct
+ * path: no record, the clock read last at the start and first at the end.
+ */
+static __always_inline void kpt_pair_thread(const struct kpt_probe_entry *p, __u32 idx,
+					    struct kpt_stats *st, __u32 tid)
+{
+	struct kpt_pair_key pk = { .w[0] = tid };
+	__u64 ts, *start;
+
+	if (p->agg.action == KPT_ACT_PAIR_START) {
+		pk.probe = idx;
+		ts = bpf_ktime_get_ns();
+		if (bpf_map_update_elem(&kpt_pairs, &pk, &ts, BPF_NOEXIST)) {
+			st->pair_replaced++;
+			bpf_map_update_elem(&kpt_pairs, &pk, &ts, BPF_ANY);
+		}
+		return;
+	}
+	ts = bpf_ktime_get_ns();
+	pk.probe = p->agg.lat_peer;
+	start = bpf_map_lookup_elem(&kpt_pairs, &pk);
+	if (!start) {
+		st->unmatched++;
+		return;
+	}
+	ts = ts > *start ? ts - *start : 0;
+	bpf_map_delete_elem(&kpt_pairs, &pk);
+	kpt_hist_unkeyed(p, ts, st);
+}
+
+/*
  * The action of probe idx, for the event in s that passed its filter (or, for
  * a latency start, with passed saying whether it did). Global: verified once.
  */

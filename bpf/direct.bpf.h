@@ -148,6 +148,10 @@ __noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt
 		if (!kpt_lat_exit(p, tid, now, st, &v))
 			kpt_hist_unkeyed(p, v, st);
 		return 0;
+	case KPT_ACT_PAIR_START:
+	case KPT_ACT_PAIR_END:
+		kpt_pair_thread(p, idx, st, tid);
+		return 0;
 	default:
 		return 0;
 	}

@@ -125,13 +125,7 @@ struct {
 
 /* latency --from/--to: each open start's time under its pair's key (the
  * start probe and its --key values, or the thread). LRU: a start whose end
- * never comes is dropped for newer ones; the loader sizes it. */
-struct kpt_pair_key {
-	__u32 probe;
-	__u32 pad;
-	__u64 w[KPT_PAIR_KEYS];
-};
-
+ * never comes is dropped for newer ones; the loader sizes it and its key. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 10240);	/* --max-keys where given */

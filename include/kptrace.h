@@ -272,6 +272,14 @@ enum kpt_action {
 /* Arguments that make a --from/--to pair's key (--key); none: the thread. */
 #define KPT_PAIR_KEYS	3
 
+/* A pair's key in kpt_pairs: its start probe and the --key values (or the
+ * thread); the map's key is only as long as the words used. */
+struct kpt_pair_key {
+	__u32 probe;
+	__u32 pad;
+	__u64 w[KPT_PAIR_KEYS];
+};
+
 enum kpt_hist_kind {
 	KPT_H_LOG2 = 1,		/* [0], [1], [2,4), [4,8) ... */
 	KPT_H_LINEAR,		/* < min, [min, min+step) ... , >= max */

@@ -194,6 +194,9 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	size_keyed(skel->maps.kpt_depth, o->latency || o->edata, o->max_keys);
 	size_keyed(skel->maps.kpt_edata, o->edata, o->max_keys);
 	size_keyed(skel->maps.kpt_pairs, o->pairs, o->max_keys);
+	/* the probe and the words the key uses: each lookup hashes all of it */
+	bpf_map__set_key_size(skel->maps.kpt_pairs, (uint32_t)(offsetof(struct kpt_pair_key, w) +
+			      8 * (o->pair_words > 0 ? o->pair_words : 1)));
 	size_keyed(skel->maps.kpt_procs, o->target_set, o->max_keys);
 	bpf_program__set_autoload(skel->progs.kpt_newtask, o->target_set && o->follow_forks);
 	bpf_program__set_autoload(skel->progs.kpt_procfree, o->target_set);

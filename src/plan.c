@@ -67,6 +67,12 @@ void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 	case KPT_ACT_LAT_START:
 	case KPT_ACT_LAT_END:
 		break;
+	case KPT_ACT_PAIR_START:
+	case KPT_ACT_PAIR_END:
+		/* paired by the thread: no argument read */
+		if (e->agg.npair)
+			return;
+		break;
 	default:
 		return;
 	}
@@ -388,6 +394,7 @@ int plan_make(const struct env *env, struct sysinfo *si, struct probeset *ps, ui
 		pl->key_words = max_int(pl->key_words, key_words(&ents[i].agg));
 		pl->latency |= ents[i].agg.action == KPT_ACT_LAT_START;
 		pl->pairs |= ents[i].agg.action == KPT_ACT_PAIR_START;
+		pl->pair_words = max_int(pl->pair_words, ents[i].agg.npair ? ents[i].agg.npair : 1);
 		pl->edata |= !!(ents[i].flags & KPT_PF_EDATA);
 		pl->uses |= handler_uses(&ents[i]);
 		pl->regs_mask |= plan_regs_used(&ents[i]);

@@ -31,6 +31,7 @@ struct plan {
 	int key_words;		/* the widest probe's key words (kpt_key_width()) */
 	bool latency;		/* a latency pair: entry times and call depths */
 	bool pairs;		/* latency --from/--to: start times by key (kpt_pairs) */
+	int pair_words;		/* its key's words: --key's values, or the thread's one */
 	bool edata;		/* a return probe reads entry arguments */
 	uint32_t uses;		/* KPT_USE_*: what the probes need of the handler */
 	uint32_t regs_mask;	/* the pt_regs words they read (plan_regs_used()) */

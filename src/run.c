@@ -349,6 +349,7 @@ static int run_load_opts(struct run *r)
 	lo->dh = pl->dh;
 	lo->stacks = pl->stacks;
 	lo->pairs = pl->pairs;
+	lo->pair_words = pl->pair_words;
 	lo->evs = r->ps.evs;
 	return 0;
 }
