@@ -218,6 +218,10 @@ static __always_inline int kpt_make_key(struct kpt_scratch *s, const struct kpt_
 	for (i = 0; i < KPT_MAX_KEYS; i++) {
 		if (i >= p->agg.nkeys)
 			break;
+		if (p->agg.key_peer & (1u << i)) {
+			w += kpt_key_width(p->agg.key_kind[i]);
+			continue;
+		}
 		switch (p->agg.key_kind[i]) {
 		case KPT_K_COMM:
 			if (w + 2 > KPT_KEY_WORDS)
@@ -507,17 +511,23 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 				     struct kpt_key *k)
 {
 	const struct kpt_rec_hdr *h = (const struct kpt_rec_hdr *)s->rec;
+	/* a start's value: its time, or (kpt_pair_carry) the key's room too */
+	struct kpt_pair_val *pv = (struct kpt_pair_val *)k;
 	struct kpt_pair_key pk = {};
 	__u64 ts = h->ts, *start;
+	__u32 i;
 
 	if (!passed)
 		return;
 	if (p->agg.action == KPT_ACT_PAIR_START) {
 		if (kpt_pair_key(s, p, idx, &pk))
 			return;
-		if (bpf_map_update_elem(&kpt_pairs, &pk, &ts, BPF_NOEXIST)) {
+		if (kpt_pair_carry && p->agg.nkeys && kpt_make_key(s, p, k, st))
+			return;
+		pv->ts = ts;
+		if (bpf_map_update_elem(&kpt_pairs, &pk, pv, BPF_NOEXIST)) {
 			st->pair_replaced++;
-			bpf_map_update_elem(&kpt_pairs, &pk, &ts, BPF_ANY);
+			bpf_map_update_elem(&kpt_pairs, &pk, pv, BPF_ANY);
 		}
 		return;
 	}
@@ -529,6 +539,11 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 		return;
 	}
 	ts -= *start;
+	/* the start's key words, before the delete frees them; the end's own
+	 * go between (kpt_make_key() leaves these) */
+	if (kpt_pair_carry && p->agg.key_peer)
+		for (i = 0; i < KPT_KEY_WORDS; i++)
+			k->w[i] = ((struct kpt_pair_val *)start)->w[i];
 	bpf_map_delete_elem(&kpt_pairs, &pk);
 	kpt_hist_add(s, p, idx, ts, st, k);
 }
@@ -543,6 +558,10 @@ static __always_inline void kpt_pair_thread(const struct kpt_probe_entry *p, __u
 	struct kpt_pair_key pk = { .w[0] = tid };
 	__u64 ts, *start;
 
+	/* never a start that keeps keys (it has some: not direct), whose
+	 * value a time alone is too short for */
+	if (kpt_pair_carry)
+		return;
 	if (p->agg.action == KPT_ACT_PAIR_START) {
 		pk.probe = idx;
 		ts = bpf_ktime_get_ns();

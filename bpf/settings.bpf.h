@@ -20,6 +20,11 @@ const volatile __u32 kpt_uses = ~0u;
 /* The run has one probe: no cookie to read. */
 const volatile bool kpt_one_probe = false;
 
+/* A --from start keeps its --by key words for the end (kpt_pairs' value is
+ * a struct kpt_pair_val, not a time alone): the code that reads them is
+ * dropped without, where the value has no room for them. */
+const volatile bool kpt_pair_carry = false;
+
 /* The words of struct kpt_regs the run's probes read (kpt_copy_regs()). */
 const volatile __u32 kpt_regs_mask = ~0u;
 

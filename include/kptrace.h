@@ -362,6 +362,17 @@ struct kpt_key {
 };
 #define KPT_BUCKET_STATS	0xffffffffu
 
+/* A pair's start in kpt_pairs where the end's --by takes fields of the
+ * start (kpt_pair_carry): its time and the key words it made. The layout
+ * of struct kpt_key, whose room the start builds it in. */
+struct kpt_pair_val {
+	__u64 ts;
+	__u64 w[KPT_KEY_WORDS];
+};
+_Static_assert(sizeof(struct kpt_pair_val) == sizeof(struct kpt_key) &&
+	       __builtin_offsetof(struct kpt_pair_val, w) == __builtin_offsetof(struct kpt_key, w),
+	       "a start builds its value in a key's room");
+
 /* Per key (or per probe): events, and count/sum/min/max of the value. */
 struct kpt_aggval {
 	__u64 count;
@@ -380,7 +391,8 @@ struct kpt_agg {
 	__u8 key_argi[KPT_MAX_KEYS];
 	__u8 direct;		/* KPT_PF_DIRECT: where the value is, KPT_DIRECT_* */
 	__u8 stack_keys;	/* KPT_SK_*: the keys name a stack, captured before the key */
-	__u8 pad;
+	__u8 key_peer;		/* KPT_ACT_PAIR_*: bit i, key i is the other probe's to
+				 * make (a --from field at the end), its words left */
 	__u32 hist_base;	/* this probe's first bucket in kpt_hist (unkeyed) */
 	__u32 nbuckets;
 	__u32 lat_peer;		/* KPT_ACT_LAT_END: index of the LAT_START probe */

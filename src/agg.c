@@ -63,9 +63,13 @@ static bool is_stack_kind(int kind)
 	return stack_key_bit(kind) != 0;
 }
 
-/* --by: comm, pid, tid, cpu, kstack, ustack or a scalar argument's name, comma separated. */
-static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *g, char *msg,
-		      size_t msglen)
+/*
+ * --by: comm, pid, tid, cpu, kstack, ustack or a scalar argument's name,
+ * comma separated. from: at a pair's end, its start, whose arguments the
+ * end's do not name may be keys too (the start makes them: key_peer).
+ */
+static int parse_keys(const char *by, const struct ev_desc *ev, const struct ev_desc *from,
+		      struct kpt_agg *g, char *msg, size_t msglen)
 {
 	char buf[256], *tok, *save = NULL;
 	int words = 0, a, b;
@@ -74,6 +78,7 @@ static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *
 		return 0;
 	snprintf(buf, sizeof(buf), "%s", by);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct ev_desc *kev;
 		int kind, w = 1;
 
 		if (g->nkeys == KPT_MAX_KEYS) {
@@ -81,6 +86,11 @@ static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *
 			return -EINVAL;
 		}
 		a = ev_arg_index(ev, tok);
+		kev = ev;
+		if (a < 0 && from && (a = ev_arg_index(from, tok)) >= 0) {
+			kev = from;
+			g->key_peer |= 1u << g->nkeys;
+		}
 		if (a < 0 && !strcmp(tok, "probe")) {
 			/* the table's probe column: no key word in the kernel */
 			if (g->action == KPT_ACT_COUNT)
@@ -90,7 +100,7 @@ static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *
 			return -EINVAL;
 		}
 		if (a >= 0) {
-			const struct ev_arg *ea = &ev->args[a];
+			const struct ev_arg *ea = &kev->args[a];
 
 			/* a string: its first KPT_KEY_STR - 1 bytes */
 			if (spec_type_is_string(ea->type) && !ea->count && !ea->data &&
@@ -116,7 +126,9 @@ static int parse_keys(const char *by, const struct ev_desc *ev, struct kpt_agg *
 			g->stack_keys |= stack_key_bit(kind);
 		} else {
 			snprintf(msg, msglen, "--by %s: not comm, pid, tid, cpu, kstack, ustack, "
-				 "probe or an argument of %s/%s", tok, ev->group, ev->event);
+				 "probe or an argument of %s/%s%s%s%s", tok, ev->group, ev->event,
+				 from ? " (nor of --from's " : "", from ? from->event : "",
+				 from ? ")" : "");
 			return -EINVAL;
 		}
 		if (words + w > KPT_KEY_WORDS) {
@@ -240,7 +252,8 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 		return 0;
 	}
 	if (action != KPT_ACT_LAT_START && action != KPT_ACT_PAIR_START) {
-		err = parse_keys(o->by, ev, g, msg, msglen);
+		err = parse_keys(o->by, ev, action == KPT_ACT_PAIR_END && o->evs ? &o->evs[peer] :
+				 NULL, g, msg, msglen);
 		if (err)
 			return err;
 	}
@@ -345,6 +358,18 @@ static int kentry_cmp(const void *a, const void *b)
 
 /* ---- printing ---- */
 
+/*
+ * Key part i's argument: probe ev's, or at a pair's end a field of its
+ * start (key_peer), whose descriptor is in the same table (ev->index is
+ * ev's place in it).
+ */
+static const struct ev_arg *key_arg(const struct ev_desc *ev, const struct kpt_agg *g, int i)
+{
+	if (g->key_peer & (1u << i))
+		ev += (int)g->lat_peer - ev->index;
+	return &ev->args[g->key_argi[i]];
+}
+
 static const char *key_kind_name(const struct kpt_agg *g, const struct ev_desc *ev, int i)
 {
 	switch (g->key_kind[i]) {
@@ -361,7 +386,7 @@ static const char *key_kind_name(const struct kpt_agg *g, const struct ev_desc *
 	case KPT_K_USTACK:
 		return "ustack";
 	default:
-		return ev->args[g->key_argi[i]].name;
+		return key_arg(ev, g, i)->name;
 	}
 }
 
@@ -376,7 +401,7 @@ bool agg_keys_symbolic(const struct kpt_agg *g, const struct ev_desc *ev)
 	int i;
 
 	for (i = 0; i < g->nkeys && i < KPT_MAX_KEYS; i++)
-		if (g->key_kind[i] == KPT_K_ARG && key_symbolic(&ev->args[g->key_argi[i]]))
+		if (g->key_kind[i] == KPT_K_ARG && key_symbolic(key_arg(ev, g, i)))
 			return true;
 	return false;
 }
@@ -411,7 +436,7 @@ static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 		snprintf(buf, len, "%" PRIu64, v);
 		return;
 	}
-	a = &ev->args[g->key_argi[i]];
+	a = key_arg(ev, g, i);
 	/* A key that is a kernel text address reads best as a symbol. */
 	if (c->ksyms && key_symbolic(a) && (a->type == SPEC_T_SYMBOL || v >> 47 == 0x1ffff) &&
 	    ksyms_by_addr(c->ksyms, v)) {

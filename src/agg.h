@@ -32,6 +32,7 @@ struct agg_opts {
 	 * AGG_ST_* columns; sort_by: the column the rows sort by (0: COUNT) */
 	const char *stat_field;
 	unsigned int stats, sort_by;
+	const struct ev_desc *evs;	/* every probe's: a pair's end names its start's */
 };
 
 #define AGG_ST_SUM	1u

@@ -197,6 +197,8 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	/* the probe and the words the key uses: each lookup hashes all of it */
 	bpf_map__set_key_size(skel->maps.kpt_pairs, (uint32_t)(offsetof(struct kpt_pair_key, w) +
 			      8 * (o->pair_words > 0 ? o->pair_words : 1)));
+	bpf_map__set_value_size(skel->maps.kpt_pairs, o->pair_carry ? sizeof(struct kpt_pair_val)
+				: sizeof(__u64));
 	size_keyed(skel->maps.kpt_procs, o->target_set, o->max_keys);
 	bpf_program__set_autoload(skel->progs.kpt_newtask, o->target_set && o->follow_forks);
 	bpf_program__set_autoload(skel->progs.kpt_procfree, o->target_set);
@@ -238,6 +240,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	skel->rodata->kpt_tp_end = o->tp_end;
 	skel->rodata->kpt_tp_direct_word = o->tp_direct_word;
 	skel->rodata->kpt_one_probe = nprobes == 1;
+	skel->rodata->kpt_pair_carry = o->pair_carry;
 	if (nprobes == 1) {	/* the BPF side writes probe 0's records, counts its buckets */
 		memcpy((void *)&skel->rodata->kpt_ds, &o->ds, sizeof(o->ds));
 		memcpy((void *)&skel->rodata->kpt_dh, &o->dh, sizeof(o->dh));

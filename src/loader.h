@@ -70,6 +70,7 @@ struct load_opts {
 	bool latency;		/* a latency pair: entry times and call depths */
 	bool pairs;		/* latency --from/--to: start times by key */
 	int pair_words;		/* the words of their key (at least one: the thread) */
+	bool pair_carry;	/* a start keeps key words for its end: a larger value */
 	bool edata;		/* a return probe reads entry arguments */
 	/* the probes: which programs to load (the others are not: verifier
 	 * time), and each fentry/fexit program's function */

@@ -511,6 +511,20 @@ static int pair_keys(const char *spec, bool from, const struct ev_desc *ev, stru
 	return 0;
 }
 
+/*
+ * A pair whose end's --by names fields of its start: the start makes those
+ * keys, in the end's layout, and keeps them with its time; the end fills in
+ * the rest (kpt_pair()).
+ */
+static void pair_carry_keys(const struct kpt_agg *end, struct kpt_agg *start)
+{
+	start->nkeys = end->nkeys;
+	memcpy(start->key_kind, end->key_kind, sizeof(start->key_kind));
+	memcpy(start->key_argi, end->key_argi, sizeof(start->key_argi));
+	start->key_peer = (uint8_t)(~end->key_peer & ((1u << end->nkeys) - 1));
+	start->stack_keys = 0;
+}
+
 int modes_actions(const struct env *env, struct probeset *ps, char *msg, size_t msglen,
 		  int *which)
 {
@@ -530,6 +544,7 @@ int modes_actions(const struct env *env, struct probeset *ps, char *msg, size_t 
 		.stat_field = env->stat_field,
 		.stats = env->stats,
 		.sort_by = env->sort_by,
+		.evs = evs,
 	};
 	bool kmalloc = env->mode == MODE_HIST && env->ndefs == 1 &&
 		       !strcmp(env->defs[0], "kmalloc");
@@ -574,5 +589,8 @@ int modes_actions(const struct env *env, struct probeset *ps, char *msg, size_t 
 			break;
 		}
 	}
+	for (i = 0; i < ps->nuser && !err; i++)
+		if (ents[i].agg.action == KPT_ACT_PAIR_END && ents[i].agg.key_peer)
+			pair_carry_keys(&ents[i].agg, &ents[ents[i].agg.lat_peer].agg);
 	return err;
 }

@@ -212,7 +212,7 @@ static uint32_t handler_uses(const struct kpt_probe_entry *e)
 		break;
 	}
 	for (k = 0; k < e->agg.nkeys && k < KPT_MAX_KEYS; k++)
-		if (e->agg.key_kind[k] == KPT_K_COMM)
+		if (e->agg.key_kind[k] == KPT_K_COMM && !(e->agg.key_peer & (1u << k)))
 			u |= KPT_USE_COMM;
 	if ((e->flags & (KPT_PF_KSTACK | KPT_PF_USTACK)) || e->agg.stack_keys)
 		u |= KPT_USE_STACK;
@@ -395,6 +395,7 @@ int plan_make(const struct env *env, struct sysinfo *si, struct probeset *ps, ui
 		pl->latency |= ents[i].agg.action == KPT_ACT_LAT_START;
 		pl->pairs |= ents[i].agg.action == KPT_ACT_PAIR_START;
 		pl->pair_words = max_int(pl->pair_words, ents[i].agg.npair ? ents[i].agg.npair : 1);
+		pl->pair_carry |= ents[i].agg.action == KPT_ACT_PAIR_START && ents[i].agg.nkeys;
 		pl->edata |= !!(ents[i].flags & KPT_PF_EDATA);
 		pl->uses |= handler_uses(&ents[i]);
 		pl->regs_mask |= plan_regs_used(&ents[i]);

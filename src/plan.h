@@ -32,6 +32,7 @@ struct plan {
 	bool latency;		/* a latency pair: entry times and call depths */
 	bool pairs;		/* latency --from/--to: start times by key (kpt_pairs) */
 	int pair_words;		/* its key's words: --key's values, or the thread's one */
+	bool pair_carry;	/* a start keeps key words for its end (--by of its fields) */
 	bool edata;		/* a return probe reads entry arguments */
 	uint32_t uses;		/* KPT_USE_*: what the probes need of the handler */
 	uint32_t regs_mask;	/* the pt_regs words they read (plan_regs_used()) */

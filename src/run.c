@@ -350,6 +350,7 @@ static int run_load_opts(struct run *r)
 	lo->stacks = pl->stacks;
 	lo->pairs = pl->pairs;
 	lo->pair_words = pl->pair_words;
+	lo->pair_carry = pl->pair_carry;
 	lo->evs = r->ps.evs;
 	return 0;
 }

@@ -13,7 +13,7 @@ OUT=.output/tests/host/everyday
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 19
+expect_checks 23
 B=$OUT/everyday_target
 # static: no loader's reads of shared libraries among the program's own
 gcc -O0 -g -static tests/host/everyday_target.c -o "$B" ||
@@ -115,6 +115,42 @@ check "the profile counts the end without a start (99) and the start replaced (5
 kpt latency "${PAIR[@]}" --unit us -c "$B pairs" > "$OUT/pt.out" 2> "$OUT/pt.err"
 check "by thread (no --key) the same pairs time begin(2) to end(1): 2 starts replaced" \
 	grep -q ', 2 --from starts NEVER ENDED' "$OUT/pt.err"
+# --by of --from's fields: by thread, begin(2) pairs with end(1) and the
+# second begin(5) with end(5); the start's id is the start's, not the end's
+kpt latency --from "p:$B:ev_begin bid=%di:u64" --to "p:$B:ev_end eid=%di:u64" --by bid,eid \
+	--unit us -c "$B pairs" > "$OUT/pb.out" 2> "$OUT/pb.err"
+check "--by bid,eid (bid --from's, eid --to's): the rows [2, 1] and [5, 5], one pair each" \
+	[ "$(sed -n 's/^@.*\[\(.*\)\]:$/\1/p' "$OUT/pb.out" | paste -sd'|')" = "2, 1|5, 5" ]
+grep -c '^count 1, sum' "$OUT/pb.out" | grep -qx 2 ||
+	problem "--by bid,eid: not one pair per row: $(head -c 400 "$OUT/pb.out")"
+# a string of the start and an errno of the end: open latency by path and result
+OPEN=(--from 't:syscalls/sys_enter_openat filename:ustring' --to 't:syscalls/sys_exit_openat ret:errno')
+kpt --json latency "${OPEN[@]}" --by filename,ret -c "$B opens" > "$OUT/po.json" 2> "$OUT/po.err"
+check "--by filename,ret over sys_enter/exit_openat: the missing path 3 times -ENOENT, /dev/zero twice a descriptor" python3 -c '
+import json, sys
+rows = {}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") == "latency":
+        k = o["key"]
+        rows[(k["filename"], k["ret"])] = o["hist"]["count"]
+assert rows.get(("/nonexistent/kptrace-everyday", "-ENOENT")) == 3, rows
+zero = [n for (f, r), n in rows.items() if f == "/dev/zero" and r.isdigit()]
+assert zero == [2], rows
+assert len(rows) == 2, rows
+' "$OUT/po.json"
+KPT_RC=error kpt latency "${OPEN[@]}" --by nosuch -c "$B opens" > /dev/null 2> "$OUT/r5.err"
+check "--by of neither side's argument: refused, naming both events" \
+	grep -q "not comm, .* argument of syscalls/sys_exit_openat (nor of --from's sys_enter_openat)" "$OUT/r5.err"
+# the --from side filtered: only the missing path starts a pair
+kpt latency --from 't:syscalls/sys_enter_openat filename:ustring if filename ~ "/nonexistent/*"' \
+	--to 't:syscalls/sys_exit_openat ret:errno' --by filename,ret -c "$B opens" \
+	> "$OUT/pf.out" 2> "$OUT/pf.err"
+check "a filter on --from: one row, the missing path's 3 pairs; /dev/zero's ends unmatched" \
+	sh -c "[ \"\$(grep -c '^@' '$OUT/pf.out')\" = 1 ] &&
+		grep -q '^@.*\[/nonexistent/kptrace-everyday, -ENOENT\]:' '$OUT/pf.out' &&
+		grep -q '^count 3, sum' '$OUT/pf.out' &&
+		grep -q ', 2 returns (or --to ends) without their entry' '$OUT/pf.err'"
 KPT_RC=error kpt latency "${PAIR[@]}" --key nosuch -c "$B pairs" > /dev/null 2> "$OUT/r4.err"
 check "--key of no argument: refused, naming it and the side" grep -q "\-\-from .* no scalar argument 'nosuch'" "$OUT/r4.err"
 

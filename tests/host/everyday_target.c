@@ -14,6 +14,7 @@
  *           strings of 16, 20 and 32 characters once (n their length), ""
  *           once, and two strings of 80 characters that share their first
  *           70, twice each (n 100)
+ *   opens:  3 opens of a path that does not exist, 2 of /dev/zero
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -143,6 +144,22 @@ static void strs(void)
 	}
 }
 
+static int opens(void)
+{
+	int i, fd;
+
+	for (i = 0; i < 3; i++)
+		if (open("/nonexistent/kptrace-everyday", O_RDONLY) >= 0)
+			return 1;
+	for (i = 0; i < 2; i++) {
+		fd = open("/dev/zero", O_RDONLY);
+		if (fd < 0)
+			return 1;
+		close(fd);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "values";
@@ -157,5 +174,7 @@ int main(int argc, char **argv)
 		pairs();
 	else if (!strcmp(what, "strs"))
 		strs();
+	else if (!strcmp(what, "opens"))
+		return opens();
 	return 0;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Guest script (busybox sh) for issue 19's everyday questions through real
 # kernel functions: latency --from/--to between a kprobe and a kretprobe
-# (the same pairs latency FUNC makes, counted alike), and count --sum of a
+# (the same pairs latency FUNC makes, counted alike), the --from side's
+# string as a --by key beside the --to side's errno, and count --sum of a
 # return value, through each backend this kernel has.
 W=/tmp/kpt-every
 mkdir -p $W
@@ -10,7 +11,7 @@ echo "# kernel $KREL"
 BACKENDS="kprobe fentry"
 grep -q ' register_fprobe_ips$' /proc/kallsyms && BACKENDS="$BACKENDS kprobe-multi"
 n=0
-for b in $BACKENDS; do n=$((n + 2)); done
+for b in $BACKENDS; do n=$((n + 3)); done
 echo "# expect $n ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
@@ -35,6 +36,18 @@ for b in $BACKENDS; do
 		ok "latency --from p:vfs_read --to r:vfs_read --backend $b: $c1 pairs, as latency vfs_read counts"
 	else
 		bad "latency --from/--to --backend $b: exit $rc1/$rc2, $c1 pairs against latency's $c2: $(tail -c 300 $W/$b.pair.err | tr "\n" " ")"
+	fi
+	# do_filp_open's path at the start, its result at the end: three cats
+	# of a file that is not there are one row, -ENOENT, 3 pairs
+	$KPT latency --backend $b -c "sh -c 'cat $W/nope; cat $W/nope; cat $W/nope; cat $W/mark'" \
+		--from 'p:do_filp_open path=+0(+0(%si)):string' --to 'r:do_filp_open ret=$retval:errno' \
+		--by path,ret > $W/$b.pby 2> $W/$b.pby.err
+	rc=$?
+	c=$(sed -n "\|^@.*\[$W/nope, -ENOENT\]:\$|,/^count/s/^count \([0-9]*\), sum.*/\1/p" $W/$b.pby)
+	if [ $rc = 0 ] && [ "$c" = 3 ]; then
+		ok "latency --from p:do_filp_open path --to r:do_filp_open ret --by path,ret --backend $b: [$W/nope, -ENOENT] 3 pairs"
+	else
+		bad "--by path,ret --backend $b: exit $rc, want [$W/nope, -ENOENT] with count 3, got '$c': $(grep '^@' $W/$b.pby | head -n 4 | tr "\n" "|") $(tail -c 300 $W/$b.pby.err | tr "\n" " ")"
 	fi
 	# the bytes dd read: 777 + 223 (the file's rest) + 0 at its end
 	$KPT count --backend $b -c "$WORK" 'r:vfs_read ret=$retval:s64 if ret > 0' --by comm --sum ret \
