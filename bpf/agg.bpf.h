@@ -207,6 +207,25 @@ static __always_inline void kpt_key_str(struct kpt_scratch *s, const struct kpt_
 	bpf_probe_read_kernel(&k->w[w], len, &s->rec[(dl & 0xffff) & KPT_OFF_MASK]);
 }
 
+/* An :ipv6 argument's 16 bytes into the key at words w, w + 1; a faulted
+ * one is left zero (::). */
+static __always_inline void kpt_key_ipv6(struct kpt_scratch *s, const struct kpt_probe_entry *p,
+					 __u32 argi, struct kpt_key *k, __u32 w)
+{
+	__u32 off;
+
+	if (argi >= KPT_MAX_ARGS || argi >= p->nargs)
+		return;
+	barrier_var(argi);
+	argi &= KPT_MAX_ARGS - 1;
+	if (s->rec[(KPT_HDR_SIZE + (argi >> 3)) & KPT_OFF_MASK] & (1 << (argi & 7)))
+		return;
+	off = p->args[argi].slot & KPT_OFF_MASK;
+	if (w > KPT_KEY_WORDS - 2)
+		return;
+	bpf_probe_read_kernel(&k->w[w], 16, &s->rec[off]);
+}
+
 /* The key words of this event; 0 on success. */
 static __always_inline int kpt_make_key(struct kpt_scratch *s, const struct kpt_probe_entry *p,
 					struct kpt_key *k, struct kpt_stats *st)
@@ -235,6 +254,12 @@ static __always_inline int kpt_make_key(struct kpt_scratch *s, const struct kpt_
 				return -1;
 			kpt_key_str(s, p, p->agg.key_argi[i], k, w, st);
 			w += KPT_KEY_STR_WORDS;
+			continue;
+		case KPT_K_IPV6:
+			if (w + 2 > KPT_KEY_WORDS)
+				return -1;
+			kpt_key_ipv6(s, p, p->agg.key_argi[i], k, w);
+			w += 2;
 			continue;
 		case KPT_K_TGID:
 			v = h->tgid;

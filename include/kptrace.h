@@ -305,6 +305,7 @@ enum kpt_key_kind {
 	KPT_K_KSTACK,		/* the kernel stack's id: its key in kpt_kstk */
 	KPT_K_USTACK,		/* the user stack's id: its key in kpt_ustk */
 	KPT_K_STR,		/* key_argi's string: its first KPT_KEY_STR bytes */
+	KPT_K_IPV6,		/* key_argi's 16 bytes: an :ipv6 address */
 };
 
 /*
@@ -351,7 +352,7 @@ struct kpt_ustack {
 /* Words of a key part of this kind. */
 static inline int kpt_key_width(int kind)
 {
-	return kind == KPT_K_COMM ? 2 : kind == KPT_K_STR ? KPT_KEY_STR_WORDS : 1;
+	return kind == KPT_K_COMM || kind == KPT_K_IPV6 ? 2 : kind == KPT_K_STR ? KPT_KEY_STR_WORDS : 1;
 }
 
 /* Key of the keyed aggregation maps. */

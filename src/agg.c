@@ -106,6 +106,8 @@ static int parse_keys(const char *by, const struct ev_desc *ev, const struct ev_
 			if (spec_type_is_string(ea->type) && !ea->count && !ea->data &&
 			    ea->type != SPEC_T_SYMSTR) {
 				kind = KPT_K_STR;
+			} else if (ea->type == SPEC_T_IPV6 && !ea->data) {
+				kind = KPT_K_IPV6;	/* its 16 bytes, two words */
 			} else if (!is_scalar(ea)) {
 				snprintf(msg, msglen, "--by %s: only a number or a string can be a "
 					 "key (not an array%s)", tok, ea->data ? ", nor a constant" :
@@ -425,6 +427,18 @@ static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 		memcpy(str, &k->w[*w], (size_t)n * 8);
 		*w += n;
 		snprintf(buf, len, "%s", str);
+		return;
+	}
+	if (g->key_kind[i] == KPT_K_IPV6) {
+		uint8_t b[VALFMT_IPV6_LEN];
+
+		if (*w + 2 > KPT_KEY_WORDS) {
+			buf[0] = '\0';
+			return;
+		}
+		memcpy(b, &k->w[*w], sizeof(b));
+		*w += 2;
+		valfmt_ipv6(b, buf, len);
 		return;
 	}
 	v = k->w[(*w)++];

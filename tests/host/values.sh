@@ -19,7 +19,7 @@ gcc -static -O0 -fno-inline -g tests/host/values_target.c -o "$VT" || { echo "ca
 TR=/sys/kernel/tracing
 [ -e $TR/events ] || TR=/sys/kernel/debug/tracing
 [ -e $TR/events ] || skip_all "no tracefs"
-expect_checks 36
+expect_checks 37
 
 # py FILE EXPR [ARGS...]: EXPR (Python) over FILE's NDJSON rows is true.
 py() {
@@ -214,6 +214,12 @@ check "filters: port == 443 (in network order), a == 10.1.2.3, err != -ENOENT: t
 kpt count -c "$VT addrs" "$AD" --by a,err > "$OUT/adk.txt" 2> "$OUT/adk.err"
 check "count --by a,err: the keys as the text prints them" \
 	sh -c "grep -Eq '^ +1 +10\.1\.2\.3 +-ENOENT\$' '$OUT/adk.txt' && grep -Eq '^ +1 +127\.0\.0\.1 +5\$' '$OUT/adk.txt' && grep -Eq '^ +1 +10\.1\.2\.3 +-4096\$' '$OUT/adk.txt'"
+kpt count -c "$VT addrs" "$AD" --by v6,port > "$OUT/ad6.txt" 2> "$OUT/ad6.err"
+kpt --json count -c "$VT addrs" "$AD" --by v6 > "$OUT/ad6.json" 2> "$OUT/ad6j.err"
+check "count --by v6,port: an ipv6 key, RFC 5952 in text and a string in --json (2001:db8::1 twice)" \
+	sh -c "grep -Eq '^ +2 +2001:db8::1 +443\$' '$OUT/ad6.txt' && grep -Eq '^ +1 +::ffff:192\.168\.0\.7 +8080\$' '$OUT/ad6.txt' &&
+		[ \$(grep -c '^ *[0-9]' '$OUT/ad6.txt') = 2 ] &&
+		grep -q '\"key\":{\"v6\":\"2001:db8::1\"}' '$OUT/ad6.json'"
 if [ -e $TR/events/$TP ]; then
 	# 7 x -ENOENT, 3 x -EISDIR, 2 x fd 3 (values_target.c's "opens")
 	kpt count -c "$VT opens" "t:$TP ret:errno" --by ret > "$OUT/ope.txt" 2> "$OUT/ope.err"
