@@ -243,7 +243,10 @@ FUZZ_SRCS_filter := src/filter.c src/spec.c src/types.c src/valfmt.c
 FUZZ_SRCS_decode := src/decode.c src/output_text.c src/output_json.c src/fmt.c src/ksyms.c src/valfmt.c \
 	src/umaps.c src/spec.c src/types.c src/stackout.c src/usym.c src/tpprint.c src/tracepoint.c \
 	src/suggest.c
-FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode
+FUZZ_SRCS_jobs   := src/jobs.c
+FUZZ_SRCS_http   := src/http.c
+FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode \
+	$(FUZZ_OUT)/bin/fuzz_jobs $(FUZZ_OUT)/bin/fuzz_http
 
 .PHONY: fuzz fuzz-smoke fuzz-build
 
@@ -262,6 +265,16 @@ $(FUZZ_OUT)/bin/fuzz_decode: tests/fuzz/fuzz_decode.c $(FUZZ_SRCS_decode) $(FUZZ
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_decode) -ltraceevent -lelf -lz -o $@
+
+$(FUZZ_OUT)/bin/fuzz_jobs: tests/fuzz/fuzz_jobs.c $(FUZZ_SRCS_jobs) $(FUZZ_HDRS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_jobs) -o $@
+
+$(FUZZ_OUT)/bin/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_SRCS_http) $(FUZZ_HDRS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_http) -o $@
 
 fuzz-build: $(FUZZ_BINS)
 
