@@ -16,7 +16,7 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Isrc -I$(OUTPUT) -D_GNU_S
 LDFLAGS ?=
 # Static: the binary must run alone in a bare initramfs (tests/vm) and on hosts
 # without libbpf installed.
-LDLIBS  := -static -lbpf -ltraceevent -lelf -lz
+LDLIBS  := -static -lbpf -ltraceevent -lelf -lz -lm
 
 BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Iinclude -Ibpf -Ivmlinux/$(ARCH)
@@ -27,7 +27,8 @@ LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 BPF_HDRS := $(wildcard bpf/*.bpf.h) $(wildcard include/*.h)
 
 BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libtraceevent-dev gcc make
-TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev lz4 zstd
+TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev lz4 zstd \
+	prometheus
 
 ifeq ($(V),1)
 Q =
@@ -65,14 +66,19 @@ kptrace: $(OUTPUT)/main.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-# Install what is missing from Debian's packages (root), say what otherwise.
+# Install what is missing from Debian's packages (root), say what otherwise;
+# no service starts as it installs (policy-rc.d): prometheus's would listen on
+# every interface.
 define install_missing
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "Installing missing packages:" $$missing; \
 		if [ "$$(id -u)" != 0 ]; then echo "run as root, or: apt-get install" $$missing >&2; exit 1; fi; \
+		rc=/usr/sbin/policy-rc.d; own=; [ -e $$rc ] || { printf '#!/bin/sh\nexit 101\n' > $$rc; \
+			chmod +x $$rc; own=1; }; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+		st=$$?; [ -z "$$own" ] || rm -f $$rc; [ $$st = 0 ] || exit $$st; \
 	fi
 endef
 
@@ -130,7 +136,7 @@ $(OUTPUT)/san/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(OUTPUT)
 $(TEST_BIN)/san/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(SAN_OBJS)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_OBJS) -lbpf -ltraceevent -lelf -lz -o $@
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_OBJS) -lbpf -ltraceevent -lelf -lz -lm -o $@
 
 unit: $(UNIT_TESTS) $(SAN_TESTS)
 	$(Q)tests/run-unit.sh $(UNIT_TESTS) $(SAN_TESTS)
@@ -149,7 +155,7 @@ soak: kptrace
 # kptrace itself under ASan+UBSan (dynamic: the sanitizers need it) for the host suites
 $(OUTPUT)/kptrace-san: $(SAN_OBJS) $(OUTPUT)/san/main.o
 	$(call msg,CC-SAN,$@)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(SAN_OBJS) $(OUTPUT)/san/main.o -lbpf -ltraceevent -lelf -lz -o $@
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(SAN_OBJS) $(OUTPUT)/san/main.o -lbpf -ltraceevent -lelf -lz -lm -o $@
 
 test: test-deps
 	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS) $(SAN_TESTS) $(OUTPUT)/kptrace-san \

@@ -591,6 +591,12 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 	};
 	char title[256];
 
+	if (c->visit) {
+		struct agg_series as = { .probe = i, .key = key, .counts = counts, .stats = stats };
+
+		c->visit(c->visit_arg, c, &as);
+		return;
+	}
 	if (c->json) {
 		fprintf(c->out, "{\"group\":\"%s\",\"event\":\"%s\",\"type\":\"%s\"",
 			c->evs[i].group, c->evs[i].event,
@@ -950,6 +956,38 @@ static void report_folded(const struct agg_ctx *c, const struct kset *s)
 	folded_free(fd);
 }
 
+/* Each count probe's rows to c->visit, in the set's order. */
+static void visit_counts(const struct agg_ctx *c, const struct kset *s)
+{
+	size_t j;
+
+	for (j = 0; j < s->n; j++) {
+		const struct kentry *e = &s->e[j];
+		struct agg_series as = { .probe = (int)e->k.probe, .key = &e->k, .stats = &e->v };
+
+		if (e->k.probe >= (__u32)c->n || c->ents[e->k.probe].agg.action != KPT_ACT_COUNT ||
+		    e->k.bucket != KPT_BUCKET_STATS)
+			continue;
+		c->visit(c->visit_arg, c, &as);
+	}
+}
+
+void agg_key_text(const struct agg_ctx *c, int probe, const struct kpt_key *k, int i, char *buf,
+		  size_t len)
+{
+	const struct kpt_agg *g = &c->ents[probe].agg;
+	int j, w = 0;
+
+	for (j = 0; j < i; j++)
+		w += kpt_key_width(g->key_kind[j]);
+	format_key_part(c, g, &c->evs[probe], k, i, &w, buf, len);
+}
+
+const char *agg_key_name(const struct agg_ctx *c, int probe, int i)
+{
+	return key_kind_name(&c->ents[probe].agg, &c->evs[probe], i);
+}
+
 void agg_report(const struct agg_ctx *c, bool clear)
 {
 	struct kset s = { 0 };
@@ -964,7 +1002,7 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		if (s.n)	/* an empty set's array is NULL, which qsort may not take */
 			qsort(s.e, s.n, sizeof(*s.e), kentry_cmp);
 	}
-	if (clear && !c->json) {
+	if (clear && !c->json && !c->visit) {
 		time_t t = time(NULL);
 		struct tm tm;
 		char ts[32];
@@ -982,7 +1020,9 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		if (g->action == KPT_ACT_HIST || is_latency(g))
 			g->nkeys ? report_keyed_hist(c, i, &s) : report_unkeyed(c, i, clear);
 	}
-	if (c->folded)
+	if (c->visit)
+		visit_counts(c, &s);
+	else if (c->folded)
 		report_folded(c, &s);
 	else
 		report_counts(c, &s);

@@ -57,6 +57,21 @@ bool agg_keys_symbolic(const struct kpt_agg *g, const struct ev_desc *ev);
 int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_desc *ev,
 	      uint32_t peer, struct kpt_agg *g, uint32_t *next_bucket, char *msg, size_t msglen);
 
+struct agg_ctx;
+
+/*
+ * One series of what agg_report() prints, for an output of another shape
+ * (serve's exposition): a histogram (counts: its g->nbuckets raw buckets)
+ * or a count row (counts NULL; stats holds its count and --sum's sum).
+ */
+struct agg_series {
+	int probe;			/* its probe (a group's first) */
+	const struct kpt_key *key;	/* NULL: unkeyed */
+	const uint64_t *counts;
+	const struct kpt_aggval *stats;
+};
+typedef void (*agg_series_fn)(void *arg, const struct agg_ctx *c, const struct agg_series *s);
+
 struct agg_ctx {
 	FILE *out;
 	bool json;
@@ -70,7 +85,14 @@ struct agg_ctx {
 	bool folded;			/* --folded: the stacks only, root;...;leaf COUNT */
 	bool interval_reset;		/* -i: reset the maps after each report */
 	const struct pmu_set *pmu;	/* latency --pmu, or NULL */
+	agg_series_fn visit;		/* set: each series to it, nothing printed */
+	void *visit_arg;
 };
+
+/* Key part i of probe's key k as the text prints it, and the part's name. */
+void agg_key_text(const struct agg_ctx *c, int probe, const struct kpt_key *k, int i, char *buf,
+		  size_t len);
+const char *agg_key_name(const struct agg_ctx *c, int probe, int i);
 
 /* Print every aggregating probe's tables; then, for interval output, clear. */
 void agg_report(const struct agg_ctx *c, bool clear);

@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "hint.h"
 #include "kptrace.h"
 
-const char *argp_program_version = "kptrace 0.1";
+const char *argp_program_version = "kptrace " KPT_VERSION;
 const char *argp_program_bug_address = "the kptrace issue tracker";
 
 /*
@@ -552,6 +554,66 @@ int cli_parse(int argc, char **argv, struct env *env)
 
 	memset(env, 0, sizeof(*env));
 	return argp_parse(&argp, argc, argv, 0, NULL, env);
+}
+
+/*
+ * argp's errors exit the process: a serve job's words are parsed first in a
+ * child, whose exit and stderr say whether the same parse here passes (the
+ * parse is deterministic) and, if not, why.
+ */
+int cli_parse_job(int argc, char **argv, struct env *env, char *msg, size_t msglen)
+{
+	int pfd[2], status = 0, i;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	msg[0] = '\0';
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-?") ||
+		    !strcmp(argv[i], "--usage") || !strcmp(argv[i], "--version") ||
+		    !strcmp(argv[i], "-V")) {
+			snprintf(msg, msglen, "%s: not in a job", argv[i]);
+			return -EINVAL;
+		}
+	}
+	if (pipe(pfd))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
+	if (!pid) {
+		struct env e;
+
+		dup2(pfd[1], STDERR_FILENO);
+		dup2(pfd[1], STDOUT_FILENO);
+		close(pfd[0]);
+		cli_parse(argc, argv, &e);
+		_exit(0);
+	}
+	close(pfd[1]);
+	while (got + 1 < (ssize_t)msglen && (n = read(pfd[0], msg + got, msglen - 1 - got)) > 0)
+		got += n;
+	msg[got > 0 ? got : 0] = '\0';
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		/* argp's first line, without its "kptrace: " */
+		char *nl = strchr(msg, '\n');
+
+		if (nl)
+			*nl = '\0';
+		if (!strncmp(msg, "kptrace: ", 9))
+			memmove(msg, msg + 9, strlen(msg + 9) + 1);
+		if (!msg[0])
+			snprintf(msg, msglen, "the job's options were refused");
+		return -EINVAL;
+	}
+	msg[0] = '\0';
+	return cli_parse(argc, argv, env);
 }
 
 void cli_free(struct env *env)

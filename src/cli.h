@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* kptrace's version, as --version and serve's kptrace_build_info say it. */
+#define KPT_VERSION "0.1"
+
 enum kpt_mode {
 	MODE_TRACE = 0,		/* stream events */
 	MODE_HIST,		/* kptrace hist DEF [FIELD] */
@@ -65,6 +68,8 @@ struct env {
 
 /* Parse argv into env. Returns 0, or exits with a usage error. */
 int cli_parse(int argc, char **argv, struct env *env);
+/* The same for a serve job's words: 0, or -EINVAL with the reason in msg (never exits). */
+int cli_parse_job(int argc, char **argv, struct env *env, char *msg, size_t msglen);
 void cli_free(struct env *env);
 
 #endif /* KPT_CLI_H */

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* kptrace: parse the command line, run the pipeline (run.c). */
+#include <string.h>
+
 #include "cli.h"
 #include "list.h"
 #include "run.h"
+#include "serve.h"
 
 int main(int argc, char **argv)
 {
 	struct env env;
 	int err;
 
+	if (argc > 1 && !strcmp(argv[1], "serve"))
+		return kpt_serve(argc - 1, argv + 1);
 	cli_parse(argc, argv, &env);
 	err = env.mode == MODE_LIST ? kpt_list(&env) : kpt_run(&env);
 	cli_free(&env);

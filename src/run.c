@@ -556,3 +556,81 @@ int kpt_run(const struct env *env)
 		err = run_once(env, false, &said);
 	return err == KPT_ERETRY_KSYMS ? -EINVAL : err;
 }
+
+/*
+ * serve's jobs: a run of aggregations loaded and attached, whose tables are
+ * read on demand (run_visit()) instead of printed by the consumer. kallsyms
+ * is read up front: a job attaches once, with no retry to make.
+ */
+int run_start(const struct env *env, struct run **out)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	char msg[512];
+	bool said = true;	/* serve says what it attaches, per job */
+	int err;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->env = env;
+	r->target.pidfd = -1;
+	r->go_fd = -1;
+	err = run_setup(r, false);
+	if (!err)
+		err = prepare(env, &r->si, &r->ps);
+	if (!err) {
+		err = plan_make(env, &r->si, &r->ps, r->pmu.n, &r->plan, msg, sizeof(msg));
+		if (err)
+			fprintf(stderr, "kptrace: error: %s\n", msg);
+	}
+	if (!err)
+		err = run_load_opts(r);
+	if (!err)
+		err = run_before_load(r);
+	if (!err)
+		err = load_attach(r, false, &said);
+	if (err) {
+		run_close(r);
+		free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+void run_visit(struct run *r, agg_series_fn fn, void *arg)
+{
+	const struct env *env = r->env;
+	struct agg_opts ao = { .unit = "ns", .by = env->by, .stats = env->stats };
+	struct agg_ctx ac = {
+		.opts = &ao,
+		.ld = &r->ld,
+		.evs = r->ps.evs,
+		.ents = r->ps.ents,
+		.n = r->ps.n,
+		.ksyms = r->si.ksyms,
+		.visit = fn,
+		.visit_arg = arg,
+	};
+
+	ac.syms.ks = r->si.ksyms;
+	agg_report(&ac, false);
+}
+
+const struct probeset *run_probes(const struct run *r)
+{
+	return &r->ps;
+}
+
+struct loader *run_loader(struct run *r)
+{
+	return &r->ld;
+}
+
+void run_stop(struct run *r)
+{
+	if (!r)
+		return;
+	run_close(r);
+	free(r);
+}

@@ -4,8 +4,25 @@
 #define KPT_RUN_H
 
 #include "cli.h"
+#include "agg.h"
 
 /* Returns 0 or a negative errno; messages are already printed. */
 int kpt_run(const struct env *env);
+
+/*
+ * An aggregation loaded and attached for serve, its tables read on demand.
+ * run_start(): 0 with *out, or a negative errno (said on stderr). env must
+ * outlive the run.
+ */
+struct run;
+struct probeset;
+struct loader;
+int run_start(const struct env *env, struct run **out);
+/* Each series of the run's tables to fn (agg.h). */
+void run_visit(struct run *r, agg_series_fn fn, void *arg);
+const struct probeset *run_probes(const struct run *r);
+struct loader *run_loader(struct run *r);
+/* Detach and free; NULL-safe. */
+void run_stop(struct run *r);
 
 #endif /* KPT_RUN_H */
