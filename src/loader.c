@@ -778,3 +778,21 @@ void loader_close(struct loader *ld)
 	kptrace_bpf__destroy(ld->skel);
 	memset(ld, 0, sizeof(*ld));
 }
+
+void loader_prog_stats(struct loader *ld, void (*fn)(void *arg, const char *name, uint64_t ns,
+						     uint64_t runs), void *arg)
+{
+	struct bpf_program *prog;
+
+	if (!ld->skel)
+		return;
+	bpf_object__for_each_program(prog, ld->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		fn(arg, bpf_program__name(prog), info.run_time_ns, info.run_cnt);
+	}
+}

@@ -146,6 +146,12 @@ int loader_map_fd(struct loader *ld, enum loader_map m);
 /* Ring buffer fd for the consumer. */
 int loader_events_fd(struct loader *ld);
 /* Detach every link, then free everything. */
+/*
+ * Each loaded program's run time and runs, as the kernel counts them while
+ * someone holds BPF_ENABLE_STATS (0 otherwise): fn per program.
+ */
+void loader_prog_stats(struct loader *ld, void (*fn)(void *arg, const char *name, uint64_t ns,
+						     uint64_t runs), void *arg);
 void loader_close(struct loader *ld);
 
 #endif /* KPT_LOADER_H */

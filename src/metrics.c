@@ -246,6 +246,46 @@ static void write_health(const struct prom_out *o, const struct metrics_job *job
 	}
 }
 
+struct prog_visit {
+	const struct prom_out *o;
+	const char *job;
+	bool runs;		/* the run count, else the run time */
+};
+
+static void prog_sample(void *arg, const char *name, uint64_t ns, uint64_t runs)
+{
+	struct prog_visit *pv = arg;
+	struct prom_labels l;
+
+	prom_labels_init(&l);
+	prom_label(&l, "kptrace_job", pv->job);
+	prom_label(&l, "program", name);
+	if (pv->runs)
+		prom_sample_u64(pv->o, "kptrace_bpf_runs", "_total", &l, runs);
+	else
+		prom_sample_f(pv->o, "kptrace_bpf_run_seconds", "_total", &l, ns * 1e-9);
+}
+
+/* Each job's programs: the kernel's own run time and runs (BPF_ENABLE_STATS, held by serve). */
+static void write_progs(const struct prom_out *o, const struct metrics_job *jobs, int n)
+{
+	struct prog_visit pv = { .o = o };
+	int j;
+
+	prom_family(o, "kptrace_bpf_run_seconds", "counter",
+		    "time the job's BPF programs ran, as the kernel counts it");
+	for (j = 0; j < n; j++) {
+		pv.job = jobs[j].name;
+		loader_prog_stats(run_loader(jobs[j].run), prog_sample, &pv);
+	}
+	prom_family(o, "kptrace_bpf_runs", "counter", "times the job's BPF programs ran");
+	pv.runs = true;
+	for (j = 0; j < n; j++) {
+		pv.job = jobs[j].name;
+		loader_prog_stats(run_loader(jobs[j].run), prog_sample, &pv);
+	}
+}
+
 /* The resident set from /proc/self/statm, in bytes. */
 static uint64_t rss_bytes(void)
 {
@@ -301,6 +341,7 @@ void metrics_write(const struct prom_out *o, const struct metrics_job *jobs, int
 	for (j = 0; j < n; j++)
 		write_job(o, &jobs[j]);
 	write_health(o, jobs, n);
+	write_progs(o, jobs, n);
 	write_self(o, n, self);
 	prom_end(o);
 }

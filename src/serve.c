@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "cli.h"
 #include "http.h"
 #include "jobs.h"
@@ -45,6 +47,7 @@ struct serve {
 	int n;
 	struct metrics_self self;
 	struct http_server *http;
+	int stats_fd;		/* BPF_ENABLE_STATS, held while serving */
 };
 
 static double now_s(clockid_t clk)
@@ -454,6 +457,12 @@ static int serve_start(struct serve *s, int *sfd)
 	}
 	if ((err = privilege_check()))
 		return err;
+	/* the kernel counts programs' run time while an fd of this is open:
+	 * held for serve's life, never a global sysctl flipped */
+	s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (s->stats_fd < 0)
+		fprintf(stderr, "kptrace serve: note: no BPF run-time statistics (%s): "
+			"kptrace_bpf_run_seconds_total stays 0\n", strerror(errno));
 	err = jobs_load(s);
 	if (err)
 		return err;
@@ -470,7 +479,7 @@ int kpt_serve(int argc, char **argv)
 		"Serve the job file's aggregations for Prometheus.\v"
 		"Example:\n  kptrace serve -f /etc/kptrace/jobs.kpt --listen 127.0.0.1:9435\n"
 		"SIGHUP reloads the file: unchanged jobs keep running.", NULL, NULL, NULL };
-	struct serve s = { .listen = "127.0.0.1:9435" };
+	struct serve s = { .listen = "127.0.0.1:9435", .stats_fd = -1 };
 	int sfd = -1, err, i;
 
 	char *name = argv[0];
@@ -495,6 +504,8 @@ int kpt_serve(int argc, char **argv)
 		job_free(s.jobs[i]);
 	free(s.jobs);
 	http_close(s.http);
+	if (s.stats_fd >= 0)
+		close(s.stats_fd);
 	if (sfd >= 0)
 		close(sfd);
 	return err ? 1 : 0;

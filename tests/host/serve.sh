@@ -16,7 +16,7 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "serve tests need root (BPF, uprobes)"
-expect_checks 24
+expect_checks 25
 B=$OUT/everyday_target
 gcc -O0 -g -static tests/host/everyday_target.c -o "$B" ||
 	gcc -O0 -g tests/host/everyday_target.c -o "$B" ||
@@ -123,6 +123,13 @@ b = dict(re.findall(r'^kptrace_naps_seconds_bucket\{probe="[^"]*",le="([^"]+)"\}
 assert b["+Inf"] == "10" and b["0.016777215"] == "5", b
 s = float(re.search(r'^kptrace_naps_seconds_sum\{[^}]*\} (\S+)$', text, re.M).group(1))
 assert 0.11 <= s < 1.0, s
+PY
+check "BPF run time and runs per job's program, the kernel's (vals: runs >= its 121 hits, time > 0)" python3 - "$OUT/m1.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+runs = [int(v) for v in re.findall(r'^kptrace_bpf_runs_total\{kptrace_job="vals",program="[^"]*"\} (\d+)$', text, re.M)]
+secs = [float(v) for v in re.findall(r'^kptrace_bpf_run_seconds_total\{kptrace_job="vals",program="[^"]*"\} (\S+)$', text, re.M)]
+assert runs and sum(runs) >= 121 and sum(secs) > 0, (runs, secs)
 PY
 check "health: each probe's hits (ev_val's three jobs: 121 each)" \
 	[ "$(grep -Ec '^kptrace_probe_hits_total\{kptrace_job="(vals|vhist|vsum)",probe="[^"]*"\} 121$' "$OUT/m1.txt")" = 3 ]
