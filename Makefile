@@ -39,7 +39,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean run test unit host-test vm-test deps test-deps soak
+.PHONY: all clean run test unit host-test vm-test deps test-deps soak soak-serve
 
 all: kptrace
 
@@ -151,6 +151,10 @@ vm-test: kptrace
 # (KPT_VM_KERNELS, default 6.12), then nothing of kptrace may remain.
 soak: kptrace
 	$(Q)tests/vm/soak.sh
+
+# serve scraped each second, reloaded each minute: SOAK_SECONDS (1800)
+soak-serve: kptrace
+	$(Q)tests/host/soak-serve.sh
 
 # kptrace itself under ASan+UBSan (dynamic: the sanitizers need it) for the host suites
 $(OUTPUT)/kptrace-san: $(SAN_OBJS) $(OUTPUT)/san/main.o
