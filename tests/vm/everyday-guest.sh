@@ -1,7 +1,8 @@
 #!/bin/sh
 # Guest script (busybox sh) for issue 19's everyday questions through real
 # kernel functions: latency --from/--to between a kprobe and a kretprobe
-# (the same pairs latency FUNC makes, counted alike), the --from side's
+# (the same pairs latency FUNC makes, counted alike), a count over a glob
+# of kernel functions with the probe a column, the --from side's
 # string as a --by key beside the --to side's errno, and count --sum of a
 # return value, through each backend this kernel has.
 W=/tmp/kpt-every
@@ -11,7 +12,7 @@ echo "# kernel $KREL"
 BACKENDS="kprobe fentry"
 grep -q ' register_fprobe_ips$' /proc/kallsyms && BACKENDS="$BACKENDS kprobe-multi"
 n=0
-for b in $BACKENDS; do n=$((n + 3)); done
+for b in $BACKENDS; do n=$((n + 4)); done
 echo "# expect $n ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
@@ -48,6 +49,16 @@ for b in $BACKENDS; do
 		ok "latency --from p:do_filp_open path --to r:do_filp_open ret --by path,ret --backend $b: [$W/nope, -ENOENT] 3 pairs"
 	else
 		bad "--by path,ret --backend $b: exit $rc, want [$W/nope, -ENOENT] with count 3, got '$c': $(grep '^@' $W/$b.pby | head -n 4 | tr "\n" "|") $(tail -c 300 $W/$b.pby.err | tr "\n" " ")"
+	fi
+	# a glob of kernel functions as one table, the probe a column: dd's
+	# three reads in vfs_read's row, and a function it never calls not a row
+	$KPT count --backend $b -c "$WORK" 'p:vfs_rea*' --by probe,comm > $W/$b.glob 2> $W/$b.glob.err
+	rc=$?
+	if [ $rc = 0 ] && grep -Eq '^ +3 +kprobes/p_vfs_read_0 +dd$' $W/$b.glob && ! grep -q 'vfs_readv' $W/$b.glob &&
+		grep -Eq '^ +COUNT +probe +comm$' $W/$b.glob; then
+		ok "count 'p:vfs_rea*' --by probe,comm --backend $b: one table, 3 vfs_read dd"
+	else
+		bad "count 'p:vfs_rea*' --by probe,comm --backend $b: exit $rc: $(head -c 400 $W/$b.glob | tr "\n" "|") $(tail -c 300 $W/$b.glob.err | tr "\n" " ")"
 	fi
 	# the bytes dd read: 777 + 223 (the file's rest) + 0 at its end
 	$KPT count --backend $b -c "$WORK" 'r:vfs_read ret=$retval:s64 if ret > 0' --by comm --sum ret \
