@@ -126,6 +126,33 @@ static void write_zeros(struct job_visit *jv, const struct metrics_job *j)
 }
 
 /*
+ * A count by key whose map was full (--max-keys) counts the events it could
+ * not key in keys_full: they are the series whose every key is
+ * "__overflow__", so the label set stays bounded and the total exact.
+ */
+static void write_overflow(struct job_visit *jv, const struct metrics_job *j)
+{
+	const struct probeset *ps = run_probes(j->run);
+	struct agg_ctx c = { .evs = ps->evs, .ents = ps->ents, .n = ps->n };
+	struct prom_labels l;
+	struct kpt_stats st;
+	int i, k;
+
+	for (i = 0; i < ps->nuser; i++) {
+		const struct kpt_agg *g = &ps->ents[i].agg;
+
+		if (g->action != KPT_ACT_COUNT || !g->nkeys || g->group != (__u32)i ||
+		    loader_stats(run_loader(j->run), i, &st) || !st.keys_full)
+			continue;
+		prom_labels_init(&l);
+		prom_label(&l, "probe", ps->evs[i].event);
+		for (k = 0; k < g->nkeys; k++)
+			prom_label(&l, agg_key_name(&c, i, k), "__overflow__");
+		prom_sample_u64(jv->o, jv->family, NULL, &l, st.keys_full);
+	}
+}
+
+/*
  * count --sum FIELD: FIELD's sum per key, kptrace_JOB_FIELD (not _sum, a
  * histogram's): a counter where the field is unsigned, else a gauge.
  */
@@ -175,8 +202,10 @@ static void write_job(const struct prom_out *o, const struct metrics_job *j)
 		return;
 	}
 	run_visit(j->run, visit_one, jv);
-	if (env->mode == MODE_COUNT)
+	if (env->mode == MODE_COUNT) {
 		write_zeros(jv, j);
+		write_overflow(jv, j);
+	}
 	if (env->mode == MODE_COUNT && env->stat_field && (env->stats & AGG_ST_SUM))
 		write_sums(jv, j);
 	free(jv->hit);

@@ -16,7 +16,7 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "serve tests need root (BPF, uprobes)"
-expect_checks 25
+expect_checks 26
 B=$OUT/everyday_target
 gcc -O0 -g -static tests/host/everyday_target.c -o "$B" ||
 	gcc -O0 -g tests/host/everyday_target.c -o "$B" ||
@@ -52,12 +52,13 @@ vsum:   count '$VAL' --by tag \\
               --sum v
 opens:  count 't:syscalls/sys_enter_openat filename:ustring if filename == "/nonexistent/kptrace-everyday"'
 never:  count 'p:$B:ev_end'         # not called: its 0 is there from the start
+bounded: count '$VAL' --by v --max-keys 16   # 106 values: the rest overflow
 naps:   latency --from 't:syscalls/sys_enter_clock_nanosleep' --to 't:syscalls/sys_exit_clock_nanosleep' --comm everyday_target
 EOF
 
 # --- the job file checked, good and bad -----------------------------------
 kpt serve -f "$OUT/jobs.kpt" --check > "$OUT/check.out" 2> "$OUT/check.err"
-check "serve --check: the file's 6 jobs, all good" grep -q ": 6 jobs, all good" "$OUT/check.out"
+check "serve --check: the file's 7 jobs, all good" grep -q ": 7 jobs, all good" "$OUT/check.out"
 # bad JOBLINE WANT-REGEX: the message for a file of that one line, and where
 bad() {
 	printf '%s\n' "# a comment" "$1" > "$OUT/bad.kpt"
@@ -115,6 +116,14 @@ assert got == {"1": "5050", "2": "0", "3": "10000"}, got
 PY
 check "a tracepoint's filtered count: kptrace_opens_total 3 (the missing path's opens)" \
 	grep -Eq '^kptrace_opens_total\{probe="sys_enter_openat"\} 3$' "$OUT/m1.txt"
+check "--max-keys 16 of 106 values: at most 16 series and __overflow__, 121 in all" python3 - "$OUT/m1.txt" <<'PY'
+import re, sys
+rows = re.findall(r'^kptrace_bounded_total\{probe="[^"]*",v="([^"]+)"\} (\d+)$', open(sys.argv[1]).read(), re.M)
+keys = [v for v, n in rows if v != "__overflow__"]
+over = [int(n) for v, n in rows if v == "__overflow__"]
+assert 0 < len(keys) <= 16 and over and over[0] > 0, rows
+assert sum(int(n) for _, n in rows) == 121, rows
+PY
 check "a count nothing hit: its series, 0" grep -Eq '^kptrace_never_total\{probe="[^"]*"\} 0$' "$OUT/m1.txt"
 check "latency --from/--to: 10 sleeps, 5 of them (2 ms) within le=0.016777215 s" python3 - "$OUT/m1.txt" <<'PY'
 import re, sys
@@ -201,7 +210,7 @@ get "http://127.0.0.1:$PORT/metrics" > "$OUT/m3.txt" 2> "$OUT/m3.st"
 check "SIGHUP with a bad file: refused at its line, said in a metric, every job goes on" \
 	sh -c "grep -q 'jobs.kpt:2:9: error' '$OUT/serve.err' && grep -q '^kptrace_reload_failures_total 1$' '$OUT/m3.txt' &&
 		grep -q '^kptrace_last_reload_success 0$' '$OUT/m3.txt' && grep -q '^kptrace_more_total' '$OUT/m3.txt' &&
-		grep -q '^kptrace_jobs 6$' '$OUT/m3.txt'"
+		grep -q '^kptrace_jobs 7$' '$OUT/m3.txt'"
 
 # --- bad clients: garbage, a stalled head, more connections than the limit ---
 python3 - "$PORT" > "$OUT/clients.out" 2>&1 <<'PY'
