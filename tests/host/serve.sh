@@ -59,6 +59,18 @@ EOF
 # --- the job file checked, good and bad -----------------------------------
 kpt serve -f "$OUT/jobs.kpt" --check > "$OUT/check.out" 2> "$OUT/check.err"
 check "serve --check: the file's 7 jobs, all good" grep -q ": 7 jobs, all good" "$OUT/check.out"
+kpt serve -f docs/jobs.kpt --check > "$OUT/example.out" 2> "$OUT/example.err"
+check "docs/jobs.kpt, the example job file: 4 jobs, all good" grep -q "docs/jobs.kpt: 4 jobs, all good" "$OUT/example.out"
+if command -v systemd-analyze > /dev/null; then
+	# the unit as make install writes it: ExecStart's path a binary that is there
+	sed "s|/usr/sbin/kptrace|$KPT|" docs/kptrace.service > "$OUT/kptrace.service"
+	systemd-analyze verify --man=no "$OUT/kptrace.service" > "$OUT/unit.out" 2>&1
+	check "docs/kptrace.service: systemd-analyze verify finds nothing (exit $?)" \
+		sh -c "[ ! -s '$OUT/unit.out' ]"
+	sed 's/^/#   /' "$OUT/unit.out" | head -n 5
+else
+	skip "no systemd-analyze: docs/kptrace.service not verified"
+fi
 # bad JOBLINE WANT-REGEX: the message for a file of that one line, and where
 bad() {
 	printf '%s\n' "# a comment" "$1" > "$OUT/bad.kpt"
