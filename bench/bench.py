@@ -34,6 +34,7 @@ sys.path.insert(0, os.path.join(HERE, "vm"))
 sys.dont_write_bytecode = True   # no bench/__pycache__ in the work tree
 import report  # noqa: E402  (the summary and the table live there)
 import vmbench  # noqa: E402  (the kprobe scenarios, in qemu)
+import servebench  # noqa: E402  (kptrace serve, scraped)
 
 OUT = os.path.join(ROOT, ".output", "bench")
 KPT = os.path.join(ROOT, "kptrace")
@@ -62,7 +63,7 @@ STATS_CALLS = 5000      # calls run with BPF run-time stats on
 TP_STATS_CALLS = 20000  # the same, lseek loop (cheaper per call)
 
 running = []            # processes to stop on the way out
-SCENARIOS = ["overhead", "tracepoint", "stacks", "decoder", "throughput", "vm"]
+SCENARIOS = ["overhead", "tracepoint", "stacks", "decoder", "throughput", "serve", "vm"]
 
 
 def log(msg):
@@ -944,7 +945,7 @@ def main():
         # host's scenarios (and their parameters) stay as they were measured
         with open(args.output) as f:
             prev = json.load(f)
-        for k in ("params", "overhead", "tracepoint", "stacks", "decoder", "throughput"):
+        for k in ("params", "overhead", "tracepoint", "stacks", "decoder", "throughput", "serve"):
             if k in prev:
                 res[k] = prev[k]
         res["meta"]["host_results_date"] = prev.get("meta", {}).get("date")
@@ -974,6 +975,8 @@ def main():
             res["decoder"] = scenario_decoder(args)
         if "throughput" in only:
             res["throughput"] = scenario_throughput(args)
+        if "serve" in only:
+            res["serve"] = servebench.scenario_serve(args, log, KPT, WORK, OUT)
         if "vm" in only:
             # the host's results first, should the VM part be cut short
             save(res, args.output, t0)

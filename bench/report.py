@@ -69,6 +69,8 @@ STARTUP_MS_GOAL = 50.0
 STARTUP_RATIO_GOAL = 0.2
 RSS_GOAL_KB = 5 * 1024
 DECODER_GOAL = 5e6
+SERVE_SCRAPED_GOAL = 1.05       # a probe's cost scraped every second / not scraped
+SERVE_RSS_GOAL_KB = 8 * 1024    # serve with the issue's four jobs
 
 # The VM scenarios (bench/vm/): kprobes, fentry and kprobe.multi on ksys_lseek.
 # (job, config, label) in table order
@@ -233,6 +235,8 @@ def summarize(res):
         s["decoder"] = d
         goals.append(_goal("decoder: text lines/s per core", d["text"] and d["text"]["median"],
                            ">=", DECODER_GOAL, d["text"]))
+    if res.get("serve"):
+        s["serve"] = summarize_serve(res["serve"], goals)
     if res.get("vm"):
         s["vm"] = summarize_vm(res["vm"], goals)
     tp = res.get("throughput")
@@ -263,6 +267,24 @@ def summarize(res):
                                    ex, "==", n, None, fmt="%d of %d points" % (ex, n),
                                    info=tool != "kptrace"))
     return s
+
+
+def summarize_serve(sv, goals):
+    """Scrape time per series count; the scraped/not-scraped ratio of the
+    lseek loop's cost (medians of each); the four jobs' RSS."""
+    out = {"series": [{"series": r["series"], "bytes": r["bytes"], "rss_kb": r["rss_kb"],
+                       "scrape_ms": stat([1e3 * t for t in r["scrape_s"]])} for r in sv["series"]]}
+    yes = stat([r["ns_per_call"] for r in sv["overhead"] if r["scraped"]])
+    no = stat([r["ns_per_call"] for r in sv["overhead"] if not r["scraped"]])
+    out["scraped"], out["not_scraped"] = yes, no
+    ratio = yes["median"] / no["median"] if yes and no and no["median"] else None
+    out["ratio"] = ratio
+    goals.append(_goal("serve: lseek loop's cost scraped each second / not scraped", ratio, "<=",
+                       SERVE_SCRAPED_GOAL, None))
+    kb = sv["rss"]["rss_kb"]
+    out["rss_kb"] = kb
+    goals.append(_goal("serve: RSS with the four jobs (kB)", kb, "<=", SERVE_RSS_GOAL_KB, None))
+    return out
 
 
 def summarize_usym(u):
@@ -505,6 +527,20 @@ def tables(res, stacks=True):
         L.append("|---|---:|")
         for fmt in ("text", "json"):
             L.append("| %s | %s |" % (fmt, _st(d.get(fmt))))
+        L.append("")
+    if s.get("serve"):
+        v = s["serve"]
+        L.append("### Serve (kptrace serve, scraped on loopback)")
+        L.append("")
+        L.append("| series | scrape, ms median [min–max] | bytes | serve RSS, kB |")
+        L.append("|---:|---:|---:|---:|")
+        for r in v["series"]:
+            L.append("| %s | %s | %s | %s |" % (_n(r["series"]), _st(r["scrape_ms"], 1), _n(r["bytes"]),
+                                              _n(r["rss_kb"])))
+        L.append("")
+        L.append("The lseek loop with a histogram job: %s ns a call scraped every second, %s not "
+                 "scraped (%s×); serve's RSS with the four jobs %s kB." %
+                 (_st(v["scraped"]), _st(v["not_scraped"]), _n(v["ratio"], 3), _n(v["rss_kb"])))
         L.append("")
     if s.get("throughput"):
         L.append("### 4. Streaming to a file without loss")
