@@ -155,34 +155,16 @@ static void pmu_setup(struct kptrace_bpf *skel, uint32_t n, int ncpus, uint32_t 
 				 bpf_map__max_entries(skel->maps.kpt_probes));
 }
 
-int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
-		size_t msglen)
+/* Each map sized for this run; returns the ring buffer's size. */
+static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes,
+			  int ncpus)
 {
-	struct kptrace_bpf *skel;
-	bool use_entry = false, use_tp = false, use_multi = false, use_perf = false;
 	uint32_t ring;
-	int err, i;
-
-	memset(ld, 0, sizeof(*ld));
-	ld->nprobes = nprobes;
-	ld->failed = -1;
-	ld->ncpus = libbpf_num_possible_cpus();
-	if (ld->ncpus <= 0) {
-		snprintf(msg, msglen, "cannot count CPUs: %s", strerror(-ld->ncpus));
-		return ld->ncpus ? ld->ncpus : -EINVAL;
-	}
-	skel = kptrace_bpf__open();
-	if (!skel) {
-		err = -errno;
-		snprintf(msg, msglen, "cannot open the BPF object: %s", strerror(errno));
-		return err;
-	}
-	ld->skel = skel;
 
 	bpf_map__set_max_entries(skel->maps.kpt_probes, nprobes);
 	bpf_map__set_max_entries(skel->maps.kpt_stats, nprobes);
-	bpf_map__set_max_entries(skel->maps.kpt_scratch, ld->ncpus);
-	ring = o->buffer_size ? o->buffer_size : loader_default_ring(ld->ncpus);
+	bpf_map__set_max_entries(skel->maps.kpt_scratch, ncpus);
+	ring = o->buffer_size ? o->buffer_size : loader_default_ring(ncpus);
 	bpf_map__set_max_entries(skel->maps.kpt_events, ring);
 	bpf_map__set_max_entries(skel->maps.kpt_hist, o->hist_buckets ? o->hist_buckets : 1);
 	bpf_map__set_max_entries(skel->maps.kpt_hstat, nprobes);
@@ -200,6 +182,15 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	bpf_map__set_value_size(skel->maps.kpt_pairs, o->pair_carry ? sizeof(struct kpt_pair_val)
 				: sizeof(__u64));
 	size_keyed(skel->maps.kpt_procs, o->target_set, o->max_keys);
+	return ring;
+}
+
+/* Only the programs this run's probes attach are loaded. */
+static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes)
+{
+	bool use_entry = false, use_tp = false, use_multi = false, use_perf = false;
+	int i;
+
 	bpf_program__set_autoload(skel->progs.kpt_newtask, o->target_set && o->follow_forks);
 	bpf_program__set_autoload(skel->progs.kpt_procfree, o->target_set);
 	for (i = 0; i < nprobes; i++) {
@@ -215,14 +206,12 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	bpf_program__set_autoload(skel->progs.kpt_entry, use_entry);
 	bpf_program__set_autoload(skel->progs.kpt_tp, use_tp);
 	bpf_program__set_autoload(skel->progs.kpt_entry_multi, use_multi);
-	ld->tramp = calloc(nprobes ? nprobes : 1, sizeof(*ld->tramp));
-	if (!ld->tramp)
-		return -ENOMEM;
-	ld->ntramp = setup_tramps(ld, o->evs, nprobes, msg, msglen);
-	if (ld->ntramp < 0)
-		return ld->ntramp;
-	pmu_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);
-	stacks_setup(skel, &o->stacks);
+}
+
+/* The read-only settings: the plan's, the targets', the fast paths'. */
+static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes,
+		       uint32_t ring)
+{
 	skel->rodata->kpt_target_tgid = o->target_tgid;
 	skel->rodata->kpt_target_tid = o->target_tid;
 	skel->rodata->kpt_target_cgroup = o->target_cgroup;
@@ -250,6 +239,42 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	if (o->target_comm)
 		strncpy((char *)skel->rodata->kpt_target_comm, o->target_comm,
 			sizeof(skel->rodata->kpt_target_comm) - 1);
+}
+
+int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
+		size_t msglen)
+{
+	struct kptrace_bpf *skel;
+	uint32_t ring;
+	int err;
+
+	memset(ld, 0, sizeof(*ld));
+	ld->nprobes = nprobes;
+	ld->failed = -1;
+	ld->ncpus = libbpf_num_possible_cpus();
+	if (ld->ncpus <= 0) {
+		snprintf(msg, msglen, "cannot count CPUs: %s", strerror(-ld->ncpus));
+		return ld->ncpus ? ld->ncpus : -EINVAL;
+	}
+	skel = kptrace_bpf__open();
+	if (!skel) {
+		err = -errno;
+		snprintf(msg, msglen, "cannot open the BPF object: %s", strerror(errno));
+		return err;
+	}
+	ld->skel = skel;
+
+	ring = size_maps(skel, o, nprobes, ld->ncpus);
+	choose_programs(skel, o, nprobes);
+	ld->tramp = calloc(nprobes ? nprobes : 1, sizeof(*ld->tramp));
+	if (!ld->tramp)
+		return -ENOMEM;
+	ld->ntramp = setup_tramps(ld, o->evs, nprobes, msg, msglen);
+	if (ld->ntramp < 0)
+		return ld->ntramp;
+	pmu_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);
+	stacks_setup(skel, &o->stacks);
+	set_rodata(skel, o, nprobes, ring);
 
 	err = kptrace_bpf__load(skel);
 	if (err) {
