@@ -490,12 +490,20 @@ static void format_key(const struct agg_ctx *c, const struct kpt_agg *g, const s
 }
 
 /* The word of key part i in k (a comm takes two). */
-static uint64_t key_word(const struct kpt_agg *g, const struct kpt_key *k, int i)
+/* The first word of key part i: the widths of the parts before it. */
+static int key_offset(const struct kpt_agg *g, int i)
 {
 	int j, w = 0;
 
 	for (j = 0; j < i; j++)
 		w += kpt_key_width(g->key_kind[j]);
+	return w;
+}
+
+static uint64_t key_word(const struct kpt_agg *g, const struct kpt_key *k, int i)
+{
+	int w = key_offset(g, i);
+
 	return w < KPT_KEY_WORDS ? k->w[w] : 0;
 }
 
@@ -976,10 +984,8 @@ void agg_key_text(const struct agg_ctx *c, int probe, const struct kpt_key *k, i
 		  size_t len)
 {
 	const struct kpt_agg *g = &c->ents[probe].agg;
-	int j, w = 0;
+	int w = key_offset(g, i);
 
-	for (j = 0; j < i; j++)
-		w += kpt_key_width(g->key_kind[j]);
 	format_key_part(c, g, &c->evs[probe], k, i, &w, buf, len);
 }
 
