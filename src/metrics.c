@@ -236,26 +236,37 @@ static const struct {
 static void write_health(const struct prom_out *o, const struct metrics_job *jobs, int n)
 {
 	struct prom_labels l;
-	struct kpt_stats st;
+	struct kpt_stats *st;
+	bool *ok;
 	size_t h;
-	int j, i;
+	int j, i, k, total = 0;
 
-	for (h = 0; h < sizeof(health) / sizeof(health[0]); h++) {
+	for (j = 0; j < n; j++)
+		total += run_probes(jobs[j].run)->nuser;
+	/* each probe's counters read once (a per-CPU lookup), for every family */
+	st = calloc((size_t)total + 1, sizeof(*st));
+	ok = calloc((size_t)total + 1, sizeof(*ok));
+	for (j = 0, k = 0; st && ok && j < n; j++)
+		for (i = 0; i < run_probes(jobs[j].run)->nuser; i++, k++)
+			ok[k] = !loader_stats(run_loader(jobs[j].run), i, &st[k]);
+	for (h = 0; st && ok && h < sizeof(health) / sizeof(health[0]); h++) {
 		prom_family(o, health[h].name, "counter", health[h].help);
-		for (j = 0; j < n; j++) {
+		for (j = 0, k = 0; j < n; j++) {
 			const struct probeset *ps = run_probes(jobs[j].run);
 
-			for (i = 0; i < ps->nuser; i++) {
-				if (loader_stats(run_loader(jobs[j].run), i, &st))
+			for (i = 0; i < ps->nuser; i++, k++) {
+				if (!ok[k])
 					continue;
 				prom_labels_init(&l);
 				prom_label(&l, "kptrace_job", jobs[j].name);
 				prom_label(&l, "probe", ps->evs[i].event);
 				prom_sample_u64(o, health[h].name, "_total", &l,
-						*(const __u64 *)((const char *)&st + health[h].off));
+						*(const __u64 *)((const char *)&st[k] + health[h].off));
 			}
 		}
 	}
+	free(st);
+	free(ok);
 	prom_family(o, "kptrace_probe_kernel_misses", "counter",
 		    "hits the kernel missed (a kprobe reentered, a kretprobe without instance)");
 	for (j = 0; j < n; j++) {
