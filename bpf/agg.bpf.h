@@ -351,6 +351,23 @@ static __always_inline void kpt_hist_count(__u32 slot, bool own_stats, __u32 gro
 		kpt_aggval_add(a, v, is_signed);
 }
 
+/*
+ * Past --max-keys (the keyed map full), an event is counted in its group's
+ * unkeyed slots, the overflow series: kpt_hist from hist_base and
+ * kpt_hstat[group], so the totals over all keys stay exact. Here its
+ * value's stats only, where its bucket found room under its key.
+ */
+static __always_inline void kpt_overflow_stats(const struct kpt_probe_entry *p, __u64 v,
+					       struct kpt_stats *st)
+{
+	__u32 group = p->agg.group;
+	struct kpt_aggval *a = bpf_map_lookup_elem(&kpt_hstat, &group);
+
+	st->keys_full++;
+	if (a)
+		kpt_aggval_add(a, v, p->agg.value_signed);
+}
+
 /* Unkeyed histogram of v (p->agg.nkeys == 0): its bucket and the stats. */
 static __always_inline void kpt_hist_unkeyed(const struct kpt_probe_entry *p, __u64 v,
 					     struct kpt_stats *st)
@@ -385,12 +402,15 @@ static __always_inline void kpt_hist_add(struct kpt_scratch *s, const struct kpt
 	k->probe = p->agg.group;
 	k->bucket = b;
 	if (kpt_kagg_add(k, v, false)) {
+		/* the whole event to the overflow series */
 		st->keys_full++;
+		kpt_hist_count(p->agg.hist_base + b, false, p->agg.group, p->agg.value_signed,
+			       v, st);
 		return;
 	}
 	k->bucket = KPT_BUCKET_STATS;
 	if (kpt_kagg_add(k, v, p->agg.value_signed))
-		st->keys_full++;
+		kpt_overflow_stats(p, v, st);
 }
 
 /* Return of a call with counters at entry (start) and now (end): the deltas. */
@@ -650,7 +670,7 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		k.probe = p->agg.group;
 		k.bucket = KPT_BUCKET_STATS;
 		if (kpt_kagg_add(&k, v, p->agg.value_signed))
-			st->keys_full++;
+			kpt_overflow_stats(p, v, st);
 		return 0;
 	case KPT_ACT_LAT_START:
 		/* Depth first, filtered or not, so the return finds its own slot. */

@@ -259,7 +259,8 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 		if (err)
 			return err;
 	}
-	if (!g->nkeys && g->nbuckets) {
+	/* keyed too: their buckets past --max-keys, the overflow series */
+	if (g->nbuckets) {
 		g->hist_base = *next_bucket;
 		*next_bucket += g->nbuckets;
 	}
@@ -344,6 +345,69 @@ static int kset_load(struct kset *s, int fd, int ncpus, const struct agg_ctx *c)
 	return 0;
 }
 
+/*
+ * A key's bucket AGG_BUCKET_OVER (never the kernel's): the overflow series
+ * of a keyed probe, its events past --max-keys (kpt_overflow_stats()), which
+ * every output names "<overflow>" in each key part.
+ */
+#define AGG_BUCKET_OVER		0xfffffffeu
+
+static bool key_over(const struct kpt_key *k)
+{
+	return k && k->bucket == AGG_BUCKET_OVER;
+}
+
+/*
+ * Group i's value stats in kpt_hstat, summed over the CPUs; for -i, then
+ * zeroed. An unkeyed histogram's, or a keyed probe's overflow.
+ */
+static void read_group_stats(const struct agg_ctx *c, int i, bool clear, struct kpt_aggval *out)
+{
+	const struct kpt_agg *g = &c->ents[i].agg;
+	int sfd = loader_map_fd(c->ld, LM_HSTAT), ncpus = c->ld->ncpus;
+	struct kpt_aggval *pv = calloc(ncpus, sizeof(*pv));
+	__u32 key = g->group;
+
+	memset(out, 0, sizeof(*out));
+	if (!pv || bpf_map_lookup_elem(sfd, &key, pv))
+		goto out;
+	aggval_sum(pv, ncpus, g->value_signed, out);
+	if (clear && out->count) {
+		memset(pv, 0, ncpus * sizeof(*pv));
+		bpf_map_update_elem(sfd, &key, pv, BPF_ANY);
+	}
+out:
+	free(pv);
+}
+
+/* Each keyed count's overflow, where it has one, as a row of the set. */
+static int kset_add_overflow(struct kset *s, const struct agg_ctx *c, bool clear)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		const struct kpt_agg *g = &c->ents[i].agg;
+		struct kentry e = { .k = { .probe = (__u32)i, .bucket = AGG_BUCKET_OVER } };
+
+		if (g->action != KPT_ACT_COUNT || !g->nkeys || g->group != (__u32)i)
+			continue;
+		read_group_stats(c, i, clear, &e.v);
+		if (!e.v.count)
+			continue;
+		if (s->n == s->cap) {
+			size_t cap = s->cap ? s->cap * 2 : 16;
+			struct kentry *ne = realloc(s->e, cap * sizeof(*ne));
+
+			if (!ne)
+				return -ENOMEM;
+			s->e = ne;
+			s->cap = cap;
+		}
+		s->e[s->n++] = e;
+	}
+	return 0;
+}
+
 /* Order: probe, key words, bucket (stats entries last). */
 static int kentry_cmp(const void *a, const void *b)
 {
@@ -416,6 +480,11 @@ static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 	const struct ev_arg *a;
 	uint64_t v;
 
+	if (key_over(k)) {
+		*w += kpt_key_width(g->key_kind[i]);
+		snprintf(buf, len, "<overflow>");
+		return;
+	}
 	if (g->key_kind[i] == KPT_K_COMM || g->key_kind[i] == KPT_K_STR) {
 		char str[KPT_KEY_STR + 1] = { 0 };
 		int n = kpt_key_width(g->key_kind[i]);
@@ -514,7 +583,7 @@ static void print_key_stacks(const struct agg_ctx *c, const struct kpt_agg *g,
 	struct agg_stack as;
 	int i;
 
-	for (i = 0; i < g->nkeys; i++) {
+	for (i = 0; i < g->nkeys && !key_over(k); i++) {
 		if (!is_stack_kind(g->key_kind[i]))
 			continue;
 		aggstack_read(c->ld, ev, g->key_kind[i], key_word(g, k, i), &as);
@@ -532,7 +601,7 @@ static void json_key(FILE *f, const struct agg_ctx *c, const struct kpt_agg *g,
 		char part[160];
 
 		format_key_part(c, g, ev, k, i, &w, part, sizeof(part));
-		if (is_stack_kind(g->key_kind[i])) {
+		if (is_stack_kind(g->key_kind[i]) && !key_over(k)) {
 			struct agg_stack as;
 
 			fprintf(f, "%s\"%s\":", i ? "," : "", key_kind_name(g, ev, i));
@@ -600,7 +669,8 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 	char title[256];
 
 	if (c->visit) {
-		struct agg_series as = { .probe = i, .key = key, .counts = counts, .stats = stats };
+		struct agg_series as = { .probe = i, .key = key, .counts = counts, .stats = stats,
+					 .over = key_over(key) };
 
 		c->visit(c->visit_arg, c, &as);
 		return;
@@ -636,19 +706,21 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 	fputc('\n', c->out);
 }
 
-static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
+/*
+ * Group i's unkeyed histogram: counts[nbuckets] from kpt_hist, the stats
+ * beside the probe's HITS (KPT_PF_OWN_STATS, no -i) or in kpt_hstat; for
+ * -i, then zeroed. An unkeyed probe's histogram, or a keyed one's overflow.
+ */
+static void read_unkeyed(const struct agg_ctx *c, int i, bool clear, uint64_t *counts,
+			 struct kpt_aggval *stats)
 {
 	const struct kpt_agg *g = &c->ents[i].agg;
-	int hfd = loader_map_fd(c->ld, LM_HIST), sfd = loader_map_fd(c->ld, LM_HSTAT);
-	int ncpus = c->ld->ncpus, cpu;
-	uint64_t *counts = calloc(g->nbuckets, sizeof(*counts));
+	int hfd = loader_map_fd(c->ld, LM_HIST), ncpus = c->ld->ncpus, cpu;
 	uint64_t *pc = calloc(ncpus, sizeof(*pc));
-	struct kpt_aggval *pv = calloc(ncpus, sizeof(*pv)), stats;
 	__u32 b, key;
 
-	if (!counts || !pc || !pv)
-		goto cleanup;
-	for (b = 0; b < g->nbuckets; b++) {
+	memset(counts, 0, g->nbuckets * sizeof(*counts));
+	for (b = 0; pc && b < g->nbuckets; b++) {
 		key = g->hist_base + b;
 		if (bpf_map_lookup_elem(hfd, &key, pc))
 			continue;
@@ -659,31 +731,49 @@ static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
 			bpf_map_update_elem(hfd, &key, pc, BPF_ANY);
 		}
 	}
-	key = g->group;
-	memset(&stats, 0, sizeof(stats));
+	free(pc);
 	if (c->ents[i].flags & KPT_PF_OWN_STATS) {
-		/* beside the probe's HITS: never cleared (no -i) */
 		struct kpt_stats *ps = loader_stats_cpus(c->ld, i);
 
+		memset(stats, 0, sizeof(*stats));
 		for (cpu = 0; ps && cpu < ncpus; cpu++)
-			aggval_merge(&stats, &ps[cpu].val, g->value_signed);
+			aggval_merge(stats, &ps[cpu].val, g->value_signed);
 		free(ps);
-	} else if (!bpf_map_lookup_elem(sfd, &key, pv)) {
-		aggval_sum(pv, ncpus, g->value_signed, &stats);
+	} else {
+		read_group_stats(c, i, clear, stats);
 	}
-	if (clear && !(c->ents[i].flags & KPT_PF_OWN_STATS)) {
-		memset(pv, 0, ncpus * sizeof(*pv));
-		bpf_map_update_elem(sfd, &key, pv, BPF_ANY);
-	}
-	print_one_hist(c, i, NULL, NULL, counts, &stats, clear);
-cleanup:
-	free(counts);
-	free(pc);
-	free(pv);
 }
 
-/* Keyed histograms of probe i: entries [from, to) of the sorted set. */
-static void report_keyed_hist(const struct agg_ctx *c, int i, const struct kset *s)
+static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
+{
+	uint64_t *counts = calloc(c->ents[i].agg.nbuckets, sizeof(*counts));
+	struct kpt_aggval stats;
+
+	if (!counts)
+		return;
+	read_unkeyed(c, i, clear, counts, &stats);
+	print_one_hist(c, i, NULL, NULL, counts, &stats, clear);
+	free(counts);
+}
+
+/* A keyed histogram's events past --max-keys, as one more histogram. */
+static void report_overflow_hist(const struct agg_ctx *c, int i, bool clear, uint64_t *counts)
+{
+	const struct kpt_agg *g = &c->ents[i].agg;
+	struct kpt_key over = { .probe = g->group, .bucket = AGG_BUCKET_OVER };
+	struct kpt_aggval stats;
+	uint64_t n = 0;
+	uint32_t b;
+
+	read_unkeyed(c, i, clear, counts, &stats);
+	for (b = 0; b < g->nbuckets; b++)
+		n += counts[b];
+	if (n || stats.count)
+		print_one_hist(c, i, "<overflow>", &over, counts, &stats, clear);
+}
+
+/* Keyed histograms of probe i: its entries of the sorted set, then its overflow. */
+static void report_keyed_hist(const struct agg_ctx *c, int i, const struct kset *s, bool clear)
 {
 	const struct kpt_agg *g = &c->ents[i].agg;
 	uint64_t *counts = calloc(g->nbuckets, sizeof(*counts));
@@ -711,6 +801,7 @@ static void report_keyed_hist(const struct agg_ctx *c, int i, const struct kset 
 		print_one_hist(c, i, key, &s->e[j].k, counts, &stats, false);
 		j = k;
 	}
+	report_overflow_hist(c, i, clear, counts);
 	free(counts);
 }
 
@@ -924,7 +1015,7 @@ static int folded_key(const struct agg_ctx *c, const struct kpt_agg *g, const st
 		if (!(names[(*n)++] = strdup(part)))
 			return -ENOMEM;
 	}
-	for (j = 0; j < 2 && !err; j++)
+	for (j = 0; j < 2 && !err && !key_over(k); j++)
 		for (i = 0; i < g->nkeys && !err; i++)
 			if (g->key_kind[i] == kinds[j]) {
 				aggstack_read(c->ld, ev, kinds[j], key_word(g, k, i), &as);
@@ -947,7 +1038,7 @@ static void report_folded(const struct agg_ctx *c, const struct kset *s)
 		const struct kentry *e = &s->e[j];
 		const struct kpt_agg *g;
 
-		if (e->k.bucket != KPT_BUCKET_STATS || (int)e->k.probe >= c->n)
+		if ((e->k.bucket != KPT_BUCKET_STATS && !key_over(&e->k)) || (int)e->k.probe >= c->n)
 			continue;
 		g = &c->ents[e->k.probe].agg;
 		n = 0;
@@ -974,8 +1065,9 @@ static void visit_counts(const struct agg_ctx *c, const struct kset *s)
 		struct agg_series as = { .probe = (int)e->k.probe, .key = &e->k, .stats = &e->v };
 
 		if (e->k.probe >= (__u32)c->n || c->ents[e->k.probe].agg.action != KPT_ACT_COUNT ||
-		    e->k.bucket != KPT_BUCKET_STATS)
+		    (e->k.bucket != KPT_BUCKET_STATS && !key_over(&e->k)))
 			continue;
+		as.over = key_over(&e->k);
 		c->visit(c->visit_arg, c, &as);
 	}
 }
@@ -1005,6 +1097,7 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		keyed |= c->ents[i].agg.nkeys > 0 || c->ents[i].agg.action == KPT_ACT_COUNT;
 	if (keyed) {
 		kset_load(&s, kfd, c->ld->ncpus, c);
+		kset_add_overflow(&s, c, clear);
 		if (s.n)	/* an empty set's array is NULL, which qsort may not take */
 			qsort(s.e, s.n, sizeof(*s.e), kentry_cmp);
 	}
@@ -1024,7 +1117,7 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		if (g->action == KPT_ACT_COUNT)
 			continue; /* one table of them all, below */
 		if (g->action == KPT_ACT_HIST || is_latency(g))
-			g->nkeys ? report_keyed_hist(c, i, &s) : report_unkeyed(c, i, clear);
+			g->nkeys ? report_keyed_hist(c, i, &s, clear) : report_unkeyed(c, i, clear);
 	}
 	if (c->visit)
 		visit_counts(c, &s);
@@ -1036,7 +1129,8 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		size_t j;
 
 		for (j = 0; j < s.n; j++)
-			bpf_map_delete_elem(kfd, &s.e[j].k);
+			if (!key_over(&s.e[j].k))
+				bpf_map_delete_elem(kfd, &s.e[j].k);
 	}
 	free(s.e);
 	fflush(c->out);

@@ -69,6 +69,7 @@ struct agg_series {
 	const struct kpt_key *key;	/* NULL: unkeyed */
 	const uint64_t *counts;
 	const struct kpt_aggval *stats;
+	bool over;			/* the overflow series: events past --max-keys */
 };
 typedef void (*agg_series_fn)(void *arg, const struct agg_ctx *c, const struct agg_series *s);
 

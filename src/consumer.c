@@ -267,8 +267,8 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 		fprintf(stderr, ", %llu returns (or --to ends) without their entry (started "
 			"before tracing, or evicted: raise --max-keys)", unmatched);
 	if (keys_full)
-		fprintf(stderr, ", %llu events NOT COUNTED: the key map was full (raise "
-			"--max-keys)", keys_full);
+		fprintf(stderr, ", %llu events past --max-keys counted under <overflow> (the "
+			"key map was full: raise --max-keys)", keys_full);
 	print_more_losses(&stk);
 	fprintf(stderr, "\n");
 }

@@ -565,7 +565,7 @@ int modes_actions(const struct env *env, struct probeset *ps, char *msg, size_t 
 					msglen);
 			/* the kmalloc functions of a kernel make one histogram */
 			if (!err && kmalloc && first >= 0) {
-				*nbuckets -= ents[i].agg.nkeys ? 0 : ents[i].agg.nbuckets;
+				*nbuckets -= ents[i].agg.nbuckets;
 				ents[i].agg.hist_base = ents[first].agg.hist_base;
 				ents[i].agg.group = first;
 			} else if (!err && kmalloc) {

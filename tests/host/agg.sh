@@ -14,7 +14,7 @@ mkdir -p "$OUT"
 B=$(realpath "$OUT")/target-agg
 gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 66
+expect_checks 69
 
 # The workloads' values, as tests/host/target.c makes them, and the
 # histogram kptrace must print of them, computed here (hist.c's layout:
@@ -65,6 +65,23 @@ def hist_is(h, vals, layout="log2"):
         print("  want %s\n  got  %s" % (json.dumps(want)[:700], json.dumps(got)[:700]), file=sys.stderr)
     return got == want
 
+def merged_is(rows, vals):
+    """rows' histograms added up (keys and <overflow>) are exactly the one of vals."""
+    want = want_hist(vals)
+    b, n, tot = {}, 0, 0
+    for r in rows:
+        h = r["hist"]
+        for x in h["buckets"]:
+            b[(x["min"], x["max"])] = b.get((x["min"], x["max"]), 0) + x["count"]
+        n, tot = n + h["count"], tot + h["sum"]
+    got = ({k: c for k, c in b.items() if c}, n, tot, min(r["hist"]["min"] for r in rows),
+           max(r["hist"]["max"] for r in rows))
+    exp = ({(x["min"], x["max"]): x["count"] for x in want["buckets"] if x["count"]},
+           want["count"], want["sum"], want["min"], want["max"])
+    if got != exp:
+        print("  want %s\n  got  %s" % (exp, got), file=sys.stderr)
+    return got == exp
+
 def load(f):
     return [json.loads(l) for l in open(f) if l.strip()]
 EOF
@@ -113,6 +130,13 @@ json_check "keyed histogram (--by an argument) is exact per key" "$OUT/k.json" \
 kpt hist --json --by comm -c "$B dist" "$SIZE" n > "$OUT/c.json" 2> "$OUT/c.err"
 json_check "keyed histogram (--by comm)" "$OUT/c.json" \
 	'[r["key"]["comm"] for r in rows] == ["target-agg"] and hist_is(rows[0]["hist"], DIST)'
+
+kpt hist --json --by n,comm --max-keys 16 -c "$B dist" "$SIZE" n > "$OUT/ko.json" 2> "$OUT/ko.err"
+json_check "hist --by n --max-keys 16: at most 8 keys, the rest under <overflow>, exact added up" \
+	"$OUT/ko.json" 'len(rows) <= 9 and rows[-1]["key"] == {"n": "<overflow>", "comm": "<overflow>"} and merged_is(rows, DIST)'
+n=$(grep -c '"<overflow>"' "$OUT/ko.json")
+check "hist --max-keys: the overflow said at exit, with its count, once ($n rows)" \
+	sh -c "[ $n = 1 ] && grep -Eq '[0-9]+ events past --max-keys counted under <overflow>' '$OUT/ko.err'"
 
 echo "# hist straight from the context (no record built): both paths against the workload's own values"
 # same_hist NAME DIRECT GENERIC FIELD WORKLOAD VALUES [hist options]: GENERIC
@@ -233,6 +257,9 @@ echo "# count"
 kpt count --json --by k -c "$B dist" "$SIZE" > "$OUT/n.json" 2> "$OUT/n.err"
 json_check "count --by an argument is exact" "$OUT/n.json" \
 	'sorted((r["key"]["k"], r["count"]) for r in rows) == [("115", 503), ("98", 500)]'
+kpt count --json --sum n --by n --max-keys 16 -c "$B dist" "$SIZE" > "$OUT/no.json" 2> "$OUT/no.err"
+json_check "count --sum n --by n --max-keys 16: <overflow> a row, count and sum exact in all" "$OUT/no.json" \
+	'len(rows) <= 17 and [r["key"] for r in rows].count({"n": "<overflow>"}) == 1 and sum(r["count"] for r in rows) == 1003 and sum(r["sum"] for r in rows) == sum(DIST)'
 kpt count --top 1 --by k -c "$B dist" "$SIZE" > "$OUT/t.txt" 2> "$OUT/t.err"
 check "count --top 1 prints the largest only" \
 	test "$(grep -cE '^ +[0-9]+ ' "$OUT/t.txt"):$(grep -E '^ +[0-9]+ ' "$OUT/t.txt" | awk '{print $1}')" = "1:503"
