@@ -67,7 +67,7 @@ enum {
 	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK, OPT_BACKEND, OPT_PMU,
 	OPT_ZEROS,
 	OPT_KEEP_RUNNING, OPT_FOLDED, OPT_NO_IDLE, OPT_SUM, OPT_AVG, OPT_MIN, OPT_MAX, OPT_SORT,
-	OPT_FROM, OPT_TO, OPT_KEY,
+	OPT_FROM, OPT_TO, OPT_KEY, OPT_LE_EVERY,
 };
 
 static const struct argp_option options[] = {
@@ -122,6 +122,9 @@ static const struct argp_option options[] = {
 	  "keyed entries and latency calls in flight (default 10240)", 1 },
 	{ "no-tracepoint", OPT_NO_TP, NULL, 0,
 	  "hist kmalloc: use kprobes even where kmem:kmalloc exists", 1 },
+	{ "le-every", OPT_LE_EVERY, "N", 0,
+	  "serve's hist and latency jobs: one le bucket in N of kptrace's edges (coarser, "
+	  "still exact)", 1 },
 	{ "slack", OPT_SLACK, NULL, 0, "hist kmalloc: bytes allocated minus bytes asked for", 1 },
 	{ "backend", OPT_BACKEND, "auto|fentry|kprobe-multi|kprobe", 0,
 	  "How kernel function probes attach: auto (fentry/fexit for a few probes, kprobe.multi "
@@ -336,6 +339,9 @@ static void pair_definitions(struct argp_state *st, struct env *env)
 	env->ndefs = 2;
 }
 
+/* Set while cli_parse_job() parses: options only a serve job takes. */
+static bool in_job;
+
 /* Cross-option checks, in one place. */
 static void check_options(struct argp_state *st, struct env *env)
 {
@@ -362,6 +368,11 @@ static void check_options(struct argp_state *st, struct env *env)
 		argp_error(st, "--keep-running is for -p, -t and -c");
 	if (env->linear && env->mode != MODE_HIST)
 		argp_error(st, "--linear is for 'kptrace hist'");
+	if (env->le_every && env->mode != MODE_HIST && env->mode != MODE_LATENCY)
+		argp_error(st, "--le-every is for hist and latency jobs");
+	if (env->le_every && !in_job)
+		argp_error(st, "--le-every is for a job of 'kptrace serve' (the le buckets it "
+			   "exposes)");
 	if (env->top && env->mode != MODE_COUNT)
 		argp_error(st, "--top is for 'kptrace count'");
 	if (env->zeros && env->mode != MODE_COUNT)
@@ -511,6 +522,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_MAX_KEYS:
 		env->max_keys = (uint32_t)parse_int(st, "--max-keys", arg, 16, 1 << 24);
 		break;
+	case OPT_LE_EVERY:
+		env->le_every = (int)parse_int(st, "--le-every", arg, 1, 64);
+		break;
 	case OPT_NO_TP:
 		env->no_tracepoint = true;
 		break;
@@ -563,7 +577,7 @@ int cli_parse(int argc, char **argv, struct env *env)
  */
 int cli_parse_job(int argc, char **argv, struct env *env, char *msg, size_t msglen)
 {
-	int pfd[2], status = 0, i;
+	int pfd[2], status = 0, i, err;
 	ssize_t n, got = 0;
 	pid_t pid;
 
@@ -591,6 +605,7 @@ int cli_parse_job(int argc, char **argv, struct env *env, char *msg, size_t msgl
 		dup2(pfd[1], STDERR_FILENO);
 		dup2(pfd[1], STDOUT_FILENO);
 		close(pfd[0]);
+		in_job = true;
 		cli_parse(argc, argv, &e);
 		_exit(0);
 	}
@@ -613,7 +628,10 @@ int cli_parse_job(int argc, char **argv, struct env *env, char *msg, size_t msgl
 		return -EINVAL;
 	}
 	msg[0] = '\0';
-	return cli_parse(argc, argv, env);
+	in_job = true;
+	err = cli_parse(argc, argv, env);
+	in_job = false;
+	return err;
 }
 
 void cli_free(struct env *env)

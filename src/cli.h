@@ -43,6 +43,7 @@ struct env {
 	const char *unit;	/* --unit ns|us|ms */
 	const char *filter;	/* --filter EXPR, for every probe */
 	uint32_t max_keys;	/* --max-keys */
+	int le_every;		/* --le-every N: a serve job's le buckets, one in N of kptrace's */
 	/* targeting, in the kernel */
 	pid_t tid;		/* -t */
 	const char *comm;	/* --comm */

@@ -47,8 +47,12 @@ static void series_labels(const struct agg_ctx *c, const struct agg_series *s,
 	prom_labels_init(l);
 	probe_label(c, s->probe, v, sizeof(v));
 	prom_label(l, "probe", v);
+	/* past --max-keys: one series whose every key is __overflow__, the label set bounded */
 	for (k = 0; s->key && k < g->nkeys; k++) {
-		agg_key_text(c, s->probe, s->key, k, v, sizeof(v));
+		if (s->over)
+			snprintf(v, sizeof(v), "__overflow__");
+		else
+			agg_key_text(c, s->probe, s->key, k, v, sizeof(v));
 		prom_label(l, agg_key_name(c, s->probe, k), v);
 	}
 }
@@ -74,6 +78,7 @@ static void visit_hist(struct job_visit *jv, const struct agg_ctx *c, const stru
 	if (jv->edges_of != s->probe) {
 		jv->nedges = prom_edges(g->hist, g->nbuckets, g->lin_min, g->lin_step, lat,
 					jv->edges, PROM_EDGES_MAX);
+		jv->nedges = prom_edges_every(jv->edges, jv->nedges, jv->job->env->le_every);
 		jv->edges_of = s->probe;
 	}
 	series_labels(c, s, &l);
@@ -122,33 +127,6 @@ static void write_zeros(struct job_visit *jv, const struct metrics_job *j)
 		prom_labels_init(&l);
 		prom_label(&l, "probe", ps->evs[i].event);
 		prom_sample_u64(jv->o, jv->family, NULL, &l, 0);
-	}
-}
-
-/*
- * A count by key whose map was full (--max-keys) counts the events it could
- * not key in keys_full: they are the series whose every key is
- * "__overflow__", so the label set stays bounded and the total exact.
- */
-static void write_overflow(struct job_visit *jv, const struct metrics_job *j)
-{
-	const struct probeset *ps = run_probes(j->run);
-	struct agg_ctx c = { .evs = ps->evs, .ents = ps->ents, .n = ps->n };
-	struct prom_labels l;
-	struct kpt_stats st;
-	int i, k;
-
-	for (i = 0; i < ps->nuser; i++) {
-		const struct kpt_agg *g = &ps->ents[i].agg;
-
-		if (g->action != KPT_ACT_COUNT || !g->nkeys || g->group != (__u32)i ||
-		    loader_stats(run_loader(j->run), i, &st) || !st.keys_full)
-			continue;
-		prom_labels_init(&l);
-		prom_label(&l, "probe", ps->evs[i].event);
-		for (k = 0; k < g->nkeys; k++)
-			prom_label(&l, agg_key_name(&c, i, k), "__overflow__");
-		prom_sample_u64(jv->o, jv->family, NULL, &l, st.keys_full);
 	}
 }
 
@@ -202,10 +180,8 @@ static void write_job(const struct prom_out *o, const struct metrics_job *j)
 		return;
 	}
 	run_visit(j->run, visit_one, jv);
-	if (env->mode == MODE_COUNT) {
+	if (env->mode == MODE_COUNT)
 		write_zeros(jv, j);
-		write_overflow(jv, j);
-	}
 	if (env->mode == MODE_COUNT && env->stat_field && (env->stats & AGG_ST_SUM))
 		write_sums(jv, j);
 	free(jv->hit);
@@ -225,7 +201,8 @@ static const struct {
 	  offsetof(struct kpt_stats, faults) },
 	{ "kptrace_probe_unmatched", "latency returns (or --to ends) without their start",
 	  offsetof(struct kpt_stats, unmatched) },
-	{ "kptrace_probe_keys_full", "events not counted: the job's key map was full (--max-keys)",
+	{ "kptrace_probe_keys_full",
+	  "events counted in the __overflow__ series: the job's key map was full (--max-keys)",
 	  offsetof(struct kpt_stats, keys_full) },
 	{ "kptrace_probe_keys_cut", "string keys cut to their first 47 bytes",
 	  offsetof(struct kpt_stats, keys_cut) },

@@ -183,6 +183,23 @@ int prom_edges(int kind, uint32_t nbuckets, int64_t lin_min, int64_t lin_step, b
 	return n;
 }
 
+int prom_edges_every(struct prom_edge *e, int n, int every)
+{
+	int i, zero = 0, kept = 0;
+
+	if (every <= 1)
+		return n;
+	for (i = 0; i < n; i++)
+		if (e[i].le == 0) {
+			zero = i;
+			break;
+		}
+	for (i = 0; i < n; i++)
+		if (abs(i - zero) % every == 0)
+			e[kept++] = e[i];
+	return kept;
+}
+
 void prom_histogram(const struct prom_out *o, const char *name, const struct prom_labels *l,
 		    const struct prom_edge *edges, int nedges, const uint64_t *counts,
 		    uint32_t nbuckets, double sum)

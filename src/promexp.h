@@ -60,6 +60,13 @@ struct prom_edge {
 int prom_edges(int kind, uint32_t nbuckets, int64_t lin_min, int64_t lin_step, bool seconds,
 	       struct prom_edge *out, int max);
 
+/*
+ * Thin n edges to one in every: those a multiple of every from the edge at
+ * 0 (else the first), so each kept le is still one of kptrace's and its
+ * count exact. Returns the edges kept.
+ */
+int prom_edges_every(struct prom_edge *e, int n, int every);
+
 /* A classic histogram's samples (_bucket, _sum, _count) of raw counts. */
 void prom_histogram(const struct prom_out *o, const char *name, const struct prom_labels *l,
 		    const struct prom_edge *edges, int nedges, const uint64_t *counts,

@@ -16,7 +16,7 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "serve tests need root (BPF, uprobes)"
-expect_checks 26
+expect_checks 29
 B=$OUT/everyday_target
 gcc -O0 -g -static tests/host/everyday_target.c -o "$B" ||
 	gcc -O0 -g tests/host/everyday_target.c -o "$B" ||
@@ -48,17 +48,19 @@ cat > "$OUT/jobs.kpt" <<EOF
 # the test's jobs: ev_val(tag, v) of everyday_target's "values"
 vals:   count '$VAL' --by tag
 vhist:  hist '$VAL' v        # a signed log2 histogram
+vfour:  hist '$VAL' v --le-every 4   # the same, one le in four
 vsum:   count '$VAL' --by tag \\
               --sum v
 opens:  count 't:syscalls/sys_enter_openat filename:ustring if filename == "/nonexistent/kptrace-everyday"'
 never:  count 'p:$B:ev_end'         # not called: its 0 is there from the start
 bounded: count '$VAL' --by v --max-keys 16   # 106 values: the rest overflow
+bhist:  hist '$VAL' v --by v --max-keys 16   # the same, a histogram per key
 naps:   latency --from 't:syscalls/sys_enter_clock_nanosleep' --to 't:syscalls/sys_exit_clock_nanosleep' --comm everyday_target
 EOF
 
 # --- the job file checked, good and bad -----------------------------------
 kpt serve -f "$OUT/jobs.kpt" --check > "$OUT/check.out" 2> "$OUT/check.err"
-check "serve --check: the file's 7 jobs, all good" grep -q ": 7 jobs, all good" "$OUT/check.out"
+check "serve --check: the file's 9 jobs, all good" grep -q ": 9 jobs, all good" "$OUT/check.out"
 kpt serve -f docs/jobs.kpt --check > "$OUT/example.out" 2> "$OUT/example.err"
 check "docs/jobs.kpt, the example job file: 4 jobs, all good" grep -q "docs/jobs.kpt: 4 jobs, all good" "$OUT/example.out"
 if command -v systemd-analyze > /dev/null; then
@@ -121,6 +123,18 @@ for le, n in b:
 assert re.search(r'^kptrace_vhist_count\{probe="[^"]*"\} 121$', text, re.M)
 assert re.search(r'^kptrace_vhist_sum\{probe="[^"]*"\} 15050$', text, re.M)
 PY
+check "hist v --le-every 4: one le in four of vhist's, 0 among them, each count exact" python3 - "$OUT/m1.txt" <<'PY'
+import re, sys
+vals = list(range(1, 101)) + list(range(-5, 6)) + [1000] * 10
+text = open(sys.argv[1]).read()
+les = lambda job: [le for le in re.findall(r'^kptrace_%s_bucket\{probe="[^"]*",le="([^"]+)"\} \d+$' % job, text, re.M)]
+fine, four = les("vhist"), les("vfour")
+z = fine.index("0")
+assert four == [le for i, le in enumerate(fine[:-1]) if abs(i - z) % 4 == 0] + ["+Inf"], four
+for le, n in re.findall(r'^kptrace_vfour_bucket\{probe="[^"]*",le="([^"]+)"\} (\d+)$', text, re.M):
+    want = len(vals) if le == "+Inf" else sum(1 for v in vals if v <= float(le))
+    assert int(n) == want, (le, n, want)
+PY
 check "count --sum v (signed): the gauge kptrace_vsum_v per tag (5050, 0, 10000)" python3 - "$OUT/m1.txt" <<'PY'
 import re, sys
 got = {m.group(1): m.group(2) for m in re.finditer(r'^kptrace_vsum_v\{probe="[^"]*",tag="(\d+)"\} (\S+)$', open(sys.argv[1]).read(), re.M)}
@@ -135,6 +149,17 @@ keys = [v for v, n in rows if v != "__overflow__"]
 over = [int(n) for v, n in rows if v == "__overflow__"]
 assert 0 < len(keys) <= 16 and over and over[0] > 0, rows
 assert sum(int(n) for _, n in rows) == 121, rows
+PY
+check "hist --by v --max-keys 16: at most 8 keys' series and __overflow__'s, 121 and 15050 in all" python3 - "$OUT/m1.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+inf = re.findall(r'^kptrace_bhist_bucket\{probe="[^"]*",v="([^"]+)",le="\+Inf"\} (\d+)$', text, re.M)
+sums = re.findall(r'^kptrace_bhist_sum\{probe="[^"]*",v="([^"]+)"\} (\S+)$', text, re.M)
+keys = [v for v, n in inf if v != "__overflow__"]
+over = [int(n) for v, n in inf if v == "__overflow__"]
+assert 0 < len(keys) <= 8 and over and over[0] > 0, inf
+assert sum(int(n) for _, n in inf) == 121, inf
+assert sum(float(n) for _, n in sums) == 15050, sums
 PY
 check "a count nothing hit: its series, 0" grep -Eq '^kptrace_never_total\{probe="[^"]*"\} 0$' "$OUT/m1.txt"
 check "latency --from/--to: 10 sleeps, 5 of them (2 ms) within le=0.016777215 s" python3 - "$OUT/m1.txt" <<'PY'
@@ -222,7 +247,7 @@ get "http://127.0.0.1:$PORT/metrics" > "$OUT/m3.txt" 2> "$OUT/m3.st"
 check "SIGHUP with a bad file: refused at its line, said in a metric, every job goes on" \
 	sh -c "grep -q 'jobs.kpt:2:9: error' '$OUT/serve.err' && grep -q '^kptrace_reload_failures_total 1$' '$OUT/m3.txt' &&
 		grep -q '^kptrace_last_reload_success 0$' '$OUT/m3.txt' && grep -q '^kptrace_more_total' '$OUT/m3.txt' &&
-		grep -q '^kptrace_jobs 7$' '$OUT/m3.txt'"
+		grep -q '^kptrace_jobs 9$' '$OUT/m3.txt'"
 
 # --- bad clients: garbage, a stalled head, more connections than the limit ---
 python3 - "$PORT" > "$OUT/clients.out" 2>&1 <<'PY'
@@ -263,6 +288,48 @@ for c in idle:
     c.close()
 stall.close()
 PY
+# a request a byte a second: cut at the 10 s timeout (408), while scrapes
+# beside it are answered (each well under the timeout: nothing waits on it)
+python3 - "$PORT" > "$OUT/slow.out" 2>&1 <<'PY'
+import socket, sys, threading, time, urllib.request
+port = int(sys.argv[1])
+res = {}
+def slow():
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    t0, sent = time.time(), 0
+    try:
+        for b in b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"y" * 40:
+            s.sendall(bytes([b]))
+            sent += 1
+            time.sleep(1)
+            if time.time() - t0 > 20:
+                break
+    except OSError:
+        pass
+    s.settimeout(5)
+    try:
+        r = s.recv(4096)
+    except OSError:
+        r = b""
+    res["slow"] = (round(time.time() - t0), sent, r.split(b"\r\n")[0])
+t = threading.Thread(target=slow)
+t.start()
+worst = 0
+for _ in range(12):
+    t1 = time.time()
+    urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10).read()
+    worst = max(worst, time.time() - t1)
+    time.sleep(1)
+t.join(40)
+secs, sent, first = res.get("slow", (0, 0, b""))
+print("slow client: cut after %d s, %d bytes sent, answered %r" % (secs, sent, first))
+print("scrapes beside it: 12, the slowest %.2f s" % worst)
+ok = 9 <= secs <= 16 and first in (b"HTTP/1.1 408 Request Timeout", b"") and worst < 5
+sys.exit(0 if ok else 1)
+PY
+check "a client sending a byte a second: cut at the timeout; 12 scrapes beside it answered" \
+	test $? = 0
+sed 's/^/#   /' "$OUT/slow.out"
 get "http://127.0.0.1:$PORT/healthz" > "$OUT/healthz2" 2> "$OUT/healthz2.st"
 check "bad clients (garbage: 400; a stalled head; 200 connections, those past the limit 503): served after" \
 	sh -c "grep -q \"garbage: b'HTTP/1.1 400\" '$OUT/clients.out' &&

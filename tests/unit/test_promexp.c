@@ -99,10 +99,42 @@ static void test_edges(void)
 	check_edges("latency (s)", KPT_H_LOGLIN, KPT_LOGLIN_BUCKETS, 0, 0, 1e-9, 25);
 }
 
+/* --le-every: a subset of the edges, the zero edge kept, each a multiple from it. */
+static void test_every(void)
+{
+	struct prom_edge e[PROM_EDGES_MAX], all[PROM_EDGES_MAX];
+	int n, m, k, every;
+
+	n = prom_edges(KPT_H_LOG2, KPT_LOG2_BUCKETS, 0, 0, false, all, PROM_EDGES_MAX);
+	memcpy(e, all, sizeof(e));
+	CHECK_INT(prom_edges_every(e, n, 1), n, "every 1: all kept");
+	m = prom_edges_every(e, n, 4);
+	CHECK_INT(m, 9, "log2 every 4: 0, 15, 255 ... 2^32 - 1");
+	CHECK(e[0].le == 0 && e[1].le == 15 && e[8].le == 4294967295.0, "log2 every 4: %g %g %g",
+	      e[0].le, e[1].le, e[8].le);
+	for (k = 1; k < m; k++)
+		CHECK(e[k].upto == all[4 * k].upto, "log2 every 4: edge %d's raw bucket", k);
+	n = prom_edges(KPT_H_SLOG2, KPT_SLOG2_BUCKETS, 0, 0, false, all, PROM_EDGES_MAX);
+	memcpy(e, all, sizeof(e));
+	m = prom_edges_every(e, n, 2);
+	CHECK_INT(m, 33, "signed log2 every 2: 16 each side of 0, and 0");
+	CHECK(e[16].le == 0 && e[15].le == -2 && e[17].le == 3, "signed every 2: %g %g %g",
+	      e[15].le, e[16].le, e[17].le);
+	for (every = 2; every <= 30; every++) {
+		n = prom_edges(KPT_H_LOGLIN, KPT_LOGLIN_BUCKETS, 0, 0, true, all, PROM_EDGES_MAX);
+		memcpy(e, all, sizeof(e));
+		m = prom_edges_every(e, n, every);
+		CHECK_INT(m, (n - 1) / every + 1, "latency every N: one in N from 1 us");
+		for (k = 0; k < m; k++)
+			CHECK(e[k].le == all[k * every].le, "latency every %d: edge %d", every, k);
+	}
+}
+
 int main(void)
 {
 	test_labels();
 	test_double();
 	test_edges();
+	test_every();
 	return check_report();
 }
