@@ -576,6 +576,28 @@ static void json_num(FILE *f, const char *key, __int128 v, bool valid)
 	fprintf(f, ",\"%s\":%s", key, buf);
 }
 
+/*
+ * A log-linear histogram's fine buckets, the non-empty ones, as [LO, COUNT]
+ * (each up to the next's LO, or 2^(k+1) after a power's last): what the
+ * rows merge, for readers that compare distributions (kptrace diff).
+ */
+static void print_json_fine(FILE *f, const struct hist_view *h)
+{
+	uint32_t b, n = raw_buckets(h);
+	char lo[NUM_MAX];
+	bool sep = false;
+
+	fputs(",\"fine\":[", f);
+	for (b = 0; b < n; b++) {
+		if (!h->counts[b])
+			continue;
+		fmt_int(lo, loglin_lower(b));
+		fprintf(f, "%s[%s,%" PRIu64 "]", sep ? "," : "", lo, h->counts[b]);
+		sep = true;
+	}
+	fputc(']', f);
+}
+
 void hist_print_json(FILE *f, const struct hist_view *h)
 {
 	static const struct {
@@ -624,6 +646,7 @@ void hist_print_json(FILE *f, const struct hist_view *h)
 
 			json_num(f, pcts[k].key, v, valid);
 		}
+		print_json_fine(f, h);
 	}
 	fputc('}', f);
 }

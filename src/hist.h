@@ -63,11 +63,12 @@
  * the unit (nanoseconds for a time), bucket edges inclusive as bpftrace's:
  *	{"buckets":[{"min":LO,"max":HI,"count":C},...],
  *	 "count":N,"sum":S,"min":M,"max":X,"avg":A,
- *	 "p50":P,"p90":P,"p99":P,"p99_9":P}
+ *	 "p50":P,"p90":P,"p99":P,"p99_9":P,"fine":[[LO,C],...]}
  * The buckets are the text rows (the below-MIN bucket has no "min", the
  * from-MAX one no "max"; (-4, -2] is "min":-3,"max":-2, (-16E, -8E] is
  * "min":-2^63, the one s64 it holds); the percentiles only for log-linear
- * histograms.
+ * histograms, and with them "fine": the non-empty fine buckets, each its
+ * lowest value and count (kptrace diff compares them).
  * min, max, avg and the percentiles are null without events.
  */
 #ifndef KPT_HIST_H

@@ -593,8 +593,8 @@ static void test_empty_single_huge(void)
 	free(s);
 	s = json(&h);
 	CHECK_STR(s, "{\"buckets\":[],\"count\":0,\"sum\":0,\"min\":null,\"max\":null,"
-		  "\"avg\":null,\"p50\":null,\"p90\":null,\"p99\":null,\"p99_9\":null}",
-		  "empty json");
+		  "\"avg\":null,\"p50\":null,\"p90\":null,\"p99\":null,\"p99_9\":null,"
+		  "\"fine\":[]}", "empty json");
 	free(s);
 	h = (struct hist_view){ .kind = KPT_H_LINEAR, .nbuckets = 3, .counts = lc,
 				.lin_step = 10 };
@@ -736,8 +736,9 @@ static void test_json(void)
 		  "{\"min\":262144,\"max\":524287,\"count\":0},"
 		  "{\"min\":524288,\"max\":1048575,\"count\":1}],"
 		  "\"count\":4,\"sum\":1003300,\"min\":100,\"max\":1000000,\"avg\":250825,"
-		  "\"p50\":201,\"p90\":1000000,\"p99\":1000000,\"p99_9\":1000000}",
-		  "loglin json with percentiles");
+		  "\"p50\":201,\"p90\":1000000,\"p99\":1000000,\"p99_9\":1000000,"
+		  "\"fine\":[[100,1],[200,1],[2976,1],[999424,1]]}",
+		  "loglin json with percentiles and the fine buckets");
 	free(s);
 	/* Fine rows on request. */
 	h.flags = HIST_F_FINE;
@@ -750,7 +751,8 @@ static void test_json(void)
 	CHECK_STR(s, "{\"buckets\":[{\"min\":130,\"max\":131,\"count\":1},"
 		  "{\"min\":132,\"max\":133,\"count\":1}],"
 		  "\"count\":2,\"sum\":263,\"min\":130,\"max\":133,\"avg\":131,"
-		  "\"p50\":130,\"p90\":133,\"p99\":133,\"p99_9\":133}", "loglin fine json");
+		  "\"p50\":130,\"p90\":133,\"p99\":133,\"p99_9\":133,"
+		  "\"fine\":[[130,1],[132,1]]}", "loglin fine json");
 	free(s);
 }
 
