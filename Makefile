@@ -16,7 +16,7 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Isrc -I$(OUTPUT) -D_GNU_S
 LDFLAGS ?=
 # Static: the binary must run alone in a bare initramfs (tests/vm) and on hosts
 # without libbpf installed.
-LDLIBS  := -static -lbpf -ltraceevent -lelf -lz -lm
+LDLIBS  := -static -lbpf -ltraceevent -lelf -lz -ljansson -lm
 
 BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Iinclude -Ibpf -Ivmlinux/$(ARCH)
@@ -26,9 +26,10 @@ LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 BPF_HDRS := $(wildcard bpf/*.bpf.h) $(wildcard include/*.h)
 
-BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libtraceevent-dev gcc make
+BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libtraceevent-dev libjansson-dev \
+	gcc make
 TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev lz4 zstd \
-	prometheus
+	prometheus chromium libxml2-utils
 
 ifeq ($(V),1)
 Q =
@@ -136,7 +137,7 @@ $(OUTPUT)/san/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(OUTPUT)
 $(TEST_BIN)/san/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(SAN_OBJS)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_OBJS) -lbpf -ltraceevent -lelf -lz -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_OBJS) -lbpf -ltraceevent -lelf -lz -ljansson -lm -o $@
 
 unit: $(UNIT_TESTS) $(SAN_TESTS)
 	$(Q)tests/run-unit.sh $(UNIT_TESTS) $(SAN_TESTS)
@@ -159,7 +160,7 @@ soak-serve: kptrace
 # kptrace itself under ASan+UBSan (dynamic: the sanitizers need it) for the host suites
 $(OUTPUT)/kptrace-san: $(SAN_OBJS) $(OUTPUT)/san/main.o
 	$(call msg,CC-SAN,$@)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(SAN_OBJS) $(OUTPUT)/san/main.o -lbpf -ltraceevent -lelf -lz -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(SAN_OBJS) $(OUTPUT)/san/main.o -lbpf -ltraceevent -lelf -lz -ljansson -lm -o $@
 
 test: test-deps
 	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS) $(SAN_TESTS) $(OUTPUT)/kptrace-san \
@@ -252,7 +253,7 @@ FUZZ_SRCS_spec   := src/spec.c src/types.c
 FUZZ_SRCS_filter := src/filter.c src/spec.c src/types.c src/valfmt.c
 FUZZ_SRCS_decode := src/decode.c src/output_text.c src/output_json.c src/fmt.c src/ksyms.c src/valfmt.c \
 	src/umaps.c src/spec.c src/types.c src/stackout.c src/usym.c src/tpprint.c src/tracepoint.c \
-	src/suggest.c
+	src/suggest.c src/outtime.c
 FUZZ_SRCS_jobs   := src/jobs.c
 FUZZ_SRCS_http   := src/http.c
 FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode \

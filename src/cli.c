@@ -68,6 +68,7 @@ enum {
 	OPT_ZEROS,
 	OPT_KEEP_RUNNING, OPT_FOLDED, OPT_NO_IDLE, OPT_SUM, OPT_AVG, OPT_MIN, OPT_MAX, OPT_SORT,
 	OPT_FROM, OPT_TO, OPT_KEY, OPT_LE_EVERY,
+	OPT_TIME,
 };
 
 static const struct argp_option options[] = {
@@ -122,6 +123,9 @@ static const struct argp_option options[] = {
 	  "keyed entries and latency calls in flight (default 10240)", 1 },
 	{ "no-tracepoint", OPT_NO_TP, NULL, 0,
 	  "hist kmalloc: use kprobes even where kmem:kmalloc exists", 1 },
+	{ "time", OPT_TIME, "mono|boot|wall|delta", 0,
+	  "streamed events: the clock their time is in (default mono, ftrace's); wall is "
+	  "ISO 8601, delta the time since the previous event", 1 },
 	{ "le-every", OPT_LE_EVERY, "N", 0,
 	  "serve's hist and latency jobs: one le bucket in N of kptrace's edges (coarser, "
 	  "still exact)", 1 },
@@ -368,6 +372,9 @@ static void check_options(struct argp_state *st, struct env *env)
 		argp_error(st, "--keep-running is for -p, -t and -c");
 	if (env->linear && env->mode != MODE_HIST)
 		argp_error(st, "--linear is for 'kptrace hist'");
+	if (env->time_set && env->mode != MODE_TRACE)
+		argp_error(st, "--time is for streamed events (the aggregations print no event's "
+			   "time)");
 	if (env->le_every && env->mode != MODE_HIST && env->mode != MODE_LATENCY)
 		argp_error(st, "--le-every is for hist and latency jobs");
 	if (env->le_every && !in_job)
@@ -521,6 +528,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_MAX_KEYS:
 		env->max_keys = (uint32_t)parse_int(st, "--max-keys", arg, 16, 1 << 24);
+		break;
+	case OPT_TIME:
+		if (!outtime_parse(arg, &env->time_clock))
+			argp_error(st, "--time: '%s' is not mono, boot, wall or delta", arg);
+		env->time_set = true;
 		break;
 	case OPT_LE_EVERY:
 		env->le_every = (int)parse_int(st, "--le-every", arg, 1, 64);

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "outtime.h"
+
 /* kptrace's version, as --version and serve's kptrace_build_info say it. */
 #define KPT_VERSION "0.1"
 
@@ -44,6 +46,8 @@ struct env {
 	const char *filter;	/* --filter EXPR, for every probe */
 	uint32_t max_keys;	/* --max-keys */
 	int le_every;		/* --le-every N: a serve job's le buckets, one in N of kptrace's */
+	enum out_clock time_clock;	/* --time */
+	bool time_set;
 	/* targeting, in the kernel */
 	pid_t tid;		/* -t */
 	const char *comm;	/* --comm */

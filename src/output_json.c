@@ -2,8 +2,13 @@
 /*
  * Stage 8, JSON: one NDJSON object per event, values typed:
  *
- *   {"ts":NS,"cpu":N,"pid":TGID,"tid":N,"comm":"..","group":"..","event":"..",
- *    "probe":"..", LOCATION, "args":{"name":VALUE,...}[,"faults":["name",...]]}
+ *   {"ts":NS[,"time":ISO],"cpu":N,"pid":TGID,"tid":N,"comm":"..","group":"..",
+ *    "event":"..","probe":"..", LOCATION, "args":{"name":VALUE,...}
+ *    [,"faults":["name",...]]}
+ *
+ * ts is on --time's clock (outtime.h): monotonic ns by default, boot, ns
+ * since the epoch for wall (with its ISO 8601 text as "time"), or since
+ * the previous event.
  *
  * "probe" is the text ftrace prints in parentheses; LOCATION gives the raw
  * addresses as hex strings: "ip" for entry probes, "func" and "ret_ip" for
@@ -18,6 +23,7 @@
 #include "fmt.h"
 #include "kptrace.h"
 #include "output.h"
+#include "outtime.h"
 #include "umaps.h"
 #include "valfmt.h"
 
@@ -301,10 +307,16 @@ static void print_location(struct outbuf *ob, const struct ev_desc *ev,
 /* "{\"ts\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":" */
 static void print_header(struct outbuf *ob, const struct kpt_rec_hdr *h)
 {
-	char *p = ob_room(ob, 64 + 4 * FMT_NUM_MAX);
+	char *p = ob_room(ob, 64 + 4 * FMT_NUM_MAX + OUTTIME_TEXT_MAX);
 
+	/* --time's clock in nanoseconds (wall: since the epoch), and wall's text beside */
 	memcpy(p, "{\"ts\":", 6);
-	p = fmt_u64(p + 6, h->ts);
+	p = fmt_u64(p + 6, outtime_ns(h->ts));
+	if (outtime_clock() == OUT_CLOCK_WALL) {
+		memcpy(p, ",\"time\":\"", 9);
+		p = outtime_text(p + 9, h->ts);
+		*p++ = '"';
+	}
 	memcpy(p, ",\"cpu\":", 7);
 	p = fmt_u64(p + 7, h->cpu);
 	memcpy(p, ",\"pid\":", 7);

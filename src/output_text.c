@@ -23,6 +23,7 @@
 #include "fmt.h"
 #include "kptrace.h"
 #include "output.h"
+#include "outtime.h"
 #include "tpprint.h"
 #include "umaps.h"
 #include "valfmt.h"
@@ -30,8 +31,8 @@
 #define SYM_BUF	1024	/* KSYM_SYMBOL_LEN and then some */
 
 /*
- * The context, at most: a 16-byte comm, two ints (11 characters each), two
- * u64 (20 each) and the fixed text between them; rounded up.
+ * The context, at most: a 16-byte comm, two ints (11 characters each), the
+ * time (OUTTIME_TEXT_MAX) and the fixed text between them; rounded up.
  */
 #define CONTEXT_MAX	128
 
@@ -213,8 +214,6 @@ static void print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 static void print_context(struct outbuf *ob, const struct kpt_rec_hdr *h)
 {
 	char *p = ob_room(ob, CONTEXT_MAX);
-	/* ns2usecs() rounds to the nearest microsecond */
-	uint64_t usecs = (h->ts + 500) / 1000;
 
 	/* trace_find_cmdline(): pid 0 is "<idle>" */
 	if (h->tid)
@@ -226,9 +225,7 @@ static void print_context(struct outbuf *ob, const struct kpt_rec_hdr *h)
 	memcpy(p, " [", 2);
 	p = fmt_s64_w(p + 2, (int)h->cpu, 3, FMT_ZERO);
 	memcpy(p, "] ..... ", 8);
-	p = fmt_u64_w(p + 8, usecs / 1000000, 5, 0);
-	*p++ = '.';
-	p = fmt_u64_w(p, usecs % 1000000, 6, FMT_ZERO);
+	p = outtime_text(p + 8, h->ts);		/* --time's clock; ftrace's by default */
 	memcpy(p, ": ", 2);
 	ob_commit(ob, p + 2);
 }

@@ -438,6 +438,8 @@ static int run_consume(struct run *r)
 	struct stack_watch sw = { .ld = &r->ld };
 	int err;
 
+	/* one pair of clock readings for the whole run (--time boot, wall) */
+	outtime_init(env->time_clock);
 	co.out = r->out;
 	co.format = env->json ? OUT_JSON : OUT_TEXT;
 	co.duration = env->duration;

@@ -13,7 +13,7 @@ OUT=.output/tests/host/everyday
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 23
+expect_checks 27
 B=$OUT/everyday_target
 # static: no loader's reads of shared libraries among the program's own
 gcc -O0 -g -static tests/host/everyday_target.c -o "$B" ||
@@ -181,6 +181,44 @@ sys.exit(0 if got == {"alpha": 3, "beta": 5, "": 1, "x" * 47: 4, "sixteen-chars-
 kpt hist "$SDEF" n --by s -c "$B strs" > "$OUT/sh.out" 2> "$OUT/sh.err"
 check "hist n --by s: a histogram per string (beta: 5 of 10)" \
 	sh -c "grep -A1 '^@n\[beta\]:\$' '$OUT/sh.out' | grep -Eq '^\[8, 16\) +5 '"
+
+# --time: each clock against the host's own readings around the run
+NAPS="t:syscalls/sys_enter_clock_nanosleep"
+for t in mono boot wall delta; do
+	python3 -c 'import time; print(*(time.clock_gettime_ns(c) for c in (time.CLOCK_MONOTONIC, time.CLOCK_BOOTTIME, time.CLOCK_REALTIME)))' > "$OUT/t-$t.before"
+	kpt --json --time $t "$NAPS" --comm everyday_target -c "$B sleeps" > "$OUT/t-$t.json" 2> "$OUT/t-$t.err"
+	python3 -c 'import time; print(*(time.clock_gettime_ns(c) for c in (time.CLOCK_MONOTONIC, time.CLOCK_BOOTTIME, time.CLOCK_REALTIME)))' > "$OUT/t-$t.after"
+done
+kpt --time wall "$NAPS" --comm everyday_target -c "$B sleeps" > "$OUT/t-wall.txt" 2> "$OUT/t-wallt.err"
+check "--time mono, boot, wall: the 10 sleeps' times on that clock, inside the run's own readings of it" python3 - "$OUT" <<'PY'
+import json, sys
+out = sys.argv[1]
+for i, t in enumerate(("mono", "boot", "wall")):
+    lo = int(open("%s/t-%s.before" % (out, t)).read().split()[i])
+    hi = int(open("%s/t-%s.after" % (out, t)).read().split()[i])
+    ts = [json.loads(l)["ts"] for l in open("%s/t-%s.json" % (out, t)) if l.startswith("{")]
+    assert len(ts) == 10 and all(lo <= x <= hi for x in ts) and ts == sorted(ts), (t, lo, ts, hi)
+PY
+check "--time wall: ISO 8601 with microseconds and the UTC offset, the JSON's \"time\" its ts in local time" python3 - "$OUT" <<'PY'
+import datetime, json, re, sys
+out = sys.argv[1]
+rows = [json.loads(l) for l in open(out + "/t-wall.json") if l.startswith("{")]
+for r in rows:
+    want = datetime.datetime.fromtimestamp(r["ts"] // 1000 / 1e6).astimezone().isoformat(timespec="microseconds")
+    assert r["time"] == want, (r["time"], want)
+lines = [l for l in open(out + "/t-wall.txt") if "sys_enter_clock_nanosleep" in l]
+iso = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}[+-]\d\d:\d\d"
+assert len(lines) == 10 and all(re.search(r"\] \.\.\.\.\. %s: sys_enter_clock_nanosleep:" % iso, l) for l in lines), lines[:2]
+PY
+check "--time delta: the first 0, then each at least its sleep after the one before (2 ms, then 20 ms)" python3 - "$OUT/t-delta.json" <<'PY'
+import json, sys
+d = [json.loads(l)["ts"] for l in open(sys.argv[1]) if l.startswith("{")]
+assert len(d) == 10 and d[0] == 0, d
+assert all(x >= 2000000 for x in d[1:6]) and all(x >= 20000000 for x in d[6:]), d
+assert sum(d) < 5 * 10**9, d
+PY
+KPT_RC=64 kpt --time wall count "$DEF" > /dev/null 2> "$OUT/r0.err"
+check "--time in count: refused, for streamed events" grep -q -- "--time is for streamed events" "$OUT/r0.err"
 
 # refusals
 KPT_RC=64 kpt count "$DEF" --sum v --max tag > /dev/null 2> "$OUT/r1.err"
