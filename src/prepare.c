@@ -391,6 +391,21 @@ struct refusal {
  * its definition lacks, added to it, resolved and compiled again into res,
  * ent and ev (idx its table index) each time. 0, or an error with why in rf.
  */
+/* Probe p resolved and compiled again, its fields or arguments grown. */
+static int recompile_probe(struct sysinfo *si, struct spec_probe *p, int idx, struct resolved *res,
+			   struct kpt_probe_entry *ent, struct ev_desc *ev, char *msg,
+			   size_t msglen, int *col)
+{
+	int err;
+
+	ev_desc_free(ev);
+	resolved_free(res);
+	err = resolve_probe(si, p, res, msg, msglen, col);
+	if (!err)
+		err = compile_probe(p, res, idx, ent, ev, msg, msglen, col);
+	return err;
+}
+
 static int fill_filter_fields(const struct env *env, struct sysinfo *si, struct probe *pr,
 			      int idx, struct resolved *res, struct kpt_probe_entry *ent,
 			      struct ev_desc *ev, struct refusal *rf)
@@ -435,12 +450,8 @@ static int fill_filter_fields(const struct env *env, struct sysinfo *si, struct 
 				rf->col = col;
 				return err;
 			}
-			ev_desc_free(ev);
-			resolved_free(res);
-			err = resolve_probe(si, p, res, rf->msg, sizeof(rf->msg), &rf->col);
-			if (!err)
-				err = compile_probe(p, res, idx, ent, ev, rf->msg, sizeof(rf->msg),
-						    &rf->col);
+			err = recompile_probe(si, p, idx, res, ent, ev, rf->msg, sizeof(rf->msg),
+					      &rf->col);
 			if (err)
 				return err;
 		}
@@ -636,12 +647,8 @@ static int add_whole_fields(const struct env *env, struct sysinfo *si, struct pr
 		}
 	}
 	p->whole = true;
-	ev_desc_free(&ps->evs[i]);
-	resolved_free(&pr->res);
-	err = resolve_probe(si, p, &pr->res, msg, sizeof(msg), &col);
-	if (!err)
-		err = compile_probe(p, &pr->res, i, &ps->ents[i], &ps->evs[i], msg, sizeof(msg),
-				    &col);
+	err = recompile_probe(si, p, i, &pr->res, &ps->ents[i], &ps->evs[i], msg, sizeof(msg),
+			      &col);
 	if (err)
 		probe_report(pr->where, p->text, msg, col);
 	return err;
