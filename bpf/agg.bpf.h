@@ -546,6 +546,23 @@ static __always_inline int kpt_pair_key(struct kpt_scratch *s, const struct kpt_
 }
 
 /*
+ * latency --perfetto: the call just timed, d its latency, as a record of its
+ * own: the header in s (the end's) and d after it, over the arguments, which
+ * the histogram has read already.
+ */
+static __always_inline void kpt_emit_call(struct kpt_scratch *s, __u64 d, struct kpt_stats *st)
+{
+	struct kpt_rec_hdr *h = (struct kpt_rec_hdr *)s->rec;
+
+	h->kind = KPT_REC_CALL;
+	h->size = KPT_HDR_SIZE + sizeof(__u64);
+	*(__u64 *)&s->rec[KPT_HDR_SIZE] = d;
+	if (bpf_ringbuf_output(&kpt_events, s->rec, KPT_HDR_SIZE + sizeof(__u64),
+			       kpt_wakeup_flags(h->ts, KPT_HDR_SIZE + sizeof(__u64))))
+		st->drops++;
+}
+
+/*
  * latency --from/--to: a start keeps its time under its key (a start there
  * already, never ended, is replaced and counted); an end takes the time
  * under its own key's values, counts now - then, and closes the pair. A
@@ -591,6 +608,8 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 			k->w[i] = ((struct kpt_pair_val *)start)->w[i];
 	bpf_map_delete_elem(&kpt_pairs, &pk);
 	kpt_hist_add(s, p, idx, ts, st, k);
+	if (kpt_lat_emit)
+		kpt_emit_call(s, ts, st);
 }
 
 /*
@@ -689,8 +708,11 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		if (kpt_pmu_n)
 			kpt_pmu_exit(p, idx, h->tid, h->cpu, passed);
 		/* popped in any case; counted if neither it nor its entry was filtered */
-		if (!kpt_lat_exit(p, h->tid, h->ts, st, &v) && passed)
+		if (!kpt_lat_exit(p, h->tid, h->ts, st, &v) && passed) {
 			kpt_hist_add(s, p, idx, v, st, &k);
+			if (kpt_lat_emit)
+				kpt_emit_call(s, v, st);
+		}
 		return 0;
 	default:
 		return 0;

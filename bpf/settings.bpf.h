@@ -25,6 +25,9 @@ const volatile bool kpt_one_probe = false;
  * dropped without, where the value has no room for them. */
 const volatile bool kpt_pair_carry = false;
 
+/* latency --perfetto: each timed call also a record (KPT_REC_CALL) */
+const volatile bool kpt_lat_emit = false;
+
 /* The words of struct kpt_regs the run's probes read (kpt_copy_regs()). */
 const volatile __u32 kpt_regs_mask = ~0u;
 

@@ -469,6 +469,9 @@ struct kpt_probe_entry {
 
 enum kpt_rec_kind {
 	KPT_REC_EVENT = 1,
+	/* latency --perfetto: a timed call, the header (its return's) then its
+	 * latency, a __u64 of nanoseconds: KPT_HDR_SIZE + 8 bytes */
+	KPT_REC_CALL = 2,
 };
 
 /*

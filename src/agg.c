@@ -12,6 +12,7 @@
 #include "folded.h"
 #include "hist.h"
 #include "pmu.h"
+#include "svg.h"
 #include "table.h"
 #include "valfmt.h"
 
@@ -651,6 +652,75 @@ static void hist_title(const struct agg_ctx *c, int i, const char *key, char *bu
 		snprintf(buf, len, "@%s:", name);
 }
 
+/* ---- --svg: the tables as the text prints them, for svg.c ---- */
+
+struct hist_rows {
+	struct hist_row *r;
+	size_t n, cap;
+	bool oom;
+};
+
+static void collect_row(void *arg, const struct hist_row *r)
+{
+	struct hist_rows *hr = arg;
+
+	if (hr->n == hr->cap) {
+		size_t cap = hr->cap ? 2 * hr->cap : 64;
+		struct hist_row *nr = realloc(hr->r, cap * sizeof(*nr));
+
+		if (!nr) {
+			hr->oom = true;
+			return;
+		}
+		hr->r = nr;
+		hr->cap = cap;
+	}
+	hr->r[hr->n++] = *r;
+}
+
+/* One histogram into the picture: its rows' labels, stats and percentiles as printed. */
+static void svg_hist_of(const struct agg_ctx *c, int i, const char *title,
+			const struct hist_view *h)
+{
+	static const struct {
+		const char *name;
+		double q;
+	} qs[] = { { "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 } };
+	const struct kpt_agg *g = &c->ents[i].agg;
+	char axis[128], stats[512], ptext[3][64];
+	struct hist_rows hr = { 0 };
+	struct svg_row *rows = NULL;
+	struct svg_pct pcts[3];
+	struct svg_hist sh = { .title = title, .axis = axis, .stats = stats, .pcts = pcts };
+	size_t k;
+	int n;
+
+	n = hist_rows(h, collect_row, &hr);
+	if (hr.n && !hr.oom && !(rows = calloc(hr.n, sizeof(*rows))))
+		hr.oom = true;
+	for (k = 0; rows && k < hr.n; k++)
+		rows[k] = (struct svg_row){ .index = hr.r[k].index, .label = hr.r[k].label,
+					    .count = hr.r[k].count, .lo = hr.r[k].lo,
+					    .hi = hr.r[k].hi };
+	sh.rows = rows;
+	sh.nrows = rows ? hr.n : 0;
+	sh.invalid = n < 0 || hr.oom;
+	if (is_latency(g))
+		snprintf(axis, sizeof(axis), "latency (%s)", h->unit);
+	else
+		snprintf(axis, sizeof(axis), "%s", c->evs[i].args[g->value_argi].name);
+	hist_stats_line(h, stats, sizeof(stats));
+	/* latency's percentiles, each interval's (an empty one's are not drawn) */
+	for (k = 0; is_latency(g) && k < sizeof(qs) / sizeof(qs[0]); k++) {
+		pcts[k] = (struct svg_pct){ .name = qs[k].name, .text = ptext[k] };
+		hist_percentile_text(h, qs[k].q, &pcts[k].value, ptext[k], sizeof(ptext[k]));
+		sh.npcts = k + 1;
+	}
+	svg_add_hist(c->svg, &sh);
+	free(rows);
+	free(hr.r);
+}
+
 static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 			   const struct kpt_key *key, const uint64_t *counts,
 			   const struct kpt_aggval *stats, bool clear)
@@ -675,6 +745,9 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 		c->visit(c->visit_arg, c, &as);
 		return;
 	}
+	hist_title(c, i, key_text, title, sizeof(title));
+	if (c->svg)
+		svg_hist_of(c, i, title, &h);
 	if (c->json) {
 		fprintf(c->out, "{\"group\":\"%s\",\"event\":\"%s\",\"type\":\"%s\"",
 			c->evs[i].group, c->evs[i].event,
@@ -690,7 +763,6 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 		fputs("}\n", c->out);
 		return;
 	}
-	hist_title(c, i, key_text, title, sizeof(title));
 	if (key && g->stack_keys) {
 		/* the title, its stacks, then the histogram */
 		fprintf(c->out, "%s\n", title);
@@ -933,6 +1005,70 @@ static void json_count_row(const struct agg_ctx *c, const struct table_row *r)
 	fputs("}\n", c->out);
 }
 
+/* A count bar's length: the column the rows sort by, a negative one none. */
+static uint64_t bar_value(const struct kpt_aggval *v, unsigned int by, bool sgn)
+{
+	uint64_t x = by == AGG_ST_SUM ? v->sum : by == AGG_ST_MIN ? v->min :
+		     by == AGG_ST_MAX ? v->max : by == AGG_ST_AVG ? (uint64_t)stat_avg(v, sgn) :
+		     v->count;
+
+	return by && sgn && (int64_t)x < 0 ? 0 : x;
+}
+
+/* "A  B" of t's cells (or names, row NULL) from column from on; "" when none. */
+static void join_cols(const struct table *t, const struct table_row *row, int from, char *buf,
+		      size_t len)
+{
+	size_t used = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (k = from; k < t->ncols && used < len; k++)
+		used += snprintf(buf + used, len - used, "%s%s", used ? "  " : "",
+				 row ? row->cell[k] : t->name[k]);
+}
+
+/* The count table as printed, after --top, into the picture: a bar per row. */
+static void svg_count_of(const struct agg_ctx *c, const struct table *t, int first,
+			 int probe_col)
+{
+	int nst = __builtin_popcount(c->opts->stats & 15u), vcol = 0;
+	struct svg_count_row *rows = calloc(t->n ? t->n : 1, sizeof(*rows));
+	char (*labels)[512] = calloc(t->n ? t->n : 1, sizeof(*labels));
+	char title[160], keys[512];
+	struct svg_count sc = { .title = title, .keys = keys, .rows = rows };
+	size_t j;
+
+	if (!rows || !labels)
+		goto out;
+	if (c->opts->sort_by)
+		vcol = 1 + __builtin_popcount(c->opts->stats & (c->opts->sort_by - 1));
+	sc.value_name = t->name[vcol];
+	join_cols(t, NULL, 1 + nst, keys, sizeof(keys));
+	if (probe_col < 0)
+		snprintf(title, sizeof(title), "%s/%s:", c->evs[first].group, c->evs[first].event);
+	else
+		snprintf(title, sizeof(title), "%s by %s", t->name[vcol], keys);
+	for (j = 0; j < t->n; j++) {
+		const struct table_row *r = &t->rows[j];
+		const struct ev_desc *ev = &c->evs[r->probe];
+
+		join_cols(t, r, 1 + nst, labels[j], sizeof(labels[j]));
+		if (!labels[j][0])	/* no key column: the probe is the row */
+			snprintf(labels[j], sizeof(labels[j]), "%s/%s", ev->group, ev->event);
+		rows[j] = (struct svg_count_row){
+			.label = labels[j], .text = r->cell[vcol],
+			.value = bar_value(&r->agg, c->opts->sort_by,
+					   c->ents[r->probe].agg.value_signed),
+		};
+	}
+	sc.nrows = t->n;
+	svg_add_count(c->svg, &sc);
+out:
+	free(rows);
+	free(labels);
+}
+
 /*
  * Every count probe's rows as one table: sorted by count, --top over all of
  * it, the probe a column when there are several or --by names it, and a
@@ -987,6 +1123,8 @@ static void report_counts(const struct agg_ctx *c, const struct kset *s)
 	table_sort(&t);
 	if (c->opts->top > 0)
 		table_truncate(&t, (size_t)c->opts->top);
+	if (c->svg)
+		svg_count_of(c, &t, first, probe_col);
 	if (c->json) {
 		for (j = 0; j < t.n; j++)
 			json_count_row(c, &t.rows[j]);
@@ -1101,13 +1239,17 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		if (s.n)	/* an empty set's array is NULL, which qsort may not take */
 			qsort(s.e, s.n, sizeof(*s.e), kentry_cmp);
 	}
-	if (clear && !c->json && !c->visit) {
+	if ((clear && !c->json && !c->visit) || (c->svg && c->interval_reset)) {
 		time_t t = time(NULL);
 		struct tm tm;
 		char ts[32];
 
 		strftime(ts, sizeof(ts), "%H:%M:%S", localtime_r(&t, &tm));
-		fprintf(c->out, "%s\n", ts);
+		if (clear && !c->json && !c->visit)
+			fprintf(c->out, "%s\n", ts);
+		/* the last report of -i is the rest of an interval: a column too */
+		if (c->svg && c->interval_reset)
+			svg_column(c->svg, ts);
 	}
 	for (i = 0; i < c->n && !c->folded; i++) {
 		const struct kpt_agg *g = &c->ents[i].agg;

@@ -17,6 +17,7 @@
 #include "stackout.h"
 
 struct pmu_set;
+struct svg_doc;
 
 struct agg_opts {
 	enum kpt_hist_kind kind;	/* KPT_H_LOG2 (default), KPT_H_LINEAR */
@@ -88,6 +89,7 @@ struct agg_ctx {
 	const struct pmu_set *pmu;	/* latency --pmu, or NULL */
 	agg_series_fn visit;		/* set: each series to it, nothing printed */
 	void *visit_arg;
+	struct svg_doc *svg;		/* --svg: each table printed is drawn in it too */
 };
 
 /* Key part i of probe's key k as the text prints it, and the part's name. */

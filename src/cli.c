@@ -68,7 +68,9 @@ enum {
 	OPT_ZEROS,
 	OPT_KEEP_RUNNING, OPT_FOLDED, OPT_NO_IDLE, OPT_SUM, OPT_AVG, OPT_MIN, OPT_MAX, OPT_SORT,
 	OPT_FROM, OPT_TO, OPT_KEY, OPT_LE_EVERY,
+	OPT_SVG,
 	OPT_TIME,
+	OPT_PERFETTO,
 };
 
 static const struct argp_option options[] = {
@@ -112,6 +114,8 @@ static const struct argp_option options[] = {
 	  "count: the column the rows sort by, largest first (default: the first of "
 	  "--sum/--avg/--min/--max given, else count)", 1 },
 	{ "interval", 'i', "SECONDS", 0, "print (and reset) every SECONDS", 1 },
+	{ "svg", OPT_SVG, "FILE", 0,
+	  "hist, latency, count: also draw the tables as an SVG picture in FILE", 1 },
 	{ "unit", OPT_UNIT, "ns|us|ms", 0, "latency: the unit to print (default us)", 1 },
 	{ "from", OPT_FROM, "DEFINITION", 0,
 	  "latency: from this event (any definition) ... ", 1 },
@@ -123,6 +127,9 @@ static const struct argp_option options[] = {
 	  "keyed entries and latency calls in flight (default 10240)", 1 },
 	{ "no-tracepoint", OPT_NO_TP, NULL, 0,
 	  "hist kmalloc: use kprobes even where kmem:kmalloc exists", 1 },
+	{ "perfetto", OPT_PERFETTO, "FILE", 0,
+	  "latency: also every call as a slice in FILE, a trace for Perfetto or "
+	  "chrome://tracing", 1 },
 	{ "time", OPT_TIME, "mono|boot|wall|delta", 0,
 	  "streamed events: the clock their time is in (default mono, ftrace's); wall is "
 	  "ISO 8601, delta the time since the previous event", 1 },
@@ -372,6 +379,8 @@ static void check_options(struct argp_state *st, struct env *env)
 		argp_error(st, "--keep-running is for -p, -t and -c");
 	if (env->linear && env->mode != MODE_HIST)
 		argp_error(st, "--linear is for 'kptrace hist'");
+	if (env->perfetto_path && env->mode != MODE_LATENCY)
+		argp_error(st, "--perfetto is for 'kptrace latency' (every call a slice)");
 	if (env->time_set && env->mode != MODE_TRACE)
 		argp_error(st, "--time is for streamed events (the aggregations print no event's "
 			   "time)");
@@ -407,6 +416,10 @@ static void check_options(struct argp_state *st, struct env *env)
 			   "--by kstack or --by ustack");
 	if (env->folded && env->json)
 		argp_error(st, "--folded and --json are two output formats: give one");
+	if (env->svg_path && env->mode == MODE_TRACE)
+		argp_error(st, "--svg is for hist, latency and count");
+	if (env->svg_path && env->folded)
+		argp_error(st, "--svg draws the tables, which --folded does not print: give one");
 	if (env->stat_field && env->mode != MODE_COUNT)
 		argp_error(st, "--sum, --avg, --min and --max are for 'kptrace count' (hist and "
 			   "latency print them under each histogram)");
@@ -434,6 +447,9 @@ static error_t parse_agg_opt(int key, char *arg, struct argp_state *st, struct e
 		break;
 	case OPT_FOLDED:
 		env->folded = true;
+		break;
+	case OPT_SVG:
+		env->svg_path = arg;
 		break;
 	case OPT_SUM:
 	case OPT_AVG:
@@ -528,6 +544,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_MAX_KEYS:
 		env->max_keys = (uint32_t)parse_int(st, "--max-keys", arg, 16, 1 << 24);
+		break;
+	case OPT_PERFETTO:
+		env->perfetto_path = arg;
 		break;
 	case OPT_TIME:
 		if (!outtime_parse(arg, &env->time_clock))

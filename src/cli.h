@@ -46,6 +46,7 @@ struct env {
 	const char *filter;	/* --filter EXPR, for every probe */
 	uint32_t max_keys;	/* --max-keys */
 	int le_every;		/* --le-every N: a serve job's le buckets, one in N of kptrace's */
+	const char *perfetto_path;	/* latency --perfetto FILE (src/perfetto.c) */
 	enum out_clock time_clock;	/* --time */
 	bool time_set;
 	/* targeting, in the kernel */
@@ -56,6 +57,7 @@ struct env {
 	bool slack;		/* hist kmalloc: bytes_alloc - bytes_req */
 	const char *backend;	/* --backend auto|kprobe|kprobe-multi|fentry */
 	const char *pmu;	/* latency --pmu EVENT[,EVENT] (src/pmu.c) */
+	const char *svg_path;	/* --svg FILE: the tables drawn (src/svg.c) */
 	int kstack, ustack;	/* -K/-U: frames per event, 0: none */
 	bool folded;		/* --folded: aggregated stacks as root;...;leaf COUNT */
 	/* latency --from DEF --to DEF [--key A[=B],...]: defs[0] and defs[1] */

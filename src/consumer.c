@@ -69,6 +69,16 @@ static int on_record(void *arg, void *data, size_t len)
 		c->bad++;
 		return 0;
 	}
+	if (h->kind == KPT_REC_CALL) {
+		if (len < KPT_HDR_SIZE + sizeof(uint64_t) || !c->o->on_call) {
+			c->bad++;
+			return 0;
+		}
+		c->o->on_call(c->o->call_arg, h, *(const uint64_t *)((const char *)data +
+								   KPT_HDR_SIZE));
+		c->records++;
+		return 0;
+	}
 	/* a user stack is named from its process's files: their maps now, while it lives */
 	if (c->o->syms.us && h->nustack)
 		usym_capture(c->o->syms.us, h->tgid);

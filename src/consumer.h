@@ -42,6 +42,9 @@ struct consume_opts {
 	void *watch_arg;
 	void *report_arg;
 	double interval;
+	/* latency --perfetto: each timed call's record (KPT_REC_CALL), its latency in ns */
+	void (*on_call)(void *arg, const struct kpt_rec_hdr *h, uint64_t dur);
+	void *call_arg;
 };
 
 /* How often opts.watch runs, seconds. */

@@ -25,6 +25,8 @@
 /* A number in [-2^63, 2^64], its fraction and a unit. */
 #define NUM_MAX		(1 + 21 + 1 + 9 + UNIT_MAX + 1)
 #define LABEL_MAX	(2 * NUM_MAX + 8)
+#define STATS_MAX	(64 + 4 * NUM_MAX)	/* "count N" and four ", sum S" */
+_Static_assert(LABEL_MAX <= HIST_LABEL_MAX, "hist.h's HIST_LABEL_MAX holds every label");
 
 struct unit {
 	const char *name;	/* appended to every number; NULL: plain numbers */
@@ -508,11 +510,30 @@ int hist_percentile(const struct hist_view *h, double q, double *out)
 	return err;
 }
 
+/* "count N, sum S, avg A, min M, max X": the stats line of hist_print(). */
+static void stats_line(const struct hist_view *h, const struct unit *u, char *buf, size_t len)
+{
+	char sum[NUM_MAX], avg[NUM_MAX], min[NUM_MAX], max[NUM_MAX];
+
+	fmt_val(sum, sval(h, h->stats.sum), u);
+	if (h->stats.count) {
+		fmt_val(avg, stats_avg(h), u);
+		fmt_val(min, sval(h, h->stats.min), u);
+		fmt_val(max, sval(h, h->stats.max), u);
+	} else {
+		/* Buckets without a stats entry (read apart): say nothing false. */
+		strcpy(avg, "-");
+		strcpy(min, "-");
+		strcpy(max, "-");
+	}
+	snprintf(buf, len, "count %" PRIu64 ", sum %s, avg %s, min %s, max %s",
+		 (uint64_t)h->stats.count, sum, avg, min, max);
+}
+
 void hist_print(FILE *f, const char *title, const struct hist_view *h)
 {
 	struct unit u = unit_of(h ? h->unit : NULL);
-	char label[LABEL_MAX], bar[BAR_WIDTH + 1];
-	char sum[NUM_MAX], avg[NUM_MAX], min[NUM_MAX], max[NUM_MAX];
+	char label[LABEL_MAX], bar[BAR_WIDTH + 1], stats[STATS_MAX];
 	int lw = LABEL_WIDTH, cw = COUNT_WIDTH, len;
 	uint32_t i, first, last;
 	uint64_t top;
@@ -549,19 +570,8 @@ void hist_print(FILE *f, const char *title, const struct hist_view *h)
 		bar[w] = '\0';
 		fprintf(f, "%-*s%*" PRIu64 " |%-*s|\n", lw, label, cw, r.count, BAR_WIDTH, bar);
 	}
-	fmt_val(sum, sval(h, h->stats.sum), &u);
-	if (h->stats.count) {
-		fmt_val(avg, stats_avg(h), &u);
-		fmt_val(min, sval(h, h->stats.min), &u);
-		fmt_val(max, sval(h, h->stats.max), &u);
-	} else {
-		/* Buckets without a stats entry (read apart): say nothing false. */
-		strcpy(avg, "-");
-		strcpy(min, "-");
-		strcpy(max, "-");
-	}
-	fprintf(f, "count %" PRIu64 ", sum %s, avg %s, min %s, max %s\n",
-		(uint64_t)h->stats.count, sum, avg, min, max);
+	stats_line(h, &u, stats, sizeof(stats));
+	fprintf(f, "%s\n", stats);
 }
 
 static void json_num(FILE *f, const char *key, __int128 v, bool valid)
@@ -687,4 +697,59 @@ void hist_print_latency_summary(FILE *f, const struct hist_view *h)
 	else
 		strcpy(buf, "-");
 	fprintf(f, ", max %s\n", buf);
+}
+
+int hist_rows(const struct hist_view *h, hist_row_fn fn, void *arg)
+{
+	struct unit u = unit_of(h ? h->unit : NULL);
+	uint32_t i, first, last;
+	struct hist_row hr;
+	struct layout l;
+	uint64_t top;
+	struct row r;
+
+	if (!layout_init(h, &u, &l))
+		return -EINVAL;
+	if (!layout_span(&l, &first, &last, &top))
+		return 0;
+	for (i = first; i <= last; i++) {
+		layout_row(h, &l, i, &r);
+		fmt_row_label(hr.label, h, &l, &u, &r);
+		hr.index = i;
+		hr.count = r.count;
+		hr.lo = (double)r.lo;
+		hr.hi = (double)r.hi;
+		fn(arg, &hr);
+	}
+	return (int)(last - first + 1);
+}
+
+void hist_stats_line(const struct hist_view *h, char *buf, size_t len)
+{
+	struct unit u = unit_of(h ? h->unit : NULL);
+	char line[STATS_MAX];
+
+	if (!h) {
+		snprintf(buf, len, "(invalid histogram)");
+		return;
+	}
+	stats_line(h, &u, line, sizeof(line));
+	snprintf(buf, len, "%s", line);
+}
+
+int hist_percentile_text(const struct hist_view *h, double q, double *out, char *buf, size_t len)
+{
+	struct unit u = unit_of(h ? h->unit : NULL);
+	char num[NUM_MAX];
+	__int128 v;
+	int err = percentile(h, q, &v);
+
+	if (err) {
+		snprintf(buf, len, "-");
+		return err;
+	}
+	fmt_val(num, v, &u);
+	snprintf(buf, len, "%s", num);
+	*out = (double)v;
+	return 0;
 }

@@ -104,4 +104,27 @@ int hist_percentile(const struct hist_view *h, double q, double *out);
 /* "count N, avg A, p50 P, p90 P, p99 P, p99.9 P, max X" and a newline, in h->unit. */
 void hist_print_latency_summary(FILE *f, const struct hist_view *h);
 
+/* Room for any row label hist_print() prints, its NUL included. */
+#define HIST_LABEL_MAX	112
+
+/* One of hist_print()'s rows, for another rendering of the same table (svg.c). */
+struct hist_row {
+	uint32_t index;			/* its place in the view's rows: the same bucket in
+					 * another view of the same kind and unit */
+	uint64_t count;
+	double lo, hi;			/* [lo, hi) in raw units, to place a value in the row */
+	char label[HIST_LABEL_MAX];	/* as the text prints it: "[1K, 2K)" */
+};
+typedef void (*hist_row_fn)(void *arg, const struct hist_row *r);
+
+/*
+ * fn with each row hist_print() prints, in its order (the empty ones between
+ * included; none without events). Returns how many, or -EINVAL for a bad view.
+ */
+int hist_rows(const struct hist_view *h, hist_row_fn fn, void *arg);
+/* hist_print()'s last line, "count N, sum S, avg A, min M, max X", without a newline. */
+void hist_stats_line(const struct hist_view *h, char *buf, size_t len);
+/* hist_percentile(), and the value as the summary line prints it ("2113.536us"). */
+int hist_percentile_text(const struct hist_view *h, double q, double *out, char *buf, size_t len);
+
 #endif /* KPT_HIST_H */

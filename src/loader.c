@@ -230,6 +230,7 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_tp_direct_word = o->tp_direct_word;
 	skel->rodata->kpt_one_probe = nprobes == 1;
 	skel->rodata->kpt_pair_carry = o->pair_carry;
+	skel->rodata->kpt_lat_emit = o->lat_emit;
 	if (nprobes == 1) {	/* the BPF side writes probe 0's records, counts its buckets */
 		memcpy((void *)&skel->rodata->kpt_ds, &o->ds, sizeof(o->ds));
 		memcpy((void *)&skel->rodata->kpt_dh, &o->dh, sizeof(o->dh));

@@ -71,6 +71,7 @@ struct load_opts {
 	bool pairs;		/* latency --from/--to: start times by key */
 	int pair_words;		/* the words of their key (at least one: the thread) */
 	bool pair_carry;	/* a start keeps key words for its end: a larger value */
+	bool lat_emit;		/* latency --perfetto: each call a record */
 	bool edata;		/* a return probe reads entry arguments */
 	/* the probes: which programs to load (the others are not: verifier
 	 * time), and each fentry/fexit program's function */

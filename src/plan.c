@@ -382,8 +382,10 @@ int plan_make(const struct env *env, struct sysinfo *si, struct probeset *ps, ui
 	own_stats(env, ents, n);
 	/* --comm compares the comm a record holds, --pmu reads its counters in
 	 * kpt_aggregate(): the direct path has neither */
-	for (i = 0; i < n && !env->comm && !npmu; i++)
+	for (i = 0; i < n && !env->comm && !npmu && !env->perfetto_path; i++)
 		plan_mark_direct(si, &ents[i]);
+	/* --perfetto: each call a record, from kpt_aggregate(), so never direct */
+	pl->lat_emit = env->perfetto_path != NULL;
 	err = backend_choose(env->backend, si, ps->evs, ents, n, msg, msglen);
 	if (err)
 		return err;
@@ -409,7 +411,8 @@ int plan_make(const struct env *env, struct sysinfo *si, struct probeset *ps, ui
 		plan_direct_stream(si, &ents[0], &pl->ds);
 	if (n == 1)
 		plan_direct_hist(&ents[0], &pl->dh);
-	if (env->comm)
+	/* --perfetto names each thread and process by the comm its calls had */
+	if (env->comm || pl->lat_emit)
 		pl->uses |= KPT_USE_COMM;
 	pl->wants_symbols = wants_symbols(env, ps->evs, ents, n);
 	return 0;

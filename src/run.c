@@ -30,6 +30,8 @@
 #include "privilege.h"
 #include "probeset.h"
 #include "run.h"
+#include "svg.h"
+#include "perfetto.h"
 #include "target.h"
 #include "usym.h"
 
@@ -45,6 +47,8 @@ struct run {
 	struct load_opts lo;
 	struct outsink *sink;
 	FILE *out;
+	FILE *svg;		/* --svg's file, open from before loading */
+	struct perfetto *pf;	/* --perfetto's trace, open from before loading */
 	pid_t child;
 	int go_fd;		/* the -c child's pipe: it execs once written */
 	int status;
@@ -281,6 +285,16 @@ static int run_open(struct run *r)
 			return err;
 		}
 	}
+	/* --svg: a path that cannot be written is refused before anything runs */
+	if (env->svg_path && (err = svg_open(env->svg_path, &r->svg, msg, sizeof(msg)))) {
+		fprintf(stderr, "kptrace: error: --svg: cannot write %s: %s\n", env->svg_path, msg);
+		return err;
+	}
+	if (env->perfetto_path && !(r->pf = perfetto_open(env->perfetto_path, msg, sizeof(msg)))) {
+		if (msg[0])
+			fprintf(stderr, "kptrace: error: --perfetto: %s\n", msg);
+		return -EINVAL;
+	}
 	raw = env->out_path ? outfile_open(env->out_path) : stdout;
 	r->out = raw ? outsink_open(raw, &r->sink) : NULL;
 	if (!r->out) {
@@ -351,6 +365,7 @@ static int run_load_opts(struct run *r)
 	lo->pairs = pl->pairs;
 	lo->pair_words = pl->pair_words;
 	lo->pair_carry = pl->pair_carry;
+	lo->lat_emit = pl->lat_emit;
 	lo->evs = r->ps.evs;
 	return 0;
 }
@@ -429,6 +444,39 @@ static struct usym *run_usym(struct run *r)
 	return us;
 }
 
+/* --perfetto: a timed call, named as its histogram is (the function, or --from->--to). */
+static void perfetto_on_call(void *arg, const struct kpt_rec_hdr *h, uint64_t dur)
+{
+	struct run *r = arg;
+	const struct kpt_agg *g = &r->ps.ents[h->probe].agg;
+	const struct ev_desc *peer = &r->ps.evs[g->lat_peer < (uint32_t)r->ps.n ? g->lat_peer : 0];
+	char name[2 * SPEC_NAME_MAX + 3];
+
+	if (g->action == KPT_ACT_PAIR_END)
+		snprintf(name, sizeof(name), "%s->%s", peer->event, r->ps.evs[h->probe].event);
+	else
+		snprintf(name, sizeof(name), "%s", peer->func[0] ? peer->func : peer->event);
+	perfetto_call(r->pf, name, h, dur);
+}
+
+/* --perfetto's file finished: the calls the ring buffer had no room for as its counter. */
+static int run_perfetto_close(struct run *r)
+{
+	uint64_t lost = 0;
+	struct kpt_stats st;
+	int i, err;
+
+	for (i = 0; i < r->ps.n; i++)
+		if (!loader_stats(&r->ld, i, &st))
+			lost += st.drops;
+	err = perfetto_close(r->pf, lost);
+	r->pf = NULL;
+	if (err)
+		fprintf(stderr, "kptrace: error: --perfetto: cannot write %s: %s\n",
+			r->env->perfetto_path, strerror(-err));
+	return err;
+}
+
 static int run_consume(struct run *r)
 {
 	const struct env *env = r->env;
@@ -436,7 +484,7 @@ static int run_consume(struct run *r)
 	struct agg_opts ao = { 0 };
 	struct agg_ctx ac = { 0 };
 	struct stack_watch sw = { .ld = &r->ld };
-	int err;
+	int err, werr;
 
 	/* one pair of clock readings for the whole run (--time boot, wall) */
 	outtime_init(env->time_clock);
@@ -453,6 +501,10 @@ static int run_consume(struct run *r)
 	co.syms.us = run_usym(r);
 	co.evs = r->ps.evs;
 	co.nevs = r->ps.n;
+	if (r->pf) {
+		co.on_call = perfetto_on_call;
+		co.call_arg = r;
+	}
 	if (env->mode != MODE_TRACE) {
 		ao.unit = env->unit;
 		ao.top = env->top;
@@ -475,6 +527,10 @@ static int run_consume(struct run *r)
 		co.report = agg_tick;
 		co.report_arg = &ac;
 		co.interval = env->interval;
+		if (r->svg && !(ac.svg = svg_new(ac.interval_reset))) {
+			err = -ENOMEM;
+			goto out;
+		}
 		if (co.syms.us && r->plan.stacks.ukeys) {
 			sw.us = co.syms.us;
 			co.watch = stack_watch;
@@ -485,6 +541,20 @@ static int run_consume(struct run *r)
 	if (r->child && waitpid(r->child, &r->status, WNOHANG) == 0)
 		kill(r->child, SIGTERM), waitpid(r->child, &r->status, 0);
 	r->child = 0;
+	if (r->pf && (werr = run_perfetto_close(r)))
+		err = err ? err : werr;
+	if (ac.svg) {
+		/* the picture of every table the run printed, once they all were */
+		werr = svg_save(ac.svg, r->svg);
+
+		if (werr) {
+			fprintf(stderr, "kptrace: error: --svg: cannot write %s: %s\n",
+				env->svg_path, strerror(-werr));
+			err = err ? err : werr;
+		}
+	}
+out:
+	svg_free(ac.svg);
 	aggstack_seen_free(&sw.seen);
 	usym_free(co.syms.us);
 	return err;
@@ -501,6 +571,9 @@ static void run_close(struct run *r)
 	target_close(&r->target);
 	if (r->out)
 		fclose(r->out);	/* and raw, but stdout, which is flushed */
+	if (r->svg)
+		fclose(r->svg);
+	perfetto_close(r->pf, 0);	/* a run that ended before consuming: the file still JSON */
 	probeset_free(&r->ps);
 	sysinfo_free(&r->si);
 }

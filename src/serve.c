@@ -142,8 +142,8 @@ static const char *job_refusal(const struct env *e)
 		       "--cgroup and filters narrow it)";
 	if (e->duration > 0 || e->interval > 0)
 		return "-d and -i are for one run: a job runs until serve stops";
-	if (e->out_path || e->json || e->folded || e->dry_run)
-		return "-o, --json, --folded and --dry-run are for one run";
+	if (e->out_path || e->json || e->folded || e->dry_run || e->svg_path)
+		return "-o, --json, --folded, --svg and --dry-run are for one run";
 	if (e->kstack || e->ustack || (e->by && (strstr(e->by, "kstack") || strstr(e->by, "ustack"))))
 		return "stacks are not labels: -K, -U and --by kstack/ustack are for one run";
 	if (e->pmu)

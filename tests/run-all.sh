@@ -58,7 +58,9 @@ suite host-values tests/host/values.sh
 suite host-targeting tests/host/targeting.sh
 suite host-grammar tests/host/grammar.sh
 suite host-guidance tests/host/guidance.sh
+suite host-svg tests/host/svg.sh
 suite host-globs tests/host/globs.sh
+suite host-perfetto tests/host/perfetto.sh
 if [ "${KPT_SKIP_VM:-0}" = 1 ]; then
 	echo "skip - VM tests (KPT_SKIP_VM=1)"
 	echo "vm: 0 passed, 0 failed, 1 skipped" >> "$LOG"

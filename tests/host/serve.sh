@@ -16,7 +16,7 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "serve tests need root (BPF, uprobes)"
-expect_checks 29
+expect_checks 31
 B=$OUT/everyday_target
 gcc -O0 -g -static tests/host/everyday_target.c -o "$B" ||
 	gcc -O0 -g tests/host/everyday_target.c -o "$B" ||

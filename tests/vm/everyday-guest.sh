@@ -12,7 +12,7 @@ echo "# kernel $KREL"
 BACKENDS="kprobe fentry"
 grep -q ' register_fprobe_ips$' /proc/kallsyms && BACKENDS="$BACKENDS kprobe-multi"
 n=0
-for b in $BACKENDS; do n=$((n + 4)); done
+for b in $BACKENDS; do n=$((n + 5)); done
 echo "# expect $n ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
@@ -59,6 +59,16 @@ for b in $BACKENDS; do
 		ok "count 'p:vfs_rea*' --by probe,comm --backend $b: one table, 3 vfs_read dd"
 	else
 		bad "count 'p:vfs_rea*' --by probe,comm --backend $b: exit $rc: $(head -c 400 $W/$b.glob | tr "\n" "|") $(tail -c 300 $W/$b.glob.err | tr "\n" " ")"
+	fi
+	# --perfetto: a slice per call the histogram counted, named by the function
+	$KPT latency --backend $b -c "$WORK" vfs_read --perfetto $W/$b.trace > $W/$b.pf 2> $W/$b.pf.err
+	rc=$?
+	c=$(sed -n 's/^count \([0-9]*\), sum.*/\1/p' $W/$b.pf | head -n 1)
+	x=$(grep -c '"name":"vfs_read","cat":"kptrace","ph":"X"' $W/$b.trace 2>/dev/null)
+	if [ $rc = 0 ] && [ -n "$c" ] && [ "$c" -ge 2 ] && [ "$x" = "$c" ] && tail -n 1 $W/$b.trace | grep -q '^]}$'; then
+		ok "latency vfs_read --perfetto --backend $b: $x slices, the $c calls counted"
+	else
+		bad "latency --perfetto --backend $b: exit $rc, $x slices for $c calls: $(tail -c 300 $W/$b.pf.err | tr "\n" " ")"
 	fi
 	# the bytes dd read: 777 + 223 (the file's rest) + 0 at its end
 	$KPT count --backend $b -c "$WORK" 'r:vfs_read ret=$retval:s64 if ret > 0' --by comm --sum ret \

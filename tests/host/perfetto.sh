@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# latency --perfetto (issue 21): every timed call a complete event of the
+# Trace Event Format, through uprobes on tests/host/target.c's workloads.
+# Checked against the same run's histogram (count and sum, to the
+# nanosecond), the program's own measure of each call, and, under
+# recursion, the nesting per thread.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+
+KPT=${KPT:-./kptrace}
+OUT=.output/tests/host/perfetto
+rm -rf "$OUT"
+mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+B=$OUT/target-pf
+gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot build target"; exit 1; }
+[ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
+expect_checks 6
+
+# the target prints each call's own duration (ns): 30 sleeps of 1, 2 and 4 ms
+kpt latency --perfetto "$OUT/sleep.trace.json" --json -o "$OUT/sleep.json" -c "$B sleep" \
+	"$B:kpt_sleep" > "$OUT/sleep.ref" 2> "$OUT/sleep.err"
+check "30 calls: 30 slices, their durations adding up to the histogram's sum to the ns" \
+	python3 - "$OUT/sleep.trace.json" "$OUT/sleep.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+h = json.loads(open(sys.argv[2]).readline())["hist"]
+x = [e for e in ev if e["ph"] == "X"]
+assert len(x) == h["count"] == 30, (len(x), h["count"])
+assert sum(e["args"]["dur_ns"] for e in x) == h["sum"], (sum(e["args"]["dur_ns"] for e in x), h["sum"])
+assert all(e["name"] == "kpt_sleep" and e["cat"] == "kptrace" for e in x)
+PY
+check "each slice inside the program's own time of that call, ts and dur the ns in microseconds" \
+	python3 - "$OUT/sleep.trace.json" "$OUT/sleep.ref" <<'PY'
+import json, sys
+from decimal import Decimal
+raw = open(sys.argv[1]).read()
+x = sorted((e for e in json.loads(raw, parse_float=Decimal)["traceEvents"] if e["ph"] == "X"),
+           key=lambda e: e["ts"])
+own = [int(l) for l in open(sys.argv[2]) if l.strip()]
+assert len(own) == len(x) == 30
+for e, o in zip(x, own):
+    d = e["args"]["dur_ns"]
+    assert 0 < d <= o and o - d < 500000, (d, o)
+    assert e["ts"] * 1000 == e["args"]["ts_ns"] and e["dur"] * 1000 == d, e
+PY
+check "the thread's and the process's names (target-pf), and the lost calls' counter, 0" \
+	python3 - "$OUT/sleep.trace.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+pid = [e for e in ev if e["ph"] == "X"][0]["pid"]
+m = {(e["name"], e["pid"]): e["args"]["name"] for e in ev if e["ph"] == "M"}
+assert m == {("thread_name", pid): "target-pf", ("process_name", pid): "target-pf"}, m
+c = [e for e in ev if e["ph"] == "C"]
+assert len(c) == 1 and c[0]["name"] == "lost calls" and c[0]["args"] == {"lost": 0}, c
+PY
+
+# recursion: 5 calls of kpt_sleep, each nested 4 deep, on one thread
+kpt latency --perfetto "$OUT/rec.trace.json" -c "$B recurse" "$B:kpt_sleep" > /dev/null 2> "$OUT/rec.err"
+check "recursion: 20 slices, 5 chains of 4, each inside its caller, none partly overlapping" \
+	python3 - "$OUT/rec.trace.json" <<'PY'
+import json, sys
+x = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"]
+assert len(x) == 20 and len({e["tid"] for e in x}) == 1, len(x)
+iv = [(e["args"]["ts_ns"], e["args"]["ts_ns"] + e["args"]["dur_ns"]) for e in x]
+inside = lambda a, b: b[0] <= a[0] and a[1] <= b[1] and a != b
+for a in iv:
+    for b in iv:
+        assert a == b or a[1] <= b[0] or b[1] <= a[0] or inside(a, b) or inside(b, a), (a, b)
+depth = sorted(sum(inside(a, b) for b in iv) for a in iv)
+assert depth == [0] * 5 + [1] * 5 + [2] * 5 + [3] * 5, depth
+PY
+
+KPT_RC=64 kpt count --perfetto "$OUT/x.json" "p:$B:kpt_sleep" > /dev/null 2> "$OUT/r1.err"
+check "--perfetto in count: refused, for latency" grep -q -- "--perfetto is for 'kptrace latency'" "$OUT/r1.err"
+KPT_RC=error kpt latency --perfetto /nonexistent/dir/x.json -c "$B sleep" "$B:kpt_sleep" \
+	> /dev/null 2> "$OUT/r2.err"
+check "--perfetto to a path that cannot be written: refused before attaching" \
+	sh -c "grep -q 'cannot write /nonexistent/dir/x.json' '$OUT/r2.err' && ! grep -q Attaching '$OUT/r2.err'"
+finish

@@ -1,0 +1,311 @@
+#!/usr/bin/env bash
+# Host tests of --svg: the pictures of hist, latency (bars and an -i heatmap)
+# and count, each well-formed (xmllint), its structure checked against the
+# text or JSON of the same run (a bar per non-empty row, its count in its
+# tooltip; a heat cell per interval and row), and rendered in headless
+# Chromium to a PNG of the stated size that is not blank. The PNGs stay in
+# .output/tests/host/svg as artefacts. Bad input: --svg refused in trace
+# mode, and an unwritable path refused before anything attaches.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+
+KPT=${KPT:-./kptrace}
+OUT=.output/tests/host/svg
+mkdir -p "$OUT"
+OUTA=$(realpath "$OUT")
+B=$OUTA/target-svg
+gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot build target"; exit 1; }
+[ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
+command -v xmllint > /dev/null || skip_all "xmllint is not installed (libxml2-utils)"
+command -v chromium > /dev/null || skip_all "chromium is not installed"
+expect_checks 35
+rm -f "$OUT"/*.svg "$OUT"/*.png "$OUT"/*.txt "$OUT"/*.json
+
+DEF="p:sz $B:kpt_size n=%di:u64 k=+0(%si):u8"
+
+cat > "$OUT/svg_check.py" <<'EOF'
+# svg_check.py WHAT SVG [DATA]: the picture's structure against the run's
+# own text or JSON; prints what differs, exits 1 then.
+import json, re, struct, sys, zlib
+import xml.etree.ElementTree as ET
+
+NS = "{http://www.w3.org/2000/svg}"
+
+def panels(svg):
+    root = ET.parse(svg).getroot()
+    assert root.tag == NS + "svg", root.tag
+    for a in ("width", "height", "viewBox"):
+        assert a in root.attrib, "root has no " + a
+    out = []
+    for g in root.iter(NS + "g"):
+        if g.get("class") != "panel":
+            continue
+        title = next(t for t in g.iter(NS + "text")).text
+        bars = [r.find(NS + "title").text for r in g.iter(NS + "rect") if r.get("class") == "bar"]
+        cells = [(float(r.get("x")), r.find(NS + "title").text, r.get("fill"))
+                 for r in g.iter(NS + "rect") if r.get("class") == "cell"]
+        pct = [e for e in g.iter() if e.get("class") == "pct"]
+        texts = ["".join(t.itertext()) for t in g.iter(NS + "text")]
+        out.append({"title": title, "bars": bars, "cells": cells, "pct": pct, "texts": texts})
+    return out
+
+ROW = re.compile(r"^(\S.*?)\s+(\d+) \|[@ ]*\|$")
+
+def text_hists(txt):
+    """The text's histograms: [(time or None, title, [(label, count)], stats)]."""
+    hs, time = [], None
+    for line in open(txt).read().splitlines():
+        if re.fullmatch(r"\d\d:\d\d:\d\d", line):
+            time = line
+        elif line.startswith("@"):
+            hs.append([time, line, [], None, None])
+            time = None
+        elif hs and ROW.match(line):
+            m = ROW.match(line)
+            hs[-1][2].append((m.group(1), int(m.group(2))))
+        elif hs and line.startswith("count ") and hs[-1][3] is None:
+            hs[-1][3] = line
+        elif hs and line.startswith("count ") and hs[-1][4] is None:
+            hs[-1][4] = line
+    return hs
+
+def fail(msg):
+    print("svg_check:", msg)
+    sys.exit(1)
+
+def check_bars(svg, txt):
+    ps, hs = panels(svg), text_hists(txt)
+    if len(ps) != len(hs):
+        fail("%d panels, the text has %d histograms" % (len(ps), len(hs)))
+    for p, (_, title, rows, stats, summary) in zip(ps, hs):
+        want = ["%s: %d" % (l, c) for l, c in rows if c]
+        if p["title"] != title:
+            fail("panel %r, text %r" % (p["title"], title))
+        if p["bars"] != want:
+            fail("%s: bars %r, text rows %r" % (title, p["bars"], want))
+        if stats not in p["texts"]:
+            fail("%s: no stats line %r" % (title, stats))
+        if summary:     # latency: p50, p90, p99 as its summary line says them
+            for name in ("p50", "p90", "p99"):
+                v = re.search(name + r" (\S+?),", summary).group(1)
+                if name + " " + v not in p["texts"]:
+                    fail("%s: no '%s %s' in %r" % (title, name, v, p["texts"]))
+            if len(p["pct"]) != 3:
+                fail("%s: %d percentile marks" % (title, len(p["pct"])))
+    print("%d panels, %d bars as the text" % (len(ps), sum(len(p["bars"]) for p in ps)))
+
+def check_json(svg, js):
+    ps = panels(svg)
+    lines = [json.loads(l) for l in open(js) if l.strip()]
+    if len(ps) != len(lines):
+        fail("%d panels, %d JSON histograms" % (len(ps), len(lines)))
+    for p, j in zip(ps, lines):
+        want = [b["count"] for b in j["hist"]["buckets"] if b["count"]]
+        got = [int(t.rsplit(": ", 1)[1]) for t in p["bars"]]
+        if got != want:
+            fail("bars %r, JSON buckets %r" % (got, want))
+        if not any(t.startswith("count %d," % j["hist"]["count"]) for t in p["texts"]):
+            fail("no stats line with count %d" % j["hist"]["count"])
+    print("%d bars as the JSON's buckets" % sum(len(p["bars"]) for p in ps))
+
+def check_heat(svg, txt):
+    ps, hs = panels(svg), text_hists(txt)
+    if len(ps) != 1:
+        fail("%d panels, want one heatmap" % len(ps))
+    cells = ps[0]["cells"]
+    cols = sorted(set(x for x, _, _ in cells))
+    labels = []
+    for _, _, rows, _, _ in hs:
+        labels += [l for l, c in rows if c and l not in labels]
+    if len(cols) != len(hs):
+        fail("%d columns, the text printed %d intervals" % (len(cols), len(hs)))
+    if len(cells) != len(cols) * len(labels):
+        fail("%d cells, want %d intervals x %d rows" % (len(cells), len(cols), len(labels)))
+    for i, (time, _, rows, _, _) in enumerate(hs):
+        mine = sorted(t for x, t, _ in cells if x == cols[i])
+        want = dict(rows)
+        t0 = mine[0].split(", ")[0]
+        if time and t0 != time:
+            fail("column %d is %s, the text's interval %s" % (i, t0, time))
+        got = {t.split(", ", 1)[1].rsplit(": ", 1)[0]: int(t.rsplit(": ", 1)[1]) for t in mine}
+        for l in labels:
+            if got.get(l) != want.get(l, 0):
+                fail("interval %d, %s: cell %r, text %r" % (i, l, got.get(l), want.get(l, 0)))
+    white = [t for x, t, f in cells if f == "#ffffff" and not t.endswith(": 0")]
+    if white:
+        fail("white cells with calls: %r" % white[:3])
+    if not ps[0]["pct"]:
+        fail("no percentile lines")
+    print("%d intervals x %d rows = %d cells as the text" % (len(cols), len(labels), len(cells)))
+
+def check_count(svg, txt):
+    ps = panels(svg)
+    rows = []
+    for line in open(txt).read().splitlines():
+        m = re.match(r"^\s*(\d+)  (.*)$", line)
+        if m:
+            rows.append("%s: %s" % (m.group(2), m.group(1)))
+    if len(ps) != 1 or ps[0]["bars"] != rows:
+        fail("bars %r, text rows %r" % ([p["bars"] for p in ps], rows))
+    print("%d count bars as the text's rows" % len(rows))
+
+def png_rows(path):
+    d = open(path, "rb").read()
+    assert d[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, hdr = 8, b"", None
+    while pos < len(d):
+        n, kind = struct.unpack(">I4s", d[pos:pos + 8])
+        body = d[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            hdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    w, h, depth, ctype = hdr[:4]
+    assert depth == 8 and ctype in (2, 6), "PNG depth %d colour type %d" % (depth, ctype)
+    bpp = 3 if ctype == 2 else 4
+    raw, stride, prev, out = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + b) & 255
+            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        out.append(bytes(line))
+        prev = line
+    return w, h, bpp, out
+
+def check_png(png, svg, colour):
+    root = ET.parse(svg).getroot()
+    w, h, bpp, rows = png_rows(png)
+    if (w, h) != (int(root.get("width")), int(root.get("height"))):
+        fail("PNG %dx%d, the SVG says %sx%s" % (w, h, root.get("width"), root.get("height")))
+    px = [r[i:i + 3] for r in rows for i in range(0, len(r), bpp)]
+    nonwhite = sum(1 for p in px if p != b"\xff\xff\xff")
+    colours = len(set(px))
+    want = bytes.fromhex(colour)
+    near = sum(1 for p in px if all(abs(p[k] - want[k]) <= 8 for k in range(3)))
+    print("%s: %dx%d, %.1f%% not white, %d colours, %d px of #%s" %
+          (png.rsplit("/", 1)[-1], w, h, 100.0 * nonwhite / len(px), colours, near, colour))
+    if nonwhite * 100 < len(px) or colours <= 2:
+        fail("blank: %d of %d pixels not white, %d colours" % (nonwhite, len(px), colours))
+    if near < 50:
+        fail("the bars' or cells' colour #%s is not drawn" % colour)
+
+{"bars": check_bars, "json": check_json, "heat": check_heat, "count": check_count,
+ "png": check_png}[sys.argv[1]](*sys.argv[2:])
+EOF
+
+# render NAME COLOUR: NAME.svg to NAME.png in headless Chromium at its stated size
+render() {
+	local svg=$OUTA/$1.svg w h home
+	w=$(python3 -c "import sys,xml.etree.ElementTree as E; print(E.parse(sys.argv[1]).getroot().get('width'))" "$svg") || return 1
+	h=$(python3 -c "import sys,xml.etree.ElementTree as E; print(E.parse(sys.argv[1]).getroot().get('height'))" "$svg") || return 1
+	home=$(mktemp -d /tmp/kpt-chromium.XXXXXX)
+	HOME=$home timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--screenshot="$OUTA/$1.png" --window-size="$w,$h" "file://$svg" > /dev/null 2>&1
+	rm -rf "$home"
+	[ -s "$OUTA/$1.png" ] && python3 "$OUT/svg_check.py" png "$OUTA/$1.png" "$svg" "$2"
+}
+
+well_formed() { xmllint --noout "$1"; }
+
+# --- hist: the text and the JSON of the same deterministic workload ---
+kpt hist -c "$B dist" "$DEF" n --svg "$OUT/hist.svg" > "$OUT/hist.txt"
+check "hist: well-formed" well_formed "$OUT/hist.svg"
+check "hist: a bar per non-empty text row, LABEL: COUNT" \
+	python3 "$OUT/svg_check.py" bars "$OUT/hist.svg" "$OUT/hist.txt"
+kpt hist -c "$B dist" "$DEF" n --json -o "$OUT/hist.json" --svg "$OUT/histj.svg"
+check "hist --json: well-formed" well_formed "$OUT/histj.svg"
+check "hist --json: the bars are the JSON's buckets" \
+	python3 "$OUT/svg_check.py" json "$OUT/histj.svg" "$OUT/hist.json"
+check "hist: rendered" render hist e8743b
+
+# --- hist --by: a panel per key ---
+kpt hist -c "$B dist" "$DEF" n --by k --svg "$OUT/hist-by.svg" > "$OUT/hist-by.txt"
+check "hist --by: well-formed" well_formed "$OUT/hist-by.svg"
+check "hist --by: a panel per key, as the text" \
+	python3 "$OUT/svg_check.py" bars "$OUT/hist-by.svg" "$OUT/hist-by.txt"
+check "hist --by: two keys" [ "$(grep -c 'class="panel"' "$OUT/hist-by.svg")" = 2 ]
+check "hist --by: rendered" render hist-by e8743b
+
+# --- latency: bars and p50/p90/p99 ---
+kpt latency -c "$B sleep" "$B:kpt_sleep" --svg "$OUT/latency.svg" > "$OUT/latency.txt"
+check "latency: well-formed" well_formed "$OUT/latency.svg"
+check "latency: bars, stats and p50/p90/p99 as the text" \
+	python3 "$OUT/svg_check.py" bars "$OUT/latency.svg" "$OUT/latency.txt"
+check "latency: us on the axis" grep -q '>latency (us)<' "$OUT/latency.svg"
+check "latency: rendered" render latency e8743b
+kpt latency --unit ms -c "$B sleep" "$B:kpt_sleep" --svg "$OUT/latency-ms.svg" \
+	> "$OUT/latency-ms.txt"
+check "latency --unit ms: labels as the text" \
+	python3 "$OUT/svg_check.py" bars "$OUT/latency-ms.svg" "$OUT/latency-ms.txt"
+check "latency --unit ms: ms on the axis" grep -q '>latency (ms)<' "$OUT/latency-ms.svg"
+
+# --- latency -i: a heatmap, a column per interval printed ---
+kpt latency -i 1 -d 3.5 -c "sh -c 'while :; do $B sleep > /dev/null; $B recurse; done'" \
+	"$B:kpt_sleep" --svg "$OUT/heat.svg" > "$OUT/heat.txt"
+check "heat: well-formed" well_formed "$OUT/heat.svg"
+check "heat: at least 3 intervals printed" [ "$(grep -c '^@kpt_sleep:' "$OUT/heat.txt")" -ge 3 ]
+check "heat: a cell per interval and row, the text's counts and times" \
+	python3 "$OUT/svg_check.py" heat "$OUT/heat.svg" "$OUT/heat.txt"
+check "heat: rendered" render heat 800026
+
+# --- count: a bar per printed row after --top ---
+# several comms making syscalls meanwhile, for rows to rank
+( while :; do ls / > /dev/null; cat /proc/self/stat > /dev/null; date > /dev/null; done ) &
+LOAD=$!
+kpt count --by comm --top 10 't:raw_syscalls/sys_enter' -d 2 --svg "$OUT/count.svg" \
+	> "$OUT/count.txt"
+kill $LOAD 2> /dev/null
+wait $LOAD 2> /dev/null
+check "count: well-formed" well_formed "$OUT/count.svg"
+check "count: a bar per printed row, comm: COUNT" \
+	python3 "$OUT/svg_check.py" count "$OUT/count.svg" "$OUT/count.txt"
+check "count: several rows, at most --top" \
+	[ "$(grep -c 'class="bar"' "$OUT/count.svg")" -ge 3 -a "$(grep -c 'class="bar"' "$OUT/count.svg")" -le 10 ]
+check "count: rendered" render count 3b7ddd
+
+# a comm holding XML's characters: a hard link of the target (the same
+# inode, so its uprobe fires) under that name
+ODD='a<b&c"d'
+rm -f "$OUTA/$ODD"
+ln "$B" "$OUTA/$ODD"
+kpt count -c "'$OUTA/$ODD' dist" "$DEF" --by comm --svg "$OUT/count-odd.svg" > "$OUT/count-odd.txt"
+check "count, comm <&\": well-formed" well_formed "$OUT/count-odd.svg"
+check "count, comm <&\": escaped, read back whole" \
+	python3 "$OUT/svg_check.py" count "$OUT/count-odd.svg" "$OUT/count-odd.txt"
+check "count, comm <&\": the comm in a tooltip" \
+	grep -q '<title>a&lt;b&amp;c&quot;d: 1003</title>' "$OUT/count-odd.svg"
+check "count, comm <&\": rendered" render count-odd 3b7ddd
+rm -f "$OUTA/$ODD"
+
+# --- bad input ---
+KPT_RC=64 kpt "$DEF" --svg "$OUT/x.svg" > /dev/null 2> "$OUT/trace.err"
+check "trace mode: --svg refused" grep -q -- '--svg is for hist, latency and count' "$OUT/trace.err"
+check "trace mode: no file" [ ! -e "$OUT/x.svg" ]
+KPT_RC=64 kpt hist "$DEF" n --by kstack --folded --svg "$OUT/x.svg" > /dev/null \
+	2> "$OUT/folded.err"
+check "--folded: --svg refused" grep -q -- '--svg draws the tables' "$OUT/folded.err"
+rm -f "$OUT/ran"
+KPT_RC=error kpt hist -c "touch $OUTA/ran" "$DEF" n --svg /nonexistent/dir/x.svg \
+	> /dev/null 2> "$OUT/nodir.err"
+check "unwritable --svg: the message" grep -qx \
+	'kptrace: error: --svg: cannot write /nonexistent/dir/x.svg: No such file or directory' \
+	"$OUT/nodir.err"
+check "unwritable --svg: refused before attaching" bash -c "! grep -q Attach '$OUT/nodir.err'"
+check "unwritable --svg: the command never ran" [ ! -e "$OUT/ran" ]
+ln -sf /tmp/kpt-svg-elsewhere "$OUT/link.svg"
+KPT_RC=error kpt hist -c "$B dist" "$DEF" n --svg "$OUT/link.svg" > /dev/null 2> "$OUT/link.err"
+check "--svg through a symbolic link refused" grep -q 'cannot write .*symbolic link' "$OUT/link.err"
+check "--svg through a symbolic link: nothing written there" [ ! -e /tmp/kpt-svg-elsewhere ]
+rm -f "$OUT/link.svg"
+
+finish

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --svg's writer (src/svg.c) on made-up tables: XML escaping of any bytes,
+ * a histogram panel's bars (one per non-empty row, "LABEL: COUNT" in its
+ * <title>), a heatmap's cells (intervals x the union of non-empty rows), the
+ * colour scale, the caps on panels and intervals; and hist_rows() giving
+ * exactly hist_print()'s labels.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hist.h"
+#include "svg.h"
+
+static char *render(const struct svg_doc *d)
+{
+	char *buf = NULL;
+	size_t sz;
+	FILE *f = open_memstream(&buf, &sz);
+
+	if (!f)
+		exit(2);
+	CHECK(svg_write(d, f) == 0, "svg_write");
+	fclose(f);
+	return buf;
+}
+
+static char *escaped(const char *s)
+{
+	char *buf = NULL;
+	size_t sz;
+	FILE *f = open_memstream(&buf, &sz);
+
+	if (!f)
+		exit(2);
+	svg_escape(f, s);
+	fclose(f);
+	return buf;
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static void test_escape(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "plain", "plain" },
+		{ "<a&b\"c'd>", "&lt;a&amp;b&quot;c&apos;d&gt;" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },			/* UTF-8 kept */
+		{ "\x01x\x7f", "&#xFFFD;x\x7f" },			/* a control byte XML has not */
+		{ "a\xff" "b", "a&#xFFFD;b" },				/* not UTF-8 */
+		{ "\xc0\xaf", "&#xFFFD;&#xFFFD;" },			/* overlong '/' */
+		{ "\xed\xa0\x80", "&#xFFFD;&#xFFFD;&#xFFFD;" },	/* a surrogate */
+		{ "\xef\xbf\xbe", "&#xFFFD;&#xFFFD;&#xFFFD;" },	/* U+FFFE */
+		{ "\xe2\x82", "&#xFFFD;&#xFFFD;" },			/* cut short */
+		{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },		/* U+1F600 */
+		{ "", "" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = escaped(cases[i].in);
+
+		CHECK_STR(got, cases[i].want, cases[i].in);
+		free(got);
+	}
+}
+
+static void test_hist_panel(void)
+{
+	static const struct svg_row rows[] = {
+		{ 2, "[2, 4)", 7, 2, 4 },
+		{ 3, "[4, 8)", 0, 4, 8 },	/* an empty row between: a label, no bar */
+		{ 4, "[8, 16)", 120, 8, 16 },
+		{ 5, "[16, 32)", 3, 16, 32 },
+	};
+	static const struct svg_pct pcts[] = {
+		{ "p50", 10, "10us" }, { "p90", 20, "20us" }, { "p99", 31, "31us" },
+	};
+	struct svg_hist h = {
+		.title = "@n[<b&>]:", .axis = "latency (us)", .stats = "count 130, sum 1, avg 2",
+		.rows = rows, .nrows = 4, .pcts = pcts, .npcts = 3,
+	};
+	struct svg_doc *d = svg_new(false);
+	char *out;
+
+	CHECK(d != NULL, "svg_new");
+	CHECK_INT(svg_add_hist(d, &h), 0, "add");
+	out = render(d);
+	CHECK_INT(count_of(out, "class=\"panel\""), 1, "one panel");
+	CHECK_INT(count_of(out, "class=\"bar\""), 3, "a bar per non-empty row");
+	CHECK(strstr(out, "<title>[2, 4): 7</title>"), "[2, 4)'s tooltip");
+	CHECK(strstr(out, "<title>[8, 16): 120</title>"), "[8, 16)'s tooltip");
+	CHECK(strstr(out, ">[4, 8)</text>"), "the empty row's label");
+	CHECK(!strstr(out, "[4, 8): 0"), "no bar for the empty row");
+	CHECK(strstr(out, "@n[&lt;b&amp;&gt;]:"), "the title escaped");
+	CHECK(strstr(out, ">count 130, sum 1, avg 2</text>"), "the stats line");
+	CHECK_INT(count_of(out, "class=\"pct\""), 3, "p50, p90, p99 marked");
+	CHECK(strstr(out, "p99 31us"), "p99's text");
+	CHECK(strstr(out, "width=\"") && strstr(out, "viewBox=\"0 0 "), "a sized root");
+	CHECK(!strstr(out, "<script") && !strstr(out, "xlink"), "no script, no link");
+	free(out);
+	svg_free(d);
+}
+
+/* Interval col: rows of counts c[] (0: not given, as a table without the row). */
+static void heat_interval(struct svg_doc *d, const char *time, const uint64_t c[4])
+{
+	static const char *const labels[] = { "[1ms, 2ms)", "[2ms, 4ms)", "[4ms, 8ms)",
+					      "[8ms, 16ms)" };
+	struct svg_row rows[4];
+	struct svg_pct pct = { "p50", 3e6, "3ms" };
+	struct svg_hist h = { .title = "@kpt_sleep:", .axis = "latency (ms)", .rows = rows,
+			      .pcts = &pct, .npcts = 1 };
+	int i;
+
+	CHECK_INT(svg_column(d, time), 0, time);
+	for (i = 0; i < 4; i++) {
+		if (!c[i] && !h.nrows)
+			continue;	/* as hist_rows(): from the first non-empty row */
+		rows[h.nrows] = (struct svg_row){ (uint32_t)(20 + i), labels[i], c[i],
+						  1e6 * (1 << i), 2e6 * (1 << i) };
+		h.nrows++;
+	}
+	CHECK_INT(svg_add_hist(d, &h), 0, time);
+}
+
+static void test_heat(void)
+{
+	static const uint64_t iv[][4] = {
+		{ 5, 0, 1, 0 }, { 0, 0, 0, 0 }, { 0, 9, 0, 0 }, { 1, 0, 0, 0 }, { 2, 3, 4, 0 },
+	};
+	struct svg_doc *d = svg_new(true);
+	char *out, t[16];
+	size_t i, dropped;
+
+	for (i = 0; i < 5; i++) {
+		snprintf(t, sizeof(t), "10:00:0%zu", i);
+		heat_interval(d, t, iv[i]);
+	}
+	CHECK_INT(svg_columns(d), 5, "columns");
+	CHECK_INT(svg_panels(d, &dropped), 1, "one panel per title");
+	out = render(d);
+	/* the rows: [1ms, 2ms), [2ms, 4ms), [4ms, 8ms) (non-empty somewhere), not [8ms, 16ms) */
+	CHECK_INT(count_of(out, "class=\"cell\""), 5 * 3, "intervals x rows");
+	CHECK(!strstr(out, "[8ms, 16ms)"), "a row empty everywhere left out");
+	CHECK(strstr(out, "<title>10:00:02, [2ms, 4ms): 9</title>"), "a cell's tooltip");
+	CHECK(strstr(out, "<title>10:00:01, [1ms, 2ms): 0</title>"), "an empty interval's cell");
+	CHECK(strstr(out, "fill=\"#ffffff\" shape-rendering=\"crispEdges\"><title>10:00:01"),
+	      "an empty cell is white");
+	CHECK_INT(count_of(out, "class=\"time\""), 3, "time labels (every other column)");
+	/* p50 in every interval with events: two lines, broken by the empty one */
+	CHECK_INT(count_of(out, "class=\"pct\""), 2, "p50 broken where no events");
+	free(out);
+	svg_free(d);
+}
+
+static double luminance(const char *hex)
+{
+	unsigned int r, g, b;
+
+	if (sscanf(hex, "#%2x%2x%2x", &r, &g, &b) != 3)
+		return -1;
+	return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+static void test_colours(void)
+{
+	char col[8], prev[8];
+	uint64_t c, maxes[] = { 1, 2, 10, 1000, 1u << 31 };
+	size_t m;
+	bool mono;
+
+	svg_heat_colour(0, 100, col);
+	CHECK_STR(col, "#ffffff", "no calls: white");
+	for (m = 0; m < sizeof(maxes) / sizeof(maxes[0]); m++) {
+		uint64_t max = maxes[m];
+
+		mono = true;
+		svg_heat_colour(1, max, prev);
+		CHECK(strcmp(prev, "#ffffff") != 0, "1 call of %llu is not white",
+		      (unsigned long long)max);
+		for (c = 2; c <= max; c = c < 2000 ? c + 1 : c * 3 / 2) {
+			svg_heat_colour(c, max, col);
+			if (luminance(col) > luminance(prev))
+				mono = false;
+			strcpy(prev, col);
+		}
+		CHECK(mono, "darker for more calls, max %llu", (unsigned long long)max);
+		svg_heat_colour(max, max, col);
+		CHECK_STR(col, "#800026", "the largest is the darkest");
+	}
+	svg_heat_colour(1, 1000, prev);
+	svg_heat_colour(1000, 1000, col);
+	CHECK(luminance(prev) - luminance(col) > 150, "a range to see: %s to %s", prev, col);
+}
+
+static void test_bounds(void)
+{
+	static const struct svg_row row = { 1, "[1]", 4, 1, 2 };
+	struct svg_hist h = { .title = "@x:", .axis = "x", .stats = "", .rows = &row, .nrows = 1 };
+	struct svg_doc *d = svg_new(false), *hd = svg_new(true);
+	char title[32], *out;
+	size_t dropped, i;
+
+	for (i = 0; i < SVG_MAX_PANELS + 6; i++)
+		CHECK_INT(svg_add_hist(d, &h), 0, "add");
+	CHECK_INT(svg_panels(d, &dropped), SVG_MAX_PANELS, "panels drawn");
+	CHECK_INT(dropped, 6, "panels left out");
+	out = render(d);
+	CHECK_INT(count_of(out, "class=\"panel\""), SVG_MAX_PANELS, "panels in the picture");
+	CHECK(strstr(out, "6 more tables left out (at most 64 drawn)"), "says so");
+	free(out);
+	svg_free(d);
+
+	/* a heat map's keys past the cap, each counted once over the intervals */
+	for (i = 0; i < 3; i++) {
+		size_t k;
+
+		svg_column(hd, "12:00:00");
+		for (k = 0; k < SVG_MAX_PANELS + 2; k++) {
+			snprintf(title, sizeof(title), "@x[%zu]:", k);
+			h.title = title;
+			svg_add_hist(hd, &h);
+		}
+	}
+	CHECK_INT(svg_panels(hd, &dropped), SVG_MAX_PANELS, "heat panels drawn");
+	CHECK_INT(dropped, 2, "heat keys left out, once each");
+	for (i = 3; i < SVG_MAX_COLUMNS + 5; i++)
+		svg_column(hd, "12:00:01");
+	CHECK_INT(svg_columns(hd), SVG_MAX_COLUMNS, "intervals kept");
+	out = render(hd);
+	CHECK(strstr(out, "5 later intervals left out"), "says so");
+	free(out);
+	svg_free(hd);
+}
+
+static void test_count_panel(void)
+{
+	static const struct svg_count_row rows[] = {
+		{ "bash", 100, "100" }, { "a<&\"b", 50, "50" }, { "x\xff", 1, "1" },
+	};
+	struct svg_count t = { .title = "raw_syscalls/sys_enter:", .keys = "comm",
+			       .value_name = "COUNT", .rows = rows, .nrows = 3 };
+	struct svg_doc *d = svg_new(false);
+	char *out;
+
+	CHECK_INT(svg_add_count(d, &t), 0, "add");
+	out = render(d);
+	CHECK_INT(count_of(out, "class=\"bar\""), 3, "a bar per row");
+	CHECK(strstr(out, "<title>a&lt;&amp;&quot;b: 50</title>"), "a comm escaped");
+	CHECK(strstr(out, "<title>x&#xFFFD;: 1</title>"), "a byte replaced");
+	CHECK(strstr(out, "width=\"480.0\""), "the largest row the longest bar");
+	free(out);
+	svg_free(d);
+}
+
+struct rows_seen {
+	char labels[16][HIST_LABEL_MAX];
+	uint64_t counts[16];
+	int n;
+};
+
+static void seen(void *arg, const struct hist_row *r)
+{
+	struct rows_seen *s = arg;
+
+	if (s->n < 16) {
+		strcpy(s->labels[s->n], r->label);
+		s->counts[s->n] = r->count;
+	}
+	s->n++;
+}
+
+/* hist_rows(): the text's rows, label for label (the text is the reference). */
+static void test_hist_rows(void)
+{
+	uint64_t counts[KPT_LOG2_BUCKETS] = { 0 };
+	struct hist_view h = { .kind = KPT_H_LOG2, .nbuckets = KPT_LOG2_BUCKETS,
+			       .counts = counts, .stats = { .count = 11, .sum = 5000, .max = 2000 } };
+	struct rows_seen s = { .n = 0 };
+	char *text = NULL, line[256], stats[256];
+	size_t sz;
+	FILE *f = open_memstream(&text, &sz);
+	int i = 0, n;
+
+	counts[3] = 4;		/* [4, 8) */
+	counts[11] = 7;		/* [1K, 2K) */
+	hist_print(f, NULL, &h);
+	fclose(f);
+	n = hist_rows(&h, seen, &s);
+	CHECK_INT(n, 9, "rows from [4, 8) to [1K, 2K)");
+	CHECK_INT(s.n, 9, "calls");
+	f = fmemopen(text, strlen(text), "r");
+	while (f && fgets(line, sizeof(line), f) && strchr(line, '|')) {
+		char want[HIST_LABEL_MAX + 32];
+
+		if (i == s.n)
+			break;
+		snprintf(want, sizeof(want), "%s ", s.labels[i]);
+		CHECK(!strncmp(line, want, strlen(want)), "row %d: '%s' in '%s'", i, s.labels[i],
+		      line);
+		CHECK(strtoull(line + 16, NULL, 10) == s.counts[i], "row %d's count", i);
+		i++;
+	}
+	CHECK_INT(i, 9, "text rows");
+	CHECK_STR(s.labels[8], "[1K, 2K)", "the K label");
+	/* the line the loop stopped at: the stats */
+	line[strcspn(line, "\n")] = '\0';
+	hist_stats_line(&h, stats, sizeof(stats));
+	CHECK_STR(stats, line, "hist_stats_line() is the text's");
+	if (f)
+		fclose(f);
+	free(text);
+	h.kind = (enum kpt_hist_kind)99;
+	CHECK_INT(hist_rows(&h, seen, &s), -22, "a bad view");
+}
+
+int main(void)
+{
+	test_escape();
+	test_hist_panel();
+	test_heat();
+	test_colours();
+	test_bounds();
+	test_count_panel();
+	test_hist_rows();
+	return check_report();
+}
