@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "diff.h"
 #include "list.h"
 #include "run.h"
 #include "serve.h"
@@ -12,6 +13,8 @@ int main(int argc, char **argv)
 	struct env env;
 	int err;
 
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return kpt_diff(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "serve"))
 		return kpt_serve(argc - 1, argv + 1);
 	cli_parse(argc, argv, &env);

@@ -58,6 +58,7 @@ suite host-values tests/host/values.sh
 suite host-targeting tests/host/targeting.sh
 suite host-grammar tests/host/grammar.sh
 suite host-guidance tests/host/guidance.sh
+suite host-diff tests/host/diff.sh
 suite host-svg tests/host/svg.sh
 suite host-globs tests/host/globs.sh
 suite host-perfetto tests/host/perfetto.sh
