@@ -311,6 +311,23 @@ static void aggval_sum(const struct kpt_aggval *pc, int ncpus, bool sgn, struct 
 		aggval_merge(out, &pc[i], sgn);
 }
 
+/* Room for one more entry at s->e[s->n]: 0, or -ENOMEM. */
+static int kset_room(struct kset *s)
+{
+	size_t cap;
+	struct kentry *ne;
+
+	if (s->n < s->cap)
+		return 0;
+	cap = s->cap ? s->cap * 2 : 256;
+	ne = realloc(s->e, cap * sizeof(*ne));
+	if (!ne)
+		return -ENOMEM;
+	s->e = ne;
+	s->cap = cap;
+	return 0;
+}
+
 static int kset_load(struct kset *s, int fd, int ncpus, const struct agg_ctx *c)
 {
 	struct kpt_aggval *pc = calloc(ncpus, sizeof(*pc));
@@ -325,16 +342,9 @@ static int kset_load(struct kset *s, int fd, int ncpus, const struct agg_ctx *c)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, pc))
 			continue; /* deleted meanwhile */
-		if (s->n == s->cap) {
-			size_t cap = s->cap ? s->cap * 2 : 256;
-			struct kentry *ne = realloc(s->e, cap * sizeof(*ne));
-
-			if (!ne) {
-				free(pc);
-				return -ENOMEM;
-			}
-			s->e = ne;
-			s->cap = cap;
+		if (kset_room(s)) {
+			free(pc);
+			return -ENOMEM;
 		}
 		s->e[s->n].k = key;
 		/* key.probe is the group: its first probe says how to compare */
@@ -395,15 +405,8 @@ static int kset_add_overflow(struct kset *s, const struct agg_ctx *c, bool clear
 		read_group_stats(c, i, clear, &e.v);
 		if (!e.v.count)
 			continue;
-		if (s->n == s->cap) {
-			size_t cap = s->cap ? s->cap * 2 : 16;
-			struct kentry *ne = realloc(s->e, cap * sizeof(*ne));
-
-			if (!ne)
-				return -ENOMEM;
-			s->e = ne;
-			s->cap = cap;
-		}
+		if (kset_room(s))
+			return -ENOMEM;
 		s->e[s->n++] = e;
 	}
 	return 0;
