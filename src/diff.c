@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "diff.h"
+#include "hist.h"
 #include "kpt_buckets.h"
 #include "table.h"
 
@@ -226,23 +227,15 @@ int diff_quantile(const struct diff_bucket *b, size_t n, double q, bool has_minm
 		  double max, double *out)
 {
 	uint64_t total = 0, cum = 0, rank;
-	double x, v;
+	double v;
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		total += b[i].count;
 	if (!total || !(q >= 0 && q <= 1))
 		return -1;
-	/* ceil(q N), after shaving 2^-40: 0.07 * 100 is 7.000000000000001 */
-	x = q * (double)total;
-	x -= x * 0x1p-40;
-	rank = (uint64_t)x;
-	if ((double)rank < x)
-		rank++;
-	if (rank < 1)
-		rank = 1;
-	if (rank > total)
-		rank = total;
+	/* the text's own nearest rank, so both runs' quantiles are kptrace's */
+	rank = (uint64_t)hist_rank(q, total);
 	if (has_minmax && (rank == total || rank == 1)) {
 		*out = rank == total ? max : min;
 		return 0;

@@ -445,19 +445,11 @@ static __int128 bucket_estimate(const struct hist_view *h, uint32_t b, bool ok)
 	return lo + h->lin_step / 2;
 }
 
-static int percentile(const struct hist_view *h, double q, __int128 *out)
+unsigned __int128 hist_rank(double q, unsigned __int128 total)
 {
-	unsigned __int128 total, rank, cum = 0;
-	uint32_t b, n;
+	unsigned __int128 rank;
 	double x;
-	bool ok;
-	__int128 v;
 
-	if (!view_ok(h) || !(q >= 0.0 && q <= 1.0))
-		return -EINVAL;
-	total = total_count(h);
-	if (!total)
-		return -ENOENT;
 	/*
 	 * rank = ceil(q * N), but q is rarely exact in binary: 0.07 * 100 is
 	 * 7.000000000000001. Shaving 2^-40 off first makes that rank 7; a true
@@ -472,7 +464,22 @@ static int percentile(const struct hist_view *h, double q, __int128 *out)
 		rank = 1;
 	if (rank > total)
 		rank = total;
+	return rank;
+}
 
+static int percentile(const struct hist_view *h, double q, __int128 *out)
+{
+	unsigned __int128 total, rank, cum = 0;
+	uint32_t b, n;
+	bool ok;
+	__int128 v;
+
+	if (!view_ok(h) || !(q >= 0.0 && q <= 1.0))
+		return -EINVAL;
+	total = total_count(h);
+	if (!total)
+		return -ENOENT;
+	rank = hist_rank(q, total);
 	ok = stats_ok(h);
 	if (ok && rank == total) {
 		*out = sval(h, h->stats.max);

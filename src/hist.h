@@ -101,6 +101,8 @@ void hist_print_json(FILE *f, const struct hist_view *h);
  * time). Returns 0, -ENOENT without events, -EINVAL for a bad q or view.
  */
 int hist_percentile(const struct hist_view *h, double q, double *out);
+/* The nearest rank of q in total events, ceil(q * total) within [1, total] (total > 0). */
+unsigned __int128 hist_rank(double q, unsigned __int128 total);
 /* "count N, avg A, p50 P, p90 P, p99 P, p99.9 P, max X" and a newline, in h->unit. */
 void hist_print_latency_summary(FILE *f, const struct hist_view *h);
 
