@@ -171,6 +171,11 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 		kpt_stack_keys(ctx, s, p, h->tgid, st);
 	if (p->agg.action == KPT_ACT_SAVE_ARGS)
 		return KPT_USES(EDATA) ? kpt_save_args(s, p, idx) : 0;
+	/* latency --perfetto: a start's arguments, for its call's slice (user
+	 * space finds it by the time the call began) */
+	if (kpt_lat_emit && passed && p->nargs &&
+	    (p->agg.action == KPT_ACT_LAT_START || p->agg.action == KPT_ACT_PAIR_START))
+		kpt_emit(s, h, pos, st);
 	if (p->agg.action != KPT_ACT_PRINT)
 		return KPT_USES(AGG) ? kpt_aggregate(s, p, idx, st, passed) : 0;
 	if (!passed)

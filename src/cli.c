@@ -130,8 +130,8 @@ static const struct argp_option options[] = {
 	{ "no-tracepoint", OPT_NO_TP, NULL, 0,
 	  "hist kmalloc: use kprobes even where kmem:kmalloc exists", 1 },
 	{ "perfetto", OPT_PERFETTO, "FILE", 0,
-	  "latency: also every call as a slice in FILE, a trace for Perfetto or "
-	  "chrome://tracing", 1 },
+	  "also a trace for Perfetto or chrome://tracing in FILE: each latency call a slice "
+	  "(its entry's arguments in it), each streamed event an instant", 1 },
 	{ "time", OPT_TIME, "mono|boot|wall|delta", 0,
 	  "streamed events: the clock their time is in (default mono, ftrace's); wall is "
 	  "ISO 8601, delta the time since the previous event", 1 },
@@ -381,8 +381,9 @@ static void check_options(struct argp_state *st, struct env *env)
 		argp_error(st, "--keep-running is for -p, -t and -c");
 	if (env->linear && env->mode != MODE_HIST)
 		argp_error(st, "--linear is for 'kptrace hist'");
-	if (env->perfetto_path && env->mode != MODE_LATENCY)
-		argp_error(st, "--perfetto is for 'kptrace latency' (every call a slice)");
+	if (env->perfetto_path && env->mode != MODE_LATENCY && env->mode != MODE_TRACE)
+		argp_error(st, "--perfetto is for streamed events (each an instant) and 'kptrace "
+			   "latency' (every call a slice)");
 	if (env->time_set && env->mode != MODE_TRACE)
 		argp_error(st, "--time is for streamed events (the aggregations print no event's "
 			   "time)");

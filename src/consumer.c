@@ -74,7 +74,7 @@ static int on_record(void *arg, void *data, size_t len)
 			c->bad++;
 			return 0;
 		}
-		c->o->on_call(c->o->call_arg, h, *(const uint64_t *)((const char *)data +
+		c->o->on_call(c->o->hook_arg, h, *(const uint64_t *)((const char *)data +
 								   KPT_HDR_SIZE));
 		c->records++;
 		return 0;
@@ -82,6 +82,17 @@ static int on_record(void *arg, void *data, size_t len)
 	/* a user stack is named from its process's files: their maps now, while it lives */
 	if (c->o->syms.us && h->nustack)
 		usym_capture(c->o->syms.us, h->tgid);
+	if (c->o->on_event) {
+		if (decode_check(&c->o->evs[h->probe], data, len)) {
+			c->bad++;
+			return 0;
+		}
+		c->o->on_event(c->o->hook_arg, &c->o->evs[h->probe], data, len);
+		if (c->o->hook_only) {
+			c->records++;
+			return 0;
+		}
+	}
 	if (c->o->format == OUT_JSON)
 		err = output_json_ex(c->o->out, &c->o->evs[h->probe], &c->o->syms, data, len);
 	else

@@ -42,9 +42,12 @@ struct consume_opts {
 	void *watch_arg;
 	void *report_arg;
 	double interval;
-	/* latency --perfetto: each timed call's record (KPT_REC_CALL), its latency in ns */
+	/* --perfetto: each timed call's record (KPT_REC_CALL), its latency in ns */
 	void (*on_call)(void *arg, const struct kpt_rec_hdr *h, uint64_t dur);
-	void *call_arg;
+	/* and each event's record, checked; only there when hook_only (latency's starts) */
+	void (*on_event)(void *arg, const struct ev_desc *ev, const void *rec, size_t len);
+	bool hook_only;
+	void *hook_arg;
 };
 
 /* How often opts.watch runs, seconds. */

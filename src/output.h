@@ -8,6 +8,7 @@
 #ifndef KPT_OUTPUT_H
 #define KPT_OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +70,14 @@ int output_text_ex(FILE *f, const struct ev_desc *ev, const struct stack_syms *s
 		   const void *rec, size_t len);
 int output_json_ex(FILE *f, const struct ev_desc *ev, const struct stack_syms *ss,
 		   const void *rec, size_t len);
+
+/*
+ * The event's visible arguments as JSON object members, "name":VALUE,... as
+ * output_json() types them (a faulted one null), a comma before them if
+ * comma; for --perfetto's args. 0, or -EINVAL for a malformed record.
+ */
+int output_json_args(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
+		     size_t len, bool comma);
 
 /*
  * --dry-run: for each argument, where it is fetched from (register, stack

@@ -391,6 +391,41 @@ static void print_stacks(struct outbuf *ob, const struct ev_desc *ev, const stru
 	}
 }
 
+/* The visible arguments as members, "a":1,"b":"x" (a comma first if comma); true if one faulted. */
+static bool print_args(struct outbuf *ob, const struct ev_desc *ev, const struct ksyms *ks,
+		       const void *rec, size_t len, bool comma, uint64_t *fbits)
+{
+	bool faults = false;
+	int i;
+
+	for (i = 0; i < ev->nargs; i++) {
+		if (ev->args[i].hidden)
+			continue;
+		if (comma)
+			ob_char(ob, ',');
+		comma = true;
+		if (print_arg(ob, ev, i, ks, rec, len)) {
+			fbits[i / 64] |= 1ull << (i % 64);
+			faults = true;
+		}
+	}
+	return faults;
+}
+
+int output_json_args(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
+		     size_t len, bool comma)
+{
+	uint64_t fbits[(KPT_MAX_ARGS + 63) / 64] = { 0 };
+	struct outbuf ob;
+
+	if (decode_check(ev, rec, len))
+		return -EINVAL;
+	ob_init(&ob, f);
+	print_args(&ob, ev, ks, rec, len, comma, fbits);
+	ob_flush(&ob);
+	return 0;
+}
+
 int output_json(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
 		size_t len)
 {
@@ -423,16 +458,7 @@ int output_json_ex(FILE *f, const struct ev_desc *ev, const struct stack_syms *s
 	if (ev->kind != SPEC_TRACEPOINT)
 		print_location(&ob, ev, ks, &h);
 	ob_mem(&ob, ",\"args\":{", 9);
-	for (i = 0, j = 0; i < ev->nargs; i++) {
-		if (ev->args[i].hidden)
-			continue;
-		if (j++)
-			ob_char(&ob, ',');
-		if (print_arg(&ob, ev, i, ks, rec, len)) {
-			fbits[i / 64] |= 1ull << (i % 64);
-			faults = true;
-		}
-	}
+	faults = print_args(&ob, ev, ks, rec, len, false, fbits);
 	ob_char(&ob, '}');
 	if (faults) {
 		ob_mem(&ob, ",\"faults\":[", 11);

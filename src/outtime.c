@@ -61,6 +61,13 @@ void outtime_init(enum out_clock c)
 		    c == OUT_CLOCK_WALL ? offset_of(CLOCK_REALTIME) : 0);
 }
 
+int64_t outtime_offset(void)
+{
+	if (ot.clock == OUT_CLOCK_BOOT)
+		return ot.boot_off;
+	return ot.clock == OUT_CLOCK_WALL ? ot.wall_off : 0;
+}
+
 enum out_clock outtime_clock(void)
 {
 	return ot.clock;

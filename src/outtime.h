@@ -35,6 +35,8 @@ void outtime_set(enum out_clock c, int64_t boot_off, int64_t wall_off);
 uint64_t outtime_ns(uint64_t mono);
 /* outtime_ns(mono) as the text prints it, into p; returns the end. */
 char *outtime_text(char *p, uint64_t mono);
+/* What boot or wall adds to a monotonic time, ns; 0 for mono and delta. */
+int64_t outtime_offset(void);
 /* The clock chosen. */
 enum out_clock outtime_clock(void);
 

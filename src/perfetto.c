@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* latency --perfetto: the Trace Event Format writer (perfetto.h). */
+/* --perfetto: the Trace Event Format writer (perfetto.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
+#include "outtime.h"
 #include "privilege.h"
 #include "perfetto.h"
+
+#define START_BUCKETS	4096	/* chains of kept starts, by their time */
 
 /* A thread seen: its process and the comm it had last. */
 struct pf_thread {
@@ -15,10 +19,23 @@ struct pf_thread {
 	char comm[KPT_COMM_LEN + 1];
 };
 
+/* A call's start with arguments, waiting for the call's end. */
+struct pf_start {
+	struct pf_start *next;
+	uint64_t ts;
+	uint32_t tid;
+	const struct ev_desc *ev;
+	size_t len;
+	unsigned char rec[];
+};
+
 struct perfetto {
 	FILE *f;
 	bool first;
 	uint64_t last_ts;
+	const struct ksyms *ks;
+	struct pf_start *starts[START_BUCKETS];
+	size_t nstarts;
 	/* open addressing by tid, cap a power of two, at most half full */
 	struct pf_thread *t;
 	size_t n, cap;
@@ -110,10 +127,16 @@ static void put_us(FILE *f, uint64_t ns)
 	fprintf(f, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
 }
 
-void perfetto_call(struct perfetto *pf, const char *name, const struct kpt_rec_hdr *h,
-		   uint64_t dur)
+void perfetto_set_ksyms(struct perfetto *pf, const struct ksyms *ks)
 {
-	uint64_t start = h->ts >= dur ? h->ts - dur : 0;
+	pf->ks = ks;
+}
+
+/* An event's opening, up to its args' first member: ts is mono, shown on --time's clock. */
+static void put_head(struct perfetto *pf, const char *name, const char *cat, const char *ph,
+		     const struct kpt_rec_hdr *h, uint64_t ts)
+{
+	uint64_t t = ts + (uint64_t)outtime_offset();
 
 	note_thread(pf, h);
 	if (h->ts > pf->last_ts)
@@ -122,12 +145,93 @@ void perfetto_call(struct perfetto *pf, const char *name, const struct kpt_rec_h
 	pf->first = false;
 	fputs("{\"name\":", pf->f);
 	put_str(pf->f, name, SIZE_MAX);
-	fputs(",\"cat\":\"kptrace\",\"ph\":\"X\",\"ts\":", pf->f);
-	put_us(pf->f, start);
+	fputs(",\"cat\":", pf->f);
+	put_str(pf->f, cat, SIZE_MAX);
+	fprintf(pf->f, ",\"ph\":\"%s\",\"ts\":", ph);
+	put_us(pf->f, t);
+}
+
+void perfetto_instant(struct perfetto *pf, const struct ev_desc *ev, const void *rec, size_t len)
+{
+	const struct kpt_rec_hdr *h = rec;
+	uint64_t t = h->ts + (uint64_t)outtime_offset();
+
+	if (decode_check(ev, rec, len))
+		return;		/* the text output counts it as malformed */
+	put_head(pf, ev->event, ev->group, "I", h, h->ts);
+	fprintf(pf->f, ",\"s\":\"t\",\"pid\":%u,\"tid\":%u,\"args\":{\"ts_ns\":%" PRIu64,
+		h->tgid, h->tid, t);
+	output_json_args(pf->f, ev, pf->ks, rec, len, true);
+	fputs("}}", pf->f);
+}
+
+static size_t start_bucket(uint64_t ts)
+{
+	return (size_t)((ts * 0x9e3779b97f4a7c15ull) >> 52) & (START_BUCKETS - 1);
+}
+
+void perfetto_start(struct perfetto *pf, const struct ev_desc *ev, const void *rec, size_t len)
+{
+	const struct kpt_rec_hdr *h = rec;
+	struct pf_start *st;
+	size_t b;
+
+	/* past the cap a call's slice goes without its arguments, never missing */
+	if (pf->nstarts >= PERFETTO_MAX_STARTS || decode_check(ev, rec, len))
+		return;
+	st = malloc(sizeof(*st) + len);
+	if (!st)
+		return;
+	st->ts = h->ts;
+	st->tid = h->tid;
+	st->ev = ev;
+	st->len = len;
+	memcpy(st->rec, rec, len);
+	b = start_bucket(h->ts);
+	st->next = pf->starts[b];
+	pf->starts[b] = st;
+	pf->nstarts++;
+}
+
+/* The start kept for a call that began at ts on tid (a --from/--to pair: any thread); unlinked. */
+static struct pf_start *take_start(struct perfetto *pf, uint64_t ts, uint32_t tid)
+{
+	struct pf_start **pp, **any = NULL, *st;
+
+	for (pp = &pf->starts[start_bucket(ts)]; *pp; pp = &(*pp)->next) {
+		if ((*pp)->ts != ts)
+			continue;
+		if ((*pp)->tid == tid)
+			break;
+		if (!any)
+			any = pp;
+	}
+	if (!*pp)
+		pp = any;
+	if (!pp)
+		return NULL;
+	st = *pp;
+	*pp = st->next;
+	pf->nstarts--;
+	return st;
+}
+
+void perfetto_call(struct perfetto *pf, const char *name, const struct kpt_rec_hdr *h,
+		   uint64_t dur)
+{
+	uint64_t start = h->ts >= dur ? h->ts - dur : 0;
+	struct pf_start *st = pf->nstarts ? take_start(pf, start, h->tid) : NULL;
+
+	put_head(pf, name, "kptrace", "X", h, start);
 	fputs(",\"dur\":", pf->f);
 	put_us(pf->f, dur);
-	fprintf(pf->f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"ts_ns\":%" PRIu64 ",\"dur_ns\":%" PRIu64
-		"}}", h->tgid, h->tid, start, dur);
+	fprintf(pf->f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"ts_ns\":%" PRIu64 ",\"dur_ns\":%" PRIu64,
+		h->tgid, h->tid, start + (uint64_t)outtime_offset(), dur);
+	if (st) {
+		output_json_args(pf->f, st->ev, pf->ks, st->rec, st->len, true);
+		free(st);
+	}
+	fputs("}}", pf->f);
 }
 
 /* A metadata event: process_name or thread_name. */
@@ -153,6 +257,19 @@ static bool first_of(const struct perfetto *pf, size_t i)
 	return true;
 }
 
+/* Starts whose calls never ended in the run (in flight, or their return filtered). */
+static void free_starts(struct perfetto *pf)
+{
+	struct pf_start *st, *next;
+	size_t b;
+
+	for (b = 0; b < START_BUCKETS; b++)
+		for (st = pf->starts[b]; st; st = next) {
+			next = st->next;
+			free(st);
+		}
+}
+
 int perfetto_close(struct perfetto *pf, uint64_t lost)
 {
 	size_t i;
@@ -173,12 +290,13 @@ int perfetto_close(struct perfetto *pf, uint64_t lost)
 			put_name(pf, "process_name", e->tgid, e->tgid, lead->tid ? lead->comm : e->comm);
 	}
 	fputs(pf->first ? "" : ",\n", pf->f);
-	fputs("{\"name\":\"lost calls\",\"ph\":\"C\",\"pid\":0,\"tid\":0,\"ts\":", pf->f);
-	put_us(pf->f, pf->last_ts);
+	fputs("{\"name\":\"lost events\",\"ph\":\"C\",\"pid\":0,\"tid\":0,\"ts\":", pf->f);
+	put_us(pf->f, pf->last_ts + (uint64_t)outtime_offset());
 	fprintf(pf->f, ",\"args\":{\"lost\":%" PRIu64 "}}\n]}\n", lost);
 	err = ferror(pf->f) ? -EIO : 0;
 	if (fclose(pf->f))
 		err = -EIO;
+	free_starts(pf);
 	free(pf->t);
 	free(pf);
 	return err;

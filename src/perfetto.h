@@ -1,15 +1,26 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * latency --perfetto FILE: every timed call as a complete event of the
- * Trace Event Format (the JSON Perfetto and chrome://tracing import):
+ * --perfetto FILE: a run as the Trace Event Format (the JSON Perfetto and
+ * chrome://tracing import).
+ *
+ * latency: every timed call a complete event,
  *	{"name":FUNC,"cat":"kptrace","ph":"X","ts":US,"dur":US,"pid":TGID,
- *	 "tid":TID,"args":{"ts_ns":NS,"dur_ns":NS}}
- * ts the call's start on the text output's clock (CLOCK_MONOTONIC), in
- * microseconds with three decimals so no nanosecond is lost, and in
- * args the integers. Calls nest by their times, per thread, as recursion
- * does. At the end: each process's and thread's name (metadata events, the
- * comm seen last) and the events the ring buffer had no room for as a
- * counter track, "lost calls".
+ *	 "tid":TID,"args":{"ts_ns":NS,"dur_ns":NS[,ENTRY ARGUMENTS]}}
+ * the entry's (or --from's) fetched arguments taken from its record, which
+ * the kernel sends only for this and which is matched by its time: a call
+ * starts at its end minus its latency, to the nanosecond. Calls nest by
+ * their times, per thread, as recursion does.
+ * Streamed events: each an instant on its thread,
+ *	{"name":EVENT,"cat":GROUP,"ph":"I","s":"t","ts":US,"pid":TGID,
+ *	 "tid":TID,"args":{"ts_ns":NS,ARGUMENTS}}
+ * arguments typed as --json types them ("I": DevTools reads no "i"; Perfetto
+ * and chrome://tracing read both).
+ *
+ * ts on the text output's clock (monotonic, or --time boot or wall), in
+ * microseconds with three decimals so no nanosecond is lost, and in args
+ * the integers. At the end: each process's and thread's name (metadata
+ * events, the comm seen last) and the records the ring buffer had no room
+ * for as a counter track, "lost events".
  */
 #ifndef KPT_PERFETTO_H
 #define KPT_PERFETTO_H
@@ -20,13 +31,25 @@
 #include "kptrace.h"
 
 struct perfetto;
+struct ev_desc;
+struct ksyms;
 
 /* Open path for writing: NULL when it cannot be, with msg (empty: said on stderr already). */
 struct perfetto *perfetto_open(const char *path, char *msg, size_t msglen);
-/* One call of name: h its return's header (ts the end), dur its latency in ns. */
+/* Who names a symbol argument (NULL: addresses). */
+void perfetto_set_ksyms(struct perfetto *pf, const struct ksyms *ks);
+/* A streamed event, as an instant. */
+void perfetto_instant(struct perfetto *pf, const struct ev_desc *ev, const void *rec, size_t len);
+/*
+ * A call's start with arguments: kept (at most PERFETTO_MAX_STARTS at once)
+ * until the call that began at its time ends.
+ */
+void perfetto_start(struct perfetto *pf, const struct ev_desc *ev, const void *rec, size_t len);
+#define PERFETTO_MAX_STARTS	65536
+/* One call of name: h its end's header (ts the end), dur its latency in ns. */
 void perfetto_call(struct perfetto *pf, const char *name, const struct kpt_rec_hdr *h,
 		   uint64_t dur);
-/* The names, the lost calls (at the last call's time), the closing bracket; then free. 0 or -EIO. */
+/* The names, the lost events (at the last event's time), the closing bracket; then free. 0 or -EIO. */
 int perfetto_close(struct perfetto *pf, uint64_t lost);
 
 #endif /* KPT_PERFETTO_H */

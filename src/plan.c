@@ -382,10 +382,10 @@ int plan_make(const struct env *env, struct sysinfo *si, struct probeset *ps, ui
 	own_stats(env, ents, n);
 	/* --comm compares the comm a record holds, --pmu reads its counters in
 	 * kpt_aggregate(): the direct path has neither */
-	for (i = 0; i < n && !env->comm && !npmu && !env->perfetto_path; i++)
+	/* latency --perfetto: each call a record, from kpt_aggregate(), so never direct */
+	pl->lat_emit = env->perfetto_path && env->mode == MODE_LATENCY;
+	for (i = 0; i < n && !env->comm && !npmu && !pl->lat_emit; i++)
 		plan_mark_direct(si, &ents[i]);
-	/* --perfetto: each call a record, from kpt_aggregate(), so never direct */
-	pl->lat_emit = env->perfetto_path != NULL;
 	err = backend_choose(env->backend, si, ps->evs, ents, n, msg, msglen);
 	if (err)
 		return err;

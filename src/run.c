@@ -459,7 +459,19 @@ static void perfetto_on_call(void *arg, const struct kpt_rec_hdr *h, uint64_t du
 	perfetto_call(r->pf, name, h, dur);
 }
 
-/* --perfetto's file finished: the calls the ring buffer had no room for as its counter. */
+/* --perfetto: a streamed event, an instant. */
+static void perfetto_on_event(void *arg, const struct ev_desc *ev, const void *rec, size_t len)
+{
+	perfetto_instant(((struct run *)arg)->pf, ev, rec, len);
+}
+
+/* --perfetto: a latency's start, with the arguments its slice shows. */
+static void perfetto_on_start(void *arg, const struct ev_desc *ev, const void *rec, size_t len)
+{
+	perfetto_start(((struct run *)arg)->pf, ev, rec, len);
+}
+
+/* --perfetto's file finished: the records the ring buffer had no room for as its counter. */
 static int run_perfetto_close(struct run *r)
 {
 	uint64_t lost = 0;
@@ -502,8 +514,12 @@ static int run_consume(struct run *r)
 	co.evs = r->ps.evs;
 	co.nevs = r->ps.n;
 	if (r->pf) {
+		perfetto_set_ksyms(r->pf, r->si.ksyms);
 		co.on_call = perfetto_on_call;
-		co.call_arg = r;
+		/* latency's records of events are its starts' arguments, not lines */
+		co.on_event = env->mode == MODE_TRACE ? perfetto_on_event : perfetto_on_start;
+		co.hook_only = env->mode != MODE_TRACE;
+		co.hook_arg = r;
 	}
 	if (env->mode != MODE_TRACE) {
 		ao.unit = env->unit;

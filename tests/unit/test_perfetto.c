@@ -3,7 +3,10 @@
  * perfetto.c: a call's slice written out by hand, microseconds that keep
  * every nanosecond, comms that are not ASCII still valid JSON, one name
  * per thread (the latest comm) and per process (its main thread's, else a
- * thread's) through the table's growth, and the lost calls' counter.
+ * thread's) through the table's growth, the lost events' counter; a
+ * streamed event's instant with its arguments, and a call's slice carrying
+ * its start's arguments, found by the time the call began (recursion: each
+ * its own; a --from/--to pair: another thread's).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "ev_layout.h"
+#include "event.h"
 #include "perfetto.h"
 
 static char *slurp(const char *path)
@@ -44,6 +49,80 @@ static struct kpt_rec_hdr hdr(uint32_t tgid, uint32_t tid, const char *comm, uin
 
 	memcpy(h.comm, comm, strnlen(comm, sizeof(h.comm)));
 	return h;
+}
+
+static struct ev_arg args[] = {
+	{ .name = "usec", .type = SPEC_T_S64, .size = 8 },
+	{ .name = "depth", .type = SPEC_T_U32, .size = 4 },
+};
+static struct ev_desc ev = {
+	.group = "uprobes", .event = "p_t_sleep", .kind = SPEC_UPROBE, .nargs = 2, .args = args,
+};
+
+/* A record of ev: its header, the fault bitmap (none), usec and depth. */
+static size_t rec_of(unsigned char *b, uint32_t tid, uint64_t ts, int64_t usec, uint32_t depth)
+{
+	struct kpt_rec_hdr h = hdr(tid, tid, "t", ts);
+
+	memset(b, 0, ev.fixed_size);
+	h.kind = KPT_REC_EVENT;
+	h.size = ev.fixed_size;
+	memcpy(b, &h, sizeof(h));
+	memcpy(b + args[0].slot, &usec, 8);
+	memcpy(b + args[1].slot, &depth, 4);
+	return ev.fixed_size;
+}
+
+/* Instants, and slices with the arguments of their starts. */
+static void test_args(void)
+{
+	char path[] = "/tmp/kpt-test-perfetto-XXXXXX", msg[256], *out;
+	unsigned char b[256];
+	struct kpt_rec_hdr h;
+	struct perfetto *pf;
+	int fd = mkstemp(path);
+	size_t n;
+
+	CHECK(fd >= 0, "mkstemp");
+	close(fd);
+	unlink(path);
+	ev_layout(&ev);
+	pf = perfetto_open(path, msg, sizeof(msg));
+	CHECK(pf != NULL, "open: %s", msg);
+	if (!pf)
+		return;
+	n = rec_of(b, 7, 1000, -5, 1);
+	perfetto_instant(pf, &ev, b, n);
+	/* recursion on thread 8: the outer call began at 2000, the inner at 2500 */
+	perfetto_start(pf, &ev, b, rec_of(b, 8, 2000, 100, 2));
+	perfetto_start(pf, &ev, b, rec_of(b, 8, 2500, 200, 1));
+	/* another thread's start at the same time, and a pair's start on thread 9 */
+	perfetto_start(pf, &ev, b, rec_of(b, 10, 2500, 300, 0));
+	perfetto_start(pf, &ev, b, rec_of(b, 9, 4000, 400, 0));
+	h = hdr(8, 8, "t", 2600);
+	perfetto_call(pf, "inner", &h, 100);
+	h = hdr(8, 8, "t", 3000);
+	perfetto_call(pf, "outer", &h, 1000);
+	h = hdr(11, 11, "t", 4500);
+	perfetto_call(pf, "pair", &h, 500);
+	h = hdr(8, 8, "t", 9000);
+	perfetto_call(pf, "bare", &h, 10);
+	/* thread 10's start never ends: freed at close */
+	CHECK_INT(perfetto_close(pf, 0), 0, "close");
+	out = slurp(path);
+	unlink(path);
+	CHECK(strstr(out, "{\"name\":\"p_t_sleep\",\"cat\":\"uprobes\",\"ph\":\"I\",\"ts\":1.000,"
+			  "\"s\":\"t\",\"pid\":7,\"tid\":7,\"args\":{\"ts_ns\":1000,\"usec\":-5,"
+			  "\"depth\":1}}") != NULL, "an instant with its typed arguments:\n%s", out);
+	CHECK(strstr(out, "\"name\":\"inner\",\"cat\":\"kptrace\",\"ph\":\"X\",\"ts\":2.500,"
+			  "\"dur\":0.100,\"pid\":8,\"tid\":8,\"args\":{\"ts_ns\":2500,\"dur_ns\":100,"
+			  "\"usec\":200,\"depth\":1}}") != NULL, "the inner call: its own thread's start");
+	CHECK(strstr(out, "\"name\":\"outer\"") && strstr(out, "\"dur_ns\":1000,\"usec\":100,"
+							  "\"depth\":2}}"), "the outer call's");
+	CHECK(strstr(out, "\"name\":\"pair\"") && strstr(out, "\"dur_ns\":500,\"usec\":400,"
+							 "\"depth\":0}}"), "a pair: another thread's start");
+	CHECK(strstr(out, "\"dur_ns\":10}}") != NULL, "a call with no start kept: no arguments");
+	free(out);
 }
 
 int main(void)
@@ -90,10 +169,11 @@ int main(void)
 			  "\"w\\\"k\\u00e9r\"}") != NULL, "no main thread: a thread's comm");
 	CHECK(strstr(out, "\"process_name\",\"ph\":\"M\",\"pid\":300,\"tid\":300,\"args\":{\"name\":"
 			  "\"lead\"}") != NULL, "the main thread's comm");
-	CHECK(strstr(out, "{\"name\":\"lost calls\",\"ph\":\"C\",\"pid\":0,\"tid\":0,"
+	CHECK(strstr(out, "{\"name\":\"lost events\",\"ph\":\"C\",\"pid\":0,\"tid\":0,"
 			  "\"ts\":8000000.099,\"args\":{\"lost\":42}}\n]}\n") != NULL,
-	      "the lost calls at the last call's time, then the end");
+	      "the lost events at the last event's time, then the end");
 	CHECK(!strncmp(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", 40), "the head");
 	free(out);
+	test_args();
 	return check_report();
 }

@@ -60,15 +60,19 @@ for b in $BACKENDS; do
 	else
 		bad "count 'p:vfs_rea*' --by probe,comm --backend $b: exit $rc: $(head -c 400 $W/$b.glob | tr "\n" "|") $(tail -c 300 $W/$b.glob.err | tr "\n" " ")"
 	fi
-	# --perfetto: a slice per call the histogram counted, named by the function
-	$KPT latency --backend $b -c "$WORK" vfs_read --perfetto $W/$b.trace > $W/$b.pf 2> $W/$b.pf.err
+	# --perfetto: a slice per call the histogram counted, named by the
+	# function, each with its entry's argument
+	$KPT latency --backend $b -c "$WORK" 'vfs_read count=$arg3:u64' --perfetto $W/$b.trace \
+		> $W/$b.pf 2> $W/$b.pf.err
 	rc=$?
 	c=$(sed -n 's/^count \([0-9]*\), sum.*/\1/p' $W/$b.pf | head -n 1)
 	x=$(grep -c '"name":"vfs_read","cat":"kptrace","ph":"X"' $W/$b.trace 2>/dev/null)
-	if [ $rc = 0 ] && [ -n "$c" ] && [ "$c" -ge 2 ] && [ "$x" = "$c" ] && tail -n 1 $W/$b.trace | grep -q '^]}$'; then
-		ok "latency vfs_read --perfetto --backend $b: $x slices, the $c calls counted"
+	a=$(grep -c '"ph":"X".*"dur_ns":[0-9]*,"count":[0-9]*}}' $W/$b.trace 2>/dev/null)
+	if [ $rc = 0 ] && [ -n "$c" ] && [ "$c" -ge 2 ] && [ "$x" = "$c" ] && [ "$a" = "$c" ] &&
+		tail -n 1 $W/$b.trace | grep -q '^]}$'; then
+		ok "latency vfs_read --perfetto --backend $b: $x slices, the $c calls counted, each with its count"
 	else
-		bad "latency --perfetto --backend $b: exit $rc, $x slices for $c calls: $(tail -c 300 $W/$b.pf.err | tr "\n" " ")"
+		bad "latency --perfetto --backend $b: exit $rc, $x slices ($a with count=) for $c calls: $(tail -c 300 $W/$b.pf.err | tr "\n" " ")"
 	fi
 	# the bytes dd read: 777 + 223 (the file's rest) + 0 at its end
 	$KPT count --backend $b -c "$WORK" 'r:vfs_read ret=$retval:s64 if ret > 0' --by comm --sum ret \
