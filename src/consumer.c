@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "consumer.h"
+#include "cost.h"
 #include "ringbuf.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -45,6 +46,7 @@ struct ctx {
 	unsigned long long seen_drops, seen_misses;
 	long long *missed;		/* per probe, read just before detaching */
 	double start, last_watch, last_check;
+	double stopped;			/* when detached: the run's time, for COST */
 	double drain_until;		/* once stopping: when the drain gives up */
 	unsigned int since_check;	/* records since the clock was last read */
 	bool stopping;			/* detached: draining what is buffered */
@@ -219,6 +221,48 @@ static void print_more_losses(const struct kpt_stats *sum)
 			KPT_KEY_STR - 1);
 }
 
+/* COST: each probe's program's run time split among its probes; NULL when none is known. */
+static struct cost_out *probe_costs(struct loader *ld, const struct consume_opts *o,
+				    const struct ctx *c, uint64_t *ns, uint64_t *runs)
+{
+	struct cost_in *in = calloc(o->nevs ? o->nevs : 1, sizeof(*in));
+	struct cost_out *out = calloc(o->nevs ? o->nevs : 1, sizeof(*out));
+	struct kpt_stats st;
+	double wall = c->stopped > c->start ? c->stopped - c->start : 0;
+	int i;
+
+	if (!in || !out || o->cost_off) {
+		free(in);
+		free(out);
+		return NULL;
+	}
+	for (i = 0; i < o->nevs; i++) {
+		loader_probe_prog(ld, &o->evs[i], &in[i].prog, &in[i].prog_ns, &in[i].prog_runs);
+		if (!loader_stats(ld, i, &st))
+			in[i].hits = st.hits;
+	}
+	cost_split(in, (size_t)o->nevs, (uint64_t)(wall * 1e9), out);
+	cost_total(in, (size_t)o->nevs, ns, runs);
+	free(in);
+	return out;
+}
+
+/* The profile's last line: what the probes cost in all, or why it is not known. */
+static void print_cost_line(const struct consume_opts *o, const struct ctx *c, bool have,
+			    uint64_t ns, uint64_t runs, bool shared)
+{
+	double wall = c->stopped > c->start ? c->stopped - c->start : 0;
+
+	if (!have) {
+		fprintf(stderr, "COST not measured: %s\n", o->cost_off ? o->cost_off : strerror(ENOMEM));
+		return;
+	}
+	fprintf(stderr, "COST: the probes' BPF programs ran %llu times for %.3f ms, %.3f%% of one "
+		"CPU over %.3f s (the kernel's run-time statistics)%s\n", (unsigned long long)runs,
+		(double)ns / 1e6, wall > 0 ? 100.0 * (double)ns / (wall * 1e9) : 0.0, wall,
+		shared ? "; ~: a share of a program that serves several probes, split by hits" : "");
+}
+
 static void print_profile(struct loader *ld, const struct consume_opts *o,
 			  const struct ctx *c, const long long *missed)
 {
@@ -229,10 +273,14 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 	char why[512];
 	int i;
 
-	fprintf(stderr, "\n%-32s %12s %10s %10s %10s %10s\n", "PROBE", "HITS", "MISSES",
-		"DROPS", "FAULTS", "FILTERED");
+	uint64_t cost_ns = 0, cost_runs = 0;
+	struct cost_out *cost = probe_costs(ld, o, c, &cost_ns, &cost_runs);
+	bool shared = false;
+
+	fprintf(stderr, "\n%-32s %12s %10s %10s %10s %10s %9s %8s\n", "PROBE", "HITS", "MISSES",
+		"DROPS", "FAULTS", "FILTERED", "NS/HIT", "CPU%");
 	for (i = 0; i < o->nevs; i++) {
-		char name[2 * SPEC_NAME_MAX + 2], miss[24];
+		char name[2 * SPEC_NAME_MAX + 2], miss[24], per_hit[24] = "-", cpu[24] = "-";
 
 		if (loader_stats(ld, i, &st))
 			memset(&st, 0, sizeof(st));
@@ -243,9 +291,16 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 			snprintf(miss, sizeof(miss), "%lld", missed[i]);
 		else
 			snprintf(miss, sizeof(miss), "%s", o->evs[i].is_user ? "0" : "-");
-		fprintf(stderr, "%-32s %12llu %10s %10llu %10llu %10llu\n", name,
+		if (cost) {
+			cost_fmt_per_hit(&cost[i], per_hit, sizeof(per_hit) - 1);
+			if (cost[i].shared && cost[i].has_per_hit)
+				strcat(per_hit, "~");
+			cost_fmt_cpu(&cost[i], cpu, sizeof(cpu));
+			shared |= cost[i].shared && cost[i].has_per_hit;
+		}
+		fprintf(stderr, "%-32s %12llu %10s %10llu %10llu %10llu %9s %8s\n", name,
 			(unsigned long long)st.hits, miss, (unsigned long long)st.drops,
-			(unsigned long long)st.faults, (unsigned long long)st.filtered);
+			(unsigned long long)st.faults, (unsigned long long)st.filtered, per_hit, cpu);
 		unmatched += st.unmatched;
 		keys_full += st.keys_full;
 		stk.stack_failed += st.stack_failed;
@@ -292,6 +347,8 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 			"key map was full: raise --max-keys)", keys_full);
 	print_more_losses(&stk);
 	fprintf(stderr, "\n");
+	print_cost_line(o, c, cost != NULL, cost_ns, cost_runs, shared);
+	free(cost);
 }
 
 /*
@@ -310,6 +367,7 @@ static void stop_tracing(struct ctx *c)
 	for (int i = 0; c->missed && i < o->nevs; i++)
 		c->missed[i] = loader_missed(c->ld, i);
 	loader_detach(c->ld);
+	c->stopped = now_s();
 	c->stopping = true;
 	c->drain_until = now_s() + KPT_DRAIN_S;
 }

@@ -48,6 +48,8 @@ struct consume_opts {
 	void (*on_event)(void *arg, const struct ev_desc *ev, const void *rec, size_t len);
 	bool hook_only;
 	void *hook_arg;
+	/* why the profile's COST is not known (NULL: BPF_ENABLE_STATS is held) */
+	const char *cost_off;
 };
 
 /* How often opts.watch runs, seconds. */

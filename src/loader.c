@@ -805,6 +805,38 @@ void loader_close(struct loader *ld)
 	memset(ld, 0, sizeof(*ld));
 }
 
+/* The program that serves ev (as attach_one() and attach_multi() attach it). */
+static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev)
+{
+	if (ev->index >= 0 && ev->index < ld->nprobes && ld->tramp[ev->index])
+		return ld->tramp[ev->index];
+	if (ev->kind == SPEC_TRACEPOINT)
+		return ld->skel->progs.kpt_tp;
+	if (ev->kind == SPEC_PROFILE)
+		return ld->skel->progs.kpt_perf;
+	return ev->multi ? ld->skel->progs.kpt_entry_multi : ld->skel->progs.kpt_entry;
+}
+
+int loader_probe_prog(struct loader *ld, const struct ev_desc *ev, uint32_t *id, uint64_t *ns,
+		      uint64_t *runs)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+	int fd;
+
+	*id = 0;
+	*ns = *runs = 0;
+	if (!ld->skel)
+		return -1;
+	fd = bpf_program__fd(prog_of(ld, ev));
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -1;
+	*id = info.id;
+	*ns = info.run_time_ns;
+	*runs = info.run_cnt;
+	return 0;
+}
+
 void loader_prog_stats(struct loader *ld, void (*fn)(void *arg, const char *name, uint64_t ns,
 						     uint64_t runs), void *arg)
 {

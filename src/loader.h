@@ -153,6 +153,13 @@ int loader_events_fd(struct loader *ld);
  */
 void loader_prog_stats(struct loader *ld, void (*fn)(void *arg, const char *name, uint64_t ns,
 						     uint64_t runs), void *arg);
+/*
+ * The program that serves probe ev: its id and the kernel's run time and
+ * runs of it (every probe it serves, counted while BPF_ENABLE_STATS is
+ * held). 0, or -1 when it is not loaded.
+ */
+int loader_probe_prog(struct loader *ld, const struct ev_desc *ev, uint32_t *id, uint64_t *ns,
+		      uint64_t *runs);
 void loader_close(struct loader *ld);
 
 #endif /* KPT_LOADER_H */

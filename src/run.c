@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <wordexp.h>
 #include <bpf/btf.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "agg.h"
@@ -52,6 +53,8 @@ struct run {
 	pid_t child;
 	int go_fd;		/* the -c child's pipe: it execs once written */
 	int status;
+	int stats_fd;		/* BPF_ENABLE_STATS for the profile's COST; -1 none */
+	char stats_off[160];	/* why COST is not known, "" when it is */
 };
 
 static bool verbose;
@@ -513,6 +516,7 @@ static int run_consume(struct run *r)
 	co.syms.us = run_usym(r);
 	co.evs = r->ps.evs;
 	co.nevs = r->ps.n;
+	co.cost_off = r->stats_off[0] ? r->stats_off : NULL;
 	if (r->pf) {
 		perfetto_set_ksyms(r->pf, r->si.ksyms);
 		co.on_call = perfetto_on_call;
@@ -576,8 +580,32 @@ out:
 	return err;
 }
 
+/*
+ * The profile's COST: the kernel counts programs' run time while an fd of
+ * BPF_ENABLE_STATS is open, so it is held for the run, never a global
+ * sysctl flipped (one already on serves as well).
+ */
+static void run_hold_stats(struct run *r)
+{
+	char on = '0';
+	FILE *f;
+
+	r->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (r->stats_fd >= 0)
+		return;
+	snprintf(r->stats_off, sizeof(r->stats_off), "the kernel keeps no BPF run-time "
+		 "statistics for kptrace (BPF_ENABLE_STATS: %s)", strerror(errno));
+	f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+	if (f && fread(&on, 1, 1, f) == 1 && on == '1')
+		r->stats_off[0] = '\0';
+	if (f)
+		fclose(f);
+}
+
 static void run_close(struct run *r)
 {
+	if (r->stats_fd >= 0)
+		close(r->stats_fd);
 	if (r->go_fd >= 0)
 		close(r->go_fd); /* the child sees EOF and exits without running */
 	if (r->child > 0)
@@ -596,7 +624,7 @@ static void run_close(struct run *r)
 
 static int run_once(const struct env *env, bool defer, bool *said_attaching)
 {
-	struct run r = { .env = env, .target = { .pidfd = -1 }, .go_fd = -1 };
+	struct run r = { .env = env, .target = { .pidfd = -1 }, .go_fd = -1, .stats_fd = -1 };
 	char msg[512];
 	bool deferred;
 	int err;
@@ -622,6 +650,7 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 	if (err)
 		goto out;
 	deferred = prepare_any_deferred(&r.ps);
+	run_hold_stats(&r);
 	err = load_attach(&r, deferred, said_attaching);
 	if (!err) {
 		run_attached(&r, deferred);
@@ -664,6 +693,7 @@ int run_start(const struct env *env, struct run **out)
 	if (!r)
 		return -ENOMEM;
 	r->env = env;
+	r->stats_fd = -1;	/* serve holds BPF_ENABLE_STATS for its jobs */
 	r->target.pidfd = -1;
 	r->go_fd = -1;
 	err = run_setup(r, false);

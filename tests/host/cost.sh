@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The profile's COST (issue 22): each probe's BPF run time per hit and its
+# share of a CPU, from the kernel's run-time statistics, through uprobes on
+# tests/host/target.c. Checked: present and positive for probes that ran,
+# "-" and 0 (never negative, never NaN) for one that never fired, the
+# probes' shares adding up to the run's total line, the total's runs at
+# least the hits, and a program serving two probes marked as a share.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+
+KPT=${KPT:-./kptrace}
+OUT=.output/tests/host/cost
+rm -rf "$OUT"
+mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+B=$OUT/target-cost
+gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot build target"; exit 1; }
+[ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
+expect_checks 6
+
+# profile.py ERR: the profile's rows as PROBE HITS NS/HIT CPU% (a python literal), and the COST line
+cat > "$OUT/profile.py" <<'PY'
+import math, re, sys
+rows, cost = {}, None
+for l in open(sys.argv[1]):
+    f = l.split()
+    if len(f) == 8 and f[0] != "PROBE" and f[1].isdigit():
+        rows[f[0]] = (int(f[1]), f[6], f[7])
+    m = re.match(r"COST: the probes' BPF programs ran (\d+) times for ([0-9.]+) ms, ([0-9.]+)% of one CPU over ([0-9.]+) s", l)
+    if m:
+        cost = tuple(float(x) for x in m.groups())
+print(repr((rows, cost)))
+PY
+prof() { python3 "$OUT/profile.py" "$1"; }
+
+# 30 calls of kpt_sleep; kpt_neg never called in this mode
+kpt -c "$B sleep" "p:$B:kpt_sleep" "p:$B:kpt_neg" > /dev/null 2> "$OUT/two.err"
+check "a probe that ran: NS/HIT and CPU% positive numbers" python3 - "$(prof "$OUT/two.err")" <<'PY'
+import ast, math, sys
+rows, cost = ast.literal_eval(sys.argv[1])
+hits, per_hit, cpu = rows["uprobes/p_target_kpt_sleep_0"]
+assert hits == 30, rows
+v = float(per_hit.rstrip("~kM"))
+assert v > 0 and math.isfinite(v) and float(cpu) > 0, rows
+PY
+check "a probe that never fired: NS/HIT '-', CPU% 0.000 (no NaN, no negative)" \
+	python3 - "$(prof "$OUT/two.err")" <<'PY'
+import ast, sys
+rows, cost = ast.literal_eval(sys.argv[1])
+assert rows["uprobes/p_target_kpt_neg_0"] == (0, "-", "0.000"), rows
+PY
+check "the COST line: runs >= hits, time > 0, its % the column's sum (to rounding)" \
+	python3 - "$(prof "$OUT/two.err")" <<'PY'
+import ast, sys
+rows, cost = ast.literal_eval(sys.argv[1])
+runs, ms, pct, secs = cost
+assert runs >= sum(r[0] for r in rows.values()) and ms > 0 and secs > 0, cost
+assert abs(sum(float(r[2]) for r in rows.values()) - pct) <= 0.002 * len(rows) + 1e-9, (rows, cost)
+assert abs(ms / 1e3 / secs * 100 - pct) <= max(0.001, pct * 0.01), cost  # each printed to 3 decimals
+PY
+
+# latency: its entry and return share one program: each a share, marked ~
+kpt latency -c "$B sleep" "$B:kpt_sleep" > /dev/null 2> "$OUT/lat.err"
+check "latency: entry and return, one program: each NS/HIT a share (~), CPU% split evenly" \
+	python3 - "$(prof "$OUT/lat.err")" <<'PY'
+import ast, sys
+rows, cost = ast.literal_eval(sys.argv[1])
+e, r = rows["latency/kpt_sleep_0"], rows["latency/kpt_sleep_0_ret"]
+assert e[0] == r[0] == 30 and e[1].endswith("~") and r[1].endswith("~"), rows
+assert e[1] == r[1] and e[2] == r[2], rows
+PY
+check "latency: the profile says what ~ means" grep -q "~: a share of a program that serves several probes" "$OUT/lat.err"
+
+# one probe alone: its program's whole time, not marked
+kpt -c "$B sleep" "p:$B:kpt_sleep" > /dev/null 2> "$OUT/one.err"
+check "one probe: its NS/HIT exact (no ~), its CPU% the COST line's" python3 - "$(prof "$OUT/one.err")" <<'PY'
+import ast, sys
+rows, cost = ast.literal_eval(sys.argv[1])
+(hits, per_hit, cpu), = rows.values()
+assert hits == 30 and not per_hit.endswith("~"), rows
+assert abs(float(cpu) - cost[2]) <= 0.001, (rows, cost)
+PY
+finish

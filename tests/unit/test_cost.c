@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * cost.c: a program's run time split among its probes by their hits, to
+ * the nanosecond, equally when none had any; each program counted once in
+ * the total; no per-hit figure without hits; shares of a CPU; counters at
+ * their largest without overflow; the columns' text.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "cost.h"
+
+int main(void)
+{
+	/* program 7 serves three probes, 9 one, 0 (not loaded) one */
+	struct cost_in in[] = {
+		{ .prog = 7, .prog_ns = 4000, .prog_runs = 40, .hits = 30 },
+		{ .prog = 7, .prog_ns = 4000, .prog_runs = 40, .hits = 10 },
+		{ .prog = 7, .prog_ns = 4000, .prog_runs = 40, .hits = 0 },
+		{ .prog = 9, .prog_ns = 900, .prog_runs = 3, .hits = 0 },
+		{ .prog = 0, .hits = 5 },
+	};
+	struct cost_out out[5];
+	uint64_t ns, runs;
+	char buf[32];
+
+	cost_split(in, 5, 1000000, out);
+	CHECK_INT((int)out[0].ns, 3000, "30 of 40 hits: 3/4 of the time");
+	CHECK_INT((int)out[1].ns, 1000, "10 of 40: 1/4");
+	CHECK_INT((int)out[2].ns, 0, "no hits beside others with hits: nothing");
+	CHECK(out[0].has_per_hit && out[0].per_hit == 100.0, "per hit: 3000 / 30");
+	CHECK(!out[2].has_per_hit, "no hits: no per-hit figure");
+	CHECK(out[0].shared && out[1].shared && !out[3].shared, "shared: a program of several probes");
+	CHECK_INT((int)out[3].ns, 900, "a program of one probe and no hits: its whole time");
+	CHECK(fabs(out[3].cpu_pct - 0.09) < 1e-12, "900 ns of 1 ms: 0.09%% of a CPU");
+	CHECK(out[4].ns == 0 && !out[4].has_per_hit && out[4].cpu_pct == 0, "no program: zeros");
+	cost_total(in, 5, &ns, &runs);
+	CHECK(ns == 4900 && runs == 43, "the total: each program once (%llu ns, %llu runs)",
+	      (unsigned long long)ns, (unsigned long long)runs);
+
+	/* none of a program's probes hit (a -p run whose target never called): equal shares */
+	struct cost_in idle[] = {
+		{ .prog = 3, .prog_ns = 1001, .prog_runs = 9 },
+		{ .prog = 3, .prog_ns = 1001, .prog_runs = 9 },
+	};
+	cost_split(idle, 2, 0, out);
+	CHECK(out[0].ns == 500 && out[1].ns == 500 && out[0].cpu_pct == 0,
+	      "no hits at all: equal shares; no run time: no share of a CPU");
+
+	/* the largest counters: no overflow in the product */
+	struct cost_in big[] = {
+		{ .prog = 1, .prog_ns = UINT64_MAX / 2, .prog_runs = UINT64_MAX, .hits = UINT64_MAX / 4 },
+		{ .prog = 1, .prog_ns = UINT64_MAX / 2, .prog_runs = UINT64_MAX, .hits = UINT64_MAX / 4 },
+	};
+	cost_split(big, 2, 1, out);
+	CHECK(out[0].ns == UINT64_MAX / 4 + 1 && out[0].ns == out[1].ns, "half each of 2^63: %llu",
+	      (unsigned long long)out[0].ns);
+	CHECK(isfinite(out[0].per_hit) && out[0].per_hit > 0.99 && out[0].per_hit < 1.01,
+	      "per hit about 1 ns");
+
+	struct cost_out c = { .has_per_hit = true, .per_hit = 412.4, .cpu_pct = 0.01234 };
+
+	cost_fmt_per_hit(&c, buf, sizeof(buf));
+	CHECK_STR(buf, "412", "ns per hit");
+	c.per_hit = 20712;
+	cost_fmt_per_hit(&c, buf, sizeof(buf));
+	CHECK_STR(buf, "20.7k", "thousands");
+	c.per_hit = 3.5e7;
+	cost_fmt_per_hit(&c, buf, sizeof(buf));
+	CHECK_STR(buf, "35.0M", "millions");
+	c.has_per_hit = false;
+	cost_fmt_per_hit(&c, buf, sizeof(buf));
+	CHECK_STR(buf, "-", "no hits");
+	cost_fmt_cpu(&c, buf, sizeof(buf));
+	CHECK_STR(buf, "0.012", "% of a CPU, 3 decimals");
+	c.cpu_pct = 87.25;
+	cost_fmt_cpu(&c, buf, sizeof(buf));
+	CHECK_STR(buf, "87.2", "past 10%%: one decimal");
+	return check_report();
+}
