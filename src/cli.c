@@ -62,7 +62,7 @@ static const char args_doc[] = "[explain] DEFINITION...\n"
 				"profile [-F HZ] [--by KEY[,KEY]] [--folded]\n"
 				"list [GLOB|SUBSYS/EVENT|MOD:GLOB] [--json]\n"
 				"serve -f FILE [--listen ADDR:PORT] [--check]\n"
-				"diff [--threshold P] [--json] A.json B.json";
+				"diff [--threshold P] [--json] [--svg FILE] A.json B.json";
 
 enum {
 	OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER, OPT_LINEAR, OPT_BY, OPT_TOP, OPT_UNIT,

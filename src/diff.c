@@ -15,6 +15,7 @@
 #include "diff.h"
 #include "hist.h"
 #include "kpt_buckets.h"
+#include "svg.h"
 #include "table.h"
 
 #define SEP		"\x1f"	/* between an id's parts: below every printable character */
@@ -772,6 +773,7 @@ struct opts {
 	double threshold;	/* p below this: significant */
 	double min_shift;	/* and a shift of at least this (a fraction): different */
 	bool json;
+	const char *svg;	/* --svg's file, or NULL */
 };
 
 enum { Q50, Q90, Q99, QMAX, NQ };
@@ -1385,18 +1387,265 @@ static int print_text(FILE *out, const struct diff_file *a, const struct diff_fi
 }
 
 /* ------------------------------------------------------------------ */
+/* The picture (--svg)                                                 */
+/* ------------------------------------------------------------------ */
+
+#define LABEL_LEN	96
+
+/* An overlay's rows, each label in the room beside it. */
+struct orows {
+	struct svg_orow *r;
+	char (*label)[LABEL_LEN];
+	size_t n;
+};
+
+/* [LO, HI) in the text's units; [V] for a bucket of one integer; open ends as "...". */
+static void bucket_label(char *buf, size_t len, double lo, double hi, bool ns)
+{
+	char l[40], h[40];
+
+	fmt_value(l, sizeof(l), lo, ns);
+	fmt_value(h, sizeof(h), hi, ns);
+	if (!isfinite(lo))
+		snprintf(buf, len, "(..., %s)", h);
+	else if (!isfinite(hi))
+		snprintf(buf, len, "[%s, ...)", l);
+	else if (hi == lo + 1 && lo == floor(lo))
+		snprintf(buf, len, "[%s]", l);
+	else
+		snprintf(buf, len, "[%s, %s)", l, h);
+}
+
+/* Room for n rows, zeroed. */
+static int orows_alloc(struct orows *o, size_t n)
+{
+	o->r = calloc(n ? n : 1, sizeof(*o->r));
+	o->label = calloc(n ? n : 1, sizeof(*o->label));
+	o->n = n;
+	return o->r && o->label ? 0 : -ENOMEM;
+}
+
+static void orows_free(struct orows *o)
+{
+	free(o->r);
+	free(o->label);
+}
+
+/* Every fine bucket from both runs' lowest to their highest: the rows before merging. */
+static int fine_rows(const struct result *res, struct orows *o)
+{
+	const struct diff_row *run[2] = { res->a, res->b };
+	uint32_t lo = UINT32_MAX, hi = 0, b;
+	struct diff_bucket k;
+	size_t i;
+	int s;
+
+	for (s = 0; s < 2; s++)
+		for (i = 0; run[s] && i < run[s]->nfine; i++) {
+			b = kpt_loglin_bucket((__u64)run[s]->fine[i].lo);
+			lo = b < lo ? b : lo;
+			hi = b > hi ? b : hi;
+		}
+	if (lo > hi)
+		return orows_alloc(o, 0);
+	if (orows_alloc(o, hi - lo + 1))
+		return -ENOMEM;
+	for (b = lo; b <= hi; b++) {
+		diff_fine_bucket((double)kpt_loglin_lower(b), &k);
+		o->r[b - lo].lo = k.lo;
+		o->r[b - lo].hi = k.hi;
+	}
+	for (s = 0; s < 2; s++)
+		for (i = 0; run[s] && i < run[s]->nfine; i++) {
+			struct svg_orow *r = &o->r[kpt_loglin_bucket((__u64)run[s]->fine[i].lo) - lo];
+
+			*(s ? &r->b : &r->a) += run[s]->fine[i].count;
+		}
+	return 0;
+}
+
+/* The printed rows of both runs, in bucket order, a bucket of both one row. */
+static int coarse_rows(const struct result *res, struct orows *o)
+{
+	const struct diff_bucket *a = res->a ? res->a->coarse : NULL;
+	const struct diff_bucket *b = res->b ? res->b->coarse : NULL;
+	size_t na = res->a ? res->a->ncoarse : 0, nb = res->b ? res->b->ncoarse : 0, i = 0, j = 0;
+
+	if (orows_alloc(o, na + nb))
+		return -ENOMEM;
+	o->n = 0;
+	while (i < na || j < nb) {
+		int c = i == na ? 1 : j == nb ? -1 : bucket_cmp(&a[i], &b[j]);
+		const struct diff_bucket *k = c <= 0 ? &a[i] : &b[j];
+		struct svg_orow *r = &o->r[o->n++];
+
+		r->lo = k->lo;
+		r->hi = k->hi;
+		if (c <= 0)
+			r->a = a[i++].count;
+		if (c >= 0)
+			r->b = b[j++].count;
+	}
+	return 0;
+}
+
+/* A hist's or latency's rows, merged to at most SVG_MAX_OROWS, labelled. */
+static int bucket_rows(const struct result *res, struct orows *o)
+{
+	const struct diff_row *a = res->a, *b = res->b;
+	bool ns = res_row(res)->kind == DIFF_LATENCY, fine;
+	size_t i;
+
+	/* the buckets the test used; a run without events, those of the other */
+	fine = res->d >= 0 ? res->fine : (!a || fine_ok(a)) && (!b || fine_ok(b)) &&
+	       ((a && a->has_fine) || (b && b->has_fine));
+	if (fine ? fine_rows(res, o) : coarse_rows(res, o))
+		return -ENOMEM;
+	o->n = svg_merge_rows(o->r, o->n, SVG_MAX_OROWS);
+	for (i = 0; i < o->n; i++) {
+		bucket_label(o->label[i], LABEL_LEN, o->r[i].lo, o->r[i].hi, ns);
+		o->r[i].label = o->label[i];
+	}
+	return 0;
+}
+
+/* A run's p50, p90, p99 as the table prints them; how many it has. */
+static size_t run_pcts(const struct result *res, int run, bool ns, struct svg_pct *p,
+		       char (*text)[40])
+{
+	size_t n = 0;
+	int i;
+
+	for (i = Q50; i <= Q99; i++) {
+		if (!res->qok[run][i])
+			continue;
+		fmt_value(text[n], 40, res->q[run][i], ns);
+		p[n] = (struct svg_pct){ q_name[i], res->q[run][i], text[n] };
+		n++;
+	}
+	return n;
+}
+
+/* One hist or latency key: its rows, both runs' percentiles, its verdict and P. */
+static int picture_key(struct svg_doc *d, const struct result *res, const struct diff_file *fa,
+		       const struct diff_file *fb)
+{
+	const struct diff_row *x = res_row(res);
+	bool ns = x->kind == DIFF_LATENCY;
+	struct svg_pct pa[3], pb[3];
+	char ta[3][40], tb[3][40], title[512], key[KEY_SHOW_MAX + 4], p[24], detail[128];
+	struct svg_overlay ov = {
+		.title = title, .verdict = verdict(res), .detail = detail, .differs = res->differs,
+		.axis = ns ? "latency" : "value", .pcts_a = pa, .pcts_b = pb,
+		.name_a = fa->path, .name_b = fb->path,
+	};
+	struct orows o = { 0 };
+	int ret;
+
+	key_text(x, key, sizeof(key));
+	snprintf(title, sizeof(title), "%s %s/%s %s", kind_name[x->kind], x->group, x->event, key);
+	fmt_p(p, sizeof(p), res->p);
+	if (res->d >= 0)
+		snprintf(detail, sizeof(detail), "P %s, D %.3f (on the %s)", p, res->d,
+			 res->fine ? "fine buckets" : "printed rows");
+	else
+		snprintf(detail, sizeof(detail), "P %s (the counts' binomial test)", p);
+	ov.npcts_a = run_pcts(res, 0, ns, pa, ta);
+	ov.npcts_b = run_pcts(res, 1, ns, pb, tb);
+	if (bucket_rows(res, &o)) {
+		orows_free(&o);
+		return -ENOMEM;
+	}
+	ov.rows = o.r;
+	ov.nrows = o.n;
+	ret = svg_add_overlay(d, &ov);
+	orows_free(&o);
+	return ret;
+}
+
+/* A count table: one panel, a row per key in the table's order, each with its verdict. */
+static int picture_count(struct svg_doc *d, const struct result *r, size_t n,
+			 const struct diff_file *fa, const struct diff_file *fb)
+{
+	const struct diff_row *x = res_row(r);
+	char title[512], detail[128], p[24], (*note)[48] = calloc(n ? n : 1, sizeof(*note));
+	struct svg_overlay ov = {
+		.title = title, .detail = detail, .axis = "key", .name_a = fa->path,
+		.name_b = fb->path,
+	};
+	struct orows o = { 0 };
+	size_t i, differ = 0;
+	int ret = -ENOMEM;
+
+	if (!note || orows_alloc(&o, n))
+		goto cleanup;
+	for (i = 0; i < n; i++) {
+		key_text(res_row(&r[i]), o.label[i], LABEL_LEN);
+		fmt_p(p, sizeof(p), r[i].p);
+		snprintf(note[i], sizeof(note[i]), "%s  P %s", verdict(&r[i]), p);
+		o.r[i] = (struct svg_orow){ .label = o.label[i], .note = note[i],
+			.a = r[i].a ? r[i].a->count : 0, .b = r[i].b ? r[i].b->count : 0 };
+		differ += r[i].differs;
+	}
+	snprintf(title, sizeof(title), "%s %s/%s", kind_name[x->kind], x->group, x->event);
+	snprintf(detail, sizeof(detail), "%zu of %zu key%s differ%s (the binomial test)", differ, n,
+		 n == 1 ? "" : "s", differ == 1 ? "s" : "");
+	ov.verdict = differ ? "DIFFERS" : "same";
+	ov.differs = differ > 0;
+	ov.rows = o.r;
+	ov.nrows = n;
+	ret = svg_add_overlay(d, &ov);
+cleanup:
+	orows_free(&o);
+	free(note);
+	return ret;
+}
+
+/* Both runs drawn, in the text's order, into --svg's file f. 0, or -errno. */
+static int picture(FILE *f, const struct diff_file *a, const struct diff_file *b,
+		   const struct result *r, size_t n)
+{
+	struct svg_doc *d = svg_new(false);
+	size_t i, j;
+	int ret = 0;
+
+	if (!d)
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i = j) {
+		for (j = i + 1; j < n && same_sect(res_row(&r[i])->id, res_row(&r[j])->id); j++)
+			;
+		if (res_row(&r[i])->kind == DIFF_COUNT) {
+			ret = picture_count(d, &r[i], j - i, a, b);
+			continue;
+		}
+		for (; i < j && !ret; i++)
+			ret = picture_key(d, &r[i], a, b);
+	}
+	if (!ret)
+		ret = svg_save(d, f);
+	svg_free(d);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
 /* The command                                                         */
 /* ------------------------------------------------------------------ */
 
 static void usage(FILE *f)
 {
-	fputs("Usage: kptrace diff [--threshold P] [--min-shift PCT] [--json] A.json B.json\n"
+	fputs("Usage: kptrace diff [--threshold P] [--min-shift PCT] [--json] [--svg FILE] A.json "
+	      "B.json\n"
 	      "Compare two runs' --json output key by key: did each distribution (or count)\n"
 	      "change, and by how much?\n\n"
 	      "  --threshold P     the p-value below which a difference is significant\n"
 	      "                    (default 0.01)\n"
 	      "  --min-shift PCT   the smallest shift called a difference, in percent (default 5)\n"
 	      "  --json            one JSON object per key instead of the tables\n"
+	      "  --svg FILE        also draw both runs overlaid as one SVG picture: a panel per\n"
+	      "                    hist or latency key (latency on its fine buckets, at most\n"
+	      "                    48 rows) and per count table, A's bar over B's in each row,\n"
+	      "                    both runs' p50/p90/p99 marked, each headed by its verdict;\n"
+	      "                    the file is checked before A and B are read\n"
 	      "  -h, --help        this text\n\n"
 	      "Rows match by type, group, event and key (its names sorted); -i's intervals are\n"
 	      "summed per key. hist and latency: the two-sample Kolmogorov-Smirnov test on the\n"
@@ -1440,6 +1689,7 @@ static int parse_args(int argc, char **argv, struct opts *o, FILE *out, FILE *er
 		{ "threshold", required_argument, NULL, 't' },
 		{ "min-shift", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "svg", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1462,12 +1712,15 @@ static int parse_args(int argc, char **argv, struct opts *o, FILE *out, FILE *er
 		case 'j':
 			o->json = true;
 			break;
+		case 's':
+			o->svg = optarg;
+			break;
 		case 'h':
 			usage(out);
 			return -2;
 		default:
 			fprintf(errf, "kptrace diff: %s: %s\n", argv[optind - 1],
-				optopt && strchr("tm", optopt) ? "needs a value" : "unknown option");
+				optopt && strchr("tms", optopt) ? "needs a value" : "unknown option");
 			goto usage;
 		}
 	}
@@ -1531,10 +1784,16 @@ static int run(const char *pa, const char *pb, const struct opts *o, FILE *out, 
 {
 	struct diff_file a = { 0 }, b = { 0 };
 	struct result *r = NULL;
+	FILE *svg = NULL;
 	char err[1024];
 	size_t n = 0, i;
-	int ret = 2;
+	int ret = 2, werr;
 
+	/* --svg: a path that cannot be written is refused before either file is read */
+	if (o->svg && svg_open(o->svg, &svg, err, sizeof(err))) {
+		fprintf(errf, "kptrace diff: --svg: cannot write %s: %s\n", o->svg, err);
+		return 2;
+	}
 	if (diff_load(pa, &a, err, sizeof(err)) || diff_load(pb, &b, err, sizeof(err))) {
 		fprintf(errf, "kptrace diff: %s\n", err);
 		goto cleanup;
@@ -1552,10 +1811,18 @@ static int run(const char *pa, const char *pb, const struct opts *o, FILE *out, 
 		fprintf(errf, "kptrace diff: out of memory\n");
 		goto cleanup;
 	}
+	if (svg && (werr = picture(svg, &a, &b, r, n))) {
+		fprintf(errf, "kptrace diff: --svg: cannot write %s: %s\n", o->svg, strerror(-werr));
+		goto cleanup;
+	}
 	ret = 0;
 	for (i = 0; i < n; i++)
 		ret |= r[i].differs;
 cleanup:
+	if (svg && fclose(svg) && !ret) {
+		fprintf(errf, "kptrace diff: --svg: cannot write %s: %s\n", o->svg, strerror(errno));
+		ret = 2;
+	}
 	free(r);
 	diff_file_free(&a);
 	diff_file_free(&b);

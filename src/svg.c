@@ -25,17 +25,23 @@
 #define HEAT_W		960	/* the heat columns' room, before clamping the cell width */
 #define TOP		44	/* a panel's first row: under its title and its header */
 #define LABEL_CHARS	64	/* a label longer than this is cut (whole in its tooltip) */
+#define HEAD		40	/* an overlay's verdict and legend lines, between title and rows */
+#define COL_A		"#3b7ddd"	/* an overlay's run A (bars), and its percentiles' lines */
+#define COL_B		"#e8743b"
+#define LINE_A		"#1f3f8f"
+#define LINE_B		"#a0401a"
 
-enum panel_kind { P_BARS, P_HEAT, P_COUNT };
+enum panel_kind { P_BARS, P_HEAT, P_COUNT, P_OVERLAY };
 
 struct brow {
 	uint32_t index;
 	char *label;
-	uint64_t count;
+	uint64_t count;		/* overlay: run A's */
+	uint64_t count_b;	/* overlay: run B's */
 	double lo, hi;
 	uint64_t *cols;		/* heat: the count of each interval (ncols entries) */
 	size_t ncols;
-	char *text;		/* count: the value as printed */
+	char *text;		/* count: the value as printed; overlay: the row's note or NULL */
 };
 
 struct pct {
@@ -46,12 +52,18 @@ struct pct {
 
 struct panel {
 	enum panel_kind kind;
-	char *title, *axis, *stats;	/* count: axis the keys' names, stats the value's */
+	char *title, *axis, *stats;	/* count: axis the keys' names, stats the value's;
+					 * overlay: stats the verdict's detail */
 	bool invalid;
 	struct brow *rows;		/* bars and heat by index; count in the table's order */
 	size_t nrows;
-	struct pct pcts[SVG_MAX_PCTS];	/* bars: the percentiles; heat: their names */
+	struct pct pcts[SVG_MAX_PCTS];	/* bars: the percentiles; heat: their names; overlay: A's */
 	size_t npcts;
+	/* overlay: B's percentiles, the verdict (red when it differs), the legend's names */
+	struct pct pcts_b[SVG_MAX_PCTS];
+	size_t npcts_b;
+	char *verdict, *name_a, *name_b;
+	bool differs;
 	/* heat: per interval, each percentile's value (pv[col * SVG_MAX_PCTS + k],
 	 * pok says it has one) and the interval's stats line */
 	double *pv;
@@ -79,6 +91,16 @@ static char *dup_or_empty(const char *s)
 	return strdup(s ? s : "");
 }
 
+static void pcts_free(struct pct *pcts, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(pcts[i].name);
+		free(pcts[i].text);
+	}
+}
+
 static void panel_free(struct panel *p)
 {
 	size_t i;
@@ -90,10 +112,11 @@ static void panel_free(struct panel *p)
 		free(p->rows[i].cols);
 		free(p->rows[i].text);
 	}
-	for (i = 0; i < p->npcts; i++) {
-		free(p->pcts[i].name);
-		free(p->pcts[i].text);
-	}
+	pcts_free(p->pcts, p->npcts);
+	pcts_free(p->pcts_b, p->npcts_b);
+	free(p->verdict);
+	free(p->name_a);
+	free(p->name_b);
 	for (i = 0; p->cstats && i < p->pcap; i++)
 		free(p->cstats[i]);
 	free(p->cstats);
@@ -188,16 +211,17 @@ static struct panel *panel_new(struct svg_doc *d, enum panel_kind kind, const ch
 	return p;
 }
 
-static int copy_pcts(struct panel *p, const struct svg_hist *h)
+/* Up to SVG_MAX_PCTS percentiles into to (its count in *nto); -ENOMEM. */
+static int copy_pcts(struct pct *to, size_t *nto, const struct svg_pct *from, size_t n)
 {
 	size_t k;
 
-	for (k = 0; k < h->npcts && k < SVG_MAX_PCTS; k++) {
-		p->pcts[k].value = h->pcts[k].value;
-		p->pcts[k].name = dup_or_empty(h->pcts[k].name);
-		p->pcts[k].text = dup_or_empty(h->pcts[k].text);
-		p->npcts = k + 1;
-		if (!p->pcts[k].name || !p->pcts[k].text)
+	for (k = 0; k < n && k < SVG_MAX_PCTS; k++) {
+		to[k].value = from[k].value;
+		to[k].name = dup_or_empty(from[k].name);
+		to[k].text = dup_or_empty(from[k].text);
+		*nto = k + 1;
+		if (!to[k].name || !to[k].text)
 			return -ENOMEM;
 	}
 	return 0;
@@ -224,7 +248,7 @@ static int add_bars(struct svg_doc *d, const struct svg_hist *h, const char *tit
 		if (!(r->label = dup_or_empty(h->rows[i].label)))
 			return oom(d);
 	}
-	return copy_pcts(p, h) ? oom(d) : 0;
+	return copy_pcts(p->pcts, &p->npcts, h->pcts, h->npcts) ? oom(d) : 0;
 }
 
 /* FNV-1a: a left-out heat title's identity, to count them once each. */
@@ -274,7 +298,7 @@ static struct panel *heat_panel(struct svg_doc *d, const struct svg_hist *h)
 		return NULL;
 	}
 	p = panel_new(d, P_HEAT, h->title, h->axis, NULL);
-	if (p && copy_pcts(p, h)) {
+	if (p && copy_pcts(p->pcts, &p->npcts, h->pcts, h->npcts)) {
 		oom(d);
 		return NULL;
 	}
@@ -346,7 +370,7 @@ static int add_heat(struct svg_doc *d, const struct svg_hist *h)
 	if (!(p = heat_panel(d, h)))
 		return d->oom ? -ENOMEM : 0;
 	p->invalid |= h->invalid;
-	if (!p->npcts && copy_pcts(p, h))
+	if (!p->npcts && copy_pcts(p->pcts, &p->npcts, h->pcts, h->npcts))
 		return oom(d);
 	if (heat_room(p, col))
 		return oom(d);
@@ -411,6 +435,59 @@ int svg_add_count(struct svg_doc *d, const struct svg_count *t)
 			return oom(d);
 	}
 	return 0;
+}
+
+int svg_add_overlay(struct svg_doc *d, const struct svg_overlay *o)
+{
+	struct panel *p = panel_new(d, P_OVERLAY, o->title, o->axis, o->detail);
+	size_t i;
+
+	if (!p)
+		return d->oom ? -ENOMEM : 0;
+	p->differs = o->differs;
+	if (!(p->verdict = dup_or_empty(o->verdict)) || !(p->name_a = dup_or_empty(o->name_a)) ||
+	    !(p->name_b = dup_or_empty(o->name_b)))
+		return oom(d);
+	if (o->nrows && !(p->rows = calloc(o->nrows, sizeof(*p->rows))))
+		return oom(d);
+	for (i = 0; i < o->nrows; i++) {
+		const struct svg_orow *s = &o->rows[i];
+		struct brow *r = &p->rows[i];
+
+		r->count = s->a;
+		r->count_b = s->b;
+		r->lo = s->lo;
+		r->hi = s->hi;
+		p->nrows = i + 1;
+		if (!(r->label = dup_or_empty(s->label)) || (s->note && !(r->text = strdup(s->note))))
+			return oom(d);
+	}
+	if (copy_pcts(p->pcts, &p->npcts, o->pcts_a, o->npcts_a) ||
+	    copy_pcts(p->pcts_b, &p->npcts_b, o->pcts_b, o->npcts_b))
+		return oom(d);
+	return 0;
+}
+
+size_t svg_merge_rows(struct svg_orow *rows, size_t n, size_t max)
+{
+	size_t per, i, k, m = 0;
+
+	if (!max || n <= max)
+		return n;
+	/* equal runs of consecutive rows: a row's width stays one bucket's multiple */
+	per = (n + max - 1) / max;
+	for (i = 0; i < n; i += per, m++) {
+		struct svg_orow r = rows[i];
+
+		for (k = i + 1; k < n && k < i + per; k++) {
+			r.a += rows[k].a;
+			r.b += rows[k].b;
+			r.hi = rows[k].hi;
+		}
+		r.label = r.note = NULL;
+		rows[m] = r;
+	}
+	return m;
 }
 
 /* ---- text ---- */
@@ -609,6 +686,8 @@ static double row_pos(const struct brow *rows, size_t n, double v)
 			continue;
 		if (v >= r->hi)
 			return (double)n;	/* the last row's top edge: max itself */
+		if (!isfinite(r->lo) || !isfinite(r->hi))
+			return (double)i + 0.5;	/* an open end: no edge to measure from */
 		f = r->lo > 0 && r->hi > r->lo ? log(v / r->lo) / log(r->hi / r->lo)
 						: (v - r->lo) / (r->hi - r->lo);
 		return (double)i + (f < 0 ? 0 : f > 1 ? 1 : f);
@@ -641,10 +720,81 @@ static uint64_t max_count(const struct panel *p)
 	uint64_t m = 0;
 	size_t i;
 
-	for (i = 0; i < p->nrows; i++)
+	for (i = 0; i < p->nrows; i++) {
 		if (p->rows[i].count > m)
 			m = p->rows[i].count;
+		if (p->rows[i].count_b > m)
+			m = p->rows[i].count_b;
+	}
 	return m;
+}
+
+/* An overlay row's counts as printed beside its bars: "A / B". */
+static void pair_text(const struct brow *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64 " / %" PRIu64, r->count, r->count_b);
+}
+
+/* The widest of an overlay's "A / B" column. */
+static double pair_w(const struct panel *p)
+{
+	double w = text_w("A / B");
+	char num[48];
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++) {
+		pair_text(&p->rows[i], num, sizeof(num));
+		if (text_w(num) > w)
+			w = text_w(num);
+	}
+	return w;
+}
+
+/* What an overlay writes right of its "A / B" column: notes, percentiles' names. */
+static double overlay_right(const struct panel *p)
+{
+	const struct pct *runs[2] = { p->pcts, p->pcts_b };
+	size_t nrun[2] = { p->npcts, p->npcts_b }, i, k;
+	double w = 0;
+
+	for (i = 0; i < p->nrows; i++)
+		if (text_w(p->rows[i].text) > w)
+			w = text_w(p->rows[i].text);
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < nrun[i]; k++)
+			if ((strlen(runs[i][k].name) + 3) * CH + text_w(runs[i][k].text) > w)
+				w = (strlen(runs[i][k].name) + 3) * CH + text_w(runs[i][k].text);
+	return w;
+}
+
+/*
+ * An overlay's verdict line ("DIFFERS  P 1.2e-10, D 0.433") and its legend (a
+ * swatch and file name per run); their width, and with f NULL only that.
+ */
+static double overlay_head(FILE *f, const struct panel *p)
+{
+	const char *const names[2] = { p->name_a, p->name_b }, *const runs[2] = { "A:", "B:" };
+	const char *const cols[2] = { COL_A, COL_B };
+	double x = PAD + ((double)text_chars(p->verdict) + 2) * CH, w;
+	int k;
+
+	if (f) {
+		line_at(f, PAD, 36, p->differs ? " class=\"verdict\" font-weight=\"bold\" "
+			"fill=\"#b00000\"" : " class=\"verdict\" font-weight=\"bold\"", p->verdict);
+		line_at(f, x, 36, " fill=\"#444\"", p->stats);
+	}
+	w = x + (double)text_chars(p->stats) * CH;
+	x = PAD;
+	for (k = 0; k < 2; k++) {
+		if (f) {
+			fprintf(f, "<rect class=\"legend\" x=\"%.1f\" y=\"45\" width=\"14\" "
+				"height=\"10\" fill=\"%s\"/>\n", x, cols[k]);
+			line_at(f, x + 18, 54, " font-weight=\"bold\"", runs[k]);
+			line_at(f, x + 18 + 3 * CH, 54, NULL, names[k]);
+		}
+		x += 18 + (3 + (double)text_chars(names[k]) + 3) * CH;
+	}
+	return (x > w ? x : w) + PAD;
 }
 
 static void geom_of(const struct svg_doc *d, const struct panel *p, struct geom *g)
@@ -670,6 +820,11 @@ static void geom_of(const struct svg_doc *d, const struct panel *p, struct geom 
 		g->w += 22 * CH;
 		g->h = TOP + (double)p->nrows * ROW_H + 12;
 		break;
+	case P_OVERLAY:
+		g->w += 8 + pair_w(p) + 12 + overlay_right(p);
+		/* the percentiles' names, 13 px apart, may reach below the rows */
+		g->h = TOP + fmax((double)p->nrows * ROW_H, (double)(p->npcts + p->npcts_b) * 13) + 44;
+		break;
 	case P_HEAT:
 		g->cw = d->ncols ? floor(HEAT_W / (double)d->ncols) : HEAT_W;
 		g->cw = g->cw < 4 ? 4 : g->cw > 48 ? 48 : g->cw;
@@ -683,6 +838,11 @@ static void geom_of(const struct svg_doc *d, const struct panel *p, struct geom 
 	}
 	if (p->invalid || !p->nrows)
 		g->h = TOP + 20;
+	if (p->kind == P_OVERLAY) {
+		g->h += HEAD;
+		if (overlay_head(NULL, p) > g->w)
+			g->w = overlay_head(NULL, p);
+	}
 	/* the lines drawn whole: the title (14 px, bold), the stats */
 	if ((double)text_chars(p->title) * CH * 1.2 + 2 * PAD > g->w)
 		g->w = (double)text_chars(p->title) * CH * 1.2 + 2 * PAD;
@@ -711,31 +871,83 @@ static void count_axis(FILE *f, double x0, double y, uint64_t top, const char *n
 	text_at(f, x0 + BAR_W / 2, y + 30, "middle", " fill=\"#444\"", name);
 }
 
-static void draw_pct_marks(FILE *f, const struct panel *p, double x0, double x1)
+/* A percentile's line across the rows, at pos (a fraction of rows, row_pos()). */
+struct mark {
+	double pos;
+	const char *colour, *dash;
+	char lab[160];
+};
+
+/* pcts' marks into m (from m[n]) with their names after prefix; the new n. */
+static size_t marks_of(const struct panel *p, const struct pct *pcts, size_t npcts,
+		       const char *prefix, const char *const *colours, struct mark *m, size_t n)
 {
-	double last_y = -100;
 	size_t k;
 
-	for (k = 0; k < p->npcts; k++) {
-		double pos = row_pos(p->rows, p->nrows, p->pcts[k].value), y, ty;
-		char lab[160];
+	for (k = 0; k < npcts; k++) {
+		double pos = row_pos(p->rows, p->nrows, pcts[k].value);
 
 		if (pos < 0)
 			continue;
-		y = TOP + pos * ROW_H;
+		m[n].pos = pos;
+		m[n].colour = colours[k];
+		m[n].dash = pct_dashes[k];
+		snprintf(m[n].lab, sizeof(m[n].lab), "%s%s %s", prefix, pcts[k].name, pcts[k].text);
+		n++;
+	}
+	return n;
+}
+
+/* The marks from x0 to x1, top to bottom, their names right of x1. */
+static void draw_marks(FILE *f, struct mark *m, size_t n, double x0, double x1)
+{
+	double last_y = -100;
+	struct mark t;
+	size_t i, j;
+
+	/* by position: the names are stacked downwards, each under the one above */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && m[j - 1].pos > m[j].pos; j--)
+			t = m[j], m[j] = m[j - 1], m[j - 1] = t;
+	for (i = 0; i < n; i++) {
+		double y = TOP + m[i].pos * ROW_H, ty;
+
 		/* the names one under the other where the values are close */
 		ty = y + 4 < last_y + 13 ? last_y + 13 : y + 4;
 		last_y = ty;
 		fprintf(f, "<line class=\"pct\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 			"stroke=\"%s\" stroke-width=\"1.5\"%s><title>", x0, y, x1, y,
-			pct_colours[k], pct_dashes[k]);
-		snprintf(lab, sizeof(lab), "%s %s", p->pcts[k].name, p->pcts[k].text);
-		svg_escape(f, lab);
+			m[i].colour, m[i].dash);
+		svg_escape(f, m[i].lab);
 		fputs("</title></line>\n", f);
-		line_at(f, x1 + 4, ty, " font-weight=\"bold\"", lab);
+		line_at(f, x1 + 4, ty, " font-weight=\"bold\"", m[i].lab);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
-			x1, y, x1 + 3, ty - 4, pct_colours[k]);
+			x1, y, x1 + 3, ty - 4, m[i].colour);
 	}
+}
+
+/* A row's start: a grey stripe under every other row, its label left of x0. */
+static void row_start(FILE *f, size_t i, double y, const struct geom *g, double x0,
+		      const char *label)
+{
+	if (i % 2)
+		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
+			"fill=\"#f4f4f4\"/>\n", PAD, y, g->w - 2 * PAD, ROW_H);
+	text_at(f, x0 - 8, y + 13, "end", NULL, label);
+}
+
+/* A bar of class cls, at least 1 px, its tooltip "LABEL: [run ]VALUE". */
+static void bar_at(FILE *f, const char *cls, double x, double y, double w, int h,
+		   const char *fill, const char *label, const char *run, const char *value)
+{
+	fprintf(f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
+		"fill=\"%s\"><title>", cls, x, y, w < 1 ? 1 : w, h, fill);
+	svg_escape(f, label);
+	fputs(": ", f);
+	if (run)
+		fprintf(f, "%s ", run);
+	svg_escape(f, value);
+	fputs("</title></rect>\n", f);
 }
 
 static void draw_bars(FILE *f, const struct panel *p, const struct geom *g)
@@ -747,27 +959,22 @@ static void draw_bars(FILE *f, const struct panel *p, const struct geom *g)
 
 	text_at(f, x0 - 8, TOP - 8, "end", " fill=\"#444\"", p->axis);
 	text_at(f, x0, TOP - 8, NULL, " fill=\"#444\"", "count");
+	struct mark m[SVG_MAX_PCTS];
+
 	for (i = 0; i < p->nrows; i++) {
 		const struct brow *r = &p->rows[i];
 		double y = TOP + (double)i * ROW_H, w = (double)r->count / (double)top * BAR_W;
 
-		if (i % 2)
-			fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
-				"fill=\"#f4f4f4\"/>\n", PAD, y, g->w - 2 * PAD, ROW_H);
-		text_at(f, x0 - 8, y + 13, "end", NULL, r->label);
+		row_start(f, i, y, g, x0, r->label);
 		snprintf(num, sizeof(num), "%" PRIu64, r->count);
-		if (r->count) {
-			fprintf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-				"height=\"%d\" fill=\"#e8743b\"><title>", x0, y + 3,
-				w < 1 ? 1 : w, ROW_H - 6);
-			svg_escape(f, r->label);
-			fprintf(f, ": %s</title></rect>\n", num);
-		}
+		if (r->count)
+			bar_at(f, "bar", x0, y + 3, w, ROW_H - 6, "#e8743b", r->label, NULL, num);
 		text_at(f, x0 + (w < 1 ? 1 : w) + 4, y + 13, NULL, NULL, num);
 	}
 	xc = x0 + BAR_W + 4;
 	snprintf(num, sizeof(num), "%" PRIu64, top);
-	draw_pct_marks(f, p, x0, xc + text_w(num) + 8);
+	draw_marks(f, m, marks_of(p, p->pcts, p->npcts, "", pct_colours, m, 0), x0,
+		   xc + text_w(num) + 8);
 	count_axis(f, x0, TOP + (double)p->nrows * ROW_H + 4, top, "count");
 	line_at(f, PAD, TOP + (double)p->nrows * ROW_H + 54, NULL, p->stats);
 }
@@ -786,18 +993,51 @@ static void draw_count(FILE *f, const struct panel *p, const struct geom *g)
 		double y = TOP + (double)i * ROW_H;
 		double w = top ? (double)r->count / (double)top * BAR_W : 0;
 
-		if (i % 2)
-			fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
-				"fill=\"#f4f4f4\"/>\n", PAD, y, g->w - 2 * PAD, ROW_H);
-		text_at(f, x0 - 8, y + 13, "end", NULL, r->label);
-		fprintf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
-			"fill=\"#3b7ddd\"><title>", x0, y + 3, w < 1 ? 1 : w, ROW_H - 6);
-		svg_escape(f, r->label);
-		fputs(": ", f);
-		svg_escape(f, val);
-		fputs("</title></rect>\n", f);
+		row_start(f, i, y, g, x0, r->label);
+		bar_at(f, "bar", x0, y + 3, w, ROW_H - 6, "#3b7ddd", r->label, NULL, val);
 		text_at(f, x0 + (w < 1 ? 1 : w) + 4, y + 13, NULL, NULL, val);
 	}
+}
+
+/* Each row an A bar over a B bar, their counts after them, both runs' percentiles. */
+static void draw_overlay(FILE *f, const struct panel *p, const struct geom *g)
+{
+	static const char *const line_a[SVG_MAX_PCTS] = { LINE_A, LINE_A, LINE_A };
+	static const char *const line_b[SVG_MAX_PCTS] = { LINE_B, LINE_B, LINE_B };
+	double x0 = PAD + g->lw, xc = x0 + BAR_W + 8, x1 = xc + pair_w(p) + 8;
+	uint64_t top = max_count(p) ? max_count(p) : 1;
+	struct mark m[2 * SVG_MAX_PCTS];
+	char num[48];
+	size_t i, n;
+	int k;
+
+	text_at(f, x0 - 8, TOP - 8, "end", " fill=\"#444\"", p->axis);
+	text_at(f, x0, TOP - 8, NULL, " fill=\"#444\"", "count");
+	text_at(f, xc, TOP - 8, NULL, " fill=\"#444\"", "A / B");
+	for (i = 0; i < p->nrows; i++) {
+		const struct brow *r = &p->rows[i];
+		double y = TOP + (double)i * ROW_H;
+
+		row_start(f, i, y, g, x0, r->label);
+		for (k = 0; k < 2; k++) {
+			uint64_t c = k ? r->count_b : r->count;
+
+			if (!c)
+				continue;
+			snprintf(num, sizeof(num), "%" PRIu64, c);
+			bar_at(f, k ? "bar b" : "bar a", x0, y + 2 + 7 * k,
+			       (double)c / (double)top * BAR_W, 7, k ? COL_B : COL_A, r->label,
+			       k ? "B" : "A", num);
+		}
+		pair_text(r, num, sizeof(num));
+		text_at(f, xc, y + 13, NULL, NULL, num);
+		if (r->text)
+			line_at(f, x1 + 4, y + 13, NULL, r->text);
+	}
+	n = marks_of(p, p->pcts, p->npcts, "A ", line_a, m, 0);
+	n = marks_of(p, p->pcts_b, p->npcts_b, "B ", line_b, m, n);
+	draw_marks(f, m, n, x0, x1);
+	count_axis(f, x0, TOP + (double)p->nrows * ROW_H + 4, top, "count");
 }
 
 /* Percentile k's line across the intervals, broken where one has none. */
@@ -939,6 +1179,11 @@ static void draw_panel(FILE *f, const struct svg_doc *d, const struct panel *p,
 {
 	fprintf(f, "<g class=\"panel\" transform=\"translate(0,%.1f)\">\n", y);
 	title_at(f, p->title);
+	if (p->kind == P_OVERLAY) {
+		/* the rows below the verdict and legend, laid out as every other panel's */
+		overlay_head(f, p);
+		fprintf(f, "<g transform=\"translate(0,%d)\">\n", HEAD);
+	}
 	if (p->invalid || !p->nrows) {
 		/* what the text says instead of rows */
 		text_at(f, PAD, TOP - 4, NULL, NULL, p->invalid ? "(invalid histogram)" :
@@ -947,9 +1192,13 @@ static void draw_panel(FILE *f, const struct svg_doc *d, const struct panel *p,
 		draw_bars(f, p, g);
 	} else if (p->kind == P_COUNT) {
 		draw_count(f, p, g);
+	} else if (p->kind == P_OVERLAY) {
+		draw_overlay(f, p, g);
 	} else {
 		draw_heat(f, d, p, g);
 	}
+	if (p->kind == P_OVERLAY)
+		fputs("</g>\n", f);
 	fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ccc\"/>\n", PAD,
 		g->h - 1, g->w - PAD, g->h - 1);
 	fputs("</g>\n", f);

@@ -17,10 +17,17 @@
  *			polylines; a panel per title (key)
  *	count		a horizontal bar per table row, its key columns' text on
  *			the left, its value at the end
+ *	overlay		(kptrace diff) two runs of one table: under the title the
+ *			verdict line and a legend naming both files, then per row
+ *			an A bar over a B bar ("bar a", "bar b", each non-empty
+ *			one with "LABEL: A COUNT" / "LABEL: B COUNT" in its
+ *			<title>), "A / B" after them, the row's note (a count
+ *			table's verdict per key); both runs' p50/p90/p99 as lines
  *
  * At most SVG_MAX_PANELS panels and SVG_MAX_COLUMNS intervals are drawn; the
  * picture says how many were left out. Elements the tests look for carry a
- * class: "panel" (a <g>), "bar", "cell", "pct" (a percentile's line).
+ * class: "panel" (a <g>), "bar" ("bar a", "bar b" in an overlay), "cell", "pct" (a
+ * percentile's line), "verdict".
  */
 #ifndef KPT_SVG_H
 #define KPT_SVG_H
@@ -33,6 +40,7 @@
 #define SVG_MAX_PANELS	64
 #define SVG_MAX_COLUMNS	1000
 #define SVG_MAX_PCTS	3
+#define SVG_MAX_OROWS	48	/* an overlay's bucket rows, after svg_merge_rows() */
 
 struct svg_doc;
 
@@ -77,6 +85,28 @@ struct svg_count {
 	size_t nrows;
 };
 
+/* An overlay's row: one bucket (or a count table's key) of both runs. */
+struct svg_orow {
+	const char *label;
+	uint64_t a, b;		/* run A's count, run B's */
+	double lo, hi;		/* [lo, hi), raw units, as svg_row's; 0 in a count table */
+	const char *note;	/* after the counts (a count table's verdict and P), or NULL */
+};
+
+/* Two runs of one table drawn over each other; every pointer borrowed for the call. */
+struct svg_overlay {
+	const char *title;	/* "latency latency/f_ret (all)" */
+	const char *verdict;	/* "DIFFERS", "same" */
+	const char *detail;	/* beside it: "P 1.2e-10, D 0.433" */
+	bool differs;		/* the verdict in red */
+	const char *axis;	/* the rows' quantity: "latency", "key" */
+	const struct svg_orow *rows;
+	size_t nrows;		/* buckets: at most SVG_MAX_OROWS, as svg_merge_rows() leaves them */
+	const struct svg_pct *pcts_a, *pcts_b;	/* each run's p50, p90, p99, as svg_hist's */
+	size_t npcts_a, npcts_b;
+	const char *name_a, *name_b;	/* the legend: the two files */
+};
+
 /* A picture of bar charts, or with heat true one of heatmaps (-i). NULL: no memory. */
 struct svg_doc *svg_new(bool heat);
 void svg_free(struct svg_doc *d);
@@ -85,6 +115,14 @@ int svg_column(struct svg_doc *d, const char *time);
 /* The data is copied. 0, or -ENOMEM. */
 int svg_add_hist(struct svg_doc *d, const struct svg_hist *h);
 int svg_add_count(struct svg_doc *d, const struct svg_count *t);
+int svg_add_overlay(struct svg_doc *d, const struct svg_overlay *o);
+/*
+ * rows[0..n) (consecutive buckets, by lo) merged in place into at most max:
+ * runs of equally many rows, counts summed, lo of the first, hi of the last.
+ * When it merges, every label and note is NULL (the caller labels the rows
+ * from lo and hi). The rows' new number.
+ */
+size_t svg_merge_rows(struct svg_orow *rows, size_t n, size_t max);
 /* The picture; 0, or -errno when writing failed. */
 int svg_write(const struct svg_doc *d, FILE *f);
 /*

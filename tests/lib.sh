@@ -163,3 +163,69 @@ finish() {
 	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	[ "$FAILED" = 0 ]
 }
+
+# render_png SVG PNG COLOUR: SVG rendered in headless Chromium to PNG at the
+# size its root states, then checked: that size, not blank (1% of the pixels
+# not white, more than two colours), and at least 50 px of COLOUR (rrggbb,
+# the bars' or cells') drawn. Prints what it saw; non-zero when not so.
+render_png() {
+	local svg=$1 png=$2 colour=$3 w h home
+	w=$(python3 -c "import sys,xml.etree.ElementTree as E; print(E.parse(sys.argv[1]).getroot().get('width'))" "$svg") || return 1
+	h=$(python3 -c "import sys,xml.etree.ElementTree as E; print(E.parse(sys.argv[1]).getroot().get('height'))" "$svg") || return 1
+	rm -f "$png"
+	home=$(mktemp -d /tmp/kpt-chromium.XXXXXX)
+	HOME=$home timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--screenshot="$png" --window-size="$w,$h" "file://$(realpath "$svg")" > /dev/null 2>&1
+	rm -rf "$home"
+	[ -s "$png" ] || { echo "render_png: chromium wrote no $png"; return 1; }
+	python3 - "$png" "$w" "$h" "$colour" <<'PYEOF'
+# The PNG decoded by hand (zlib and the five row filters): no imaging module needed.
+import struct, sys, zlib
+
+png, want_w, want_h, colour = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+d = open(png, "rb").read()
+if d[:8] != b"\x89PNG\r\n\x1a\n":
+    sys.exit("render_png: %s is not a PNG" % png)
+pos, idat, hdr = 8, b"", None
+while pos < len(d):
+    n, kind = struct.unpack(">I4s", d[pos:pos + 8])
+    body = d[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        hdr = struct.unpack(">IIBBBBB", body)
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+w, h, depth, ctype = hdr[:4]
+if depth != 8 or ctype not in (2, 6):
+    sys.exit("render_png: PNG depth %d colour type %d" % (depth, ctype))
+bpp = 3 if ctype == 2 else 4
+raw, stride, prev, rows = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(bytes(line))
+    prev = line
+if (w, h) != (want_w, want_h):
+    sys.exit("render_png: PNG %dx%d, the SVG says %dx%d" % (w, h, want_w, want_h))
+px = [r[i:i + 3] for r in rows for i in range(0, len(r), bpp)]
+nonwhite = sum(1 for p in px if p != b"\xff\xff\xff")
+colours = len(set(px))
+want = bytes.fromhex(colour)
+near = sum(1 for p in px if all(abs(p[k] - want[k]) <= 8 for k in range(3)))
+print("%s: %dx%d, %.1f%% not white, %d colours, %d px of #%s" %
+      (png.rsplit("/", 1)[-1], w, h, 100.0 * nonwhite / len(px), colours, near, colour))
+if nonwhite * 100 < len(px) or colours <= 2:
+    sys.exit("render_png: blank: %d of %d pixels not white, %d colours" % (nonwhite, len(px), colours))
+if near < 50:
+    sys.exit("render_png: the bars' or cells' colour #%s is not drawn" % colour)
+PYEOF
+}

@@ -3,7 +3,11 @@
 # tests/host/diff_target.c's workloads, whose differences are known by
 # construction: 2 ms against 3 ms sleeps, N against 2N calls, argument values
 # that differ between runs. Then the false-positive rate on pairs of the same
-# workload, and the refusals of bad inputs.
+# workload, and the refusals of bad inputs. --svg: the picture of each diff,
+# well-formed (xmllint), its bars against the input JSON (a latency's fine
+# buckets merged to at most 48 rows as the check merges them here), the
+# verdicts and P as the text says them, rendered in headless Chromium to a
+# PNG (kept in .output/tests/host/diff); an unwritable path refused first.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -15,7 +19,7 @@ mkdir -p "$OUT"
 T=$(realpath "$OUT")/diff_target
 gcc -O0 -g tests/host/diff_target.c -o "$T" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 28
+expect_checks 46
 
 # dif NAME ARGS...: kptrace diff ARGS, bounded; stdout in $OUT/NAME.out,
 # stderr in $OUT/NAME.err; DRC its exit status. UBSan's reports recorded.
@@ -35,6 +39,133 @@ has() {
 jget() {
 	python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); print(eval(sys.argv[2]))' "$1" "$2"
 }
+
+cat > "$OUT/diff_svg.py" <<'EOF'
+# diff_svg.py WHAT SVG TEXT A.json B.json: diff --svg's picture against the
+# diff's text output and the two input files; prints what differs, exits 1 then.
+import json, math, re, sys
+import xml.etree.ElementTree as ET
+
+NS = "{http://www.w3.org/2000/svg}"
+
+def fail(msg):
+    print("diff_svg:", msg)
+    sys.exit(1)
+
+def panels(svg):
+    out = []
+    for g in ET.parse(svg).getroot().iter(NS + "g"):
+        if g.get("class") != "panel":
+            continue
+        texts = list(g.iter(NS + "text"))
+        bars = {run: [r.find(NS + "title").text for r in g.iter(NS + "rect")
+                      if r.get("class") == "bar " + run] for run in "ab"}
+        out.append({"title": texts[0].text, "texts": ["".join(t.itertext()) for t in texts],
+                    "verdict": [t.text for t in texts if t.get("class") == "verdict"],
+                    "bars": bars, "pct": [e for e in g.iter() if e.get("class") == "pct"],
+                    "rows": sum(1 for t in texts if re.fullmatch(r"\d+ / \d+", t.text or ""))})
+    return out
+
+def text_rows(txt):
+    """The text's table rows: (P, VERDICT, KEY), in order."""
+    rows = []
+    for line in open(txt).read().splitlines():
+        m = re.search(r"  (\S+)  (DIFFERS|same\*?|\(only in [AB]\)) +(\S.*)$", line)
+        if m:
+            rows.append(m.groups())
+    return rows
+
+def runs(a, b):
+    return [[json.loads(l) for l in open(f) if l.strip()] for f in (a, b)]
+
+def counts(bars, run):
+    tip = ": %s " % run.upper()
+    return [(t.rsplit(tip, 1)[0], int(t.rsplit(tip, 1)[1])) for t in bars[run]]
+
+def head(p, want):
+    """The panel's verdict and P as the text's row says them."""
+    pv, verdict, key = want
+    if p["verdict"] != [verdict]:
+        fail("%s: verdict %r, the text %r" % (p["title"], p["verdict"], verdict))
+    if not any(t.startswith("P %s" % pv) for t in p["texts"]):
+        fail("%s: no 'P %s' in %r" % (p["title"], pv, p["texts"][:4]))
+
+def fine_bucket(v):
+    if v < 64:
+        return v
+    e = v.bit_length() - 1
+    return 64 * (e - 5) + ((v >> (e - 6)) & 63)
+
+def check_latency(svg, txt, a, b, merged=None):
+    ps, rows, (ra, rb) = panels(svg), text_rows(txt), runs(a, b)
+    if len(ps) != 1 or len(rows) != 1:
+        fail("%d panels, %d text rows: want one of each" % (len(ps), len(rows)))
+    p = ps[0]
+    head(p, rows[0])
+    fine = [{fine_bucket(int(lo)): c for lo, c in r[0]["hist"]["fine"]} for r in (ra, rb)]
+    lo = min(min(f) for f in fine)
+    span = max(max(f) for f in fine) - lo + 1
+    per = math.ceil(span / 48) if span > 48 else 1
+    nrows = math.ceil(span / per)
+    if merged and per == 1:
+        fail("%d fine buckets: too few to be merged, the check wants more than 48" % span)
+    if p["rows"] != nrows or nrows > 48:
+        fail("%d rows, want %d (%d fine buckets, %d a row)" % (p["rows"], nrows, span, per))
+    for run, f, r in (("a", fine[0], ra), ("b", fine[1], rb)):
+        want = [sum(f.get(lo + k * per + i, 0) for i in range(per)) for k in range(nrows)]
+        got = [c for _, c in counts(p["bars"], run)]
+        if got != [c for c in want if c]:
+            fail("bars %s %r, the fine buckets merged %r" % (run, got, [c for c in want if c]))
+        if sum(got) != r[0]["hist"]["count"]:
+            fail("bars %s add up to %d, the run's count is %d" %
+                 (run, sum(got), r[0]["hist"]["count"]))
+    if len(p["pct"]) != 6:
+        fail("%d percentile lines, want p50, p90, p99 of both runs" % len(p["pct"]))
+    for name in (a, b):
+        if name not in p["texts"]:
+            fail("the legend does not name %s" % name)
+    print("%d rows of %d fine buckets each, %d + %d bars as the inputs, %s P %s" %
+          (nrows, per, len(p["bars"]["a"]), len(p["bars"]["b"]), rows[0][1], rows[0][0]))
+
+def key_of(row):
+    return " ".join("%s=%s" % kv for kv in sorted((row.get("key") or {}).items())) or "(all)"
+
+def check_hist(svg, txt, a, b):
+    ps, rows, (ra, rb) = panels(svg), text_rows(txt), runs(a, b)
+    if len(ps) != len(rows):
+        fail("%d panels, the text has %d keys" % (len(ps), len(rows)))
+    for p, want in zip(ps, rows):
+        if not p["title"].endswith(" " + want[2]):
+            fail("panel %r, the text's key %r (its order)" % (p["title"], want[2]))
+        head(p, want)
+        for run, rs in (("a", ra), ("b", rb)):
+            mine = [r for r in rs if key_of(r) == want[2]]
+            got = [c for _, c in counts(p["bars"], run)]
+            exp = [k["count"] for k in mine[0]["hist"]["buckets"] if k["count"]] if mine else []
+            if got != exp:
+                fail("%s: bars %s %r, the input's buckets %r" % (want[2], run, got, exp))
+    print("%d panels in the text's order, bars as the inputs' buckets" % len(ps))
+
+def check_count(svg, txt, a, b):
+    ps, rows, (ra, rb) = panels(svg), text_rows(txt), runs(a, b)
+    if len(ps) != 1:
+        fail("%d panels, want one for the count table" % len(ps))
+    p = ps[0]
+    for run, rs in (("a", ra), ("b", rb)):
+        got = dict(counts(p["bars"], run))
+        exp = {key_of(r): r["count"] for r in rs if r["count"]}
+        if got != exp:
+            fail("bars %s %r, the input's counts %r" % (run, got, exp))
+    for pv, verdict, key in rows:
+        if "%s  P %s" % (verdict, pv) not in p["texts"]:
+            fail("no '%s  P %s' for %s" % (verdict, pv, key))
+    print("one panel, %d keys' bars as the inputs, verdicts as the text" % len(rows))
+
+{"latency": check_latency, "hist": check_hist, "count": check_count}[sys.argv[1]](*sys.argv[2:])
+EOF
+
+# svgcheck WHAT NAME A B: $OUT/NAME.svg against $OUT/NAME.out and the inputs
+svgcheck() { python3 "$OUT/diff_svg.py" "$1" "$OUT/$2.svg" "$OUT/$2.out" "$3" "$4" ${5:+"$5"}; }
 
 # in_range V LO HI: LO <= V <= HI (decimals)
 in_range() { python3 -c 'import sys; v,lo,hi=map(float,sys.argv[1:]); sys.exit(0 if lo<=v<=hi else 1)' "$@"; }
@@ -135,4 +266,59 @@ check "nothing in common: exit 2, what each file holds ($(head -c 300 "$OUT/e-co
 dif e-missing "$OUT/ms2.json" "$OUT/no-such.json"
 check "a missing file: exit 2, named ($(head -c 200 "$OUT/e-missing.err"))" \
 	sh -c "[ $DRC = 2 ] && grep -q '^kptrace diff: $OUT/no-such.json: No such file or directory$' '$OUT/e-missing.err'"
+
+echo "# f: --svg"
+if ! command -v xmllint > /dev/null || ! command -v chromium > /dev/null; then
+	env_fault "xmllint or chromium is not installed: --svg's pictures not checked"
+	expect_checks $((EXPECTED - 15))
+else
+	rm -f "$OUT"/*.svg "$OUT"/*.png
+	dif f-lat --svg "$OUT/f-lat.svg" "$OUT/ms2.json" "$OUT/ms3.json"
+	check "--svg: the text and exit status as without it (exit $DRC)" \
+		sh -c "[ $DRC = 1 ] && cmp -s '$OUT/f-lat.out' '$OUT/a.out'"
+	check "--svg latency: well-formed" xmllint --noout "$OUT/f-lat.svg"
+	check "--svg latency: verdict and P as the text, fine buckets merged to <= 48 rows as the inputs'" \
+		svgcheck latency f-lat "$OUT/ms2.json" "$OUT/ms3.json"
+	check "--svg latency: rendered" render_png "$OUT/f-lat.svg" "$OUT/f-lat.png" 3b7ddd
+	# 2 ms against 8 ms: some 130 fine buckets apart, merged into at most 48 rows
+	lat "$OUT/ms8.json" 8
+	dif f-wide --svg "$OUT/f-wide.svg" "$OUT/ms2.json" "$OUT/ms8.json"
+	check "--svg latency 2 ms vs 8 ms: merged to <= 48 rows, every event in its row" \
+		svgcheck latency f-wide "$OUT/ms2.json" "$OUT/ms8.json" merged
+	check "--svg latency 2 ms vs 8 ms: rendered" render_png "$OUT/f-wide.svg" "$OUT/f-wide.png" e8743b
+	dif f-json --json --svg "$OUT/f-json.svg" "$OUT/ms2.json" "$OUT/ms3.json"
+	check "--svg with --json: the JSON as without it, the same picture" \
+		sh -c "cmp -s '$OUT/f-json.out' '$OUT/a-json.out' && cmp -s '$OUT/f-json.svg' '$OUT/f-lat.svg'"
+	dif f-hist --svg "$OUT/f-hist.svg" "$OUT/v12.json" "$OUT/v23.json"
+	check "--svg hist --by: well-formed" xmllint --noout "$OUT/f-hist.svg"
+	check "--svg hist --by: a panel per key in the text's order, bars as the inputs'" \
+		svgcheck hist f-hist "$OUT/v12.json" "$OUT/v23.json"
+	check "--svg hist --by: rendered" render_png "$OUT/f-hist.svg" "$OUT/f-hist.png" e8743b
+	dif f-count --svg "$OUT/f-count.svg" "$OUT/c1000.json" "$OUT/c2000.json"
+	check "--svg count: well-formed" xmllint --noout "$OUT/f-count.svg"
+	check "--svg count: one panel, A's and B's bar and the verdict per key" \
+		svgcheck count f-count "$OUT/c1000.json" "$OUT/c2000.json"
+	check "--svg count: (all): A 1000 and (all): B 2000" sh -c \
+		"grep -q '<title>(all): A 1000</title>' '$OUT/f-count.svg' && grep -q '<title>(all): B 2000</title>' '$OUT/f-count.svg'"
+	check "--svg count: rendered" render_png "$OUT/f-count.svg" "$OUT/f-count.png" e8743b
+	# a file name holding XML's characters: in the legend, escaped
+	ODD="$OUT/a<b&c\"d.json"
+	cp "$OUT/c1000.json" "$ODD"
+	dif f-odd --svg "$OUT/f-odd.svg" "$ODD" "$OUT/c2000.json"
+	check "--svg, a file named <&\": well-formed, its name escaped in the legend" sh -c \
+		"xmllint --noout '$OUT/f-odd.svg' && grep -q 'a&lt;b&amp;c&quot;d.json</text>' '$OUT/f-odd.svg'"
+	rm -f "$ODD"
+fi
+# an unwritable path: said before either file is read (B does not exist)
+dif f-nodir --svg /nonexistent/dir/x.svg "$OUT/ms2.json" "$OUT/no-such.json"
+check "--svg unwritable: exit 2, the path and why ($(head -c 200 "$OUT/f-nodir.err"))" \
+	sh -c "[ $DRC = 2 ] && grep -qx 'kptrace diff: --svg: cannot write /nonexistent/dir/x.svg: No such file or directory' '$OUT/f-nodir.err'"
+check "--svg unwritable: refused before the files are read, nothing on stdout" \
+	sh -c "! grep -q no-such '$OUT/f-nodir.err' && [ ! -s '$OUT/f-nodir.out' ]"
+ln -sf /tmp/kpt-diff-elsewhere.svg "$OUT/f-link.svg"
+rm -f /tmp/kpt-diff-elsewhere.svg
+dif f-link --svg "$OUT/f-link.svg" "$OUT/ms2.json" "$OUT/ms3.json"
+check "--svg through a symbolic link: refused, nothing written there" sh -c \
+	"[ $DRC = 2 ] && grep -q 'cannot write .*symbolic link' '$OUT/f-link.err' && [ ! -e /tmp/kpt-diff-elsewhere.svg ] && [ ! -s '$OUT/f-link.out' ]"
+rm -f "$OUT/f-link.svg"
 finish

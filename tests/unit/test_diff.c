@@ -9,7 +9,11 @@
  * - quantiles by hand and against a real latency row's own p50/p90/p99;
  * - the fine layout from issue 21's formula; key canonicalization;
  * - malformed inputs and usage errors: exit 2 and FILE:LINE: with the reason;
- *   exit 0 and 1 on rows that agree and differ.
+ *   exit 0 and 1 on rows that agree and differ;
+ * - --svg: a panel per key in the text's order headed by its verdict and P,
+ *   each run's bars adding up to its count, a latency's fine buckets merged
+ *   to at most 48 rows, a count table one panel; an unwritable path refused
+ *   before either file is read.
  */
 #include <math.h>
 #include <stdint.h>
@@ -20,6 +24,8 @@
 
 #include "check.h"
 #include "diff.h"
+#include "kpt_buckets.h"
+#include "svg.h"
 
 #define NEAR(got, want, tol, ctx)					\
 	CHECK(fabs((got) - (want)) <= (tol), "%s: got %.12g, want %.12g (+-%g)", (ctx), \
@@ -575,6 +581,145 @@ static void test_verdicts(void)
 	run_free(&r);
 }
 
+/* A file's text (exits on failure: the test's own trouble). */
+static char *slurp(const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f || getdelim(&buf, &len, '\0', f) < 0) {
+		perror(path);
+		exit(2);
+	}
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The rows' "A / B" column of an overlay: how many rows (its header, "A / B",
+ * is no number), each run's total in *a and *b.
+ */
+static int svg_pairs(const char *svg, uint64_t *a, uint64_t *b)
+{
+	unsigned long long x, y;
+	const char *p;
+	int rows = 0;
+	char end;
+
+	*a = *b = 0;
+	for (p = svg; (p = strstr(p, "\">")); p += 2) {
+		if (sscanf(p + 2, "%llu / %llu</text%c", &x, &y, &end) != 3 || end != '>')
+			continue;
+		*a += x;
+		*b += y;
+		rows++;
+	}
+	return rows;
+}
+
+/* needle in hay exactly once. */
+static bool once(const char *hay, const char *needle)
+{
+	const char *p = strstr(hay, needle);
+
+	return p && !strstr(p + 1, needle);
+}
+
+/* A latency whose fine buckets are every nth from bucket first, count each. */
+static const char *wide_latency(const char *name, uint32_t first, int nb, int step, int count)
+{
+	static char text[65536];
+	size_t used;
+	int i;
+
+	used = snprintf(text, sizeof(text), "{\"group\":\"latency\",\"event\":\"f_ret\","
+			"\"type\":\"latency\",\"hist\":{\"buckets\":[{\"min\":0,"
+			"\"max\":1000000000000,\"count\":%d}],\"count\":%d,\"fine\":[",
+			nb * count, nb * count);
+	for (i = 0; i < nb && used < sizeof(text); i++)
+		used += snprintf(text + used, sizeof(text) - used, "%s[%llu,%d]", i ? "," : "",
+				 (unsigned long long)kpt_loglin_lower(first + (uint32_t)(i * step)),
+				 count);
+	snprintf(text + used, sizeof(text) - used, "]}}\n");
+	return file(name, text);
+}
+
+static void test_svg(void)
+{
+	const char *c10 = file("s-c10.json", ROW_C(10)), *c40 = file("s-c40.json", ROW_C(40));
+	const char *ta = file("s-tail-a.json", ROW_F("29", "30", "60", "60"));
+	const char *tb = file("s-tail-b.json", ROW_F("10", "49", "30", "30"));
+	char opt[300], want[512], *svg;
+	const char *path;
+	uint64_t sa, sb;
+	struct run r;
+	int rows;
+
+	snprintf(opt, sizeof(opt), "--svg=%s/s.svg", dir);
+	path = made[nmade];
+	snprintf(made[nmade++], 256, "%s/s.svg", dir);
+	/* a latency key: the text's verdict and P over it, both runs' bars and percentiles */
+	r = diff(ta, tb, opt);
+	CHECK(r.rc == 0 && strstr(r.out, " same* "), "--svg keeps the text: exit %d\n%s", r.rc,
+	      r.out);
+	run_free(&r);
+	svg = slurp(path);
+	CHECK(once(svg, "class=\"panel\""), "one panel for one key");
+	CHECK(strstr(svg, ">latency latency/f_ret (all)</text>"), "titled by the key");
+	CHECK(strstr(svg, "class=\"verdict\" font-weight=\"bold\">same*</text>"), "its verdict");
+	CHECK(strstr(svg, ">P 0.005, D 0.317 (on the fine buckets)</text>"), "its P and D:\n%s",
+	      svg);
+	/* fine buckets 10 to 60 are 51 rows: merged in pairs, [10, 12) holding 10 and 11 */
+	rows = svg_pairs(svg, &sa, &sb);
+	CHECK_INT(rows, 26, "51 fine buckets in 26 rows of 2");
+	CHECK(sa == 60 && sb == 60, "both runs' 60 events in the rows: %llu, %llu",
+	      (unsigned long long)sa, (unsigned long long)sb);
+	CHECK(!strstr(svg, ": A 0<") && !strstr(svg, ": B 0<"), "no bar for an empty row");
+	CHECK(strstr(svg, "<title>[10ns, 12ns): A 59</title>") &&
+	      strstr(svg, "<title>[10ns, 12ns): B 59</title>") &&
+	      strstr(svg, "<title>[60ns]: A 1</title>") &&
+	      strstr(svg, "<title>[30ns, 32ns): B 1</title>"), "the merged rows' counts:\n%s", svg);
+	CHECK(strstr(svg, ">A p50 11ns</text>") && strstr(svg, ">B p50 11ns</text>") &&
+	      strstr(svg, ">A p90 11ns</text>") && strstr(svg, ">B p90 11ns</text>") &&
+	      strstr(svg, ">A p99 60ns</text>") && strstr(svg, ">B p99 30ns</text>"),
+	      "both runs' p50, p90, p99, as the table's (p99 60ns -> 30ns)");
+	snprintf(want, sizeof(want), ">%s</text>", ta);
+	CHECK(strstr(svg, want), "the legend names A's file");
+	free(svg);
+
+	/* 300 fine buckets of both runs: at most 48 rows, every event still drawn */
+	r = diff(wide_latency("s-wa.json", 64, 150, 2, 3), wide_latency("s-wb.json", 65, 150, 2, 5),
+		 opt);
+	CHECK(r.rc == 0 || r.rc == 1, "wide: exit %d\n%s", r.rc, r.err);
+	run_free(&r);
+	svg = slurp(path);
+	rows = svg_pairs(svg, &sa, &sb);
+	CHECK(rows <= SVG_MAX_OROWS && rows >= SVG_MAX_OROWS / 2, "300 fine buckets in %d rows",
+	      rows);
+	CHECK(sa == 450 && sb == 750, "A's 450 and B's 750 events after merging: %llu, %llu",
+	      (unsigned long long)sa, (unsigned long long)sb);
+	free(svg);
+
+	/* a count table: one panel, A's and B's bar per key, each key's verdict */
+	r = diff(c10, c40, opt);
+	CHECK(r.rc == 1 && strstr(r.out, " 2.4e-05  DIFFERS "), "count: exit %d\n%s", r.rc, r.out);
+	run_free(&r);
+	svg = slurp(path);
+	CHECK(once(svg, "class=\"panel\""), "a count table: one panel");
+	CHECK(strstr(svg, "<title>(all): A 10</title>") && strstr(svg, "<title>(all): B 40</title>"),
+	      "a key's two bars");
+	CHECK(strstr(svg, ">DIFFERS  P 2.4e-05</text>"), "the key's verdict and P, as the text's:\n%s",
+	      svg);
+	free(svg);
+
+	/* an unwritable path: refused before either file is read (B does not exist) */
+	snprintf(want, sizeof(want), "%s/none.json", dir);
+	refused(c10, want, "--svg=/nonexistent/dir/x.svg",
+		"kptrace diff: --svg: cannot write /nonexistent/dir/x.svg: No such file or directory",
+		"--svg unwritable");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -589,6 +734,7 @@ int main(void)
 	test_keys();
 	test_malformed();
 	test_verdicts();
+	test_svg();
 	files_remove();
 	return check_report();
 }

@@ -3,8 +3,10 @@
  * --svg's writer (src/svg.c) on made-up tables: XML escaping of any bytes,
  * a histogram panel's bars (one per non-empty row, "LABEL: COUNT" in its
  * <title>), a heatmap's cells (intervals x the union of non-empty rows), the
- * colour scale, the caps on panels and intervals; and hist_rows() giving
- * exactly hist_print()'s labels.
+ * colour scale, the caps on panels and intervals; kptrace diff's overlay (a
+ * bar per run per non-empty row, "LABEL: A COUNT" and "LABEL: B COUNT", both
+ * runs' percentiles, the legend's file names escaped) and svg_merge_rows()
+ * keeping every count; and hist_rows() giving exactly hist_print()'s labels.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,6 +267,157 @@ static void test_count_panel(void)
 	svg_free(d);
 }
 
+/* The counts in the tooltips of run's bars ("bar a" or "bar b"): their sum, *n how many. */
+static uint64_t bar_sum(const char *svg, char run, int *n)
+{
+	char cls[16], tip[8];
+	uint64_t sum = 0;
+	const char *p, *t;
+
+	snprintf(cls, sizeof(cls), "class=\"bar %c\"", run);
+	snprintf(tip, sizeof(tip), ": %c ", run - 'a' + 'A');
+	*n = 0;
+	for (p = svg; (p = strstr(p, cls)); p += strlen(cls)) {
+		t = strstr(p, "<title>");
+		t = t ? strstr(t, tip) : NULL;
+		if (!t || t > strstr(p, "</title>"))
+			return UINT64_MAX;
+		sum += strtoull(t + strlen(tip), NULL, 10);
+		(*n)++;
+	}
+	return sum;
+}
+
+/* The picture of one overlay panel (exits without memory: the test's own trouble). */
+static char *overlay_out(const struct svg_overlay *o)
+{
+	struct svg_doc *d = svg_new(false);
+	char *out;
+
+	if (!d)
+		exit(2);
+	CHECK_INT(svg_add_overlay(d, o), 0, o->title);
+	out = render(d);
+	svg_free(d);
+	return out;
+}
+
+static void test_overlay_panel(void)
+{
+	static const struct svg_orow rows[] = {
+		{ "[2, 4)", 7, 0, 2, 4, NULL },		/* A only */
+		{ "[4, 8)", 0, 0, 4, 8, NULL },		/* neither: a label, no bar */
+		{ "[8, 16)", 120, 90, 8, 16, NULL },
+		{ "[16, 32)", 0, 3, 16, 32, NULL },	/* B only */
+	};
+	static const struct svg_pct pa[] = {
+		{ "p50", 10, "10" }, { "p90", 14, "14" }, { "p99", 15, "15" },
+	};
+	static const struct svg_pct pb[] = {
+		{ "p50", 11, "11" }, { "p90", 15, "15" }, { "p99", 20, "20" },
+	};
+	struct svg_overlay o = {
+		.title = "hist g/e x=<1>", .verdict = "DIFFERS", .detail = "P 1.0e-05, D 0.250",
+		.differs = true, .axis = "value", .rows = rows, .nrows = 4, .pcts_a = pa,
+		.npcts_a = 3, .pcts_b = pb, .npcts_b = 3, .name_a = "/tmp/a<&>.json",
+		.name_b = "b\"'.json",
+	};
+	char *out = overlay_out(&o);
+	int n;
+
+	CHECK_INT(count_of(out, "class=\"panel\""), 1, "one panel");
+	CHECK_INT(bar_sum(out, 'a', &n), 127, "A's bars add up to A's rows");
+	CHECK_INT(n, 2, "a bar a per row A counted in");
+	CHECK_INT(bar_sum(out, 'b', &n), 93, "B's bars add up to B's rows");
+	CHECK_INT(n, 2, "a bar b per row B counted in");
+	CHECK(strstr(out, "<title>[2, 4): A 7</title>"), "[2, 4)'s A tooltip");
+	CHECK(strstr(out, "<title>[8, 16): A 120</title>"), "[8, 16)'s A tooltip");
+	CHECK(strstr(out, "<title>[8, 16): B 90</title>"), "[8, 16)'s B tooltip");
+	CHECK(strstr(out, "<title>[16, 32): B 3</title>"), "[16, 32)'s B tooltip");
+	CHECK(!strstr(out, ": A 0<") && !strstr(out, ": B 0<"), "no bar of 0");
+	CHECK(strstr(out, ">[4, 8)</text>"), "the empty row's label");
+	CHECK(strstr(out, ">120 / 90</text>"), "both counts after the bars");
+	CHECK_INT(count_of(out, "class=\"pct\""), 6, "p50, p90, p99 of each run");
+	CHECK(strstr(out, "A p99 15</title>") && strstr(out, "B p50 11</title>"), "the runs' names");
+	CHECK(strstr(out, "class=\"verdict\" font-weight=\"bold\" fill=\"#b00000\">DIFFERS<"),
+	      "the verdict, red");
+	CHECK(strstr(out, ">P 1.0e-05, D 0.250</text>"), "P beside it");
+	CHECK(strstr(out, ">/tmp/a&lt;&amp;&gt;.json</text>"), "A's file escaped");
+	CHECK(strstr(out, ">b&quot;&apos;.json</text>"), "B's file escaped");
+	CHECK(strstr(out, "x=&lt;1&gt;"), "the title escaped");
+	CHECK(!strstr(out, "class=\"bar\""), "no bar of one run only");
+	free(out);
+}
+
+static void test_overlay_count(void)
+{
+	static const struct svg_orow rows[] = {
+		{ "comm=bash", 100, 200, 0, 0, "DIFFERS  P 1.0e-10" },
+		{ "comm=a<b", 0, 4, 0, 0, "(only in B)  P 0.125" },
+	};
+	struct svg_overlay o = { .title = "count g/e", .verdict = "same", .axis = "key",
+				 .rows = rows, .nrows = 2, .name_a = "a", .name_b = "b" };
+	char *out = overlay_out(&o);
+	int n;
+
+	CHECK_INT(bar_sum(out, 'a', &n), 100, "A's keys");
+	CHECK_INT(n, 1, "no A bar for a key of B only");
+	CHECK_INT(bar_sum(out, 'b', &n), 204, "B's keys");
+	CHECK(strstr(out, "<title>comm=a&lt;b: B 4</title>"), "a key escaped");
+	CHECK(strstr(out, ">DIFFERS  P 1.0e-10</text>"), "a key's verdict");
+	CHECK(strstr(out, "class=\"verdict\" font-weight=\"bold\">same<"), "same, not red");
+	CHECK(!strstr(out, "class=\"pct\""), "no percentiles");
+	free(out);
+}
+
+static void test_merge_rows(void)
+{
+	struct svg_orow rows[200], few[3] = {
+		{ "x", 1, 2, 0, 1, NULL }, { "y", 3, 4, 1, 2, NULL }, { "z", 5, 6, 2, 3, "n" },
+	};
+	uint64_t ta = 0, tb = 0, ma = 0, mb = 0;
+	struct svg_overlay o = { .title = "t", .axis = "v", .rows = rows, .name_a = "a",
+				 .name_b = "b" };
+	size_t i, n;
+	bool edges = true, unlabelled = true;
+	char lab[48][16], *out;
+	int nb;
+
+	for (i = 0; i < 200; i++) {
+		rows[i] = (struct svg_orow){ "r", i % 7, (i * 3) % 5 + (i == 199) * 1000, (double)i,
+					     i + 1.0, NULL };
+		ta += rows[i].a;
+		tb += rows[i].b;
+	}
+	n = svg_merge_rows(rows, 200, SVG_MAX_OROWS);
+	CHECK(n <= SVG_MAX_OROWS && n >= SVG_MAX_OROWS / 2, "200 rows into %zu", n);
+	for (i = 0; i < n; i++) {
+		ma += rows[i].a;
+		mb += rows[i].b;
+		edges &= i + 1 == n || rows[i].hi == rows[i + 1].lo;
+		unlabelled &= !rows[i].label && !rows[i].note;
+	}
+	CHECK_INT(ma, ta, "A's total kept");
+	CHECK_INT(mb, tb, "B's total kept");
+	CHECK(edges && rows[0].lo == 0 && rows[n - 1].hi == 200, "the rows still tile [0, 200)");
+	CHECK(unlabelled, "merged rows are the caller's to label");
+	CHECK(rows[n - 1].b >= 1000, "the last row's 1000 in the last merged row");
+	/* drawn: the bars' tooltips add up to the totals */
+	for (i = 0; i < n; i++) {
+		snprintf(lab[i], sizeof(lab[i]), "[%.0f, %.0f)", rows[i].lo, rows[i].hi);
+		rows[i].label = lab[i];
+	}
+	o.nrows = n;
+	out = overlay_out(&o);
+	CHECK_INT(bar_sum(out, 'a', &nb), ta, "A's bars after merging");
+	CHECK_INT(bar_sum(out, 'b', &nb), tb, "B's bars after merging");
+	free(out);
+	CHECK_INT(svg_merge_rows(few, 3, SVG_MAX_OROWS), 3, "few rows: left alone");
+	CHECK(few[2].label && !strcmp(few[2].label, "z") && few[2].note, "their labels kept");
+	CHECK_INT(svg_merge_rows(few, 3, 2), 2, "3 rows into 2");
+	CHECK(few[0].a == 4 && few[0].b == 6 && few[0].hi == 2 && few[1].a == 5, "2 + 1");
+}
+
 struct rows_seen {
 	char labels[16][HIST_LABEL_MAX];
 	uint64_t counts[16];
@@ -334,6 +487,9 @@ int main(void)
 	test_colours();
 	test_bounds();
 	test_count_panel();
+	test_overlay_panel();
+	test_overlay_count();
+	test_merge_rows();
 	test_hist_rows();
 	return check_report();
 }
