@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * kpt_budget.h, the arithmetic the BPF programs run for --budget: the
+ * bucket's period and burst from a rate, a quiet probe's credit refilled
+ * by time and spent by taken hits only, a burst of exactly its size, the
+ * rate held over a long run to the hit, 1 in N sampling by the CPU's hit
+ * count, and the clock's and the counters' ends without wrapping.
+ */
+#include <stdint.h>
+
+#include "check.h"
+#include "kpt_budget.h"
+
+/* Hits at every step ns from t0 for n steps: how many were taken; seq from 1. */
+static uint64_t run(struct kpt_budget *b, uint64_t t0, uint64_t step, uint64_t n,
+		    uint64_t *over)
+{
+	uint64_t taken = 0, i;
+
+	for (i = 0; i < n; i++) {
+		enum kpt_budget_verdict v = kpt_budget_take(b, i + 1, t0 + i * step);
+
+		taken += v == KPT_BUDGET_TAKE;
+		if (over)
+			*over += v == KPT_BUDGET_OVER;
+	}
+	return taken;
+}
+
+int main(void)
+{
+	struct kpt_budget b = { 0 };
+	uint64_t over = 0, t;
+
+	kpt_budget_set_rate(&b, 1000, 10);
+	CHECK(b.period == 1000000 && b.burst == 9000000, "1000/s, burst 10: 1 ms apart, 9 ms "
+	      "of credit (%llu, %llu)", (unsigned long long)b.period, (unsigned long long)b.burst);
+	kpt_budget_set_rate(&b, 3, 1);
+	CHECK(b.period == 333333334 && b.burst == 0, "3/s: the period rounded up, so never "
+	      "more than the rate; burst 1: no credit");
+	kpt_budget_set_rate(&b, 0, 5);
+	CHECK(b.period == 0, "rate 0: no budget");
+
+	/* a burst: a quiet bucket takes exactly burst hits at one instant */
+	b = (struct kpt_budget){ 0 };
+	kpt_budget_set_rate(&b, 1000, 10);
+	CHECK_INT((int)run(&b, 5000000000ull, 0, 50, &over), 10, "50 hits at once: the burst of 10");
+	CHECK_INT((int)over, 40, "the other 40: over the rate");
+	/* refill: 1 ms later one more, 5 ms later five more */
+	CHECK(kpt_budget_take(&b, 1, 5000000000ull + 1000000) == KPT_BUDGET_TAKE &&
+	      kpt_budget_take(&b, 2, 5000000000ull + 1000000) == KPT_BUDGET_OVER,
+	      "1 ms later: one hit's credit, no more");
+	over = 0;
+	CHECK_INT((int)run(&b, 5000000000ull + 6000000, 0, 20, &over), 5,
+		  "5 ms on: five hits' credit");
+	/* idle for long: the credit stops at the burst, it does not pile up */
+	CHECK_INT((int)run(&b, 900000000000ull, 0, 100, NULL), 10, "an hour idle: still 10");
+
+	/* held rate: 100000 hits/s offered for 2 s to a 1000/s budget */
+	b = (struct kpt_budget){ 0 };
+	kpt_budget_set_rate(&b, 1000, 100);
+	t = run(&b, 1000000000ull, 10000, 200000, NULL);
+	CHECK(t >= 2000 && t <= 2100, "2 s at 1000/s with a burst of 100: 2000..2100 taken (%llu)",
+	      (unsigned long long)t);
+	/* under the rate: nothing is left out */
+	b = (struct kpt_budget){ 0 };
+	kpt_budget_set_rate(&b, 1000, 1);
+	CHECK_INT((int)run(&b, 1000000000ull, 2000000, 1000, NULL), 1000,
+		  "a hit every 2 ms under 1000/s: every one taken");
+
+	/* sampling: 1 in 4 by seq, the sampled-out hits spend no credit */
+	b = (struct kpt_budget){ 0 };
+	kpt_budget_set_rate(&b, 1000, 1000);
+	b.sample = 4;
+	over = 0;
+	CHECK_INT((int)run(&b, 1000000000ull, 0, 400, &over), 100, "1 in 4 of 400: 100");
+	CHECK_INT((int)over, 0, "sampled out is not over");
+	CHECK(kpt_budget_take(&b, 8, 1000000000ull) == KPT_BUDGET_TAKE &&
+	      kpt_budget_take(&b, 9, 1000000000ull) == KPT_BUDGET_SAMPLED,
+	      "seq 8 taken, 9 sampled out");
+	b.sample = 1;
+	CHECK(kpt_budget_take(&b, 9, 1000000000ull) == KPT_BUDGET_TAKE, "sample 1: every hit");
+	b.sample = 0;
+	CHECK(kpt_budget_take(&b, 9, 1000000000ull) == KPT_BUDGET_TAKE, "sample 0: every hit");
+
+	/* the ends: a clock near its end, a huge period, a huge burst */
+	b = (struct kpt_budget){ 0 };
+	kpt_budget_set_rate(&b, 1, 1);
+	CHECK(kpt_budget_take(&b, 1, UINT64_MAX - 10) == KPT_BUDGET_TAKE && b.tat == UINT64_MAX,
+	      "the clock's end: tat saturates, does not wrap to 0");
+	CHECK(kpt_budget_take(&b, 2, UINT64_MAX - 5) == KPT_BUDGET_OVER,
+	      "after the saturation: over, not taken again");
+	kpt_budget_set_rate(&b, 1, UINT64_MAX);
+	CHECK(b.burst == UINT64_MAX, "a burst past the clock: the clock's end");
+	b.tat = 0;
+	CHECK_INT((int)run(&b, 1000, 0, 1000, NULL), 1000, "an endless burst takes every hit");
+	kpt_budget_set_rate(&b, UINT64_MAX, 2);
+	CHECK(b.period == 1 && b.burst == 1, "a rate past 1e9/s: held at 1 ns apart");
+	b.sample = UINT32_MAX;
+	b.tat = 0;
+	/* UINT64_MAX itself is a multiple of UINT32_MAX: one less is not */
+	CHECK(kpt_budget_take(&b, UINT64_MAX - 1, 0) == KPT_BUDGET_SAMPLED &&
+	      kpt_budget_take(&b, (uint64_t)UINT32_MAX * 3, 0) == KPT_BUDGET_TAKE,
+	      "the largest sample period over a seq past 32 bits");
+	return check_report();
+}
