@@ -1819,7 +1819,8 @@ static int run(const char *pa, const char *pb, const struct opts *o, FILE *out, 
 	for (i = 0; i < n; i++)
 		ret |= r[i].differs;
 cleanup:
-	if (svg && fclose(svg) && !ret) {
+	/* a picture lost at the close is trouble even when the runs differ */
+	if (svg && fclose(svg) && ret < 2) {
 		fprintf(errf, "kptrace diff: --svg: cannot write %s: %s\n", o->svg, strerror(errno));
 		ret = 2;
 	}
