@@ -32,6 +32,9 @@ assert len(x) == h["count"] == 30, (len(x), h["count"])
 assert sum(e["args"]["dur_ns"] for e in x) == h["sum"], (sum(e["args"]["dur_ns"] for e in x), h["sum"])
 assert all(e["name"] == "kpt_sleep" and e["cat"] == "kptrace" for e in x)
 PY
+# between the sleep asked for and the program's own measure of the call: a
+# bound on both sides that no scheduling delay can break (the program may be
+# preempted for ms between the return probe and its clock read)
 check "each slice inside the program's own time of that call, ts and dur the ns in microseconds" \
 	python3 - "$OUT/sleep.trace.json" "$OUT/sleep.ref" <<'PY'
 import json, sys
@@ -41,9 +44,10 @@ x = sorted((e for e in json.loads(raw, parse_float=Decimal)["traceEvents"] if e[
            key=lambda e: e["ts"])
 own = [int(l) for l in open(sys.argv[2]) if l.strip()]
 assert len(own) == len(x) == 30
-for e, o in zip(x, own):
+for i, (e, o) in enumerate(zip(x, own)):
     d = e["args"]["dur_ns"]
-    assert 0 < d <= o and o - d < 500000, (d, o)
+    asked = [1000000, 2000000, 4000000][i % 3]
+    assert asked <= d <= o, (i, asked, d, o)
     assert e["ts"] * 1000 == e["args"]["ts_ns"] and e["dur"] * 1000 == d, e
 PY
 check "each slice's entry argument: the program's 1, 2, 4 ms in its order, never shorter" \
