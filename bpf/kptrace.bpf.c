@@ -73,6 +73,27 @@ static __always_inline int kpt_emit(struct kpt_scratch *s, struct kpt_rec_hdr *h
 }
 
 /*
+ * --budget: whether this hit of probe idx is left out, counted as sampled
+ * or paused. First thing after the hit is counted, so a left-out hit costs
+ * a lookup and the clock; only probes whose hits leave nothing behind (no
+ * latency depth, no entry arguments) have a bucket (src/budget.c).
+ */
+static __always_inline bool kpt_budget_skip(__u32 idx, struct kpt_stats *st)
+{
+	struct kpt_budget *b = bpf_map_lookup_elem(&kpt_budget, &idx);
+	enum kpt_budget_verdict v;
+
+	if (!b)
+		return false;
+	v = kpt_budget_take(b, st->hits, bpf_ktime_get_ns());
+	if (v == KPT_BUDGET_SAMPLED)
+		st->sampled++;
+	else if (v == KPT_BUDGET_OVER)
+		st->paused++;
+	return v != KPT_BUDGET_TAKE;
+}
+
+/*
  * Every program's handler, and the generic path: kptrace's own hits left
  * out, targeting, the hit counted, one call to the fast paths, then the
  * context copied, the record's header, a return's entry arguments, the
@@ -103,6 +124,8 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	if (!kpt_task_wanted(st, pid_tgid))
 		return 0;
 	st->hits++;
+	if (kpt_budget_on && kpt_budget_skip(idx, st))
+		return 0;
 	p = kpt_fast_paths(ctx, kind, may_direct, dh, KPT_DH_BYTE(dh, on), &idx, st, pid_tgid);
 	if (!p)
 		return 0;

@@ -10,6 +10,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "kptrace.h"
+#include "kpt_budget.h"
 #include "scratch.bpf.h"
 
 /* --- aggregation (agg.bpf.h) --- */
@@ -182,6 +183,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct kpt_stats);
 } kpt_stats SEC(".maps");
+
+/* --budget: one bucket per probe, shared by the CPUs (the rate is the
+ * probe's, not a CPU's); user space sets each one's rate and sampling. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpt_budget);
+} kpt_budget SEC(".maps");
 
 /*
  * Record scratch, one per CPU. A plain array indexed by CPU rather than a

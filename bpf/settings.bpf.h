@@ -25,6 +25,9 @@ const volatile bool kpt_one_probe = false;
  * dropped without, where the value has no room for them. */
 const volatile bool kpt_pair_carry = false;
 
+/* --budget: each hit asks kpt_budget first (include/kpt_budget.h) */
+const volatile bool kpt_budget_on = false;
+
 /* latency --perfetto: each timed call also a record (KPT_REC_CALL) */
 const volatile bool kpt_lat_emit = false;
 

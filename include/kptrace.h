@@ -510,6 +510,8 @@ struct kpt_stats {
 	__u64 stack_deep;	/* a stack reached its depth: its outermost frames are missing */
 	__u64 pair_replaced;	/* --from: a start whose key already had one, never ended */
 	__u64 keys_cut;		/* a string key longer than KPT_KEY_STR - 1 bytes, cut */
+	__u64 sampled;		/* --budget: hits its 1-in-N sampling left out */
+	__u64 paused;		/* --budget: hits past its rate, the probe paused */
 	struct kpt_aggval val;	/* KPT_PF_OWN_STATS: the histogram's value stats */
 };
 

@@ -311,6 +311,26 @@ static void aggval_sum(const struct kpt_aggval *pc, int ncpus, bool sgn, struct 
 		aggval_merge(out, &pc[i], sgn);
 }
 
+/* --budget: group g's scale for an estimate, 1 where nothing of it was skipped. */
+static double group_scale(const struct agg_ctx *c, uint32_t g)
+{
+	return c->scale && g < (uint32_t)c->n ? c->scale[g] : 1.0;
+}
+
+static uint64_t scaled(double f, uint64_t v)
+{
+	return f == 1.0 ? v : (uint64_t)((double)v * f + 0.5);
+}
+
+/* A sampled group's count and sum scaled back: min and max stay what was seen. */
+static void scale_val(const struct agg_ctx *c, uint32_t g, struct kpt_aggval *v)
+{
+	double f = group_scale(c, g);
+
+	v->count = scaled(f, v->count);
+	v->sum = (uint64_t)(int64_t)((double)(int64_t)v->sum * f);
+}
+
 /* Room for one more entry at s->e[s->n]: 0, or -ENOMEM. */
 static int kset_room(struct kset *s)
 {
@@ -350,6 +370,7 @@ static int kset_load(struct kset *s, int fd, int ncpus, const struct agg_ctx *c)
 		/* key.probe is the group: its first probe says how to compare */
 		aggval_sum(pc, ncpus, key.probe < (__u32)c->n && c->ents[key.probe].agg.value_signed,
 			   &s->e[s->n].v);
+		scale_val(c, key.probe, &s->e[s->n].v);
 		s->n++;
 	}
 	free(pc);
@@ -387,6 +408,7 @@ static void read_group_stats(const struct agg_ctx *c, int i, bool clear, struct 
 		memset(pv, 0, ncpus * sizeof(*pv));
 		bpf_map_update_elem(sfd, &key, pv, BPF_ANY);
 	}
+	scale_val(c, g->group, out);
 out:
 	free(pv);
 }
@@ -724,6 +746,17 @@ static void svg_hist_of(const struct agg_ctx *c, int i, const char *title,
 	free(hr.r);
 }
 
+/* Under a sampled table: that its counts are estimates, and by how much they were scaled. */
+static void print_estimate(const struct agg_ctx *c, uint32_t g)
+{
+	double f = group_scale(c, g);
+
+	if (f != 1.0)
+		fprintf(c->out, "~ estimates: --budget recorded 1 hit in %.2f of %s/%s; counts and "
+			"sums scaled by it, min and max as seen\n", f, c->evs[g].group,
+			c->evs[g].event);
+}
+
 static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 			   const struct kpt_key *key, const uint64_t *counts,
 			   const struct kpt_aggval *stats, bool clear)
@@ -759,6 +792,8 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 			fputs(",\"key\":", c->out);
 			json_key(c->out, c, g, &c->evs[i], key);
 		}
+		if (group_scale(c, g->group) != 1.0)
+			fprintf(c->out, ",\"estimate\":true,\"scale\":%.4f", group_scale(c, g->group));
 		fputs(",\"hist\":", c->out);
 		hist_print_json(c->out, &h);
 		if (c->pmu && g->action == KPT_ACT_LAT_END && !key)
@@ -778,6 +813,7 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 		hist_print_latency_summary(c->out, &h);
 	if (c->pmu && g->action == KPT_ACT_LAT_END && !key)
 		pmu_report(c->out, false, c->pmu, c->ld, g, i, h.unit, clear);
+	print_estimate(c, g->group);
 	fputc('\n', c->out);
 }
 
@@ -805,6 +841,7 @@ static void read_unkeyed(const struct agg_ctx *c, int i, bool clear, uint64_t *c
 			memset(pc, 0, ncpus * sizeof(*pc));
 			bpf_map_update_elem(hfd, &key, pc, BPF_ANY);
 		}
+		counts[b] = scaled(group_scale(c, g->group), counts[b]);
 	}
 	free(pc);
 	if (c->ents[i].flags & KPT_PF_OWN_STATS) {
@@ -814,6 +851,7 @@ static void read_unkeyed(const struct agg_ctx *c, int i, bool clear, uint64_t *c
 		for (cpu = 0; ps && cpu < ncpus; cpu++)
 			aggval_merge(stats, &ps[cpu].val, g->value_signed);
 		free(ps);
+		scale_val(c, g->group, stats);
 	} else {
 		read_group_stats(c, i, clear, stats);
 	}
@@ -992,6 +1030,8 @@ static void json_count_row(const struct agg_ctx *c, const struct table_row *r)
 
 	fprintf(c->out, "{\"group\":\"%s\",\"event\":\"%s\",\"type\":\"count\","
 		"\"count\":%llu,", ev->group, ev->event, (unsigned long long)r->agg.count);
+	if (group_scale(c, g->group) != 1.0)
+		fprintf(c->out, "\"estimate\":true,\"scale\":%.4f,", group_scale(c, g->group));
 	for (b = 0; b < 4; b++) {
 		char v[32];
 
@@ -1136,6 +1176,9 @@ static void report_counts(const struct agg_ctx *c, const struct kset *s)
 	if (probe_col < 0)
 		fprintf(c->out, "%s/%s:\n", c->evs[first].group, c->evs[first].event);
 	table_print_each(&t, c->out, g->stack_keys ? count_row_stacks : NULL, (void *)c);
+	for (i = first; i < c->n; i++)
+		if (c->ents[i].agg.action == KPT_ACT_COUNT && c->ents[i].agg.group == (__u32)i)
+			print_estimate(c, (uint32_t)i);
 	fputc('\n', c->out);
 cleanup:
 	table_free(&t);

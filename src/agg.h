@@ -90,6 +90,9 @@ struct agg_ctx {
 	agg_series_fn visit;		/* set: each series to it, nothing printed */
 	void *visit_arg;
 	struct svg_doc *svg;		/* --svg: each table printed is drawn in it too */
+	/* --budget: scale[g], what group g's counts are multiplied by for an
+	 * estimate (1: exact); NULL: no budget */
+	double *scale;
 };
 
 /* Key part i of probe's key k as the text prints it, and the part's name. */

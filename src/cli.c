@@ -73,6 +73,7 @@ enum {
 	OPT_SVG,
 	OPT_TIME,
 	OPT_PERFETTO,
+	OPT_BUDGET,
 };
 
 static const struct argp_option options[] = {
@@ -139,6 +140,10 @@ static const struct argp_option options[] = {
 	  "serve's hist and latency jobs: one le bucket in N of kptrace's edges (coarser, "
 	  "still exact)", 1 },
 	{ "slack", OPT_SLACK, NULL, 0, "hist kmalloc: bytes allocated minus bytes asked for", 1 },
+	{ "budget", OPT_BUDGET, "PCT%|N/s", 0,
+	  "Cap what the probes cost: at most PCT% of one CPU, or N recorded events a second, "
+	  "for the whole run; past it a probe is sampled (1 in N, aggregations scaled and "
+	  "marked as estimates), then paused; every hit left out is counted", 0 },
 	{ "backend", OPT_BACKEND, "auto|fentry|kprobe-multi|kprobe", 0,
 	  "How kernel function probes attach: auto (fentry/fexit for a few probes, kprobe.multi "
 	  "for many functions, where the kernel has them; else kprobes), or forced", 0 },
@@ -392,6 +397,11 @@ static void check_options(struct argp_state *st, struct env *env)
 	if (env->le_every && !in_job)
 		argp_error(st, "--le-every is for a job of 'kptrace serve' (the le buckets it "
 			   "exposes)");
+	if ((env->budget.pct > 0 || env->budget.rate) && env->mode == MODE_LATENCY)
+		argp_error(st, "--budget is for streamed events, hist and count: a latency's start "
+			   "and end must both be seen");
+	if ((env->budget.pct > 0 || env->budget.rate) && in_job)
+		argp_error(st, "--budget is for a run of its own, not a job of 'kptrace serve'");
 	if (env->top && env->mode != MODE_COUNT)
 		argp_error(st, "--top is for 'kptrace count'");
 	if (env->zeros && env->mode != MODE_COUNT)
@@ -575,6 +585,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_PMU:
 		env->pmu = arg;
 		break;
+	case OPT_BUDGET: {
+		char msg[160];
+
+		if (budget_parse(arg, &env->budget, msg, sizeof(msg)))
+			argp_error(st, "%s", msg);
+		break;
+	}
 	case OPT_DRY_RUN:
 		env->dry_run = true;
 		break;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "budget.h"
 #include "outtime.h"
 
 /* kptrace's version, as --version and serve's kptrace_build_info say it. */
@@ -58,6 +59,7 @@ struct env {
 	const char *backend;	/* --backend auto|kprobe|kprobe-multi|fentry */
 	const char *pmu;	/* latency --pmu EVENT[,EVENT] (src/pmu.c) */
 	const char *svg_path;	/* --svg FILE: the tables drawn (src/svg.c) */
+	struct budget_spec budget;	/* --budget PCT|N/s; both 0: none (src/budget.c) */
 	int kstack, ustack;	/* -K/-U: frames per event, 0: none */
 	bool folded;		/* --folded: aggregated stacks as root;...;leaf COUNT */
 	/* latency --from DEF --to DEF [--key A[=B],...]: defs[0] and defs[1] */

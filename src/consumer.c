@@ -199,6 +199,11 @@ static void check_loss(struct loader *ld, const struct ev_desc *evs, int n,
 /* The stacks' and pairs' losses, summed over the probes, each with what to do about it. */
 static void print_more_losses(const struct kpt_stats *sum)
 {
+	if (sum->sampled + sum->paused)
+		fprintf(stderr, ", %llu hits SKIPPED by --budget (%llu sampled out, %llu while "
+			"paused): aggregations scaled back and marked as estimates",
+			(unsigned long long)(sum->sampled + sum->paused),
+			(unsigned long long)sum->sampled, (unsigned long long)sum->paused);
 	if (sum->pair_replaced)
 		fprintf(stderr, ", %llu --from starts NEVER ENDED: the next start under their key "
 			"replaced them (a --key that tells them apart?)",
@@ -277,8 +282,11 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 	struct cost_out *cost = probe_costs(ld, o, c, &cost_ns, &cost_runs);
 	bool shared = false;
 
-	fprintf(stderr, "\n%-32s %12s %10s %10s %10s %10s %9s %8s\n", "PROBE", "HITS", "MISSES",
-		"DROPS", "FAULTS", "FILTERED", "NS/HIT", "CPU%");
+	fprintf(stderr, "\n%-32s %12s %10s %10s %10s %10s", "PROBE", "HITS", "MISSES", "DROPS",
+		"FAULTS", "FILTERED");
+	if (o->budget)
+		fprintf(stderr, " %10s", "SKIPPED");
+	fprintf(stderr, " %9s %8s\n", "NS/HIT", "CPU%");
 	for (i = 0; i < o->nevs; i++) {
 		char name[2 * SPEC_NAME_MAX + 2], miss[24], per_hit[24] = "-", cpu[24] = "-";
 
@@ -298,9 +306,14 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 			cost_fmt_cpu(&cost[i], cpu, sizeof(cpu));
 			shared |= cost[i].shared && cost[i].has_per_hit;
 		}
-		fprintf(stderr, "%-32s %12llu %10s %10llu %10llu %10llu %9s %8s\n", name,
+		fprintf(stderr, "%-32s %12llu %10s %10llu %10llu %10llu", name,
 			(unsigned long long)st.hits, miss, (unsigned long long)st.drops,
-			(unsigned long long)st.faults, (unsigned long long)st.filtered, per_hit, cpu);
+			(unsigned long long)st.faults, (unsigned long long)st.filtered);
+		if (o->budget)
+			fprintf(stderr, " %10llu", (unsigned long long)(st.sampled + st.paused));
+		fprintf(stderr, " %9s %8s\n", per_hit, cpu);
+		stk.sampled += st.sampled;
+		stk.paused += st.paused;
 		unmatched += st.unmatched;
 		keys_full += st.keys_full;
 		stk.stack_failed += st.stack_failed;
@@ -481,6 +494,8 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 		if (now_s() - c.last_check >= 1.0) {
 			check_loss(ld, o->evs, o->nevs, &c.seen_drops, &c.seen_misses);
 			c.last_check = now_s();
+			if (o->budget)
+				budget_tick(o->budget);
 		}
 		if (o->watch && now_s() - last_watch >= KPT_WATCH_S) {
 			o->watch(o->watch_arg);

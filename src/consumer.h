@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "budget.h"
 #include "event.h"
 #include "ksyms.h"
 #include "loader.h"
@@ -50,6 +51,8 @@ struct consume_opts {
 	void *hook_arg;
 	/* why the profile's COST is not known (NULL: BPF_ENABLE_STATS is held) */
 	const char *cost_off;
+	/* --budget's controller: a look each second, SKIPPED in the profile (NULL: none) */
+	struct budget_ctl *budget;
 };
 
 /* How often opts.watch runs, seconds. */

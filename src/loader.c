@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "loader.h"
+#include "kpt_budget.h"
 #include "tracefs_kretprobe.h"
 #include "kptrace.skel.h"
 
@@ -163,6 +164,10 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
 
 	bpf_map__set_max_entries(skel->maps.kpt_probes, nprobes);
 	bpf_map__set_max_entries(skel->maps.kpt_stats, nprobes);
+	bpf_map__set_max_entries(skel->maps.kpt_budget, o->budget ? nprobes : 1);
+	/* mapped: a bucket's rate changes while the kernel writes its tat (loader_set_budget) */
+	if (o->budget)
+		bpf_map__set_map_flags(skel->maps.kpt_budget, BPF_F_MMAPABLE);
 	bpf_map__set_max_entries(skel->maps.kpt_scratch, ncpus);
 	ring = o->buffer_size ? o->buffer_size : loader_default_ring(ncpus);
 	bpf_map__set_max_entries(skel->maps.kpt_events, ring);
@@ -231,6 +236,7 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_one_probe = nprobes == 1;
 	skel->rodata->kpt_pair_carry = o->pair_carry;
 	skel->rodata->kpt_lat_emit = o->lat_emit;
+	skel->rodata->kpt_budget_on = o->budget;
 	if (nprobes == 1) {	/* the BPF side writes probe 0's records, counts its buckets */
 		memcpy((void *)&skel->rodata->kpt_ds, &o->ds, sizeof(o->ds));
 		memcpy((void *)&skel->rodata->kpt_dh, &o->dh, sizeof(o->dh));
@@ -283,6 +289,17 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		return err;
 	}
 	drop_object_pages();
+	if (o->budget) {
+		ld->budget_len = (size_t)nprobes * sizeof(struct kpt_budget);
+		ld->budget = mmap(NULL, ld->budget_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+				  bpf_map__fd(skel->maps.kpt_budget), 0);
+		if (ld->budget == MAP_FAILED) {
+			err = -errno;
+			ld->budget = NULL;
+			snprintf(msg, msglen, "cannot map --budget's buckets: %s", strerror(-err));
+			return err;
+		}
+	}
 	if (o->target_set && o->target_tgid) {
 		__u32 key = o->target_tgid, one = 1;
 
@@ -311,6 +328,21 @@ int loader_set_probe(struct loader *ld, int idx, const struct kpt_probe_entry *e
 
 	return bpf_map__update_elem(ld->skel->maps.kpt_probes, &key, sizeof(key), ent,
 				    sizeof(*ent), BPF_ANY);
+}
+
+int loader_set_budget(struct loader *ld, int idx, const struct kpt_budget *b)
+{
+	struct kpt_budget *k;
+
+	if (!ld->budget || idx < 0 || idx >= ld->nprobes)
+		return -ENOENT;
+	/* all but tat, the kernel's: written back, a stale one would give a
+	 * bucket its credit again at each change of rate */
+	k = &ld->budget[idx];
+	__atomic_store_n(&k->period, b->period, __ATOMIC_RELAXED);
+	__atomic_store_n(&k->burst, b->burst, __ATOMIC_RELAXED);
+	__atomic_store_n(&k->sample, b->sample, __ATOMIC_RELAXED);
+	return 0;
 }
 
 static const char *attach_hint(const struct ev_desc *ev, int err)
@@ -700,6 +732,8 @@ int loader_stats(struct loader *ld, int idx, struct kpt_stats *out)
 		out->stack_deep += v[i].stack_deep;
 		out->pair_replaced += v[i].pair_replaced;
 		out->keys_cut += v[i].keys_cut;
+		out->sampled += v[i].sampled;
+		out->paused += v[i].paused;
 	}
 	free(v);
 	return err;
@@ -801,6 +835,8 @@ void loader_close(struct loader *ld)
 	free(ld->plinks);
 	free(ld->tfs);
 	free(ld->tramp);
+	if (ld->budget)
+		munmap(ld->budget, ld->budget_len);
 	kptrace_bpf__destroy(ld->skel);
 	memset(ld, 0, sizeof(*ld));
 }

@@ -21,6 +21,7 @@ struct bpf_link;
 struct bpf_program;
 
 struct tfs_probe;
+struct kpt_budget;
 
 struct loader {
 	struct kptrace_bpf *skel;
@@ -41,6 +42,8 @@ struct loader {
 	int nprobes;
 	int ncpus;
 	int failed;			/* the probe whose attach the kernel refused, or -1 */
+	struct kpt_budget *budget;	/* --budget: the buckets, mapped (kpt_budget) */
+	size_t budget_len;
 };
 
 /* Stacks: the frames taken (kpt_kstack_depth...), whether the stack-key maps are used. */
@@ -72,6 +75,7 @@ struct load_opts {
 	int pair_words;		/* the words of their key (at least one: the thread) */
 	bool pair_carry;	/* a start keeps key words for its end: a larger value */
 	bool lat_emit;		/* latency --perfetto: each call a record */
+	bool budget;		/* --budget: a bucket per probe (kpt_budget) */
 	bool edata;		/* a return probe reads entry arguments */
 	/* the probes: which programs to load (the others are not: verifier
 	 * time), and each fentry/fexit program's function */
@@ -117,6 +121,8 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		size_t msglen);
 /* Write entry idx of the probe table. */
 int loader_set_probe(struct loader *ld, int idx, const struct kpt_probe_entry *ent);
+/* Write probe idx's --budget bucket (the map has a bucket per probe only with load_opts.budget). */
+int loader_set_budget(struct loader *ld, int idx, const struct kpt_budget *b);
 /*
  * Attach every probe; on failure detach all. msg names the probe that failed
  * (ld->failed), with the kernel's text for the refusal first where tracefs

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Stage 3c: the verifier's specialisations of a run, decided once (plan.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "agg.h"
 #include "backend.h"
+#include "budget.h"
 #include "filter.h"
 #include "output.h"
 #include "plan.h"
@@ -371,6 +373,23 @@ static bool wants_symbols(const struct env *env, const struct ev_desc *evs,
 	return false;
 }
 
+/* --budget leaves hits out alone: a probe whose hits pair with another's cannot take one. */
+static int budget_check(const struct probeset *ps, char *msg, size_t msglen)
+{
+	int i;
+
+	for (i = 0; i < ps->n; i++) {
+		if (budget_droppable(&ps->ents[i]) || ps->ents[i].agg.action == KPT_ACT_SAVE_ARGS)
+			continue;
+		snprintf(msg, msglen, "--budget: %s/%s %s: its hits pair with another probe's, "
+			 "which a budget could leave out on one side only", ps->evs[i].group,
+			 ps->evs[i].event, ps->ents[i].flags & KPT_PF_EDATA ?
+			 "reads its entry's arguments at the return" : "times a call");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int plan_make(const struct env *env, struct sysinfo *si, struct probeset *ps, uint32_t npmu,
 	      struct plan *pl, char *msg, size_t msglen)
 {
@@ -378,6 +397,9 @@ int plan_make(const struct env *env, struct sysinfo *si, struct probeset *ps, ui
 	int i, n = ps->n, err;
 
 	memset(pl, 0, sizeof(*pl));
+	pl->budget = env->budget.pct > 0 || env->budget.rate;
+	if (pl->budget && (err = budget_check(ps, msg, msglen)))
+		return err;
 	plan_stacks(env, ps, &pl->stacks);
 	own_stats(env, ents, n);
 	/* --comm compares the comm a record holds, --pmu reads its counters in

@@ -35,6 +35,7 @@ struct plan {
 	bool pair_carry;	/* a start keeps key words for its end (--by of its fields) */
 	bool edata;		/* a return probe reads entry arguments */
 	bool lat_emit;		/* latency --perfetto: each call a record (KPT_REC_CALL) */
+	bool budget;		/* --budget: a bucket per probe, asked first at each hit */
 	uint32_t uses;		/* KPT_USE_*: what the probes need of the handler */
 	uint32_t regs_mask;	/* the pt_regs words they read (plan_regs_used()) */
 	/* the BPF loops' bounds: the largest argument count, dereference chain

@@ -21,6 +21,7 @@
 #include "agg.h"
 #include "aggstack.h"
 #include "backend.h"
+#include "budget.h"
 #include "cli.h"
 #include "consumer.h"
 #include "loader.h"
@@ -55,6 +56,8 @@ struct run {
 	int status;
 	int stats_fd;		/* BPF_ENABLE_STATS for the profile's COST; -1 none */
 	char stats_off[160];	/* why COST is not known, "" when it is */
+	struct budget_ctl budget;	/* --budget's controller (plan.budget) */
+	struct agg_ctx *ac;	/* the aggregations' report, while consuming */
 };
 
 static bool verbose;
@@ -136,10 +139,15 @@ static void stack_watch(void *arg)
 
 static void agg_tick(void *arg, bool final)
 {
-	const struct agg_ctx *c = arg;
+	struct run *r = arg;
+	struct agg_ctx *c = r->ac;
+	bool clear = !final && c->interval_reset;
 
+	/* a sampled run's tables: scaled back by what was skipped since the last report */
+	if (c->scale)
+		budget_scales(&r->budget, r->ps.ents, clear, c->scale);
 	/* with -i each report covers one interval: print, then reset */
-	agg_report(c, !final && c->interval_reset);
+	agg_report(c, clear);
 }
 
 /* A cgroup v2 directory's id is its inode number. */
@@ -178,6 +186,14 @@ static int load_attach(struct run *r, bool deferred, bool *said_attaching)
 		err = loader_load(ld, lo, n, msg, sizeof(msg));
 		for (i = 0; !err && i < n; i++)
 			err = loader_set_probe(ld, i, &r->ps.ents[i]);
+		if (!err && lo->budget) {
+			budget_free(&r->budget);
+			err = budget_start(&r->budget, &r->env->budget, ld, evs, r->ps.ents, n,
+					   !r->stats_off[0]);
+			if (err)
+				snprintf(msg, sizeof(msg), "--budget: cannot set the probes' "
+					 "buckets: %s", strerror(-err));
+		}
 		if (!err && r->pmu.n)
 			err = pmu_attach(&r->pmu, ld, msg, sizeof(msg));
 		if (!err) {
@@ -369,6 +385,7 @@ static int run_load_opts(struct run *r)
 	lo->pair_words = pl->pair_words;
 	lo->pair_carry = pl->pair_carry;
 	lo->lat_emit = pl->lat_emit;
+	lo->budget = pl->budget;
 	lo->evs = r->ps.evs;
 	return 0;
 }
@@ -517,6 +534,7 @@ static int run_consume(struct run *r)
 	co.evs = r->ps.evs;
 	co.nevs = r->ps.n;
 	co.cost_off = r->stats_off[0] ? r->stats_off : NULL;
+	co.budget = r->plan.budget ? &r->budget : NULL;
 	if (r->pf) {
 		perfetto_set_ksyms(r->pf, r->si.ksyms);
 		co.on_call = perfetto_on_call;
@@ -545,7 +563,12 @@ static int run_consume(struct run *r)
 		ac.interval_reset = env->interval > 0;
 		ac.pmu = r->pmu.n ? &r->pmu : NULL;
 		co.report = agg_tick;
-		co.report_arg = &ac;
+		co.report_arg = r;
+		r->ac = &ac;
+		if (r->plan.budget && !(ac.scale = calloc(r->ps.n, sizeof(*ac.scale)))) {
+			err = -ENOMEM;
+			goto out;
+		}
 		co.interval = env->interval;
 		if (r->svg && !(ac.svg = svg_new(ac.interval_reset))) {
 			err = -ENOMEM;
@@ -574,6 +597,8 @@ static int run_consume(struct run *r)
 		}
 	}
 out:
+	r->ac = NULL;
+	free(ac.scale);
 	svg_free(ac.svg);
 	aggstack_seen_free(&sw.seen);
 	usym_free(co.syms.us);
@@ -604,6 +629,7 @@ static void run_hold_stats(struct run *r)
 
 static void run_close(struct run *r)
 {
+	budget_free(&r->budget);
 	if (r->stats_fd >= 0)
 		close(r->stats_fd);
 	if (r->go_fd >= 0)

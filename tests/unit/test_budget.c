@@ -6,9 +6,12 @@
  * rate held over a long run to the hit, 1 in N sampling by the CPU's hit
  * count, and the clock's and the counters' ends without wrapping.
  */
+#include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "check.h"
+#include "budget.h"
 #include "kpt_budget.h"
 
 /* Hits at every step ns from t0 for n steps: how many were taken; seq from 1. */
@@ -27,8 +30,75 @@ static uint64_t run(struct kpt_budget *b, uint64_t t0, uint64_t step, uint64_t n
 	return taken;
 }
 
+/* budget.c: --budget's words, the first rates, the controller's steps, the scale. */
+static void user_side(void)
+{
+	static const char *bad[] = { "0%", "101%", "1", "0/s", "x/s", "1e3/s", "%", "-1%", " 1%",
+				     "1000000001/s", "5/m", "", "0.0001%" };
+	struct budget_spec sp;
+	struct budget_probe p = { .rate = 1000, .sample = 1 };
+	struct budget_obs o = { 0 };
+	struct kpt_budget b = { 0 };
+	char msg[160];
+	size_t i;
+
+	CHECK(!budget_parse("1%", &sp, msg, sizeof(msg)) && sp.pct == 1 && !sp.rate, "1%%");
+	CHECK(!budget_parse("0.5%", &sp, msg, sizeof(msg)) && sp.pct == 0.5, "0.5%%");
+	CHECK(!budget_parse("200000/s", &sp, msg, sizeof(msg)) && sp.rate == 200000 && !sp.pct,
+	      "200000/s");
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		CHECK(budget_parse(bad[i], &sp, msg, sizeof(msg)) == -EINVAL &&
+		      strstr(msg, "--budget: '") == msg, "'%s' refused, quoted: %s", bad[i], msg);
+
+	sp = (struct budget_spec){ .rate = 1000 };
+	CHECK(budget_first_rate(&sp, 4) == 250, "1000/s over 4 probes: 250 each");
+	sp = (struct budget_spec){ .pct = 1 };
+	CHECK(budget_first_rate(&sp, 1) == 1e7 / BUDGET_GUESS_NS, "1%%: 10 ms a second at the guess");
+
+	/* the sampling follows the hit rate, down only with a fifth to spare */
+	sp = (struct budget_spec){ .rate = 1000 };
+	o.hits = 100000;
+	CHECK(budget_step(&sp, 1, &o, 1.0, &p) && p.sample == 100, "100000 hits/s at 1000/s: 1 in "
+	      "100 (%u)", p.sample);
+	o.hits = 85000;
+	CHECK(!budget_step(&sp, 1, &o, 1.0, &p) && p.sample == 100,
+	      "85000/s: 1 in 100 records 850/s, not a fifth under: stays 1 in 100");
+	o.hits = 70000;
+	CHECK(budget_step(&sp, 1, &o, 1.0, &p) && p.sample == 70, "70000/s: 1 in 100 records 700/s, a fifth under: 1 in 70 (%u)", p.sample);
+	o.hits = 500;
+	CHECK(budget_step(&sp, 1, &o, 1.0, &p) && p.sample == 1, "500/s: every hit");
+	CHECK(p.rate == 1000, "a rate budget's rate never moves");
+	CHECK(!budget_step(&sp, 1, &o, 0, &p), "no time passed: no step");
+	o.skipped = 501;
+	CHECK(!budget_step(&sp, 1, &o, 1.0, &p), "more skipped than hits (a torn read): no step");
+
+	/* a CPU share: cut by how far over, raised at most twice while held back */
+	sp = (struct budget_spec){ .pct = 1 };
+	p = (struct budget_probe){ .rate = 10000, .sample = 1 };
+	o = (struct budget_obs){ .hits = 10000, .ns = 40000000, .ns_known = true };
+	budget_step(&sp, 1, &o, 1.0, &p);
+	CHECK(p.rate == 2500, "4%% used of 1%%: a quarter of what was taken (%g)", p.rate);
+	o = (struct budget_obs){ .hits = 100000, .skipped = 97500, .ns = 1000000, .ns_known = true };
+	budget_step(&sp, 1, &o, 1.0, &p);
+	CHECK(p.rate == 5000, "0.1%% used, held back: twice the rate, no more (%g)", p.rate);
+	CHECK(p.sample == 20, "100000 hits/s at 5000/s: 1 in 20 (%u)", p.sample);
+	o = (struct budget_obs){ .hits = 100, .ns = 1000, .ns_known = false };
+	budget_step(&sp, 1, &o, 1.0, &p);
+	CHECK(p.rate == 5000, "no run time known: the rate stays");
+
+	CHECK(budget_scale(100, 75) == 4.0, "a quarter recorded: x4");
+	CHECK(budget_scale(0, 0) == 1.0 && budget_scale(10, 0) == 1.0, "nothing skipped: exact");
+	budget_bucket(1000, 5, &b);
+	CHECK(b.period == 1000000 && b.burst == 99000000 && b.sample == 5,
+	      "1000/s: 1 ms apart, a tenth of a second's burst, 1 in 5");
+	budget_bucket(0.2, 1, &b);
+	CHECK(b.period == 1000000000 && b.burst == 0 && b.sample == 0,
+	      "under 1/s held at 1/s, burst 1; 1 in 1 is every hit");
+}
+
 int main(void)
 {
+	user_side();
 	struct kpt_budget b = { 0 };
 	uint64_t over = 0, t;
 

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "budget.h"
+
+int budget_parse(const char *s, struct budget_spec *b, char *msg, size_t msglen)
+{
+	size_t len = strlen(s);
+	char *end;
+
+	memset(b, 0, sizeof(*b));
+	errno = 0;
+	if (len > 1 && s[len - 1] == '%') {
+		b->pct = strtod(s, &end);
+		if (!errno && end == s + len - 1 && b->pct >= 0.001 && b->pct <= 100 && s[0] != ' ')
+			return 0;
+		snprintf(msg, msglen, "--budget: '%s' is not a share of one CPU from 0.001%% to 100%%",
+			 s);
+		return -EINVAL;
+	}
+	if (len > 2 && !strcmp(s + len - 2, "/s") && s[0] >= '0' && s[0] <= '9') {
+		unsigned long long v = strtoull(s, &end, 10);
+
+		if (!errno && end == s + len - 2 && v >= 1 && v <= 1000000000ULL) {
+			b->rate = v;
+			return 0;
+		}
+		snprintf(msg, msglen, "--budget: '%s' is not a rate from 1/s to 1000000000/s", s);
+		return -EINVAL;
+	}
+	snprintf(msg, msglen, "--budget: '%s' is neither a share of one CPU (1%%, 0.5%%) nor events "
+		 "a second (200000/s)", s);
+	return -EINVAL;
+}
+
+void budget_bucket(double rate, uint32_t sample, struct kpt_budget *b)
+{
+	uint64_t r = rate < 1 ? 1 : rate > 1e9 ? 1000000000ULL : (uint64_t)rate;
+
+	/* a tenth of a second's credit: a burst passes, a held rate does not */
+	kpt_budget_set_rate(b, r, r / 10 ? r / 10 : 1);
+	b->sample = sample > 1 ? sample : 0;
+}
+
+/* ns a second one probe may take under a CPU share split among nprobes */
+static double share_ns(const struct budget_spec *spec, int nprobes)
+{
+	return spec->pct / 100.0 * 1e9 / (nprobes > 0 ? nprobes : 1);
+}
+
+double budget_first_rate(const struct budget_spec *spec, int nprobes)
+{
+	if (spec->rate)
+		return (double)spec->rate / (nprobes > 0 ? nprobes : 1);
+	return share_ns(spec, nprobes) / BUDGET_GUESS_NS;
+}
+
+/* A CPU share's rate after a look: scaled by how far the time it took was from its share. */
+static double share_rate(const struct budget_spec *spec, int nprobes,
+			 const struct budget_obs *o, double dt, double rate)
+{
+	double share = share_ns(spec, nprobes), used = (double)o->ns / dt;
+	double taken = (double)(o->hits - o->skipped) / dt;
+
+	if (used > share)	/* over: what was taken, cut by as much as it was over */
+		return fmax(1.0, fmin(rate, taken) * share / used);
+	if (o->skipped)		/* held back and under: more, at most twice as many */
+		return fmin(1e9, rate * fmin(2.0, share / fmax(used, 1.0)));
+	return rate;
+}
+
+bool budget_step(const struct budget_spec *spec, int nprobes, const struct budget_obs *o,
+		 double dt, struct budget_probe *p)
+{
+	double old_rate = p->rate, hit_rate, n;
+	uint32_t old_sample = p->sample;
+
+	if (dt <= 0 || o->skipped > o->hits)
+		return false;
+	if (spec->pct > 0 && o->ns_known && o->hits)
+		p->rate = share_rate(spec, nprobes, o, dt, p->rate);
+	hit_rate = (double)o->hits / dt;
+	n = ceil(hit_rate / p->rate);
+	if (n > UINT32_MAX)
+		n = UINT32_MAX;
+	/* down only once the current 1 in N records a fifth under the rate, so a
+	 * rate near the budget does not flap */
+	if (n >= p->sample || hit_rate / p->sample < 0.8 * p->rate)
+		p->sample = n > 1 ? (uint32_t)n : 1;
+	return p->rate != old_rate || p->sample != old_sample;
+}
+
+double budget_scale(uint64_t hits, uint64_t skipped)
+{
+	if (!skipped || skipped >= hits)
+		return 1.0;
+	return (double)hits / (double)(hits - skipped);
+}
+
+/* ---- the run's controller ---- */
+
+#include "cost.h"
+#include "event.h"
+#include "kptrace.h"
+#include "loader.h"
+
+bool budget_droppable(const struct kpt_probe_entry *ent)
+{
+	switch (ent->agg.action) {
+	case KPT_ACT_PRINT:
+		return !(ent->flags & KPT_PF_EDATA);
+	case KPT_ACT_HIST:
+	case KPT_ACT_COUNT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int write_bucket(struct budget_ctl *c, int i)
+{
+	struct kpt_budget b = { 0 };
+
+	budget_bucket(c->p[i].rate, c->p[i].sample, &b);
+	return loader_set_budget(c->ld, i, &b);
+}
+
+int budget_start(struct budget_ctl *c, const struct budget_spec *spec, struct loader *ld,
+		 const struct ev_desc *evs, const struct kpt_probe_entry *ents, int n,
+		 bool ns_known)
+{
+	int i, err = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->spec = *spec;
+	c->ld = ld;
+	c->evs = evs;
+	c->n = n;
+	c->ns_known = ns_known;
+	c->last_t = mono_s();
+	c->p = calloc(n ? n : 1, sizeof(*c->p));
+	c->last = calloc(n ? n : 1, sizeof(*c->last));
+	c->last_ns = calloc(n ? n : 1, sizeof(*c->last_ns));
+	c->last_runs = calloc(n ? n : 1, sizeof(*c->last_runs));
+	c->rep_hits = calloc(n ? n : 1, sizeof(*c->rep_hits));
+	c->rep_skipped = calloc(n ? n : 1, sizeof(*c->rep_skipped));
+	if (!c->p || !c->last || !c->last_ns || !c->last_runs || !c->rep_hits || !c->rep_skipped)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		c->nbudgeted += budget_droppable(&ents[i]);
+	for (i = 0; i < n && !err; i++) {
+		if (!budget_droppable(&ents[i]))
+			continue;
+		c->p[i].rate = budget_first_rate(spec, c->nbudgeted);
+		c->p[i].sample = 1;
+		err = write_bucket(c, i);
+	}
+	if (spec->pct > 0 && !ns_known)
+		fprintf(stderr, "kptrace: --budget %g%%: the kernel does not tell BPF programs' run "
+			"time here; held as events a second instead, %.0f a probe (%.0f ns a hit "
+			"assumed)\n", spec->pct, budget_first_rate(spec, c->nbudgeted),
+			BUDGET_GUESS_NS);
+	return err;
+}
+
+/* What probe i's program did since the last look, and its share of it (cost.c's split). */
+static void observe(struct budget_ctl *c, struct budget_obs *obs, struct kpt_stats *now_st)
+{
+	struct cost_in *in = calloc(c->n, sizeof(*in));
+	struct cost_out *out = calloc(c->n, sizeof(*out));
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		uint64_t ns = 0, runs = 0;
+
+		if (loader_stats(c->ld, i, &now_st[i]))
+			now_st[i] = c->last[i];
+		obs[i].hits = now_st[i].hits - c->last[i].hits;
+		obs[i].skipped = now_st[i].sampled + now_st[i].paused - c->last[i].sampled -
+				 c->last[i].paused;
+		if (!in || !c->ns_known ||
+		    loader_probe_prog(c->ld, &c->evs[i], &in[i].prog, &ns, &runs))
+			continue;
+		in[i].prog_ns = ns - c->last_ns[i];
+		in[i].prog_runs = runs - c->last_runs[i];
+		in[i].hits = obs[i].hits;
+		c->last_ns[i] = ns;
+		c->last_runs[i] = runs;
+	}
+	if (in && out && c->ns_known) {
+		cost_split(in, (size_t)c->n, 0, out);
+		for (i = 0; i < c->n; i++) {
+			obs[i].ns = out[i].ns;
+			obs[i].ns_known = in[i].prog != 0;
+		}
+	}
+	free(in);
+	free(out);
+}
+
+/* What changed for probe i, on stderr: sampling or pausing begun or ended. */
+static void say_change(const struct budget_ctl *c, int i, const struct budget_probe *was,
+		       const struct budget_obs *o, uint64_t paused, double dt)
+{
+	const struct budget_probe *p = &c->p[i];
+	const struct ev_desc *ev = &c->evs[i];
+
+	if (p->sample > 1 && was->sample <= 1)
+		fprintf(stderr, "kptrace: budget: %s/%s at %.0f hits/s, past its %.0f/s: recording "
+			"1 in %u (aggregations become estimates)\n", ev->group, ev->event,
+			(double)o->hits / dt, p->rate, p->sample);
+	else if (p->sample <= 1 && was->sample > 1)
+		fprintf(stderr, "kptrace: budget: %s/%s back under its %.0f/s (%.0f hits/s): "
+			"recording every hit\n", ev->group, ev->event, p->rate,
+			(double)o->hits / dt);
+	if (paused && !was->paused)
+		fprintf(stderr, "kptrace: budget: %s/%s paused: %llu hits past its %.0f/s left "
+			"out\n", ev->group, ev->event, (unsigned long long)paused, p->rate);
+	else if (!paused && was->paused)
+		fprintf(stderr, "kptrace: budget: %s/%s no longer paused\n", ev->group, ev->event);
+}
+
+/*
+ * A CPU share that leaving hits out cannot hold: the probe was over its share
+ * while recording no more than its rate (the one it had over that look), so what its skipped hits cost is
+ * already past it. Said once: only fewer hits (a narrower probe) help.
+ */
+static void say_floor(struct budget_ctl *c, int i, const struct budget_probe *was,
+		      const struct budget_obs *o, double dt)
+{
+	struct budget_probe *p = &c->p[i];
+	double used = (double)o->ns / dt, share = share_ns(&c->spec, c->nbudgeted);
+
+	if (c->spec.pct <= 0 || !o->ns_known || p->floor_said || !o->hits || used <= 1.5 * share ||
+	    (double)(o->hits - o->skipped) > 2 * was->rate * dt + 1)
+		return;
+	p->floor_said = true;
+	fprintf(stderr, "kptrace: budget: %s/%s takes %.2f%% of a CPU while recording only %.0f "
+		"of its %.0f hits/s: a hit left out still costs %.0f ns, past its %.3g%% however "
+		"few are recorded (a narrower probe, or a filter on the process, helps)\n",
+		c->evs[i].group, c->evs[i].event, used / 1e7, (double)(o->hits - o->skipped) / dt,
+		(double)o->hits / dt, (double)o->ns / (double)o->hits, share / 1e7);
+}
+
+void budget_tick(struct budget_ctl *c)
+{
+	double now = mono_s();
+	struct budget_obs *obs = calloc(c->n ? c->n : 1, sizeof(*obs));
+	struct kpt_stats *st = calloc(c->n ? c->n : 1, sizeof(*st));
+	double dt;
+	int i;
+
+	dt = now - c->last_t;
+	if (!obs || !st || dt <= 0)
+		goto out;
+	observe(c, obs, st);
+	for (i = 0; i < c->n; i++) {
+		struct budget_probe was = c->p[i];
+		uint64_t paused = st[i].paused - c->last[i].paused;
+
+		if (c->p[i].rate <= 0)
+			continue;
+		if (budget_step(&c->spec, c->nbudgeted, &obs[i], dt, &c->p[i]))
+			write_bucket(c, i);
+		say_change(c, i, &was, &obs[i], paused, dt);
+		say_floor(c, i, &was, &obs[i], dt);
+		c->p[i].paused = paused > 0;
+	}
+	memcpy(c->last, st, c->n * sizeof(*st));
+	c->last_t = now;
+out:
+	free(obs);
+	free(st);
+}
+
+void budget_scales(struct budget_ctl *c, const struct kpt_probe_entry *ents, bool reset,
+		   double *scale)
+{
+	uint64_t *hits = calloc(c->n ? c->n : 1, sizeof(*hits));
+	uint64_t *skipped = calloc(c->n ? c->n : 1, sizeof(*skipped));
+	struct kpt_stats st;
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		scale[i] = 1.0;
+	for (i = 0; hits && skipped && i < c->n; i++) {
+		uint32_t g = ents[i].agg.group < (uint32_t)c->n ? ents[i].agg.group : (uint32_t)i;
+
+		if (loader_stats(c->ld, i, &st))
+			continue;
+		hits[g] += st.hits - c->rep_hits[i];
+		skipped[g] += st.sampled + st.paused - c->rep_skipped[i];
+		if (reset) {
+			c->rep_hits[i] = st.hits;
+			c->rep_skipped[i] = st.sampled + st.paused;
+		}
+	}
+	for (i = 0; hits && skipped && i < c->n; i++)
+		scale[i] = budget_scale(hits[i], skipped[i]);
+	free(hits);
+	free(skipped);
+}
+
+void budget_free(struct budget_ctl *c)
+{
+	free(c->p);
+	free(c->last);
+	free(c->last_ns);
+	free(c->last_runs);
+	free(c->rep_hits);
+	free(c->rep_skipped);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * --budget PCT|N/s: the user-space half of the overhead budget. The kernel
+ * decides each hit (include/kpt_budget.h: 1-in-N sampling, then a token
+ * bucket at the probe's rate); this sets each probe's rate and N once a
+ * second from what the probes did in that second, says on stderr when a
+ * probe starts and stops being sampled or paused, and gives the factors
+ * that scale a sampled aggregation back to an estimate.
+ */
+#ifndef KPT_BUDGET_USER_H
+#define KPT_BUDGET_USER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kpt_budget.h"
+
+/* What --budget said: a share of one CPU, or recorded events a second, for the whole run. */
+struct budget_spec {
+	double pct;		/* > 0: % of one CPU */
+	uint64_t rate;		/* > 0: events a second */
+};
+
+/* A probe's cost per hit taken before anything is measured (a kprobe's order of magnitude). */
+#define BUDGET_GUESS_NS	1000.0
+
+/* Parse "1%", "0.5%", "200000/s"; 0, or -EINVAL with msg. */
+int budget_parse(const char *s, struct budget_spec *b, char *msg, size_t msglen);
+
+/* What one probe did over one look (deltas), for budget_step(). */
+struct budget_obs {
+	uint64_t hits, skipped;	/* skipped: sampled out or paused */
+	uint64_t ns;		/* its BPF run time, when known */
+	bool ns_known;
+};
+
+/* A budgeted probe's state between looks. */
+struct budget_probe {
+	double rate;		/* recorded hits a second it may take */
+	uint32_t sample;	/* 1 in sample, 1: every hit */
+	bool paused;		/* its last look skipped hits past the rate */
+	bool floor_said;	/* said that its hits left out alone cost past its share */
+};
+
+/* The bucket for a probe of rate r (its burst: a tenth of a second's hits, at least one). */
+void budget_bucket(double rate, uint32_t sample, struct kpt_budget *b);
+
+/*
+ * A probe's first rate: the run's rate or CPU share split evenly among its
+ * nprobes budgeted probes, the share through BUDGET_GUESS_NS a hit.
+ */
+double budget_first_rate(const struct budget_spec *spec, int nprobes);
+
+/*
+ * One look at a probe after dt seconds: its new rate (a CPU share: the rate
+ * that held its measured time a second at its share) and its 1 in N (what
+ * keeps its hits at its rate). Returns true when the probe's rate or N changed.
+ */
+bool budget_step(const struct budget_spec *spec, int nprobes, const struct budget_obs *o,
+		 double dt, struct budget_probe *p);
+
+/* Hits over hits recorded: what a sampled count is multiplied by (1: none skipped). */
+double budget_scale(uint64_t hits, uint64_t skipped);
+
+
+/* ---- the run's controller (budget.c), between load and the profile ---- */
+
+struct loader;
+struct ev_desc;
+struct kpt_probe_entry;
+struct kpt_stats;
+
+/*
+ * Whether probe ent's hits may be left out alone: a stream without entry
+ * arguments, a histogram or a count. A latency's start and end, an entry
+ * saver and the return that reads it must both be seen.
+ */
+bool budget_droppable(const struct kpt_probe_entry *ent);
+
+struct budget_ctl {
+	struct budget_spec spec;
+	struct loader *ld;
+	const struct ev_desc *evs;
+	int n, nbudgeted;
+	struct budget_probe *p;		/* per probe; rate 0: no bucket */
+	struct kpt_stats *last;		/* per probe, at the last look */
+	uint64_t *last_ns, *last_runs;	/* per probe: its program's, at the last look */
+	uint64_t *rep_hits, *rep_skipped;	/* per probe, at the last -i report */
+	double last_t;
+	bool ns_known;			/* BPF_ENABLE_STATS held: run times known */
+};
+
+/*
+ * Each droppable probe's bucket at its first rate, written to the map.
+ * ns_known: the programs' run times are counted (else a CPU share stays at
+ * BUDGET_GUESS_NS a hit, said once). 0 or a negative errno.
+ */
+int budget_start(struct budget_ctl *c, const struct budget_spec *spec, struct loader *ld,
+		 const struct ev_desc *evs, const struct kpt_probe_entry *ents, int n,
+		 bool ns_known);
+/* A look, once a second: new rates and samplings written, changes said on stderr. */
+void budget_tick(struct budget_ctl *c);
+/*
+ * scale[i]: what group i's aggregation is multiplied by for an estimate
+ * (1: nothing of it skipped) since the last report; reset: the next report
+ * starts from here (-i).
+ */
+void budget_scales(struct budget_ctl *c, const struct kpt_probe_entry *ents, bool reset,
+		   double *scale);
+void budget_free(struct budget_ctl *c);
+
+#endif /* KPT_BUDGET_USER_H */

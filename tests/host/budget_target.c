@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --budget's workload: "hot N" calls kpt_hot N times as fast as it can,
+ * "slow N US" N times with US microseconds between calls. Either prints on
+ * stderr the time from just before its first call to just after its last,
+ * the window every hit falls in, which bounds what a rate may take.
+ * Built -O0 -fno-inline, no PIE: the probed address is the ELF's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+__attribute__((noinline, used)) long kpt_hot(long i)
+{
+	return i * 3;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 2 ? atol(argv[2]) : 0, us = argc > 3 ? atol(argv[3]) : 0, s = 0, i;
+	struct timespec a, b;
+
+	if (argc < 3 || (strcmp(argv[1], "hot") && strcmp(argv[1], "slow")))
+		return 2;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < n; i++) {
+		s += kpt_hot(i);
+		if (us)
+			usleep(us);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	fprintf(stderr, "calls %ld window_ns %lld\n", n,
+		(long long)((b.tv_sec - a.tv_sec) * 1000000000LL + b.tv_nsec - a.tv_nsec));
+	return s == 42;
+}
