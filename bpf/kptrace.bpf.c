@@ -82,10 +82,25 @@ static __always_inline bool kpt_budget_skip(__u32 idx, struct kpt_stats *st)
 {
 	struct kpt_budget *b = bpf_map_lookup_elem(&kpt_budget, &idx);
 	enum kpt_budget_verdict v;
+	__u64 now;
 
 	if (!b)
 		return false;
-	v = kpt_budget_take(b, st->hits, bpf_ktime_get_ns());
+	if (!b->armed) {
+		/* far under the rate: a clock read every KPT_BUDGET_MARK hits only */
+		if (st->hits % KPT_BUDGET_MARK)
+			return false;
+		now = bpf_ktime_get_ns();
+		if (!kpt_budget_mark(b, st->budget_mark, now)) {
+			st->budget_mark = now;
+			return false;
+		}
+		st->budget_mark = now;
+		b->armed = 1;
+	} else {
+		now = bpf_ktime_get_ns();
+	}
+	v = kpt_budget_take(b, st->hits, now);
 	if (v == KPT_BUDGET_SAMPLED)
 		st->sampled++;
 	else if (v == KPT_BUDGET_OVER)

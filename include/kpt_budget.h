@@ -7,7 +7,10 @@
  * and a count scales back), and a token bucket in the form of GCRA (one
  * word, the "theoretical arrival time") caps what is recorded at the
  * budget's rate, so a burst between two of user space's looks is paused,
- * not passed.
+ * not passed. The bucket reads the clock, the dearest part of a hit's
+ * check: a probe far under its rate is disarmed by user space, and then
+ * only every KPT_BUDGET_MARK-th hit of a CPU reads it, to arm the bucket
+ * at once when those came faster than half the rate (kpt_budget_mark()).
  */
 #ifndef KPT_BUDGET_H
 #define KPT_BUDGET_H
@@ -20,8 +23,12 @@ struct kpt_budget {
 	__u64 burst;	/* ns of credit a quiet probe gathers: period * (burst - 1) */
 	__u64 tat;	/* when the bucket is full again; <= now: it is */
 	__u32 sample;	/* record 1 hit in sample; 0 and 1: every one */
-	__u32 pad;
+	__u32 armed;	/* 0: the bucket is not asked, only the marks are (user space sets
+			 * it; the kernel sets it when a mark says so) */
 };
+
+/* A disarmed bucket's CPUs read the clock once in this many hits each. */
+#define KPT_BUDGET_MARK	64
 
 enum kpt_budget_verdict {
 	KPT_BUDGET_TAKE,	/* record it */
@@ -46,6 +53,17 @@ static inline enum kpt_budget_verdict kpt_budget_take(struct kpt_budget *b, __u6
 	/* saturate: a period past the clock's end means never again */
 	b->tat = t > ~0ULL - b->period ? ~0ULL : t + b->period;
 	return KPT_BUDGET_TAKE;
+}
+
+/*
+ * A disarmed bucket, at a CPU's mark (its hit count a multiple of
+ * KPT_BUDGET_MARK): whether the marks' hits, since that CPU's previous mark
+ * at prev, came at more than half the rate, so the bucket must be armed.
+ * The first mark (prev 0) only sets the time.
+ */
+static inline int kpt_budget_mark(const struct kpt_budget *b, __u64 prev, __u64 now)
+{
+	return prev && now - prev < 2 * KPT_BUDGET_MARK * b->period;
 }
 
 /* The bucket for rate hits a second, burst of them at once (at least 1); 0 rate: none. */

@@ -512,6 +512,7 @@ struct kpt_stats {
 	__u64 keys_cut;		/* a string key longer than KPT_KEY_STR - 1 bytes, cut */
 	__u64 sampled;		/* --budget: hits its 1-in-N sampling left out */
 	__u64 paused;		/* --budget: hits past its rate, the probe paused */
+	__u64 budget_mark;	/* --budget, this CPU: when its last mark's hit came (kpt_budget_mark()) */
 	struct kpt_aggval val;	/* KPT_PF_OWN_STATS: the histogram's value stats */
 };
 

@@ -38,13 +38,23 @@ int budget_parse(const char *s, struct budget_spec *b, char *msg, size_t msglen)
 	return -EINVAL;
 }
 
-void budget_bucket(double rate, uint32_t sample, struct kpt_budget *b)
+void budget_bucket(const struct budget_probe *p, struct kpt_budget *b)
 {
-	uint64_t r = rate < 1 ? 1 : rate > 1e9 ? 1000000000ULL : (uint64_t)rate;
+	uint64_t r = p->rate < 1 ? 1 : p->rate > 1e9 ? 1000000000ULL : (uint64_t)p->rate;
 
 	/* a tenth of a second's credit: a burst passes, a held rate does not */
 	kpt_budget_set_rate(b, r, r / 10 ? r / 10 : 1);
-	b->sample = sample > 1 ? sample : 0;
+	b->sample = p->sample > 1 ? p->sample : 0;
+	b->armed = p->armed;
+}
+
+bool budget_want_armed(const struct budget_probe *p, double hit_rate, bool paused)
+{
+	if (hit_rate > 0.5 * p->rate)
+		return true;
+	if (hit_rate < 0.25 * p->rate && p->sample <= 1 && !paused)
+		return false;
+	return p->armed;
 }
 
 /* ns a second one probe may take under a CPU share split among nprobes */
@@ -134,7 +144,7 @@ static int write_bucket(struct budget_ctl *c, int i)
 {
 	struct kpt_budget b = { 0 };
 
-	budget_bucket(c->p[i].rate, c->p[i].sample, &b);
+	budget_bucket(&c->p[i], &b);
 	return loader_set_budget(c->ld, i, &b);
 }
 
@@ -166,6 +176,8 @@ int budget_start(struct budget_ctl *c, const struct budget_spec *spec, struct lo
 			continue;
 		c->p[i].rate = budget_first_rate(spec, c->nbudgeted);
 		c->p[i].sample = 1;
+		/* armed: nothing is known of its rate yet */
+		c->p[i].armed = true;
 		err = write_bucket(c, i);
 	}
 	if (spec->pct > 0 && !ns_known)
@@ -271,10 +283,18 @@ void budget_tick(struct budget_ctl *c)
 		struct budget_probe was = c->p[i];
 		uint64_t paused = st[i].paused - c->last[i].paused;
 
+		bool changed, armed;
+
 		if (c->p[i].rate <= 0)
 			continue;
-		if (budget_step(&c->spec, c->nbudgeted, &obs[i], dt, &c->p[i]))
+		/* the kernel arms a bucket at a mark */
+		c->p[i].armed = loader_budget_armed(c->ld, i) > 0;
+		changed = budget_step(&c->spec, c->nbudgeted, &obs[i], dt, &c->p[i]);
+		armed = budget_want_armed(&c->p[i], (double)obs[i].hits / dt, paused > 0);
+		if (changed || armed != c->p[i].armed) {
+			c->p[i].armed = armed;
 			write_bucket(c, i);
+		}
 		say_change(c, i, &was, &obs[i], paused, dt);
 		say_floor(c, i, &was, &obs[i], dt);
 		c->p[i].paused = paused > 0;

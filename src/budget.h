@@ -40,11 +40,20 @@ struct budget_probe {
 	double rate;		/* recorded hits a second it may take */
 	uint32_t sample;	/* 1 in sample, 1: every hit */
 	bool paused;		/* its last look skipped hits past the rate */
+	bool armed;		/* its bucket asked at every hit, not only at the marks */
 	bool floor_said;	/* said that its hits left out alone cost past its share */
 };
 
-/* The bucket for a probe of rate r (its burst: a tenth of a second's hits, at least one). */
-void budget_bucket(double rate, uint32_t sample, struct kpt_budget *b);
+/* Probe p's bucket (its burst: a tenth of a second's hits at its rate, at least one). */
+void budget_bucket(const struct budget_probe *p, struct kpt_budget *b);
+
+/*
+ * Whether p's bucket should be armed after a look that saw hit_rate (and
+ * some hits paused or not): at more than half its rate, yes; at less than
+ * a quarter, unsampled and unpaused, no (its marks arm it again at once);
+ * between, as it is.
+ */
+bool budget_want_armed(const struct budget_probe *p, double hit_rate, bool paused);
 
 /*
  * A probe's first rate: the run's rate or CPU share split evenly among its

@@ -342,7 +342,15 @@ int loader_set_budget(struct loader *ld, int idx, const struct kpt_budget *b)
 	__atomic_store_n(&k->period, b->period, __ATOMIC_RELAXED);
 	__atomic_store_n(&k->burst, b->burst, __ATOMIC_RELAXED);
 	__atomic_store_n(&k->sample, b->sample, __ATOMIC_RELAXED);
+	__atomic_store_n(&k->armed, b->armed, __ATOMIC_RELAXED);
 	return 0;
+}
+
+int loader_budget_armed(struct loader *ld, int idx)
+{
+	if (!ld->budget || idx < 0 || idx >= ld->nprobes)
+		return -ENOENT;
+	return (int)__atomic_load_n(&ld->budget[idx].armed, __ATOMIC_RELAXED);
 }
 
 static const char *attach_hint(const struct ev_desc *ev, int err)

@@ -123,6 +123,8 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 int loader_set_probe(struct loader *ld, int idx, const struct kpt_probe_entry *ent);
 /* Write probe idx's --budget bucket (the map has a bucket per probe only with load_opts.budget). */
 int loader_set_budget(struct loader *ld, int idx, const struct kpt_budget *b);
+/* Whether probe idx's bucket is armed now (the kernel arms it too): 1, 0, or -ENOENT. */
+int loader_budget_armed(struct loader *ld, int idx);
 /*
  * Attach every probe; on failure detach all. msg names the probe that failed
  * (ld->failed), with the kernel's text for the refusal first where tracefs

@@ -19,7 +19,7 @@ OUT=$(realpath "$OUT")
 B=$OUT/target-budget
 gcc -O0 -fno-inline -no-pie -g tests/host/budget_target.c -o "$B" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 12
+expect_checks 13
 P="p:$B:kpt_hot i=%di:s64"
 NCPU=$(nproc)
 
@@ -41,6 +41,15 @@ check "past the rate: sampling and the pause said on stderr" \
 	grep -qE 'budget: uprobes/[^ ]*kpt_hot_0 at [0-9]+ hits/s, past its 1000/s: recording 1 in [0-9]+' "$OUT/hot.err"
 check "the profile says what was skipped, sampled and paused" \
 	grep -qE "hits SKIPPED by --budget \([0-9]+ sampled out, [0-9]+ while paused\)" "$OUT/hot.err"
+
+# far under the rate the bucket is disarmed (no clock read a hit); a hot
+# phase after it arms it within a mark's 64 hits a CPU: bounded the same
+kpt --budget 1000/s -c "$B slowhot 300 5000 2000000" "$P" > "$OUT/slowhot.out" 2> "$OUT/slowhot.err"
+lines=$(wc -l < "$OUT/slowhot.out")
+win=$(window "$OUT/slowhot.err")
+check "slow then hot: the hot phase within the bucket once a mark armed it (${lines} - 300 <= 100 + ${win:-?} ns at 1000/s + 64 x $NCPU)" \
+	python3 -c "import sys; l, w, n = map(int, sys.argv[1:]); sys.exit(not (400 <= l <= 300 + 100 + w * 1000 // 10**9 + 1 + 65 * n))" \
+	"$lines" "${win:-0}" "$NCPU"
 
 # under the budget: 200 calls 1 ms apart, 100000/s: every one, nothing said
 kpt --budget 100000/s -c "$B slow 200 1000" "$P" > "$OUT/slow.out" 2> "$OUT/slow.err"

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * --budget's workload: "hot N" calls kpt_hot N times as fast as it can,
- * "slow N US" N times with US microseconds between calls. Either prints on
- * stderr the time from just before its first call to just after its last,
- * the window every hit falls in, which bounds what a rate may take.
+ * "slow N US" N times with US microseconds between calls, "slowhot N US M"
+ * the slow calls then M hot ones. Each prints on stderr the time from just
+ * before its first hot (or slow) call to just after its last, the window
+ * every such hit falls in, which bounds what a rate may take.
  * Built -O0 -fno-inline, no PIE: the probed address is the ELF's.
  */
 #include <stdio.h>
@@ -22,8 +23,17 @@ int main(int argc, char **argv)
 	long n = argc > 2 ? atol(argv[2]) : 0, us = argc > 3 ? atol(argv[3]) : 0, s = 0, i;
 	struct timespec a, b;
 
-	if (argc < 3 || (strcmp(argv[1], "hot") && strcmp(argv[1], "slow")))
+	if (argc < 3 || (strcmp(argv[1], "hot") && strcmp(argv[1], "slow") &&
+			 strcmp(argv[1], "slowhot")))
 		return 2;
+	if (!strcmp(argv[1], "slowhot")) {
+		for (i = 0; i < n; i++) {
+			s += kpt_hot(i);
+			usleep(us);
+		}
+		n = argc > 4 ? atol(argv[4]) : 0;
+		us = 0;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (i = 0; i < n; i++) {
 		s += kpt_hot(i);

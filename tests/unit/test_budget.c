@@ -88,16 +88,43 @@ static void user_side(void)
 
 	CHECK(budget_scale(100, 75) == 4.0, "a quarter recorded: x4");
 	CHECK(budget_scale(0, 0) == 1.0 && budget_scale(10, 0) == 1.0, "nothing skipped: exact");
-	budget_bucket(1000, 5, &b);
-	CHECK(b.period == 1000000 && b.burst == 99000000 && b.sample == 5,
-	      "1000/s: 1 ms apart, a tenth of a second's burst, 1 in 5");
-	budget_bucket(0.2, 1, &b);
-	CHECK(b.period == 1000000000 && b.burst == 0 && b.sample == 0,
-	      "under 1/s held at 1/s, burst 1; 1 in 1 is every hit");
+	p = (struct budget_probe){ .rate = 1000, .sample = 5, .armed = true };
+	budget_bucket(&p, &b);
+	CHECK(b.period == 1000000 && b.burst == 99000000 && b.sample == 5 && b.armed == 1,
+	      "1000/s: 1 ms apart, a tenth of a second's burst, 1 in 5, armed");
+	p = (struct budget_probe){ .rate = 0.2, .sample = 1 };
+	budget_bucket(&p, &b);
+	CHECK(b.period == 1000000000 && b.burst == 0 && b.sample == 0 && b.armed == 0,
+	      "under 1/s held at 1/s, burst 1; 1 in 1 is every hit; disarmed");
+
+	/* arming: past half the rate on, under a quarter (unsampled, unpaused) off */
+	p = (struct budget_probe){ .rate = 1000, .sample = 1, .armed = false };
+	CHECK(budget_want_armed(&p, 501, false) && !budget_want_armed(&p, 400, false),
+	      "disarmed: armed past 500/s, not at 400/s");
+	p.armed = true;
+	CHECK(budget_want_armed(&p, 400, false) && !budget_want_armed(&p, 249, false),
+	      "armed: kept at 400/s, disarmed under 250/s");
+	CHECK(budget_want_armed(&p, 10, true), "paused in the look: kept armed");
+	p.sample = 2;
+	CHECK(budget_want_armed(&p, 10, false), "sampled: kept armed");
+}
+
+/* A disarmed bucket's marks: armed when KPT_BUDGET_MARK hits came faster than half the rate. */
+static void marks(void)
+{
+	struct kpt_budget b = { 0 };
+
+	kpt_budget_set_rate(&b, 1000, 1);
+	CHECK(!kpt_budget_mark(&b, 0, 5000000000ull), "the first mark only sets the time");
+	CHECK(kpt_budget_mark(&b, 1000000000ull, 1000000000ull + 127999999ull),
+	      "64 hits in 128 ms - 1 ns at 1000/s: past half the rate, armed");
+	CHECK(!kpt_budget_mark(&b, 1000000000ull, 1000000000ull + 128000000ull),
+	      "64 hits in 128 ms: half the rate, not armed");
 }
 
 int main(void)
 {
+	marks();
 	user_side();
 	struct kpt_budget b = { 0 };
 	uint64_t over = 0, t;
