@@ -31,6 +31,13 @@ BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libtraceevent-
 TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev lz4 zstd \
 	prometheus chromium libxml2-utils
 
+# What this build is (src/version.c, the .deb): git describe in a checkout
+# (no tag yet: 0.1 and the commit, as a version must start with a digit), a
+# VERSION file in a release tarball, else 0.1+unknown.
+VERSION := $(shell git describe --tags --dirty 2>/dev/null | sed 's/^v//' | grep . || \
+	{ h=$$(git describe --always --dirty 2>/dev/null) && echo 0.1-g$$h; } || \
+	cat VERSION 2>/dev/null || echo 0.1+unknown)
+
 ifeq ($(V),1)
 Q =
 msg =
@@ -40,7 +47,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean run test unit host-test vm-test deps test-deps soak soak-serve
+.PHONY: all clean run test unit host-test vm-test deps test-deps soak soak-serve FORCE
 
 all: kptrace
 
@@ -58,6 +65,21 @@ $(OUTPUT)/kptrace.bpf.o: bpf/kptrace.bpf.c $(BPF_HDRS) | $(OUTPUT)
 $(OUTPUT)/kptrace.skel.h: $(OUTPUT)/kptrace.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name kptrace_bpf > $@
+
+# Rewritten only when its text changes: a new version recompiles version.o
+# and relinks, an unchanged one nothing.
+$(OUTPUT)/version.h: FORCE | $(OUTPUT)
+	$(Q)printf '#define KPT_GIT_VERSION "%s"\n' '$(VERSION)' > $@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+# The embedded object's hash, for --version
+$(OUTPUT)/bpf_id.h: $(OUTPUT)/kptrace.bpf.o
+	$(call msg,GEN,$@)
+	$(Q)printf '#define KPT_BPF_SHA256 "%s"\n' "$$(sha256sum < $< | cut -d' ' -f1)" > $@
+
+$(OUTPUT)/version.o $(OUTPUT)/san/version.o: $(OUTPUT)/version.h $(OUTPUT)/bpf_id.h
+
+FORCE:
 
 $(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(OUTPUT)/kptrace.skel.h | $(OUTPUT)
 	$(call msg,CC,$@)
