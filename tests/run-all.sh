@@ -63,6 +63,7 @@ suite host-svg tests/host/svg.sh
 suite host-globs tests/host/globs.sh
 suite host-perfetto tests/host/perfetto.sh
 suite host-cost tests/host/cost.sh
+suite host-install tests/host/install.sh
 if [ "${KPT_SKIP_VM:-0}" = 1 ]; then
 	echo "skip - VM tests (KPT_SKIP_VM=1)"
 	echo "vm: 0 passed, 0 failed, 1 skipped" >> "$LOG"
