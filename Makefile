@@ -179,7 +179,8 @@ uninstall:
 # are the static link's, which is the point (a bare initramfs, hosts without
 # libbpf). DEB_MAINTAINER: the last commit's author unless given.
 DEB_ARCH = $(shell dpkg --print-architecture)
-DEB_MAINTAINER ?= $(or $(shell git log -1 --format='%an <%ae>' 2>/dev/null),kptrace maintainers <root@localhost>)
+DEB_MAINTAINER ?= $(or $(shell git log -1 --format='%an <%ae>' 2>/dev/null), \
+	kptrace maintainers <root@localhost>)
 DEB_ROOT = $(OUTPUT)/deb/root
 DEB      = $(OUTPUT)/kptrace_$(DEB_VERSION)_$(DEB_ARCH).deb
 

@@ -30,7 +30,8 @@ _kptrace_cache() {
 	dir=$base/$rel-$boot
 	if [[ ! -s $dir/functions ]]; then
 		command -v -- "$kpt" > /dev/null 2>&1 || kpt=kptrace
-		tmp=$(mktemp -d "${TMPDIR:-/tmp}/kptrace-comp.XXXXXX") || return 1
+		# built beside its place, so that the rename is atomic
+		mkdir -p "$base" && tmp=$(mktemp -d "$base/.new.XXXXXX") || return 1
 		"$kpt" list --json '*' 2> /dev/null | LC_ALL=C awk -v d="$tmp" '
 			# "name":"X" pairs of a params or fields array, space-separated
 			function names(key,   s, out) {
@@ -59,7 +60,7 @@ _kptrace_cache() {
 			touch "$tmp/functions" "$tmp/params" "$tmp/tracepoints" "$tmp/fields"
 			# an older boot's or kernel's lists are stale
 			rm -rf "$base"/*-*-*-*-*-* 2> /dev/null
-			mkdir -p "$base" && mv -T "$tmp" "$dir" 2> /dev/null
+			mv -T "$tmp" "$dir" 2> /dev/null
 		fi
 		rm -rf "$tmp"
 	fi

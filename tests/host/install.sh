@@ -26,14 +26,16 @@ echo "# make install DESTDIR=... PREFIX=/usr"
 D=$OUT/root
 $MK install DESTDIR="$D" PREFIX=/usr > "$OUT/install.log" 2>&1
 check "make install exits 0" test $? = 0
-for f in usr/sbin/kptrace usr/share/man/man8/kptrace.8.gz usr/share/man/man5/kptrace-definitions.5.gz \
-	usr/share/bash-completion/completions/kptrace usr/lib/systemd/system/kptrace.service \
+for f in usr/sbin/kptrace usr/share/man/man8/kptrace.8.gz \
+	usr/share/man/man5/kptrace-definitions.5.gz usr/share/bash-completion/completions/kptrace \
+	usr/lib/systemd/system/kptrace.service \
 	usr/share/doc/kptrace/examples/jobs.kpt; do
 	check "installed: /$f" test -f "$D/$f"
 done
 check "nothing else installed" test "$(find "$D" -type f | wc -l)" = 6
 check "the binary is executable, the rest 0644" \
-	test "$(stat -c %a "$D/usr/sbin/kptrace" "$D/usr/lib/systemd/system/kptrace.service" | tr '\n' ' ')" = "755 644 "
+	test "$(stat -c %a "$D/usr/sbin/kptrace" "$D/usr/lib/systemd/system/kptrace.service" |
+		tr '\n' ' ')" = "755 644 "
 check "the unit's ExecStart is the installed binary" \
 	grep -q '^ExecStart=/usr/sbin/kptrace serve ' "$D/usr/lib/systemd/system/kptrace.service"
 check "the installed binary runs: --version" "$D/usr/sbin/kptrace" --version > /dev/null
@@ -42,7 +44,8 @@ check "make uninstall: no file left (only empty directories)" test -z "$(find "$
 L=$OUT/local
 $MK install DESTDIR="$L" > /dev/null 2>&1
 check "default PREFIX /usr/local: sbin, and the unit's ExecStart follows it" \
-	grep -q '^ExecStart=/usr/local/sbin/kptrace serve ' "$L/usr/local/lib/systemd/system/kptrace.service"
+	grep -q '^ExecStart=/usr/local/sbin/kptrace serve ' \
+		"$L/usr/local/lib/systemd/system/kptrace.service"
 $MK uninstall DESTDIR="$L" > /dev/null 2>&1
 check "make uninstall (default PREFIX): no file left" test -z "$(find "$L" ! -type d)"
 
@@ -167,12 +170,14 @@ rm -rf "$XDG_CACHE_HOME"
 t2=$(date +%s%N)
 check "a kernel function prefix: latency vfs_re -> vfs_read among them" has vfs_read kptrace latency vfs_re
 t3=$(date +%s%N)
-check "the lists cached for this boot and kernel" test -s "$XDG_CACHE_HOME/kptrace/$(uname -r)-$(cat /proc/sys/kernel/random/boot_id)/functions"
+C=$XDG_CACHE_HOME/kptrace/$(uname -r)-$(cat /proc/sys/kernel/random/boot_id)
+check "the lists cached for this boot and kernel" test -s "$C/functions"
 check "p:vfs_re, split at ':' as bash splits it -> vfs_read" has vfs_read kptrace p : vfs_re
 check "in an open quote: 'p:vfs_re -> p:vfs_read" has p:vfs_read kptrace "'p:vfs_re"
 check "a tracepoint: t:sched/sched_sw -> sched/sched_switch" has sched/sched_switch kptrace t : sched/sched_sw
 check "list sched/sched_sw -> sched/sched_switch" has sched/sched_switch kptrace list sched/sched_sw
-P=$($KPT list --json vfs_read 2> /dev/null | grep -o '"params":.*' | grep -o '"name":"[^"]*"' | cut -d'"' -f4 | tr '\n' ' ')
+P=$($KPT list --json vfs_read 2> /dev/null | grep -o '"params":.*' | grep -o '"name":"[^"]*"' |
+	cut -d'"' -f4 | tr '\n' ' ')
 check "vfs_read's parameters as kptrace list says ($P)" test -n "$P"
 check "a function's parameters: 'p:vfs_read ' -> them all" \
 	test "$(comp kptrace "'p:vfs_read " | sed 's/^p:vfs_read //' | tr '\n' ' ')" = "$P"
@@ -189,9 +194,10 @@ for i in 1 2 3 4 5 6 7 8 9 10; do comp kptrace p : vfs_re > /dev/null; done
 t5=$(date +%s%N)
 for i in 1 2 3 4 5 6 7 8 9 10; do comp kptrace la > /dev/null; done
 t6=$(date +%s%N)
-echo "# completion: cold cache (kptrace list of $(wc -l < "$XDG_CACHE_HOME"/kptrace/*/functions) functions) $(((t3 - t2) / 1000000)) ms;" \
-	"warm prefix p:vfs_re $(((t5 - t4) / 10000000)) ms a call, of which bash starting and" \
-	"sourcing the file $(((t6 - t5) / 10000000)) ms (a subcommand's, no lookup: $(((t1 - t0) / 1000000)) ms once)"
+echo "# completion: cold cache (kptrace list of $(wc -l < "$C/functions") functions)" \
+	"$(((t3 - t2) / 1000000)) ms; warm prefix p:vfs_re $(((t5 - t4) / 10000000)) ms a call," \
+	"of which bash starting and sourcing the file $(((t6 - t5) / 10000000)) ms" \
+	"(a subcommand's, no lookup: $(((t1 - t0) / 1000000)) ms once)"
 unset XDG_CACHE_HOME
 
 echo "# make deb"
@@ -219,11 +225,13 @@ R=$OUT/dpkgroot
 mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates" "$R/var/log"
 touch "$R/var/lib/dpkg/status"
 dpkg --root="$R" -i "$DEB" > "$OUT/dpkg-i.log" 2>&1
-check "dpkg --root installs it" test "$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f '${Status}' kptrace)" = "install ok installed"
+check "dpkg --root installs it" \
+	test "$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f '${Status}' kptrace)" = "install ok installed"
 check "it runs there: kptrace --version" test "$("$R/usr/sbin/kptrace" --version | head -1)" = "kptrace $V"
 check "it runs there: kptrace list vfs_read" \
 	grep -qF 'ssize_t vfs_read(' <("$R/usr/sbin/kptrace" list vfs_read 2> /dev/null)
 dpkg --root="$R" -P kptrace > "$OUT/dpkg-P.log" 2>&1
 check "dpkg -P removes it: nothing left outside dpkg's database" \
-	test -z "$(find "$R" ! -type d ! -path "$R/var/*")" -a "$(find "$R" -mindepth 1 -maxdepth 1)" = "$R/var"
+	test -z "$(find "$R" ! -type d ! -path "$R/var/*")" -a \
+		"$(find "$R" -mindepth 1 -maxdepth 1)" = "$R/var"
 finish
