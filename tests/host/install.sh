@@ -116,8 +116,10 @@ check "every option kptrace(8) describes is in a --help" \
 	python3 "$OUT/opts.py" "$OUT/help.txt" docs/kptrace.8 man-in-help
 
 echo "# --version"
+# as the Makefile says it: a tag, else 0.1 and the commit, else VERSION, else 0.1+unknown
 V=$(git describe --tags --dirty 2>/dev/null | sed 's/^v//')
-[ -n "$V" ] || V=0.1-g$(git describe --always --dirty)
+[ -n "$V" ] || { h=$(git describe --always --dirty 2>/dev/null) && V=0.1-g$h; } ||
+	V=$(cat VERSION 2>/dev/null) || V=0.1+unknown
 $KPT --version > "$OUT/version.txt"
 check "--version: git describe's version ($V)" test "$(sed -n 1p "$OUT/version.txt")" = "kptrace $V"
 LV=$(dpkg-query -W -f '${Version}' libbpf-dev | sed 's/^[0-9]*://' | cut -d. -f1,2)
