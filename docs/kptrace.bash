@@ -147,6 +147,29 @@ _kptrace_def() {
 	compgen -W "$cand" -- "${last##*=}" | sed "s|^|$first$pre|"
 }
 
+# The argument names of the definitions among the words, --by keys too:
+# NAME=FETCHARG's NAME, a BTF parameter's or a tracepoint field's name (a
+# member chain is named argN, as ftrace names it: left out)
+_kptrace_argnames() {
+	local w t n
+	[[ -n $_kptrace_dir ]] || _kptrace_cache "$kpt"
+	for w in "${words[@]:1:cw-1}"; do
+		w=${w//[\'\"]/}
+		[[ $w == [prft]*:*" "* || $w == [prf]" "* ]] || continue
+		n=0
+		for t in $w; do
+			n=$((n + 1))
+			[[ $t == if ]] && break
+			# the probe point; p:EVENT SYMBOL's symbol
+			((n == 1)) && continue
+			((n == 2)) && [[ $t != *[=:]* && -n $(_kptrace_params params "$t") ]] && continue
+			t=${t%%=*}
+			t=${t%%:*}
+			[[ $t =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && echo "$t"
+		done
+	done
+}
+
 # The value of option $1 starting with $2
 _kptrace_value() {
 	local opt=$1 cur=$2 kpt=$3 lst pre
@@ -159,7 +182,7 @@ _kptrace_value() {
 		# a comma list: the last element is completed
 		pre=${cur%"${cur##*,}"}
 		if [[ $opt == --by ]]; then
-			lst="comm pid tid cpu probe kstack ustack"
+			lst="comm pid tid cpu probe kstack ustack $(_kptrace_argnames)"
 		else
 			lst="cycles instructions cache-misses cache-references branch-misses page-faults
 				context-switches cpu-migrations cpu-clock task-clock"

@@ -19,7 +19,7 @@ OUT=$(realpath "$OUT")
 for t in mandoc groff man lintian dpkg-deb nm gcc; do
 	command -v $t > /dev/null || skip_all "$t missing (make test-deps)"
 done
-expect_checks 40
+expect_checks 60
 MK="make --no-print-directory"
 
 echo "# make install DESTDIR=... PREFIX=/usr"
@@ -154,7 +154,8 @@ printf '%s\n' "${COMPREPLY[@]}"
 EOF
 export XDG_CACHE_HOME=$OUT/xdg
 comp() { PATH=$PWD:$PATH bash "$OUT/comp.sh" "$@"; }
-has() { local want=$1; shift; comp "$@" | grep -qxF -- "$want"; }
+# (not comp | grep -q: grep's early exit would be comp's SIGPIPE, a failure under pipefail)
+has() { local want=$1; shift; grep -qxF -- "$want" <<< "$(comp "$@")"; }
 exactly() { local want=$1; shift; test "$(comp "$@" | tr '\n' ' ')" = "$want"; }
 t0=$(date +%s%N)
 check "a subcommand prefix: la -> latency" exactly "latency " kptrace la
@@ -168,6 +169,10 @@ check "--unit's values" exactly "ns us ms " kptrace latency --unit ''
 check "--by keys after a comma: comm,p -> comm,pid comm,probe" exactly "comm,pid comm,probe " \
 	kptrace count --by comm,p
 check "--sort's values" exactly "sum " kptrace count --sort s
+check "--by: the definition's argument names too" exactly "ret " \
+	kptrace count "'t:syscalls/sys_exit_read ret if ret > 0'" --by r
+check "--by: NAME=, not p:EVENT's symbol" exactly "dfd " \
+	kptrace count "'p:ev do_sys_openat2 dfd=%di:s32 path=+0(%si):string'" --by d
 rm -rf "$XDG_CACHE_HOME"
 t2=$(date +%s%N)
 check "a kernel function prefix: latency vfs_re -> vfs_read among them" has vfs_read kptrace latency vfs_re
