@@ -83,6 +83,16 @@ missing = [s for s in subs if "kptrace " + s not in syn and "[" + s + "]" not in
 assert not missing, missing
 PY
 
+# the examples that attach nothing, run as kptrace(8) prints them
+sed -n '/^EXAMPLES/,/^SEE ALSO/p' "$OUT/kptrace.8.txt" | grep -E '^ +kptrace (list|explain) ' |
+	sed 's/^ *kptrace //' > "$OUT/examples.txt"
+n=0
+while IFS= read -r ex; do
+	eval "kpt $ex" > /dev/null 2>&1 && n=$((n + 1))
+done < "$OUT/examples.txt"
+check "kptrace(8)'s list and explain examples run as printed ($n of $(wc -l < "$OUT/examples.txt"))" \
+	test "$n" -ge 3 -a "$n" = "$(wc -l < "$OUT/examples.txt")"
+
 # the options of kptrace's, serve's and diff's --help; of kptrace(8)'s OPTIONS tags
 { $KPT --help; $KPT serve --help; $KPT diff --help; } > "$OUT/help.txt" 2>&1
 cat > "$OUT/opts.py" <<'PY'
@@ -237,6 +247,8 @@ check "dpkg --root installs it" \
 check "it runs there: kptrace --version" test "$("$R/usr/sbin/kptrace" --version | head -1)" = "kptrace $V"
 check "it runs there: kptrace list vfs_read" \
 	grep -qF 'ssize_t vfs_read(' <("$R/usr/sbin/kptrace" list vfs_read 2> /dev/null)
+check "it runs there: serve --check of the shipped example job file" \
+	"$R/usr/sbin/kptrace" serve -f "$R/usr/share/doc/kptrace/examples/jobs.kpt" --check
 dpkg --root="$R" -P kptrace > "$OUT/dpkg-P.log" 2>&1
 check "dpkg -P removes it: nothing left outside dpkg's database" \
 	test -z "$(find "$R" ! -type d ! -path "$R/var/*")" -a \
