@@ -3,6 +3,10 @@
 #   make          build ./kptrace (static)
 #   make run      install missing build dependencies, build, run the default job
 #   make test     install test dependencies, build, run unit + host + VM tests
+#   make install  the binary, man pages, bash completion, systemd unit and
+#                 example job file under DESTDIR/PREFIX (default /usr/local);
+#                 make uninstall removes them
+#   make deb      .output/kptrace_VERSION_ARCH.deb (dpkg-deb, no dependencies)
 #   V=1           show the commands
 
 OUTPUT  := .output
@@ -29,7 +33,23 @@ BPF_HDRS := $(wildcard bpf/*.bpf.h) $(wildcard include/*.h)
 BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libtraceevent-dev libjansson-dev \
 	gcc make
 TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev lz4 zstd \
-	prometheus chromium libxml2-utils
+	prometheus chromium libxml2-utils lintian mandoc groff-base man-db dpkg-dev binutils
+
+# What this build is (src/version.c, the .deb): git describe in a checkout
+# (no tag yet: 0.1 and the commit, as a version must start with a digit), a
+# VERSION file in a release tarball, else 0.1+unknown.
+VERSION := $(shell git describe --tags --dirty 2>/dev/null | sed 's/^v//' | grep . || \
+	{ h=$$(git describe --always --dirty 2>/dev/null) && echo 0.1-g$$h; } || \
+	cat VERSION 2>/dev/null || echo 0.1+unknown)
+# Debian's: no '-' in a native package's version (it would start a revision)
+DEB_VERSION = $(shell echo '$(VERSION)' | sed 's/-/+/; s/-/./g')
+
+PREFIX     ?= /usr/local
+SBINDIR    ?= $(PREFIX)/sbin
+MANDIR     ?= $(PREFIX)/share/man
+COMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+DOCDIR     ?= $(PREFIX)/share/doc/kptrace
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 
 ifeq ($(V),1)
 Q =
@@ -40,7 +60,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean run test unit host-test vm-test deps test-deps soak soak-serve
+.PHONY: all clean run test unit host-test vm-test deps test-deps soak soak-serve install uninstall \
+	deb FORCE
 
 all: kptrace
 
@@ -58,6 +79,21 @@ $(OUTPUT)/kptrace.bpf.o: bpf/kptrace.bpf.c $(BPF_HDRS) | $(OUTPUT)
 $(OUTPUT)/kptrace.skel.h: $(OUTPUT)/kptrace.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name kptrace_bpf > $@
+
+# Rewritten only when its text changes: a new version recompiles version.o
+# and relinks, an unchanged one nothing.
+$(OUTPUT)/version.h: FORCE | $(OUTPUT)
+	$(Q)printf '#define KPT_GIT_VERSION "%s"\n' '$(VERSION)' > $@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+# The embedded object's hash, for --version
+$(OUTPUT)/bpf_id.h: $(OUTPUT)/kptrace.bpf.o
+	$(call msg,GEN,$@)
+	$(Q)printf '#define KPT_BPF_SHA256 "%s"\n' "$$(sha256sum < $< | cut -d' ' -f1)" > $@
+
+$(OUTPUT)/version.o $(OUTPUT)/san/version.o: $(OUTPUT)/version.h $(OUTPUT)/bpf_id.h
+
+FORCE:
 
 $(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(OUTPUT)/kptrace.skel.h | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -109,6 +145,72 @@ run: deps
 		echo "(no kprobes in this kernel: tracing libc's open() through uprobes)" >&2; \
 		$(RUN_WORKLOAD) ./kptrace -d 5 $(RUN_UPROBE); \
 	fi
+
+# ---- install, deb ----------------------------------------------------------
+INSTALLED = $(SBINDIR)/kptrace $(MANDIR)/man8/kptrace.8.gz $(MANDIR)/man5/kptrace-definitions.5.gz \
+	$(COMPDIR)/kptrace $(SYSTEMDDIR)/kptrace.service $(DOCDIR)/examples/jobs.kpt
+
+$(OUTPUT)/%.gz: docs/% | $(OUTPUT)
+	$(call msg,GZIP,$@)
+	$(Q)gzip -9n < $< > $@
+
+# The unit's ExecStart names the binary where this install puts it.
+install: kptrace $(OUTPUT)/kptrace.8.gz $(OUTPUT)/kptrace-definitions.5.gz
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(addprefix $(DESTDIR),$(SBINDIR) $(MANDIR)/man8 $(MANDIR)/man5 $(COMPDIR) \
+		$(SYSTEMDDIR) $(DOCDIR)/examples)
+	$(Q)install -m 0755 kptrace $(DESTDIR)$(SBINDIR)/kptrace
+	$(Q)install -m 0644 $(OUTPUT)/kptrace.8.gz $(DESTDIR)$(MANDIR)/man8/kptrace.8.gz
+	$(Q)install -m 0644 $(OUTPUT)/kptrace-definitions.5.gz \
+		$(DESTDIR)$(MANDIR)/man5/kptrace-definitions.5.gz
+	$(Q)install -m 0644 docs/kptrace.bash $(DESTDIR)$(COMPDIR)/kptrace
+	$(Q)sed 's|^ExecStart=/usr/sbin/kptrace |ExecStart=$(SBINDIR)/kptrace |' docs/kptrace.service \
+		> $(DESTDIR)$(SYSTEMDDIR)/kptrace.service
+	$(Q)chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/kptrace.service
+	$(Q)install -m 0644 docs/jobs.kpt $(DESTDIR)$(DOCDIR)/examples/jobs.kpt
+
+uninstall:
+	$(call msg,UNINST,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# A native package of the static binary: no Depends. Stripped and with its
+# copyright and changelog as Debian's policy asks; the lintian overrides
+# are the static link's, which is the point (a bare initramfs, hosts without
+# libbpf). DEB_MAINTAINER: the last commit's author unless given.
+DEB_ARCH = $(shell dpkg --print-architecture)
+DEB_MAINTAINER ?= $(or $(shell git log -1 --format='%an <%ae>' 2>/dev/null), \
+	kptrace maintainers <root@localhost>)
+DEB_ROOT = $(OUTPUT)/deb/root
+DEB      = $(OUTPUT)/kptrace_$(DEB_VERSION)_$(DEB_ARCH).deb
+
+deb: kptrace
+	$(Q)rm -rf $(OUTPUT)/deb && mkdir -p $(DEB_ROOT)/DEBIAN
+	$(Q)$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr \
+		SYSTEMDDIR=/lib/systemd/system
+	$(Q)strip --strip-unneeded --remove-section=.comment $(DEB_ROOT)/usr/sbin/kptrace
+	$(Q)install -m 0644 docs/copyright $(DEB_ROOT)/usr/share/doc/kptrace/copyright
+	$(Q)printf 'kptrace (%s) unstable; urgency=medium\n\n  * Built from %s.\n\n -- %s  %s\n' \
+		'$(DEB_VERSION)' '$(VERSION)' '$(DEB_MAINTAINER)' \
+		"$$(date -R -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)})" \
+		| gzip -9n > $(DEB_ROOT)/usr/share/doc/kptrace/changelog.gz
+	$(Q)install -d $(DEB_ROOT)/usr/share/lintian/overrides
+	$(Q)printf '%s\n' '# static on purpose: it runs in a bare initramfs and without libbpf' \
+		'kptrace: statically-linked-binary [usr/sbin/kptrace]' \
+		'# libbpf needs zlib; linked in for the same reason' \
+		'kptrace: embedded-library zlib [usr/sbin/kptrace]' \
+		> $(DEB_ROOT)/usr/share/lintian/overrides/kptrace
+	$(Q)printf '%s\n' 'Package: kptrace' 'Version: $(DEB_VERSION)' 'Architecture: $(DEB_ARCH)' \
+		'Maintainer: $(DEB_MAINTAINER)' 'Section: admin' \
+		'Priority: optional' "Installed-Size: $$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)" \
+		'Description: ftrace kprobe_events definitions run as BPF programs' \
+		' kptrace takes probe definitions in the kernel'"'"'s kprobe_events and' \
+		' uprobe_events grammar and runs them as CO-RE BPF programs, printing the' \
+		' lines of the kernel'"'"'s trace buffer, histograms, latencies and counts.' \
+		' One static binary with the BPF object embedded.' > $(DEB_ROOT)/DEBIAN/control
+	$(Q)cd $(DEB_ROOT) && find usr lib -type f -exec md5sum {} + | sort -k2 > DEBIAN/md5sums
+	$(call msg,DEB,$(DEB))
+	$(Q)dpkg-deb --root-owner-group -Zxz --build $(DEB_ROOT) $(DEB) > /dev/null
 
 TEST_BIN := $(OUTPUT)/tests
 

@@ -12,7 +12,7 @@
 #include "hint.h"
 #include "kptrace.h"
 
-const char *argp_program_version = "kptrace " KPT_VERSION;
+void (*argp_program_version_hook)(FILE *, struct argp_state *) = kpt_print_version;
 const char *argp_program_bug_address = "the kptrace issue tracker";
 
 /*

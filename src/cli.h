@@ -5,13 +5,21 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "budget.h"
 #include "outtime.h"
 
-/* kptrace's version, as --version and serve's kptrace_build_info say it. */
-#define KPT_VERSION "0.1"
+/*
+ * kptrace's version (git describe at build time, src/version.c), as
+ * --version and serve's kptrace_build_info say it.
+ */
+#define KPT_VERSION kpt_version()
+const char *kpt_version(void);
+struct argp_state;
+/* --version: the version, libbpf's, the embedded BPF object's SHA-256. */
+void kpt_print_version(FILE *f, struct argp_state *st);
 
 enum kpt_mode {
 	MODE_TRACE = 0,		/* stream events */
