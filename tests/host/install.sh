@@ -124,6 +124,16 @@ check "every option of --help (kptrace, serve, diff) is in kptrace(8)" \
 	python3 "$OUT/opts.py" "$OUT/help.txt" docs/kptrace.8 help-in-man
 check "every option kptrace(8) describes is in a --help" \
 	python3 "$OUT/opts.py" "$OUT/help.txt" docs/kptrace.8 man-in-help
+# the completion's lists are written out too: they must not drift from --help
+bash -c '. docs/kptrace.bash; echo $_kptrace_options $_kptrace_serve_options $_kptrace_diff_options' \
+	> "$OUT/comp-opts.txt"
+check "the completion offers every long option of --help, and no other" python3 - "$OUT/help.txt" \
+	"$OUT/comp-opts.txt" <<'PY'
+import re, sys
+h = set(re.findall(r"^ {2,6}(?:-[^-\s], )?(--[a-z][a-z-]*)", open(sys.argv[1]).read(), re.M))
+c = set(open(sys.argv[2]).read().split())
+assert len(h) > 50 and h == c, ("not offered:", sorted(h - c), "not in --help:", sorted(c - h))
+PY
 
 echo "# --version"
 # as the Makefile says it: a tag, else 0.1 and the commit, else VERSION, else 0.1+unknown
