@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "agg.h"
+#include "cost.h"
 #include "event.h"
 #include "loader.h"
 #include "metrics.h"
@@ -210,6 +211,48 @@ static const struct {
 	  offsetof(struct kpt_stats, pair_replaced) },
 };
 
+/*
+ * Each probe's share of its program's BPF run time (cost.c's split by hits,
+ * exact where a program serves one probe): with kptrace_probe_hits_total,
+ * rate() of the two is the probe's time per hit, as the profile's NS/HIT.
+ * st and ok: every probe's counters, jobs in order.
+ */
+static void write_probe_cost(const struct prom_out *o, const struct metrics_job *jobs, int n,
+			     const struct kpt_stats *st, const bool *ok)
+{
+	struct prom_labels l;
+	int j, i, k = 0;
+
+	prom_family(o, "kptrace_probe_bpf_run_seconds", "counter",
+		    "a probe's share of its BPF program's run time, split among the program's "
+		    "probes by hits");
+	for (j = 0; j < n; j++) {
+		const struct probeset *ps = run_probes(jobs[j].run);
+		struct cost_in *in = calloc((size_t)ps->nuser + 1, sizeof(*in));
+		struct cost_out *out = calloc((size_t)ps->nuser + 1, sizeof(*out));
+
+		for (i = 0; in && out && i < ps->nuser; i++) {
+			loader_probe_prog(run_loader(jobs[j].run), &ps->evs[i], &in[i].prog,
+					  &in[i].prog_ns, &in[i].prog_runs);
+			in[i].hits = ok[k + i] ? st[k + i].hits : 0;
+		}
+		if (in && out)
+			cost_split(in, (size_t)ps->nuser, 0, out);
+		for (i = 0; in && out && i < ps->nuser; i++) {
+			if (!in[i].prog)
+				continue;	/* no program known: no figure */
+			prom_labels_init(&l);
+			prom_label(&l, "kptrace_job", jobs[j].name);
+			prom_label(&l, "probe", ps->evs[i].event);
+			prom_sample_f(o, "kptrace_probe_bpf_run_seconds", "_total", &l,
+				      (double)out[i].ns * 1e-9);
+		}
+		k += ps->nuser;
+		free(in);
+		free(out);
+	}
+}
+
 static void write_health(const struct prom_out *o, const struct metrics_job *jobs, int n)
 {
 	struct prom_labels l;
@@ -242,6 +285,8 @@ static void write_health(const struct prom_out *o, const struct metrics_job *job
 			}
 		}
 	}
+	if (st && ok)
+		write_probe_cost(o, jobs, n, st, ok);
 	free(st);
 	free(ok);
 	prom_family(o, "kptrace_probe_kernel_misses", "counter",

@@ -16,7 +16,7 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "serve tests need root (BPF, uprobes)"
-expect_checks 31
+expect_checks 32
 B=$OUT/everyday_target
 gcc -O0 -g -static tests/host/everyday_target.c -o "$B" ||
 	gcc -O0 -g tests/host/everyday_target.c -o "$B" ||
@@ -176,6 +176,15 @@ text = open(sys.argv[1]).read()
 runs = [int(v) for v in re.findall(r'^kptrace_bpf_runs_total\{kptrace_job="vals",program="[^"]*"\} (\d+)$', text, re.M)]
 secs = [float(v) for v in re.findall(r'^kptrace_bpf_run_seconds_total\{kptrace_job="vals",program="[^"]*"\} (\S+)$', text, re.M)]
 assert runs and sum(runs) >= 121 and sum(secs) > 0, (runs, secs)
+PY
+check "each probe's COST: its share of its program's time, > 0, no more than the job's programs'" \
+	python3 - "$OUT/m1.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for job in ("vals", "vhist", "vsum"):
+    p = [float(v) for v in re.findall(r'^kptrace_probe_bpf_run_seconds_total\{kptrace_job="%s",probe="[^"]*"\} (\S+)$' % job, text, re.M)]
+    progs = [float(v) for v in re.findall(r'^kptrace_bpf_run_seconds_total\{kptrace_job="%s",program="[^"]*"\} (\S+)$' % job, text, re.M)]
+    assert p and all(v > 0 for v in p) and sum(p) <= sum(progs) * 1.000001 + 1e-9, (job, p, progs)
 PY
 check "health: each probe's hits (ev_val's three jobs: 121 each)" \
 	[ "$(grep -Ec '^kptrace_probe_hits_total\{kptrace_job="(vals|vhist|vsum)",probe="[^"]*"\} 121$' "$OUT/m1.txt")" = 3 ]
