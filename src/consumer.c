@@ -199,11 +199,6 @@ static void check_loss(struct loader *ld, const struct ev_desc *evs, int n,
 /* The stacks' and pairs' losses, summed over the probes, each with what to do about it. */
 static void print_more_losses(const struct kpt_stats *sum)
 {
-	if (sum->sampled + sum->paused)
-		fprintf(stderr, ", %llu hits SKIPPED by --budget (%llu sampled out, %llu while "
-			"paused): aggregations scaled back and marked as estimates",
-			(unsigned long long)(sum->sampled + sum->paused),
-			(unsigned long long)sum->sampled, (unsigned long long)sum->paused);
 	if (sum->pair_replaced)
 		fprintf(stderr, ", %llu --from starts NEVER ENDED: the next start under their key "
 			"replaced them (a --key that tells them apart?)",
@@ -359,6 +354,11 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 		fprintf(stderr, ", %llu events past --max-keys counted under <overflow> (the "
 			"key map was full: raise --max-keys)", keys_full);
 	print_more_losses(&stk);
+	if (stk.sampled + stk.paused)
+		fprintf(stderr, ", %llu hits SKIPPED by --budget (%llu sampled out, %llu while "
+			"paused)%s", (unsigned long long)(stk.sampled + stk.paused),
+			(unsigned long long)stk.sampled, (unsigned long long)stk.paused,
+			o->report ? ": the tables scaled back and marked as estimates" : "");
 	fprintf(stderr, "\n");
 	print_cost_line(o, c, cost != NULL, cost_ns, cost_runs, shared);
 	free(cost);
