@@ -11,6 +11,7 @@
 #include "aggstack.h"
 #include "folded.h"
 #include "hist.h"
+#include "output.h"
 #include "pmu.h"
 #include "svg.h"
 #include "table.h"
@@ -636,7 +637,7 @@ static void json_key(FILE *f, const struct agg_ctx *c, const struct kpt_agg *g,
 			continue;
 		}
 		fprintf(f, "%s\"%s\":", i ? "," : "", key_kind_name(g, ev, i));
-		json_fput_str(f, part);
+		json_fput_str(f, part, SIZE_MAX);
 	}
 	fputs("}", f);
 }

@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 
 #include "aggstack.h"
+#include "output.h"
 
 void aggstack_read(struct loader *ld, const struct ev_desc *ev, int kind, uint64_t id,
 		   struct agg_stack *as)
@@ -73,20 +74,6 @@ void aggstack_text(FILE *f, const struct stack_syms *ss, const struct agg_stack 
 	}
 }
 
-void json_fput_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 void aggstack_json(FILE *f, const struct stack_syms *ss, const struct agg_stack *as)
 {
 	struct sframe fr;
@@ -103,7 +90,7 @@ void aggstack_json(FILE *f, const struct stack_syms *ss, const struct agg_stack 
 			fputs("null", f);
 		fputs(",\"symbol\":", f);
 		if (fr.sym)
-			json_fput_str(f, fr.sym);
+			json_fput_str(f, fr.sym, SIZE_MAX);
 		else
 			fputs("null", f);
 		if (fr.sym)
@@ -112,7 +99,7 @@ void aggstack_json(FILE *f, const struct stack_syms *ss, const struct agg_stack 
 			fputs(",\"offset\":null", f);
 		fputs(fr.user ? ",\"binary\":" : ",\"module\":", f);
 		if (fr.obj)
-			json_fput_str(f, fr.obj);
+			json_fput_str(f, fr.obj, SIZE_MAX);
 		else
 			fputs("null", f);
 		if (fr.user && (fr.obj || fr.build_id))

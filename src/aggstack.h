@@ -36,8 +36,6 @@ void aggstack_read(struct loader *ld, const struct ev_desc *ev, int kind, uint64
 void aggstack_text(FILE *f, const struct stack_syms *ss, const struct agg_stack *as);
 /* Its frames as a JSON array of frame objects (as --json events have them). */
 void aggstack_json(FILE *f, const struct stack_syms *ss, const struct agg_stack *as);
-/* s as a JSON string, quoted and escaped (agg.c's keys use it too). */
-void json_fput_str(FILE *f, const char *s);
 /*
  * Its frames' folded names, ROOT FIRST, appended to names[*n..max) (each
  * malloc'ed, the caller frees them). 0, or -ENOMEM.

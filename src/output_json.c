@@ -115,6 +115,15 @@ static void json_str(struct outbuf *ob, const char *str, size_t n)
 	ob_char(ob, '"');
 }
 
+void json_fput_str(FILE *f, const char *s, size_t max)
+{
+	struct outbuf ob;
+
+	ob_init(&ob, f);
+	json_str(&ob, s, strnlen(s, max));
+	ob_flush(&ob);
+}
+
 static void json_cstr(struct outbuf *ob, const char *s)
 {
 	json_str(ob, s, strlen(s));

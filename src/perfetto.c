@@ -64,25 +64,6 @@ struct perfetto *perfetto_open(const char *path, char *msg, size_t msglen)
 	return pf;
 }
 
-/* A JSON string of s: every byte past ASCII escaped, so any comm is valid JSON. */
-static void put_str(FILE *f, const char *s, size_t max)
-{
-	size_t i;
-
-	fputc('"', f);
-	for (i = 0; i < max && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static struct pf_thread *slot(struct pf_thread *t, size_t cap, uint32_t tid)
 {
 	size_t i = (tid * 2654435761u) & (cap - 1);
@@ -144,9 +125,9 @@ static void put_head(struct perfetto *pf, const char *name, const char *cat, con
 	fputs(pf->first ? "" : ",\n", pf->f);
 	pf->first = false;
 	fputs("{\"name\":", pf->f);
-	put_str(pf->f, name, SIZE_MAX);
+	json_fput_str(pf->f, name, SIZE_MAX);
 	fputs(",\"cat\":", pf->f);
-	put_str(pf->f, cat, SIZE_MAX);
+	json_fput_str(pf->f, cat, SIZE_MAX);
 	fprintf(pf->f, ",\"ph\":\"%s\",\"ts\":", ph);
 	put_us(pf->f, t);
 }
@@ -242,7 +223,7 @@ static void put_name(struct perfetto *pf, const char *what, uint32_t pid, uint32
 	pf->first = false;
 	fprintf(pf->f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
 		what, pid, tid);
-	put_str(pf->f, name, KPT_COMM_LEN);
+	json_fput_str(pf->f, name, KPT_COMM_LEN);
 	fputs("}}", pf->f);
 }
 
