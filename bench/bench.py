@@ -486,6 +486,9 @@ def make_tool(config, outfile, bufsize=None, rb_pages=None, mech="uprobe"):
             argv = [KPT] + bs + ["-o", outfile.name, "p:%s/stream %s %s" % (GROUP, target, ARGS3)]
         elif mode == "hist":
             argv = [KPT, "hist", "p:%s/hist %s a=%%di:u64" % (GROUP, target), "a"]
+        elif mode.startswith("budget"):
+            cap = "1%" if mode == "budget1pct" else "1000000000/s"
+            argv = [KPT, "--budget", cap, "hist", "p:%s/hist %s a=%%di:u64" % (GROUP, target), "a"]
         else:
             argv = [KPT, "latency", target]
         return Proc(config, argv, "stderr:Attached", out=outfile, is_kptrace=True)
@@ -607,6 +610,9 @@ OVERHEAD_CONFIGS = [
     "kptrace-stream", "libbpf-stream", "bpftrace-stream", "uprobe_events-stream",
     "kptrace-hist", "libbpf-hist", "bpftrace-hist",
     "kptrace-latency", "libbpf-latency", "bpftrace-latency", "funclatency-latency",
+    # issue 22: kptrace-hist under a budget it never reaches (its cost against
+    # kptrace-hist's), and under 1% of a CPU with the loop saturating the probe
+    "kptrace-budget", "kptrace-budget1pct",
 ]
 
 
