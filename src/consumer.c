@@ -257,10 +257,16 @@ static void print_cost_line(const struct consume_opts *o, const struct ctx *c, b
 		fprintf(stderr, "COST not measured: %s\n", o->cost_off ? o->cost_off : strerror(ENOMEM));
 		return;
 	}
+	double pct = wall > 0 ? 100.0 * (double)ns / (wall * 1e9) : 0.0;
+
 	fprintf(stderr, "COST: the probes' BPF programs ran %llu times for %.3f ms, %.3f%% of one "
-		"CPU over %.3f s (the kernel's run-time statistics)%s\n", (unsigned long long)runs,
-		(double)ns / 1e6, wall > 0 ? 100.0 * (double)ns / (wall * 1e9) : 0.0, wall,
+		"CPU over %.3f s (the kernel's run-time statistics)%s", (unsigned long long)runs,
+		(double)ns / 1e6, pct, wall,
 		shared ? "; ~: a share of a program that serves several probes, split by hits" : "");
+	if (o->budget && o->budget->spec.pct > 0)
+		fprintf(stderr, "; %s --budget %g%%", pct <= o->budget->spec.pct ? "within" : "OVER",
+			o->budget->spec.pct);
+	fputc('\n', stderr);
 }
 
 static void print_profile(struct loader *ld, const struct consume_opts *o,

@@ -19,7 +19,7 @@ OUT=$(realpath "$OUT")
 B=$OUT/target-budget
 gcc -O0 -fno-inline -no-pie -g tests/host/budget_target.c -o "$B" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 13
+expect_checks 14
 P="p:$B:kpt_hot i=%di:s64"
 NCPU=$(nproc)
 
@@ -86,6 +86,13 @@ check "no budget: exact, no estimate line" \
 kpt --budget 0.5% count -c "$B hot 3000000" "$P" > "$OUT/pct.out" 2> "$OUT/pct.err"
 check "--budget 0.5%: sampled, and the floor of a skipped hit's cost said" \
 	grep -q 'past its 0.5% however few are recorded' "$OUT/pct.err"
+check "--budget 0.5%: the COST line weighs the run's share against it, the verdict its own figure's" \
+	python3 - "$OUT/pct.err" <<'PY'
+import re, sys
+m = re.search(r"^COST: .*, ([0-9.]+)% of one CPU over .*; (within|OVER) --budget 0\.5%$",
+              open(sys.argv[1]).read(), re.M)
+assert m and (float(m.group(1)) <= 0.5) == (m.group(2) == "within"), m and m.groups()
+PY
 
 # refusals: a latency (start and end pair), a return reading entry arguments
 KPT_RC=64 kpt --budget 1000/s latency -c "$B hot 10" "$B:kpt_hot" > /dev/null 2> "$OUT/lat.err"
