@@ -105,6 +105,21 @@ bool budget_step(const struct budget_spec *spec, int nprobes, const struct budge
 	return p->rate != old_rate || p->sample != old_sample;
 }
 
+unsigned int budget_hold_looks(const struct budget_spec *spec, int nprobes,
+			       const struct budget_obs *o, double dt, double rate_before)
+{
+	double used, share, k;
+
+	if (spec->pct <= 0 || !o->ns_known || !o->hits || dt <= 0 || o->skipped > o->hits)
+		return 0;
+	used = (double)o->ns / dt;
+	share = share_ns(spec, nprobes);
+	if (used <= 1.5 * share || (double)(o->hits - o->skipped) > 2 * rate_before * dt + 1)
+		return 0;
+	k = ceil(used / share) - 1;
+	return k > BUDGET_HOLD_MAX ? BUDGET_HOLD_MAX : (unsigned int)k;
+}
+
 double budget_scale(uint64_t hits, uint64_t skipped)
 {
 	if (!skipped || skipped >= hits)
@@ -246,25 +261,58 @@ static void say_change(const struct budget_ctl *c, int i, const struct budget_pr
 }
 
 /*
- * A CPU share that leaving hits out cannot hold: the probe was over its share
- * while recording no more than its rate (the one it had over that look), so what its skipped hits cost is
- * already past it. Said once: only fewer hits (a narrower probe) help.
+ * A CPU share that leaving hits out cannot hold (budget_hold_looks()): the
+ * probe is detached for some looks after each attached one, where it can
+ * be, its hits meanwhile estimated from its rate; where it cannot (a
+ * kprobe.multi's), that is said. Said once a probe.
  */
-static void say_floor(struct budget_ctl *c, int i, const struct budget_probe *was,
-		      const struct budget_obs *o, double dt)
+static void hold_or_say(struct budget_ctl *c, int i, const struct budget_probe *was,
+			const struct budget_obs *o, double dt)
 {
 	struct budget_probe *p = &c->p[i];
+	const struct ev_desc *ev = &c->evs[i];
 	double used = (double)o->ns / dt, share = share_ns(&c->spec, c->nbudgeted);
+	unsigned int k = budget_hold_looks(&c->spec, c->nbudgeted, o, dt, was->rate);
+	bool held;
 
-	if (c->spec.pct <= 0 || !o->ns_known || p->floor_said || !o->hits || used <= 1.5 * share ||
-	    (double)(o->hits - o->skipped) > 2 * was->rate * dt + 1)
+	if (!k)
+		return;
+	held = !loader_hold(c->ld, ev);
+	if (held) {
+		p->held = k;
+		p->held_rate = (double)o->hits / dt;
+	}
+	if (p->floor_said)
 		return;
 	p->floor_said = true;
 	fprintf(stderr, "kptrace: budget: %s/%s takes %.2f%% of a CPU while recording only %.0f "
 		"of its %.0f hits/s: a hit left out still costs %.0f ns, past its %.3g%% however "
-		"few are recorded (a narrower probe, or a filter on the process, helps)\n",
-		c->evs[i].group, c->evs[i].event, used / 1e7, (double)(o->hits - o->skipped) / dt,
-		(double)o->hits / dt, (double)o->ns / (double)o->hits, share / 1e7);
+		"few are recorded; ", ev->group, ev->event, used / 1e7,
+		(double)(o->hits - o->skipped) / dt, (double)o->hits / dt,
+		(double)o->ns / (double)o->hits, share / 1e7);
+	if (held)
+		fprintf(stderr, "detached %u s after each second attached, its hits meanwhile not "
+			"seen\n", k);
+	else
+		fprintf(stderr, "it cannot be detached alone (a narrower probe, or a filter on "
+			"the process, helps)\n");
+}
+
+/* A held probe's look: its unseen hits estimated; attached again at the hold's end. */
+static void held_look(struct budget_ctl *c, int i, double dt)
+{
+	struct budget_probe *p = &c->p[i];
+	char msg[256];
+
+	p->unseen += (uint64_t)(p->held_rate * dt + 0.5);
+	if (--p->held)
+		return;
+	if (loader_release(c->ld, &c->evs[i], msg, sizeof(msg))) {
+		/* it stays detached for the rest of the run: said, and no longer budgeted */
+		fprintf(stderr, "kptrace: budget: %s/%s cannot be attached again: %s; it stays "
+			"detached\n", c->evs[i].group, c->evs[i].event, msg);
+		p->rate = 0;
+	}
 }
 
 void budget_tick(struct budget_ctl *c)
@@ -287,6 +335,10 @@ void budget_tick(struct budget_ctl *c)
 
 		if (c->p[i].rate <= 0)
 			continue;
+		if (c->p[i].held) {
+			held_look(c, i, dt);
+			continue;
+		}
 		/* the kernel arms a bucket at a mark */
 		c->p[i].armed = loader_budget_armed(c->ld, i) > 0;
 		changed = budget_step(&c->spec, c->nbudgeted, &obs[i], dt, &c->p[i]);
@@ -296,7 +348,7 @@ void budget_tick(struct budget_ctl *c)
 			write_bucket(c, i);
 		}
 		say_change(c, i, &was, &obs[i], paused, dt);
-		say_floor(c, i, &was, &obs[i], dt);
+		hold_or_say(c, i, &was, &obs[i], dt);
 		c->p[i].paused = paused > 0;
 	}
 	memcpy(c->last, st, c->n * sizeof(*st));
@@ -304,6 +356,24 @@ void budget_tick(struct budget_ctl *c)
 out:
 	free(obs);
 	free(st);
+}
+
+uint64_t budget_stop(struct budget_ctl *c)
+{
+	double dt = mono_s() - c->last_t;
+	uint64_t all = 0;
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		struct budget_probe *p = &c->p[i];
+
+		if (p->held && dt > 0)
+			p->unseen += (uint64_t)(p->held_rate * dt + 0.5);
+		p->held = 0;
+		all += p->unseen;
+	}
+	c->last_t += dt > 0 ? dt : 0;
+	return all;
 }
 
 void budget_scales(struct budget_ctl *c, const struct kpt_probe_entry *ents, bool reset,

@@ -42,6 +42,9 @@ struct budget_probe {
 	bool paused;		/* its last look skipped hits past the rate */
 	bool armed;		/* its bucket asked at every hit, not only at the marks */
 	bool floor_said;	/* said that its hits left out alone cost past its share */
+	unsigned int held;	/* looks it stays detached for (budget_hold_looks()) */
+	double held_rate;	/* its hits a second when it was detached */
+	uint64_t unseen;	/* hits estimated while it was detached: held_rate x time */
 };
 
 /* Probe p's bucket (its burst: a tenth of a second's hits at its rate, at least one). */
@@ -68,6 +71,20 @@ double budget_first_rate(const struct budget_spec *spec, int nprobes);
  */
 bool budget_step(const struct budget_spec *spec, int nprobes, const struct budget_obs *o,
 		 double dt, struct budget_probe *p);
+
+/* The longest a held probe stays detached at a time, looks (seconds). */
+#define BUDGET_HOLD_MAX	59
+
+/*
+ * A CPU share that sampling cannot hold: after a look in which the probe
+ * took more than 1.5 times its share while recording no more than its rate
+ * (rate_before: the one it had over that look), what a hit left out costs
+ * is past the share; the looks to keep it detached for after each attached
+ * one so that its time averages out at its share (at most
+ * BUDGET_HOLD_MAX). 0: no hold.
+ */
+unsigned int budget_hold_looks(const struct budget_spec *spec, int nprobes,
+			       const struct budget_obs *o, double dt, double rate_before);
 
 /* Hits over hits recorded: what a sampled count is multiplied by (1: none skipped). */
 double budget_scale(uint64_t hits, uint64_t skipped);
@@ -110,6 +127,8 @@ int budget_start(struct budget_ctl *c, const struct budget_spec *spec, struct lo
 		 bool ns_known);
 /* A look, once a second: new rates and samplings written, changes said on stderr. */
 void budget_tick(struct budget_ctl *c);
+/* The run stopped: a held probe's hits estimated up to now; the total so estimated. */
+uint64_t budget_stop(struct budget_ctl *c);
 /*
  * scale[i]: what group i's aggregation is multiplied by for an estimate
  * (1: nothing of it skipped) since the last report; reset: the next report

@@ -42,6 +42,7 @@ struct ctx {
 	int *child_status;
 	unsigned long long records, bad, write_err;
 	unsigned long long prog_misses;
+	unsigned long long unseen;	/* --budget: hits estimated while probes were held detached */
 	unsigned long long unprinted;	/* left in the ring buffer: the drain's time was up */
 	unsigned long long seen_drops, seen_misses;
 	long long *missed;		/* per probe, read just before detaching */
@@ -365,6 +366,11 @@ static void print_profile(struct loader *ld, const struct consume_opts *o,
 			"paused)%s", (unsigned long long)(stk.sampled + stk.paused),
 			(unsigned long long)stk.sampled, (unsigned long long)stk.paused,
 			o->report ? ": the tables scaled back and marked as estimates" : "");
+	if (c->unseen)
+		fprintf(stderr, ", ~%llu hits NOT SEEN while --budget held probes detached "
+			"(estimated from their rate while attached, which a probe's own cost may "
+			"have held down)%s", c->unseen,
+			o->report ? "; the tables cover the time attached" : "");
 	fprintf(stderr, "\n");
 	print_cost_line(o, c, cost != NULL, cost_ns, cost_runs, shared);
 	free(cost);
@@ -515,6 +521,8 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 		keep_consuming(&c);
 	}
 	stop_tracing(&c);
+	if (o->budget)
+		c.unseen = budget_stop(o->budget);
 	say_left_running(&c);
 	/* what is buffered, as long as the drain's time lasts */
 	if (err != -EPIPE)

@@ -629,6 +629,7 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 	double t0 = mono_ms();
 	int i, err;
 
+	ld->upid = upid;
 	err = attach_life(ld, msg, msglen);
 	if (!err)
 		err = attach_multi(ld, evs, n, false, msg, msglen);
@@ -683,6 +684,44 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 		ld->links[i] = l;
 	}
 	ld->attach_ms = mono_ms() - t0;
+	return 0;
+}
+
+bool loader_can_hold(struct loader *ld, const struct ev_desc *ev)
+{
+	int i = ev->index;
+
+	/* a link of its own: not a kprobe.multi's, a profile's per-CPU ones, or
+	 * a tracefs kretprobe's (removed and made again would be a new event) */
+	return i >= 0 && i < ld->nprobes && ld->links && ld->links[i] && !ev->multi &&
+	       ev->kind != SPEC_PROFILE && !(ld->tfs && ld->tfs[i].created);
+}
+
+int loader_hold(struct loader *ld, const struct ev_desc *ev)
+{
+	if (!loader_can_hold(ld, ev))
+		return -EOPNOTSUPP;
+	bpf_link__destroy(ld->links[ev->index]);
+	ld->links[ev->index] = NULL;
+	return 0;
+}
+
+int loader_release(struct loader *ld, const struct ev_desc *ev, char *msg, size_t msglen)
+{
+	struct bpf_link *l;
+
+	if (ev->index < 0 || ev->index >= ld->nprobes || !ld->links || ld->links[ev->index])
+		return -EINVAL;
+	msg[0] = 0;
+	l = attach_one(ld, ev, ld->upid, msg, msglen);
+	if (!l) {
+		int err = -errno;
+
+		if (!msg[0])
+			snprintf(msg, msglen, "%s", strerror(-err));
+		return err ? err : -EINVAL;
+	}
+	ld->links[ev->index] = l;
 	return 0;
 }
 

@@ -43,6 +43,7 @@ struct loader {
 	int ncpus;
 	int failed;			/* the probe whose attach the kernel refused, or -1 */
 	struct kpt_budget *budget;	/* --budget: the buckets, mapped (kpt_budget) */
+	pid_t upid;			/* the process uprobes were attached for (0: all) */
 	size_t budget_len;
 };
 
@@ -123,6 +124,14 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 int loader_set_probe(struct loader *ld, int idx, const struct kpt_probe_entry *ent);
 /* Write probe idx's --budget bucket (the map has a bucket per probe only with load_opts.budget). */
 int loader_set_budget(struct loader *ld, int idx, const struct kpt_budget *b);
+/*
+ * --budget's last resort: probe ev's own link destroyed, so its hits cost
+ * nothing (and are not seen), then made again. Only a probe with a link of
+ * its own (a kprobe, uprobe or tracepoint, fentry/fexit) can be held.
+ */
+bool loader_can_hold(struct loader *ld, const struct ev_desc *ev);
+int loader_hold(struct loader *ld, const struct ev_desc *ev);
+int loader_release(struct loader *ld, const struct ev_desc *ev, char *msg, size_t msglen);
 /* Whether probe idx's bucket is armed now (the kernel arms it too): 1, 0, or -ENOENT. */
 int loader_budget_armed(struct loader *ld, int idx);
 /*

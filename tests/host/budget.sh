@@ -19,7 +19,7 @@ OUT=$(realpath "$OUT")
 B=$OUT/target-budget
 gcc -O0 -fno-inline -no-pie -g tests/host/budget_target.c -o "$B" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 14
+expect_checks 17
 P="p:$B:kpt_hot i=%di:s64"
 NCPU=$(nproc)
 
@@ -93,6 +93,20 @@ m = re.search(r"^COST: .*, ([0-9.]+)% of one CPU over .*; (within|OVER) --budget
               open(sys.argv[1]).read(), re.M)
 assert m and (float(m.group(1)) <= 0.5) == (m.group(2) == "within"), m and m.groups()
 PY
+
+# a share the skip path alone is past: the probe held detached after each
+# attached second; its hits then neither seen nor counted (the loop runs far
+# faster without it), estimated on stderr
+kpt --budget 1% -c "$B for 6" "$P" > "$OUT/hold.out" 2> "$OUT/hold.err"
+read -r hits skipped < <(row "$OUT/hold.err")
+calls=$(sed -n 's/^calls \([0-9]*\)$/\1/p' "$OUT/hold.err")
+check "held: said, with the seconds it stays detached" \
+	grep -qE 'budget: uprobes/[^ ]*kpt_hot_0 takes [0-9.]+% of a CPU .*; detached [0-9]+ s after each second attached' "$OUT/hold.err"
+check "held: fewer than half the ${calls:-?} calls hit the probe (${hits:-?}), delivered + skipped still every hit" \
+	python3 -c "import sys; h, s, l, c = map(int, sys.argv[1:]); sys.exit(not (0 < h < c // 2 and l + s == h))" \
+	"${hits:-0}" "${skipped:-0}" "$(wc -l < "$OUT/hold.out")" "${calls:-0}"
+check "held: the unseen hits estimated in the profile" \
+	grep -qE '~[0-9]+ hits NOT SEEN while --budget held probes detached' "$OUT/hold.err"
 
 # refusals: a latency (start and end pair), a return reading entry arguments
 KPT_RC=64 kpt --budget 1000/s latency -c "$B hot 10" "$B:kpt_hot" > /dev/null 2> "$OUT/lat.err"

@@ -2,7 +2,8 @@
 /*
  * --budget's workload: "hot N" calls kpt_hot N times as fast as it can,
  * "slow N US" N times with US microseconds between calls, "slowhot N US M"
- * the slow calls then M hot ones. Each prints on stderr the time from just
+ * the slow calls then M hot ones, "for S" hot calls for S seconds (printing
+ * how many). Each prints on stderr the time from just
  * before its first hot (or slow) call to just after its last, the window
  * every such hit falls in, which bounds what a rate may take.
  * Built -O0 -fno-inline, no PIE: the probed address is the ELF's.
@@ -24,8 +25,20 @@ int main(int argc, char **argv)
 	struct timespec a, b;
 
 	if (argc < 3 || (strcmp(argv[1], "hot") && strcmp(argv[1], "slow") &&
-			 strcmp(argv[1], "slowhot")))
+			 strcmp(argv[1], "slowhot") && strcmp(argv[1], "for")))
 		return 2;
+	if (!strcmp(argv[1], "for")) {
+		/* the clock once in 4096 calls: the loop stays the probe's */
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		do {
+			for (i = 0; i < 4096; i++)
+				s += kpt_hot(i);
+			n += 4096;
+			clock_gettime(CLOCK_MONOTONIC, &b);
+		} while (b.tv_sec - a.tv_sec < atol(argv[2]));
+		fprintf(stderr, "calls %ld\n", n - atol(argv[2]));
+		return s == 42;
+	}
 	if (!strcmp(argv[1], "slowhot")) {
 		for (i = 0; i < n; i++) {
 			s += kpt_hot(i);

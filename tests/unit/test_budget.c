@@ -86,6 +86,28 @@ static void user_side(void)
 	budget_step(&sp, 1, &o, 1.0, &p);
 	CHECK(p.rate == 5000, "no run time known: the rate stays");
 
+	/* holding: over 1.5x its share while recording no more than its rate */
+	sp = (struct budget_spec){ .pct = 1 };
+	o = (struct budget_obs){ .hits = 1000000, .skipped = 999000, .ns = 100000000,
+				 .ns_known = true };
+	CHECK_INT((int)budget_hold_looks(&sp, 1, &o, 1.0, 1000), 9,
+		  "10%% used of 1%% at the floor: 9 looks detached after each attached one");
+	CHECK_INT((int)budget_hold_looks(&sp, 2, &o, 1.0, 1000), 19,
+		  "the same with the share split between 2 probes: 19");
+	o.ns = 14000000;
+	CHECK_INT((int)budget_hold_looks(&sp, 1, &o, 1.0, 1000), 0, "1.4%% of 1%%: no hold");
+	o.ns = 100000000;
+	CHECK_INT((int)budget_hold_looks(&sp, 1, &o, 1.0, 100), 0,
+		  "recording 1000/s past its 100/s: the rate is cut first, no hold");
+	o.ns = 10000000000ull;
+	CHECK_INT((int)budget_hold_looks(&sp, 1, &o, 1.0, 1000), BUDGET_HOLD_MAX,
+		  "a whole CPU: held at most BUDGET_HOLD_MAX looks");
+	o.ns_known = false;
+	CHECK_INT((int)budget_hold_looks(&sp, 1, &o, 1.0, 1000), 0, "no run time known: no hold");
+	sp = (struct budget_spec){ .rate = 1000 };
+	o.ns_known = true;
+	CHECK_INT((int)budget_hold_looks(&sp, 1, &o, 1.0, 1000), 0, "a rate budget never holds");
+
 	CHECK(budget_scale(100, 75) == 4.0, "a quarter recorded: x4");
 	CHECK(budget_scale(0, 0) == 1.0 && budget_scale(10, 0) == 1.0, "nothing skipped: exact");
 	p = (struct budget_probe){ .rate = 1000, .sample = 5, .armed = true };
