@@ -655,23 +655,30 @@ static const char *agg_unit(const struct agg_ctx *c, const struct kpt_agg *g)
 	return c->opts->unit ? c->opts->unit : "us";
 }
 
+void agg_probe_name(const struct ev_desc *evs, int n, const struct kpt_agg *g, int i, char *buf,
+		    size_t len)
+{
+	const struct ev_desc *peer = &evs[g->lat_peer < (uint32_t)n ? g->lat_peer : (uint32_t)i];
+
+	if (g->action == KPT_ACT_PAIR_END)	/* --from to --to: both events */
+		snprintf(buf, len, "%s->%s", peer->event, evs[i].event);
+	else if (g->action == KPT_ACT_LAT_END)
+		snprintf(buf, len, "%s", peer->func[0] ? peer->func : peer->event);
+	else
+		snprintf(buf, len, "%s", evs[i].event);
+}
+
 /* The title of probe i's histogram, bpftrace style: @name[key]. */
 static void hist_title(const struct agg_ctx *c, int i, const char *key, char *buf, size_t len)
 {
 	const struct kpt_agg *g = &c->ents[i].agg;
-	const struct ev_desc *ev = &c->evs[i];
-	char pair[2 * SPEC_NAME_MAX + 3];
-	const char *name;
+	char timed[2 * SPEC_NAME_MAX + 3];
+	const char *name = timed;
 
-	if (g->action == KPT_ACT_PAIR_END) {
-		/* --from to --to: both events, as latency names them */
-		snprintf(pair, sizeof(pair), "%s->%s", c->evs[g->lat_peer].event, ev->event);
-		name = pair;
-	} else if (g->action == KPT_ACT_LAT_END)
-		name = c->evs[g->lat_peer].func[0] ? c->evs[g->lat_peer].func
-						    : c->evs[g->lat_peer].event;
+	if (is_latency(g))
+		agg_probe_name(c->evs, c->n, g, i, timed, sizeof(timed));
 	else
-		name = ev->args[g->value_argi].name;
+		name = c->evs[i].args[g->value_argi].name;
 	if (key && *key)
 		snprintf(buf, len, "@%s[%s]:", name, key);
 	else

@@ -100,6 +100,13 @@ void agg_key_text(const struct agg_ctx *c, int probe, const struct kpt_key *k, i
 		  size_t len);
 const char *agg_key_name(const struct agg_ctx *c, int probe, int i);
 
+/*
+ * What probe i of evs[n] is called in every output: a latency's function
+ * timed (its entry's), a --from/--to pair's "from->to", else its event.
+ */
+void agg_probe_name(const struct ev_desc *evs, int n, const struct kpt_agg *g, int i, char *buf,
+		    size_t len);
+
 /* Print every aggregating probe's tables; then, for interval output, clear. */
 void agg_report(const struct agg_ctx *c, bool clear);
 

@@ -23,20 +23,6 @@ void metrics_job_family(const char *name, enum kpt_mode mode, char *buf, size_t 
 						 : mode == MODE_COUNT ? "_total" : "");
 }
 
-/* What a series' probe label says: the function timed, the pair, the event. */
-static void probe_label(const struct agg_ctx *c, int i, char *buf, size_t len)
-{
-	const struct kpt_agg *g = &c->ents[i].agg;
-	const struct ev_desc *peer = &c->evs[g->lat_peer];
-
-	if (g->action == KPT_ACT_PAIR_END)
-		snprintf(buf, len, "%s->%s", peer->event, c->evs[i].event);
-	else if (g->action == KPT_ACT_LAT_END)
-		snprintf(buf, len, "%s", peer->func[0] ? peer->func : peer->event);
-	else
-		snprintf(buf, len, "%s", c->evs[i].event);
-}
-
 /* A series' labels: its probe, then each --by key as the text prints it. */
 static void series_labels(const struct agg_ctx *c, const struct agg_series *s,
 			  struct prom_labels *l)
@@ -46,7 +32,7 @@ static void series_labels(const struct agg_ctx *c, const struct agg_series *s,
 	int k;
 
 	prom_labels_init(l);
-	probe_label(c, s->probe, v, sizeof(v));
+	agg_probe_name(c->evs, c->n, &c->ents[s->probe].agg, s->probe, v, sizeof(v));
 	prom_label(l, "probe", v);
 	/* past --max-keys: one series whose every key is __overflow__, the label set bounded */
 	for (k = 0; s->key && k < g->nkeys; k++) {

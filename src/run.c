@@ -468,14 +468,9 @@ static struct usym *run_usym(struct run *r)
 static void perfetto_on_call(void *arg, const struct kpt_rec_hdr *h, uint64_t dur)
 {
 	struct run *r = arg;
-	const struct kpt_agg *g = &r->ps.ents[h->probe].agg;
-	const struct ev_desc *peer = &r->ps.evs[g->lat_peer < (uint32_t)r->ps.n ? g->lat_peer : 0];
 	char name[2 * SPEC_NAME_MAX + 3];
 
-	if (g->action == KPT_ACT_PAIR_END)
-		snprintf(name, sizeof(name), "%s->%s", peer->event, r->ps.evs[h->probe].event);
-	else
-		snprintf(name, sizeof(name), "%s", peer->func[0] ? peer->func : peer->event);
+	agg_probe_name(r->ps.evs, r->ps.n, &r->ps.ents[h->probe].agg, h->probe, name, sizeof(name));
 	perfetto_call(r->pf, name, h, dur);
 }
 

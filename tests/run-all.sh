@@ -64,6 +64,7 @@ suite host-globs tests/host/globs.sh
 suite host-perfetto tests/host/perfetto.sh
 suite host-cost tests/host/cost.sh
 suite host-budget tests/host/budget.sh
+suite host-budget-san env KPT=.output/kptrace-san tests/host/budget.sh
 suite host-install tests/host/install.sh
 if [ "${KPT_SKIP_VM:-0}" = 1 ]; then
 	echo "skip - VM tests (KPT_SKIP_VM=1)"
