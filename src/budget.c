@@ -7,6 +7,10 @@
 #include <time.h>
 
 #include "budget.h"
+#include "cost.h"
+#include "event.h"
+#include "kptrace.h"
+#include "loader.h"
 
 int budget_parse(const char *s, struct budget_spec *b, char *msg, size_t msglen)
 {
@@ -129,11 +133,6 @@ double budget_scale(uint64_t hits, uint64_t skipped)
 
 /* ---- the run's controller ---- */
 
-#include "cost.h"
-#include "event.h"
-#include "kptrace.h"
-#include "loader.h"
-
 bool budget_droppable(const struct kpt_probe_entry *ent)
 {
 	switch (ent->agg.action) {
@@ -247,7 +246,7 @@ static void say_change(const struct budget_ctl *c, int i, const struct budget_pr
 
 	if (p->sample > 1 && was->sample <= 1)
 		fprintf(stderr, "kptrace: budget: %s/%s at %.0f hits/s, past its %.0f/s: recording "
-			"1 in %u (aggregations become estimates)\n", ev->group, ev->event,
+			"1 in %u\n", ev->group, ev->event,
 			(double)o->hits / dt, p->rate, p->sample);
 	else if (p->sample <= 1 && was->sample > 1)
 		fprintf(stderr, "kptrace: budget: %s/%s back under its %.0f/s (%.0f hits/s): "
