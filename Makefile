@@ -29,7 +29,7 @@ BPF_HDRS := $(wildcard bpf/*.bpf.h) $(wildcard include/*.h)
 BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libtraceevent-dev libjansson-dev \
 	gcc make
 TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev lz4 zstd \
-	prometheus chromium libxml2-utils
+	prometheus chromium libxml2-utils dwarves
 
 ifeq ($(V),1)
 Q =
