@@ -482,6 +482,8 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 			check_loss(ld, o->evs, o->nevs, &c.seen_drops, &c.seen_misses);
 			c.last_check = now_s();
 		}
+		if (o->tick)
+			o->tick(o->tick_arg);
 		if (o->watch && now_s() - last_watch >= KPT_WATCH_S) {
 			o->watch(o->watch_arg);
 			last_watch = now_s();

@@ -608,7 +608,7 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 		if (evs[i].attach_first != !pass)
 			continue;
 		ld->nlinks++;
-		if (evs[i].multi)
+		if (evs[i].multi || evs[i].target.await)
 			continue;
 		if (evs[i].kind == SPEC_PROFILE) {
 			err = attach_profile(ld, &evs[i], msg, msglen);
@@ -644,6 +644,34 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 	}
 	ld->attach_ms = mono_ms() - t0;
 	return 0;
+}
+
+int loader_attach_late(struct loader *ld, const struct ev_desc *ev, char *msg, size_t msglen)
+{
+	struct bpf_link *l;
+
+	msg[0] = 0;
+	l = attach_one(ld, ev, 0, msg, msglen);
+	if (!l) {
+		int err = -errno;
+
+		if (!msg[0])
+			snprintf(msg, msglen, "cannot attach %s/%s at %s: %s%s", ev->group,
+				 ev->event, ev->func,
+				 err == -524 ? "not supported (ENOTSUPP)" : strerror(-err),
+				 attach_hint(ev, err));
+		return err ? err : -EINVAL;
+	}
+	ld->links[ev->index] = l;
+	return 0;
+}
+
+void loader_detach_one(struct loader *ld, int idx)
+{
+	bpf_link__destroy(ld->links[idx]);
+	ld->links[idx] = NULL;
+	if (ld->tfs)
+		tfs_kretprobe_remove(&ld->tfs[idx]);
 }
 
 void loader_detach(struct loader *ld)

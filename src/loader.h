@@ -129,6 +129,14 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 enum spec_err loader_attach_error(const struct ev_desc *ev, int err);
 /* Detach every probe (links, then tracefs kretprobes); idempotent. */
 void loader_detach(struct loader *ld);
+/*
+ * A probe loader_attach() left out (ev->target.await), attached on its own
+ * once its module is there, with its index as the cookie: 0 or -errno with
+ * msg. The program is loaded already: this is one more link.
+ */
+int loader_attach_late(struct loader *ld, const struct ev_desc *ev, char *msg, size_t msglen);
+/* Probe idx's link alone, its module gone: idempotent. */
+void loader_detach_one(struct loader *ld, int idx);
 /* Sum the per-CPU counters of probe idx. */
 int loader_stats(struct loader *ld, int idx, struct kpt_stats *out);
 /* Probe idx's statistics per CPU (ld->ncpus of them, to free), or NULL. */

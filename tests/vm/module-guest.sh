@@ -5,7 +5,9 @@
 # /lib/etn.ko; etn_write(file, buf, count, pos) takes every write whole and
 # moves *pos past it. The writes below are known to the byte, so each line
 # is checked twice: against the kernel's own kprobe_events on the same
-# writes, and against the counts and offsets computed here.
+# writes, and against the counts and offsets computed here. First kptrace
+# is started before the module is there (kprobe_events takes MOD:SYM then
+# too): it waits, attaches as etn loads, detaches as it goes, twice over.
 # Prints "ok - ..." / "FAIL - ...".
 T=/sys/kernel/tracing
 W=/tmp/kpt-mod
@@ -14,7 +16,7 @@ LIST=/sys/kernel/debug/kprobes/list
 mkdir -p $W
 KREL=$(uname -r)
 echo "# kernel $KREL"
-echo "# expect 7 ok"
+echo "# expect 18 ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
@@ -95,11 +97,106 @@ same() {
 	fi
 }
 
+# until FILE has N lines matching PATTERN, SECS at most
+await() {
+	local i=0
+	while [ "$(grep -c "$2" "$1" 2>/dev/null)" -lt $3 ]; do
+		i=$((i + 1))
+		[ $i -gt $(($4 * 10)) ] && return 1
+		sleep 0.1
+	done
+}
+
+# kptrace first, the module after, as kprobe_events takes MOD:SYM before
+# MOD is there: kptrace waits, attaches as it loads, detaches as it goes,
+# attaches again as it comes back. Two rounds of the writes, one per load.
+DDEF='p:etn:etn_write count=%dx:u64 pos=+0(%cx):s64'
+# the return with the entry's count: its entry saver attached late too, first
+DRET='r:etn:etn_write ret=$retval:s64 count=$arg3:u64'
+rm -f $W/wait.err
+$KPT "$DDEF" "$DRET" > $W/wait.out 2> $W/wait.err &
+KP=$!
+if wait_attached $W/wait.err "waiting for etn" &&
+   grep -q '^Attached 0 probes in [0-9]* ms; 3 wait for module etn to load$' $W/wait.err &&
+   [ "$(grep -c 'etn_write' $LIST)" = 0 ]; then
+	ok "kptrace '$DDEF' '$DRET' before etn loads: '$(grep '^Attached' $W/wait.err)', nothing in $LIST"
+else
+	bad "kptrace before etn loads: $(tr '\n' '|' < $W/wait.err | cut -c1-300); $(grep -c etn_write $LIST) in $LIST"
+fi
+rounds=0
+for round in 1 2; do
+	insmod $KO || bad "insmod $KO, round $round"
+	n=$((round * 2))
+	if await $W/wait.err "module etn loaded: kprobes/r_etn_etn_write_0 attached to etn:etn_write" $round 10 &&
+	   [ "$(grep -c '^kptrace: module etn loaded: kprobes/[pr]_etn_etn_write_0 attached to etn:etn_write$' $W/wait.err)" = $n ]; then
+		work
+		rounds=$((rounds + 1))
+	else
+		bad "etn loaded (round $round): kptrace did not say it attached both within 10 s: $(tail -n 3 $W/wait.err | tr '\n' '|')"
+	fi
+	rmmod etn || bad "rmmod etn, round $round: $(rmmod etn 2>&1)"
+	if await $W/wait.err "module etn unloaded: kprobes/r_etn_etn_write_0 detached" $round 10 &&
+	   [ "$(grep -c '^kptrace: module etn unloaded: kprobes/[pr]_etn_etn_write_0 detached from etn:etn_write; attached again as it loads$' $W/wait.err)" = $n ] &&
+	   [ "$(grep -c etn_write $LIST)" = 0 ] && kill -0 $KP 2>/dev/null; then
+		ok "rmmod etn (round $round): kptrace says both detached, $LIST has none, kptrace goes on"
+	else
+		bad "rmmod etn (round $round): $(tail -n 2 $W/wait.err | tr '\n' '|'); $(grep -c etn_write $LIST) in $LIST"
+	fi
+done
+stop $KP
+[ $RC = 0 ] || bad "kptrace waiting for etn: exit $RC: $(tail -n 3 $W/wait.err | tr '\n' '|')"
+cat $W/want $W/want > $W/want2
+sed -n 's/.* p_etn_etn_write_0: (etn_write+0x[0-9a-f]*\/0x[0-9a-f]* \[etn\]) count=\([0-9]*\) pos=\([0-9-]*\)$/\1 \2/p' \
+	$W/wait.out > $W/wait.cp
+if [ $rounds = 2 ] && cmp -s $W/want2 $W/wait.cp; then
+	ok "attached as etn loaded, twice: the $(wc -l < $W/wait.cp) writes' counts and offsets as written"
+else
+	bad "attached as etn loaded: '$(tr '\n' ',' < $W/wait.cp)', want '$(tr '\n' ',' < $W/want2)'"
+fi
+awk '{ print $1, $1 }' $W/want2 > $W/want2.ret
+sed -n 's/.* r_etn_etn_write_0: ([^ ]* <- etn_write) ret=\([0-9-]*\) count=\([0-9]*\)$/\1 \2/p' \
+	$W/wait.out > $W/wait.ret
+if [ $rounds = 2 ] && cmp -s $W/want2.ret $W/wait.ret; then
+	ok "the kretprobe attached as etn loaded, twice: each \$retval the entry's count ($(tr '\n' ',' < $W/wait.ret))"
+else
+	bad "the kretprobe attached as etn loaded: '$(tr '\n' ',' < $W/wait.ret)', want '$(tr '\n' ',' < $W/want2.ret)'"
+fi
+
+# A module that never loads: said at the end, the run otherwise normal.
+$KPT -d 1 'p:kpt_nosuchmod:fn %di' > $W/never.out 2> $W/never.err
+rc=$?
+if [ $rc = 0 ] && grep -q '^kptrace: kprobes/p_kpt_nosuchmod_fn_0: module kpt_nosuchmod never loaded: kpt_nosuchmod:fn was not traced$' $W/never.err; then
+	ok "a module that never loads: '$(grep 'never loaded' $W/never.err)'"
+else
+	bad "a module that never loads: exit $rc: $(tr '\n' '|' < $W/never.err | cut -c1-300)"
+fi
+
+# serve has no one to watch for modules: a job on one not loaded is refused.
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+echo "w: count 'p:etn:etn_write' --by comm" > $W/jobs.kpt
+$KPT serve -f $W/jobs.kpt --listen 127.0.0.1:9436 > $W/serve.out 2>&1
+rc=$?
+if [ $rc != 0 ] && grep -q '^kptrace: error: module etn is not loaded, and serve does not wait for one' $W/serve.out &&
+   grep -q 'job w could not start' $W/serve.out; then
+	ok "serve, a job on etn not loaded: refused, '$(grep -m1 error $W/serve.out | cut -c1-100)'"
+else
+	bad "serve, a job on etn not loaded: exit $rc: $(tr '\n' '|' < $W/serve.out | cut -c1-300)"
+fi
+
 # The module, loaded as the seed article loads its driver.
 if insmod $KO && [ -c /dev/etn ] && grep -q ' etn_write\s*\[etn\]' /proc/kallsyms; then
 	ok "insmod etn.ko: /dev/etn, etn_write in kallsyms ($(grep ' etn_write' /proc/kallsyms | cut -d' ' -f2-))"
 else
 	bad "insmod $KO: $(ls -l /dev/etn 2>&1) $(grep -c '\[etn\]' /proc/kallsyms) symbols of etn; $(dmesg | tail -n 3 | tr '\n' ' ')"
+fi
+
+# A loaded module's misspelt function is refused at once, under a caret.
+$KPT --dry-run 'p:etn:etn_wrte' > $W/typo.out 2>&1
+if [ $? != 0 ] && grep -q "no symbol 'etn_wrte' in module 'etn'" $W/typo.out &&
+   grep -q "did you mean 'etn_write'" $W/typo.out && grep -q '^    \^$' $W/typo.out; then
+	ok "'p:etn:etn_wrte' with etn loaded: refused, '$(head -n 1 $W/typo.out | cut -c1-120)'"
+else
+	bad "'p:etn:etn_wrte' with etn loaded: $(tr '\n' '|' < $W/typo.out | cut -c1-300)"
 fi
 
 # Entry: both at once, the very definition the seed article writes.
@@ -144,13 +241,14 @@ fi
 # a return probe with the entry's count beside it. Where this kernel's
 # kprobe_events takes no BTF names (6.1), the reference runs the register
 # forms of the same fields.
-BDEF='p etn:etn_write count pos'
+# (kptrace's shorthand: no event name has a ':', so "p:MOD:SYM count" is MOD's SYM)
+BDEF='p:etn:etn_write count pos'
 if [ ! -e /sys/kernel/btf/etn ]; then
 	bad "module BTF: no /sys/kernel/btf/etn: etn.ko was built without BTF or the kernel refused it ($(dmesg | grep -i btf | tail -n 2 | tr '\n' ' '))"
 	bad "module BTF return probe: no /sys/kernel/btf/etn"
 else
 	if echo 'p:kpt/probe etn:etn_write count' > $T/kprobe_events 2>/dev/null; then
-		echo "$BDEF" > $W/btfref.defs
+		echo 'p etn:etn_write count pos' > $W/btfref.defs
 	else
 		echo "# this kernel's kprobe_events takes no BTF names of a module's function" \
 			"($(tail -n 3 $T/error_log | head -n 1 | sed 's/.*error: //')): register forms as the reference"
@@ -172,6 +270,29 @@ else
 	else
 		bad "module BTF 'r:kpt/wret etn:etn_write \$retval count': '$(tr '\n' ',' < $W/got.rc)', want '$(tr '\n' ',' < $W/want.rc)' $(tail -n 2 $W/kpt.err | tr '\n' ' ')"
 	fi
+fi
+
+# A probe attached at start is watched as well: etn unloaded under it is
+# detached and said (its kprobe would be dead), loaded again attached again.
+rm -f $W/again.err
+$KPT "$DDEF" > $W/again.out 2> $W/again.err &
+KP=$!
+if wait_attached $W/again.err "etn loaded at start" && work && rmmod etn &&
+   await $W/again.err "^kptrace: module etn unloaded: kprobes/p_etn_etn_write_0 detached" 1 10 &&
+   [ "$(grep -c etn_write $LIST)" = 0 ] && insmod $KO &&
+   await $W/again.err "^kptrace: module etn loaded: kprobes/p_etn_etn_write_0 attached" 1 10; then
+	work
+	ok "etn unloaded and loaded again under a probe attached at start: detached, attached again, said"
+else
+	bad "etn unloaded under a probe attached at start: $(tr '\n' '|' < $W/again.err | cut -c1-400)"
+fi
+stop $KP
+sed -n 's/.* p_etn_etn_write_0: (etn_write+0x[0-9a-f]*\/0x[0-9a-f]* \[etn\]) count=\([0-9]*\) pos=\([0-9-]*\)$/\1 \2/p' \
+	$W/again.out > $W/again.cp
+if [ $RC = 0 ] && cmp -s $W/want2 $W/again.cp; then
+	ok "before and after etn came back: the $(wc -l < $W/again.cp) writes' counts and offsets as written"
+else
+	bad "before and after etn came back: exit $RC, '$(tr '\n' ',' < $W/again.cp)', want '$(tr '\n' ',' < $W/want2)'"
 fi
 
 # Nothing left behind: no kprobe on etn, no event, and the module unloads.
