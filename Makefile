@@ -33,7 +33,7 @@ BPF_HDRS := $(wildcard bpf/*.bpf.h) $(wildcard include/*.h)
 BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libtraceevent-dev libjansson-dev \
 	gcc make
 TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev lz4 zstd \
-	prometheus chromium libxml2-utils lintian mandoc groff-base man-db dpkg-dev binutils
+	prometheus chromium libxml2-utils lintian mandoc groff-base man-db dpkg-dev binutils dwarves
 
 # What this build is (src/version.c, the .deb): git describe in a checkout
 # (no tag yet: 0.1 and the commit, as a version must start with a digit), a

@@ -14,6 +14,9 @@
 
 static bool multi_eligible(const struct ev_desc *ev)
 {
+	/* a module not loaded yet: one perf link of its own, made as it loads */
+	if (ev->target.await)
+		return false;
 	return (ev->kind == SPEC_KPROBE && ev->target.by_name && !ev->target.offset) ||
 	       (ev->kind == SPEC_KRETPROBE && !ev->target.maxactive);
 }

@@ -306,7 +306,7 @@ static void held_look(struct budget_ctl *c, int i, double dt)
 	p->unseen += (uint64_t)(p->held_rate * dt + 0.5);
 	if (--p->held)
 		return;
-	if (loader_release(c->ld, &c->evs[i], msg, sizeof(msg))) {
+	if (loader_attach_late(c->ld, &c->evs[i], msg, sizeof(msg))) {
 		/* it stays detached for the rest of the run: said, and no longer budgeted */
 		fprintf(stderr, "kptrace: budget: %s/%s cannot be attached again: %s; it stays "
 			"detached\n", c->evs[i].group, c->evs[i].event, msg);

@@ -509,6 +509,8 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 			if (o->budget)
 				budget_tick(o->budget);
 		}
+		if (o->tick)
+			o->tick(o->tick_arg);
 		if (o->watch && now_s() - last_watch >= KPT_WATCH_S) {
 			o->watch(o->watch_arg);
 			last_watch = now_s();

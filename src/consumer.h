@@ -41,6 +41,9 @@ struct consume_opts {
 	/* Every KPT_WATCH_S as the run goes, and once more at its end (NULL: none). */
 	void (*watch)(void *arg);
 	void *watch_arg;
+	/* Each round while the probes are attached, never after (NULL: none). */
+	void (*tick)(void *arg);
+	void *tick_arg;
 	void *report_arg;
 	double interval;
 	/* --perfetto: each timed call's record (KPT_REC_CALL), its latency in ns */

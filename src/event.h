@@ -37,6 +37,10 @@ struct ev_target {
 	bool by_name;		/* a kernel function by name (SYM[+offs]), not an address */
 	int64_t offset;		/* SYM+offs: into the function */
 	bool module;		/* MOD:SYM: a module's function */
+	/* MOD:SYM of a module not loaded at start: no address yet; the run
+	 * attaches it when the module loads and detaches it when it goes
+	 * (modwatch.c) */
+	bool await;
 	int maxactive;		/* r<N>: a kretprobe's maxactive (through tracefs), 0 if none */
 	uint64_t ref_ctr_offset;	/* a uprobe's USDT semaphore, 0 if none */
 	uint32_t hz;		/* profile:hz:N: samples a second on each CPU */

@@ -336,7 +336,11 @@ void explain_event(FILE *f, const struct ev_desc *ev)
 	if (ev->spec && ev->spec->text)
 		fprintf(f, " %s", ev->spec->text);
 	fputc('\n', f);
-	switch (ev->kind) {
+	if (ev->target.await)
+		fprintf(f, "  %s on %s: module %s is not loaded; attached as it loads\n",
+			ev->kind == SPEC_KRETPROBE ? "kretprobe" : "kprobe", ev->func,
+			ev->spec->module);
+	else switch (ev->kind) {
 	case SPEC_KPROBE:
 		fprintf(f, "  kprobe at 0x%016" PRIx64 " (%s)\n", ev->addr, ev->func);
 		break;

@@ -34,6 +34,7 @@ struct ksyms {
 	 */
 	uint64_t text_lo, text_hi, init_lo, init_hi;
 	bool hidden;
+	struct ksyms *older;	/* ksyms_reload()'s earlier tables, freed with this one */
 };
 
 /* Read a whole file; /proc files report size 0, so grow as we go. */
@@ -365,10 +366,29 @@ fail:
 	return NULL;
 }
 
+int ksyms_reload(struct ksyms *ks, const char *path)
+{
+	struct ksyms *fresh = ksyms_load(path), tmp;
+
+	if (!fresh)
+		return -errno;
+	/*
+	 * The object stays where every holder points; its old tables go to
+	 * the fresh chain's end, kept: a struct ksym or a name taken from them
+	 * stays good until ksyms_free(). A module's load is rare: a few MB each.
+	 */
+	tmp = *ks;
+	*ks = *fresh;
+	*fresh = tmp;		/* the old tables, with their own older ones */
+	ks->older = fresh;
+	return 0;
+}
+
 void ksyms_free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
+	ksyms_free(ks->older);
 	free(ks->syms);
 	free(ks->arena);
 	free(ks->hash);
@@ -462,6 +482,22 @@ size_t ksyms_count_name(const struct ksyms *ks, const char *name, const char *mo
 			n++;
 	}
 	return n;
+}
+
+bool ksyms_has_module(const struct ksyms *ks, const char *mod)
+{
+	size_t i, k;
+
+	for (i = 0; i < ks->n; i++) {
+		const char *m = ks->syms[i].module;
+
+		/* kallsyms writes '_' where the module's file name may have '-' */
+		for (k = 0; m && m[k] && (m[k] == mod[k] || (m[k] == '_' && mod[k] == '-')); k++)
+			;
+		if (m && !m[k] && !mod[k])
+			return true;
+	}
+	return false;
 }
 
 /* JITed BPF programs resolve with no module name (bpf_address_lookup()). */

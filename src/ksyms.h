@@ -23,6 +23,8 @@ struct ksyms;
 /* Load from path (NULL: /proc/kallsyms). Returns NULL and sets errno on failure. */
 struct ksyms *ksyms_load(const char *path);
 void ksyms_free(struct ksyms *ks);
+/* Read path (NULL: /proc/kallsyms) again into ks, in place; 0 or -errno. */
+int ksyms_reload(struct ksyms *ks, const char *path);
 
 /* Symbol containing addr, or NULL. */
 const struct ksym *ksyms_by_addr(const struct ksyms *ks, uint64_t addr);
@@ -34,6 +36,8 @@ const struct ksym *ksyms_by_name(const struct ksyms *ks, const char *name, const
  * module's; else that module's. JITed BPF programs are no module.
  */
 size_t ksyms_count_name(const struct ksyms *ks, const char *name, const char *mod);
+/* Whether module mod ('-' as '_') has any symbol: whether it is loaded. */
+bool ksyms_has_module(const struct ksyms *ks, const char *mod);
 /* Symbols in address order, for iteration: ksyms_at(ks, i), i < ksyms_count(ks). */
 size_t ksyms_count(const struct ksyms *ks);
 const struct ksym *ksyms_at(const struct ksyms *ks, size_t i);

@@ -649,7 +649,7 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 		if (evs[i].attach_first != !pass)
 			continue;
 		ld->nlinks++;
-		if (evs[i].multi)
+		if (evs[i].multi || evs[i].target.await)
 			continue;
 		if (evs[i].kind == SPEC_PROFILE) {
 			err = attach_profile(ld, &evs[i], msg, msglen);
@@ -687,6 +687,34 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 	return 0;
 }
 
+int loader_attach_late(struct loader *ld, const struct ev_desc *ev, char *msg, size_t msglen)
+{
+	struct bpf_link *l;
+
+	msg[0] = 0;
+	l = attach_one(ld, ev, ld->upid, msg, msglen);
+	if (!l) {
+		int err = -errno;
+
+		if (!msg[0])
+			snprintf(msg, msglen, "cannot attach %s/%s at %s: %s%s", ev->group,
+				 ev->event, ev->is_user ? ev->path : ev->func,
+				 err == -524 ? "not supported (ENOTSUPP)" : strerror(-err),
+				 attach_hint(ev, err));
+		return err ? err : -EINVAL;
+	}
+	ld->links[ev->index] = l;
+	return 0;
+}
+
+void loader_detach_one(struct loader *ld, int idx)
+{
+	bpf_link__destroy(ld->links[idx]);
+	ld->links[idx] = NULL;
+	if (ld->tfs)
+		tfs_kretprobe_remove(&ld->tfs[idx]);
+}
+
 bool loader_can_hold(struct loader *ld, const struct ev_desc *ev)
 {
 	int i = ev->index;
@@ -701,27 +729,7 @@ int loader_hold(struct loader *ld, const struct ev_desc *ev)
 {
 	if (!loader_can_hold(ld, ev))
 		return -EOPNOTSUPP;
-	bpf_link__destroy(ld->links[ev->index]);
-	ld->links[ev->index] = NULL;
-	return 0;
-}
-
-int loader_release(struct loader *ld, const struct ev_desc *ev, char *msg, size_t msglen)
-{
-	struct bpf_link *l;
-
-	if (ev->index < 0 || ev->index >= ld->nprobes || !ld->links || ld->links[ev->index])
-		return -EINVAL;
-	msg[0] = 0;
-	l = attach_one(ld, ev, ld->upid, msg, msglen);
-	if (!l) {
-		int err = -errno;
-
-		if (!msg[0])
-			snprintf(msg, msglen, "%s", strerror(-err));
-		return err ? err : -EINVAL;
-	}
-	ld->links[ev->index] = l;
+	loader_detach_one(ld, ev->index);
 	return 0;
 }
 

@@ -125,13 +125,13 @@ int loader_set_probe(struct loader *ld, int idx, const struct kpt_probe_entry *e
 /* Write probe idx's --budget bucket (the map has a bucket per probe only with load_opts.budget). */
 int loader_set_budget(struct loader *ld, int idx, const struct kpt_budget *b);
 /*
- * --budget's last resort: probe ev's own link destroyed, so its hits cost
- * nothing (and are not seen), then made again. Only a probe with a link of
- * its own (a kprobe, uprobe or tracepoint, fentry/fexit) can be held.
+ * --budget's last resort: probe ev's own link destroyed (loader_detach_one()),
+ * so its hits cost nothing (and are not seen), then made again with
+ * loader_attach_late(). Only a probe with a link of its own (a kprobe,
+ * uprobe or tracepoint, fentry/fexit) can be held.
  */
 bool loader_can_hold(struct loader *ld, const struct ev_desc *ev);
 int loader_hold(struct loader *ld, const struct ev_desc *ev);
-int loader_release(struct loader *ld, const struct ev_desc *ev, char *msg, size_t msglen);
 /* Whether probe idx's bucket is armed now (the kernel arms it too): 1, 0, or -ENOENT. */
 int loader_budget_armed(struct loader *ld, int idx);
 /*
@@ -146,6 +146,15 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 enum spec_err loader_attach_error(const struct ev_desc *ev, int err);
 /* Detach every probe (links, then tracefs kretprobes); idempotent. */
 void loader_detach(struct loader *ld);
+/*
+ * A probe loader_attach() left out (ev->target.await), attached on its own
+ * once its module is there (or again, after --budget held it), with its
+ * index as the cookie: 0 or -errno with msg. The program is loaded already:
+ * this is one more link.
+ */
+int loader_attach_late(struct loader *ld, const struct ev_desc *ev, char *msg, size_t msglen);
+/* Probe idx's link alone, its module gone: idempotent. */
+void loader_detach_one(struct loader *ld, int idx);
 /* Sum the per-CPU counters of probe idx. */
 int loader_stats(struct loader *ld, int idx, struct kpt_stats *out);
 /* Probe idx's statistics per CPU (ld->ncpus of them, to free), or NULL. */

@@ -486,7 +486,7 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 		explain_event(f, ev);
 		if (ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE)
 			fprintf(f, "attach: %s\n", backend_describe(ev));
-		if (ps->p[i].res.no_kprobes)
+		if (ps->p[i].res.no_kprobes && !ev->target.await)
 			fprintf(f, "not checked: this kernel has no kprobes (CONFIG_KPROBES off), "
 				"so not whether a kernel with them takes this probe point and "
 				"attaches it; checked: the symbol in this kernel's kallsyms, the "

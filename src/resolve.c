@@ -568,6 +568,18 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 		snprintf(r->func, sizeof(r->func), "0x%llx", (unsigned long long)p->addr);
 		return 0;
 	}
+	if (p->module[0] && !ksyms_has_module(si->ksyms, p->module)) {
+		/*
+		 * kprobe_events keeps MOD:SYM for when MOD loads; so does the
+		 * run (modwatch.c), which resolves it then. Only an absent
+		 * module waits: a loaded one's misspelt symbol is refused below.
+		 */
+		if (blacklisted(si, p->symbol))
+			return refuse_blacklisted(p->symbol, msg, msglen);
+		r->target.await = true;
+		snprintf(r->func, sizeof(r->func), "%s:%s", p->module, p->symbol);
+		return 0;
+	}
 	mod = p->module[0] ? p->module : NULL;
 	s = resolve_function(si, p->symbol, mod);
 	if (!s) {

@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "consumer.h"
 #include "loader.h"
+#include "modwatch.h"
 #include "output.h"
 #include "plan.h"
 #include "pmu.h"
@@ -55,6 +56,7 @@ struct run {
 	int go_fd;		/* the -c child's pipe: it execs once written */
 	int status;
 	int stats_fd;		/* BPF_ENABLE_STATS for the profile's COST; -1 none */
+	struct modwatch *mw;	/* module functions as their modules come and go */
 	char stats_off[160];	/* why COST is not known, "" when it is */
 	struct budget_ctl budget;	/* --budget's controller (plan.budget) */
 	struct agg_ctx *ac;	/* the aggregations' report, while consuming */
@@ -135,6 +137,11 @@ static void stack_watch(void *arg)
 	struct stack_watch *w = arg;
 
 	aggstack_capture_new(w->ld, w->us, &w->seen);
+}
+
+static void mod_tick(void *arg)
+{
+	modwatch_tick(arg);
 }
 
 static void agg_tick(void *arg, bool final)
@@ -420,16 +427,28 @@ static int run_before_load(struct run *r)
 	return 0;
 }
 
-/* Attached: say so, let the -c child exec, and read kallsyms if it waited. */
-static void run_attached(struct run *r, bool deferred)
+/*
+ * Attached: say so (and what waits for its module: modwatch.c attaches it as
+ * the run goes), let the -c child exec, and read kallsyms if it waited.
+ */
+static int run_attached(struct run *r, bool deferred)
 {
-	int n = r->ps.n;
+	char mods[128];
+	int n = r->ps.n, waiting;
 
+	r->mw = modwatch_new(&r->ps, &r->ld, &r->si);
+	if (!r->mw)
+		return -ENOMEM;
+	waiting = modwatch_waiting(r->mw, mods, sizeof(mods));
+	n -= waiting;
 	fprintf(stderr, "Attached %d probe%s in %.0f ms", n, n == 1 ? "" : "s", r->ld.attach_ms);
 	if (r->ld.nmulti[0] || r->ld.nmulti[1])
 		fprintf(stderr, " (%d through kprobe.multi)", r->ld.nmulti[0] + r->ld.nmulti[1]);
 	if (r->ld.ntramp)
 		fprintf(stderr, " (%d through fentry/fexit)", r->ld.ntramp);
+	if (waiting)
+		fprintf(stderr, "; %d wait%s for module%s %s to load", waiting,
+			waiting == 1 ? "s" : "", strchr(mods, ',') ? "s" : "", mods);
 	fputc('\n', stderr);
 	if (r->go_fd >= 0) {
 		/* a write that fails is EOF to the child, which exits unrun:
@@ -442,6 +461,7 @@ static void run_attached(struct run *r, bool deferred)
 	}
 	if (r->env->mode == MODE_TRACE && deferred)
 		symbols_after_attach(&r->si, &r->ps);
+	return 0;
 }
 
 /* 5..8 run in the kernel and in the consumer, until the run ends. */
@@ -530,6 +550,8 @@ static int run_consume(struct run *r)
 	co.nevs = r->ps.n;
 	co.cost_off = r->stats_off[0] ? r->stats_off : NULL;
 	co.budget = r->plan.budget ? &r->budget : NULL;
+	co.tick = mod_tick;
+	co.tick_arg = r->mw;
 	if (r->pf) {
 		perfetto_set_ksyms(r->pf, r->si.ksyms);
 		co.on_call = perfetto_on_call;
@@ -576,6 +598,7 @@ static int run_consume(struct run *r)
 		}
 	}
 	err = consume(&r->ld, &co, &r->status);
+	modwatch_end(r->mw);
 	if (r->child && waitpid(r->child, &r->status, WNOHANG) == 0)
 		kill(r->child, SIGTERM), waitpid(r->child, &r->status, 0);
 	r->child = 0;
@@ -631,6 +654,7 @@ static void run_close(struct run *r)
 		close(r->go_fd); /* the child sees EOF and exits without running */
 	if (r->child > 0)
 		waitpid(r->child, &r->status, 0);
+	modwatch_free(r->mw);
 	loader_close(&r->ld);
 	pmu_close(&r->pmu);
 	target_close(&r->target);
@@ -673,10 +697,10 @@ static int run_once(const struct env *env, bool defer, bool *said_attaching)
 	deferred = prepare_any_deferred(&r.ps);
 	run_hold_stats(&r);
 	err = load_attach(&r, deferred, said_attaching);
-	if (!err) {
-		run_attached(&r, deferred);
+	if (!err)
+		err = run_attached(&r, deferred);
+	if (!err)
 		err = run_consume(&r);
-	}
 out:
 	run_close(&r);
 	return err;
@@ -724,6 +748,15 @@ int run_start(const struct env *env, struct run **out)
 		err = plan_make(env, &r->si, &r->ps, r->pmu.n, &r->plan, msg, sizeof(msg));
 		if (err)
 			fprintf(stderr, "kptrace: error: %s\n", msg);
+	}
+	for (int i = 0; !err && i < r->ps.n; i++) {
+		/* nothing in serve looks at /proc/modules as it goes (modwatch.c) */
+		if (!r->ps.evs[i].target.await)
+			continue;
+		snprintf(msg, sizeof(msg), "module %s is not loaded, and serve does not wait "
+			 "for one: load it before the job starts", r->ps.p[i].spec.module);
+		probe_report(NULL, r->ps.p[i].spec.text, msg, r->ps.p[i].spec.target_col);
+		err = -ENOENT;
 	}
 	if (!err)
 		err = run_load_opts(r);

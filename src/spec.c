@@ -429,6 +429,9 @@ static bool name_is_target(const char *s, const char *e, const char *rest)
 
 	if (s == e || (slash && !(colon && slash < colon)))
 		return false;
+	/* no event name has a ':': "p:MOD:SYM count" is MOD's SYM, count by name */
+	if (colon)
+		return true;
 	return !next_tok(&rest, &t) || is_arg_tok(t);
 }
 

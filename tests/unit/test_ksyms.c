@@ -183,6 +183,50 @@ static void test_hidden_and_errors(void)
 	      "NULL ksyms");
 }
 
+/*
+ * A module loading as the run goes: kallsyms read again into the same
+ * object, its module there now, and what was taken from the old tables
+ * still good (kept until ksyms_free()).
+ */
+static void test_reload(void)
+{
+	char *path = write_tmp(fake);
+	const struct ksym *old;
+	struct ksyms *ks;
+	int err;
+
+	ks = ksyms_load(path);
+	unlink(path);
+	CHECK(ks != NULL, "reload: the first table loads");
+	if (!ks)
+		return;
+	CHECK(ksyms_has_module(ks, "mymod") && ksyms_has_module(ks, "othermod") &&
+	      !ksyms_has_module(ks, "etn") && !ksyms_has_module(ks, "mymo") &&
+	      !ksyms_has_module(ks, "mymodx"), "reload: the loaded modules, and only they");
+	old = ksyms_by_name(ks, "mod_func", "mymod");
+	path = write_tmp("ffffffff81000000 T _stext\n"
+			 "ffffffff81000100 T do_sys_openat2\n"
+			 "ffffffff81001000 B _end\n"
+			 "ffffffffc0005000 t etn_write\t[etn_x]\n"
+			 "ffffffffc0005040 t etn_init\t[etn_x]\n");
+	err = ksyms_reload(ks, path);
+	CHECK(err == 0, "reload: %d", err);
+	CHECK(ksyms_has_module(ks, "etn_x") && ksyms_has_module(ks, "etn-x") &&
+	      !ksyms_has_module(ks, "mymod"), "reload: the new table's modules ('-' as '_')");
+	CHECK(ksyms_by_name(ks, "etn_write", "etn_x") &&
+	      ksyms_by_name(ks, "etn_write", "etn_x")->addr == 0xffffffffc0005000ull,
+	      "reload: the new module's function");
+	CHECK_STR(fmt(ks, 0xffffffffc0005004ull, true), "etn_write+0x4/0x40 [etn_x]",
+		  "reload: addresses named from the new table");
+	CHECK(old && !strcmp(old->name, "mod_func") && !strcmp(old->module, "mymod"),
+	      "reload: a symbol of the old table still readable");
+	err = ksyms_reload(ks, "/nonexistent/kallsyms");
+	CHECK(err == -ENOENT && ksyms_by_name(ks, "etn_write", "etn_x"),
+	      "reload: a failed read keeps the table: %d", err);
+	unlink(path);
+	ksyms_free(ks);
+}
+
 /* Every text symbol of the real file found again by address and by name. */
 static void test_real(void)
 {
@@ -248,6 +292,7 @@ int main(void)
 {
 	test_fake();
 	test_hidden_and_errors();
+	test_reload();
 	test_real();
 	return check_report();
 }

@@ -1436,6 +1436,46 @@ static void test_resolve(void)
 		resolved_free(&r);
 		spec_free(&p);
 	}
+	/*
+	 * MOD:SYM of a module kallsyms has nothing of waits for it (modwatch.c
+	 * attaches it as it loads), the shorthand with names too; a loaded
+	 * module's function is resolved now (its misspelt one refused above).
+	 */
+	{
+		static const struct {
+			const char *text, *func;
+			bool await;
+		} mods[] = {
+			{ "p etn:etn_write count=%dx:u64", "etn:etn_write", true },
+			{ "p:etn:etn_write count pos", "etn:etn_write", true },
+			{ "r:ev etn-x:f_x $retval", "etn-x:f_x", true },
+			{ "p ext4:ext4_fn", "ext4:ext4_fn", false },
+		};
+
+		for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+			ret = spec_parse(mods[i].text, &p, &err);
+			CHECK(ret == 0, "parse %s: %s", mods[i].text, spec_strerror(err.code));
+			if (ret)
+				continue;
+			ret = resolve_probe(&si, &p, &r, msg, sizeof(msg), &got);
+			CHECK(ret == 0 && r.target.await == mods[i].await &&
+			      !strcmp(r.func, mods[i].func) && (mods[i].await ? !r.kaddr : !!r.kaddr),
+			      "resolve %s: %d '%s', await %d at 0x%llx as '%s'; want await %d as '%s'",
+			      mods[i].text, ret, ret ? msg : "", r.target.await,
+			      (unsigned long long)r.kaddr, r.func, mods[i].await, mods[i].func);
+			resolved_free(&r);
+			spec_free(&p);
+		}
+		ret = spec_parse("p etn:bl_fn", &p, &err);
+		CHECK(ret == 0, "parse p etn:bl_fn: %s", spec_strerror(err.code));
+		if (!ret) {
+			ret = resolve_probe(&si, &p, &r, msg, sizeof(msg), &got);
+			CHECK(ret < 0 && strstr(msg, "blacklists"),
+			      "a module not loaded: its blacklisted name refused: %d '%s'", ret, msg);
+			resolved_free(&r);
+			spec_free(&p);
+		}
+	}
 	/* a glob's matches: the names several functions have left out */
 	{
 		char *names[] = { strdup("name_show"), strdup("next_fn"), strdup("ext4:foo"),

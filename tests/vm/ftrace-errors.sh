@@ -84,9 +84,7 @@ SH=/bin/busybox
 # last is judged; those before it are set up first (both must take them).
 # TAGS: k, f or u (kprobe_events, dynamic_events, uprobe_events), then
 # features it needs (feat), comma-separated; ext: kptrace takes on purpose
-# what the kernel refuses (an argument longer than its 63 bytes); own:
-# kptrace refuses on purpose what the kernel takes (a module not loaded,
-# which the kernel keeps for when it loads).
+# what the kernel refuses (an argument longer than its 63 bytes).
 cat > $W/cases.in <<'EOF'
 k p100 vfs_read
 k r1a111 vfs_read
@@ -157,7 +155,7 @@ k,btf p vfs_read count->x
 k,btf r vfs_read $arg*
 k,btf r vfs_read $retval->x
 k p:foo/ vfs_read
-k,own p nosuchmod:vfs_read
+k p nosuchmod:vfs_read
 k p vfs_read %ax
 k p vfs_read %ex
 k p vfs_read @@SYM@
@@ -342,14 +340,6 @@ judge() {
 	*,ext,*)
 		if [ $KRC = 1 ] && [ $PRC = 0 ]; then
 			ok "$what: kptrace takes what the kernel refuses ($KMSG), as it means to"
-		else
-			bad "$what: kernel exit $KRC ($KMSG), kptrace exit $PRC: $(head -n 2 $W/err | tr '\n' ' ')"
-		fi
-		return
-		;;
-	*,own,*)
-		if [ $KRC = 0 ] && [ $PRC = 1 ]; then
-			ok "$what: kptrace refuses what the kernel keeps for later: $PMSG"
 		else
 			bad "$what: kernel exit $KRC ($KMSG), kptrace exit $PRC: $(head -n 2 $W/err | tr '\n' ' ')"
 		fi

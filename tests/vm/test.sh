@@ -174,6 +174,13 @@ for k in $KERNELS; do
 		case $g in tests/vm/more-guest.sh|tests/vm/soak-guest.sh) continue ;; esac
 		[ -e "$g" ] && more+=(--add "$g:/guest.d/$(basename "$g")")
 	done
+	# The tests' own module for module-guest.sh, built against this
+	# kernel's Debian headers (tests/vm/etn/build.sh)
+	if ko=$(tests/vm/etn/build.sh "$k" 2> ".output/vm/etn-$k.err"); then
+		more+=(--add "$ko:/lib/etn.ko")
+	else
+		fail "$k: cannot build tests/vm/etn's module: $(tail -n 3 ".output/vm/etn-$k.err" | tr '\n' ' ')"
+	fi
 	guest "$k more" ".output/vm/more-$k.out" --script tests/vm/more-guest.sh \
 		--add ./kptrace:/bin/kptrace "${more[@]}" --timeout 900
 	# One more boot, locked down: a clear refusal (tests/vm/lockdown.sh).
