@@ -3,7 +3,7 @@
 #   make          build ./kptrace (static)
 #   make kptrace-arm64  cross-build .output/arm64/kptrace for aarch64 (also: make ARCH=arm64)
 #   make run      install missing build dependencies, build, run the default job
-#   make test     install test dependencies, build, run unit + host + VM tests
+#   make test     install test dependencies, build, run unit + host + VM tests (x86-64, arm64)
 #   V=1           show the commands
 
 OUTPUT  := .output
@@ -45,7 +45,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean run test unit host-test vm-test deps test-deps soak soak-serve kptrace-arm64
+.PHONY: all clean run test unit host-test vm-test deps test-deps soak soak-serve kptrace-arm64 \
+	vm-test-arm64
 
 ifeq ($(ARCH),arm64)
 all: kptrace-arm64
@@ -116,6 +117,10 @@ $(ARM64_OUT)/kptrace: $(ARM64_OBJS)
 	$(Q)$(ARM64_CC) $(ARM64_CFLAGS) $(LDFLAGS) $(ARM64_LDFLAGS) $^ $(LDLIBS) -o $@
 
 kptrace-arm64: $(ARM64_OUT)/kptrace
+
+# The arm64 VM tests: Debian's arm64 cloud kernels in qemu-system-aarch64 (TCG)
+vm-test-arm64: kptrace-arm64
+	$(Q)KPT_VM_ARCH=arm64 tests/vm/test.sh
 
 # Install what is missing from Debian's packages (root), say what otherwise;
 # no service starts as it installs (policy-rc.d): prometheus's would listen on
