@@ -130,9 +130,9 @@ static __always_inline __u64 kpt_kprobe_addr(__u64 ip)
  * The probed address, as ftrace prints it, from the ip of the probe's
  * registers. An x86-64 kprobe handler sees ip just past the int3 (or the
  * ftrace-based kprobe's emulation of one), also after the kernel moved the
- * probe past an ENDBR; an arm64 one the BRK's own address; kprobe.multi sees the function's own address;
- * uprobes see the breakpoint address; return probes the address returned
- * to.
+ * probe past an ENDBR; an arm64 one the BRK's own address; kprobe.multi
+ * sees the function's own address; uprobes see the breakpoint address;
+ * return probes the address returned to.
  */
 static __always_inline __u64 kpt_probed_ip(void *ctx, int kind, __u32 pflags, __u64 ip)
 {
