@@ -61,6 +61,11 @@ enum kpt_base {
 #define KPT_ARCH_NAME		"arm64"
 #define KPT_NR_REG_ARGS		8	/* AAPCS64: x0-x7 */
 #define KPT_STACK_ARG0		0
+/* the first three argument registers as --help's and messages' examples
+ * write them (an argument of a format, never in one: "%x0" converts) */
+#define KPT_EX_REG1		"%x0"
+#define KPT_EX_REG2		"%x1"
+#define KPT_EX_REG3		"%x2"
 enum kpt_reg_word {
 	KPT_W_X0 = 0, KPT_W_RET = 0, KPT_W_SP = 31, KPT_W_IP = 32,	/* %sp, %pc */
 	KPT_REG_WORDS = 34,	/* x0-x30, sp, pc, pstate: user_pt_regs */
@@ -70,6 +75,9 @@ enum kpt_reg_word {
 #define KPT_ARCH_NAME		"x86-64"
 #define KPT_NR_REG_ARGS		6	/* SysV: %di %si %dx %cx %r8 %r9 */
 #define KPT_STACK_ARG0		1
+#define KPT_EX_REG1		"%di"
+#define KPT_EX_REG2		"%si"
+#define KPT_EX_REG3		"%dx"
 enum kpt_reg_word {
 	KPT_W_R9 = 8, KPT_W_R8 = 9, KPT_W_AX = 10, KPT_W_CX = 11, KPT_W_DX = 12,
 	KPT_W_SI = 13, KPT_W_DI = 14, KPT_W_IP = 16, KPT_W_SP = 19,

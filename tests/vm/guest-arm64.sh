@@ -14,8 +14,8 @@ KREL=$(uname -r)
 echo "# kernel $KREL ($(uname -m))"
 # the checks it runs (each an ok or FAIL line): 6.1 has no BPF trampolines
 case $KREL in
-6.1.*) echo "# expect 21 ok" ;;
-*) echo "# expect 23 ok" ;;
+6.1.*) echo "# expect 22 ok" ;;
+*) echo "# expect 24 ok" ;;
 esac
 
 exec 3>&1
@@ -323,5 +323,13 @@ if [ $rc != 0 ] && grep -qF "Invalid register name '%di' (not in arm64's struct 
 	ok "%di refused, with a caret and arm64's registers: $(grep -m1 Invalid $W/reg.err | cut -c1-120)"
 else
 	bad "%di on arm64: exit $rc: $(cat $W/reg.err | head -n 5)"
+fi
+# --help's examples are in this architecture's registers, and paste
+ex=$(kpt --help 2>&1 | grep -m1 "kptrace --dry-run 'p:" | sed "s/.*--dry-run '\([^']*\)'.*/\1/")
+if [ "$ex" = 'p:vfs_read count=%x2:u64' ] && kpt --dry-run "$ex" > $W/ex.out 2>&1 &&
+	grep -q 'from register %x2 (pt_regs+0x10)' $W/ex.out; then
+	ok "--help's example '$ex' is arm64's and explains as $(grep -m1 'from register' $W/ex.out | sed 's/^ *//')"
+else
+	bad "--help's --dry-run example: '$ex': $(head -n 8 $W/ex.out 2>/dev/null)"
 fi
 echo "# done"
