@@ -31,11 +31,12 @@ if [[ $(candidate "$1") == "" || $(candidate "$1") == "(none)" ]]; then
 	apt-get update -qq
 fi
 
-want=
+want='' debs=()
 for p in "$@"; do
 	v=$(candidate "$p")
 	[[ -n $v && $v != "(none)" ]] || die "apt has no arm64 candidate for $p"
 	want+="$p=$v"$'\n'
+	debs+=("$p:arm64=$v")
 done
 [[ -f $dir/.stamp && $(cat "$dir/.stamp") == "$(printf '%s' "$want")" ]] && exit 0
 
@@ -43,9 +44,8 @@ stage=$(mktemp -d "$dir.stage.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 mkdir "$stage/debs" "$stage/root"
 # apt-get download as root wants the _apt user to write the cwd: sandbox off
-# shellcheck disable=SC2086  # want: one pkg=ver a line
-(cd "$stage/debs" && apt-get download -q -o APT::Sandbox::User=root \
-	$(sed 's/=/:arm64=/' <<< "$want") > /dev/null) || die "apt-get download failed: $*"
+(cd "$stage/debs" && apt-get download -q -o APT::Sandbox::User=root "${debs[@]}" > /dev/null) ||
+	die "apt-get download failed: ${debs[*]}"
 for deb in "$stage"/debs/*.deb; do dpkg-deb -x "$deb" "$stage/root"; done
 printf '%s' "$want" > "$stage/root/.stamp"
 rm -rf "$dir" && mv "$stage/root" "$dir"	# swapped in whole: never half-extracted

@@ -26,6 +26,7 @@ case $VM_ARCH in
   arm64)
     # pauth-impdef: plain -cpu max emulates QARMA5 pointer authentication, 3-4x slower
     OUTDIR="$ROOT/.output/vm/arm64" QEMU=qemu-system-aarch64 CONSOLE=ttyAMA0 QEMU_PKG=qemu-system-arm
+    # shellcheck disable=SC2054  # the commas are qemu's, inside one option
     QEMU_MACHINE=(-machine virt -cpu max,pauth-impdef=on -accel tcg,thread=multi) ;;
   *) die "KPT_VM_ARCH must be x86 or arm64" ;;
 esac
