@@ -1,8 +1,9 @@
 # kptrace: ftrace kprobe_events definitions run as CO-RE BPF programs.
 #
 #   make          build ./kptrace (static)
+#   make kptrace-arm64  cross-build .output/arm64/kptrace for aarch64 (also: make ARCH=arm64)
 #   make run      install missing build dependencies, build, run the default job
-#   make test     install test dependencies, build, run unit + host + VM tests
+#   make test     install test dependencies, build, run unit + host + VM tests (x86-64, arm64)
 #   make install  the binary, man pages, bash completion, systemd unit and
 #                 example job file under DESTDIR/PREFIX (default /usr/local);
 #                 make uninstall removes them
@@ -10,7 +11,9 @@
 #   V=1           show the commands
 
 OUTPUT  := .output
+# The host's build is x86-64's; ARCH=arm64 makes the arm64 cross build the default goal.
 ARCH    := x86
+HOST_ARCH := x86
 CLANG   ?= clang
 BPFTOOL ?= bpftool
 CC      ?= gcc
@@ -22,8 +25,8 @@ LDFLAGS ?=
 # without libbpf installed.
 LDLIBS  := -static -lbpf -ltraceevent -lelf -lz -ljansson -lm
 
-BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-	-Iinclude -Ibpf -Ivmlinux/$(ARCH)
+bpf_cflags = -target bpf -g -O2 -D__TARGET_ARCH_$(1) -Wall -Werror -Iinclude -Ibpf -Ivmlinux/$(1)
+BPF_CFLAGS := $(call bpf_cflags,$(HOST_ARCH))
 
 # Everything but main.c, so the unit tests link the same objects.
 LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
@@ -32,8 +35,10 @@ BPF_HDRS := $(wildcard bpf/*.bpf.h) $(wildcard include/*.h)
 
 BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libtraceevent-dev libjansson-dev \
 	gcc make
+# the arm64 cross build and its VM tests (the arm64 libraries: vmlinux/arm64-debs.sh)
+ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
 TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev lz4 zstd \
-	prometheus chromium libxml2-utils lintian mandoc groff-base man-db dpkg-dev binutils dwarves
+	prometheus chromium libxml2-utils lintian mandoc groff-base man-db dpkg-dev binutils dwarves $(ARM64_PKGS)
 
 # What this build is (src/version.c, the .deb): git describe in a checkout
 # (no tag yet: 0.1 and the commit, as a version must start with a digit), a
@@ -61,9 +66,13 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: all clean run test unit host-test vm-test deps test-deps soak soak-serve install uninstall \
-	deb FORCE
+	deb FORCE kptrace-arm64 vm-test-arm64
 
+ifeq ($(ARCH),arm64)
+all: kptrace-arm64
+else
 all: kptrace
+endif
 
 $(OUTPUT):
 	$(Q)mkdir -p $@
@@ -102,6 +111,51 @@ $(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(OUTPUT)/kpt
 kptrace: $(OUTPUT)/main.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# ---------------------------------------------------------------------------
+# arm64: the same static binary cross-built for aarch64, into $(ARM64_OUT)
+# only (its own BPF object, skeleton and objects). The libraries are
+# Debian's arm64 packages extracted into a sysroot, never installed.
+# ---------------------------------------------------------------------------
+ARM64_OUT     := $(OUTPUT)/arm64
+ARM64_SYSROOT := $(ARM64_OUT)/sysroot
+ARM64_CC      ?= aarch64-linux-gnu-gcc
+ARM64_DEBS    := libbpf-dev libelf-dev zlib1g-dev libtraceevent-dev libjansson-dev
+ARM64_OBJS    := $(patsubst src/%.c,$(ARM64_OUT)/%.o,$(wildcard src/*.c))
+# the skeleton from $(ARM64_OUT) first; libbpf, libelf, jansson from the sysroot
+ARM64_CFLAGS  := -I$(ARM64_OUT) $(CFLAGS) -I$(ARM64_SYSROOT)/usr/include \
+	-I$(ARM64_SYSROOT)/usr/include/aarch64-linux-gnu
+ARM64_LDFLAGS := -L$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu
+
+$(ARM64_SYSROOT)/.stamp: vmlinux/arm64-debs.sh
+	$(call msg,SYSROOT,$(ARM64_SYSROOT))
+	$(Q)vmlinux/arm64-debs.sh $(ARM64_SYSROOT) $(ARM64_DEBS)
+	$(Q)touch $@
+
+$(ARM64_OUT)/kptrace.bpf.o: bpf/kptrace.bpf.c $(BPF_HDRS) vmlinux/arm64/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(call bpf_cflags,arm64) -c $< -o $(ARM64_OUT)/kptrace.unlinked.bpf.o
+	$(Q)$(BPFTOOL) gen object $@ $(ARM64_OUT)/kptrace.unlinked.bpf.o
+
+$(ARM64_OUT)/kptrace.skel.h: $(ARM64_OUT)/kptrace.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name kptrace_bpf > $@
+
+$(ARM64_OUT)/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(ARM64_OUT)/kptrace.skel.h \
+		$(ARM64_SYSROOT)/.stamp
+	$(call msg,CC-ARM64,$@)
+	$(Q)$(ARM64_CC) $(ARM64_CFLAGS) -c $< -o $@
+
+$(ARM64_OUT)/kptrace: $(ARM64_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(ARM64_CC) $(ARM64_CFLAGS) $(LDFLAGS) $(ARM64_LDFLAGS) $^ $(LDLIBS) -o $@
+
+kptrace-arm64: $(ARM64_OUT)/kptrace
+
+# The arm64 VM tests: Debian's arm64 cloud kernels in qemu-system-aarch64 (TCG)
+vm-test-arm64: kptrace-arm64
+	$(Q)KPT_VM_ARCH=arm64 tests/vm/test.sh
 
 # Install what is missing from Debian's packages (root), say what otherwise;
 # no service starts as it installs (policy-rc.d): prometheus's would listen on
@@ -266,7 +320,7 @@ $(OUTPUT)/kptrace-san: $(SAN_OBJS) $(OUTPUT)/san/main.o
 
 test: test-deps
 	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS) $(SAN_TESTS) $(OUTPUT)/kptrace-san \
-		fuzz-build
+		fuzz-build kptrace-arm64
 	$(Q)tests/run-all.sh
 
 clean:

@@ -22,7 +22,7 @@
 #include "agg.bpf.h"
 
 /*
- * Argument register reg (0-5) or %ax (KPT_DIRECT_AX) of a registers or
+ * Argument register reg (0 to KPT_NR_REG_ARGS - 1) or %ax (KPT_DIRECT_AX) of a registers or
  * trampoline context, as the generic path's copy of the registers would
  * hold it: the direct histogram's value, each of a direct stream's.
  */
@@ -46,11 +46,11 @@ static __always_inline __u64 kpt_direct_reg(void *ctx, int kind, __u32 reg)
 		barrier_var(x);	/* a load of its own (kpt_arg_reg()) */
 		return x;
 	}
-	return kpt_arg_reg(ctx, reg);	/* 0-5 */
+	return kpt_arg_reg(ctx, reg);	/* < KPT_NR_REG_ARGS */
 }
 
 /*
- * A direct value (KPT_DIRECT_*: argument register 0-5, %ax, or the
+ * A direct value (KPT_DIRECT_*: an argument register, %ax, or the
  * tracepoint field of tp_size bytes at tp_off) straight from the context,
  * as its record slot of size bytes would hold it. -1: the tracepoint field
  * could not be read.

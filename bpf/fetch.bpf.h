@@ -228,9 +228,11 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 		if (param < KPT_NR_REG_ARGS) {
 			val = kpt_arg_reg(&s->regs, param);
 		} else {
-			/* Beyond the registers, arguments are on the stack above
-			 * the return address: slot 1 holds the 7th. */
-			addr = PT_REGS_SP(&s->regs) + (__u64)(param - KPT_NR_REG_ARGS + 1) * 8;
+			/* Beyond the registers, arguments are on the stack
+			 * (x86-64: above the return address, slot 1 holds the
+			 * 7th; arm64: slot 0 holds the 9th) */
+			addr = PT_REGS_SP(&s->regs) +
+			       (__u64)(param - KPT_NR_REG_ARGS + KPT_STACK_ARG0) * 8;
 			fault = !!kpt_read(&val, 8, addr, home);
 		}
 		break;

@@ -14,7 +14,8 @@
  * 4-level paging, below 1 << 56 with 5-level); kernel addresses have the top
  * bit set. ftrace's kprobes read addresses below TASK_SIZE as user memory
  * (CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE); the top bit is the same
- * test for every canonical address.
+ * test for every canonical address. arm64's alike: user addresses in the
+ * lower half (TTBR0), the kernel's in the upper (TTBR1).
  */
 #define KPT_IS_USER_ADDR(a)	(((a) >> 63) == 0)
 

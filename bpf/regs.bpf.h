@@ -20,10 +20,27 @@
 /* KPT_CTX_PERF: a perf event's sample (profile:hz:N), its registers first */
 enum { KPT_CTX_REGS, KPT_CTX_TP, KPT_CTX_MULTI, KPT_CTX_TRAMP, KPT_CTX_PERF };
 
-/* libbpf learnt the sixth argument register in 1.2; Debian 12 ships 1.1. */
+#if defined(__TARGET_ARCH_arm64)
+/*
+ * libbpf's arm64 macros cast to vmlinux.h's struct user_pt_regs, which is
+ * preserve_access_index: every register read would be a CO-RE relocation,
+ * and libbpf would parse the kernel's whole BTF at load (scratch.bpf.h).
+ * Our struct kpt_regs has user_pt_regs's layout and member names, so the
+ * same macros read it; not const, as kpt_tramp_regs() writes through them.
+ */
+#undef __PT_REGS_CAST
+#define __PT_REGS_CAST(x) ((struct kpt_regs *)(x))
+#endif
+
+/* libbpf learnt the sixth to eighth argument registers in 1.2; Debian 12
+ * ships 1.1. */
 #ifndef PT_REGS_PARM6
 #if defined(__TARGET_ARCH_x86)
 #define PT_REGS_PARM6(x) (__PT_REGS_CAST(x)->r9)
+#elif defined(__TARGET_ARCH_arm64)
+#define PT_REGS_PARM6(x) (__PT_REGS_CAST(x)->regs[5])
+#define PT_REGS_PARM7(x) (__PT_REGS_CAST(x)->regs[6])
+#define PT_REGS_PARM8(x) (__PT_REGS_CAST(x)->regs[7])
 #else
 #error "PT_REGS_PARM6 needed: libbpf >= 1.2"
 #endif
@@ -48,15 +65,20 @@ static __always_inline __u64 kpt_arg_reg(const struct kpt_regs *r, __u32 n)
 	KPT_REG_CASE(2, PT_REGS_PARM3(r))
 	KPT_REG_CASE(3, PT_REGS_PARM4(r))
 	KPT_REG_CASE(4, PT_REGS_PARM5(r))
+#ifdef KPT_ARCH_ARM64
+	KPT_REG_CASE(5, PT_REGS_PARM6(r))
+	KPT_REG_CASE(6, PT_REGS_PARM7(r))
+	default:
+		v = PT_REGS_PARM8(r);
+#else
 	default:
 		v = PT_REGS_PARM6(r);
+#endif
 		barrier_var(v);
 		break;
 	}
 	return v;
 }
-
-#define KPT_NR_REG_ARGS 6
 
 /*
  * The probe's registers, copied with plain loads: a kprobe program may read
@@ -67,7 +89,7 @@ static __always_inline void kpt_copy_regs(struct kpt_regs *dst, const struct kpt
 {
 	const __u64 *from = (const __u64 *)src;
 	__u64 *to = (__u64 *)dst;
-	__u32 mask = kpt_regs_mask;	/* one load: the verifier knows it */
+	__u64 mask = kpt_regs_mask;	/* one load: the verifier knows it */
 	int i;
 
 	/* only the words the run's probes read (three registers: four words
@@ -75,7 +97,7 @@ static __always_inline void kpt_copy_regs(struct kpt_regs *dst, const struct kpt
 	 * unrolled, as a context allows only constant offsets */
 #pragma unroll
 	for (i = 0; i < sizeof(*dst) / 8; i++)
-		if (mask & (1u << i))
+		if (mask & (1ull << i))
 			to[i] = from[i];
 }
 
@@ -92,29 +114,34 @@ static __always_inline void kpt_copy_regs(struct kpt_regs *dst, const struct kpt
 
 static __always_inline __u64 kpt_kprobe_addr(__u64 ip)
 {
+#ifdef KPT_ARCH_X86
 	__u32 insn = 0;
 
 	if (bpf_probe_read_kernel(&insn, sizeof(insn), (void *)ip))
 		return ip;
 	if (insn == KPT_ENDBR_POISON || (insn & ~KPT_ENDBR32_BIT) == KPT_ENDBR64)
 		return ip + 4;
+#endif
+	/* arm64 has no ENDBR: its kprobes are at the symbol */
 	return ip;
 }
 
 /*
  * The probed address, as ftrace prints it, from the ip of the probe's
- * registers. A kprobe handler sees ip just past the int3 (or the
+ * registers. An x86-64 kprobe handler sees ip just past the int3 (or the
  * ftrace-based kprobe's emulation of one), also after the kernel moved the
- * probe past an ENDBR; kprobe.multi sees the function's own address;
- * uprobes see the breakpoint address; return probes the address returned
- * to.
+ * probe past an ENDBR; an arm64 one the BRK's own address; kprobe.multi
+ * sees the function's own address; uprobes see the breakpoint address;
+ * return probes the address returned to.
  */
 static __always_inline __u64 kpt_probed_ip(void *ctx, int kind, __u32 pflags, __u64 ip)
 {
 	if (kind == KPT_CTX_MULTI && !(pflags & KPT_PF_RETURN))
 		return kpt_kprobe_addr(bpf_get_func_ip(ctx));
+#ifdef KPT_ARCH_X86
 	if (kind == KPT_CTX_REGS && !(pflags & (KPT_PF_USER | KPT_PF_RETURN | KPT_PF_TP)))
 		return ip - 1;
+#endif
 	return ip;
 }
 

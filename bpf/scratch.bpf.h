@@ -27,8 +27,9 @@ _Static_assert(KPT_STR_MAX + 8 <= 8192 &&
 #define KPT_OFF_MASK	(KPT_REC_MAX - 1)
 
 /*
- * x86-64's struct pt_regs as the kernel lays it out: a kprobe program's
- * context (the kprobe ABI), and what ptrace's user_regs_struct mirrors. Our
+ * The architecture's struct pt_regs as the kernel lays it out, as far as a
+ * kprobe program's context goes (the kprobe ABI): x86-64's, which ptrace's
+ * user_regs_struct mirrors, or arm64's user_pt_regs at its start. Our
  * own type, not vmlinux.h's: vmlinux.h marks every struct
  * preserve_access_index, and one CO-RE relocation, even of a layout that
  * never changes, makes libbpf read and parse the kernel's whole BTF at load,
@@ -36,6 +37,16 @@ _Static_assert(KPT_STR_MAX + 8 <= 8192 &&
  * register offsets from this type in our object's BTF (resolve_reg_offset()),
  * so the two cannot disagree; libbpf's PT_REGS_* macros use the field names.
  */
+#ifdef KPT_ARCH_ARM64
+struct kpt_regs {
+	__u64 regs[31], sp, pc, pstate;
+};
+_Static_assert(sizeof(struct kpt_regs) == KPT_REG_WORDS * 8 &&
+	       __builtin_offsetof(struct kpt_regs, regs) == KPT_W_X0 * 8 &&
+	       __builtin_offsetof(struct kpt_regs, pc) == KPT_W_IP * 8 &&
+	       __builtin_offsetof(struct kpt_regs, sp) == KPT_W_SP * 8,
+	       "enum kpt_reg_word is struct kpt_regs's layout");
+#else
 struct kpt_regs {
 	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
 	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
@@ -47,6 +58,7 @@ _Static_assert(sizeof(struct kpt_regs) == KPT_REG_WORDS * 8 &&
 	       __builtin_offsetof(struct kpt_regs, ip) == KPT_W_IP * 8 &&
 	       __builtin_offsetof(struct kpt_regs, sp) == KPT_W_SP * 8,
 	       "enum kpt_reg_word is struct kpt_regs's layout");
+#endif
 
 struct kpt_scratch {
 	/* the probe's registers (a tracepoint: its record's first words),

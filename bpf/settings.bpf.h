@@ -32,7 +32,7 @@ const volatile bool kpt_budget_on = false;
 const volatile bool kpt_lat_emit = false;
 
 /* The words of struct kpt_regs the run's probes read (kpt_copy_regs()). */
-const volatile __u32 kpt_regs_mask = ~0u;
+const volatile __u64 kpt_regs_mask = ~0ull;	/* arm64 has 34 */
 
 /* The fast paths (direct.bpf.h): a direct stream, or size 0; a direct
  * histogram, or on 0 (include/kptrace.h). */

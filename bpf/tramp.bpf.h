@@ -27,6 +27,10 @@ static __always_inline __u64 kpt_tramp_ip(__u64 *ctx, bool ret)
 
 	if (!ret)
 		return kpt_kprobe_addr(bpf_get_func_ip(ctx));
+#ifdef KPT_ARCH_ARM64
+	/* arm64's frame differs: its returns go to kretprobes (backend.c) */
+	return 0;
+#endif
 	n = bpf_get_func_arg_cnt(ctx);
 	if (n > 12 || bpf_probe_read_kernel(&v, sizeof(v), ctx + n + 3))
 		v = 0;
@@ -58,9 +62,15 @@ static __always_inline void kpt_tramp_regs(__u64 *ctx, struct kpt_regs *r, bool 
 		PT_REGS_PARM5(r) = v;
 	if (!bpf_get_func_arg(ctx, 5, &v))
 		PT_REGS_PARM6(r) = v;
+#ifdef KPT_ARCH_ARM64
+	if (!bpf_get_func_arg(ctx, 6, &v))
+		PT_REGS_PARM7(r) = v;
+	if (!bpf_get_func_arg(ctx, 7, &v))
+		PT_REGS_PARM8(r) = v;
+#endif
 	if (ret && !bpf_get_func_ret(ctx, &v))
 		PT_REGS_RC(r) = v;
-	r->ip = kpt_tramp_ip(ctx, ret);
+	PT_REGS_IP(r) = kpt_tramp_ip(ctx, ret);
 }
 
 #endif /* KPT_TRAMP_BPF_H */

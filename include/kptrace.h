@@ -44,15 +44,47 @@ enum kpt_base {
 };
 
 /*
- * x86-64's struct pt_regs by 8-byte word, as the handler copies it into its
+ * The architecture kptrace is built for: clang's -D__TARGET_ARCH_* for the
+ * BPF object, the compiler's own for userspace. One build traces the kernel
+ * it was built for; its register names, calling convention and the layout
+ * below are that architecture's alone.
+ *
+ * Its struct pt_regs by 8-byte word, as the handler copies it into its
  * scratch area: only the words of kpt_regs_mask, the ones the run's probes
- * read (userspace's plan_regs_used()).
+ * read (userspace's plan_regs_used()). The calling convention passes
+ * KPT_NR_REG_ARGS arguments in registers; past them, arguments are on the
+ * stack from slot KPT_STACK_ARG0 (x86-64's call pushed the return address
+ * at slot 0, arm64's bl left it in the link register).
  */
+#if defined(__TARGET_ARCH_arm64) || (!defined(__KPT_BPF__) && defined(__aarch64__))
+#define KPT_ARCH_ARM64		1
+#define KPT_ARCH_NAME		"arm64"
+#define KPT_NR_REG_ARGS		8	/* AAPCS64: x0-x7 */
+#define KPT_STACK_ARG0		0
+/* the first three argument registers as --help's and messages' examples
+ * write them (an argument of a format, never in one: "%x0" converts) */
+#define KPT_EX_REG1		"%x0"
+#define KPT_EX_REG2		"%x1"
+#define KPT_EX_REG3		"%x2"
+enum kpt_reg_word {
+	KPT_W_X0 = 0, KPT_W_RET = 0, KPT_W_SP = 31, KPT_W_IP = 32,	/* %sp, %pc */
+	KPT_REG_WORDS = 34,	/* x0-x30, sp, pc, pstate: user_pt_regs */
+};
+#else
+#define KPT_ARCH_X86		1
+#define KPT_ARCH_NAME		"x86-64"
+#define KPT_NR_REG_ARGS		6	/* SysV: %di %si %dx %cx %r8 %r9 */
+#define KPT_STACK_ARG0		1
+#define KPT_EX_REG1		"%di"
+#define KPT_EX_REG2		"%si"
+#define KPT_EX_REG3		"%dx"
 enum kpt_reg_word {
 	KPT_W_R9 = 8, KPT_W_R8 = 9, KPT_W_AX = 10, KPT_W_CX = 11, KPT_W_DX = 12,
 	KPT_W_SI = 13, KPT_W_DI = 14, KPT_W_IP = 16, KPT_W_SP = 19,
+	KPT_W_RET = KPT_W_AX,
 	KPT_REG_WORDS = 21,
 };
+#endif
 
 #define KPT_TP_WORDS	16	/* plain loads reach a tracepoint record's first 128 bytes */
 
@@ -86,7 +118,7 @@ static inline int kpt_tp_word_at(__u32 off, __u32 size, __u32 end)
  */
 #define KPT_DS_MAX_ARGS	8
 struct kpt_ds_arg {
-	__u8 reg;		/* argument register 0-5 or KPT_DIRECT_AX, as kpt_agg.direct */
+	__u8 reg;		/* argument register or KPT_DIRECT_AX, as kpt_agg.direct */
 	__u8 size;		/* 1, 2, 4 or 8 bytes of it, as the generic kpt_put() stores */
 	__u16 slot;		/* its offset in the record */
 };
@@ -184,10 +216,11 @@ struct kpt_fetch {
 /* -K/-U: the event's record carries its kernel / user stack (kpt_rec_hdr.nkstack) */
 #define KPT_PF_KSTACK	(1u << 6)
 #define KPT_PF_USTACK	(1u << 7)
-/* kpt_agg.direct: argument register 0-5 of the calling convention, %ax, or
- * the tracepoint field of the value's fetch */
-#define KPT_DIRECT_AX		6
-#define KPT_DIRECT_TPFIELD	7
+/* kpt_agg.direct: argument register 0 to KPT_NR_REG_ARGS - 1 of the calling
+ * convention, the return value's register (%ax, arm64's x0), or the
+ * tracepoint field of the value's fetch */
+#define KPT_DIRECT_AX		KPT_NR_REG_ARGS
+#define KPT_DIRECT_TPFIELD	(KPT_NR_REG_ARGS + 1)
 
 /*
  * Filters: ftrace's event filter language compiled by src/filter.c into two

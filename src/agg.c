@@ -193,7 +193,8 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 				;
 			if (a == ev->nargs) {
 				snprintf(msg, msglen, "%s/%s has no numeric argument to histogram "
-					 "(add one, e.g. size=%%si:u64)", ev->group, ev->event);
+					 "(add one, e.g. size=%s:u64)", ev->group, ev->event,
+					 KPT_EX_REG2);
 				return -EINVAL;
 			}
 		}

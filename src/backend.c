@@ -12,6 +12,14 @@
  * (~20 ms), where kprobes share one */
 #define KPT_TRAMP_AUTO	4
 
+#ifdef KPT_ARCH_ARM64
+#define SAVED_REGS	"%x0 to %x7"
+#define LAST_REG_ARG	"eighth"
+#else
+#define SAVED_REGS	"%di, %si, %dx, %cx, %r8 and %r9"
+#define LAST_REG_ARG	"sixth"
+#endif
+
 static bool multi_eligible(const struct ev_desc *ev)
 {
 	/* a module not loaded yet: one perf link of its own, made as it loads */
@@ -43,6 +51,12 @@ static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 		return "it is a module's function: kptrace puts trampolines on vmlinux's only";
 	if (strchr(ev->func, '.'))
 		return "a compiler clone such as .isra or .constprop has no BTF prototype";
+#ifdef KPT_ARCH_ARM64
+	/* arm64's trampoline frame is not x86-64's: kpt_tramp_ip() cannot say
+	 * where the function returns to, which a kretprobe's record shows */
+	if (ret)
+		return "an arm64 trampoline does not say where the function returns to";
+#endif
 	if (sysinfo_need_regs_btf(si, NULL, 0))
 		return "the registers' layout is unknown";
 	for (i = 0; i < ent->nargs && i < KPT_MAX_ARGS; i++) {
@@ -54,12 +68,12 @@ static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 			if (ret && reg != KPT_DIRECT_AX)
 				return "at a return it reads a register other than %ax";
 			if (!ret && (reg < 0 || reg == KPT_DIRECT_AX))
-				return "it reads a register that holds no argument: only %di, "
-				       "%si, %dx, %cx, %r8 and %r9 are saved";
+				return "it reads a register that holds no argument: only "
+				       SAVED_REGS " are saved";
 			break;
 		case KPT_BASE_ARG:
-			if (f->param >= 6)
-				return "an argument past the sixth is on the stack";
+			if (f->param >= KPT_NR_REG_ARGS)
+				return "an argument past the " LAST_REG_ARG " is on the stack";
 			break;
 		case KPT_BASE_RETVAL:
 		case KPT_BASE_EDATA:

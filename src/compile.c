@@ -240,7 +240,8 @@ static int compile_arg(const struct spec_probe *p, const struct spec_arg *a,
 			f->flags |= KPT_FF_AUTO_ST;
 	} else {
 		if (a->count) {
-			snprintf(msg, msglen, "an array needs a memory argument, e.g. +0(%%di):u32[4]");
+			snprintf(msg, msglen,
+				 "an array needs a memory argument, e.g. +0(%s):u32[4]", KPT_EX_REG1);
 			return -EINVAL;
 		}
 		f->store = KPT_ST_RAW;

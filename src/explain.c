@@ -8,11 +8,39 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kptrace.h"
 #include "output.h"
 
+#ifdef KPT_ARCH_ARM64
+/* The calling convention (AAPCS64), as regs_get_kernel_argument(). */
+static const char *const arg_regs[] = { "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7" };
+#define RET_REG	"x0"
+
+/* arm64's user_pt_regs, for the explanation only: the compiler takes real
+ * offsets from BTF. x0-x30, then sp, pc and pstate (enum kpt_reg_word). */
+static int reg_offset(const char *name)
+{
+	char *end;
+	unsigned long n;
+
+	if (*name == '%')
+		name++;
+	if (name[0] == 'x' && name[1] >= '0' && name[1] <= '9') {
+		n = strtoul(name + 1, &end, 10);
+		return *end || n > 30 ? -1 : (int)(KPT_W_X0 + n) * 8;
+	}
+	if (!strcmp(name, "sp"))
+		return KPT_W_SP * 8;
+	if (!strcmp(name, "pc"))
+		return KPT_W_IP * 8;
+	if (!strcmp(name, "pstate"))
+		return (KPT_W_IP + 1) * 8;
+	return -1;
+}
+#else
 /*
  * x86-64 struct pt_regs, for the explanation only: the compiler takes real
  * offsets from BTF. Same names as the kernel's regoffset_table.
@@ -31,6 +59,7 @@ static const struct {
 
 /* The x86-64 SysV calling convention, as regs_get_kernel_argument(). */
 static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
+#define RET_REG	"ax"
 
 static int reg_offset(const char *name)
 {
@@ -43,6 +72,9 @@ static int reg_offset(const char *name)
 			return (int)x86_regs[i].off;
 	return -1;
 }
+#endif
+_Static_assert(sizeof(arg_regs) / sizeof(arg_regs[0]) == KPT_NR_REG_ARGS,
+	       "one name per argument register");
 
 static void print_reg(FILE *f, const char *name)
 {
@@ -88,7 +120,7 @@ static void print_off(FILE *f, int64_t off)
 
 static void explain_base(FILE *f, const struct ev_desc *ev, const struct spec_op *op)
 {
-	unsigned int n;
+	unsigned int n, m;
 
 	fputs("      from ", f);
 	switch (op->kind) {
@@ -106,18 +138,20 @@ static void explain_base(FILE *f, const struct ev_desc *ev, const struct spec_op
 		break;
 	case SPEC_OP_RETVAL:
 		fputs("$retval: the return value register, ", f);
-		print_reg(f, "ax");
+		print_reg(f, RET_REG);
 		break;
 	case SPEC_OP_ARG:
 		n = op->param;
-		if (n >= 1 && n <= 6) {
+		if (n >= 1 && n <= KPT_NR_REG_ARGS) {
 			fprintf(f, "$arg%u = ", n);
 			print_reg(f, arg_regs[n - 1]);
 			fputs(" by the calling convention", f);
 		} else {
-			/* regs_get_kernel_argument(): slot 1 is just above the return address */
+			/* regs_get_kernel_argument(): on x86-64 slot 1 is just
+			 * above the return address (KPT_STACK_ARG0) */
+			m = n - 1 - KPT_NR_REG_ARGS + KPT_STACK_ARG0;
 			fprintf(f, "$arg%u: stack slot %u, *(%%sp + %u), by the calling convention",
-				n, n - 6, (n - 6) * 8);
+				n, m, m * 8);
 		}
 		break;
 	case SPEC_OP_EDATA:

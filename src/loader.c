@@ -227,7 +227,7 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_nt_flags_off = o->nt_flags_off;
 	skel->rodata->kpt_free_pid_off = o->free_pid_off;
 	skel->rodata->kpt_uses = o->uses;
-	skel->rodata->kpt_regs_mask = o->regs_mask ? o->regs_mask : ~0u;	/* 0: not said */
+	skel->rodata->kpt_regs_mask = o->regs_mask ? o->regs_mask : ~0ull;	/* 0: not said */
 	skel->rodata->kpt_max_args = o->max_args;
 	skel->rodata->kpt_max_deref = o->max_deref;
 	skel->rodata->kpt_max_count = o->max_count;

@@ -82,7 +82,7 @@ struct load_opts {
 	 * time), and each fentry/fexit program's function */
 	const struct ev_desc *evs;
 	uint32_t uses;		/* KPT_USE_*: what the probes need of the handler */
-	uint32_t regs_mask;	/* the pt_regs words they read (plan_regs_used()) */
+	uint64_t regs_mask;	/* the pt_regs words they read (plan_regs_used()) */
 	/* the largest argument count, dereference chain and array of the
 	 * run's probes: the BPF loops' bounds, for the verifier */
 	uint32_t max_args, max_deref, max_count;

@@ -18,7 +18,7 @@ static int direct_source(const struct sysinfo *si, const struct kpt_fetch *f)
 		return -1;
 	switch (f->base) {
 	case KPT_BASE_ARG:
-		return f->param < 6 ? (int)f->param : -1;	/* past the sixth: the stack */
+		return f->param < KPT_NR_REG_ARGS ? (int)f->param : -1;	/* past them: the stack */
 	case KPT_BASE_RETVAL:
 		return KPT_DIRECT_AX;
 	case KPT_BASE_REG:
@@ -41,7 +41,7 @@ static bool cannot_fault(const struct kpt_fetch *f)
 	case KPT_BASE_TPDATALOC:
 		return false;
 	case KPT_BASE_ARG:
-		return f->param < 6;
+		return f->param < KPT_NR_REG_ARGS;
 	default:
 		return true;
 	}
@@ -138,11 +138,17 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
 	return true;
 }
 
-uint32_t plan_regs_used(const struct kpt_probe_entry *e)
+uint64_t plan_regs_used(const struct kpt_probe_entry *e)
 {
+	/* the words of the calling convention's argument registers */
+#ifdef KPT_ARCH_ARM64
+	static const uint8_t argw[] = { 0, 1, 2, 3, 4, 5, 6, 7 };	/* x0-x7 */
+#else
 	static const uint8_t argw[] = { KPT_W_DI, KPT_W_SI, KPT_W_DX, KPT_W_CX, KPT_W_R8,
 					KPT_W_R9 };
-	uint32_t m = 1u << KPT_W_IP;
+#endif
+	_Static_assert(sizeof(argw) == KPT_NR_REG_ARGS, "one word per argument register");
+	uint64_t m = 1ull << KPT_W_IP;
 	int i;
 
 	for (i = 0; i < e->nargs && i < KPT_MAX_ARGS; i++) {
@@ -151,18 +157,18 @@ uint32_t plan_regs_used(const struct kpt_probe_entry *e)
 		switch (f->base) {
 		case KPT_BASE_REG:
 			if (f->param / 8 >= KPT_REG_WORDS)
-				return ~0u;
-			m |= 1u << (f->param / 8);
+				return ~0ull;
+			m |= 1ull << (f->param / 8);
 			break;
 		case KPT_BASE_STACK:
 		case KPT_BASE_STACKP:
-			m |= 1u << KPT_W_SP;
+			m |= 1ull << KPT_W_SP;
 			break;
 		case KPT_BASE_RETVAL:
-			m |= 1u << KPT_W_AX;
+			m |= 1ull << KPT_W_RET;
 			break;
 		case KPT_BASE_ARG:
-			m |= f->param < sizeof(argw) ? 1u << argw[f->param] : 1u << KPT_W_SP;
+			m |= f->param < sizeof(argw) ? 1ull << argw[f->param] : 1ull << KPT_W_SP;
 			break;
 		case KPT_BASE_IPREL:	/* ip: in already */
 		case KPT_BASE_IMM:
@@ -174,7 +180,7 @@ uint32_t plan_regs_used(const struct kpt_probe_entry *e)
 		case KPT_BASE_TPADDR:
 			break;
 		default:
-			return ~0u;	/* a base this does not know: all of them */
+			return ~0ull;	/* a base this does not know: all of them */
 		}
 	}
 	return m;

@@ -37,7 +37,7 @@ struct plan {
 	bool lat_emit;		/* latency --perfetto: each call a record (KPT_REC_CALL) */
 	bool budget;		/* --budget: a bucket per probe, asked first at each hit */
 	uint32_t uses;		/* KPT_USE_*: what the probes need of the handler */
-	uint32_t regs_mask;	/* the pt_regs words they read (plan_regs_used()) */
+	uint64_t regs_mask;	/* the pt_regs words they read (plan_regs_used()) */
 	/* the BPF loops' bounds: the largest argument count, dereference chain
 	 * and array of the run's probes */
 	uint32_t max_args, max_deref, max_count;
@@ -97,6 +97,6 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
  * The words of struct pt_regs (enum kpt_reg_word) e's arguments read, and
  * ip, which a record holds: what the handler copies of its context.
  */
-uint32_t plan_regs_used(const struct kpt_probe_entry *e);
+uint64_t plan_regs_used(const struct kpt_probe_entry *e);
 
 #endif /* KPT_PLAN_H */

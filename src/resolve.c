@@ -317,21 +317,81 @@ int sysinfo_drop_non_unique(const struct sysinfo *si, char **names, int *n)
 	return dropped;
 }
 
+/* arm64's general registers: user_pt_regs' array, named x0-x30 by ftrace */
+#define ARM64_GPRS	"regs"
+
+/* The number of elements of type id if it is an array of 8-byte words, else 0. */
+static __u32 word_array_len(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, btfwalk_skip_mods(btf, id));
+	const struct btf_array *a;
+
+	if (!t || !btf_is_array(t))
+		return 0;
+	a = btf_array(t);
+	return btf__resolve_size(btf, a->type) == 8 ? a->nelems : 0;
+}
+
 int resolve_reg_offset(const struct btf *btf, const char *name)
 {
-	__u32 bits = 0, bitsize, type;
+	__u32 bits = 0, bitsize, type, n;
+	const char *d;
 	int id;
 
 	id = btf__find_by_name_kind(btf, "kpt_regs", BTF_KIND_STRUCT);
-	if (id < 0 || !btfwalk_member(btf, (__u32)id, name, &bits, &bitsize, &type))
+	if (id < 0)
+		return -ENOENT;
+	/* xN, N in decimal without a leading zero, as arm64's regoffset_table */
+	if (name[0] == 'x' && name[1] >= '0' && name[1] <= '9' && (name[1] != '0' || !name[2])) {
+		for (n = 0, d = name + 1; *d >= '0' && *d <= '9' && n < 100; d++)
+			n = n * 10 + (__u32)(*d - '0');
+		if (*d || !btfwalk_member(btf, (__u32)id, ARM64_GPRS, &bits, &bitsize, &type) ||
+		    n >= word_array_len(btf, type))
+			return -ENOENT;
+		return (int)(bits / 8 + n * 8);
+	}
+	/* a register is a word; an array (arm64's regs) is only by its xN */
+	if (!btfwalk_member(btf, (__u32)id, name, &bits, &bitsize, &type) ||
+	    word_array_len(btf, type))
 		return -ENOENT;
 	return (int)(bits / 8);
 }
 
+void resolve_reg_names(const struct btf *btf, char *buf, size_t len)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	size_t at = 0;
+	__u32 i, n;
+	int id, w;
+
+	buf[0] = '\0';
+	id = btf__find_by_name_kind(btf, "kpt_regs", BTF_KIND_STRUCT);
+	t = id < 0 ? NULL : btf__type_by_id(btf, (__u32)id);
+	for (i = 0; t && i < btf_vlen(t) && at < len; i++) {
+		m = btf_members(t) + i;
+		n = word_array_len(btf, m->type);
+		if (n)
+			w = snprintf(buf + at, len - at, "%s%%x0..%%x%u", at ? " " : "", n - 1);
+		else
+			w = snprintf(buf + at, len - at, "%s%%%s", at ? " " : "",
+				     btf__name_by_offset(btf, m->name_off));
+		at += w > 0 ? (size_t)w : 0;
+	}
+}
+
 int resolve_arg_reg(const struct btf *btf, __u32 off)
 {
-	/* x86-64's calling convention; 6 is KPT_DIRECT_AX */
+	/* the calling convention's argument registers, then the return
+	 * value's at KPT_DIRECT_AX (arm64's x0 is found as argument 0 first:
+	 * the same word, so the same value, at an entry or a return) */
+#ifdef KPT_ARCH_ARM64
+	static const char *const regs[] = { "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x0" };
+#else
 	static const char *const regs[] = { "di", "si", "dx", "cx", "r8", "r9", "ax" };
+#endif
+	_Static_assert(sizeof(regs) / sizeof(regs[0]) == KPT_DIRECT_AX + 1,
+		       "the argument registers, then the return value's");
 	int i;
 
 	for (i = 0; i < (int)(sizeof(regs) / sizeof(regs[0])); i++)
@@ -1004,9 +1064,12 @@ static int resolve_args(struct sysinfo *si, const struct spec_probe *p, struct r
 					return err;
 				off = resolve_reg_offset(si->regs_btf, op->reg);
 				if (off < 0) {
+					char names[256];
+
+					resolve_reg_names(si->regs_btf, names, sizeof(names));
 					snprintf(msg, msglen,
-						 "Invalid register name '%%%s' (not in struct pt_regs)",
-						 op->reg);
+						 "Invalid register name '%%%s' (not in %s's struct "
+						 "pt_regs: %s)", op->reg, KPT_ARCH_NAME, names);
 					return -EINVAL;
 				}
 				r->opval[i][j] = off;

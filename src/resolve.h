@@ -21,6 +21,7 @@
 #include <linux/types.h>
 #include "event.h"
 #include "ksyms.h"
+#include "kptrace.h"
 #include "spec.h"
 #include "tracepoint.h"
 
@@ -127,11 +128,22 @@ const struct ksym *resolve_function(struct sysinfo *si, const char *names, const
 /* Whether ELF file path has a function sym (.symtab or .dynsym). */
 bool resolve_elf_has_function(const char *path, const char *sym);
 
-/* Byte offset of register name in struct pt_regs, from BTF; -ENOENT if none. */
+/*
+ * Byte offset of register name in struct pt_regs, from BTF (our object's
+ * struct kpt_regs: the architecture is the one it was built for): a
+ * member's name, or arm64's x0-x30 for user_pt_regs' regs[]. -ENOENT if
+ * none.
+ */
 int resolve_reg_offset(const struct btf *btf, const char *name);
 
-/* The register at pt_regs offset off: argument register 0-5 (%di, %si, %dx,
- * %cx, %r8, %r9), 6 for %ax, -1 for any other. */
+/* The register names of btf's struct kpt_regs, as "%r15 %r14 ..." (arm64:
+ * "%x0..%x30 %sp %pc %pstate"), into buf: what a bad one is told. */
+void resolve_reg_names(const struct btf *btf, char *buf, size_t len);
+
+/* The register at pt_regs offset off: argument register 0 to
+ * KPT_NR_REG_ARGS - 1 of the calling convention (%di, %si, %dx, %cx, %r8,
+ * %r9; arm64: x0-x7), KPT_DIRECT_AX for the return value's (%ax; arm64's
+ * x0 is the first argument's), -1 for any other. */
 int resolve_arg_reg(const struct btf *btf, __u32 off);
 
 #endif /* KPT_RESOLVE_H */

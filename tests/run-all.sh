@@ -69,8 +69,11 @@ suite host-install tests/host/install.sh
 if [ "${KPT_SKIP_VM:-0}" = 1 ]; then
 	echo "skip - VM tests (KPT_SKIP_VM=1)"
 	echo "vm: 0 passed, 0 failed, 1 skipped" >> "$LOG"
+	echo "vm-arm64: 0 passed, 0 failed, 1 skipped" >> "$LOG"
 else
 	suite vm tests/vm/test.sh
+	# the cross-built arm64 kptrace on Debian's arm64 kernels (~2 min)
+	suite vm-arm64 env KPT_VM_ARCH=arm64 tests/vm/test.sh
 fi
 
 echo "=== totals"

@@ -216,8 +216,8 @@ static void regs_used(void)
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		e = hist_of(t[i].base, t[i].reg ? reg(t[i].reg) : t[i].param, 0);
 		CHECK(plan_regs_used(&e) == (t[i].want | 1u << KPT_W_IP),
-		      "regs used by %s: 0x%x, want 0x%x", t[i].label, plan_regs_used(&e),
-		      t[i].want | 1u << KPT_W_IP);
+		      "regs used by %s: 0x%llx, want 0x%x", t[i].label,
+		      (unsigned long long)plan_regs_used(&e), t[i].want | 1u << KPT_W_IP);
 	}
 	/* the union over arguments; none: ip alone, for a record's */
 	e = hist_of(KPT_BASE_REG, reg("si"), 0);
@@ -232,9 +232,9 @@ static void regs_used(void)
 	CHECK(plan_regs_used(&e) == 1u << KPT_W_IP, "regs used by no argument");
 	/* what it cannot place: everything */
 	e = hist_of(KPT_BASE_REG, 8 * KPT_REG_WORDS, 0);
-	CHECK(plan_regs_used(&e) == ~0u, "a register offset past pt_regs: all");
+	CHECK(plan_regs_used(&e) == ~0ull, "a register offset past pt_regs: all");
 	e = hist_of(99, 0, 0);
-	CHECK(plan_regs_used(&e) == ~0u, "an unknown base: all");
+	CHECK(plan_regs_used(&e) == ~0ull, "an unknown base: all");
 }
 
 /*

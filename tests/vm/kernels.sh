@@ -4,22 +4,31 @@
 #   lib/modules/<uname -r>/  (with modules.dep, so run.sh --module can resolve deps)
 # Idempotent: a kernel is re-fetched only when apt resolves a different package/version.
 # Only apt is used (the only network we have). Usage: tests/vm/kernels.sh [6.1|6.12]...
+# KPT_VM_ARCH=arm64: Debian's arm64 cloud kernels instead, into .output/vm/arm64/kernels/
+# (apt must know arm64: vmlinux/arm64-debs.sh adds it).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-OUT="$ROOT/.output/vm/kernels"
+VM_ARCH=${KPT_VM_ARCH:-x86}
+case $VM_ARCH in
+  x86)   OUT="$ROOT/.output/vm/kernels" DEB_ARCH=amd64 ;;
+  arm64) OUT="$ROOT/.output/vm/arm64/kernels" DEB_ARCH=arm64 ;;
+  *) echo "kernels.sh: error: KPT_VM_ARCH must be x86 or arm64" >&2; exit 1 ;;
+esac
 die() { echo "kernels.sh: error: $*" >&2; exit 1; }
 
 # name -> Debian package. "6.1": what the linux-image-cloud-amd64 metapackage pulls in
 # (bookworm's default). "6.12": the newest 6.12 cloud build bookworm carries (6.12.N+deb12).
 # The 6.12 cloud kernel only exists as "-unsigned" in bookworm; signing doesn't matter
-# for qemu -kernel boots anyway.
+# for qemu -kernel boots anyway. arm64's: the same names, :arm64 (a foreign architecture).
 resolve() {
+  local q=''
+  [[ $DEB_ARCH == amd64 ]] || q=":$DEB_ARCH"
   case "$1" in
-    6.1)  apt-cache depends linux-image-cloud-amd64 2>/dev/null |
+    6.1)  apt-cache depends "linux-image-cloud-$DEB_ARCH$q" 2>/dev/null |
             awk '/Depends: linux-image-[0-9]/ {print $2; exit}' ;;
-    6.12) apt-cache search --names-only '^linux-image-6\.12\..*-cloud-amd64-unsigned$' 2>/dev/null |
-            awk '{print $1}' | sort -V | tail -n1 ;;
+    6.12) apt-cache search --names-only "^linux-image-6\\.12\\..*-cloud-$DEB_ARCH-unsigned\$" 2>/dev/null |
+            awk -v q="$q" '{print $1 q}' | sort -V | tail -n1 ;;
     *) die "unknown kernel '$1' (expected 6.1 or 6.12)" ;;
   esac
 }

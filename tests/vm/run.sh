@@ -11,11 +11,25 @@
 #          [--mem MB (1024)]
 # exit: guest script's rc; 124 on timeout; 125 if the guest never reported an rc (panic...).
 # Full console log: .output/vm/<kernel>.log. Guest output is also streamed to stdout.
+# KPT_VM_ARCH=arm64: Debian's arm64 kernel in qemu-system-aarch64 with an arm64 busybox
+# (extracted from its .deb by vmlinux/arm64-debs.sh); logs in .output/vm/arm64/.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-OUTDIR="$ROOT/.output/vm"
+VM_ARCH=${KPT_VM_ARCH:-x86}
 die() { echo "run.sh: error: $*" >&2; exit 2; }
+# What differs by architecture: where its kernels and logs are, qemu, the console, busybox.
+case $VM_ARCH in
+  x86)
+    OUTDIR="$ROOT/.output/vm" QEMU=qemu-system-x86_64 CONSOLE=ttyS0 QEMU_PKG=qemu-system-x86
+    QEMU_MACHINE=(-accel tcg -cpu max) ;;
+  arm64)
+    # pauth-impdef: plain -cpu max emulates QARMA5 pointer authentication, 3-4x slower
+    OUTDIR="$ROOT/.output/vm/arm64" QEMU=qemu-system-aarch64 CONSOLE=ttyAMA0 QEMU_PKG=qemu-system-arm
+    # shellcheck disable=SC2054  # the commas are qemu's, inside one option
+    QEMU_MACHINE=(-machine virt -cpu max,pauth-impdef=on -accel tcg,thread=multi) ;;
+  *) die "KPT_VM_ARCH must be x86 or arm64" ;;
+esac
 
 KERNEL='' SCRIPT='' TIMEOUT=180 APPEND='' SMP=2 MEM=1024 ADDS=() MODS=()
 while (($#)); do
@@ -37,10 +51,17 @@ done
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout must be whole seconds"
 [[ $SMP =~ ^[1-9][0-9]*$ ]] || die "--smp must be a CPU count"
 [[ $MEM =~ ^[1-9][0-9]*$ ]] || die "--mem must be whole MB"
-for t in qemu-system-x86_64 busybox cpio gzip timeout; do
-  command -v "$t" >/dev/null || die "$t not found (apt-get install -y --no-install-recommends qemu-system-x86 busybox-static cpio)"
+for t in "$QEMU" busybox cpio gzip timeout; do
+  command -v "$t" >/dev/null || die "$t not found (apt-get install -y --no-install-recommends $QEMU_PKG busybox-static cpio)"
 done
 
+mkdir -p "$OUTDIR"
+# arm64's busybox first: vmlinux/arm64-debs.sh also makes apt know arm64, which
+# kernels.sh needs to find its kernels
+if [[ $VM_ARCH == arm64 ]]; then
+  "$ROOT/vmlinux/arm64-debs.sh" "$ROOT/.output/arm64/busybox" busybox-static >&2 ||
+    die "cannot extract busybox-static:arm64"
+fi
 KDIR="$OUTDIR/kernels/$KERNEL"
 [[ -f $KDIR/vmlinuz ]] || "$ROOT/tests/vm/kernels.sh" "$KERNEL" >&2   # idempotent, apt only; keep stdout = guest output
 KREL=$(cat "$KDIR/version")
@@ -50,9 +71,14 @@ trap 'rm -rf "$WORK"' EXIT
 R="$WORK/root"
 mkdir -p "$R"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,root,lib/modules}
 
-# busybox must be static: the initramfs has no libc of its own.
-BB=$(readlink -f "$(command -v busybox)")
-ldd "$BB" >/dev/null 2>&1 && die "$BB is dynamically linked; install busybox-static"
+# busybox must be static: the initramfs has no libc of its own. Its applets: the
+# host's busybox lists them (the same Debian version as the arm64 one).
+if [[ $VM_ARCH == arm64 ]]; then
+  BB="$ROOT/.output/arm64/busybox/bin/busybox"
+else
+  BB=$(readlink -f "$(command -v busybox)")
+  ldd "$BB" >/dev/null 2>&1 && die "$BB is dynamically linked; install busybox-static"
+fi
 cp "$BB" "$R/bin/busybox"
 for a in $(busybox --list-full); do [[ -e $R/$a ]] || ln -s /bin/busybox "$R/$a"; done
 
@@ -154,7 +180,7 @@ filter() {
 }
 # loglevel=1 keeps printk off the console (tests can still read dmesg); panic=-1 + -no-reboot
 # turn a panic into a qemu exit instead of a hang; -net none skips the iPXE ROM.
-CMDLINE="console=ttyS0 panic=-1 quiet loglevel=1 rdinit=/init $APPEND"
+CMDLINE="console=$CONSOLE panic=-1 quiet loglevel=1 rdinit=/init $APPEND"
 start=$(date +%s)
 # A boot that dies before /init starts the script (seen once in a while under
 # TCG: an int3 of the kernel's own text patching, taken as an oops during the
@@ -162,7 +188,7 @@ start=$(date +%s)
 # after the script started is the test's result and is never retried.
 for boot in 1 2; do
   set +e
-  timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m "$MEM" -smp "$SMP" \
+  timeout -k 10 "$TIMEOUT" "$QEMU" "${QEMU_MACHINE[@]}" -m "$MEM" -smp "$SMP" \
     -nographic -no-reboot -net none \
     -kernel "$KDIR/vmlinuz" -initrd "$INITRD" -append "$CMDLINE" </dev/null 2>&1 |
     tee "$LOG" | filter

@@ -5,19 +5,31 @@
 # "N passed, N failed, N skipped". A boot fails when its guest kernel
 # reports a fault on the console, when its script did not run to its end, or
 # when fewer checks ran than the script says it has.
+# KPT_VM_ARCH=arm64: the cross-built .output/arm64/kptrace on Debian's arm64
+# kernels under qemu-system-aarch64 (tests/vm/run.sh), one boot each running
+# tests/vm/guest-arm64.sh, after the arm64 register table's unit test
+# against that build's BPF object.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 
 KERNELS=${KPT_VM_KERNELS:-6.1 6.12}
-[ -x ./kptrace ] || { echo "build ./kptrace first"; exit 1; }
-ldd_out=$(ldd ./kptrace 2>&1)
+VM_ARCH=${KPT_VM_ARCH:-x86}
+case $VM_ARCH in
+x86) BIN=./kptrace VMOUT=.output/vm ;;
+arm64) BIN=.output/arm64/kptrace VMOUT=.output/vm/arm64 ;;
+*) echo "KPT_VM_ARCH must be x86 or arm64"; exit 1 ;;
+esac
+[ -x $BIN ] || { echo "build $BIN first"; exit 1; }
+ldd_out=$(ldd $BIN 2>&1)
 if [[ $ldd_out != *"not a dynamic executable"* ]]; then
 	fail "kptrace must be statically linked to run in the initramfs"
 fi
 # make vm-test builds kptrace only; the host-side BTF tests need this too
 [ -x .output/tests/test_btfarg ] || make -s .output/tests/test_btfarg >&2 ||
 	fail "cannot build .output/tests/test_btfarg for the host-side BTF tests"
+[ $VM_ARCH = x86 ] || [ -x .output/tests/test_regs ] || make -s .output/tests/test_regs >&2 ||
+	fail "cannot build .output/tests/test_regs for the arm64 register table"
 
 # What a guest kernel prints on its console when it is hurt: an oops (die()'s
 # counter, "[#1]", is on every one: "Oops: 0000 [#1]", "int3: 0000 [#1]",
@@ -72,10 +84,10 @@ guest_boot() {
 	tests/vm/run.sh --kernel "$k" "$@" > "$out" 2> "${out%.out}.err"
 	BOOT_RC=$?
 	# run.sh's console log is one per kernel: each boot keeps its own copy
-	tr -d '\r' < ".output/vm/$k.log" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' > "${out%.out}.console"
+	tr -d '\r' < "$VMOUT/$k.log" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' > "${out%.out}.console"
 	BOOT_FAULT=$(kernel_faults "${out%.out}.console" | head -n 1 | cut -c1-200)
 	if grep -q 'died before the guest script started' "${out%.out}.err"; then
-		cp ".output/vm/$k.log.boot1" "${out%.out}.boot1.console" 2>/dev/null
+		cp "$VMOUT/$k.log.boot1" "${out%.out}.boot1.console" 2>/dev/null
 	fi
 }
 
@@ -141,6 +153,25 @@ btf_offsets() {
 		  if ((k in want) && !(k in got)) { sub("bits_offset=", "", $3); got[k] = $3 / 8 } }
 	END { for (k in want) if (k in got) print want[k] "=" got[k] }'
 }
+
+# arm64: the register table from the cross build's own BTF, then a boot per
+# kernel (~30-50 s each under TCG)
+if [ $VM_ARCH = arm64 ]; then
+	r=$(.output/tests/test_regs --btf .output/arm64/kptrace.bpf.o 2>&1 | tail -n 1)
+	if [[ $r =~ ^[1-9][0-9]*\ passed,\ 0\ failed$ ]]; then
+		pass "arm64 register names resolve against the arm64 BPF object's struct kpt_regs ($r)"
+	else
+		fail "arm64 register table against .output/arm64/kptrace.bpf.o: $(.output/tests/test_regs --btf .output/arm64/kptrace.bpf.o 2>&1 | grep -m3 CHECK | tr '\n' ' ' | cut -c1-400)"
+	fi
+	mkdir -p $VMOUT
+	for k in $KERNELS; do
+		echo "# booting arm64 $k"
+		guest "arm64 $k" "$VMOUT/test-$k.out" --script tests/vm/guest-arm64.sh \
+			--add $BIN:/bin/kptrace --mem 2048 --timeout 300
+	done
+	finish
+	exit
+fi
 
 for k in $KERNELS; do
 	mkdir -p .output/vm

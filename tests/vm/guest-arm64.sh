@@ -1,0 +1,335 @@
+#!/bin/sh
+# Guest script (busybox sh) for KPT_VM_ARCH=arm64 tests/vm/test.sh: the
+# arm64 kptrace on Debian's arm64 kernels. As tests/vm/guest.sh does on
+# x86-64, the kernel's own kprobe_events is the reference: both tracers
+# watch the same workload and must print the same lines but for the
+# timestamp, CPU and flags columns; here with arm64's registers (%x0..%x30,
+# %sp, %pc, %pstate) and calling convention. Prints "ok - ..." / "FAIL -
+# ...", "# expect N ok" first and "# done" last. Not "*-guest.sh": the x86-64
+# "more" boot of tests/vm/test.sh runs every script of that name.
+T=/sys/kernel/tracing
+W=/tmp/kpt
+mkdir -p $W
+KREL=$(uname -r)
+echo "# kernel $KREL ($(uname -m))"
+# the checks it runs (each an ok or FAIL line): 6.1 has no BPF trampolines
+case $KREL in
+6.1.*) echo "# expect 22 ok" ;;
+*) echo "# expect 24 ok" ;;
+esac
+
+exec 3>&1
+ok() { echo "ok - $KREL: $*" >&3; }
+bad() { echo "FAIL - $KREL: $*" >&3; }
+
+# Every run bounded (busybox timeout, SIGKILL: exit 137), as guest.sh's.
+KT=120
+KPTBG="timeout -s KILL $KT /bin/kptrace"
+kpt() {
+	timeout -s KILL $KT /bin/kptrace "$@"
+	KRC=$?
+	[ $KRC = 137 ] && bad "kptrace did not end within ${KT} s (killed): kptrace $*"
+	return $KRC
+}
+
+# SIGINT, then at most 20 s; the exit status in RC.
+stop() {
+	local pid=$1 i=0
+	kill -INT $pid 2>/dev/null
+	while kill -0 $pid 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.1; done
+	if kill -0 $pid 2>/dev/null; then
+		bad "kptrace (pid $pid) did not stop on SIGINT within 20 s"
+		kill -KILL $pid
+	fi
+	wait $pid
+	RC=$?
+}
+
+# wait_attached FILE WHAT: until kptrace $KP says Attached in FILE (60 s).
+wait_attached() {
+	local i=0
+	while ! grep -q '^Attached' "$1" 2>/dev/null; do
+		if ! kill -0 $KP 2>/dev/null; then
+			bad "$2: kptrace exited before attaching: $(head -c 300 "$1")"
+			return 1
+		fi
+		i=$((i + 1))
+		if [ $i -gt 600 ]; then
+			bad "$2: kptrace did not attach within 60 s: $(head -c 300 "$1")"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# gone PATTERN FILE SECS: until no line of FILE matches PATTERN, bounded.
+gone() {
+	local i=0
+	while grep -q "$1" "$2" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt $(($3 * 10)) ] && return 1
+		sleep 0.1
+	done
+}
+
+workload() {
+	cat /etc/hostname > /dev/null
+	cat /etc/passwd /etc/group > /dev/null
+	cat /nonexistent 2>/dev/null
+	dd if=/etc/passwd of=/dev/null bs=64 2>/dev/null
+}
+norm() {
+	sed -n 's/^ *\(cat\|dd\)-\([0-9][0-9]*\) *\[[0-9]*\] [^ ]* *[0-9.]*: \(.*\)$/\2 \3/p'
+}
+renumber() {
+	awk '{ if (!($1 in n)) n[$1] = ++k; $1 = n[$1]; print }'
+}
+
+# The reference in a tracefs instance of its own (see guest.sh).
+I=$T/instances/kptref
+ftrace_start() {
+	echo > $T/kprobe_events
+	while read -r def; do
+		echo "$def" >> $T/kprobe_events 2>/dev/null ||
+			echo "# the reference refuses: $def ($(tail -n 3 $T/error_log | head -n 1 | cut -c1-100))"
+	done < "$1"
+	mkdir $I
+	for g in kprobes kpt; do
+		[ -d $I/events/$g ] && echo 1 > $I/events/$g/enable
+	done
+	echo 1 > $I/tracing_on
+}
+ftrace_stop() {
+	echo 0 > $I/tracing_on
+	grep -v '^#' $I/trace | norm > "$1"
+	echo 0 > $I/events/enable
+	rmdir $I
+	echo > $T/kprobe_events
+}
+kpt_start() {
+	rm -f $W/kpt.err
+	$KPTBG ${KPT_FLAGS:-} -f "$1" > $W/kpt.out 2> $W/kpt.err &
+	KP=$!
+	wait_attached $W/kpt.err "kptrace ${KPT_FLAGS:-}-f $1"
+}
+kpt_stop() {
+	stop $KP
+	norm < $W/kpt.out > "$1"
+	[ $RC = 0 ] || bad "kptrace exit status $RC: $(tail -n 5 $W/kpt.err)"
+}
+compare() {
+	local ev
+	for ev in "$@"; do
+		grep " $ev: " $W/ref | sort > $W/ref.$ev
+		grep " $ev: " $W/got | sort > $W/got.$ev
+		if [ ! -s $W/ref.$ev ]; then
+			bad "$ev: ftrace recorded nothing"
+		elif diff $W/ref.$ev $W/got.$ev > $W/diff.$ev; then
+			ok "$ev: $(wc -l < $W/got.$ev) lines equal ftrace's ($(head -n 1 $W/got.$ev | cut -c1-110))"
+		else
+			bad "$ev: differs from ftrace's:"
+			head -n 14 $W/diff.$ev | cut -c1-300 | sed 's/^/#   /'
+		fi
+	done
+}
+# both tracers at once: the same hits, so even sp, pc and pstate agree
+at_once() {
+	ftrace_start "${2:-$1}"
+	kpt_start "$1"
+	workload
+	ftrace_stop $W/ref
+	kpt_stop $W/got
+}
+# returns: one tracer after the other (two kretprobes on one function see
+# each other's trampoline), pids renumbered by order of appearance
+one_after_other() {
+	ftrace_start "${2:-$1}"
+	workload
+	ftrace_stop $W/ref.raw
+	kpt_start "$1"
+	workload
+	kpt_stop $W/got.raw
+	renumber < $W/ref.raw > $W/ref
+	renumber < $W/got.raw > $W/got
+}
+
+# Entry probes: arm64's registers, its calling convention's $argN, the stack.
+cat > $W/entry.defs <<EOF
+p:kpt/open do_sys_openat2 dfd=%x0:s32 path=+0(%x1):string flags=+0(%x2):x64
+p:kpt/args do_sys_openat2 a1=\$arg1:s32 a2=\$arg2:x64 how=\$arg3:x64 a7=\$arg7:x64 a8=\$arg8:x64
+p:kpt/regs do_sys_openat2 a=%x0:x32 b=%x1:u64 c=%x2:s16 d=%x3:x8 lr=%x30:x64 pc=%pc:x64 ps=%pstate:x64 sp=%sp:x64
+p:kpt/stack do_sys_openat2 s0=\$stack0:x64 s1=\$stack1 sp=\$stack:x64
+p:kpt/read vfs_read count=%x2:u64 pos=+0(%x3):s64 a8=\$arg4:x64
+p do_sys_openat2 %x0:s32
+EOF
+at_once $W/entry.defs
+echo "# entry: kptrace $(wc -l < $W/got) workload lines, ftrace $(wc -l < $W/ref)"
+compare open args regs stack read p_do_sys_openat2_0
+
+# Past x7, the calling convention's arguments are on the stack from slot 0:
+# kptrace's $arg9 is $stack0 (arm64's kprobe_events reads 0 for it,
+# regs_get_kernel_argument() stopping at x7: a difference the README lists).
+echo 'p:kpt/a9 vfs_read a9=$arg9:x64 s0=$stack0:x64 a10=$arg10:x64 s1=$stack1:x64' > $W/a9.defs
+kpt_start $W/a9.defs
+workload
+kpt_stop $W/got
+n=$(grep -c ' a9: ' $W/got)
+bad9=$(awk '/ a9: / { split($4, a, "="); split($5, b, "="); split($6, c, "="); split($7, d, "=")
+	if (a[2] != b[2] || c[2] != d[2]) print }' $W/got | head -n 2)
+if [ "$n" -ge 2 ] && [ -z "$bad9" ]; then
+	ok "\$arg9 and \$arg10 are stack slots 0 and 1: $n lines ($(head -n 1 $W/got | cut -c1-100))"
+else
+	bad "\$arg9/\$arg10 against \$stack0/\$stack1: $n lines, $bad9"
+fi
+
+# BTF argument names through arm64's calling convention; the reference is
+# the same definitions where kprobe_events has BTF arguments (6.12), else
+# their register forms.
+cat > $W/btf.defs <<EOF
+p:kpt/bopen do_sys_openat2 dfd filename:string how->flags how->mode
+p:kpt/bargs do_sys_openat2 \$arg*
+p:kpt/bread vfs_read count pos
+EOF
+cat > $W/btfreg.defs <<EOF
+p:kpt/bopen do_sys_openat2 dfd=%x0:s32 filename=+0(%x1):string arg3=+0(%x2):u64 arg4=+8(%x2):u64
+p:kpt/bargs do_sys_openat2 dfd=%x0:s32 filename=%x1:x64 how=%x2:x64
+p:kpt/bread vfs_read count=%x2:u64 pos=%x3:x64
+EOF
+BTFREF=$W/btfreg.defs
+if echo 'p:kpt/probe do_sys_openat2 dfd' > $T/kprobe_events 2>/dev/null; then
+	BTFREF=$W/btf.defs
+else
+	echo "# this kernel's kprobe_events has no BTF arguments: register forms as the reference"
+fi
+echo > $T/kprobe_events
+at_once $W/btf.defs $BTFREF
+compare bopen bargs bread
+
+# Return probes: $retval is x0, as %x0 is at a return.
+cat > $W/ret.defs <<EOF
+r:kpt/openret do_sys_openat2 ret=\$retval:s64
+r:kpt/readret vfs_read ret=\$retval:s64 x0=%x0:x32
+EOF
+one_after_other $W/ret.defs
+compare openret readret
+
+# One probe whose arguments are registers as they are: its records written
+# straight into the ring buffer, all eight argument registers' words, through
+# each mechanism the kernel has (both tracers at once; a return after).
+echo 'p:kpt/dent do_sys_openat2 dfd=%x0:s32 fn=%x1:x64 how=%x2:x64 x7=%x7:x64 d16=%x0:u16' > $W/dent.defs
+echo 'r:kpt/dret vfs_read ret=$retval:s64 r32=%x0:x32' > $W/dret.defs
+direct_said() {
+	kpt --dry-run "$@" 2>&1 | grep -q '^stream: the record written straight from the registers' ||
+		bad "not a direct stream: $* ($(kpt --dry-run "$@" 2>&1 | tail -n 2))"
+}
+DBACKENDS=kprobe
+grep -q ' register_ftrace_direct$' /proc/kallsyms && DBACKENDS="kprobe fentry"
+for b in $DBACKENDS; do
+	direct_said --backend $b -f $W/dent.defs
+	echo "# direct stream through $b"
+	KPT_FLAGS="--backend $b" at_once $W/dent.defs
+	compare dent
+done
+direct_said --backend kprobe -f $W/dret.defs
+KPT_FLAGS="--backend kprobe" one_after_other $W/dret.defs
+compare dret
+
+# Mechanisms as the kernel allows, probed at run time: fentry where BPF
+# trampolines attach (6.12), a clear refusal where not (6.1); kprobe.multi
+# on neither (no CONFIG_FPROBE).
+echo 'p:kpt/fent do_sys_openat2 dfd=%x0:s32 path=+0(%x1):string' > $W/fent.defs
+if grep -q ' register_ftrace_direct$' /proc/kallsyms; then
+	KPT_FLAGS="--backend fentry" at_once $W/fent.defs
+	compare fent
+else
+	kpt -d 1 --backend fentry -f $W/fent.defs > $W/fe.out 2> $W/fe.err
+	rc=$?
+	if [ $rc != 0 ] && grep -q 'trampolines cannot.*nothing was left attached' $W/fe.err; then
+		ok "--backend fentry refused where trampolines do not attach (exit $rc: $(grep -m1 trampolines $W/fe.err | cut -c1-120))"
+	else
+		bad "--backend fentry on a kernel without trampolines: exit $rc: $(tail -n 3 $W/fe.err)"
+	fi
+fi
+kpt -d 1 --backend kprobe-multi 'p:m vfs_read' > $W/km.out 2> $W/km.err
+rc=$?
+if [ $rc != 0 ] && grep -qi 'multi' $W/km.err; then
+	ok "--backend kprobe-multi refused: no kprobe.multi here (exit $rc: $(grep -i -m1 multi $W/km.err | cut -c1-120))"
+else
+	bad "--backend kprobe-multi: exit $rc: $(tail -n 3 $W/km.err)"
+fi
+# auto: many functions, which would take kprobe.multi where it attaches
+kpt -d 1 'p:g vfs_*' > $W/g.out 2> $W/g.err
+rc=$?
+if [ $rc = 0 ] && grep -q '^Attached' $W/g.err; then
+	ok "auto backend on a glob: $(grep -m1 '^Attached' $W/g.err | cut -c1-100)"
+else
+	bad "auto backend on a glob: exit $rc: $(tail -n 3 $W/g.err)"
+fi
+
+# A histogram and a latency of dd's reads: 64 bytes each, 17 and the EOF.
+head -c 1056 /bin/busybox > $W/data
+want=18
+$KPTBG hist --json --comm dd -o $W/hist.json 'p:vfs_read count=%x2:u64' count > /dev/null 2> $W/hist.err &
+KP=$!
+wait_attached $W/hist.err "hist vfs_read count"
+dd if=$W/data of=/dev/null bs=64 2>/dev/null
+stop $KP
+n=$(sed -n 's/.*"count":\([0-9]*\),"sum".*/\1/p' $W/hist.json | tail -n 1)
+if [ "$n" = "$want" ] && grep -q '"sum":'$((want * 64))'[,}]' $W/hist.json; then
+	ok "hist vfs_read count=%x2: $n reads of 64 bytes"
+else
+	bad "hist vfs_read count=%x2: '$n' reads, want $want: $(head -c 400 $W/hist.json) $(tail -n 3 $W/hist.err)"
+fi
+$KPTBG latency --json --comm dd -o $W/lat.json vfs_read > /dev/null 2> $W/lat.err &
+KP=$!
+wait_attached $W/lat.err "latency vfs_read"
+dd if=$W/data of=/dev/null bs=64 2>/dev/null
+stop $KP
+n=$(sed -n 's/.*"count":\([0-9]*\),"sum".*/\1/p' $W/lat.json | tail -n 1)
+if [ "$n" = "$want" ] && grep -q '"p99"' $W/lat.json; then
+	ok "latency vfs_read: $n calls, with percentiles"
+else
+	bad "latency vfs_read: '$n' calls, want $want: $(head -c 300 $W/lat.json) $(tail -n 3 $W/lat.err)"
+fi
+
+# SIGKILL leaves nothing attached: the kernel lists every kprobe, and ftrace
+# the functions it calls trampolines from.
+sigkill_leaves() {
+	local backend=$1 list=$2
+	rm -f $W/kill.err
+	$KPTBG --backend $backend 'p:kill vfs_read' 'r:killr vfs_read' > /dev/null 2> $W/kill.err &
+	KP=$!
+	wait_attached $W/kill.err "SIGKILL, $backend"
+	before=$(grep -c vfs_read $list)
+	kill -KILL $KP
+	wait $KP 2>/dev/null
+	gone vfs_read $list 10
+	after=$(grep -c vfs_read $list)
+	if [ "$before" -ge 1 ] && [ "$after" = 0 ] && ! grep -q kptrace_ $T/kprobe_events; then
+		ok "SIGKILL leaves no $backend attached ($before in $list while running, $after after)"
+	else
+		bad "SIGKILL, $backend: vfs_read $before in $list while running, $after 10 s after"
+	fi
+}
+sigkill_leaves kprobe /sys/kernel/debug/kprobes/list
+grep -q ' register_ftrace_direct$' /proc/kallsyms && sigkill_leaves fentry $T/enabled_functions
+
+# The grammar is arm64's: an x86-64 register refused with a caret and the
+# list of this one's.
+kpt --dry-run 'p:a vfs_read x=%di' > $W/reg.out 2> $W/reg.err
+rc=$?
+if [ $rc != 0 ] && grep -qF "Invalid register name '%di' (not in arm64's struct pt_regs: %x0..%x30 %sp %pc %pstate)" $W/reg.err &&
+	grep -q '^ *\^' $W/reg.err; then
+	ok "%di refused, with a caret and arm64's registers: $(grep -m1 Invalid $W/reg.err | cut -c1-120)"
+else
+	bad "%di on arm64: exit $rc: $(cat $W/reg.err | head -n 5)"
+fi
+# --help's examples are in this architecture's registers, and paste
+ex=$(kpt --help 2>&1 | grep -m1 "kptrace --dry-run 'p:" | sed "s/.*--dry-run '\([^']*\)'.*/\1/")
+if [ "$ex" = 'p:vfs_read count=%x2:u64' ] && kpt --dry-run "$ex" > $W/ex.out 2>&1 &&
+	grep -q 'from register %x2 (pt_regs+0x10)' $W/ex.out; then
+	ok "--help's example '$ex' is arm64's and explains as $(grep -m1 'from register' $W/ex.out | sed 's/^ *//')"
+else
+	bad "--help's --dry-run example: '$ex': $(head -n 8 $W/ex.out 2>/dev/null)"
+fi
+echo "# done"
