@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "budget.h"
+#include "clock.h"
 #include "cost.h"
 #include "event.h"
 #include "kptrace.h"
@@ -146,14 +146,6 @@ bool budget_droppable(const struct kpt_probe_entry *ent)
 	}
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int write_bucket(struct budget_ctl *c, int i)
 {
 	struct kpt_budget b = { 0 };
@@ -174,7 +166,7 @@ int budget_start(struct budget_ctl *c, const struct budget_spec *spec, struct lo
 	c->evs = evs;
 	c->n = n;
 	c->ns_known = ns_known;
-	c->last_t = mono_s();
+	c->last_t = kpt_mono_s();
 	c->p = calloc(n ? n : 1, sizeof(*c->p));
 	c->last = calloc(n ? n : 1, sizeof(*c->last));
 	c->last_ns = calloc(n ? n : 1, sizeof(*c->last_ns));
@@ -316,7 +308,7 @@ static void held_look(struct budget_ctl *c, int i, double dt)
 
 void budget_tick(struct budget_ctl *c)
 {
-	double now = mono_s();
+	double now = kpt_mono_s();
 	struct budget_obs *obs = calloc(c->n ? c->n : 1, sizeof(*obs));
 	struct kpt_stats *st = calloc(c->n ? c->n : 1, sizeof(*st));
 	double dt;
@@ -359,7 +351,7 @@ out:
 
 uint64_t budget_stop(struct budget_ctl *c)
 {
-	double dt = mono_s() - c->last_t;
+	double dt = kpt_mono_s() - c->last_t;
 	uint64_t all = 0;
 	int i;
 

@@ -4,11 +4,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "consumer.h"
 #include "cost.h"
 #include "ringbuf.h"
@@ -108,14 +108,6 @@ static int on_record(void *arg, void *data, size_t len)
 		return -EPIPE; /* stops kpt_ring_poll() */
 	}
 	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void add_cause(char *buf, size_t len, size_t *used, const char *cause)
@@ -392,9 +384,9 @@ static void stop_tracing(struct ctx *c)
 	for (int i = 0; c->missed && i < o->nevs; i++)
 		c->missed[i] = loader_missed(c->ld, i);
 	loader_detach(c->ld);
-	c->stopped = now_s();
+	c->stopped = kpt_mono_s();
 	c->stopping = true;
-	c->drain_until = now_s() + KPT_DRAIN_S;
+	c->drain_until = kpt_mono_s() + KPT_DRAIN_S;
 }
 
 /* -c's command and -p's process: whether they have exited, said once. */
@@ -426,7 +418,7 @@ static void watch_targets(struct ctx *c)
 static bool keep_consuming(struct ctx *c)
 {
 	const struct consume_opts *o = c->o;
-	double now = now_s();
+	double now = kpt_mono_s();
 
 	if (now - c->last_watch >= 0.05) {
 		watch_targets(c);
@@ -451,9 +443,9 @@ static bool output_wait(void *arg)
 	struct ctx *c = arg;
 	bool more = keep_consuming(c);
 
-	if (now_s() - c->last_check >= 1.0) {
+	if (kpt_mono_s() - c->last_check >= 1.0) {
 		check_loss(c->ld, c->o->evs, c->o->nevs, &c->seen_drops, &c->seen_misses);
-		c->last_check = now_s();
+		c->last_check = kpt_mono_s();
 	}
 	if (c->stopping && more && !c->said_slow) {
 		fprintf(stderr, "kptrace: the output is not keeping up: detached; writing what "
@@ -489,7 +481,7 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 	rb = kpt_ring_new(loader_events_fd(ld), on_record, &c);
 	if (!rb)
 		return -errno;
-	c.start = c.last_check = c.last_watch = last_report = last_watch = now_s();
+	c.start = c.last_check = c.last_watch = last_report = last_watch = kpt_mono_s();
 	if (o->sink)
 		outsink_set_wait(o->sink, output_wait, &c);
 
@@ -503,21 +495,21 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 		err = 0;
 		/* Once per batch, not per record: no syscall per event. */
 		fflush(o->out);
-		if (now_s() - c.last_check >= 1.0) {
+		if (kpt_mono_s() - c.last_check >= 1.0) {
 			check_loss(ld, o->evs, o->nevs, &c.seen_drops, &c.seen_misses);
-			c.last_check = now_s();
+			c.last_check = kpt_mono_s();
 			if (o->budget)
 				budget_tick(o->budget);
 		}
 		if (o->tick)
 			o->tick(o->tick_arg);
-		if (o->watch && now_s() - last_watch >= KPT_WATCH_S) {
+		if (o->watch && kpt_mono_s() - last_watch >= KPT_WATCH_S) {
 			o->watch(o->watch_arg);
-			last_watch = now_s();
+			last_watch = kpt_mono_s();
 		}
-		if (o->report && o->interval > 0 && now_s() - last_report >= o->interval) {
+		if (o->report && o->interval > 0 && kpt_mono_s() - last_report >= o->interval) {
 			o->report(o->report_arg, false);
-			last_report = now_s();
+			last_report = kpt_mono_s();
 		}
 		c.last_watch = 0;	/* each round looks at the targets */
 		keep_consuming(&c);

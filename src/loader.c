@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
@@ -13,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "loader.h"
+#include "clock.h"
 #include "kpt_budget.h"
 #include "tracefs_kretprobe.h"
 #include "kptrace.skel.h"
@@ -589,14 +589,6 @@ out:
 	return err;
 }
 
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /*
  * The traced processes' comings and goings, attached before any probe: a
  * process the command creates from then on is traced from its start.
@@ -626,7 +618,7 @@ static int attach_life(struct loader *ld, char *msg, size_t msglen)
 int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upid, char *msg,
 		  size_t msglen)
 {
-	double t0 = mono_ms();
+	double t0 = 1e3 * kpt_mono_s();
 	int i, err;
 
 	ld->upid = upid;
@@ -683,7 +675,7 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 		}
 		ld->links[i] = l;
 	}
-	ld->attach_ms = mono_ms() - t0;
+	ld->attach_ms = 1e3 * kpt_mono_s() - t0;
 	return 0;
 }
 

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "ksyms.h"
 #include "modwatch.h"
 
@@ -39,14 +39,6 @@ struct modwatch {
 	double last;
 	char *mods;		/* /proc/modules as last read */
 };
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Module names match with '-' and '_' alike, as modprobe takes them. */
 static bool same_module(const char *a, size_t alen, const char *b)
@@ -110,7 +102,7 @@ struct modwatch *modwatch_new(struct probeset *ps, struct loader *ld, struct sys
 	mw = calloc(1, sizeof(*mw));
 	if (!mw)
 		return NULL;
-	*mw = (struct modwatch){ .ps = ps, .ld = ld, .si = si, .last = mono_s() };
+	*mw = (struct modwatch){ .ps = ps, .ld = ld, .si = si, .last = kpt_mono_s() };
 	mw->mp = calloc(ps->n ? ps->n : 1, sizeof(*mw->mp));
 	if (!mw->mp) {
 		free(mw);
@@ -236,9 +228,9 @@ static void modwatch_look(struct modwatch *mw)
 
 void modwatch_tick(struct modwatch *mw)
 {
-	if (!mw || !mw->n || mono_s() - mw->last < MODWATCH_S)
+	if (!mw || !mw->n || kpt_mono_s() - mw->last < MODWATCH_S)
 		return;
-	mw->last = mono_s();
+	mw->last = kpt_mono_s();
 	modwatch_look(mw);
 }
 
