@@ -168,12 +168,8 @@ int budget_start(struct budget_ctl *c, const struct budget_spec *spec, struct lo
 	c->ns_known = ns_known;
 	c->last_t = kpt_mono_s();
 	c->p = calloc(n ? n : 1, sizeof(*c->p));
-	c->last = calloc(n ? n : 1, sizeof(*c->last));
-	c->last_ns = calloc(n ? n : 1, sizeof(*c->last_ns));
-	c->last_runs = calloc(n ? n : 1, sizeof(*c->last_runs));
-	c->rep_hits = calloc(n ? n : 1, sizeof(*c->rep_hits));
-	c->rep_skipped = calloc(n ? n : 1, sizeof(*c->rep_skipped));
-	if (!c->p || !c->last || !c->last_ns || !c->last_runs || !c->rep_hits || !c->rep_skipped)
+	c->seen = calloc(n ? n : 1, sizeof(*c->seen));
+	if (!c->p || !c->seen)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		c->nbudgeted += budget_droppable(&ents[i]);
@@ -205,18 +201,18 @@ static void observe(struct budget_ctl *c, struct budget_obs *obs, struct kpt_sta
 		uint64_t ns = 0, runs = 0;
 
 		if (loader_stats(c->ld, i, &now_st[i]))
-			now_st[i] = c->last[i];
-		obs[i].hits = now_st[i].hits - c->last[i].hits;
-		obs[i].skipped = now_st[i].sampled + now_st[i].paused - c->last[i].sampled -
-				 c->last[i].paused;
+			now_st[i] = c->seen[i].last;
+		obs[i].hits = now_st[i].hits - c->seen[i].last.hits;
+		obs[i].skipped = now_st[i].sampled + now_st[i].paused - c->seen[i].last.sampled -
+				 c->seen[i].last.paused;
 		if (!in || !c->ns_known ||
 		    loader_probe_prog(c->ld, &c->evs[i], &in[i].prog, &ns, &runs))
 			continue;
-		in[i].prog_ns = ns - c->last_ns[i];
-		in[i].prog_runs = runs - c->last_runs[i];
+		in[i].prog_ns = ns - c->seen[i].prog_ns;
+		in[i].prog_runs = runs - c->seen[i].prog_runs;
 		in[i].hits = obs[i].hits;
-		c->last_ns[i] = ns;
-		c->last_runs[i] = runs;
+		c->seen[i].prog_ns = ns;
+		c->seen[i].prog_runs = runs;
 	}
 	if (in && out && c->ns_known) {
 		cost_split(in, (size_t)c->n, 0, out);
@@ -320,8 +316,7 @@ void budget_tick(struct budget_ctl *c)
 	observe(c, obs, st);
 	for (i = 0; i < c->n; i++) {
 		struct budget_probe was = c->p[i];
-		uint64_t paused = st[i].paused - c->last[i].paused;
-
+		uint64_t paused = st[i].paused - c->seen[i].last.paused;
 		bool changed, armed;
 
 		if (c->p[i].rate <= 0)
@@ -342,7 +337,8 @@ void budget_tick(struct budget_ctl *c)
 		hold_or_say(c, i, &was, &obs[i], dt);
 		c->p[i].paused = paused > 0;
 	}
-	memcpy(c->last, st, c->n * sizeof(*st));
+	for (i = 0; i < c->n; i++)
+		c->seen[i].last = st[i];
 	c->last_t = now;
 out:
 	free(obs);
@@ -382,11 +378,11 @@ void budget_scales(struct budget_ctl *c, const struct kpt_probe_entry *ents, boo
 
 		if (loader_stats(c->ld, i, &st))
 			continue;
-		hits[g] += st.hits - c->rep_hits[i];
-		skipped[g] += st.sampled + st.paused - c->rep_skipped[i];
+		hits[g] += st.hits - c->seen[i].rep_hits;
+		skipped[g] += st.sampled + st.paused - c->seen[i].rep_skipped;
 		if (reset) {
-			c->rep_hits[i] = st.hits;
-			c->rep_skipped[i] = st.sampled + st.paused;
+			c->seen[i].rep_hits = st.hits;
+			c->seen[i].rep_skipped = st.sampled + st.paused;
 		}
 	}
 	for (i = 0; hits && skipped && i < c->n; i++)
@@ -398,10 +394,6 @@ void budget_scales(struct budget_ctl *c, const struct kpt_probe_entry *ents, boo
 void budget_free(struct budget_ctl *c)
 {
 	free(c->p);
-	free(c->last);
-	free(c->last_ns);
-	free(c->last_runs);
-	free(c->rep_hits);
-	free(c->rep_skipped);
+	free(c->seen);
 	memset(c, 0, sizeof(*c));
 }

@@ -104,15 +104,20 @@ struct kpt_stats;
  */
 bool budget_droppable(const struct kpt_probe_entry *ent);
 
+/* A probe's counters as the controller last saw them: each look and report takes deltas. */
+struct budget_seen {
+	struct kpt_stats last;		/* at the last look */
+	uint64_t prog_ns, prog_runs;	/* its program's, at the last look */
+	uint64_t rep_hits, rep_skipped;	/* at the last -i report */
+};
+
 struct budget_ctl {
 	struct budget_spec spec;
 	struct loader *ld;
 	const struct ev_desc *evs;
 	int n, nbudgeted;
 	struct budget_probe *p;		/* per probe; rate 0: no bucket */
-	struct kpt_stats *last;		/* per probe, at the last look */
-	uint64_t *last_ns, *last_runs;	/* per probe: its program's, at the last look */
-	uint64_t *rep_hits, *rep_skipped;	/* per probe, at the last -i report */
+	struct budget_seen *seen;	/* per probe: its counters as last looked at */
 	double last_t;
 	bool ns_known;			/* BPF_ENABLE_STATS held: run times known */
 };
