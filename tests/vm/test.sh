@@ -54,6 +54,24 @@ FLAKE0='BUG: kernel NULL pointer dereference, address: 0000000000000000'
 # like the others, its call trace printed: a second one fails.
 FLAKE_LOCKUP='watchdog: BUG: soft lockup - CPU#[0-9]+ stuck for'
 
+# And a fourth, seen once in CI (stop 32, 6.1's "more" boot, early in
+# ftrace-errors.sh, after everyday-guest.sh's fentry runs): the guest fell
+# silent for good, no fault, no line, until the boot's timeout. more-guest.sh
+# prints a line with the guest's uptime at least every 30 s and reports a hung
+# script itself (what it waits on, then a FAIL); a boot that timed out with its
+# last uptime more than FROZEN_AFTER seconds short of its timeout froze as a
+# whole: retried once like the faults above, a second one fails.
+FROZEN_AFTER=120
+
+# guest_froze OUT TIMEOUT: the boot timed out and the guest's uptime lines
+# had stopped long before
+guest_froze() {
+	local last
+	[ "$BOOT_RC" = 124 ] || return 1
+	last=$(sed -n 's/^# .*uptime \([0-9][0-9]*\)s)\{0,1\}$/\1/p' "$1" | tail -n 1)
+	[ -n "$last" ] && [ $(($2 - last)) -gt $FROZEN_AFTER ]
+}
+
 # tcg_flake CONSOLE: the console's first kernel fault is the known flake
 tcg_flake() {
 	local first
@@ -97,11 +115,22 @@ guest_boot() {
 # __schedule): each retry a skip, reported, its try's log kept and its lines
 # printed. Any other fault, or the flake a third time, fails.
 guest() {
-	local name=$1 out=$2 try base n_ok n_fail want rip; shift 2
+	local name=$1 out=$2 try base n_ok n_fail want rip timeout froze=0; shift 2
 	base=${out%.out}
+	timeout=$(echo "$*" | sed -n 's/.*--timeout \([0-9][0-9]*\).*/\1/p')
 	rm -f "$base".try[12].* "$base.boot1.console"
 	for try in 1 2 3; do
 		guest_boot "$out" "$@"
+		if [ $try -lt 3 ] && [ $froze = 0 ] && guest_froze "$out" "${timeout:-180}"; then
+			froze=1
+			mv "$out" "$base.try$try.out"
+			mv "$base.console" "$base.try$try.console"
+			mv "$base.err" "$base.try$try.err"
+			skip "$name: retried: the guest froze, silent from uptime $(sed -n 's/^# .*uptime \([0-9][0-9]*\)s)\{0,1\}$/\1/p' "$base.try$try.out" | tail -n 1)s to the boot's timeout (${timeout:-180}s), no kernel fault (console $base.try$try.console, $(grep -c '^FAIL - ' "$base.try$try.out") FAIL lines in that try)"
+			grep -E '^(ok|FAIL|skip) ' "$base.try$try.out" | sed "s/^/#   try $try: /"
+			grep -E '^# ' "$base.try$try.out" | tail -n 3 | sed "s/^/#   try $try: /"
+			continue
+		fi
 		if [ $try -lt 3 ] && [ -n "$BOOT_FAULT" ] && tcg_flake "$base.console"; then
 			mv "$out" "$base.try$try.out"
 			mv "$base.console" "$base.try$try.console"
