@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Stage 6: the ring buffer loop, signals, loss accounting, exit profile. */
+/* Stage 6: the ring buffer loop, signals, loss accounting; then the exit profile (profile.c). */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 #include "clock.h"
 #include "consumer.h"
-#include "cost.h"
+#include "profile.h"
 #include "ringbuf.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -189,185 +189,6 @@ static void check_loss(struct loader *ld, const struct ev_desc *evs, int n,
 	free(missed);
 }
 
-/* The stacks' and pairs' losses, summed over the probes, each with what to do about it. */
-static void print_more_losses(const struct kpt_stats *sum)
-{
-	if (sum->pair_replaced)
-		fprintf(stderr, ", %llu --from starts NEVER ENDED: the next start under their key "
-			"replaced them (a --key that tells them apart?)",
-			(unsigned long long)sum->pair_replaced);
-	if (sum->stack_failed)
-		fprintf(stderr, ", %llu stacks NOT CAPTURED (the kernel could not walk them: a "
-			"user stack needs frame pointers, a kernel thread has none)",
-			(unsigned long long)sum->stack_failed);
-	if (sum->stack_full)
-		fprintf(stderr, ", %llu events counted under a LOST stack: more distinct stacks "
-			"than the stack map holds (%d kernel, %d user)",
-			(unsigned long long)sum->stack_full, KPT_KSTACK_KEYS, KPT_USTACK_KEYS);
-	if (sum->stack_deep)
-		fprintf(stderr, ", %llu stacks TRUNCATED at their depth (raise -K/-U's DEPTH, "
-			"at most %d; their outermost frames are missing)",
-			(unsigned long long)sum->stack_deep, KPT_STACK_MAX);
-	if (sum->keys_cut)
-		fprintf(stderr, ", %llu string keys CUT to their first %d bytes (longer strings "
-			"that share them are counted as one)", (unsigned long long)sum->keys_cut,
-			KPT_KEY_STR - 1);
-}
-
-/* COST: each probe's program's run time split among its probes; NULL when none is known. */
-static struct cost_out *probe_costs(struct loader *ld, const struct consume_opts *o,
-				    const struct ctx *c, uint64_t *ns, uint64_t *runs)
-{
-	struct cost_in *in = calloc(o->nevs ? o->nevs : 1, sizeof(*in));
-	struct cost_out *out = calloc(o->nevs ? o->nevs : 1, sizeof(*out));
-	struct kpt_stats st;
-	double wall = c->stopped > c->start ? c->stopped - c->start : 0;
-	int i;
-
-	if (!in || !out || o->cost_off) {
-		free(in);
-		free(out);
-		return NULL;
-	}
-	for (i = 0; i < o->nevs; i++) {
-		loader_probe_prog(ld, &o->evs[i], &in[i].prog, &in[i].prog_ns, &in[i].prog_runs);
-		if (!loader_stats(ld, i, &st))
-			in[i].hits = st.hits;
-	}
-	cost_split(in, (size_t)o->nevs, (uint64_t)(wall * 1e9), out);
-	cost_total(in, (size_t)o->nevs, ns, runs);
-	free(in);
-	return out;
-}
-
-/* The profile's last line: what the probes cost in all, or why it is not known. */
-static void print_cost_line(const struct consume_opts *o, const struct ctx *c, bool have,
-			    uint64_t ns, uint64_t runs, bool shared)
-{
-	double wall = c->stopped > c->start ? c->stopped - c->start : 0;
-
-	if (!have) {
-		fprintf(stderr, "COST not measured: %s\n", o->cost_off ? o->cost_off : strerror(ENOMEM));
-		return;
-	}
-	double pct = wall > 0 ? 100.0 * (double)ns / (wall * 1e9) : 0.0;
-
-	fprintf(stderr, "COST: the probes' BPF programs ran %llu times for %.3f ms, %.3f%% of one "
-		"CPU over %.3f s (the kernel's run-time statistics)%s", (unsigned long long)runs,
-		(double)ns / 1e6, pct, wall,
-		shared ? "; ~: a share of a program that serves several probes, split by hits" : "");
-	if (o->budget && o->budget->spec.pct > 0)
-		fprintf(stderr, "; %s --budget %g%%", pct <= o->budget->spec.pct ? "within" : "OVER",
-			o->budget->spec.pct);
-	fputc('\n', stderr);
-}
-
-static void print_profile(struct loader *ld, const struct consume_opts *o,
-			  const struct ctx *c, const long long *missed)
-{
-	struct kpt_stats stk = { 0 };
-	unsigned long long drops = 0, faults = 0, misses = 0, unmatched = 0, keys_full = 0;
-	unsigned long long dropped, procs_full = loader_procs_full(ld);
-	struct kpt_stats st;
-	char why[512];
-	int i;
-
-	uint64_t cost_ns = 0, cost_runs = 0;
-	struct cost_out *cost = probe_costs(ld, o, c, &cost_ns, &cost_runs);
-	bool shared = false;
-
-	fprintf(stderr, "\n%-32s %12s %10s %10s %10s %10s", "PROBE", "HITS", "MISSES", "DROPS",
-		"FAULTS", "FILTERED");
-	if (o->budget)
-		fprintf(stderr, " %10s", "SKIPPED");
-	fprintf(stderr, " %9s %8s\n", "NS/HIT", "CPU%");
-	for (i = 0; i < o->nevs; i++) {
-		char name[2 * SPEC_NAME_MAX + 2], miss[24], per_hit[24] = "-", cpu[24] = "-";
-
-		if (loader_stats(ld, i, &st))
-			memset(&st, 0, sizeof(st));
-		snprintf(name, sizeof(name), "%s/%s", o->evs[i].group, o->evs[i].event);
-		/* MISSES: the kprobe's nmissed where the kernel tells (6.7+ link
-		 * info); uprobes have none; "-" where it cannot be known. */
-		if (missed && missed[i] >= 0)
-			snprintf(miss, sizeof(miss), "%lld", missed[i]);
-		else
-			snprintf(miss, sizeof(miss), "%s", o->evs[i].is_user ? "0" : "-");
-		if (cost) {
-			cost_fmt_per_hit(&cost[i], per_hit, sizeof(per_hit) - 1);
-			if (cost[i].shared && cost[i].has_per_hit)
-				strcat(per_hit, "~");
-			cost_fmt_cpu(&cost[i], cpu, sizeof(cpu));
-			shared |= cost[i].shared && cost[i].has_per_hit;
-		}
-		fprintf(stderr, "%-32s %12llu %10s %10llu %10llu %10llu", name,
-			(unsigned long long)st.hits, miss, (unsigned long long)st.drops,
-			(unsigned long long)st.faults, (unsigned long long)st.filtered);
-		if (o->budget)
-			fprintf(stderr, " %10llu", (unsigned long long)(st.sampled + st.paused));
-		fprintf(stderr, " %9s %8s\n", per_hit, cpu);
-		stk.sampled += st.sampled;
-		stk.paused += st.paused;
-		unmatched += st.unmatched;
-		keys_full += st.keys_full;
-		stk.stack_failed += st.stack_failed;
-		stk.stack_full += st.stack_full;
-		stk.stack_deep += st.stack_deep;
-		stk.pair_replaced += st.pair_replaced;
-		stk.keys_cut += st.keys_cut;
-		if (missed && missed[i] > 0)
-			misses += missed[i];
-		drops += st.drops;
-		faults += st.faults;
-	}
-	dropped = o->sink ? outsink_dropped_lines(o->sink) : 0;
-	if (o->report)
-		fprintf(stderr, "aggregated in the kernel");
-	else
-		fprintf(stderr, "%llu events printed", c->records - (dropped < c->records ?
-								      dropped : c->records));
-	if (c->unprinted || dropped)
-		fprintf(stderr, ", %llu %s NOT PRINTED: the output did not keep up (what is "
-			"buffered is written for at most %.0f s after detaching)",
-			o->report ? dropped : c->unprinted + dropped,
-			o->report ? "report lines" : "events", KPT_DRAIN_S);
-	if (procs_full)
-		fprintf(stderr, ", %llu processes the command started NOT FOLLOWED: more at "
-			"once than --max-keys", procs_full);
-	if (drops)
-		fprintf(stderr, ", %llu LOST (ring buffer full: raise --buffer-size)", drops);
-	if (misses)
-		fprintf(stderr, ", %llu MISSED by the kernel (%s)", misses,
-			consumer_miss_causes(o->evs, o->nevs, missed, false, why, sizeof(why)));
-	if (c->prog_misses)
-		fprintf(stderr, ", %llu hits NOT RUN by the kernel: %s", c->prog_misses,
-			consumer_miss_causes(o->evs, o->nevs, NULL, true, why, sizeof(why)));
-	if (faults)
-		fprintf(stderr, ", %llu argument reads faulted (printed as (fault))", faults);
-	if (c->bad)
-		fprintf(stderr, ", %llu malformed records skipped", c->bad);
-	if (unmatched)
-		fprintf(stderr, ", %llu returns (or --to ends) without their entry (started "
-			"before tracing, or evicted: raise --max-keys)", unmatched);
-	if (keys_full)
-		fprintf(stderr, ", %llu events past --max-keys counted under <overflow> (the "
-			"key map was full: raise --max-keys)", keys_full);
-	print_more_losses(&stk);
-	if (stk.sampled + stk.paused)
-		fprintf(stderr, ", %llu hits SKIPPED by --budget (%llu sampled out, %llu while "
-			"paused)%s", (unsigned long long)(stk.sampled + stk.paused),
-			(unsigned long long)stk.sampled, (unsigned long long)stk.paused,
-			o->report ? ": the tables scaled back and marked as estimates" : "");
-	if (c->unseen)
-		fprintf(stderr, ", ~%llu hits NOT SEEN while --budget held probes detached "
-			"(estimated from their rate while attached, which a probe's own cost may "
-			"have held down)%s", c->unseen,
-			o->report ? "; the tables cover the time attached" : "");
-	fprintf(stderr, "\n");
-	print_cost_line(o, c, cost != NULL, cost_ns, cost_runs, shared);
-	free(cost);
-}
-
 /*
  * Detach at once (-d, a signal, the target's exit), so nothing new comes,
  * and give the drain of what is buffered KPT_DRAIN_S. The kernel's miss
@@ -537,7 +358,12 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 		outsink_give_up(o->sink);
 	}
 	check_loss(ld, o->evs, o->nevs, &c.seen_drops, &c.seen_misses);
-	print_profile(ld, o, &c, c.missed);
+	struct profile_run run = { .records = c.records, .unprinted = c.unprinted, .bad = c.bad,
+				   .prog_misses = c.prog_misses, .unseen = c.unseen,
+				   .missed = c.missed,
+				   .seconds = c.stopped > c.start ? c.stopped - c.start : 0 };
+
+	profile_print(ld, o, &run);
 	free(c.missed);
 	return err;
 }

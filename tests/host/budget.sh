@@ -65,12 +65,14 @@ check "count: the sampled count scaled back to the 3000000 calls" \
 check "count: marked as an estimate with its 1 in N" \
 	grep -qE '^~ estimates: --budget recorded 1 hit in [0-9.]+ of uprobes/[^ ]*kpt_hot_0' "$OUT/count.out"
 kpt --budget 1000/s hist --json -c "$B hot 3000000" "$P" > "$OUT/hist.json" 2> "$OUT/hist.err"
-check "hist --json: estimate true, its scale, the buckets' counts scaled near the hits" \
+check "hist --json: estimate true, its scale (the --json profile's hits and skipped), the buckets scaled near the hits" \
 	python3 - "$OUT/hist.json" "$OUT/hist.err" <<'PY'
 import json, re, sys
 h = json.loads(open(sys.argv[1]).readline())
-skipped = [l.split() for l in open(sys.argv[2]) if l.startswith("uprobes/")][0]
-hits, sk = int(skipped[1]), int(skipped[6])
+prof = [json.loads(l) for l in open(sys.argv[2]) if l.startswith('{"type":"profile"')][0]
+p = prof["probes"][0]
+hits, sk = p["hits"], p["sampled"] + p["paused"]
+assert prof["sampled"] + prof["paused"] == sk and prof["budget"] == {"per_second": 1000}, prof
 assert h["estimate"] is True and h["scale"] > 1, h.keys()
 assert abs(h["scale"] - hits / (hits - sk)) < 1e-3 * h["scale"], (h["scale"], hits, sk)
 total = sum(b["count"] for b in h["hist"]["buckets"])

@@ -4,7 +4,8 @@
 # tests/host/target.c. Checked: present and positive for probes that ran,
 # "-" and 0 (never negative, never NaN) for one that never fired, the
 # probes' shares adding up to the run's total line, the total's runs at
-# least the hits, and a program serving two probes marked as a share.
+# least the hits, and a program serving two probes marked as a share; the
+# same in --json's profile, on stderr, stdout keeping only the events.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -17,7 +18,7 @@ OUT=$(realpath "$OUT")
 B=$OUT/target-cost
 gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 6
+expect_checks 9
 
 # profile.py ERR: the profile's rows as PROBE HITS NS/HIT CPU% (a python literal), and the COST line
 cat > "$OUT/profile.py" <<'PY'
@@ -80,5 +81,39 @@ rows, cost = ast.literal_eval(sys.argv[1])
 (hits, per_hit, cpu), = rows.values()
 assert hits == 30 and not per_hit.endswith("~"), rows
 assert abs(float(cpu) - cost[2]) <= 0.001, (rows, cost)
+PY
+# --json: the profile one JSON line on stderr, the events alone on stdout
+kpt --json -c "$B sleep" "p:$B:kpt_sleep" "p:$B:kpt_neg" > "$OUT/json.out" 2> "$OUT/json.err"
+check "--json: stdout the 30 events (and the target's own lines), the profile one JSON line on stderr (no table)" \
+	python3 - "$OUT/json.out" "$OUT/json.err" <<'PY'
+import json, sys
+# (the target prints its own measures, plain numbers, there too)
+evs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+assert len(evs) == 30 and all(e["event"] == "p_target_kpt_sleep_0" for e in evs), len(evs)
+err = open(sys.argv[2]).read().splitlines()
+prof = [json.loads(l) for l in err if l.startswith("{")]
+assert len(prof) == 1 and prof[0]["type"] == "profile", err
+assert not any(l.startswith(("PROBE", "COST")) for l in err), err
+PY
+check "--json profile: the probe that ran, 30 hits, ns_per_hit and cpu_pct > 0, the one that never fired null and 0" \
+	python3 - "$OUT/json.err" <<'PY'
+import json, math, sys
+prof = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][0]
+p = {x["event"]: x for x in prof["probes"]}
+ran, never = p["p_target_kpt_sleep_0"], p["p_target_kpt_neg_0"]
+assert ran["hits"] == 30 and ran["misses"] == 0 and ran["drops"] == ran["faults"] == 0, ran
+assert ran["ns_per_hit"] > 0 and math.isfinite(ran["ns_per_hit"]) and ran["cpu_pct"] > 0, ran
+assert abs(ran["ns_per_hit"] * 30 - ran["bpf_ns"]) <= 30, ran
+assert never["hits"] == 0 and never["ns_per_hit"] is None and never["cpu_pct"] == 0, never
+assert prof["printed"] == 30 and prof["lost"] == 0 and "budget" not in prof, prof
+PY
+check "--json profile: the cost's runs >= the hits, its cpu_pct the probes' sum" \
+	python3 - "$OUT/json.err" <<'PY'
+import json, sys
+prof = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][0]
+c = prof["cost"]
+assert c["runs"] >= sum(p["hits"] for p in prof["probes"]) and c["bpf_ns"] > 0, c
+assert abs(sum(p["cpu_pct"] for p in prof["probes"]) - c["cpu_pct"]) <= 1e-3, prof
+assert abs(c["bpf_ns"] / 1e9 / prof["seconds"] * 100 - c["cpu_pct"]) <= 1e-3, prof
 PY
 finish
