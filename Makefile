@@ -95,11 +95,6 @@ $(OUTPUT)/version.h: FORCE | $(OUTPUT)
 	$(Q)printf '#define KPT_GIT_VERSION "%s"\n' '$(VERSION)' > $@.tmp
 	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-# The embedded object's hash, for --version
-$(OUTPUT)/bpf_id.h: $(OUTPUT)/kptrace.bpf.o
-	$(call msg,GEN,$@)
-	$(Q)printf '#define KPT_BPF_SHA256 "%s"\n' "$$(sha256sum < $< | cut -d' ' -f1)" > $@
-
 $(OUTPUT)/version.o $(OUTPUT)/san/version.o: $(OUTPUT)/version.h $(OUTPUT)/bpf_id.h
 
 FORCE:
@@ -146,6 +141,14 @@ $(ARM64_OUT)/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(ARM64_OU
 		$(ARM64_SYSROOT)/.stamp
 	$(call msg,CC-ARM64,$@)
 	$(Q)$(ARM64_CC) $(ARM64_CFLAGS) -c $< -o $@
+
+# The embedded object's hash, for --version: each build its own object's
+$(OUTPUT)/bpf_id.h $(ARM64_OUT)/bpf_id.h: %/bpf_id.h: %/kptrace.bpf.o
+	$(call msg,GEN,$@)
+	$(Q)printf '#define KPT_BPF_SHA256 "%s"\n' "$$(sha256sum < $< | cut -d' ' -f1)" > $@
+
+# a clean tree's arm64 build makes them itself, not after an x86 build
+$(ARM64_OUT)/version.o: $(OUTPUT)/version.h $(ARM64_OUT)/bpf_id.h
 
 $(ARM64_OUT)/kptrace: $(ARM64_OBJS)
 	$(call msg,LINK,$@)

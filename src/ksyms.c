@@ -132,6 +132,17 @@ static uint32_t hash_name(const char *s)
 }
 
 /*
+ * ELF mapping symbols ($x and $d on arm64; .L and L0 locals): 6.1's
+ * /proc/kallsyms lists a module's, but the kernel's module lookups skip them
+ * (is_mapping_symbol()), so etn_write+0x0 would print as $x+0x0.
+ */
+static bool mapping_symbol(const char *name)
+{
+	return name[0] == '$' || (name[0] == '.' && name[1] == 'L') ||
+	       (name[0] == 'L' && name[1] == '0');
+}
+
+/*
  * Parse "addr type name[\t[module]]" lines in place. Names are copied to the
  * front of the same buffer (the write point never passes the read point,
  * since every line is longer than what is kept of it).
@@ -189,6 +200,8 @@ static int parse(struct ksyms *ks, char *buf, size_t len, size_t *arena_len)
 			 * %pS either: leave them out.
 			 */
 			if (mlen >= 11 && !strncmp(mod, "__builtin__", 11))
+				goto next;
+			if (mapping_symbol(name))
 				goto next;
 		}
 		if (mod) {

@@ -16,18 +16,7 @@ dir=$(dirname "$0")/$arch
 mkdir -p "$dir"
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$dir/vmlinux.h.tmp"' EXIT
-# the blob: BTF's header (magic 0xeb9f, version 1, flags 0, hdr_len 24), then
-# type_off, type_len, str_off, str_len; its size is hdr_len + str_off + str_len
-python3 - "$btf" "$tmp" <<'PY'
-import struct, sys
-data = open(sys.argv[1], 'rb').read()
-magic = bytes.fromhex('9feb010018000000')
-at = 0 if data.startswith(magic) else data.find(magic)
-if at < 0:
-	sys.exit('gen.sh: no BTF in ' + sys.argv[1])
-type_off, type_len, str_off, str_len = struct.unpack_from('<4I', data, at + 8)
-open(sys.argv[2], 'wb').write(data[at:at + 24 + str_off + str_len])
-PY
+python3 "$(dirname "$0")/btf-blob.py" "$btf" "$tmp"
 bpftool btf dump file "$tmp" format c > "$dir/vmlinux.h.tmp"
 mv "$dir/vmlinux.h.tmp" "$dir/vmlinux.h"
 echo "wrote $dir/vmlinux.h from $btf"

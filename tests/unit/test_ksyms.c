@@ -207,7 +207,10 @@ static void test_reload(void)
 	path = write_tmp("ffffffff81000000 T _stext\n"
 			 "ffffffff81000100 T do_sys_openat2\n"
 			 "ffffffff81001000 B _end\n"
+			 "ffffffffc0005000 t $x\t[etn_x]\n"
 			 "ffffffffc0005000 t etn_write\t[etn_x]\n"
+			 "ffffffffc0005020 t $d\t[etn_x]\n"
+			 "ffffffffc0005030 t .LC0\t[etn_x]\n"
 			 "ffffffffc0005040 t etn_init\t[etn_x]\n");
 	err = ksyms_reload(ks, path);
 	CHECK(err == 0, "reload: %d", err);
@@ -218,6 +221,11 @@ static void test_reload(void)
 	      "reload: the new module's function");
 	CHECK_STR(fmt(ks, 0xffffffffc0005004ull, true), "etn_write+0x4/0x40 [etn_x]",
 		  "reload: addresses named from the new table");
+	/* 6.1's arm64 lists a module's mapping symbols; its lookups skip them */
+	CHECK_STR(fmt(ks, 0xffffffffc0005000ull, true), "etn_write+0x0/0x40 [etn_x]",
+		  "a module's mapping symbols neither name an address nor end a size");
+	CHECK(!ksyms_by_name(ks, "$x", "etn_x") && !ksyms_by_name(ks, ".LC0", "etn_x"),
+	      "a module's mapping symbols are not found by name");
 	CHECK(old && !strcmp(old->name, "mod_func") && !strcmp(old->module, "mymod"),
 	      "reload: a symbol of the old table still readable");
 	err = ksyms_reload(ks, "/nonexistent/kallsyms");

@@ -332,4 +332,16 @@ if [ "$ex" = 'p:vfs_read count=%x2:u64' ] && kpt --dry-run "$ex" > $W/ex.out 2>&
 else
 	bad "--help's --dry-run example: '$ex': $(head -n 8 $W/ex.out 2>/dev/null)"
 fi
+
+# The scripts tests/vm/test.sh adds under /guest.d (module-guest.sh), in
+# this boot: each says its own "# expect N ok", and is bounded, a hung one
+# failing here, named.
+for s in /guest.d/*.sh; do
+	[ -e "$s" ] || continue
+	echo "# $(basename $s)"
+	timeout -s KILL 300 sh $s > $W/sub.out 2>&1
+	rc=$?
+	cat $W/sub.out
+	[ $rc = 0 ] || grep -q '^FAIL - ' $W/sub.out || bad "$(basename $s) exited $rc with no FAIL line"
+done
 echo "# done"

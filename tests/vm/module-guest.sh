@@ -8,7 +8,8 @@
 # writes, and against the counts and offsets computed here. First kptrace
 # is started before the module is there (kprobe_events takes MOD:SYM then
 # too): it waits, attaches as etn loads, detaches as it goes, twice over.
-# Prints "ok - ..." / "FAIL - ...".
+# The same definitions on x86-64 and arm64 ($argN, BTF names), but for the
+# register forms, each architecture's. Prints "ok - ..." / "FAIL - ...".
 T=/sys/kernel/tracing
 W=/tmp/kpt-mod
 KO=/lib/etn.ko
@@ -20,6 +21,13 @@ echo "# expect 18 ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
+# etn_write's count and pos, and any function's first argument, by register
+# as this architecture's kprobe_events names them
+case $(uname -m) in
+x86_64) RCOUNT=%dx RPOS=%cx RARG1=%di ;;
+aarch64) RCOUNT=%x2 RPOS=%x3 RARG1=%x0 ;;
+*) bad "no register forms for $(uname -m)"; exit 1 ;;
+esac
 [ -e $T/kprobe_events ] || mount -t tracefs nodev $T
 
 # until kptrace (pid $KP) says Attached in FILE, 60 s at most
@@ -110,7 +118,7 @@ await() {
 # kptrace first, the module after, as kprobe_events takes MOD:SYM before
 # MOD is there: kptrace waits, attaches as it loads, detaches as it goes,
 # attaches again as it comes back. Two rounds of the writes, one per load.
-DDEF='p:etn:etn_write count=%dx:u64 pos=+0(%cx):s64'
+DDEF="p:etn:etn_write count=$RCOUNT:u64 pos=+0($RPOS):s64"
 # the return with the entry's count: its entry saver attached late too, first
 DRET='r:etn:etn_write ret=$retval:s64 count=$arg3:u64'
 rm -f $W/wait.err
@@ -163,7 +171,7 @@ else
 fi
 
 # A module that never loads: said at the end, the run otherwise normal.
-$KPT -d 1 'p:kpt_nosuchmod:fn %di' > $W/never.out 2> $W/never.err
+$KPT -d 1 "p:kpt_nosuchmod:fn $RARG1" > $W/never.out 2> $W/never.err
 rc=$?
 if [ $rc = 0 ] && grep -q '^kptrace: kprobes/p_kpt_nosuchmod_fn_0: module kpt_nosuchmod never loaded: kpt_nosuchmod:fn was not traced$' $W/never.err; then
 	ok "a module that never loads: '$(grep 'never loaded' $W/never.err)'"
@@ -200,7 +208,7 @@ else
 fi
 
 # Entry: both at once, the very definition the seed article writes.
-DEF='p etn:etn_write count=%dx:u64 pos=+0(%cx):s64'
+DEF="p etn:etn_write count=$RCOUNT:u64 pos=+0($RPOS):s64"
 echo "$DEF" > $W/entry.defs
 ref_start $W/entry.defs
 kpt_start "$DEF"
@@ -252,7 +260,7 @@ else
 	else
 		echo "# this kernel's kprobe_events takes no BTF names of a module's function" \
 			"($(tail -n 3 $T/error_log | head -n 1 | sed 's/.*error: //')): register forms as the reference"
-		echo 'p etn:etn_write count=%dx:u64 pos=%cx:x64' > $W/btfref.defs
+		echo "p etn:etn_write count=$RCOUNT:u64 pos=$RPOS:x64" > $W/btfref.defs
 	fi
 	echo > $T/kprobe_events
 	ref_start $W/btfref.defs

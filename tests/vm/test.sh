@@ -7,8 +7,8 @@
 # when fewer checks ran than the script says it has.
 # KPT_VM_ARCH=arm64: the cross-built .output/arm64/kptrace on Debian's arm64
 # kernels under qemu-system-aarch64 (tests/vm/run.sh), one boot each running
-# tests/vm/guest-arm64.sh, after the arm64 register table's unit test
-# against that build's BPF object.
+# tests/vm/guest-arm64.sh and then tests/vm/module-guest.sh, after the arm64
+# register table's unit test against that build's BPF object.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -194,9 +194,21 @@ if [ $VM_ARCH = arm64 ]; then
 	fi
 	mkdir -p $VMOUT
 	for k in $KERNELS; do
+		# module-guest.sh in the same boot (a second one would cost more
+		# than its checks), with the tests' own module built for this kernel
+		mod=()
+		if ko=$(tests/vm/etn/build.sh "$k" 2> "$VMOUT/etn-$k.err"); then
+			mod=(--add "$ko:/lib/etn.ko" --add tests/vm/module-guest.sh:/guest.d/module-guest.sh)
+		else
+			fail "arm64 $k: cannot build tests/vm/etn's module: $(tail -n 3 "$VMOUT/etn-$k.err" | tr '\n' ' ')"
+		fi
 		echo "# booting arm64 $k"
 		guest "arm64 $k" "$VMOUT/test-$k.out" --script tests/vm/guest-arm64.sh \
-			--add $BIN:/bin/kptrace --mem 2048 --timeout 300
+			--add $BIN:/bin/kptrace "${mod[@]}" --mem 2048 --timeout 300
+		# its "# expect 18 ok" is counted only if it ran at all
+		if [ ${#mod[@]} != 0 ] && ! grep -q '^# module-guest.sh$' "$VMOUT/test-$k.out"; then
+			fail "arm64 $k: guest-arm64.sh did not run /guest.d/module-guest.sh"
+		fi
 	done
 	finish
 	exit

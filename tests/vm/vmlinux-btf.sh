@@ -1,13 +1,29 @@
 #!/usr/bin/env bash
 # The VM kernel's vmlinux (an ELF with its .BTF section), decompressed from
 # the bzImage kernels.sh fetched, for the host-side BTF tests of that kernel.
+# KPT_VM_ARCH=arm64: the raw BTF cut out of the arm64 Image (uncompressed,
+# its .BTF section whole), which pahole and bpftool take as well.
 # Prints its path. Usage: tests/vm/vmlinux-btf.sh 6.1|6.12
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 K=$1
-KDIR="$ROOT/.output/vm/kernels/$K"
+VM_ARCH=${KPT_VM_ARCH:-x86}
+case $VM_ARCH in
+x86) KDIR="$ROOT/.output/vm/kernels/$K" ;;
+arm64) KDIR="$ROOT/.output/vm/arm64/kernels/$K" ;;
+*) echo "vmlinux-btf.sh: KPT_VM_ARCH must be x86 or arm64" >&2; exit 1 ;;
+esac
 [[ -f $KDIR/vmlinuz ]] || "$ROOT/tests/vm/kernels.sh" "$K" >&2
 OUT="$KDIR/vmlinux"
+if [[ $VM_ARCH == arm64 ]]; then
+	if [[ ! -s $OUT || $OUT -ot $KDIR/vmlinuz ]]; then
+		python3 "$ROOT/vmlinux/btf-blob.py" "$KDIR/vmlinuz" "$OUT.tmp" ||
+			{ echo "vmlinux-btf.sh: $K: no BTF in $KDIR/vmlinuz" >&2; rm -f "$OUT.tmp"; exit 1; }
+		mv "$OUT.tmp" "$OUT"
+	fi
+	echo "$OUT"
+	exit 0
+fi
 if [[ ! -s $OUT || $OUT -ot $KDIR/vmlinuz ]]; then
 	# The boot protocol's header says where the compressed kernel is
 	# (payload_offset, payload_length), and its magic what compressed it.
