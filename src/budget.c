@@ -61,43 +61,79 @@ bool budget_want_armed(const struct budget_probe *p, double hit_rate, bool pause
 	return p->armed;
 }
 
-/* ns a second one probe may take under a CPU share split among nprobes */
-static double share_ns(const struct budget_spec *spec, int nprobes)
+double budget_total(const struct budget_spec *spec)
 {
-	return spec->pct / 100.0 * 1e9 / (nprobes > 0 ? nprobes : 1);
+	return spec->rate ? (double)spec->rate : spec->pct / 100.0 * 1e9;
 }
 
 double budget_first_rate(const struct budget_spec *spec, int nprobes)
 {
-	if (spec->rate)
-		return (double)spec->rate / (nprobes > 0 ? nprobes : 1);
-	return share_ns(spec, nprobes) / BUDGET_GUESS_NS;
+	double even = budget_total(spec) / (nprobes > 0 ? nprobes : 1);
+
+	return spec->rate ? even : even / BUDGET_GUESS_NS;
+}
+
+static int cmp_want(const void *a, const void *b, void *arg)
+{
+	const double *want = arg;
+	double x = want[*(const int *)a], y = want[*(const int *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+void budget_split(double total, const double *want, int n, double *share)
+{
+	double left = total, floor_ = n > 0 ? total / (4.0 * n) : 0;
+	int *order = calloc(n > 0 ? n : 1, sizeof(*order));
+	int i, k;
+
+	if (!order) {	/* the even split, always safe */
+		for (i = 0; i < n; i++)
+			share[i] = total / n;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_want, (void *)want);
+	/* the least hungry first: each takes what it wants (a quarter more, at
+	 * least the floor), at most an even part of what is left */
+	for (k = 0; k < n; k++) {
+		double fair = left / (n - k);
+		double w = fmax(floor_, want[order[k]] * 1.25);
+
+		share[order[k]] = fmin(w, fair);
+		left -= share[order[k]];
+	}
+	/* what none wanted: evenly, so a probe that gets busier has room at once */
+	for (i = 0; i < n; i++)
+		share[i] += left / n;
+	free(order);
 }
 
 /* A CPU share's rate after a look: scaled by how far the time it took was from its share. */
-static double share_rate(const struct budget_spec *spec, int nprobes,
-			 const struct budget_obs *o, double dt, double rate)
+static double share_rate(const struct budget_obs *o, double dt, const struct budget_probe *p)
 {
-	double share = share_ns(spec, nprobes), used = (double)o->ns / dt;
-	double taken = (double)(o->hits - o->skipped) / dt;
+	double used = (double)o->ns / dt, taken = (double)(o->hits - o->skipped) / dt;
 
-	if (used > share)	/* over: what was taken, cut by as much as it was over */
-		return fmax(1.0, fmin(rate, taken) * share / used);
+	if (used > p->share)	/* over: what was taken, cut by as much as it was over */
+		return fmax(1.0, fmin(p->rate, taken) * p->share / used);
 	if (o->skipped)		/* held back and under: more, at most twice as many */
-		return fmin(1e9, rate * fmin(2.0, share / fmax(used, 1.0)));
-	return rate;
+		return fmin(1e9, p->rate * fmin(2.0, p->share / fmax(used, 1.0)));
+	return p->rate;
 }
 
-bool budget_step(const struct budget_spec *spec, int nprobes, const struct budget_obs *o,
-		 double dt, struct budget_probe *p)
+bool budget_step(const struct budget_spec *spec, const struct budget_obs *o, double dt,
+		 struct budget_probe *p)
 {
 	double old_rate = p->rate, hit_rate, n;
 	uint32_t old_sample = p->sample;
 
 	if (dt <= 0 || o->skipped > o->hits)
 		return false;
-	if (spec->pct > 0 && o->ns_known && o->hits)
-		p->rate = share_rate(spec, nprobes, o, dt, p->rate);
+	if (spec->rate)
+		p->rate = fmax(1.0, p->share);
+	else if (o->ns_known && o->hits)
+		p->rate = share_rate(o, dt, p);
 	hit_rate = (double)o->hits / dt;
 	n = ceil(hit_rate / p->rate);
 	if (n > UINT32_MAX)
@@ -109,15 +145,15 @@ bool budget_step(const struct budget_spec *spec, int nprobes, const struct budge
 	return p->rate != old_rate || p->sample != old_sample;
 }
 
-unsigned int budget_hold_looks(const struct budget_spec *spec, int nprobes,
+unsigned int budget_hold_looks(const struct budget_spec *spec, double share,
 			       const struct budget_obs *o, double dt, double rate_before)
 {
-	double used, share, k;
+	double used, k;
 
-	if (spec->pct <= 0 || !o->ns_known || !o->hits || dt <= 0 || o->skipped > o->hits)
+	if (spec->pct <= 0 || !o->ns_known || !o->hits || dt <= 0 || o->skipped > o->hits ||
+	    share <= 0)
 		return 0;
 	used = (double)o->ns / dt;
-	share = share_ns(spec, nprobes);
 	if (used <= 1.5 * share || (double)(o->hits - o->skipped) > 2 * rate_before * dt + 1)
 		return 0;
 	k = ceil(used / share) - 1;
@@ -176,6 +212,7 @@ int budget_start(struct budget_ctl *c, const struct budget_spec *spec, struct lo
 	for (i = 0; i < n && !err; i++) {
 		if (!budget_droppable(&ents[i]))
 			continue;
+		c->p[i].share = budget_total(spec) / c->nbudgeted;
 		c->p[i].rate = budget_first_rate(spec, c->nbudgeted);
 		c->p[i].sample = 1;
 		/* armed: nothing is known of its rate yet */
@@ -258,8 +295,8 @@ static void hold_or_say(struct budget_ctl *c, int i, const struct budget_probe *
 {
 	struct budget_probe *p = &c->p[i];
 	const struct ev_desc *ev = &c->evs[i];
-	double used = (double)o->ns / dt, share = share_ns(&c->spec, c->nbudgeted);
-	unsigned int k = budget_hold_looks(&c->spec, c->nbudgeted, o, dt, was->rate);
+	double used = (double)o->ns / dt, share = was->share;
+	unsigned int k = budget_hold_looks(&c->spec, share, o, dt, was->rate);
 	bool held;
 
 	if (!k)
@@ -302,6 +339,49 @@ static void held_look(struct budget_ctl *c, int i, double dt)
 	}
 }
 
+/*
+ * What probe p would take this look were nothing left out: its hits a
+ * second (a rate budget) or its run time a second, scaled up by what its
+ * sampling left out (a CPU share; a hit left out costs less, so this is
+ * more than it would take); a held probe, all of it.
+ */
+static double demand(const struct budget_ctl *c, const struct budget_probe *p,
+		     const struct budget_obs *o, double dt)
+{
+	if (p->held)
+		return budget_total(&c->spec);
+	if (c->spec.rate)
+		return (double)o->hits / dt;
+	if (!o->ns_known || o->hits <= o->skipped)
+		return o->hits ? budget_total(&c->spec) : 0;
+	return (double)o->ns / dt * (double)o->hits / (double)(o->hits - o->skipped);
+}
+
+/* The run's budget shared among its probes by what they want (budget_split()). */
+static void share_out(struct budget_ctl *c, const struct budget_obs *obs, double dt)
+{
+	double *want = calloc(c->n ? c->n : 1, sizeof(*want));
+	double *share = calloc(c->n ? c->n : 1, sizeof(*share));
+	int *idx = calloc(c->n ? c->n : 1, sizeof(*idx));
+	int i, m = 0;
+
+	/* without run times a CPU share stays split evenly at the guess */
+	if (want && share && idx && (c->spec.rate || c->ns_known)) {
+		for (i = 0; i < c->n; i++) {
+			if (c->p[i].rate <= 0)
+				continue;
+			want[m] = demand(c, &c->p[i], &obs[i], dt);
+			idx[m++] = i;
+		}
+		budget_split(budget_total(&c->spec), want, m, share);
+		for (i = 0; i < m; i++)
+			c->p[idx[i]].share = share[i];
+	}
+	free(want);
+	free(share);
+	free(idx);
+}
+
 void budget_tick(struct budget_ctl *c)
 {
 	double now = kpt_mono_s();
@@ -314,6 +394,7 @@ void budget_tick(struct budget_ctl *c)
 	if (!obs || !st || dt <= 0)
 		goto out;
 	observe(c, obs, st);
+	share_out(c, obs, dt);
 	for (i = 0; i < c->n; i++) {
 		struct budget_probe was = c->p[i];
 		uint64_t paused = st[i].paused - c->seen[i].last.paused;
@@ -327,7 +408,7 @@ void budget_tick(struct budget_ctl *c)
 		}
 		/* the kernel arms a bucket at a mark */
 		c->p[i].armed = loader_budget_armed(c->ld, i) > 0;
-		changed = budget_step(&c->spec, c->nbudgeted, &obs[i], dt, &c->p[i]);
+		changed = budget_step(&c->spec, &obs[i], dt, &c->p[i]);
 		armed = budget_want_armed(&c->p[i], (double)obs[i].hits / dt, paused > 0);
 		if (changed || armed != c->p[i].armed) {
 			c->p[i].armed = armed;

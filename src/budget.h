@@ -37,6 +37,7 @@ struct budget_obs {
 
 /* A budgeted probe's state between looks. */
 struct budget_probe {
+	double share;		/* its part of the run's budget: events or ns a second */
 	double rate;		/* recorded hits a second it may take */
 	uint32_t sample;	/* 1 in sample, 1: every hit */
 	bool paused;		/* its last look skipped hits past the rate */
@@ -58,6 +59,9 @@ void budget_bucket(const struct budget_probe *p, struct kpt_budget *b);
  */
 bool budget_want_armed(const struct budget_probe *p, double hit_rate, bool paused);
 
+/* The run's budget: events a second, or ns of BPF run time a second. */
+double budget_total(const struct budget_spec *spec);
+
 /*
  * A probe's first rate: the run's rate or CPU share split evenly among its
  * nprobes budgeted probes, the share through BUDGET_GUESS_NS a hit.
@@ -65,12 +69,22 @@ bool budget_want_armed(const struct budget_probe *p, double hit_rate, bool pause
 double budget_first_rate(const struct budget_spec *spec, int nprobes);
 
 /*
- * One look at a probe after dt seconds: its new rate (a CPU share: the rate
- * that held its measured time a second at its share) and its 1 in N (what
- * keeps its hits at its rate). Returns true when the probe's rate or N changed.
+ * The run's budget (total) shared among n probes by what each wants (in the
+ * same unit): one that wants less than an even part of what is left gets a
+ * quarter more than it wants, at least total/4n (so one that wakes up is
+ * recorded at once); the busiest share the rest; what none wanted is added
+ * to all evenly. The shares add up to total.
  */
-bool budget_step(const struct budget_spec *spec, int nprobes, const struct budget_obs *o,
-		 double dt, struct budget_probe *p);
+void budget_split(double total, const double *want, int n, double *share);
+
+/*
+ * One look at a probe after dt seconds, under its share (p->share): its new
+ * rate (a rate budget: the share; a CPU share: the rate that held its
+ * measured time a second at the share) and its 1 in N (what keeps its hits
+ * at its rate). Returns true when the probe's rate or N changed.
+ */
+bool budget_step(const struct budget_spec *spec, const struct budget_obs *o, double dt,
+		 struct budget_probe *p);
 
 /* The longest a held probe stays detached at a time, looks (seconds). */
 #define BUDGET_HOLD_MAX	59
@@ -80,10 +94,10 @@ bool budget_step(const struct budget_spec *spec, int nprobes, const struct budge
  * took more than 1.5 times its share while recording no more than its rate
  * (rate_before: the one it had over that look), what a hit left out costs
  * is past the share; the looks to keep it detached for after each attached
- * one so that its time averages out at its share (at most
+ * one so that its time averages out at its share (share: ns a second; at most
  * BUDGET_HOLD_MAX). 0: no hold.
  */
-unsigned int budget_hold_looks(const struct budget_spec *spec, int nprobes,
+unsigned int budget_hold_looks(const struct budget_spec *spec, double share,
 			       const struct budget_obs *o, double dt, double rate_before);
 
 /* Hits over hits recorded: what a sampled count is multiplied by (1: none skipped). */

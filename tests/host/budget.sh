@@ -19,7 +19,7 @@ OUT=$(realpath "$OUT")
 B=$OUT/target-budget
 gcc -O0 -fno-inline -no-pie -g tests/host/budget_target.c -o "$B" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 17
+expect_checks 18
 P="p:$B:kpt_hot i=%di:s64"
 NCPU=$(nproc)
 
@@ -41,6 +41,15 @@ check "past the rate: sampling and the pause said on stderr" \
 	grep -qE 'budget: uprobes/[^ ]*kpt_hot_0 at [0-9]+ hits/s, past its 1000/s: recording 1 in [0-9]+' "$OUT/hot.err"
 check "the profile says what was skipped, sampled and paused" \
 	grep -qE "hits SKIPPED by --budget \([0-9]+ sampled out, [0-9]+ while paused\)" "$OUT/hot.err"
+
+# a hot probe beside a quiet one takes what the quiet one does not want:
+# more than an even split's 500/s could deliver, never past the run's 1000/s
+kpt --budget 1000/s -c "$B hot 8000000" "$P" "p:$B:kpt_quiet" > "$OUT/share.out" 2> "$OUT/share.err"
+lines=$(wc -l < "$OUT/share.out")
+win=$(window "$OUT/share.err")
+check "shared by demand: the hot probe past an even split's 500/s, within the run's 1000/s (${lines} in ${win:-?} ns)" \
+	python3 -c "import sys; l, w, n = map(int, sys.argv[1:]); sys.exit(not (50 + w * 500 // 10**9 + 1 + n < l <= 100 + w * 1000 // 10**9 + 1 + n))" \
+	"$lines" "${win:-0}" "$NCPU"
 
 # far under the rate the bucket is disarmed (no clock read a hit); a hot
 # phase after it arms it within a mark's 64 hits a CPU: bounded the same

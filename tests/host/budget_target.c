@@ -19,6 +19,12 @@ __attribute__((noinline, used)) long kpt_hot(long i)
 	return i * 3;
 }
 
+/* never called: a probe beside the hot one that asks for none of the budget */
+__attribute__((noinline, used)) long kpt_quiet(long i)
+{
+	return i * 5;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 2 ? atol(argv[2]) : 0, us = argc > 3 ? atol(argv[3]) : 0, s = 0, i;

@@ -7,6 +7,7 @@
  * count, and the clock's and the counters' ends without wrapping.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -36,7 +37,7 @@ static void user_side(void)
 	static const char *bad[] = { "0%", "101%", "1", "0/s", "x/s", "1e3/s", "%", "-1%", " 1%",
 				     "1000000001/s", "5/m", "", "0.0001%" };
 	struct budget_spec sp;
-	struct budget_probe p = { .rate = 1000, .sample = 1 };
+	struct budget_probe p = { .share = 1000, .rate = 1000, .sample = 1 };
 	struct budget_obs o = { 0 };
 	struct kpt_budget b = { 0 };
 	char msg[160];
@@ -58,55 +59,62 @@ static void user_side(void)
 	/* the sampling follows the hit rate, down only with a fifth to spare */
 	sp = (struct budget_spec){ .rate = 1000 };
 	o.hits = 100000;
-	CHECK(budget_step(&sp, 1, &o, 1.0, &p) && p.sample == 100, "100000 hits/s at 1000/s: 1 in "
+	CHECK(budget_step(&sp, &o, 1.0, &p) && p.sample == 100, "100000 hits/s at 1000/s: 1 in "
 	      "100 (%u)", p.sample);
 	o.hits = 85000;
-	CHECK(!budget_step(&sp, 1, &o, 1.0, &p) && p.sample == 100,
+	CHECK(!budget_step(&sp, &o, 1.0, &p) && p.sample == 100,
 	      "85000/s: 1 in 100 records 850/s, not a fifth under: stays 1 in 100");
 	o.hits = 70000;
-	CHECK(budget_step(&sp, 1, &o, 1.0, &p) && p.sample == 70, "70000/s: 1 in 100 records 700/s, a fifth under: 1 in 70 (%u)", p.sample);
+	CHECK(budget_step(&sp, &o, 1.0, &p) && p.sample == 70, "70000/s: 1 in 100 records 700/s, a fifth under: 1 in 70 (%u)", p.sample);
 	o.hits = 500;
-	CHECK(budget_step(&sp, 1, &o, 1.0, &p) && p.sample == 1, "500/s: every hit");
-	CHECK(p.rate == 1000, "a rate budget's rate never moves");
-	CHECK(!budget_step(&sp, 1, &o, 0, &p), "no time passed: no step");
+	CHECK(budget_step(&sp, &o, 1.0, &p) && p.sample == 1, "500/s: every hit");
+	CHECK(p.rate == 1000, "a rate budget's rate is its share");
+	CHECK(!budget_step(&sp, &o, 0, &p), "no time passed: no step");
 	o.skipped = 501;
-	CHECK(!budget_step(&sp, 1, &o, 1.0, &p), "more skipped than hits (a torn read): no step");
+	CHECK(!budget_step(&sp, &o, 1.0, &p), "more skipped than hits (a torn read): no step");
 
 	/* a CPU share: cut by how far over, raised at most twice while held back */
 	sp = (struct budget_spec){ .pct = 1 };
-	p = (struct budget_probe){ .rate = 10000, .sample = 1 };
+	p = (struct budget_probe){ .share = 1e7, .rate = 10000, .sample = 1 };
 	o = (struct budget_obs){ .hits = 10000, .ns = 40000000, .ns_known = true };
-	budget_step(&sp, 1, &o, 1.0, &p);
+	budget_step(&sp, &o, 1.0, &p);
 	CHECK(p.rate == 2500, "4%% used of 1%%: a quarter of what was taken (%g)", p.rate);
 	o = (struct budget_obs){ .hits = 100000, .skipped = 97500, .ns = 1000000, .ns_known = true };
-	budget_step(&sp, 1, &o, 1.0, &p);
+	budget_step(&sp, &o, 1.0, &p);
 	CHECK(p.rate == 5000, "0.1%% used, held back: twice the rate, no more (%g)", p.rate);
 	CHECK(p.sample == 20, "100000 hits/s at 5000/s: 1 in 20 (%u)", p.sample);
 	o = (struct budget_obs){ .hits = 100, .ns = 1000, .ns_known = false };
-	budget_step(&sp, 1, &o, 1.0, &p);
+	budget_step(&sp, &o, 1.0, &p);
 	CHECK(p.rate == 5000, "no run time known: the rate stays");
 
 	/* holding: over 1.5x its share while recording no more than its rate */
 	sp = (struct budget_spec){ .pct = 1 };
 	o = (struct budget_obs){ .hits = 1000000, .skipped = 999000, .ns = 100000000,
 				 .ns_known = true };
-	CHECK_INT((int)budget_hold_looks(&sp, 1, &o, 1.0, 1000), 9,
+	CHECK_INT((int)budget_hold_looks(&sp, 1e7, &o, 1.0, 1000), 9,
 		  "10%% used of 1%% at the floor: 9 looks detached after each attached one");
-	CHECK_INT((int)budget_hold_looks(&sp, 2, &o, 1.0, 1000), 19,
-		  "the same with the share split between 2 probes: 19");
+	CHECK_INT((int)budget_hold_looks(&sp, 5e6, &o, 1.0, 1000), 19,
+		  "the same with half the share: 19");
 	o.ns = 14000000;
-	CHECK_INT((int)budget_hold_looks(&sp, 1, &o, 1.0, 1000), 0, "1.4%% of 1%%: no hold");
+	CHECK_INT((int)budget_hold_looks(&sp, 1e7, &o, 1.0, 1000), 0, "1.4%% of 1%%: no hold");
 	o.ns = 100000000;
-	CHECK_INT((int)budget_hold_looks(&sp, 1, &o, 1.0, 100), 0,
+	CHECK_INT((int)budget_hold_looks(&sp, 1e7, &o, 1.0, 100), 0,
 		  "recording 1000/s past its 100/s: the rate is cut first, no hold");
 	o.ns = 10000000000ull;
-	CHECK_INT((int)budget_hold_looks(&sp, 1, &o, 1.0, 1000), BUDGET_HOLD_MAX,
+	CHECK_INT((int)budget_hold_looks(&sp, 1e7, &o, 1.0, 1000), BUDGET_HOLD_MAX,
 		  "a whole CPU: held at most BUDGET_HOLD_MAX looks");
 	o.ns_known = false;
-	CHECK_INT((int)budget_hold_looks(&sp, 1, &o, 1.0, 1000), 0, "no run time known: no hold");
+	CHECK_INT((int)budget_hold_looks(&sp, 1e7, &o, 1.0, 1000), 0, "no run time known: no hold");
 	sp = (struct budget_spec){ .rate = 1000 };
 	o.ns_known = true;
-	CHECK_INT((int)budget_hold_looks(&sp, 1, &o, 1.0, 1000), 0, "a rate budget never holds");
+	CHECK_INT((int)budget_hold_looks(&sp, 1e7, &o, 1.0, 1000), 0, "a rate budget never holds");
+
+	/* a rate budget's share moves with it */
+	sp = (struct budget_spec){ .rate = 1000 };
+	p = (struct budget_probe){ .share = 4000, .rate = 1000, .sample = 1 };
+	o = (struct budget_obs){ .hits = 100000 };
+	CHECK(budget_step(&sp, &o, 1.0, &p) && p.rate == 4000 && p.sample == 25,
+	      "a share of 4000/s: rate 4000, 100000 hits/s 1 in 25 (%g, %u)", p.rate, p.sample);
 
 	CHECK(budget_scale(100, 75) == 4.0, "a quarter recorded: x4");
 	CHECK(budget_scale(0, 0) == 1.0 && budget_scale(10, 0) == 1.0, "nothing skipped: exact");
@@ -131,6 +139,48 @@ static void user_side(void)
 	CHECK(budget_want_armed(&p, 10, false), "sampled: kept armed");
 }
 
+/* budget_split(): the run's budget among probes by what they want. */
+static void split(void)
+{
+	double want[10], share[10], sum;
+	int i;
+
+	/* one hot probe in a glob of ten: the quiet ones a floor each, the rest to it */
+	for (i = 0; i < 10; i++)
+		want[i] = i == 3 ? 1e6 : 0;
+	budget_split(200000, want, 10, share);
+	for (sum = 0, i = 0; i < 10; i++)
+		sum += share[i];
+	CHECK(fabs(sum - 200000) < 1e-6, "the shares add up to the budget (%g)", sum);
+	CHECK(fabs(share[0] - 5000) < 1e-6 && fabs(share[9] - 5000) < 1e-6,
+	      "a quiet probe: total/4n = 5000 (%g)", share[0]);
+	CHECK(fabs(share[3] - 155000) < 1e-6, "the hot one: 200000 - 9 x 5000 (%g)", share[3]);
+
+	/* under its even part: a quarter more than it wants; the rest shared */
+	want[0] = 10000, want[1] = 1e6, want[2] = 1e6;
+	budget_split(90000, want, 3, share);
+	CHECK(fabs(share[0] - 12500) < 1e-6 && fabs(share[1] - 38750) < 1e-6 &&
+	      fabs(share[2] - 38750) < 1e-6, "10000 wanted of 90000: 12500, the two busy "
+	      "38750 each (%g %g %g)", share[0], share[1], share[2]);
+
+	/* all want more than there is: even */
+	want[0] = want[1] = want[2] = 1e9;
+	budget_split(90000, want, 3, share);
+	CHECK(share[0] == 30000 && share[1] == 30000 && share[2] == 30000, "all busy: even");
+
+	/* none wants much: what is left over evenly on top */
+	want[0] = 100, want[1] = 0, want[2] = 50000;
+	budget_split(90000, want, 3, share);
+	for (sum = 0, i = 0; i < 3; i++)
+		sum += share[i];
+	CHECK(fabs(sum - 90000) < 1e-6 && share[2] > 50000 * 1.25 && share[1] == share[0],
+	      "under: each at least what it wants, the rest evenly (%g %g %g)", share[0],
+	      share[1], share[2]);
+	share[0] = -1;
+	budget_split(1000, want, 0, share);
+	CHECK(share[0] == -1, "no probes: nothing written");
+}
+
 /* A disarmed bucket's marks: armed when KPT_BUDGET_MARK hits came faster than half the rate. */
 static void marks(void)
 {
@@ -146,6 +196,7 @@ static void marks(void)
 
 int main(void)
 {
+	split();
 	marks();
 	user_side();
 	struct kpt_budget b = { 0 };
