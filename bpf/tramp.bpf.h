@@ -28,7 +28,8 @@ static __always_inline __u64 kpt_tramp_ip(__u64 *ctx, bool ret)
 	if (!ret)
 		return kpt_kprobe_addr(bpf_get_func_ip(ctx));
 #ifdef KPT_ARCH_ARM64
-	/* arm64's frame differs: its returns go to kretprobes (backend.c) */
+	/* arm64's frame differs: none, and a return that shows it goes to a
+	 * kretprobe (backend_ret_needs_caller()) */
 	return 0;
 #endif
 	n = bpf_get_func_arg_cnt(ctx);

@@ -11,6 +11,8 @@
 /* auto: fentry/fexit for at most this many probes; each is a program to verify
  * (~20 ms), where kprobes share one */
 #define KPT_TRAMP_AUTO	4
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
 
 #ifdef KPT_ARCH_ARM64
 #define SAVED_REGS	"%x0 to %x7"
@@ -27,6 +29,19 @@ static bool multi_eligible(const struct ev_desc *ev)
 		return false;
 	return (ev->kind == SPEC_KPROBE && ev->target.by_name && !ev->target.offset) ||
 	       (ev->kind == SPEC_KRETPROBE && !ev->target.maxactive);
+}
+
+const char *backend_ret_needs_caller(const struct kpt_probe_entry *ent)
+{
+	if (ent->agg.action == KPT_ACT_PRINT)
+		return "its record shows where the function returns to, which an arm64 "
+		       "trampoline does not give";
+	/* taken in the trampoline, below the caller a kretprobe's stack starts
+	 * from: not shown to be the same frames */
+	if (ent->agg.stack_keys & KPT_SK_KSTACK)
+		return "its key is a kernel stack, which through an arm64 trampoline is "
+		       "not checked against a kretprobe's";
+	return NULL;
 }
 
 /*
@@ -53,9 +68,11 @@ static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 		return "a compiler clone such as .isra or .constprop has no BTF prototype";
 #ifdef KPT_ARCH_ARM64
 	/* arm64's trampoline frame is not x86-64's: kpt_tramp_ip() cannot say
-	 * where the function returns to, which a kretprobe's record shows */
-	if (ret)
-		return "an arm64 trampoline does not say where the function returns to";
+	 * where the function returns to, so only returns that never show it */
+	const char *why = ret ? backend_ret_needs_caller(ent) : NULL;
+
+	if (why)
+		return why;
 #endif
 	if (sysinfo_need_regs_btf(si, NULL, 0))
 		return "the registers' layout is unknown";
@@ -134,6 +151,7 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 		for (i = 0; i < n; i++) {
 			why = tramp_why_not(si, &evs[i], &ents[i]);
 			evs[i].tramp = !why;
+			evs[i].not_tramp = why;
 			if (!why) {
 				ntramp++;
 				continue;
@@ -156,11 +174,21 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 		 * (tried at load: a refusal sends them back to kprobes) */
 		if (force)
 			return 0;
-		if (ntramp && ntramp <= KPT_TRAMP_AUTO && eligible < KPT_MULTI_MIN &&
-		    kernel_has(si, "register_ftrace_direct", msg, msglen))
+		if (ntramp > KPT_TRAMP_AUTO)
+			why = "auto: more than " STR(KPT_TRAMP_AUTO) " probes could, and each "
+			      "trampoline is a program to verify";
+		else if (eligible >= KPT_MULTI_MIN)
+			why = "auto: " STR(KPT_MULTI_MIN) " or more functions take kprobe.multi "
+			      "where the kernel has it, else kprobes";
+		else if (ntramp && !kernel_has(si, "register_ftrace_direct", msg, msglen))
+			why = "this kernel has no BPF trampolines (no register_ftrace_direct)";
+		else
 			return 0;
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			if (evs[i].tramp)
+				evs[i].not_tramp = why;
 			evs[i].tramp = false;
+		}
 	}
 
 	/* no kernel function probes, or too few for auto to take a multi

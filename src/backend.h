@@ -26,6 +26,11 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
  * to kprobes. True if there were any (then load again). */
 bool backend_fallback(const char *name, struct ev_desc *evs, int n);
 
+/* Why a return probe's output needs where the function returns to (its
+ * record shows it, or a key is a kernel stack), or NULL: arm64's fexit
+ * cannot give it. */
+const char *backend_ret_needs_caller(const struct kpt_probe_entry *ent);
+
 /* For --dry-run: "fentry", "kprobe.multi (one link for all)", ... */
 const char *backend_describe(const struct ev_desc *ev);
 

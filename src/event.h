@@ -65,6 +65,7 @@ struct ev_desc {
 	uint16_t fixed_size;	/* header + fault bitmap + slots */
 	bool multi;		/* attached through one kprobe.multi link with others */
 	bool tramp;		/* attached through a BPF trampoline: fentry, or fexit for returns */
+	const char *not_tramp;	/* why not (--dry-run), where backend_choose() weighed it */
 	bool attach_first;	/* an entry saving arguments: on before its return probe */
 	bool kstack, ustack;	/* -K/-U: its records end with the stacks */
 	uint16_t kstack_show;	/* -K DEPTH: the frames printed, below the tracing's own */

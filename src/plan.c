@@ -492,6 +492,9 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 		explain_event(f, ev);
 		if (ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE)
 			fprintf(f, "attach: %s\n", backend_describe(ev));
+		if (ev->not_tramp && !ev->tramp && !ev->multi)
+			fprintf(f, "not %s: %s\n", ev->kind == SPEC_KRETPROBE ? "fexit" : "fentry",
+				ev->not_tramp);
 		if (ps->p[i].res.no_kprobes && !ev->target.await)
 			fprintf(f, "not checked: this kernel has no kprobes (CONFIG_KPROBES off), "
 				"so not whether a kernel with them takes this probe point and "

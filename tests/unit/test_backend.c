@@ -293,6 +293,69 @@ static void test_deferred(void)
 	si.defer_ksyms = false;
 }
 
+/*
+ * What needs where a return returns to: the actions and keys arm64's fexit
+ * may take (it cannot give that address), whatever this build's arch.
+ */
+static void test_ret_caller(void)
+{
+	static const struct {
+		int action;
+		int stack_keys;
+		bool needs;
+		const char *what;
+	} rows[] = {
+		{ KPT_ACT_PRINT, 0, true, "a streamed record" },
+		{ KPT_ACT_HIST, 0, false, "a histogram" },
+		{ KPT_ACT_COUNT, 0, false, "a count" },
+		{ KPT_ACT_LAT_END, 0, false, "latency's return" },
+		{ KPT_ACT_PAIR_END, 0, false, "latency --to" },
+		{ KPT_ACT_COUNT, KPT_SK_USTACK, false, "a count by user stack" },
+		{ KPT_ACT_COUNT, KPT_SK_KSTACK, true, "a count by kernel stack" },
+		{ KPT_ACT_LAT_END, KPT_SK_KSTACK | KPT_SK_USTACK, true, "latency by both stacks" },
+	};
+	struct kpt_probe_entry e;
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		memset(&e, 0, sizeof(e));
+		e.agg.action = rows[i].action;
+		e.agg.stack_keys = rows[i].stack_keys;
+		why = backend_ret_needs_caller(&e);
+		CHECK((why != NULL) == rows[i].needs, "%s: %s", rows[i].what, why ? why : "(none)");
+	}
+}
+
+/* Why a probe is on a kprobe, for --dry-run: the probe's own reason, or auto's. */
+static void test_not_tramp(void)
+{
+	struct run r;
+	int i;
+
+	kernel(true, true, true);
+	memset(&r, 0, sizeof(r));
+	add(&r, SPEC_KPROBE, 0, KPT_BASE_STACK, 1);
+	add(&r, SPEC_KPROBE, 1, KPT_BASE_ARG, 0);
+	CHECK_INT(choose(&r, NULL), 0, "auto, stack read");
+	CHECK_STR(r.ev[0].not_tramp ? r.ev[0].not_tramp : "(null)", "it reads the stack",
+		  "the probe's reason");
+	CHECK(r.ev[1].tramp && !r.ev[1].not_tramp, "the other on a trampoline, no reason");
+
+	kernel(false, false, true);
+	CHECK_INT(choose(&r, NULL), 0, "auto, no trampolines");
+	CHECK(r.ev[1].not_tramp && strstr(r.ev[1].not_tramp, "no BPF trampolines"), "kernel: %s",
+	      r.ev[1].not_tramp ? r.ev[1].not_tramp : "(null)");
+
+	kernel(true, true, true);
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < 5; i++)
+		add(&r, SPEC_KPROBE, i, 0, 0);
+	CHECK_INT(choose(&r, NULL), 0, "auto, 5 probes");
+	CHECK(r.ev[4].not_tramp && strstr(r.ev[4].not_tramp, "more than 4"), "5 probes: %s",
+	      r.ev[4].not_tramp ? r.ev[4].not_tramp : "(null)");
+}
+
 static void test_fallback(void)
 {
 	struct run r;
@@ -321,6 +384,8 @@ int main(void)
 	test_no_kernel_functions();
 	test_deferred();
 	test_fallback();
+	test_ret_caller();
+	test_not_tramp();
 	ksyms_free(si.ksyms);
 	si.ksyms = NULL;
 	sysinfo_free(&si);
