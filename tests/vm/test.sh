@@ -63,12 +63,17 @@ FLAKE_LOCKUP='watchdog: BUG: soft lockup - CPU#[0-9]+ stuck for'
 # whole: retried once like the faults above, a second one fails.
 FROZEN_AFTER=120
 
+# last_uptime OUT: the guest's uptime in its last line that says it
+last_uptime() {
+	sed -n 's/^# .*uptime \([0-9][0-9]*\)s)\{0,1\}$/\1/p' "$1" | tail -n 1
+}
+
 # guest_froze OUT TIMEOUT: the boot timed out and the guest's uptime lines
 # had stopped long before
 guest_froze() {
 	local last
 	[ "$BOOT_RC" = 124 ] || return 1
-	last=$(sed -n 's/^# .*uptime \([0-9][0-9]*\)s)\{0,1\}$/\1/p' "$1" | tail -n 1)
+	last=$(last_uptime "$1")
 	[ -n "$last" ] && [ $(($2 - last)) -gt $FROZEN_AFTER ]
 }
 
@@ -126,7 +131,7 @@ guest() {
 			mv "$out" "$base.try$try.out"
 			mv "$base.console" "$base.try$try.console"
 			mv "$base.err" "$base.try$try.err"
-			skip "$name: retried: the guest froze, silent from uptime $(sed -n 's/^# .*uptime \([0-9][0-9]*\)s)\{0,1\}$/\1/p' "$base.try$try.out" | tail -n 1)s to the boot's timeout (${timeout:-180}s), no kernel fault (console $base.try$try.console, $(grep -c '^FAIL - ' "$base.try$try.out") FAIL lines in that try)"
+			skip "$name: retried: the guest froze, silent from uptime $(last_uptime "$base.try$try.out")s to the boot's timeout (${timeout:-180}s), no kernel fault (console $base.try$try.console, $(grep -c '^FAIL - ' "$base.try$try.out") FAIL lines in that try)"
 			grep -E '^(ok|FAIL|skip) ' "$base.try$try.out" | sed "s/^/#   try $try: /"
 			grep -E '^# ' "$base.try$try.out" | tail -n 3 | sed "s/^/#   try $try: /"
 			continue
