@@ -589,6 +589,21 @@ out:
 	return err;
 }
 
+/* Why ev did not attach: the kernel's error class where it says one, the hint. */
+static void attach_failed_msg(const struct ev_desc *ev, int err, char *msg, size_t msglen)
+{
+	enum spec_err kerr = loader_attach_error(ev, err);
+	char at[64] = "";
+
+	if (!ev->is_user && ev->target.by_name && ev->target.offset)
+		snprintf(at, sizeof(at), "+0x%llx", (unsigned long long)ev->target.offset);
+	snprintf(msg, msglen, "%s%scannot attach %s/%s at %s%s: %s%s%s",
+		 kerr ? spec_strerror(kerr) : "", kerr ? " (" : "", ev->group, ev->event,
+		 ev->is_user ? ev->path : ev->func, at,
+		 err == -524 ? "not supported (ENOTSUPP)" : strerror(-err), attach_hint(ev, err),
+		 kerr ? ")" : "");
+}
+
 /*
  * The traced processes' comings and goings, attached before any probe: a
  * process the command creates from then on is traced from its start.
@@ -654,21 +669,9 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 		}
 		l = attach_one(ld, &evs[i], upid, msg, msglen);
 		if (!l) {
-			enum spec_err kerr;
-			char at[64] = "";
-
 			err = -errno;
-			kerr = loader_attach_error(&evs[i], err);
-			if (!evs[i].is_user && evs[i].target.by_name && evs[i].target.offset)
-				snprintf(at, sizeof(at), "+0x%llx",
-					 (unsigned long long)evs[i].target.offset);
 			if (!msg[0])
-				snprintf(msg, msglen, "%s%scannot attach %s/%s at %s%s: %s%s%s",
-					 kerr ? spec_strerror(kerr) : "", kerr ? " (" : "",
-					 evs[i].group, evs[i].event,
-					 evs[i].is_user ? evs[i].path : evs[i].func, at,
-					 err == -524 ? "not supported (ENOTSUPP)" : strerror(-err),
-					 attach_hint(&evs[i], err), kerr ? ")" : "");
+				attach_failed_msg(&evs[i], err, msg, msglen);
 			ld->failed = i;
 			loader_detach(ld);
 			return err ? err : -EINVAL;
@@ -689,10 +692,7 @@ int loader_attach_late(struct loader *ld, const struct ev_desc *ev, char *msg, s
 		int err = -errno;
 
 		if (!msg[0])
-			snprintf(msg, msglen, "cannot attach %s/%s at %s: %s%s", ev->group,
-				 ev->event, ev->is_user ? ev->path : ev->func,
-				 err == -524 ? "not supported (ENOTSUPP)" : strerror(-err),
-				 attach_hint(ev, err));
+			attach_failed_msg(ev, err, msg, msglen);
 		return err ? err : -EINVAL;
 	}
 	ld->links[ev->index] = l;
