@@ -163,11 +163,20 @@ int libpath_find(const char *name, char *path, size_t len)
 	return -ENOENT;
 }
 
+bool libpath_module_name_eq(const char *a, const char *b)
+{
+	size_t i;
+
+	for (i = 0; a[i] && b[i] && (a[i] == b[i] || (strchr("-_", a[i]) && strchr("-_", b[i])));
+	     i++)
+		;
+	return !a[i] && !b[i];
+}
+
 bool libpath_module_loaded(const char *name)
 {
 	char line[512], mod[256];
 	bool found = false;
-	size_t i;
 	FILE *f = fopen("/proc/modules", "re");
 
 	/* no /proc/modules: a kernel without modules (CONFIG_MODULES off) */
@@ -176,10 +185,7 @@ bool libpath_module_loaded(const char *name)
 	while (!found && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%255s", mod) != 1)
 			continue;
-		for (i = 0; mod[i] && name[i] &&
-		     (mod[i] == name[i] || (strchr("-_", mod[i]) && strchr("-_", name[i]))); i++)
-			;
-		found = !mod[i] && !name[i];
+		found = libpath_module_name_eq(mod, name);
 	}
 	fclose(f);
 	return found;

@@ -25,4 +25,7 @@ int libpath_find(const char *name, char *path, size_t len);
  */
 bool libpath_module_loaded(const char *name);
 
+/* Two kernel module names the same, '-' and '_' alike (as modprobe takes them). */
+bool libpath_module_name_eq(const char *a, const char *b);
+
 #endif /* KPT_LIBPATH_H */

@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "ksyms.h"
+#include "libpath.h"
 #include "modwatch.h"
 
 /* How often /proc/modules is read, seconds: a module's first calls within
@@ -40,17 +41,6 @@ struct modwatch {
 	char *mods;		/* /proc/modules as last read */
 };
 
-/* Module names match with '-' and '_' alike, as modprobe takes them. */
-static bool same_module(const char *a, size_t alen, const char *b)
-{
-	size_t i;
-
-	for (i = 0; i < alen && b[i]; i++)
-		if (a[i] != b[i] && !(strchr("-_", a[i]) && strchr("-_", b[i])))
-			return false;
-	return i == alen && !b[i];
-}
-
 /*
  * Module name's address in the last /proc/modules read ("name size refs deps
  * state address"), into base; false if it is not there or not Live (a module
@@ -65,7 +55,7 @@ static bool module_live(const struct modwatch *mw, const char *name, char *base,
 		char mod[64], state[16], addr[24];
 
 		if (sscanf(line, "%63s %*s %*s %*s %15s %23s", mod, state, addr) == 3 &&
-		    same_module(mod, strlen(mod), name) && !strcmp(state, "Live")) {
+		    libpath_module_name_eq(mod, name) && !strcmp(state, "Live")) {
 			snprintf(base, len, "%s", addr);
 			return true;
 		}
