@@ -18,59 +18,8 @@ case $KREL in
 *) echo "# expect 29 ok" ;;
 esac
 
-exec 3>&1
-ok() { echo "ok - $KREL: $*" >&3; }
-bad() { echo "FAIL - $KREL: $*" >&3; }
-
-# Every run bounded (busybox timeout, SIGKILL: exit 137), as guest.sh's.
-KT=120
-KPTBG="timeout -s KILL $KT /bin/kptrace"
-kpt() {
-	timeout -s KILL $KT /bin/kptrace "$@"
-	KRC=$?
-	[ $KRC = 137 ] && bad "kptrace did not end within ${KT} s (killed): kptrace $*"
-	return $KRC
-}
-
-# SIGINT, then at most 20 s; the exit status in RC.
-stop() {
-	local pid=$1 i=0
-	kill -INT $pid 2>/dev/null
-	while kill -0 $pid 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.1; done
-	if kill -0 $pid 2>/dev/null; then
-		bad "kptrace (pid $pid) did not stop on SIGINT within 20 s"
-		kill -KILL $pid
-	fi
-	wait $pid
-	RC=$?
-}
-
-# wait_attached FILE WHAT: until kptrace $KP says Attached in FILE (60 s).
-wait_attached() {
-	local i=0
-	while ! grep -q '^Attached' "$1" 2>/dev/null; do
-		if ! kill -0 $KP 2>/dev/null; then
-			bad "$2: kptrace exited before attaching: $(head -c 300 "$1")"
-			return 1
-		fi
-		i=$((i + 1))
-		if [ $i -gt 600 ]; then
-			bad "$2: kptrace did not attach within 60 s: $(head -c 300 "$1")"
-			return 1
-		fi
-		sleep 0.1
-	done
-}
-
-# gone PATTERN FILE SECS: until no line of FILE matches PATTERN, bounded.
-gone() {
-	local i=0
-	while grep -q "$1" "$2" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt $(($3 * 10)) ] && return 1
-		sleep 0.1
-	done
-}
+# ok/bad, the bounded kpt and $KPTBG, stop, wait_attached, gone, renumber
+. /guest-lib.sh || { echo "FAIL - $KREL: no /guest-lib.sh (tests/vm/test.sh adds it)"; exit 1; }
 
 workload() {
 	cat /etc/hostname > /dev/null
@@ -80,9 +29,6 @@ workload() {
 }
 norm() {
 	sed -n 's/^ *\(cat\|dd\)-\([0-9][0-9]*\) *\[[0-9]*\] [^ ]* *[0-9.]*: \(.*\)$/\2 \3/p'
-}
-renumber() {
-	awk '{ if (!($1 in n)) n[$1] = ++k; $1 = n[$1]; print }'
 }
 
 # The reference in a tracefs instance of its own (see guest.sh).

@@ -16,71 +16,8 @@ case $KREL in
 6.12.*) echo "# expect 99 ok" ;;
 esac
 
-# ok and FAIL lines go to fd 3, the console, even from a function whose
-# output a caller redirects (kpt ... > FILE).
-exec 3>&1
-ok() { echo "ok - $KREL: $*" >&3; }
-bad() { echo "FAIL - $KREL: $*" >&3; }
-
-# Every kptrace run is bounded: busybox timeout execs kptrace in its own
-# process (the pid a background run's $! names) and kills it after KT
-# seconds, exit 137 (SIGKILL: kptrace takes SIGTERM as a stop and exits 0);
-# a run that hangs fails here, named, instead of taking the VM's whole time.
-KT=120
-KPTBG="timeout -s KILL $KT /bin/kptrace"
-kpt() {
-	timeout -s KILL $KT /bin/kptrace "$@"
-	KRC=$?
-	[ $KRC = 137 ] && bad "kptrace did not end within ${KT} s (killed): kptrace $*"
-	return $KRC
-}
-KPT=kpt
-
-# SIGINT, then wait at most 20 s: a kptrace that does not stop is a failure,
-# not a hung VM run. Leaves the exit status in RC.
-stop() {
-	local pid=$1 i=0
-	kill -INT $pid 2>/dev/null
-	while kill -0 $pid 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.1; done
-	if kill -0 $pid 2>/dev/null; then
-		bad "kptrace (pid $pid) did not stop on SIGINT within 20 s"
-		# where it is, for the report: state, signals, kernel stack, syscall
-		grep -E '^(State|SigPnd|ShdPnd|SigBlk|SigCgt)' /proc/$pid/status | sed 's/^/#   /'
-		echo "#   wchan $(cat /proc/$pid/wchan 2>/dev/null) syscall $(cat /proc/$pid/syscall 2>/dev/null)"
-		sed 's/^/#   /' /proc/$pid/stack 2>/dev/null
-		kill -KILL $pid
-	fi
-	wait $pid
-	RC=$?
-}
-
-# wait_attached FILE WHAT: until kptrace $KP says Attached in FILE, 60 s at
-# most; a kptrace that exits first or the bound passing is a failure.
-wait_attached() {
-	local i=0
-	while ! grep -q '^Attached' "$1" 2>/dev/null; do
-		if ! kill -0 $KP 2>/dev/null; then
-			bad "$2: kptrace exited before attaching: $(head -c 300 "$1")"
-			return 1
-		fi
-		i=$((i + 1))
-		if [ $i -gt 600 ]; then
-			bad "$2: kptrace did not attach within 60 s: $(head -c 300 "$1")"
-			return 1
-		fi
-		sleep 0.1
-	done
-}
-
-# gone PATTERN FILE SECS: until no line of FILE matches PATTERN, bounded.
-gone() {
-	local i=0
-	while grep -q "$1" "$2" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt $(($3 * 10)) ] && return 1
-		sleep 0.1
-	done
-}
+# ok/bad, the bounded kpt and $KPTBG, stop, wait_attached, gone, renumber
+. /guest-lib.sh || { echo "FAIL - $KREL: no /guest-lib.sh (tests/vm/test.sh adds it)"; exit 1; }
 
 # Addresses for the raw-address forms: a function, and a constant string.
 ADDR=0x$(grep -m1 ' [tT] do_sys_openat2$' /proc/kallsyms | cut -d' ' -f1)
@@ -126,10 +63,6 @@ workload() {
 # Keep the workload's lines, from the pid on (dropping comm, CPU, flags, time).
 norm() {
 	sed -n 's/^ *\(cat\|dd\)-\([0-9][0-9]*\) *\[[0-9]*\] [^ ]* *[0-9.]*: \(.*\)$/\2 \3/p'
-}
-# Pids renumbered by first appearance, for runs that are not the same run.
-renumber() {
-	awk '{ if (!($1 in n)) n[$1] = ++k; $1 = n[$1]; print }'
 }
 
 # Where the reference refuses a definition (an older kernel lacks a type or
@@ -487,13 +420,13 @@ echo 1 > $KM/events/kmem/kmalloc/enable
 # One after the other: the second loads while the first's probes are live,
 # not while they are being patched in.
 $KPTBG hist kmalloc --json --comm kptkm -o $W/km_tp.json > /dev/null 2> $W/km_tp.err &
-KT=$!
-KP=$KT wait_attached $W/km_tp.err "hist kmalloc"
+KTP=$!
+KP=$KTP wait_attached $W/km_tp.err "hist kmalloc"
 $KPTBG hist kmalloc --no-tracepoint --json --comm kptkm -o $W/km_kp.json > /dev/null 2> $W/km_kp.err &
 KK=$!
 KP=$KK wait_attached $W/km_kp.err "hist kmalloc --no-tracepoint"
 for i in 1 2 3; do $W/kptkm --dry-run 'p vfs_read' > /dev/null 2>&1; done
-stop $KT
+stop $KTP
 tprc=$RC
 stop $KK
 kprc=$RC

@@ -18,9 +18,9 @@ mkdir -p $W
 KREL=$(uname -r)
 echo "# kernel $KREL"
 echo "# expect 18 ok"
-ok() { echo "ok - $KREL: $*"; }
-bad() { echo "FAIL - $KREL: $*"; }
-KPT="timeout -s KILL 120 /bin/kptrace"
+# ok/bad, $KPTBG, stop, wait_attached, renumber
+. /guest-lib.sh || { echo "FAIL - $KREL: no /guest-lib.sh (tests/vm/test.sh adds it)"; exit 1; }
+KPT=$KPTBG
 # etn_write's count and pos, and any function's first argument, by register
 # as this architecture's kprobe_events names them
 case $(uname -m) in
@@ -29,26 +29,6 @@ aarch64) RCOUNT=%x2 RPOS=%x3 RARG1=%x0 ;;
 *) bad "no register forms for $(uname -m)"; exit 1 ;;
 esac
 [ -e $T/kprobe_events ] || mount -t tracefs nodev $T
-
-# until kptrace (pid $KP) says Attached in FILE, 60 s at most
-wait_attached() {
-	local i=0
-	while ! grep -q '^Attached' "$1" 2>/dev/null; do
-		kill -0 $KP 2>/dev/null || { bad "$2: kptrace exited before attaching: $(head -c 300 "$1")"; return 1; }
-		i=$((i + 1))
-		[ $i -gt 600 ] && { bad "$2: kptrace did not attach within 60 s: $(head -c 300 "$1")"; return 1; }
-		sleep 0.1
-	done
-}
-# SIGINT, 20 s at most; the exit status in RC
-stop() {
-	local i=0
-	kill -INT $1 2>/dev/null
-	while kill -0 $1 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.1; done
-	kill -0 $1 2>/dev/null && { bad "kptrace (pid $1) did not stop on SIGINT within 20 s"; kill -KILL $1; }
-	wait $1
-	RC=$?
-}
 
 # The writes: sh's printf (3 bytes at 0), then dd's blocks at its seek=
 # offsets. WANT: each write's count and *pos, in order.
@@ -62,9 +42,6 @@ printf '3 0\n100 500\n100 600\n100 700\n4096 12288\n4096 16384\n' > $W/want
 # A line's pid and what follows the event's name, comm and timing dropped.
 norm() {
 	sed -n 's/^ *\(sh\|dd\)-\([0-9][0-9]*\) *\[[0-9]*\] [^ ]* *[0-9.]*: \(.*\)$/\2 \3/p'
-}
-renumber() {
-	awk '{ if (!($1 in n)) n[$1] = ++k; $1 = n[$1]; print }'
 }
 
 # The reference: DEFS into kprobe_events, recorded in an instance of its own

@@ -209,7 +209,7 @@ if [ $VM_ARCH = arm64 ]; then
 		fi
 		echo "# booting arm64 $k"
 		guest "arm64 $k" "$VMOUT/test-$k.out" --script tests/vm/guest-arm64.sh \
-			--add $BIN:/bin/kptrace "${mod[@]}" --mem 2048 --timeout 300
+			--add $BIN:/bin/kptrace --add tests/vm/guest-lib.sh:/guest-lib.sh "${mod[@]}" --mem 2048 --timeout 300
 		# its "# expect 18 ok" is counted only if it ran at all
 		if [ ${#mod[@]} != 0 ] && ! grep -q '^# module-guest.sh$' "$VMOUT/test-$k.out"; then
 			fail "arm64 $k: guest-arm64.sh did not run /guest.d/module-guest.sh"
@@ -243,7 +243,7 @@ for k in $KERNELS; do
 	echo "# booting $k"
 	# dummy: a module with BTF, for list MOD:* and module BTF arguments
 	guest "$k" ".output/vm/test-$k.out" --script tests/vm/guest.sh \
-		--add ./kptrace:/bin/kptrace --add "$offsets:/etc/kpt-btf-offsets" --module dummy --timeout 600
+		--add ./kptrace:/bin/kptrace --add tests/vm/guest-lib.sh:/guest-lib.sh --add "$offsets:/etc/kpt-btf-offsets" --module dummy --timeout 600
 	# The smaller guest scripts, one boot for all (tests/vm/more-guest.sh);
 	# soak-guest.sh is make soak's, 240 kills, not make test's
 	more=()
@@ -259,7 +259,7 @@ for k in $KERNELS; do
 		fail "$k: cannot build tests/vm/etn's module: $(tail -n 3 ".output/vm/etn-$k.err" | tr '\n' ' ')"
 	fi
 	guest "$k more" ".output/vm/more-$k.out" --script tests/vm/more-guest.sh \
-		--add ./kptrace:/bin/kptrace "${more[@]}" --timeout 900
+		--add ./kptrace:/bin/kptrace --add tests/vm/guest-lib.sh:/guest-lib.sh "${more[@]}" --timeout 900
 	# One more boot, locked down: a clear refusal (tests/vm/lockdown.sh).
 	guest "$k lockdown" ".output/vm/lockdown-$k.out" --script tests/vm/lockdown.sh \
 		--add ./kptrace:/bin/kptrace --append lockdown=confidentiality --timeout 90
