@@ -114,6 +114,15 @@ guest_boot() {
 	fi
 }
 
+# keep_try OUT TRY: a retried boot's output, console and errors kept as try TRY's
+keep_try() {
+	local base=${1%.out}
+
+	mv "$1" "$base.try$2.out"
+	mv "$base.console" "$base.try$2.console"
+	mv "$base.err" "$base.try$2.err"
+}
+
 # guest NAME OUT RUN.SH-ARGS...: a guest run, judged. Retried only after
 # the known TCG flake, at most twice (seen twice in a row on 6.12's first
 # boot, 28 s and 41 s into it, int3 oopses in ttwu_do_activate and
@@ -128,18 +137,14 @@ guest() {
 		guest_boot "$out" "$@"
 		if [ $try -lt 3 ] && [ $froze = 0 ] && guest_froze "$out" "${timeout:-180}"; then
 			froze=1
-			mv "$out" "$base.try$try.out"
-			mv "$base.console" "$base.try$try.console"
-			mv "$base.err" "$base.try$try.err"
+			keep_try "$out" $try
 			skip "$name: retried: the guest froze, silent from uptime $(last_uptime "$base.try$try.out")s to the boot's timeout (${timeout:-180}s), no kernel fault (console $base.try$try.console, $(grep -c '^FAIL - ' "$base.try$try.out") FAIL lines in that try)"
 			grep -E '^(ok|FAIL|skip) ' "$base.try$try.out" | sed "s/^/#   try $try: /"
 			grep -E '^# ' "$base.try$try.out" | tail -n 3 | sed "s/^/#   try $try: /"
 			continue
 		fi
 		if [ $try -lt 3 ] && [ -n "$BOOT_FAULT" ] && tcg_flake "$base.console"; then
-			mv "$out" "$base.try$try.out"
-			mv "$base.console" "$base.try$try.console"
-			mv "$base.err" "$base.try$try.err"
+			keep_try "$out" $try
 			rip=$(grep -m1 'RIP: ' "$base.try$try.console" | cut -c1-100)
 			skip "$name: retried: the guest kernel took the TCG text-patching flake ('$BOOT_FAULT', $rip; console $base.try$try.console, $(grep -c '^FAIL - ' "$base.try$try.out") FAIL lines in that try)"
 			grep -E '^(ok|FAIL|skip) ' "$base.try$try.out" | sed "s/^/#   try $try: /"
