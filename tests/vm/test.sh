@@ -224,8 +224,20 @@ if [ $VM_ARCH = arm64 ]; then
 	exit
 fi
 
+# kptrace(8)'s examples for examples-guest.sh, as the page prints them,
+# and the job file its serve examples read
+mkdir -p .output/vm
+examples=(--add docs/jobs.kpt:/etc/kptrace/jobs.kpt
+	--add docs/jobs.kpt:/usr/share/doc/kptrace/examples/jobs.kpt)
+if tests/man-examples.sh > .output/vm/examples.txt 2> .output/vm/examples.err &&
+	[ -s .output/vm/examples.txt ]; then
+	examples+=(--add .output/vm/examples.txt:/etc/kpt-examples)
+else
+	fail "cannot read kptrace(8)'s examples (tests/man-examples.sh): $(head -c 300 .output/vm/examples.err)"
+	examples=()
+fi
+
 for k in $KERNELS; do
-	mkdir -p .output/vm
 	offsets=.output/vm/btf-offsets-$k
 	: > "$offsets"
 	# BTF arguments against this kernel's own BTF, on the host: the unit
@@ -254,6 +266,7 @@ for k in $KERNELS; do
 	more=()
 	for g in tests/vm/*-guest.sh tests/vm/ftrace-errors.sh; do
 		case $g in tests/vm/more-guest.sh|tests/vm/soak-guest.sh) continue ;; esac
+		[ $g = tests/vm/examples-guest.sh ] && [ ${#examples[@]} = 0 ] && continue
 		[ -e "$g" ] && more+=(--add "$g:/guest.d/$(basename "$g")")
 	done
 	# The tests' own module for module-guest.sh, built against this
@@ -264,7 +277,8 @@ for k in $KERNELS; do
 		fail "$k: cannot build tests/vm/etn's module: $(tail -n 3 ".output/vm/etn-$k.err" | tr '\n' ' ')"
 	fi
 	guest "$k more" ".output/vm/more-$k.out" --script tests/vm/more-guest.sh \
-		--add ./kptrace:/bin/kptrace --add tests/vm/guest-lib.sh:/guest-lib.sh "${more[@]}" --timeout 900
+		--add ./kptrace:/bin/kptrace --add tests/vm/guest-lib.sh:/guest-lib.sh "${more[@]}" \
+		"${examples[@]}" --timeout 900
 	# One more boot, locked down: a clear refusal (tests/vm/lockdown.sh).
 	guest "$k lockdown" ".output/vm/lockdown-$k.out" --script tests/vm/lockdown.sh \
 		--add ./kptrace:/bin/kptrace --append lockdown=confidentiality --timeout 90
