@@ -66,7 +66,10 @@ struct ev_desc {
 	bool multi;		/* attached through one kprobe.multi link with others */
 	bool tramp;		/* attached through a BPF trampoline: fentry, or fexit for returns */
 	const char *not_tramp;	/* why not (--dry-run), where backend_choose() weighed it */
-	bool attach_first;	/* an entry saving arguments: on before its return probe */
+	/* an entry its return probe pairs with (it saves arguments, or starts a
+	 * latency): on after that return and off after it, so no return is ever
+	 * paired with an entry whose own return was never hooked */
+	bool pair_entry;
 	bool kstack, ustack;	/* -K/-U: its records end with the stacks */
 	uint16_t kstack_show;	/* -K DEPTH: the frames printed, below the tracing's own */
 	struct ev_target target;

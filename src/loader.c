@@ -312,8 +312,9 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		}
 	}
 	ld->links = calloc(nprobes ? nprobes : 1, sizeof(*ld->links));
+	ld->pair_entry = calloc(nprobes ? nprobes : 1, sizeof(*ld->pair_entry));
 	ld->tfs = calloc(nprobes ? nprobes : 1, sizeof(*ld->tfs));
-	if (!ld->links || !ld->tfs)
+	if (!ld->links || !ld->pair_entry || !ld->tfs)
 		return -ENOMEM;
 	for (int i = 0; i < nprobes; i++)
 		ld->tfs[i].pfd = -1;
@@ -630,31 +631,19 @@ static int attach_life(struct loader *ld, char *msg, size_t msglen)
 	return 0;
 }
 
-int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upid, char *msg,
-		  size_t msglen)
+/* The probes of links[] whose pair_entry is pass: 0, or the error with ld->failed set. */
+static int attach_links(struct loader *ld, const struct ev_desc *evs, int n, bool pass,
+			char *msg, size_t msglen)
 {
-	double t0 = 1e3 * kpt_mono_s();
 	int i, err;
 
-	ld->upid = upid;
-	err = attach_life(ld, msg, msglen);
-	if (!err)
-		err = attach_multi(ld, evs, n, false, msg, msglen);
-	if (!err)
-		err = attach_multi(ld, evs, n, true, msg, msglen);
-	if (err) {
-		loader_detach(ld);
-		return err;
-	}
-	/* links[] is indexed by probe: fill it in two passes, entries that save
-	 * arguments first, so their return probes find every call's entry */
-	for (int pass = 0; pass < 2; pass++)
 	for (i = 0; i < n; i++) {
 		struct bpf_link *l;
 
 		msg[0] = 0;
-		if (evs[i].attach_first != !pass)
+		if (evs[i].pair_entry != pass)
 			continue;
+		ld->pair_entry[i] = pass;
 		ld->nlinks++;
 		if (evs[i].multi || evs[i].target.await)
 			continue;
@@ -662,21 +651,49 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 			err = attach_profile(ld, &evs[i], msg, msglen);
 			if (err) {
 				ld->failed = i;
-				loader_detach(ld);
 				return err;
 			}
 			continue;
 		}
-		l = attach_one(ld, &evs[i], upid, msg, msglen);
+		l = attach_one(ld, &evs[i], ld->upid, msg, msglen);
 		if (!l) {
 			err = -errno;
 			if (!msg[0])
 				attach_failed_msg(&evs[i], err, msg, msglen);
 			ld->failed = i;
-			loader_detach(ld);
 			return err ? err : -EINVAL;
 		}
 		ld->links[i] = l;
+	}
+	return 0;
+}
+
+/*
+ * Returns before the entries they pair with (event.h's pair_entry), as
+ * loader_detach() takes them off: an entry is then never left as a call in
+ * flight whose return was not hooked, for a later return to be paired with.
+ * kprobe.multi's returns first, its entries before the paired entries of
+ * links[], whichever mechanism each side of a pair went through.
+ */
+int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upid, char *msg,
+		  size_t msglen)
+{
+	double t0 = 1e3 * kpt_mono_s();
+	int err;
+
+	ld->upid = upid;
+	err = attach_life(ld, msg, msglen);
+	if (!err)
+		err = attach_multi(ld, evs, n, true, msg, msglen);
+	if (!err)
+		err = attach_links(ld, evs, n, false, msg, msglen);
+	if (!err)
+		err = attach_multi(ld, evs, n, false, msg, msglen);
+	if (!err)
+		err = attach_links(ld, evs, n, true, msg, msglen);
+	if (err) {
+		loader_detach(ld);
+		return err;
 	}
 	ld->attach_ms = 1e3 * kpt_mono_s() - t0;
 	return 0;
@@ -712,9 +729,11 @@ bool loader_can_hold(struct loader *ld, const struct ev_desc *ev)
 	int i = ev->index;
 
 	/* a link of its own: not a kprobe.multi's, a profile's per-CPU ones, or
-	 * a tracefs kretprobe's (removed and made again would be a new event) */
+	 * a tracefs kretprobe's (removed and made again would be a new event);
+	 * not an entry a return pairs with (its returns would go unpaired) */
 	return i >= 0 && i < ld->nprobes && ld->links && ld->links[i] && !ev->multi &&
-	       ev->kind != SPEC_PROFILE && !(ld->tfs && ld->tfs[i].created);
+	       ev->kind != SPEC_PROFILE && !(ld->tfs && ld->tfs[i].created) &&
+	       !ld->pair_entry[i];
 }
 
 int loader_hold(struct loader *ld, const struct ev_desc *ev)
@@ -725,18 +744,28 @@ int loader_hold(struct loader *ld, const struct ev_desc *ev)
 	return 0;
 }
 
+static void detach_links(struct loader *ld, bool pass)
+{
+	for (int i = 0; ld->links && i < ld->nprobes; i++) {
+		if (ld->pair_entry[i] != pass)
+			continue;
+		bpf_link__destroy(ld->links[i]);
+		ld->links[i] = NULL;
+	}
+}
+
 void loader_detach(struct loader *ld)
 {
 	int i;
 
-	for (i = 0; ld->links && i < ld->nprobes; i++) {
-		bpf_link__destroy(ld->links[i]);
-		ld->links[i] = NULL;
-	}
-	ld->nlinks = 0;
+	/* as loader_attach() put them on: the paired entries of links[] last,
+	 * kprobe.multi's links before them (returns first, as made) */
+	detach_links(ld, false);
 	for (i = 0; i < ld->nmlinks; i++)
 		bpf_link__destroy(ld->mlinks[i]);
 	ld->nmlinks = 0;
+	detach_links(ld, true);
+	ld->nlinks = 0;
 	for (i = 0; i < ld->nplinks; i++)
 		bpf_link__destroy(ld->plinks[i]);
 	ld->nplinks = 0;
@@ -878,6 +907,7 @@ void loader_close(struct loader *ld)
 {
 	loader_detach(ld);
 	free(ld->links);
+	free(ld->pair_entry);
 	free(ld->mlinks);
 	free(ld->plinks);
 	free(ld->tfs);

@@ -195,13 +195,13 @@ static void modwatch_look(struct modwatch *mw)
 		else if (!live)
 			m->base[0] = 0;	/* refused as it was: tried again as it comes back */
 	}
-	/* entries saving arguments first, so their returns see every call */
+	/* returns first, then the entries they pair with (event.h's pair_entry) */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < mw->n; i++) {
 			struct modprobe *m = &mw->mp[i];
 			const struct ev_desc *ev = &mw->ps->evs[m->idx];
 
-			if (m->attached || ev->attach_first != !pass ||
+			if (m->attached || ev->pair_entry != pass ||
 			    !module_live(mw, ev->spec->module, base, sizeof(base)) ||
 			    !strcmp(base, m->base))
 				continue;	/* refused at this address already: not again */

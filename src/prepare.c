@@ -705,7 +705,8 @@ static int compile_filters(const struct env *env, const struct probe *pr,
 	return err;
 }
 
-/* Each return probe reads its entry arguments from what its saver saved. */
+/* Each return probe reads its entry arguments from what its saver saved;
+ * savers and latency starts are entries their returns pair with. */
 static void link_entry_savers(struct probeset *ps)
 {
 	int i, s;
@@ -717,8 +718,11 @@ static void link_entry_savers(struct probeset *ps)
 		ps->ents[i].flags |= KPT_PF_EDATA;
 		ps->ents[i].edata_peer = s;
 		ps->ents[s].agg.action = KPT_ACT_SAVE_ARGS;
-		ps->evs[s].attach_first = true;
+		ps->evs[s].pair_entry = true;
 	}
+	for (i = 0; i < ps->n; i++)
+		if (ps->p[i].lat == PROBE_LAT_START)
+			ps->evs[i].pair_entry = true;
 }
 
 int prepare(const struct env *env, struct sysinfo *si, struct probeset *ps)

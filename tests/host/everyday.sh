@@ -13,7 +13,7 @@ OUT=.output/tests/host/everyday
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 27
+expect_checks 29
 B=$OUT/everyday_target
 # static: no loader's reads of shared libraries among the program's own
 gcc -O0 -g -static tests/host/everyday_target.c -o "$B" ||
@@ -227,5 +227,52 @@ KPT_RC=64 kpt hist "$DEF" v --sum v > /dev/null 2> "$OUT/r2.err"
 check "hist --sum: refused, for count" grep -q "are for 'kptrace count'" "$OUT/r2.err"
 KPT_RC=error kpt count "$DEF" --by tag --sum nosuch -c "$B values" > /dev/null 2> "$OUT/r3.err"
 check "--sum of no argument: refused, naming it" grep -q "no argument 'nosuch'" "$OUT/r3.err"
+
+# --- attached to, and detached from, calls in flight ---------------------
+# A process already running ev_spin tens of thousands of times a second:
+# calls that enter while kptrace attaches or detaches must not pair one
+# call's entry with another's return (an entry whose return was not hooked
+# yet, then at the end a return whose entry was no longer seen, made a 1 s
+# "call" of a 20 us one).
+hot_run() {
+	"$B1" hot 4 &
+	local hp=$!
+	sleep 0.5
+	kpt "$@"
+	wait $hp
+}
+# Optimised and dynamic: its calls' uprobes are single-stepped, not emulated,
+# and the windows are wide enough to catch calls in every run.
+gcc -O1 -g -no-pie tests/host/everyday_target.c -o "$B-o1" ||
+	{ echo "FAIL - cannot build tests/host/everyday_target.c with -O1"; exit 1; }
+B1=$B-o1
+"$B1" hot 7 &
+HP=$!
+sleep 0.5
+for i in 1 2 3; do
+	kpt latency "$B1:ev_spin" -d 1 > "$OUT/hot$i.out" 2> "$OUT/hot$i.err"
+done
+wait $HP
+# a pairing check, not a timing one: a wrong pair spans the run (1 s), a
+# call of ev_spin takes microseconds, preempted some milliseconds
+check "latency of a running process, 3 runs: no call of microseconds measured at 0.5 s or more" \
+	python3 - "$OUT"/hot{1,2,3}.out <<'PY'
+import re, sys
+for f in sys.argv[1:]:
+    m = re.search(r"^count (\d+), sum .* max ([0-9.]+)us$", open(f).read(), re.M)
+    print("# %s: count %s, max %s us" % (f.split("/")[-1], m.group(1), m.group(2)))
+    assert int(m.group(1)) > 1000 and float(m.group(2)) < 500000
+PY
+# the same with --from/--to by thread: each start's tag is its end's value
+hot_run latency --from "p:hot_in $B1:ev_spin tag=%di:s32" --to "r:hot_out $B1:ev_spin ret=\$retval:s32" \
+	--by tag,ret -d 1 > "$OUT/hotpair.out" 2> "$OUT/hotpair.err"
+check "latency --from/--to of a running process: every pair's start tag is its end's value" \
+	python3 - "$OUT/hotpair.out" <<'PY'
+import re, sys
+keys = re.findall(r"^@\S*\[(-?\d+), (-?\d+)\]:$", open(sys.argv[1]).read(), re.M)
+bad = [k for k in keys if k[0] != k[1]]
+print("# %d keys, mismatched: %s" % (len(keys), bad[:5]))
+assert len(keys) == 8 and not bad
+PY
 
 finish

@@ -160,6 +160,27 @@ static int opens(void)
 	return 0;
 }
 
+/* A few microseconds of work, returning its tag. */
+__attribute__((noinline)) int ev_spin(int tag)
+{
+	volatile int s = 0;
+
+	for (int i = 0; i < 200; i++)
+		s += i ^ tag;
+	return tag;
+}
+
+/* hot SECONDS: ev_spin(i % 8) as fast as it goes, for kptrace to attach
+ * and detach while calls are in flight */
+static void hot(int secs)
+{
+	time_t end = time(NULL) + secs;
+	unsigned long i = 0;
+
+	while (time(NULL) < end)
+		ev_spin((int)(i++ & 7));
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "values";
@@ -176,5 +197,7 @@ int main(int argc, char **argv)
 		strs();
 	else if (!strcmp(what, "opens"))
 		return opens();
+	else if (!strcmp(what, "hot"))
+		hot(argc > 2 ? atoi(argv[2]) : 3);
 	return 0;
 }

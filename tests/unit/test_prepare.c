@@ -76,7 +76,7 @@ static void entry_savers(void)
 		CHECK_STR(ps.p[s].spec.symbol, "vfs_read", "on the same function");
 		CHECK_STR(ps.p[s].spec.event, "r_vfs_read_0__entry", "named for its return probe");
 		CHECK_INT(ps.ents[s].agg.action, KPT_ACT_SAVE_ARGS, "it saves, prints nothing");
-		CHECK(ps.evs[s].attach_first, "attached before its return probe");
+		CHECK(ps.evs[s].pair_entry, "attached after its return probe");
 		CHECK(ps.ents[0].flags & KPT_PF_EDATA, "the return probe reads entry data");
 		CHECK_INT(ps.ents[0].edata_peer, s, "from its saver");
 	}
