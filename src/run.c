@@ -370,8 +370,10 @@ static int run_load_opts(struct run *r)
 	lo->hist_buckets = r->ps.nbuckets;
 	lo->max_keys = env->max_keys;
 	/* Size what this run uses: aggregation never writes the ring buffer, and
-	 * streaming never the keyed maps (measured: 8 MB of RSS, ms of start-up). */
-	if (env->mode != MODE_TRACE && !env->buffer_size)
+	 * streaming never the keyed maps (measured: 8 MB of RSS, ms of start-up).
+	 * latency --perfetto, the one aggregation that streams (each call, each
+	 * start with arguments), needs streaming's ring: 4 KB lost half of 50k. */
+	if (env->mode != MODE_TRACE && !env->buffer_size && !pl->lat_emit)
 		lo->buffer_size = 4096;
 	lo->pmu_n = r->pmu.n;
 	lo->keyed = pl->keyed;
