@@ -18,9 +18,11 @@
  *
  * ts on the text output's clock (monotonic, or --time boot or wall), in
  * microseconds with three decimals so no nanosecond is lost, and in args
- * the integers. At the end: each process's and thread's name (metadata
- * events, the comm seen last) and the records the ring buffer had no room
- * for as a counter track, "lost events".
+ * the integers. At the end: each thread's name (metadata events, the comm
+ * seen last), each process's (its main thread's comm: seen last, else read
+ * from /proc when the process was first seen; none when neither could be),
+ * and the records the ring buffer had no room for as a counter track, "lost
+ * events".
  */
 #ifndef KPT_PERFETTO_H
 #define KPT_PERFETTO_H

@@ -20,7 +20,7 @@ P=$OUT/pf-tgt
 gcc -O0 -fno-inline -no-pie -g -pthread tests/host/perfetto_target.c -o "$P" ||
 	{ echo "cannot build perfetto_target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 15
+expect_checks 16
 
 # the target prints each call's own duration (ns): 30 sleeps of 1, 2 and 4 ms
 kpt latency --perfetto "$OUT/sleep.trace.json" --json -o "$OUT/sleep.json" -c "$B sleep" \
@@ -86,6 +86,24 @@ assert len(x) == h["count"] == 50000, (len(x), h["count"])
 assert sum(e["args"]["dur_ns"] for e in x) == h["sum"], (sum(e["args"]["dur_ns"] for e in x), h["sum"])
 c = [e["args"]["lost"] for e in ev if e["ph"] == "C"]
 assert c and max(c) == 0, c
+PY
+
+# threads renamed worker1 and worker2 call; the main thread, pf-tgt, never does
+kpt latency --perfetto "$OUT/thr.trace.json" -d 30 -c "$P thr" "$P:pf_func n=%di:s64" \
+	> /dev/null 2> "$OUT/thr.err"
+check "threads: each named by its own comm, the process by its main thread's (pf-tgt)" \
+	python3 - "$OUT/thr.trace.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+x = [e for e in ev if e["ph"] == "X"]
+assert len(x) == 20 and len({e["pid"] for e in x}) == 1, len(x)
+pid = x[0]["pid"]
+t = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+p = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+assert p == {pid: "pf-tgt"}, p
+assert sorted(t.values()) == ["worker1", "worker2"] and pid not in t, t
+for e in x:
+    assert t[e["tid"]] == "worker%d" % e["args"]["n"], e
 PY
 
 # recursion: 5 calls of kpt_sleep, each nested 4 deep, on one thread

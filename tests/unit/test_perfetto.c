@@ -2,8 +2,9 @@
 /*
  * perfetto.c: a call's slice written out by hand, microseconds that keep
  * every nanosecond, comms that are not ASCII still valid JSON, one name
- * per thread (the latest comm) and per process (its main thread's, else a
- * thread's) through the table's growth, the lost events' counter; a
+ * per thread (the latest comm) and per process (its main thread's: from
+ * its records, else /proc's, never a worker's) through the table's
+ * growth, the lost events' counter; a
  * streamed event's instant with its arguments, and a call's slice carrying
  * its start's arguments, found by the time the call began (recursion: each
  * its own; a --from/--to pair: another thread's).
@@ -125,9 +126,23 @@ static void test_args(void)
 	free(out);
 }
 
+/* This process's comm, as /proc has it. */
+static const char *self_comm(void)
+{
+	static char comm[32];
+	FILE *f = fopen("/proc/self/comm", "r");
+
+	if (!f || !fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	if (f)
+		fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return comm;
+}
+
 int main(void)
 {
-	char path[] = "/tmp/kpt-test-perfetto-XXXXXX", msg[256], *out;
+	char path[] = "/tmp/kpt-test-perfetto-XXXXXX", msg[256], want[256], *out;
 	struct kpt_rec_hdr h;
 	struct perfetto *pf;
 	int fd = mkstemp(path), i;
@@ -144,9 +159,18 @@ int main(void)
 	/* a comm renamed: the latest is the thread's name */
 	h = hdr(100, 100, "main2", 6000000000ull);
 	perfetto_call(pf, "vfs_read", &h, 5);
-	/* a process whose main thread never called: named by its thread */
-	h = hdr(200, 201, "w\"k\xe9r", 7000000000ull);
+	/* a process whose main thread never called and that is gone (no pid is
+	 * past PID_MAX_LIMIT, 2^22): no name rather than its worker's */
+	h = hdr(4194400, 4194401, "w\"k\xe9r", 7000000000ull);
 	perfetto_call(pf, "a\"b", &h, 7);
+	/* a live one (this test's own pid): its main thread's comm from /proc */
+	h = hdr((uint32_t)getpid(), 4194500, "worker2", 7000000001ull);
+	perfetto_call(pf, "f", &h, 1);
+	/* a worker first, then the main thread: the main thread's */
+	h = hdr(4194600, 4194601, "worker1", 7000000002ull);
+	perfetto_call(pf, "f", &h, 1);
+	h = hdr(4194600, 4194600, "boss", 7000000003ull);
+	perfetto_call(pf, "f", &h, 1);
 	for (i = 0; i < 100; i++) {
 		h = hdr(300, 300 + (uint32_t)i, i ? "worker" : "lead", 8000000000ull + (uint64_t)i);
 		perfetto_call(pf, "f", &h, 1);
@@ -163,10 +187,20 @@ int main(void)
 			  "\"args\":{\"name\":\"main2\"}") != NULL, "the latest comm");
 	CHECK(strstr(out, "\"args\":{\"name\":\"w\\\"k\\u00e9r\"}") != NULL,
 	      "a comm past ASCII: escaped, valid JSON");
-	CHECK_INT((int)count_of(out, "\"thread_name\""), 102, "one name a thread, through growth");
-	CHECK_INT((int)count_of(out, "\"process_name\""), 3, "one name a process");
-	CHECK(strstr(out, "\"process_name\",\"ph\":\"M\",\"pid\":200,\"tid\":200,\"args\":{\"name\":"
-			  "\"w\\\"k\\u00e9r\"}") != NULL, "no main thread: a thread's comm");
+	CHECK_INT((int)count_of(out, "\"thread_name\""), 105, "one name a thread, through growth");
+	CHECK_INT((int)count_of(out, "\"process_name\""), 4, "one name a process known");
+	CHECK(!strstr(out, "\"process_name\",\"ph\":\"M\",\"pid\":4194400,"),
+	      "a process gone, its main thread unseen: no name, never a worker's");
+	snprintf(want, sizeof(want), "\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+		 "\"args\":{\"name\":\"%s\"}", (int)getpid(), (int)getpid(), self_comm());
+	CHECK(strstr(out, want) != NULL, "a live process: /proc's comm, not its worker's: %s", want);
+	snprintf(want, sizeof(want), "\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":4194500,"
+		 "\"args\":{\"name\":\"worker2\"}", (int)getpid());
+	CHECK(strstr(out, want) != NULL, "its thread: its own comm");
+	CHECK(strstr(out, "\"process_name\",\"ph\":\"M\",\"pid\":4194600,\"tid\":4194600,"
+			  "\"args\":{\"name\":\"boss\"}") != NULL, "the main thread's, seen after a worker");
+	CHECK(strstr(out, "\"thread_name\",\"ph\":\"M\",\"pid\":4194600,\"tid\":4194601,"
+			  "\"args\":{\"name\":\"worker1\"}") != NULL, "the worker: its own comm");
 	CHECK(strstr(out, "\"process_name\",\"ph\":\"M\",\"pid\":300,\"tid\":300,\"args\":{\"name\":"
 			  "\"lead\"}") != NULL, "the main thread's comm");
 	CHECK(strstr(out, "{\"name\":\"lost events\",\"ph\":\"C\",\"pid\":0,\"tid\":0,"
