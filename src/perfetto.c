@@ -47,6 +47,10 @@ struct perfetto {
 	struct pf_start *starts[START_BUCKETS];
 	size_t nstarts;
 	struct pf_table threads, procs;
+	/* the lost events' counter: the count in its last sample, at lost_ts; the
+	 * last reading of it, at lost_read; how many samples so far */
+	uint64_t lost, lost_ts, lost_read;
+	size_t nlost;
 };
 
 struct perfetto *perfetto_open(const char *path, char *msg, size_t msglen)
@@ -285,6 +289,36 @@ static void put_name(struct perfetto *pf, const char *what, uint32_t pid, uint32
 	fputs("}}", pf->f);
 }
 
+/* A sample of the lost events' counter: ts mono, shown on --time's clock. */
+static void put_lost(struct perfetto *pf, uint64_t ts, uint64_t lost)
+{
+	fputs(pf->first ? "" : ",\n", pf->f);
+	pf->first = false;
+	fputs("{\"name\":\"lost events\",\"ph\":\"C\",\"pid\":0,\"tid\":0,\"ts\":", pf->f);
+	put_us(pf->f, ts + (uint64_t)outtime_offset());
+	fprintf(pf->f, ",\"args\":{\"lost\":%" PRIu64 "}}", lost);
+	pf->lost = lost;
+	pf->lost_ts = ts;
+	pf->nlost++;
+}
+
+bool perfetto_lost_due(const struct perfetto *pf, uint64_t now)
+{
+	return !pf->lost_read || now - pf->lost_read >= PERFETTO_LOST_EVERY_NS;
+}
+
+void perfetto_lost(struct perfetto *pf, uint64_t now, uint64_t lost)
+{
+	if (lost != pf->lost) {
+		/* the count before at the reading before: a step between the two
+		 * readings is when the ring buffer was full, not a slope */
+		if (pf->lost_read > pf->lost_ts && pf->lost_read < now)
+			put_lost(pf, pf->lost_read, pf->lost);
+		put_lost(pf, now, lost);
+	}
+	pf->lost_read = now;
+}
+
 /* Starts whose calls never ended in the run (in flight, or their return filtered). */
 static void free_starts(struct perfetto *pf)
 {
@@ -317,10 +351,11 @@ int perfetto_close(struct perfetto *pf, uint64_t lost)
 		if (e->tid && e->comm[0])
 			put_name(pf, "process_name", e->tid, e->tid, e->comm);
 	}
-	fputs(pf->first ? "" : ",\n", pf->f);
-	fputs("{\"name\":\"lost events\",\"ph\":\"C\",\"pid\":0,\"tid\":0,\"ts\":", pf->f);
-	put_us(pf->f, pf->last_ts + (uint64_t)outtime_offset());
-	fprintf(pf->f, ",\"args\":{\"lost\":%" PRIu64 "}}\n]}\n", lost);
+	/* the total, unless the last sample has it: at the last event, or after
+	 * the last sample */
+	if (lost != pf->lost || !pf->nlost)
+		put_lost(pf, pf->last_ts > pf->lost_ts ? pf->last_ts : pf->lost_ts, lost);
+	fputs("\n]}\n", pf->f);
 	err = ferror(pf->f) ? -EIO : 0;
 	if (fclose(pf->f))
 		err = -EIO;

@@ -4,7 +4,7 @@
  * every nanosecond, comms that are not ASCII still valid JSON, one name
  * per thread (the latest comm) and per process (its main thread's: from
  * its records, else /proc's, never a worker's) through the table's
- * growth, the lost events' counter; a
+ * growth, the lost events' counter (sampled as it changes, bounded); a
  * streamed event's instant with its arguments, and a call's slice carrying
  * its start's arguments, found by the time the call began (recursion: each
  * its own; a --from/--to pair: another thread's).
@@ -140,6 +140,48 @@ static const char *self_comm(void)
 	return comm;
 }
 
+/* The lost events read as the run goes: samples when the count changed, bounded. */
+static void test_lost(void)
+{
+	char path[] = "/tmp/kpt-test-perfetto-XXXXXX", msg[256], *out;
+	struct kpt_rec_hdr h;
+	struct perfetto *pf;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0, "mkstemp");
+	close(fd);
+	unlink(path);
+	pf = perfetto_open(path, msg, sizeof(msg));
+	CHECK(pf != NULL, "open: %s", msg);
+	if (!pf)
+		return;
+	h = hdr(5, 5, "t", 1500);
+	perfetto_call(pf, "f", &h, 10);
+	CHECK(perfetto_lost_due(pf, 1000), "the first reading: due");
+	perfetto_lost(pf, 1000, 0);
+	CHECK(!perfetto_lost_due(pf, 1000 + PERFETTO_LOST_EVERY_NS - 1), "not within 100 ms");
+	CHECK(perfetto_lost_due(pf, 1000 + PERFETTO_LOST_EVERY_NS), "due 100 ms after");
+	perfetto_lost(pf, 2000, 0);
+	perfetto_lost(pf, 3000, 5);
+	perfetto_lost(pf, 4000, 5);
+	perfetto_lost(pf, 5000, 9);
+	perfetto_lost(pf, 6000, 12);
+	CHECK_INT(perfetto_close(pf, 12), 0, "close");
+	out = slurp(path);
+	unlink(path);
+	CHECK(strstr(out, "\"ts\":2.000,\"args\":{\"lost\":0}},\n"
+			  "{\"name\":\"lost events\",\"ph\":\"C\",\"pid\":0,\"tid\":0,"
+			  "\"ts\":3.000,\"args\":{\"lost\":5}}") != NULL,
+	      "a change: the count before at the reading before, then the new:\n%s", out);
+	CHECK(strstr(out, "\"ts\":4.000,\"args\":{\"lost\":5}}") &&
+	      strstr(out, "\"ts\":5.000,\"args\":{\"lost\":9}}") &&
+	      strstr(out, "\"ts\":6.000,\"args\":{\"lost\":12}}"),
+	      "each change sampled; the total already the last sample, not again:\n%s", out);
+	CHECK_INT((int)count_of(out, "\"lost events\""), 5, "no sample for an unchanged count");
+	CHECK(!strstr(out, "\"ts\":1.000,"), "nothing at a reading that changed nothing");
+	free(out);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/kpt-test-perfetto-XXXXXX", msg[256], want[256], *out;
@@ -209,5 +251,6 @@ int main(void)
 	CHECK(!strncmp(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", 40), "the head");
 	free(out);
 	test_args();
+	test_lost();
 	return check_report();
 }
