@@ -113,17 +113,17 @@ static void wall_second(int64_t sec)
 
 char *outtime_text(char *p, uint64_t mono)
 {
-	uint64_t ns = outtime_ns(mono), usecs;
+	/* ns2usecs() rounds to the nearest microsecond, into the next second
+	 * too: every clock's text, so wall and mono agree on an event's us */
+	uint64_t usecs = (outtime_ns(mono) + 500) / 1000;
 
 	if (ot.clock == OUT_CLOCK_WALL) {
-		wall_second((int64_t)(ns / 1000000000));
+		wall_second((int64_t)(usecs / 1000000));
 		p += sprintf(p, "%s.", ot.date);
-		p = fmt_u64_w(p, ns % 1000000000 / 1000, 6, FMT_ZERO);
+		p = fmt_u64_w(p, usecs % 1000000, 6, FMT_ZERO);
 		memcpy(p, ot.zone, strlen(ot.zone));
 		return p + strlen(ot.zone);
 	}
-	/* ns2usecs() rounds to the nearest microsecond */
-	usecs = (ns + 500) / 1000;
 	p = fmt_u64_w(p, usecs / 1000000, 5, 0);
 	*p++ = '.';
 	return fmt_u64_w(p, usecs % 1000000, 6, FMT_ZERO);

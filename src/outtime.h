@@ -9,6 +9,7 @@
  *	wall	ISO 8601, local time with microseconds and the UTC offset:
  *		2026-12-02T04:05:06.123456+00:00
  *	delta	seconds since the previous event printed, "%5lu.%06lu"
+ * Each rounds to the nearest microsecond, as ftrace's ns2usecs() does.
  */
 #ifndef KPT_OUTTIME_H
 #define KPT_OUTTIME_H

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* --perfetto: the Trace Event Format writer (perfetto.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "output.h"
 #include "outtime.h"
@@ -13,10 +15,18 @@
 
 #define START_BUCKETS	4096	/* chains of kept starts, by their time */
 
-/* A thread seen: its process and the comm it had last. */
+/* A thread seen: its process and the comm it had last. A process's entry
+ * (tid its tgid) has its name, empty while unknown. */
 struct pf_thread {
 	uint32_t tid, tgid;
+	bool by_main;		/* a process's: named by its main thread's own record */
 	char comm[KPT_COMM_LEN + 1];
+};
+
+/* Open addressing by tid, cap a power of two, at most half full. */
+struct pf_table {
+	struct pf_thread *t;
+	size_t n, cap;
 };
 
 /* A call's start with arguments, waiting for the call's end. */
@@ -36,26 +46,32 @@ struct perfetto {
 	const struct ksyms *ks;
 	struct pf_start *starts[START_BUCKETS];
 	size_t nstarts;
-	/* open addressing by tid, cap a power of two, at most half full */
-	struct pf_thread *t;
-	size_t n, cap;
+	struct pf_table threads, procs;
+	/* the lost events' counter: the count in its last sample, at lost_ts; the
+	 * last reading of it, at lost_read; how many samples so far */
+	uint64_t lost, lost_ts, lost_read;
+	size_t nlost;
 };
 
 struct perfetto *perfetto_open(const char *path, char *msg, size_t msglen)
 {
 	struct perfetto *pf = calloc(1, sizeof(*pf));
 
-	if (!pf || !(pf->t = calloc(64, sizeof(*pf->t)))) {
+	if (!pf || !(pf->threads.t = calloc(64, sizeof(struct pf_thread))) ||
+	    !(pf->procs.t = calloc(64, sizeof(struct pf_thread)))) {
+		if (pf)
+			free(pf->threads.t);
 		free(pf);
 		snprintf(msg, msglen, "%s", strerror(ENOMEM));
 		return NULL;
 	}
-	pf->cap = 64;
+	pf->threads.cap = pf->procs.cap = 64;
 	/* as -o's file: created 0600, never through a symlink */
 	pf->f = outfile_open(path);
 	if (!pf->f) {
 		msg[0] = '\0';		/* outfile_open() said why */
-		free(pf->t);
+		free(pf->threads.t);
+		free(pf->procs.t);
 		free(pf);
 		return NULL;
 	}
@@ -73,33 +89,79 @@ static struct pf_thread *slot(struct pf_thread *t, size_t cap, uint32_t tid)
 	return &t[i];
 }
 
-/* Thread tid's entry, its comm the latest; tid 0 (the idle task) kept apart. */
-static void note_thread(struct perfetto *pf, const struct kpt_rec_hdr *h)
+/* id's entry in tb, added (its tid id, the rest zero) if new; NULL out of memory. */
+static struct pf_thread *table_get(struct pf_table *tb, uint32_t id)
 {
 	struct pf_thread *e;
 	size_t i;
 
-	if (!h->tid)
-		return;
-	if (2 * (pf->n + 1) > pf->cap) {
-		struct pf_thread *nt = calloc(pf->cap * 2, sizeof(*nt));
+	if (2 * (tb->n + 1) > tb->cap) {
+		struct pf_thread *nt = calloc(tb->cap * 2, sizeof(*nt));
 
 		if (!nt)
-			return;		/* a name less, never a call less */
-		for (i = 0; i < pf->cap; i++)
-			if (pf->t[i].tid)
-				*slot(nt, pf->cap * 2, pf->t[i].tid) = pf->t[i];
-		free(pf->t);
-		pf->t = nt;
-		pf->cap *= 2;
+			return NULL;
+		for (i = 0; i < tb->cap; i++)
+			if (tb->t[i].tid)
+				*slot(nt, tb->cap * 2, tb->t[i].tid) = tb->t[i];
+		free(tb->t);
+		tb->t = nt;
+		tb->cap *= 2;
 	}
-	e = slot(pf->t, pf->cap, h->tid);
-	if (!e->tid)
-		pf->n++;
-	e->tid = h->tid;
+	e = slot(tb->t, tb->cap, id);
+	if (!e->tid) {
+		e->tid = id;
+		tb->n++;
+	}
+	return e;
+}
+
+/* Process tgid's main thread's comm, read while it lives; empty when it cannot be. */
+static void proc_comm(uint32_t tgid, char *buf, size_t len)
+{
+	char path[32];
+	ssize_t n = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/*
+ * Thread tid's entry, its comm the latest; tid 0 (the idle task) kept apart.
+ * Its process is named by its main thread, whose comm is the process's in
+ * ps and top: the latest that thread's own records had, else /proc's when
+ * the process is first seen (a worker's comm would name it after the
+ * worker). Never known (gone before its first record came): no name.
+ */
+static void note_thread(struct perfetto *pf, const struct kpt_rec_hdr *h)
+{
+	struct pf_thread *e, *p;
+	bool fresh;
+
+	if (!h->tid)
+		return;
+	/* a name less, never a call less */
+	if (!(e = table_get(&pf->threads, h->tid)))
+		return;
+	fresh = e->tgid != h->tgid;
 	e->tgid = h->tgid;
 	memcpy(e->comm, h->comm, KPT_COMM_LEN);
 	e->comm[KPT_COMM_LEN] = '\0';
+	/* the process's table looked at only for its main thread or a new thread */
+	if ((h->tid != h->tgid && !fresh) || !(p = table_get(&pf->procs, h->tgid)))
+		return;
+	if (h->tid == h->tgid) {
+		memcpy(p->comm, e->comm, sizeof(p->comm));
+		p->by_main = true;
+	} else if (!p->by_main && !p->comm[0]) {
+		proc_comm(h->tgid, p->comm, sizeof(p->comm));
+	}
 }
 
 /* ns as microseconds with the nanoseconds as three decimals. */
@@ -227,15 +289,34 @@ static void put_name(struct perfetto *pf, const char *what, uint32_t pid, uint32
 	fputs("}}", pf->f);
 }
 
-/* Whether entry i is its process's first in the table (a process whose main thread made no call). */
-static bool first_of(const struct perfetto *pf, size_t i)
+/* A sample of the lost events' counter: ts mono, shown on --time's clock. */
+static void put_lost(struct perfetto *pf, uint64_t ts, uint64_t lost)
 {
-	size_t j;
+	fputs(pf->first ? "" : ",\n", pf->f);
+	pf->first = false;
+	fputs("{\"name\":\"lost events\",\"ph\":\"C\",\"pid\":0,\"tid\":0,\"ts\":", pf->f);
+	put_us(pf->f, ts + (uint64_t)outtime_offset());
+	fprintf(pf->f, ",\"args\":{\"lost\":%" PRIu64 "}}", lost);
+	pf->lost = lost;
+	pf->lost_ts = ts;
+	pf->nlost++;
+}
 
-	for (j = 0; j < i; j++)
-		if (pf->t[j].tid && pf->t[j].tgid == pf->t[i].tgid)
-			return false;
-	return true;
+bool perfetto_lost_due(const struct perfetto *pf, uint64_t now)
+{
+	return !pf->lost_read || now - pf->lost_read >= PERFETTO_LOST_EVERY_NS;
+}
+
+void perfetto_lost(struct perfetto *pf, uint64_t now, uint64_t lost)
+{
+	if (lost != pf->lost) {
+		/* the count before at the reading before: a step between the two
+		 * readings is when the ring buffer was full, not a slope */
+		if (pf->lost_read > pf->lost_ts && pf->lost_read < now)
+			put_lost(pf, pf->lost_read, pf->lost);
+		put_lost(pf, now, lost);
+	}
+	pf->lost_read = now;
 }
 
 /* Starts whose calls never ended in the run (in flight, or their return filtered). */
@@ -258,27 +339,29 @@ int perfetto_close(struct perfetto *pf, uint64_t lost)
 
 	if (!pf)
 		return 0;
-	for (i = 0; i < pf->cap; i++) {
-		const struct pf_thread *e = &pf->t[i];
-		const struct pf_thread *lead;
+	for (i = 0; i < pf->threads.cap; i++) {
+		const struct pf_thread *e = &pf->threads.t[i];
 
-		if (!e->tid)
-			continue;
-		put_name(pf, "thread_name", e->tgid, e->tid, e->comm);
-		/* a process by its main thread's comm, else by the first of its threads here */
-		lead = slot(pf->t, pf->cap, e->tgid);
-		if (lead->tid ? lead == e : first_of(pf, i))
-			put_name(pf, "process_name", e->tgid, e->tgid, lead->tid ? lead->comm : e->comm);
+		if (e->tid)
+			put_name(pf, "thread_name", e->tgid, e->tid, e->comm);
 	}
-	fputs(pf->first ? "" : ",\n", pf->f);
-	fputs("{\"name\":\"lost events\",\"ph\":\"C\",\"pid\":0,\"tid\":0,\"ts\":", pf->f);
-	put_us(pf->f, pf->last_ts + (uint64_t)outtime_offset());
-	fprintf(pf->f, ",\"args\":{\"lost\":%" PRIu64 "}}\n]}\n", lost);
+	for (i = 0; i < pf->procs.cap; i++) {
+		const struct pf_thread *e = &pf->procs.t[i];
+
+		if (e->tid && e->comm[0])
+			put_name(pf, "process_name", e->tid, e->tid, e->comm);
+	}
+	/* the total, unless the last sample has it: at the last event, or after
+	 * the last sample */
+	if (lost != pf->lost || !pf->nlost)
+		put_lost(pf, pf->last_ts > pf->lost_ts ? pf->last_ts : pf->lost_ts, lost);
+	fputs("\n]}\n", pf->f);
 	err = ferror(pf->f) ? -EIO : 0;
 	if (fclose(pf->f))
 		err = -EIO;
 	free_starts(pf);
-	free(pf->t);
+	free(pf->threads.t);
+	free(pf->procs.t);
 	free(pf);
 	return err;
 }

@@ -18,13 +18,18 @@
  *
  * ts on the text output's clock (monotonic, or --time boot or wall), in
  * microseconds with three decimals so no nanosecond is lost, and in args
- * the integers. At the end: each process's and thread's name (metadata
- * events, the comm seen last) and the records the ring buffer had no room
- * for as a counter track, "lost events".
+ * the integers. At the end: each thread's name (metadata events, the comm
+ * seen last), each process's (its main thread's comm: seen last, else read
+ * from /proc when the process was first seen; none when neither could be),
+ * and the records the ring buffer had no room for as a counter track, "lost
+ * events": a sample each time the count was read changed (perfetto_lost(),
+ * after one of the count before at the reading before, so the step falls
+ * between two readings), and the total at the end.
  */
 #ifndef KPT_PERFETTO_H
 #define KPT_PERFETTO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -49,7 +54,17 @@ void perfetto_start(struct perfetto *pf, const struct ev_desc *ev, const void *r
 /* One call of name: h its end's header (ts the end), dur its latency in ns. */
 void perfetto_call(struct perfetto *pf, const char *name, const struct kpt_rec_hdr *h,
 		   uint64_t dur);
-/* The names, the lost events (at the last event's time), the closing bracket; then free. 0 or -EIO. */
+/* How long between two readings of the lost events, at least, ns. */
+#define PERFETTO_LOST_EVERY_NS	100000000ull
+/* Whether the lost events are due a reading at now (monotonic ns). */
+bool perfetto_lost_due(const struct perfetto *pf, uint64_t now);
+/* The records lost so far, read at now (monotonic ns): samples when the count changed. */
+void perfetto_lost(struct perfetto *pf, uint64_t now, uint64_t lost);
+/*
+ * The names, the lost events' total (unless the last sample has it: at the
+ * last event's time, or the last sample's if later), the closing bracket;
+ * then free. 0 or -EIO.
+ */
 int perfetto_close(struct perfetto *pf, uint64_t lost);
 
 #endif /* KPT_PERFETTO_H */

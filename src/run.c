@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -139,9 +140,41 @@ static void stack_watch(void *arg)
 	aggstack_capture_new(w->ld, w->us, &w->seen);
 }
 
-static void mod_tick(void *arg)
+/* The records the ring buffer had no room for so far, on every probe. */
+static uint64_t run_lost(struct run *r)
 {
-	modwatch_tick(arg);
+	uint64_t lost = 0;
+	struct kpt_stats st;
+	int i;
+
+	for (i = 0; i < r->ps.n; i++)
+		if (!loader_stats(&r->ld, i, &st))
+			lost += st.drops;
+	return lost;
+}
+
+/* CLOCK_MONOTONIC in ns, the records' clock (bpf_ktime_get_ns()). */
+static uint64_t run_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Each round while attached: the modules' watch; for --perfetto the lost
+ * events read (a map lookup a probe, at most every 100 ms) so its counter
+ * shows when the ring buffer was full, not only the total at the end.
+ */
+static void run_tick(void *arg)
+{
+	struct run *r = arg;
+	uint64_t now;
+
+	modwatch_tick(r->mw);
+	if (r->pf && perfetto_lost_due(r->pf, now = run_mono_ns()))
+		perfetto_lost(r->pf, now, run_lost(r));
 }
 
 static void agg_tick(void *arg, bool final)
@@ -370,8 +403,10 @@ static int run_load_opts(struct run *r)
 	lo->hist_buckets = r->ps.nbuckets;
 	lo->max_keys = env->max_keys;
 	/* Size what this run uses: aggregation never writes the ring buffer, and
-	 * streaming never the keyed maps (measured: 8 MB of RSS, ms of start-up). */
-	if (env->mode != MODE_TRACE && !env->buffer_size)
+	 * streaming never the keyed maps (measured: 8 MB of RSS, ms of start-up).
+	 * latency --perfetto, the one aggregation that streams (each call, each
+	 * start with arguments), needs streaming's ring: 4 KB lost half of 50k. */
+	if (env->mode != MODE_TRACE && !env->buffer_size && !pl->lat_emit)
 		lo->buffer_size = 4096;
 	lo->pmu_n = r->pmu.n;
 	lo->keyed = pl->keyed;
@@ -509,13 +544,12 @@ static void perfetto_on_start(void *arg, const struct ev_desc *ev, const void *r
 /* --perfetto's file finished: the records the ring buffer had no room for as its counter. */
 static int run_perfetto_close(struct run *r)
 {
-	uint64_t lost = 0;
-	struct kpt_stats st;
-	int i, err;
+	uint64_t lost = run_lost(r);
+	int err;
 
-	for (i = 0; i < r->ps.n; i++)
-		if (!loader_stats(&r->ld, i, &st))
-			lost += st.drops;
+	/* read now: a count grown since the last reading is sampled now, not at
+	 * the last event (which may be long before, with the ring buffer full) */
+	perfetto_lost(r->pf, run_mono_ns(), lost);
 	err = perfetto_close(r->pf, lost);
 	r->pf = NULL;
 	if (err)
@@ -550,8 +584,8 @@ static int run_consume(struct run *r)
 	co.nevs = r->ps.n;
 	co.cost_off = r->stats_off[0] ? r->stats_off : NULL;
 	co.budget = r->plan.budget ? &r->budget : NULL;
-	co.tick = mod_tick;
-	co.tick_arg = r->mw;
+	co.tick = run_tick;
+	co.tick_arg = r;
 	if (r->pf) {
 		perfetto_set_ksyms(r->pf, r->si.ksyms);
 		co.on_call = perfetto_on_call;

@@ -204,7 +204,7 @@ import datetime, json, re, sys
 out = sys.argv[1]
 rows = [json.loads(l) for l in open(out + "/t-wall.json") if l.startswith("{")]
 for r in rows:
-    want = datetime.datetime.fromtimestamp(r["ts"] // 1000 / 1e6).astimezone().isoformat(timespec="microseconds")
+    want = datetime.datetime.fromtimestamp((r["ts"] + 500) // 1000 / 1e6).astimezone().isoformat(timespec="microseconds")
     assert r["time"] == want, (r["time"], want)
 lines = [l for l in open(out + "/t-wall.txt") if "sys_enter_clock_nanosleep" in l]
 iso = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}[+-]\d\d:\d\d"

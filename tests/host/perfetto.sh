@@ -16,8 +16,11 @@ mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 B=$OUT/target-pf
 gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot build target"; exit 1; }
+P=$OUT/pf-tgt
+gcc -O0 -fno-inline -no-pie -g -pthread tests/host/perfetto_target.c -o "$P" ||
+	{ echo "cannot build perfetto_target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 14
+expect_checks 17
 
 # the target prints each call's own duration (ns): 30 sleeps of 1, 2 and 4 ms
 kpt latency --perfetto "$OUT/sleep.trace.json" --json -o "$OUT/sleep.json" -c "$B sleep" \
@@ -67,6 +70,60 @@ m = {(e["name"], e["pid"]): e["args"]["name"] for e in ev if e["ph"] == "M"}
 assert m == {("thread_name", pid): "target-pf", ("process_name", pid): "target-pf"}, m
 c = [e for e in ev if e["ph"] == "C"]
 assert len(c) == 1 and c[0]["name"] == "lost events" and c[0]["args"] == {"lost": 0}, c
+PY
+
+# a hot function, 50000 calls back to back (~70k/s here): with the default
+# buffer every call a slice, none lost (a 4 KB ring lost half of them)
+kpt latency --perfetto "$OUT/hot.trace.json" --json -o "$OUT/hot.json" -d 30 \
+	-c "$P hot 50000" "$P:pf_func n=%di:s64" > /dev/null 2> "$OUT/hot.err"
+check "50000 hot calls: 50000 slices, their sum the histogram's, the lost counter 0" \
+	python3 - "$OUT/hot.trace.json" "$OUT/hot.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+h = json.loads(open(sys.argv[2]).readline())["hist"]
+x = [e for e in ev if e["ph"] == "X"]
+assert len(x) == h["count"] == 50000, (len(x), h["count"])
+assert sum(e["args"]["dur_ns"] for e in x) == h["sum"], (sum(e["args"]["dur_ns"] for e in x), h["sum"])
+c = [e["args"]["lost"] for e in ev if e["ph"] == "C"]
+assert c and max(c) == 0, c
+PY
+
+# a ring buffer of 4 KB, lost records throughout: the counter read as the run
+# goes, a sample when it changed (at most two a 100 ms), the total at the end
+kpt latency --buffer-size 4096 --perfetto "$OUT/lost.trace.json" --json -d 30 \
+	-c "$P hot 300000" "$P:pf_func n=%di:s64" > /dev/null 2> "$OUT/lost.err"
+check "lost events: samples as the run went, growing, bounded, the last the profile's lost" \
+	python3 - "$OUT/lost.trace.json" "$OUT/lost.err" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+prof = [json.loads(l) for l in open(sys.argv[2]) if l.startswith('{"type":"profile"')][0]
+x = [e["args"]["ts_ns"] for e in ev if e["ph"] == "X"]
+c = sorted((e["args"]["lost"], e["ts"]) for e in ev if e["ph"] == "C")
+assert all(e["name"] == "lost events" for e in ev if e["ph"] == "C")
+assert sorted(c, key=lambda s: s[1]) == c, c
+assert c[-1][0] == prof["lost"] > 0, (c[-1], prof["lost"])
+during = {v for v, ts in c if v and ts * 1000 < max(x)}
+assert len(during) >= 3, c
+span = (c[-1][1] - min(x) / 1000) / 1e6
+assert len(c) <= 2 * (span / 0.1) + 3, (len(c), span)
+PY
+
+# threads renamed worker1 and worker2 call; the main thread, pf-tgt, never does
+kpt latency --perfetto "$OUT/thr.trace.json" -d 30 -c "$P thr" "$P:pf_func n=%di:s64" \
+	> /dev/null 2> "$OUT/thr.err"
+check "threads: each named by its own comm, the process by its main thread's (pf-tgt)" \
+	python3 - "$OUT/thr.trace.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+x = [e for e in ev if e["ph"] == "X"]
+assert len(x) == 20 and len({e["pid"] for e in x}) == 1, len(x)
+pid = x[0]["pid"]
+t = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+p = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+assert p == {pid: "pf-tgt"}, p
+assert sorted(t.values()) == ["worker1", "worker2"] and pid not in t, t
+for e in x:
+    assert t[e["tid"]] == "worker%d" % e["args"]["n"], e
 PY
 
 # recursion: 5 calls of kpt_sleep, each nested 4 deep, on one thread

@@ -53,10 +53,19 @@ static void test_wall(void)
 	setenv("TZ", "UTC", 1);
 	tzset();
 	outtime_set(OUT_CLOCK_WALL, 0, off);
-	CHECK_STR(text(1000000000 + 123456789), "2026-12-02T04:05:06.123456+00:00",
-		  "wall UTC: microseconds cut, not rounded into the next second");
-	CHECK_STR(text(1000000000 + 999999999), "2026-12-02T04:05:06.999999+00:00",
-		  "wall: .999999 stays in its second");
+	CHECK_STR(text(1000000000 + 123456499), "2026-12-02T04:05:06.123456+00:00",
+		  "wall UTC: rounded down below .5 us, as mono");
+	CHECK_STR(text(1000000000 + 123456500), "2026-12-02T04:05:06.123457+00:00",
+		  "wall: rounded to the nearest us, as mono");
+	CHECK_STR(text(1000000000 + 123456999), "2026-12-02T04:05:06.123457+00:00",
+		  "wall: ...999 ns is the next us, as mono");
+	CHECK_STR(text(1000000000 + 999999499), "2026-12-02T04:05:06.999999+00:00",
+		  "wall: .999999 stays in its second below .5 us");
+	CHECK_STR(text(1000000000 + 999999999), "2026-12-02T04:05:07.000000+00:00",
+		  "wall: rounded into the next second, its date too, as mono");
+	outtime_set(OUT_CLOCK_MONO, 0, 0);
+	CHECK_STR(text(1000000000 + 999999999), "    2.000000", "mono: the same carry");
+	outtime_set(OUT_CLOCK_WALL, 0, off);
 	CHECK_STR(text(2000000000), "2026-12-02T04:05:07.000000+00:00", "wall: the next second");
 	CHECK(outtime_ns(1000000000) == 1796184306ull * 1000000000, "wall ns: since the epoch");
 	setenv("TZ", "IST-5:30", 1);

@@ -2,8 +2,9 @@
 /*
  * perfetto.c: a call's slice written out by hand, microseconds that keep
  * every nanosecond, comms that are not ASCII still valid JSON, one name
- * per thread (the latest comm) and per process (its main thread's, else a
- * thread's) through the table's growth, the lost events' counter; a
+ * per thread (the latest comm) and per process (its main thread's: from
+ * its records, else /proc's, never a worker's) through the table's
+ * growth, the lost events' counter (sampled as it changes, bounded); a
  * streamed event's instant with its arguments, and a call's slice carrying
  * its start's arguments, found by the time the call began (recursion: each
  * its own; a --from/--to pair: another thread's).
@@ -125,9 +126,65 @@ static void test_args(void)
 	free(out);
 }
 
-int main(void)
+/* This process's comm, as /proc has it. */
+static const char *self_comm(void)
+{
+	static char comm[32];
+	FILE *f = fopen("/proc/self/comm", "r");
+
+	if (!f || !fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	if (f)
+		fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return comm;
+}
+
+/* The lost events read as the run goes: samples when the count changed, bounded. */
+static void test_lost(void)
 {
 	char path[] = "/tmp/kpt-test-perfetto-XXXXXX", msg[256], *out;
+	struct kpt_rec_hdr h;
+	struct perfetto *pf;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0, "mkstemp");
+	close(fd);
+	unlink(path);
+	pf = perfetto_open(path, msg, sizeof(msg));
+	CHECK(pf != NULL, "open: %s", msg);
+	if (!pf)
+		return;
+	h = hdr(5, 5, "t", 1500);
+	perfetto_call(pf, "f", &h, 10);
+	CHECK(perfetto_lost_due(pf, 1000), "the first reading: due");
+	perfetto_lost(pf, 1000, 0);
+	CHECK(!perfetto_lost_due(pf, 1000 + PERFETTO_LOST_EVERY_NS - 1), "not within 100 ms");
+	CHECK(perfetto_lost_due(pf, 1000 + PERFETTO_LOST_EVERY_NS), "due 100 ms after");
+	perfetto_lost(pf, 2000, 0);
+	perfetto_lost(pf, 3000, 5);
+	perfetto_lost(pf, 4000, 5);
+	perfetto_lost(pf, 5000, 9);
+	perfetto_lost(pf, 6000, 12);
+	CHECK_INT(perfetto_close(pf, 12), 0, "close");
+	out = slurp(path);
+	unlink(path);
+	CHECK(strstr(out, "\"ts\":2.000,\"args\":{\"lost\":0}},\n"
+			  "{\"name\":\"lost events\",\"ph\":\"C\",\"pid\":0,\"tid\":0,"
+			  "\"ts\":3.000,\"args\":{\"lost\":5}}") != NULL,
+	      "a change: the count before at the reading before, then the new:\n%s", out);
+	CHECK(strstr(out, "\"ts\":4.000,\"args\":{\"lost\":5}}") &&
+	      strstr(out, "\"ts\":5.000,\"args\":{\"lost\":9}}") &&
+	      strstr(out, "\"ts\":6.000,\"args\":{\"lost\":12}}"),
+	      "each change sampled; the total already the last sample, not again:\n%s", out);
+	CHECK_INT((int)count_of(out, "\"lost events\""), 5, "no sample for an unchanged count");
+	CHECK(!strstr(out, "\"ts\":1.000,"), "nothing at a reading that changed nothing");
+	free(out);
+}
+
+int main(void)
+{
+	char path[] = "/tmp/kpt-test-perfetto-XXXXXX", msg[256], want[256], *out;
 	struct kpt_rec_hdr h;
 	struct perfetto *pf;
 	int fd = mkstemp(path), i;
@@ -144,9 +201,18 @@ int main(void)
 	/* a comm renamed: the latest is the thread's name */
 	h = hdr(100, 100, "main2", 6000000000ull);
 	perfetto_call(pf, "vfs_read", &h, 5);
-	/* a process whose main thread never called: named by its thread */
-	h = hdr(200, 201, "w\"k\xe9r", 7000000000ull);
+	/* a process whose main thread never called and that is gone (no pid is
+	 * past PID_MAX_LIMIT, 2^22): no name rather than its worker's */
+	h = hdr(4194400, 4194401, "w\"k\xe9r", 7000000000ull);
 	perfetto_call(pf, "a\"b", &h, 7);
+	/* a live one (this test's own pid): its main thread's comm from /proc */
+	h = hdr((uint32_t)getpid(), 4194500, "worker2", 7000000001ull);
+	perfetto_call(pf, "f", &h, 1);
+	/* a worker first, then the main thread: the main thread's */
+	h = hdr(4194600, 4194601, "worker1", 7000000002ull);
+	perfetto_call(pf, "f", &h, 1);
+	h = hdr(4194600, 4194600, "boss", 7000000003ull);
+	perfetto_call(pf, "f", &h, 1);
 	for (i = 0; i < 100; i++) {
 		h = hdr(300, 300 + (uint32_t)i, i ? "worker" : "lead", 8000000000ull + (uint64_t)i);
 		perfetto_call(pf, "f", &h, 1);
@@ -163,10 +229,20 @@ int main(void)
 			  "\"args\":{\"name\":\"main2\"}") != NULL, "the latest comm");
 	CHECK(strstr(out, "\"args\":{\"name\":\"w\\\"k\\u00e9r\"}") != NULL,
 	      "a comm past ASCII: escaped, valid JSON");
-	CHECK_INT((int)count_of(out, "\"thread_name\""), 102, "one name a thread, through growth");
-	CHECK_INT((int)count_of(out, "\"process_name\""), 3, "one name a process");
-	CHECK(strstr(out, "\"process_name\",\"ph\":\"M\",\"pid\":200,\"tid\":200,\"args\":{\"name\":"
-			  "\"w\\\"k\\u00e9r\"}") != NULL, "no main thread: a thread's comm");
+	CHECK_INT((int)count_of(out, "\"thread_name\""), 105, "one name a thread, through growth");
+	CHECK_INT((int)count_of(out, "\"process_name\""), 4, "one name a process known");
+	CHECK(!strstr(out, "\"process_name\",\"ph\":\"M\",\"pid\":4194400,"),
+	      "a process gone, its main thread unseen: no name, never a worker's");
+	snprintf(want, sizeof(want), "\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+		 "\"args\":{\"name\":\"%s\"}", (int)getpid(), (int)getpid(), self_comm());
+	CHECK(strstr(out, want) != NULL, "a live process: /proc's comm, not its worker's: %s", want);
+	snprintf(want, sizeof(want), "\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":4194500,"
+		 "\"args\":{\"name\":\"worker2\"}", (int)getpid());
+	CHECK(strstr(out, want) != NULL, "its thread: its own comm");
+	CHECK(strstr(out, "\"process_name\",\"ph\":\"M\",\"pid\":4194600,\"tid\":4194600,"
+			  "\"args\":{\"name\":\"boss\"}") != NULL, "the main thread's, seen after a worker");
+	CHECK(strstr(out, "\"thread_name\",\"ph\":\"M\",\"pid\":4194600,\"tid\":4194601,"
+			  "\"args\":{\"name\":\"worker1\"}") != NULL, "the worker: its own comm");
 	CHECK(strstr(out, "\"process_name\",\"ph\":\"M\",\"pid\":300,\"tid\":300,\"args\":{\"name\":"
 			  "\"lead\"}") != NULL, "the main thread's comm");
 	CHECK(strstr(out, "{\"name\":\"lost events\",\"ph\":\"C\",\"pid\":0,\"tid\":0,"
@@ -175,5 +251,6 @@ int main(void)
 	CHECK(!strncmp(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", 40), "the head");
 	free(out);
 	test_args();
+	test_lost();
 	return check_report();
 }
