@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -24,6 +23,7 @@
 #include "backend.h"
 #include "budget.h"
 #include "cli.h"
+#include "clock.h"
 #include "consumer.h"
 #include "loader.h"
 #include "modwatch.h"
@@ -153,15 +153,6 @@ static uint64_t run_lost(struct run *r)
 	return lost;
 }
 
-/* CLOCK_MONOTONIC in ns, the records' clock (bpf_ktime_get_ns()). */
-static uint64_t run_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Each round while attached: the modules' watch; for --perfetto the lost
  * events read (a map lookup a probe, at most every 100 ms) so its counter
@@ -173,7 +164,7 @@ static void run_tick(void *arg)
 	uint64_t now;
 
 	modwatch_tick(r->mw);
-	if (r->pf && perfetto_lost_due(r->pf, now = run_mono_ns()))
+	if (r->pf && perfetto_lost_due(r->pf, now = kpt_mono_ns()))
 		perfetto_lost(r->pf, now, run_lost(r));
 }
 
@@ -549,7 +540,7 @@ static int run_perfetto_close(struct run *r)
 
 	/* read now: a count grown since the last reading is sampled now, not at
 	 * the last event (which may be long before, with the ring buffer full) */
-	perfetto_lost(r->pf, run_mono_ns(), lost);
+	perfetto_lost(r->pf, kpt_mono_ns(), lost);
 	err = perfetto_close(r->pf, lost);
 	r->pf = NULL;
 	if (err)
