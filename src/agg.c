@@ -866,6 +866,29 @@ static void read_unkeyed(const struct agg_ctx *c, int i, bool clear, uint64_t *c
 	}
 }
 
+/*
+ * -i: an interval's count is the sum of its buckets. They and its stats are
+ * read (and zeroed) one map after the other while the probes run, so a call
+ * in between lands in this interval's stats and the next one's buckets (473
+ * rows under "count 474", then 476 under "count 475"). Its sum, min and max
+ * stay the stats' (that call's value at most is in the other interval),
+ * unless the stats saw none of the calls: then they have no min and max to
+ * give, and the count stays theirs.
+ */
+static void interval_count(const struct kpt_agg *g, const uint64_t *counts,
+			   struct kpt_aggval *stats)
+{
+	uint64_t n = 0;
+	uint32_t b;
+
+	for (b = 0; b < g->nbuckets; b++)
+		n += counts[b];
+	if (!n)
+		memset(stats, 0, sizeof(*stats));
+	else if (stats->count)
+		stats->count = n;
+}
+
 static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
 {
 	uint64_t *counts = calloc(c->ents[i].agg.nbuckets, sizeof(*counts));
@@ -874,6 +897,8 @@ static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
 	if (!counts)
 		return;
 	read_unkeyed(c, i, clear, counts, &stats);
+	if (c->interval_reset)
+		interval_count(&c->ents[i].agg, counts, &stats);
 	print_one_hist(c, i, NULL, NULL, counts, &stats, clear);
 	free(counts);
 }
@@ -1294,16 +1319,20 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		if (s.n)	/* an empty set's array is NULL, which qsort may not take */
 			qsort(s.e, s.n, sizeof(*s.e), kentry_cmp);
 	}
-	if ((clear && !c->json && !c->visit) || (c->svg && c->interval_reset)) {
+	/*
+	 * -i: every report is an interval's, the last one (the rest since the
+	 * one before, clear false) too; each under its own time, in the text
+	 * as in the picture, where each is a column.
+	 */
+	if (c->interval_reset && !c->visit) {
 		time_t t = time(NULL);
 		struct tm tm;
 		char ts[32];
 
 		strftime(ts, sizeof(ts), "%H:%M:%S", localtime_r(&t, &tm));
-		if (clear && !c->json && !c->visit)
+		if (!c->json)
 			fprintf(c->out, "%s\n", ts);
-		/* the last report of -i is the rest of an interval: a column too */
-		if (c->svg && c->interval_reset)
+		if (c->svg)
 			svg_column(c->svg, ts);
 	}
 	for (i = 0; i < c->n && !c->folded; i++) {

@@ -19,7 +19,7 @@ gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot bui
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
 command -v xmllint > /dev/null || skip_all "xmllint is not installed (libxml2-utils)"
 command -v chromium > /dev/null || skip_all "chromium is not installed"
-expect_checks 35
+expect_checks 39
 rm -f "$OUT"/*.svg "$OUT"/*.png "$OUT"/*.txt "$OUT"/*.json
 
 DEF="p:sz $B:kpt_size n=%di:u64 k=+0(%si):u8"
@@ -74,6 +74,15 @@ def fail(msg):
     print("svg_check:", msg)
     sys.exit(1)
 
+def count_of(stats):
+    return int(re.match(r"count (\d+),", stats).group(1))
+
+def sums_agree(hs):
+    """Each text histogram's rows sum to its "count N" line."""
+    for time, title, rows, stats, _ in hs:
+        if stats and sum(c for _, c in rows) != count_of(stats):
+            fail("%s %s: rows sum to %d, %r" % (time, title, sum(c for _, c in rows), stats))
+
 def check_bars(svg, txt):
     ps, hs = panels(svg), text_hists(txt)
     if len(ps) != len(hs):
@@ -93,6 +102,7 @@ def check_bars(svg, txt):
                     fail("%s: no '%s %s' in %r" % (title, name, v, p["texts"]))
             if len(p["pct"]) != 3:
                 fail("%s: %d percentile marks" % (title, len(p["pct"])))
+    sums_agree(hs)
     print("%d panels, %d bars as the text" % (len(ps), sum(len(p["bars"]) for p in ps)))
 
 def check_json(svg, js):
@@ -115,27 +125,32 @@ def check_heat(svg, txt):
         fail("%d panels, want one heatmap" % len(ps))
     cells = ps[0]["cells"]
     cols = sorted(set(x for x, _, _ in cells))
+    stamps = re.findall(r"(?m)^\d\d:\d\d:\d\d$", open(txt).read())
+    if len(cols) != len(hs) or len(stamps) != len(hs):
+        fail("%d columns, the text printed %d intervals under %d times" %
+             (len(cols), len(hs), len(stamps)))
     labels = []
     for _, _, rows, _, _ in hs:
         labels += [l for l, c in rows if c and l not in labels]
-    if len(cols) != len(hs):
-        fail("%d columns, the text printed %d intervals" % (len(cols), len(hs)))
     if len(cells) != len(cols) * len(labels):
         fail("%d cells, want %d intervals x %d rows" % (len(cells), len(cols), len(labels)))
-    for i, (time, _, rows, _, _) in enumerate(hs):
+    sums_agree(hs)
+    for i, (time, _, rows, stats, _) in enumerate(hs):
         mine = sorted(t for x, t, _ in cells if x == cols[i])
         want = dict(rows)
         t0 = mine[0].split(", ")[0]
-        if time and t0 != time:
+        if t0 != time:
             fail("column %d is %s, the text's interval %s" % (i, t0, time))
         got = {t.split(", ", 1)[1].rsplit(": ", 1)[0]: int(t.rsplit(": ", 1)[1]) for t in mine}
         for l in labels:
             if got.get(l) != want.get(l, 0):
                 fail("interval %d, %s: cell %r, text %r" % (i, l, got.get(l), want.get(l, 0)))
+        if stats and sum(got.values()) != count_of(stats):
+            fail("interval %d: cells sum to %d, %r" % (i, sum(got.values()), stats))
     white = [t for x, t, f in cells if f == "#ffffff" and not t.endswith(": 0")]
     if white:
         fail("white cells with calls: %r" % white[:3])
-    if not ps[0]["pct"]:
+    if hs[0][4] and not ps[0]["pct"]:     # latency's, beside its summary line
         fail("no percentile lines")
     print("%d intervals x %d rows = %d cells as the text" % (len(cols), len(labels), len(cells)))
 
@@ -199,6 +214,18 @@ check "heat: at least 3 intervals printed" [ "$(grep -c '^@kpt_sleep:' "$OUT/hea
 check "heat: a cell per interval and row, the text's counts and times" \
 	python3 "$OUT/svg_check.py" heat "$OUT/heat.svg" "$OUT/heat.txt"
 check "heat: rendered" render heat 800026
+
+# --- hist -i: 3 calls of 12345 in the first interval, then 1s only; -d 3
+# of -i 1 is three intervals, the last report the third's (no sliver of a
+# fourth) ---
+kpt hist -i 1 -d 3 -c "sh -c '$B 3 clean; sleep 1.3; exec $B spin'" "p:ng $B:kpt_neg v=%di:u64" v \
+	--svg "$OUT/heat-gap.svg" > "$OUT/heat-gap.txt"
+check "hist -i: well-formed" well_formed "$OUT/heat-gap.svg"
+check "hist -i -d 3: three intervals, each under its time" \
+	[ "$(grep -c '^@v:' "$OUT/heat-gap.txt"):$(grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$' "$OUT/heat-gap.txt")" = 3:3 ]
+check "hist -i: cells and counts as the text" \
+	python3 "$OUT/svg_check.py" heat "$OUT/heat-gap.svg" "$OUT/heat-gap.txt"
+check "hist -i: rendered" render heat-gap 800026
 
 # --- count: a bar per printed row after --top ---
 # several comms making syscalls meanwhile, for rows to rank
