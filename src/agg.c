@@ -712,47 +712,84 @@ static void collect_row(void *arg, const struct hist_row *r)
 	hr->r[hr->n++] = *r;
 }
 
+/* rows into svg_row form, into *out (NULL and n 0 when there are none); false without memory. */
+static bool svg_rows_of(const struct hist_rows *hr, struct svg_row **out)
+{
+	size_t k;
+
+	*out = NULL;
+	if (!hr->n)
+		return !hr->oom;
+	if (hr->oom || !(*out = calloc(hr->n, sizeof(**out))))
+		return false;
+	for (k = 0; k < hr->n; k++)
+		(*out)[k] = (struct svg_row){ .index = hr->r[k].index, .label = hr->r[k].label,
+					      .count = hr->r[k].count, .lo = hr->r[k].lo,
+					      .hi = hr->r[k].hi };
+	return true;
+}
+
+/*
+ * Every row h's layout has, as if each bucket held a call: a heatmap keeps
+ * the rows between its lowest and highest non-empty bucket over all the
+ * intervals, which no one interval's rows may span.
+ */
+static void layout_rows(const struct hist_view *h, struct hist_rows *all)
+{
+	uint64_t *ones = calloc(h->nbuckets ? h->nbuckets : 1, sizeof(*ones));
+	struct hist_view v = *h;
+	uint32_t b;
+
+	if (!ones) {
+		all->oom = true;
+		return;
+	}
+	for (b = 0; b < h->nbuckets; b++)
+		ones[b] = 1;
+	v.counts = ones;
+	hist_rows(&v, collect_row, all);
+	free(ones);
+}
+
 /* One histogram into the picture: its rows' labels, stats and percentiles as printed. */
 static void svg_hist_of(const struct agg_ctx *c, int i, const char *title,
 			const struct hist_view *h)
 {
-	static const struct {
-		const char *name;
-		double q;
-	} qs[] = { { "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 } };
+	static const char *const names[] = { "p50", "p90", "p99" };
+	static const double qs[] = { 0.5, 0.9, 0.99 };
 	const struct kpt_agg *g = &c->ents[i].agg;
 	char axis[128], stats[512], ptext[3][64];
-	struct hist_rows hr = { 0 };
-	struct svg_row *rows = NULL;
+	struct hist_rows hr = { 0 }, all = { 0 };
+	struct svg_row *rows = NULL, *span = NULL;
 	struct svg_pct pcts[3];
 	struct svg_hist sh = { .title = title, .axis = axis, .stats = stats, .pcts = pcts };
 	size_t k;
 	int n;
 
 	n = hist_rows(h, collect_row, &hr);
-	if (hr.n && !hr.oom && !(rows = calloc(hr.n, sizeof(*rows))))
-		hr.oom = true;
-	for (k = 0; rows && k < hr.n; k++)
-		rows[k] = (struct svg_row){ .index = hr.r[k].index, .label = hr.r[k].label,
-					    .count = hr.r[k].count, .lo = hr.r[k].lo,
-					    .hi = hr.r[k].hi };
+	if (c->interval_reset)
+		layout_rows(h, &all);
+	sh.invalid = n < 0 || !svg_rows_of(&hr, &rows) || !svg_rows_of(&all, &span);
 	sh.rows = rows;
 	sh.nrows = rows ? hr.n : 0;
-	sh.invalid = n < 0 || hr.oom;
+	sh.span = span;
+	sh.nspan = span ? all.n : 0;
 	if (is_latency(g))
 		snprintf(axis, sizeof(axis), "latency (%s)", h->unit);
 	else
 		snprintf(axis, sizeof(axis), "%s", c->evs[i].args[g->value_argi].name);
 	hist_stats_line(h, stats, sizeof(stats));
 	/* latency's percentiles, each interval's (an empty one's are not drawn) */
-	for (k = 0; is_latency(g) && k < sizeof(qs) / sizeof(qs[0]); k++) {
-		pcts[k] = (struct svg_pct){ .name = qs[k].name, .text = ptext[k] };
-		hist_percentile_text(h, qs[k].q, &pcts[k].value, ptext[k], sizeof(ptext[k]));
+	for (k = 0; is_latency(g) && k < 3; k++) {
+		pcts[k] = (struct svg_pct){ .name = names[k], .text = ptext[k] };
+		hist_percentile_text(h, qs[k], &pcts[k].value, ptext[k], sizeof(ptext[k]));
 		sh.npcts = k + 1;
 	}
 	svg_add_hist(c->svg, &sh);
 	free(rows);
+	free(span);
 	free(hr.r);
+	free(all.r);
 }
 
 /* Under a sampled table: that its counts are estimates, and by how much they were scaled. */

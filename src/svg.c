@@ -358,6 +358,27 @@ static int heat_room(struct panel *p, size_t col)
 	return 0;
 }
 
+/*
+ * p's rows continuous from its lowest to its highest bucket, as a bar
+ * chart's are: a row for each of h's layout rows between them (a count of
+ * zero in every interval until one has it), else for each of h's own.
+ */
+static int heat_fill(struct panel *p, const struct svg_hist *h)
+{
+	const struct svg_row *rows = h->span ? h->span : h->rows;
+	size_t n = h->span ? h->nspan : h->nrows, i;
+	uint32_t lo, hi;
+
+	if (!p->nrows)
+		return 0;
+	lo = p->rows[0].index;
+	hi = p->rows[p->nrows - 1].index;
+	for (i = 0; i < n; i++)
+		if (rows[i].index > lo && rows[i].index < hi && !heat_row(p, &rows[i]))
+			return -ENOMEM;
+	return 0;
+}
+
 static int add_heat(struct svg_doc *d, const struct svg_hist *h)
 {
 	size_t col = d->ncols ? d->ncols - 1 : 0, i, k;
@@ -379,7 +400,7 @@ static int add_heat(struct svg_doc *d, const struct svg_hist *h)
 		uint64_t *nc;
 
 		if (!h->rows[i].count)
-			continue;	/* the rows: the buckets non-empty in some interval */
+			continue;	/* heat_fill() adds the empty rows that lie between */
 		if (!(r = heat_row(p, &h->rows[i])))
 			return oom(d);
 		if (r->ncols <= col) {
@@ -391,6 +412,8 @@ static int add_heat(struct svg_doc *d, const struct svg_hist *h)
 		}
 		r->cols[col] += h->rows[i].count;
 	}
+	if (heat_fill(p, h))
+		return oom(d);
 	for (k = 0; k < h->npcts && k < SVG_MAX_PCTS; k++) {
 		p->pv[col * SVG_MAX_PCTS + k] = h->pcts[k].value;
 		p->pok[col * SVG_MAX_PCTS + k] = h->nrows > 0;

@@ -10,8 +10,9 @@
  *			end and in its <title> ("LABEL: COUNT"), a count axis, the
  *			stats line; p50/p90/p99 as lines across the rows
  *	heatmap		(an interval run's histograms, svg_new(true)) one column
- *			per interval, one row per bucket non-empty in any of them,
- *			lowest at the bottom; a cell's colour the log of its count
+ *			per interval, one row per bucket from the lowest to the
+ *			highest non-empty in any of them (the empty ones between
+ *			too), lowest at the bottom; a cell's colour the log of its count
  *			(light yellow to dark red, white for none), each a <rect>
  *			with "TIME, LABEL: COUNT"; p50/p90/p99 per interval as
  *			polylines; a panel per title (key)
@@ -68,6 +69,10 @@ struct svg_hist {
 	const struct svg_pct *pcts;	/* latency's p50, p90, p99; npcts 0 for others */
 	size_t npcts;
 	bool invalid;		/* the text says "(invalid histogram)" */
+	/* heat: every row the histogram's layout has (counts unused), to label
+	 * the rows between intervals' buckets; NULL: rows' own rows only */
+	const struct svg_row *span;
+	size_t nspan;
 };
 
 struct svg_count_row {

@@ -19,7 +19,7 @@ gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot bui
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
 command -v xmllint > /dev/null || skip_all "xmllint is not installed (libxml2-utils)"
 command -v chromium > /dev/null || skip_all "chromium is not installed"
-expect_checks 39
+expect_checks 40
 rm -f "$OUT"/*.svg "$OUT"/*.png "$OUT"/*.txt "$OUT"/*.json
 
 DEF="p:sz $B:kpt_size n=%di:u64 k=+0(%si):u8"
@@ -83,6 +83,16 @@ def sums_agree(hs):
         if stats and sum(c for _, c in rows) != count_of(stats):
             fail("%s %s: rows sum to %d, %r" % (time, title, sum(c for _, c in rows), stats))
 
+def edges(label):
+    """A row label's [lo, hi) edges as text: "[2, 4)" -> 2, 4; "[7]" -> 7, 8."""
+    m = re.fullmatch(r"\[(\S+), (\S+)\)", label)
+    if m:
+        return m.group(1), m.group(2)
+    m = re.fullmatch(r"\[(-?\d+)\]", label)
+    if m:
+        return m.group(1), str(int(m.group(1)) + 1)
+    fail("a row label I cannot read: %r" % label)
+
 def check_bars(svg, txt):
     ps, hs = panels(svg), text_hists(txt)
     if len(ps) != len(hs):
@@ -129,9 +139,22 @@ def check_heat(svg, txt):
     if len(cols) != len(hs) or len(stamps) != len(hs):
         fail("%d columns, the text printed %d intervals under %d times" %
              (len(cols), len(hs), len(stamps)))
-    labels = []
-    for _, _, rows, _, _ in hs:
-        labels += [l for l, c in rows if c and l not in labels]
+    # the picture's rows, lowest first: every non-empty text row, none but
+    # those between the lowest and highest, each starting where the one
+    # under it ends
+    ys = {}
+    for r in ET.parse(svg).getroot().iter(NS + "rect"):
+        if r.get("class") == "cell":
+            ys[r.find(NS + "title").text.split(", ", 1)[1].rsplit(": ", 1)[0]] = float(r.get("y"))
+    labels = sorted(ys, key=lambda l: -ys[l])
+    if not labels:
+        fail("no cells")
+    seen = set(l for _, _, rows, _, _ in hs for l, c in rows if c)
+    if not seen <= set(labels) or labels[0] not in seen or labels[-1] not in seen:
+        fail("rows %r, the text's non-empty rows %r" % (labels, sorted(seen)))
+    for lo, hi in zip(labels, labels[1:]):
+        if edges(lo)[1] != edges(hi)[0]:
+            fail("row %s then row %s: not continuous" % (lo, hi))
     if len(cells) != len(cols) * len(labels):
         fail("%d cells, want %d intervals x %d rows" % (len(cells), len(cols), len(labels)))
     sums_agree(hs)
@@ -215,16 +238,18 @@ check "heat: a cell per interval and row, the text's counts and times" \
 	python3 "$OUT/svg_check.py" heat "$OUT/heat.svg" "$OUT/heat.txt"
 check "heat: rendered" render heat 800026
 
-# --- hist -i: 3 calls of 12345 in the first interval, then 1s only; -d 3
-# of -i 1 is three intervals, the last report the third's (no sliver of a
-# fourth) ---
+# --- hist -i: 3 calls of 12345 in the first interval, then 1s only: the
+# rows from [1] to [8K, 16K) with the empty ones between; -d 3 of -i 1 is
+# three intervals, the last report the third's (no sliver of a fourth) ---
 kpt hist -i 1 -d 3 -c "sh -c '$B 3 clean; sleep 1.3; exec $B spin'" "p:ng $B:kpt_neg v=%di:u64" v \
 	--svg "$OUT/heat-gap.svg" > "$OUT/heat-gap.txt"
 check "hist -i: well-formed" well_formed "$OUT/heat-gap.svg"
 check "hist -i -d 3: three intervals, each under its time" \
 	[ "$(grep -c '^@v:' "$OUT/heat-gap.txt"):$(grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$' "$OUT/heat-gap.txt")" = 3:3 ]
-check "hist -i: cells and counts as the text" \
+check "hist -i: rows continuous, cells and counts as the text" \
 	python3 "$OUT/svg_check.py" heat "$OUT/heat-gap.svg" "$OUT/heat-gap.txt"
+check "hist -i: the empty rows between kept" grep -q '<title>[0-9:]*, \[512, 1K): 0</title>' \
+	"$OUT/heat-gap.svg"
 check "hist -i: rendered" render heat-gap 800026
 
 # --- count: a bar per printed row after --top ---
