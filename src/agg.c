@@ -751,6 +751,34 @@ static void layout_rows(const struct hist_view *h, struct hist_rows *all)
 	free(ones);
 }
 
+/*
+ * The p50, p90, p99 of a histogram that is not a latency's: nearest rank
+ * (hist_rank(), as hist.c's) over the printed rows, the text of the row
+ * holding that call, placed at hist_percentile()'s estimate inside it.
+ */
+static size_t row_pcts(const struct hist_view *h, const struct hist_rows *hr,
+		       struct svg_pct *pcts, const char *const *names, const double *qs)
+{
+	unsigned __int128 total = 0, cum;
+	size_t k, r, n = 0;
+
+	for (r = 0; r < hr->n; r++)
+		total += hr->r[r].count;
+	for (k = 0; total && k < 3; k++) {
+		unsigned __int128 rank = hist_rank(qs[k], total);
+
+		for (r = 0, cum = 0; r < hr->n; r++)
+			if ((cum += hr->r[r].count) >= rank)
+				break;
+		if (r == hr->n || hist_percentile(h, qs[k], &pcts[n].value))
+			continue;
+		pcts[n].name = names[k];
+		pcts[n].text = hr->r[r].label;
+		n++;
+	}
+	return n;
+}
+
 /* One histogram into the picture: its rows' labels, stats and percentiles as printed. */
 static void svg_hist_of(const struct agg_ctx *c, int i, const char *title,
 			const struct hist_view *h)
@@ -779,12 +807,14 @@ static void svg_hist_of(const struct agg_ctx *c, int i, const char *title,
 	else
 		snprintf(axis, sizeof(axis), "%s", c->evs[i].args[g->value_argi].name);
 	hist_stats_line(h, stats, sizeof(stats));
-	/* latency's percentiles, each interval's (an empty one's are not drawn) */
+	/* latency's percentiles as its summary line prints them, each interval's */
 	for (k = 0; is_latency(g) && k < 3; k++) {
 		pcts[k] = (struct svg_pct){ .name = names[k], .text = ptext[k] };
 		hist_percentile_text(h, qs[k], &pcts[k].value, ptext[k], sizeof(ptext[k]));
 		sh.npcts = k + 1;
 	}
+	if (!is_latency(g) && !sh.invalid)
+		sh.npcts = row_pcts(h, &hr, pcts, names, qs);
 	svg_add_hist(c->svg, &sh);
 	free(rows);
 	free(span);

@@ -8,7 +8,8 @@
  *	histogram	one row per text row (label on the left, as hist_print()
  *			labels it), a bar per non-empty row with its count at its
  *			end and in its <title> ("LABEL: COUNT"), a count axis, the
- *			stats line; p50/p90/p99 as lines across the rows
+ *			stats line; p50/p90/p99 as lines across the rows, named
+ *			with their value (latency's) or row (another histogram's)
  *	heatmap		(an interval run's histograms, svg_new(true)) one column
  *			per interval, one row per bucket from the lowest to the
  *			highest non-empty in any of them (the empty ones between
@@ -66,7 +67,7 @@ struct svg_hist {
 	const char *stats;	/* "count N, sum S, avg A, min M, max X", or NULL */
 	const struct svg_row *rows;
 	size_t nrows;
-	const struct svg_pct *pcts;	/* latency's p50, p90, p99; npcts 0 for others */
+	const struct svg_pct *pcts;	/* p50, p90, p99 (none without events) */
 	size_t npcts;
 	bool invalid;		/* the text says "(invalid histogram)" */
 	/* heat: every row the histogram's layout has (counts unused), to label

@@ -83,6 +83,15 @@ def sums_agree(hs):
         if stats and sum(c for _, c in rows) != count_of(stats):
             fail("%s %s: rows sum to %d, %r" % (time, title, sum(c for _, c in rows), stats))
 
+def rank(q, total):
+    """hist_rank(): nearest rank, ceil(q * total) in [1, total]."""
+    x = q * total
+    x -= x * 2.0 ** -40
+    r = int(x)
+    if r < x:
+        r += 1
+    return min(max(r, 1), total)
+
 def edges(label):
     """A row label's [lo, hi) edges as text: "[2, 4)" -> 2, 4; "[7]" -> 7, 8."""
     m = re.fullmatch(r"\[(\S+), (\S+)\)", label)
@@ -110,8 +119,18 @@ def check_bars(svg, txt):
                 v = re.search(name + r" (\S+?),", summary).group(1)
                 if name + " " + v not in p["texts"]:
                     fail("%s: no '%s %s' in %r" % (title, name, v, p["texts"]))
-            if len(p["pct"]) != 3:
-                fail("%s: %d percentile marks" % (title, len(p["pct"])))
+        elif rows:      # another histogram: the row of each one's nearest rank
+            total = sum(c for _, c in rows)
+            for name, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)):
+                cum, want = 0, None
+                for l, c in rows:
+                    cum += c
+                    if want is None and cum >= rank(q, total):
+                        want = l
+                if name + " " + want not in p["texts"]:
+                    fail("%s: no '%s %s' in %r" % (title, name, want, p["texts"]))
+        if len(p["pct"]) != 3:
+            fail("%s: %d percentile marks" % (title, len(p["pct"])))
     sums_agree(hs)
     print("%d panels, %d bars as the text" % (len(ps), sum(len(p["bars"]) for p in ps)))
 
@@ -173,7 +192,7 @@ def check_heat(svg, txt):
     white = [t for x, t, f in cells if f == "#ffffff" and not t.endswith(": 0")]
     if white:
         fail("white cells with calls: %r" % white[:3])
-    if hs[0][4] and not ps[0]["pct"]:     # latency's, beside its summary line
+    if not ps[0]["pct"]:
         fail("no percentile lines")
     print("%d intervals x %d rows = %d cells as the text" % (len(cols), len(labels), len(cells)))
 
