@@ -841,7 +841,8 @@ static void geom_of(const struct svg_doc *d, const struct panel *p, struct geom 
 		break;
 	case P_COUNT:
 		g->w += 22 * CH;
-		g->h = TOP + (double)p->nrows * ROW_H + 12;
+		/* the value axis: its ticks' numbers, its name */
+		g->h = TOP + (double)p->nrows * ROW_H + 48;
 		break;
 	case P_OVERLAY:
 		g->w += 8 + pair_w(p) + 12 + overlay_right(p);
@@ -887,7 +888,7 @@ static void count_axis(FILE *f, double x0, double y, uint64_t top, const char *n
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n",
 			x, y, x, y + 4);
 		snprintf(num, sizeof(num), "%" PRIu64, t);
-		text_at(f, x, y + 16, "middle", " fill=\"#444\"", num);
+		text_at(f, x, y + 16, "middle", " class=\"tick\" fill=\"#444\"", num);
 		if (top - t < step)
 			break;
 	}
@@ -1020,6 +1021,7 @@ static void draw_count(FILE *f, const struct panel *p, const struct geom *g)
 		bar_at(f, "bar", x0, y + 3, w, ROW_H - 6, "#3b7ddd", r->label, NULL, val);
 		text_at(f, x0 + (w < 1 ? 1 : w) + 4, y + 13, NULL, NULL, val);
 	}
+	count_axis(f, x0, TOP + (double)p->nrows * ROW_H + 4, top ? top : 1, p->stats);
 }
 
 /* Each row an A bar over a B bar, their counts after them, both runs' percentiles. */

@@ -18,7 +18,7 @@
  *			with "TIME, LABEL: COUNT"; p50/p90/p99 per interval as
  *			polylines; a panel per title (key)
  *	count		a horizontal bar per table row, its key columns' text on
- *			the left, its value at the end
+ *			the left, its value at the end, a value axis under them
  *	overlay		(kptrace diff) two runs of one table: under the title the
  *			verdict line and a legend naming both files, then per row
  *			an A bar over a B bar ("bar a", "bar b", each non-empty
@@ -29,7 +29,7 @@
  * At most SVG_MAX_PANELS panels and SVG_MAX_COLUMNS intervals are drawn; the
  * picture says how many were left out. Elements the tests look for carry a
  * class: "panel" (a <g>), "bar" ("bar a", "bar b" in an overlay), "cell", "pct" (a
- * percentile's line), "verdict".
+ * percentile's line), "verdict", "tick" (a count axis's number).
  */
 #ifndef KPT_SVG_H
 #define KPT_SVG_H

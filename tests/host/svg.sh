@@ -205,7 +205,18 @@ def check_count(svg, txt):
             rows.append("%s: %s" % (m.group(2), m.group(1)))
     if len(ps) != 1 or ps[0]["bars"] != rows:
         fail("bars %r, text rows %r" % ([p["bars"] for p in ps], rows))
-    print("%d count bars as the text's rows" % len(rows))
+    # the value axis: 0 and even steps up to the largest row, within a step of it
+    top = max(int(r.rsplit(": ", 1)[1]) for r in rows)
+    ticks = [int("".join(t.itertext())) for g in ET.parse(svg).getroot().iter(NS + "g")
+             if g.get("class") == "panel" for t in g.iter(NS + "text")
+             if t.get("class") == "tick"]
+    steps = set(b - a for a, b in zip(ticks, ticks[1:]))
+    if len(ticks) < 2 or ticks[0] != 0 or len(steps) != 1 or not \
+            ticks[-1] <= top < ticks[-1] + steps.pop():
+        fail("axis ticks %r for rows up to %d" % (ticks, top))
+    if "COUNT" not in ps[0]["texts"]:
+        fail("no axis name COUNT")
+    print("%d count bars as the text's rows, axis %r" % (len(rows), ticks))
 
 {"bars": check_bars, "json": check_json, "heat": check_heat,
  "count": check_count}[sys.argv[1]](*sys.argv[2:])

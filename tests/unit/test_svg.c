@@ -3,10 +3,11 @@
  * --svg's writer (src/svg.c) on made-up tables: XML escaping of any bytes,
  * a histogram panel's bars (one per non-empty row, "LABEL: COUNT" in its
  * <title>), a heatmap's cells (intervals x the rows from the lowest to the
- * highest non-empty one), the colour scale, the caps on panels and intervals; kptrace diff's overlay (a
- * bar per run per non-empty row, "LABEL: A COUNT" and "LABEL: B COUNT", both
- * runs' percentiles, the legend's file names escaped) and svg_merge_rows()
- * keeping every count; and hist_rows() giving exactly hist_print()'s labels.
+ * highest non-empty one), a count table's value axis, the colour scale, the
+ * caps on panels and intervals; kptrace diff's overlay (a bar per run per
+ * non-empty row, "LABEL: A COUNT" and "LABEL: B COUNT", both runs'
+ * percentiles, the legend's file names escaped) and svg_merge_rows() keeping
+ * every count; and hist_rows() giving exactly hist_print()'s labels.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +312,9 @@ static void test_count_panel(void)
 	CHECK(strstr(out, "<title>a&lt;&amp;&quot;b: 50</title>"), "a comm escaped");
 	CHECK(strstr(out, "<title>x&#xFFFD;: 1</title>"), "a byte replaced");
 	CHECK(strstr(out, "width=\"480.0\""), "the largest row the longest bar");
+	/* the value axis: 0, 50, 100 under 100 the longest */
+	CHECK_INT(count_of(out, "class=\"tick\""), 3, "three ticks up to 100");
+	CHECK(strstr(out, "class=\"tick\" fill=\"#444\">100</text>"), "the last tick 100");
 	free(out);
 	svg_free(d);
 }
