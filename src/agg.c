@@ -712,47 +712,114 @@ static void collect_row(void *arg, const struct hist_row *r)
 	hr->r[hr->n++] = *r;
 }
 
+/* rows into svg_row form, into *out (NULL and n 0 when there are none); false without memory. */
+static bool svg_rows_of(const struct hist_rows *hr, struct svg_row **out)
+{
+	size_t k;
+
+	*out = NULL;
+	if (!hr->n)
+		return !hr->oom;
+	if (hr->oom || !(*out = calloc(hr->n, sizeof(**out))))
+		return false;
+	for (k = 0; k < hr->n; k++)
+		(*out)[k] = (struct svg_row){ .index = hr->r[k].index, .label = hr->r[k].label,
+					      .count = hr->r[k].count, .lo = hr->r[k].lo,
+					      .hi = hr->r[k].hi };
+	return true;
+}
+
+/*
+ * Every row h's layout has, as if each bucket held a call: a heatmap keeps
+ * the rows between its lowest and highest non-empty bucket over all the
+ * intervals, which no one interval's rows may span.
+ */
+static void layout_rows(const struct hist_view *h, struct hist_rows *all)
+{
+	uint64_t *ones = calloc(h->nbuckets ? h->nbuckets : 1, sizeof(*ones));
+	struct hist_view v = *h;
+	uint32_t b;
+
+	if (!ones) {
+		all->oom = true;
+		return;
+	}
+	for (b = 0; b < h->nbuckets; b++)
+		ones[b] = 1;
+	v.counts = ones;
+	hist_rows(&v, collect_row, all);
+	free(ones);
+}
+
+/*
+ * The p50, p90, p99 of a histogram that is not a latency's: nearest rank
+ * (hist_rank(), as hist.c's) over the printed rows, the text of the row
+ * holding that call, placed at hist_percentile()'s estimate inside it.
+ */
+static size_t row_pcts(const struct hist_view *h, const struct hist_rows *hr,
+		       struct svg_pct *pcts, const char *const *names, const double *qs)
+{
+	unsigned __int128 total = 0, cum;
+	size_t k, r, n = 0;
+
+	for (r = 0; r < hr->n; r++)
+		total += hr->r[r].count;
+	for (k = 0; total && k < 3; k++) {
+		unsigned __int128 rank = hist_rank(qs[k], total);
+
+		for (r = 0, cum = 0; r < hr->n; r++)
+			if ((cum += hr->r[r].count) >= rank)
+				break;
+		if (r == hr->n || hist_percentile(h, qs[k], &pcts[n].value))
+			continue;
+		pcts[n].name = names[k];
+		pcts[n].text = hr->r[r].label;
+		n++;
+	}
+	return n;
+}
+
 /* One histogram into the picture: its rows' labels, stats and percentiles as printed. */
 static void svg_hist_of(const struct agg_ctx *c, int i, const char *title,
 			const struct hist_view *h)
 {
-	static const struct {
-		const char *name;
-		double q;
-	} qs[] = { { "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 } };
+	static const char *const names[] = { "p50", "p90", "p99" };
+	static const double qs[] = { 0.5, 0.9, 0.99 };
 	const struct kpt_agg *g = &c->ents[i].agg;
 	char axis[128], stats[512], ptext[3][64];
-	struct hist_rows hr = { 0 };
-	struct svg_row *rows = NULL;
+	struct hist_rows hr = { 0 }, all = { 0 };
+	struct svg_row *rows = NULL, *span = NULL;
 	struct svg_pct pcts[3];
 	struct svg_hist sh = { .title = title, .axis = axis, .stats = stats, .pcts = pcts };
 	size_t k;
 	int n;
 
 	n = hist_rows(h, collect_row, &hr);
-	if (hr.n && !hr.oom && !(rows = calloc(hr.n, sizeof(*rows))))
-		hr.oom = true;
-	for (k = 0; rows && k < hr.n; k++)
-		rows[k] = (struct svg_row){ .index = hr.r[k].index, .label = hr.r[k].label,
-					    .count = hr.r[k].count, .lo = hr.r[k].lo,
-					    .hi = hr.r[k].hi };
+	if (c->interval_reset)
+		layout_rows(h, &all);
+	sh.invalid = n < 0 || !svg_rows_of(&hr, &rows) || !svg_rows_of(&all, &span);
 	sh.rows = rows;
 	sh.nrows = rows ? hr.n : 0;
-	sh.invalid = n < 0 || hr.oom;
+	sh.span = span;
+	sh.nspan = span ? all.n : 0;
 	if (is_latency(g))
 		snprintf(axis, sizeof(axis), "latency (%s)", h->unit);
 	else
 		snprintf(axis, sizeof(axis), "%s", c->evs[i].args[g->value_argi].name);
 	hist_stats_line(h, stats, sizeof(stats));
-	/* latency's percentiles, each interval's (an empty one's are not drawn) */
-	for (k = 0; is_latency(g) && k < sizeof(qs) / sizeof(qs[0]); k++) {
-		pcts[k] = (struct svg_pct){ .name = qs[k].name, .text = ptext[k] };
-		hist_percentile_text(h, qs[k].q, &pcts[k].value, ptext[k], sizeof(ptext[k]));
+	/* latency's percentiles as its summary line prints them, each interval's */
+	for (k = 0; is_latency(g) && k < 3; k++) {
+		pcts[k] = (struct svg_pct){ .name = names[k], .text = ptext[k] };
+		hist_percentile_text(h, qs[k], &pcts[k].value, ptext[k], sizeof(ptext[k]));
 		sh.npcts = k + 1;
 	}
+	if (!is_latency(g) && !sh.invalid)
+		sh.npcts = row_pcts(h, &hr, pcts, names, qs);
 	svg_add_hist(c->svg, &sh);
 	free(rows);
+	free(span);
 	free(hr.r);
+	free(all.r);
 }
 
 /* Under a sampled table: that its counts are estimates, and by how much they were scaled. */
@@ -866,6 +933,29 @@ static void read_unkeyed(const struct agg_ctx *c, int i, bool clear, uint64_t *c
 	}
 }
 
+/*
+ * -i: an interval's count is the sum of its buckets. They and its stats are
+ * read (and zeroed) one map after the other while the probes run, so a call
+ * in between lands in this interval's stats and the next one's buckets (473
+ * rows under "count 474", then 476 under "count 475"). Its sum, min and max
+ * stay the stats' (that call's value at most is in the other interval),
+ * unless the stats saw none of the calls: then they have no min and max to
+ * give, and the count stays theirs.
+ */
+static void interval_count(const struct kpt_agg *g, const uint64_t *counts,
+			   struct kpt_aggval *stats)
+{
+	uint64_t n = 0;
+	uint32_t b;
+
+	for (b = 0; b < g->nbuckets; b++)
+		n += counts[b];
+	if (!n)
+		memset(stats, 0, sizeof(*stats));
+	else if (stats->count)
+		stats->count = n;
+}
+
 static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
 {
 	uint64_t *counts = calloc(c->ents[i].agg.nbuckets, sizeof(*counts));
@@ -874,6 +964,8 @@ static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
 	if (!counts)
 		return;
 	read_unkeyed(c, i, clear, counts, &stats);
+	if (c->interval_reset)
+		interval_count(&c->ents[i].agg, counts, &stats);
 	print_one_hist(c, i, NULL, NULL, counts, &stats, clear);
 	free(counts);
 }
@@ -1294,16 +1386,20 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		if (s.n)	/* an empty set's array is NULL, which qsort may not take */
 			qsort(s.e, s.n, sizeof(*s.e), kentry_cmp);
 	}
-	if ((clear && !c->json && !c->visit) || (c->svg && c->interval_reset)) {
+	/*
+	 * -i: every report is an interval's, the last one (the rest since the
+	 * one before, clear false) too; each under its own time, in the text
+	 * as in the picture, where each is a column.
+	 */
+	if (c->interval_reset && !c->visit) {
 		time_t t = time(NULL);
 		struct tm tm;
 		char ts[32];
 
 		strftime(ts, sizeof(ts), "%H:%M:%S", localtime_r(&t, &tm));
-		if (clear && !c->json && !c->visit)
+		if (!c->json)
 			fprintf(c->out, "%s\n", ts);
-		/* the last report of -i is the rest of an interval: a column too */
-		if (c->svg && c->interval_reset)
+		if (c->svg)
 			svg_column(c->svg, ts);
 	}
 	for (i = 0; i < c->n && !c->folded; i++) {

@@ -328,7 +328,9 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status)
 			o->watch(o->watch_arg);
 			last_watch = kpt_mono_s();
 		}
-		if (o->report && o->interval > 0 && kpt_mono_s() - last_report >= o->interval) {
+		/* -i's interval that -d ends is the last report's, not a sliver after it */
+		if (o->report && o->interval > 0 && kpt_mono_s() - last_report >= o->interval &&
+		    !(o->duration > 0 && kpt_mono_s() - c.start >= o->duration)) {
 			o->report(o->report_arg, false);
 			last_report = kpt_mono_s();
 		}

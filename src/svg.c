@@ -358,6 +358,27 @@ static int heat_room(struct panel *p, size_t col)
 	return 0;
 }
 
+/*
+ * p's rows continuous from its lowest to its highest bucket, as a bar
+ * chart's are: a row for each of h's layout rows between them (a count of
+ * zero in every interval until one has it), else for each of h's own.
+ */
+static int heat_fill(struct panel *p, const struct svg_hist *h)
+{
+	const struct svg_row *rows = h->span ? h->span : h->rows;
+	size_t n = h->span ? h->nspan : h->nrows, i;
+	uint32_t lo, hi;
+
+	if (!p->nrows)
+		return 0;
+	lo = p->rows[0].index;
+	hi = p->rows[p->nrows - 1].index;
+	for (i = 0; i < n; i++)
+		if (rows[i].index > lo && rows[i].index < hi && !heat_row(p, &rows[i]))
+			return -ENOMEM;
+	return 0;
+}
+
 static int add_heat(struct svg_doc *d, const struct svg_hist *h)
 {
 	size_t col = d->ncols ? d->ncols - 1 : 0, i, k;
@@ -379,7 +400,7 @@ static int add_heat(struct svg_doc *d, const struct svg_hist *h)
 		uint64_t *nc;
 
 		if (!h->rows[i].count)
-			continue;	/* the rows: the buckets non-empty in some interval */
+			continue;	/* heat_fill() adds the empty rows that lie between */
 		if (!(r = heat_row(p, &h->rows[i])))
 			return oom(d);
 		if (r->ncols <= col) {
@@ -391,6 +412,8 @@ static int add_heat(struct svg_doc *d, const struct svg_hist *h)
 		}
 		r->cols[col] += h->rows[i].count;
 	}
+	if (heat_fill(p, h))
+		return oom(d);
 	for (k = 0; k < h->npcts && k < SVG_MAX_PCTS; k++) {
 		p->pv[col * SVG_MAX_PCTS + k] = h->pcts[k].value;
 		p->pok[col * SVG_MAX_PCTS + k] = h->nrows > 0;
@@ -818,7 +841,8 @@ static void geom_of(const struct svg_doc *d, const struct panel *p, struct geom 
 		break;
 	case P_COUNT:
 		g->w += 22 * CH;
-		g->h = TOP + (double)p->nrows * ROW_H + 12;
+		/* the value axis: its ticks' numbers, its name */
+		g->h = TOP + (double)p->nrows * ROW_H + 48;
 		break;
 	case P_OVERLAY:
 		g->w += 8 + pair_w(p) + 12 + overlay_right(p);
@@ -864,7 +888,7 @@ static void count_axis(FILE *f, double x0, double y, uint64_t top, const char *n
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n",
 			x, y, x, y + 4);
 		snprintf(num, sizeof(num), "%" PRIu64, t);
-		text_at(f, x, y + 16, "middle", " fill=\"#444\"", num);
+		text_at(f, x, y + 16, "middle", " class=\"tick\" fill=\"#444\"", num);
 		if (top - t < step)
 			break;
 	}
@@ -997,6 +1021,7 @@ static void draw_count(FILE *f, const struct panel *p, const struct geom *g)
 		bar_at(f, "bar", x0, y + 3, w, ROW_H - 6, "#3b7ddd", r->label, NULL, val);
 		text_at(f, x0 + (w < 1 ? 1 : w) + 4, y + 13, NULL, NULL, val);
 	}
+	count_axis(f, x0, TOP + (double)p->nrows * ROW_H + 4, top ? top : 1, p->stats);
 }
 
 /* Each row an A bar over a B bar, their counts after them, both runs' percentiles. */

@@ -8,15 +8,17 @@
  *	histogram	one row per text row (label on the left, as hist_print()
  *			labels it), a bar per non-empty row with its count at its
  *			end and in its <title> ("LABEL: COUNT"), a count axis, the
- *			stats line; p50/p90/p99 as lines across the rows
+ *			stats line; p50/p90/p99 as lines across the rows, named
+ *			with their value (latency's) or row (another histogram's)
  *	heatmap		(an interval run's histograms, svg_new(true)) one column
- *			per interval, one row per bucket non-empty in any of them,
- *			lowest at the bottom; a cell's colour the log of its count
+ *			per interval, one row per bucket from the lowest to the
+ *			highest non-empty in any of them (the empty ones between
+ *			too), lowest at the bottom; a cell's colour the log of its count
  *			(light yellow to dark red, white for none), each a <rect>
  *			with "TIME, LABEL: COUNT"; p50/p90/p99 per interval as
  *			polylines; a panel per title (key)
  *	count		a horizontal bar per table row, its key columns' text on
- *			the left, its value at the end
+ *			the left, its value at the end, a value axis under them
  *	overlay		(kptrace diff) two runs of one table: under the title the
  *			verdict line and a legend naming both files, then per row
  *			an A bar over a B bar ("bar a", "bar b", each non-empty
@@ -27,7 +29,7 @@
  * At most SVG_MAX_PANELS panels and SVG_MAX_COLUMNS intervals are drawn; the
  * picture says how many were left out. Elements the tests look for carry a
  * class: "panel" (a <g>), "bar" ("bar a", "bar b" in an overlay), "cell", "pct" (a
- * percentile's line), "verdict".
+ * percentile's line), "verdict", "tick" (a count axis's number).
  */
 #ifndef KPT_SVG_H
 #define KPT_SVG_H
@@ -65,9 +67,13 @@ struct svg_hist {
 	const char *stats;	/* "count N, sum S, avg A, min M, max X", or NULL */
 	const struct svg_row *rows;
 	size_t nrows;
-	const struct svg_pct *pcts;	/* latency's p50, p90, p99; npcts 0 for others */
+	const struct svg_pct *pcts;	/* p50, p90, p99 (none without events) */
 	size_t npcts;
 	bool invalid;		/* the text says "(invalid histogram)" */
+	/* heat: every row the histogram's layout has (counts unused), to label
+	 * the rows between intervals' buckets; NULL: rows' own rows only */
+	const struct svg_row *span;
+	size_t nspan;
 };
 
 struct svg_count_row {

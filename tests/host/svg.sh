@@ -19,7 +19,7 @@ gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot bui
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
 command -v xmllint > /dev/null || skip_all "xmllint is not installed (libxml2-utils)"
 command -v chromium > /dev/null || skip_all "chromium is not installed"
-expect_checks 35
+expect_checks 40
 rm -f "$OUT"/*.svg "$OUT"/*.png "$OUT"/*.txt "$OUT"/*.json
 
 DEF="p:sz $B:kpt_size n=%di:u64 k=+0(%si):u8"
@@ -74,6 +74,34 @@ def fail(msg):
     print("svg_check:", msg)
     sys.exit(1)
 
+def count_of(stats):
+    return int(re.match(r"count (\d+),", stats).group(1))
+
+def sums_agree(hs):
+    """Each text histogram's rows sum to its "count N" line."""
+    for time, title, rows, stats, _ in hs:
+        if stats and sum(c for _, c in rows) != count_of(stats):
+            fail("%s %s: rows sum to %d, %r" % (time, title, sum(c for _, c in rows), stats))
+
+def rank(q, total):
+    """hist_rank(): nearest rank, ceil(q * total) in [1, total]."""
+    x = q * total
+    x -= x * 2.0 ** -40
+    r = int(x)
+    if r < x:
+        r += 1
+    return min(max(r, 1), total)
+
+def edges(label):
+    """A row label's [lo, hi) edges as text: "[2, 4)" -> 2, 4; "[7]" -> 7, 8."""
+    m = re.fullmatch(r"\[(\S+), (\S+)\)", label)
+    if m:
+        return m.group(1), m.group(2)
+    m = re.fullmatch(r"\[(-?\d+)\]", label)
+    if m:
+        return m.group(1), str(int(m.group(1)) + 1)
+    fail("a row label I cannot read: %r" % label)
+
 def check_bars(svg, txt):
     ps, hs = panels(svg), text_hists(txt)
     if len(ps) != len(hs):
@@ -91,8 +119,19 @@ def check_bars(svg, txt):
                 v = re.search(name + r" (\S+?),", summary).group(1)
                 if name + " " + v not in p["texts"]:
                     fail("%s: no '%s %s' in %r" % (title, name, v, p["texts"]))
-            if len(p["pct"]) != 3:
-                fail("%s: %d percentile marks" % (title, len(p["pct"])))
+        elif rows:      # another histogram: the row of each one's nearest rank
+            total = sum(c for _, c in rows)
+            for name, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)):
+                cum, want = 0, None
+                for l, c in rows:
+                    cum += c
+                    if want is None and cum >= rank(q, total):
+                        want = l
+                if name + " " + want not in p["texts"]:
+                    fail("%s: no '%s %s' in %r" % (title, name, want, p["texts"]))
+        if len(p["pct"]) != 3:
+            fail("%s: %d percentile marks" % (title, len(p["pct"])))
+    sums_agree(hs)
     print("%d panels, %d bars as the text" % (len(ps), sum(len(p["bars"]) for p in ps)))
 
 def check_json(svg, js):
@@ -115,23 +154,41 @@ def check_heat(svg, txt):
         fail("%d panels, want one heatmap" % len(ps))
     cells = ps[0]["cells"]
     cols = sorted(set(x for x, _, _ in cells))
-    labels = []
-    for _, _, rows, _, _ in hs:
-        labels += [l for l, c in rows if c and l not in labels]
-    if len(cols) != len(hs):
-        fail("%d columns, the text printed %d intervals" % (len(cols), len(hs)))
+    stamps = re.findall(r"(?m)^\d\d:\d\d:\d\d$", open(txt).read())
+    if len(cols) != len(hs) or len(stamps) != len(hs):
+        fail("%d columns, the text printed %d intervals under %d times" %
+             (len(cols), len(hs), len(stamps)))
+    # the picture's rows, lowest first: every non-empty text row, none but
+    # those between the lowest and highest, each starting where the one
+    # under it ends
+    ys = {}
+    for r in ET.parse(svg).getroot().iter(NS + "rect"):
+        if r.get("class") == "cell":
+            ys[r.find(NS + "title").text.split(", ", 1)[1].rsplit(": ", 1)[0]] = float(r.get("y"))
+    labels = sorted(ys, key=lambda l: -ys[l])
+    if not labels:
+        fail("no cells")
+    seen = set(l for _, _, rows, _, _ in hs for l, c in rows if c)
+    if not seen <= set(labels) or labels[0] not in seen or labels[-1] not in seen:
+        fail("rows %r, the text's non-empty rows %r" % (labels, sorted(seen)))
+    for lo, hi in zip(labels, labels[1:]):
+        if edges(lo)[1] != edges(hi)[0]:
+            fail("row %s then row %s: not continuous" % (lo, hi))
     if len(cells) != len(cols) * len(labels):
         fail("%d cells, want %d intervals x %d rows" % (len(cells), len(cols), len(labels)))
-    for i, (time, _, rows, _, _) in enumerate(hs):
+    sums_agree(hs)
+    for i, (time, _, rows, stats, _) in enumerate(hs):
         mine = sorted(t for x, t, _ in cells if x == cols[i])
         want = dict(rows)
         t0 = mine[0].split(", ")[0]
-        if time and t0 != time:
+        if t0 != time:
             fail("column %d is %s, the text's interval %s" % (i, t0, time))
         got = {t.split(", ", 1)[1].rsplit(": ", 1)[0]: int(t.rsplit(": ", 1)[1]) for t in mine}
         for l in labels:
             if got.get(l) != want.get(l, 0):
                 fail("interval %d, %s: cell %r, text %r" % (i, l, got.get(l), want.get(l, 0)))
+        if stats and sum(got.values()) != count_of(stats):
+            fail("interval %d: cells sum to %d, %r" % (i, sum(got.values()), stats))
     white = [t for x, t, f in cells if f == "#ffffff" and not t.endswith(": 0")]
     if white:
         fail("white cells with calls: %r" % white[:3])
@@ -148,7 +205,18 @@ def check_count(svg, txt):
             rows.append("%s: %s" % (m.group(2), m.group(1)))
     if len(ps) != 1 or ps[0]["bars"] != rows:
         fail("bars %r, text rows %r" % ([p["bars"] for p in ps], rows))
-    print("%d count bars as the text's rows" % len(rows))
+    # the value axis: 0 and even steps up to the largest row, within a step of it
+    top = max(int(r.rsplit(": ", 1)[1]) for r in rows)
+    ticks = [int("".join(t.itertext())) for g in ET.parse(svg).getroot().iter(NS + "g")
+             if g.get("class") == "panel" for t in g.iter(NS + "text")
+             if t.get("class") == "tick"]
+    steps = set(b - a for a, b in zip(ticks, ticks[1:]))
+    if len(ticks) < 2 or ticks[0] != 0 or len(steps) != 1 or not \
+            ticks[-1] <= top < ticks[-1] + steps.pop():
+        fail("axis ticks %r for rows up to %d" % (ticks, top))
+    if "COUNT" not in ps[0]["texts"]:
+        fail("no axis name COUNT")
+    print("%d count bars as the text's rows, axis %r" % (len(rows), ticks))
 
 {"bars": check_bars, "json": check_json, "heat": check_heat,
  "count": check_count}[sys.argv[1]](*sys.argv[2:])
@@ -199,6 +267,20 @@ check "heat: at least 3 intervals printed" [ "$(grep -c '^@kpt_sleep:' "$OUT/hea
 check "heat: a cell per interval and row, the text's counts and times" \
 	python3 "$OUT/svg_check.py" heat "$OUT/heat.svg" "$OUT/heat.txt"
 check "heat: rendered" render heat 800026
+
+# --- hist -i: 3 calls of 12345 in the first interval, then 1s only: the
+# rows from [1] to [8K, 16K) with the empty ones between; -d 3 of -i 1 is
+# three intervals, the last report the third's (no sliver of a fourth) ---
+kpt hist -i 1 -d 3 -c "sh -c '$B 3 clean; sleep 1.3; exec $B spin'" "p:ng $B:kpt_neg v=%di:u64" v \
+	--svg "$OUT/heat-gap.svg" > "$OUT/heat-gap.txt"
+check "hist -i: well-formed" well_formed "$OUT/heat-gap.svg"
+check "hist -i -d 3: three intervals, each under its time" \
+	[ "$(grep -c '^@v:' "$OUT/heat-gap.txt"):$(grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$' "$OUT/heat-gap.txt")" = 3:3 ]
+check "hist -i: rows continuous, cells and counts as the text" \
+	python3 "$OUT/svg_check.py" heat "$OUT/heat-gap.svg" "$OUT/heat-gap.txt"
+check "hist -i: the empty rows between kept" grep -q '<title>[0-9:]*, \[512, 1K): 0</title>' \
+	"$OUT/heat-gap.svg"
+check "hist -i: rendered" render heat-gap 800026
 
 # --- count: a bar per printed row after --top ---
 # several comms making syscalls meanwhile, for rows to rank

@@ -2,11 +2,12 @@
 /*
  * --svg's writer (src/svg.c) on made-up tables: XML escaping of any bytes,
  * a histogram panel's bars (one per non-empty row, "LABEL: COUNT" in its
- * <title>), a heatmap's cells (intervals x the union of non-empty rows), the
- * colour scale, the caps on panels and intervals; kptrace diff's overlay (a
- * bar per run per non-empty row, "LABEL: A COUNT" and "LABEL: B COUNT", both
- * runs' percentiles, the legend's file names escaped) and svg_merge_rows()
- * keeping every count; and hist_rows() giving exactly hist_print()'s labels.
+ * <title>), a heatmap's cells (intervals x the rows from the lowest to the
+ * highest non-empty one), a count table's value axis, the colour scale, the
+ * caps on panels and intervals; kptrace diff's overlay (a bar per run per
+ * non-empty row, "LABEL: A COUNT" and "LABEL: B COUNT", both runs'
+ * percentiles, the legend's file names escaped) and svg_merge_rows() keeping
+ * every count; and hist_rows() giving exactly hist_print()'s labels.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +168,54 @@ static void test_heat(void)
 	svg_free(d);
 }
 
+/*
+ * Rows continuous from the lowest to the highest non-empty bucket: the empty
+ * ones an interval gives between its own, and those between two intervals'
+ * that only the layout (span) names.
+ */
+static void test_heat_gap(void)
+{
+	static const struct svg_row span[] = {
+		{ 20, "[1ms, 2ms)", 0, 1e6, 2e6 }, { 21, "[2ms, 4ms)", 0, 2e6, 4e6 },
+		{ 22, "[4ms, 8ms)", 0, 4e6, 8e6 }, { 23, "[8ms, 16ms)", 0, 8e6, 16e6 },
+		{ 24, "[16ms, 32ms)", 0, 16e6, 32e6 },
+	};
+	struct svg_row lo = span[0], hi = span[3], both[3] = { span[0], span[1], span[2] };
+	struct svg_hist h = { .title = "@x:", .axis = "latency (ms)", .nrows = 1 };
+	struct svg_doc *d = svg_new(true);
+	char *out;
+
+	lo.count = 4;
+	hi.count = 2;
+	svg_column(d, "10:00:00");
+	h.rows = &lo;
+	CHECK_INT(svg_add_hist(d, &h), 0, "low");
+	svg_column(d, "10:00:01");
+	h.rows = &hi;
+	h.span = span;
+	h.nspan = 5;
+	CHECK_INT(svg_add_hist(d, &h), 0, "high, with the layout's rows");
+	out = render(d);
+	CHECK_INT(count_of(out, "class=\"cell\""), 2 * 4, "2 intervals x [1ms, 16ms)'s 4 rows");
+	CHECK(strstr(out, "<title>10:00:00, [4ms, 8ms): 0</title>"), "a row between, empty");
+	CHECK(!strstr(out, "[16ms, 32ms)"), "not past the highest non-empty row");
+	free(out);
+	svg_free(d);
+
+	/* without a layout: an interval's own empty rows between its non-empty ones */
+	d = svg_new(true);
+	both[0].count = 1;
+	both[2].count = 3;
+	h = (struct svg_hist){ .title = "@x:", .axis = "latency (ms)", .rows = both, .nrows = 3 };
+	svg_column(d, "10:00:00");
+	CHECK_INT(svg_add_hist(d, &h), 0, "add");
+	out = render(d);
+	CHECK_INT(count_of(out, "class=\"cell\""), 3, "the empty row between kept");
+	CHECK(strstr(out, "<title>10:00:00, [2ms, 4ms): 0</title>"), "its cell");
+	free(out);
+	svg_free(d);
+}
+
 static double luminance(const char *hex)
 {
 	unsigned int r, g, b;
@@ -263,6 +312,9 @@ static void test_count_panel(void)
 	CHECK(strstr(out, "<title>a&lt;&amp;&quot;b: 50</title>"), "a comm escaped");
 	CHECK(strstr(out, "<title>x&#xFFFD;: 1</title>"), "a byte replaced");
 	CHECK(strstr(out, "width=\"480.0\""), "the largest row the longest bar");
+	/* the value axis: 0, 50, 100 under 100 the longest */
+	CHECK_INT(count_of(out, "class=\"tick\""), 3, "three ticks up to 100");
+	CHECK(strstr(out, "class=\"tick\" fill=\"#444\">100</text>"), "the last tick 100");
 	free(out);
 	svg_free(d);
 }
@@ -484,6 +536,7 @@ int main(void)
 	test_escape();
 	test_hist_panel();
 	test_heat();
+	test_heat_gap();
 	test_colours();
 	test_bounds();
 	test_count_panel();
