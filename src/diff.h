@@ -6,9 +6,11 @@
  * bucketed distributions (latency's "fine" log-linear buckets when both rows
  * have them, the printed rows otherwise). Counts: the conditional binomial
  * test of B given A + B at p = 1/2 (the runs lasted equally long). A key is
- * called different when p < --threshold and its quantiles (or count) moved by
- * at least --min-shift percent. Exit status as diff(1): 0 same, 1 different,
- * 2 trouble.
+ * called different when p < --threshold and its p50, p90 or p99 (or count)
+ * moved by at least --min-shift percent beyond sampling noise: the gap
+ * between the two runs' 99% confidence intervals of the quantile, so that a
+ * tail quantile resting on a handful of events does not decide the verdict.
+ * Exit status as diff(1): 0 same, 1 different, 2 trouble.
  *
  * The pieces are here so tests/unit/test_diff.c can test each one.
  */
@@ -78,6 +80,18 @@ double diff_binomial_p(uint64_t a, uint64_t b);
  */
 int diff_quantile(const struct diff_bucket *b, size_t n, double q, bool has_minmax, double min,
 		  double max, double *out);
+
+/* z of a quantile's two-sided 99% confidence interval: what sampling alone moves it by */
+#define DIFF_QCI_Z	2.576
+
+/*
+ * Quantile q's 99% confidence interval [lo, hi] from the buckets, without
+ * assuming a distribution: the values (as diff_quantile() takes them) at ranks
+ * N q -+ DIFF_QCI_Z sqrt(N q (1 - q)), the upper one rank further, within
+ * [1, N]. 0, or -1 when there is nothing to take it from.
+ */
+int diff_quantile_ci(const struct diff_bucket *b, size_t n, double q, bool has_minmax, double min,
+		     double max, double *lo, double *hi);
 
 /*
  * The fine (log-linear) bucket whose lower edge is lo: its [lo, hi). -1 when

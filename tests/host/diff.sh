@@ -19,7 +19,7 @@ mkdir -p "$OUT"
 T=$(realpath "$OUT")/diff_target
 gcc -O0 -g tests/host/diff_target.c -o "$T" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 46
+expect_checks 50
 
 # dif NAME ARGS...: kptrace diff ARGS, bounded; stdout in $OUT/NAME.out,
 # stderr in $OUT/NAME.err; DRC its exit status. UBSan's reports recorded.
@@ -190,13 +190,20 @@ check "2 ms vs 3 ms: p50 ratio in 1.3-1.7 ($ratio)" in_range "${ratio:-0}" 1.3 1
 check "2 ms vs 3 ms --json: verdict differs, on the fine buckets" \
 	[ "$(jget "$OUT/a-json.out" 'r["verdict"], r["buckets"], r["test"]')" = "('differs', 'fine', 'ks')" ]
 
-echo "# b: the same workload twice, 10 pairs: false positives"
-fp=0 bad=0 sig=0 ps=
+echo "# b: the same workload twice, 10 pairs of 1000 calls: false positives"
+# 1000 calls of 1 ms: p99 stands on its 10 slowest calls, which the rule
+# before (a quantile counted with 10 events above it) let decide, calling 7
+# of 15 such pairs different; p90 stands on 100 and counts
+fp=0 bad=0 sig=0 old=0 small=0 ps=
 for i in $(seq 1 10); do
-	lat "$OUT/same-$i-a.json" 2
-	lat "$OUT/same-$i-b.json" 2
+	kpt latency --json -o "$OUT/same-$i-a.json" -c "$T sleep 1 1000" "$T:dt_work" 2>> "$OUT/kpt.log"
+	kpt latency --json -o "$OUT/same-$i-b.json" -c "$T sleep 1 1000" "$T:dt_work" 2>> "$OUT/kpt.log"
 	dif same-$i --json "$OUT/same-$i-a.json" "$OUT/same-$i-b.json"
 	[ "$(jget "$OUT/same-$i.out" 'r["significant"]' 2>/dev/null)" = True ] && sig=$((sig + 1))
+	# the rule before: significant and p50, p90 or p99 moved 5% as printed
+	[ "$(jget "$OUT/same-$i.out" 'r["significant"] and max(abs(r[q + "_ratio"] - 1) for q in ("p50", "p90", "p99")) >= 0.05' 2>/dev/null)" = True ] &&
+		old=$((old + 1))
+	[ "$(jget "$OUT/same-$i.out" 'min(r["count"])' 2>/dev/null)" -ge 1000 ] 2> /dev/null || small=$((small + 1))
 	case $DRC in
 	0) ;;
 	1) fp=$((fp + 1)) ;;
@@ -206,9 +213,11 @@ for i in $(seq 1 10); do
 done
 echo "p-values of the 10 pairs:$ps"
 # runs are not samples of one distribution: the bulk moves by a fine bucket or so
-# from run to run, which KS sees; the --min-shift floor is what keeps it "same*"
-check "same workload: $fp of 10 pairs called different (at most 1; KS p < 0.01 in $sig, under the 5% floor)" \
+# from run to run, which KS sees (p < 0.01 in most pairs); the quantiles' moves
+# beyond their confidence intervals are what keep it "same*"
+check "same workload: $fp of 10 pairs called different (at most 1; KS p < 0.01 in $sig; the rule before: $old)" \
 	[ "$fp" -le 1 ]
+check "same workload: every run 1000 calls or more, p99 on 10 events ($small not)" [ "$small" = 0 ]
 check "same workload: every diff exited 0 or 1 ($bad did not)" [ "$bad" = 0 ]
 
 echo "# c: counts"
@@ -221,6 +230,16 @@ cat "$OUT/c-diff.out"
 check "count 1000 vs 2000: exit 1" [ "$DRC" = 1 ]
 has "$OUT/c-diff.out" '^1000 -> 2000 x2\.00 .* DIFFERS +\(all\)$' "count 1000 vs 2000: the row, x2.00, DIFFERS"
 has "$OUT/c-diff.out" 'conditional binomial test of B given A \+ B' "count: the test said in the footer"
+# --threshold moves the verdict: 1000 against 1100 calls is p 0.03
+cnt "$OUT/c1100.json" 1100
+dif c-t01 "$OUT/c1000.json" "$OUT/c1100.json"
+p=$(grep -oE '^1000 -> 1100 x1\.10 +[0-9.e-]+' "$OUT/c-t01.out" | awk '{print $NF}')
+check "count 1000 vs 1100: p between 0.01 and 0.05 (p = $p)" in_range "${p:-1}" 0.01 0.05
+check "count 1000 vs 1100 at --threshold 0.01 (the default): exit 0, same (exit $DRC)" \
+	sh -c "[ $DRC = 0 ] && grep -q ' same  *(all)\$' '$OUT/c-t01.out'"
+dif c-t05 --threshold 0.05 "$OUT/c1000.json" "$OUT/c1100.json"
+check "count 1000 vs 1100 at --threshold 0.05: exit 1, DIFFERS (exit $DRC)" \
+	sh -c "[ $DRC = 1 ] && grep -q ' DIFFERS  *(all)\$' '$OUT/c-t05.out'"
 dif c-same "$OUT/c1000.json" "$OUT/c1000b.json"
 check "count 1000 vs 1000: exit 0" [ "$DRC" = 0 ]
 has "$OUT/c-same.out" '^1000 -> 1000 x1\.00 +1\.000 +same +\(all\)$' "count 1000 vs 1000: p 1, same"

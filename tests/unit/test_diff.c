@@ -366,7 +366,7 @@ struct run {
 
 static char dir[] = "/tmp/kpt-test-diff.XXXXXX";
 
-static char made[64][256];
+static char made[128][256];
 static int nmade;
 
 /* name in dir with text; the same name again is the same file, written anew. */
@@ -380,8 +380,8 @@ static const char *file(const char *name, const char *text)
 		if (!strcmp(strrchr(made[i], '/') + 1, name))
 			p = made[i];
 	if (!p) {
-		if (nmade == 64) {
-			fprintf(stderr, "test_diff: more than 64 files\n");
+		if (nmade == 128) {
+			fprintf(stderr, "test_diff: more than 128 files\n");
 			exit(2);
 		}
 		p = made[nmade++];
@@ -581,6 +581,117 @@ static void test_verdicts(void)
 	run_free(&r);
 }
 
+/* path's first line, in a buffer of its own until the next call. */
+static const char *slurp_line(const char *path)
+{
+	static char line[4096];
+	FILE *f = fopen(path, "r");
+
+	line[0] = '\0';
+	if (!f || !fgets(line, sizeof(line), f)) {
+		perror(path);
+		exit(2);
+	}
+	fclose(f);
+	return line;
+}
+
+/*
+ * A latency row of 2 ms sleeps: N1 events at 2.097 ms, N2 at 2.130 ms, N3 at
+ * 2.228 ms, N4 at T4 ns (a fine bucket's lower edge, 2 to 4 ms).
+ */
+static const char *sleeps(const char *name, int n1, int n2, int n3, int n4, long t4)
+{
+	char text[1024];
+	int n = n1 + n2 + n3 + n4;
+
+	snprintf(text, sizeof(text),
+		 "{\"group\":\"latency\",\"event\":\"dt_work_0_ret\",\"type\":\"latency\",\"hist\":"
+		 "{\"buckets\":[{\"min\":2097152,\"max\":4194303,\"count\":%d}],\"count\":%d,"
+		 "\"min\":2097152,\"max\":%ld,\"fine\":[[2097152,%d],[2129920,%d],[2228224,%d],"
+		 "[%ld,%d]]}}\n", n, n, t4 + 1000, n1, n2, n3, t4, n4);
+	return file(name, text);
+}
+
+/*
+ * Two runs of one workload, 1200 calls each, as the audit saw them: the bulk
+ * a fine bucket apart (KS p 0.0005), p99 2.24 ms against 3.44 ms on the dozen
+ * slowest calls. Not a difference: p99 of 1200 calls does not count, and its
+ * confidence intervals overlap anyway. Ten times the calls, the same shape:
+ * p99 counts, and moved well beyond both intervals.
+ */
+static void test_tail(void)
+{
+	const char *a = sleeps("fp-a.json", 540, 640, 8, 12, 2260992);
+	const char *b = sleeps("fp-b.json", 640, 540, 0, 20, 3440640);
+	const char *c = sleeps("fp-c.json", 5400, 6400, 80, 120, 2260992);
+	const char *d = sleeps("fp-d.json", 6400, 5400, 0, 200, 3440640);
+	double lo, hi;
+	struct run r;
+
+	r = diff(a, b, "--json");
+	CHECK(r.rc == 0 && strstr(r.out, "\"verdict\":\"same\"") &&
+	      strstr(r.out, "\"significant\":true") && strstr(r.out, "\"shift\":0,"),
+	      "p99 on 12 calls is no shift: exit %d\n%s", r.rc, r.out);
+	CHECK(strstr(r.out, "\"p99\":[2244608,3441640]"), "p99 2.24 ms -> 3.44 ms, shown:\n%s",
+	      r.out);
+	run_free(&r);
+	/* p99's intervals of 1200 calls: A's up to its 3rd slowest, B's from its 22nd */
+	{
+		struct diff_row ra, rb;
+		char err[256];
+
+		CHECK(diff_parse_row(slurp_line(a), &ra, err, sizeof(err)) == 0 &&
+		      diff_parse_row(slurp_line(b), &rb, err, sizeof(err)) == 0, "rows: %s", err);
+		CHECK(diff_quantile_ci(ra.fine, ra.nfine, 0.99, true, ra.min, ra.max, &lo, &hi) == 0 &&
+		      hi == 2261992, "A's p99 up to its max: %g", hi);
+		CHECK(diff_quantile_ci(rb.fine, rb.nfine, 0.99, true, rb.min, rb.max, &lo, &hi) == 0 &&
+		      lo == 2146304, "B's p99 from the bulk: %g", lo);
+		diff_row_free(&ra);
+		diff_row_free(&rb);
+	}
+	r = diff(c, d, "--json");
+	CHECK(r.rc == 1 && strstr(r.out, "\"verdict\":\"differs\""),
+	      "12000 calls, 200 at 3.44 ms: p99 moved beyond its interval: exit %d\n%s", r.rc, r.out);
+	run_free(&r);
+}
+
+static void test_quantile_ci(void)
+{
+	struct diff_bucket b[100];
+	double lo = -1, hi = -1;
+	int i;
+
+	/* 0..99 once each: p50's ranks 50 -+ 2.576 * 5, the upper one rank further */
+	for (i = 0; i < 100; i++)
+		b[i] = (struct diff_bucket){ i, i + 1, 1 };
+	CHECK(diff_quantile_ci(b, 100, 0.5, false, 0, 0, &lo, &hi) == 0 && lo == 36 && hi == 63,
+	      "p50 of 100: ranks 37 and 64: %g, %g", lo, hi);
+	/* p99: 99 -+ 2.563, cut at rank 100, the maximum when it is known */
+	CHECK(diff_quantile_ci(b, 100, 0.99, true, 0, 99, &lo, &hi) == 0 && lo == 95 && hi == 99,
+	      "p99 of 100: ranks 96 and 100: %g, %g", lo, hi);
+	CHECK(diff_quantile_ci(b, 100, 0.01, true, 0, 99, &lo, &hi) == 0 && lo == 0 && hi == 4,
+	      "p1 of 100: ranks 1 and 5: %g, %g", lo, hi);
+	CHECK(diff_quantile_ci(b, 0, 0.5, false, 0, 0, &lo, &hi) == -1, "no buckets");
+}
+
+/* --threshold moves the verdict: 100 against 130 calls is p 0.055. */
+static void test_threshold(void)
+{
+	const char *a = file("t-100.json", ROW_C(100)), *b = file("t-130.json", ROW_C(130));
+	struct run r;
+
+	r = diff(a, b, NULL);
+	CHECK(r.rc == 0 && strstr(r.out, " same "), "100 vs 130 at 0.01: exit %d\n%s", r.rc, r.out);
+	run_free(&r);
+	r = diff(a, b, "--threshold=0.1");
+	CHECK(r.rc == 1 && strstr(r.out, " DIFFERS "), "100 vs 130 at 0.1: exit %d\n%s", r.rc, r.out);
+	run_free(&r);
+	r = diff(a, b, "--threshold=0.05");
+	CHECK(r.rc == 0, "100 vs 130 at 0.05: exit %d\n%s", r.rc, r.out);
+	run_free(&r);
+}
+
 /* A file's text (exits on failure: the test's own trouble). */
 static char *slurp(const char *path)
 {
@@ -734,6 +845,9 @@ int main(void)
 	test_keys();
 	test_malformed();
 	test_verdicts();
+	test_quantile_ci();
+	test_tail();
+	test_threshold();
 	test_svg();
 	files_remove();
 	return check_report();
