@@ -1723,7 +1723,8 @@ static void usage(FILE *f)
 	      "above them in both runs (1000 and 10000 events): p99 of 1000 events is the ten\n"
 	      "slowest, which the machine's other work moves by half from run to run. Pairs\n"
 	      "of runs of one workload (1000 to 1200 calls) were called different in 0 of 52.\n"
-	      "A key in one run only differs when its count alone is significant.\n\n"
+	      "A key in one run only differs when its count alone is significant. Runs\n"
+	      "bucketed otherwise (log2 against --linear) are refused.\n\n"
 	      "Exit status as diff(1): 0 no key differs, 1 some key differs, 2 trouble.\n\n"
 	      "Example:\n"
 	      "  kptrace latency vfs_read -d 30 --json > before.json\n"
@@ -1827,6 +1828,116 @@ static void sect_list(const struct diff_file *f, bool group, char *buf, size_t l
 		snprintf(buf + used, len - used, " and %zu more", more);
 }
 
+/* Bucket [lo, hi) of a log2 layout: [0, 1), [2^k, 2^(k+1)), or a negative one, slog2's. */
+static bool log2_shaped(const struct diff_bucket *k)
+{
+	if (k->lo == 0 && k->hi == 1)
+		return true;
+	if (k->lo > 0)
+		return k->hi == 2 * k->lo;
+	/* (-2^(k+1), -2^k] is written [-2^(k+1) + 1, -2^k]: one below each edge is a power */
+	return k->hi <= 0 && k->lo - 1 == 2 * (k->hi - 1);
+}
+
+/* A row's bucket layout in words, for the refusal: log2 or linear, how wide. */
+static void layout_name(const struct diff_row *r, char *buf, size_t len)
+{
+	bool log2 = true, lin = true;
+	double w = -1;
+	size_t i, n = 0;
+
+	for (i = 0; i < r->ncoarse; i++) {
+		const struct diff_bucket *k = &r->coarse[i];
+
+		if (!isfinite(k->lo) || !isfinite(k->hi))
+			continue;
+		n++;
+		log2 = log2 && log2_shaped(k);
+		lin = lin && (w < 0 || k->hi - k->lo == w);
+		w = k->hi - k->lo;
+	}
+	if (!n)
+		snprintf(buf, len, "only open-ended rows");
+	else if (log2)
+		snprintf(buf, len, "log2 rows");
+	else if (lin)
+		snprintf(buf, len, "linear rows %.0f wide", w);
+	else
+		snprintf(buf, len, "rows of varying width");
+}
+
+/* "[LO, HI]" as the JSON says a bucket (max inclusive), open ends as "...". */
+static void bucket_text(const struct diff_bucket *k, char *buf, size_t len)
+{
+	char lo[40] = "...", hi[40] = "...";
+
+	if (isfinite(k->lo))
+		snprintf(lo, sizeof(lo), "%.0f", k->lo);
+	if (isfinite(k->hi))
+		snprintf(hi, sizeof(hi), "%.0f", k->hi - 1);
+	snprintf(buf, len, "[%s, %s]", lo, hi);
+}
+
+/*
+ * Whether a bucket of a overlaps one of b without being the same (both
+ * sorted): then the runs were bucketed differently (log2 against --linear,
+ * other --linear steps or units) and no quantile or D of them means anything.
+ * The two buckets in *ka and *kb.
+ */
+static bool layouts_clash(const struct diff_row *a, const struct diff_row *b,
+			  const struct diff_bucket **ka, const struct diff_bucket **kb)
+{
+	size_t i = 0, j = 0;
+
+	while (i < a->ncoarse && j < b->ncoarse) {
+		const struct diff_bucket *x = &a->coarse[i], *y = &b->coarse[j];
+
+		if (x->lo == y->lo && x->hi == y->hi) {
+			i++;
+			j++;
+		} else if (x->hi <= y->lo) {
+			i++;
+		} else if (y->hi <= x->lo) {
+			j++;
+		} else {
+			*ka = x;
+			*kb = y;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Refused (said on errf, true) when a key of both runs has its buckets laid out otherwise. */
+static bool layouts_differ(const struct diff_file *a, const struct diff_file *b, FILE *errf)
+{
+	const struct diff_bucket *ka, *kb;
+	char la[64], lb[64], ta[96], tb[96], key[KEY_SHOW_MAX + 4];
+	size_t i = 0, j = 0;
+	int c;
+
+	while (i < a->n && j < b->n) {
+		const struct diff_row *x = &a->rows[i], *y = &b->rows[j];
+
+		c = strcmp(x->id, y->id);
+		i += c <= 0;
+		j += c >= 0;
+		if (c || x->kind == DIFF_COUNT || !layouts_clash(x, y, &ka, &kb))
+			continue;
+		layout_name(x, la, sizeof(la));
+		layout_name(y, lb, sizeof(lb));
+		bucket_text(ka, ta, sizeof(ta));
+		bucket_text(kb, tb, sizeof(tb));
+		key_text(x, key, sizeof(key));
+		fprintf(errf, "kptrace diff: %s %s/%s %s: the buckets differ: %s has %s, %s %s "
+			"(%s against %s); nothing to compare (run both with the same --linear, or "
+			"neither)\n", kind_name[x->kind], x->group, x->event, key, a->path, la,
+			b->path, lb, ta, tb);
+		return true;
+	}
+	return false;
+}
+
 static void nothing_common(const struct diff_file *a, const struct diff_file *b, FILE *errf)
 {
 	char la[512], lb[512];
@@ -1866,6 +1977,8 @@ static int run(const char *pa, const char *pb, const struct opts *o, FILE *out, 
 		nothing_common(&a, &b, errf);
 		goto cleanup;
 	}
+	if (layouts_differ(&a, &b, errf))
+		goto cleanup;
 	if (compare_all(&a, &b, o, &r, &n)) {
 		fprintf(errf, "kptrace diff: out of memory\n");
 		goto cleanup;

@@ -19,7 +19,7 @@ mkdir -p "$OUT"
 T=$(realpath "$OUT")/diff_target
 gcc -O0 -g tests/host/diff_target.c -o "$T" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 50
+expect_checks 54
 
 # dif NAME ARGS...: kptrace diff ARGS, bounded; stdout in $OUT/NAME.out,
 # stderr in $OUT/NAME.err; DRC its exit status. UBSan's reports recorded.
@@ -275,6 +275,23 @@ has "$OUT/e-text.err" "^kptrace diff: $OUT/text.json:1: not JSON: .*\(column [0-
 dif e-empty "$OUT/ms2.json" "$OUT/empty.json"
 check "an empty file: exit 2" [ "$DRC" = 2 ]
 has "$OUT/e-empty.err" "^kptrace diff: $OUT/empty.json: empty file" "an empty file: said so"
+# the same field bucketed log2 and --linear: refused, both layouts named
+hl() { kpt hist --json -o "$1" -c "$T vals 50 100 5000 30000" "p:v $T:dt_val x=%di:u64" x "${@:2}" 2>> "$OUT/kpt.log"; }
+hl "$OUT/hl.json"
+hl "$OUT/hlin.json" --linear 0,40000,4000
+dif e-layout "$OUT/hl.json" "$OUT/hlin.json"
+check "log2 vs --linear 0,40000,4000: exit 2 ($DRC), nothing on stdout" \
+	sh -c "[ $DRC = 2 ] && [ ! -s '$OUT/e-layout.out' ]"
+has "$OUT/e-layout.err" "^kptrace diff: hist uprobes/v \(all\): the buckets differ: $OUT/hl.json has log2 rows, $OUT/hlin.json linear rows 4000 wide \(" \
+	"log2 vs --linear: both layouts named"
+hl "$OUT/hlin2.json" --linear 0,40000,1000
+dif e-layout2 "$OUT/hlin2.json" "$OUT/hlin.json"
+check "--linear steps 1000 vs 4000: exit 2, named ($(head -c 300 "$OUT/e-layout2.err"))" \
+	sh -c "[ $DRC = 2 ] && grep -q 'linear rows 1000 wide, .* linear rows 4000 wide' '$OUT/e-layout2.err'"
+kpt latency --json -o "$OUT/lv.json" -c "$T vals 50 1" "$T:dt_val" 2>> "$OUT/kpt.log"
+dif e-kind "$OUT/hl.json" "$OUT/lv.json"
+check "hist vs latency: exit 2, nothing to compare ($(head -c 300 "$OUT/e-kind.err"))" \
+	sh -c "[ $DRC = 2 ] && grep -q 'nothing to compare' '$OUT/e-kind.err'"
 dif e-notype "$OUT/notype.json" "$OUT/c1000.json"
 check "a row without \"type\": exit 2" [ "$DRC" = 2 ]
 has "$OUT/e-notype.err" "^kptrace diff: $OUT/notype.json:1: not a kptrace row: no \"type\"$" \

@@ -675,6 +675,47 @@ static void test_quantile_ci(void)
 	CHECK(diff_quantile_ci(b, 0, 0.5, false, 0, 0, &lo, &hi) == -1, "no buckets");
 }
 
+/* Runs bucketed otherwise (log2 against --linear): refused, both layouts named. */
+static void test_layouts(void)
+{
+	const char *log2 = file("l-log2.json",
+		"{\"group\":\"uprobes\",\"event\":\"v\",\"type\":\"hist\",\"hist\":{\"buckets\":["
+		"{\"min\":64,\"max\":127,\"count\":50},{\"min\":128,\"max\":255,\"count\":0},"
+		"{\"min\":256,\"max\":511,\"count\":0},{\"min\":512,\"max\":1023,\"count\":0},"
+		"{\"min\":1024,\"max\":2047,\"count\":0},{\"min\":2048,\"max\":4095,\"count\":0},"
+		"{\"min\":4096,\"max\":8191,\"count\":50}],\"count\":100,\"min\":100,\"max\":5000}}\n");
+	const char *lin = file("l-lin.json",
+		"{\"group\":\"uprobes\",\"event\":\"v\",\"type\":\"hist\",\"hist\":{\"buckets\":["
+		"{\"min\":0,\"max\":3999,\"count\":50},{\"min\":4000,\"max\":7999,\"count\":50}],"
+		"\"count\":100,\"min\":100,\"max\":5000}}\n");
+	const char *lin2 = file("l-lin2.json",
+		"{\"group\":\"uprobes\",\"event\":\"v\",\"type\":\"hist\",\"hist\":{\"buckets\":["
+		"{\"max\":-1,\"count\":1},{\"min\":0,\"max\":999,\"count\":49},"
+		"{\"min\":1000,\"max\":1999,\"count\":0},{\"min\":2000,\"max\":2999,\"count\":0},"
+		"{\"min\":3000,\"max\":3999,\"count\":0},{\"min\":4000,\"max\":4999,\"count\":50}],"
+		"\"count\":100,\"min\":-5,\"max\":5000}}\n");
+	const char *latv = file("l-lat.json",
+		"{\"group\":\"uprobes\",\"event\":\"v\",\"type\":\"latency\",\"hist\":{\"buckets\":["
+		"{\"min\":64,\"max\":127,\"count\":1}],\"count\":1,\"min\":100,\"max\":100}}\n");
+	char want[1024];
+	struct run r;
+
+	snprintf(want, sizeof(want), "kptrace diff: hist uprobes/v (all): the buckets differ: %s has "
+		 "log2 rows, %s linear rows 4000 wide ([64, 127] against [0, 3999]); nothing to "
+		 "compare (run both with the same --linear, or neither)\n", log2, lin);
+	refused(log2, lin, NULL, want, "log2 against linear");
+	snprintf(want, sizeof(want), "%s has linear rows 1000 wide, %s linear rows 4000 wide "
+		 "([0, 999] against [0, 3999])", lin2, lin);
+	refused(lin2, lin, NULL, want, "linear steps of 1000 against 4000");
+	snprintf(want, sizeof(want), "kptrace diff: %s has hist of v, %s latency of v: nothing to "
+		 "compare", log2, latv);
+	refused(log2, latv, NULL, want, "hist against latency");
+	/* the same layout, other rows printed: compared */
+	r = diff(log2, log2, NULL);
+	CHECK(r.rc == 0 && !*r.err, "log2 against itself: exit %d\n%s", r.rc, r.err);
+	run_free(&r);
+}
+
 /* --threshold moves the verdict: 100 against 130 calls is p 0.055. */
 static void test_threshold(void)
 {
@@ -847,6 +888,7 @@ int main(void)
 	test_verdicts();
 	test_quantile_ci();
 	test_tail();
+	test_layouts();
 	test_threshold();
 	test_svg();
 	files_remove();
