@@ -681,7 +681,9 @@ static int rows_merge(struct diff_file *f)
 {
 	size_t i, m = 0;
 
-	qsort(f->rows, f->n, sizeof(*f->rows), row_cmp);
+	/* an empty file has no rows to sort, and no array (qsort wants one) */
+	if (f->n)
+		qsort(f->rows, f->n, sizeof(*f->rows), row_cmp);
 	for (i = 0; i < f->n; i++) {
 		struct diff_row *r = &f->rows[i];
 
@@ -753,9 +755,9 @@ static int load_lines(FILE *in, struct diff_file *f, char *err, size_t errlen)
 	}
 	if (!ret && ferror(in))
 		ret = say(err, errlen, "%s: %s", f->path, strerror(errno));
-	else if (!ret && !f->n)
-		ret = say(err, errlen, "%s: %s", f->path, lineno ? "no rows, only blank lines" :
-			  "empty file: nothing was written to it (did the run end early?)");
+	else if (!ret && !f->n && lineno)
+		ret = say(err, errlen, "%s: no rows, only blank lines", f->path);
+	/* an empty file is a run without events: --json -o writes no rows then */
 	free(line);
 	return ret;
 }
@@ -992,6 +994,9 @@ static int compare_all(const struct diff_file *a, const struct diff_file *b, con
 			free(res);
 			return -ENOMEM;
 		}
+		/* against a run without events, every event is news: 0 errors to 3 is a change */
+		if (!a->n || !b->n)
+			r->differs = (r->a ? r->a : r->b)->count > 0;
 		n++;
 	}
 	*out = res;
@@ -1356,7 +1361,11 @@ static void footer(FILE *out, const struct diff_file *a, const struct diff_file 
 			".");
 	if (s->sig_small)
 		fputs("same*: significant, but it moved less than that.\n", out);
-	if (s->only)
+	if (!a->n || !b->n)
+		fprintf(out, "%s\n", !a->n && !b->n ? "Neither file has rows: both runs saw no events." :
+			!a->n ? "A has no rows (the run saw no events): every key of B differs." :
+			"B has no rows (the run saw no events): every key of A differs.");
+	else if (s->only)
 		fprintf(out, "A key in one run only differs when its count alone is significant "
 			"(%" PRIu64 " events or more).\n", only_floor(o->threshold));
 	fprintf(out, "%zu of %zu key%s differ%s.\n", s->differ, s->keys, s->keys == 1 ? "" : "s",
@@ -1723,8 +1732,9 @@ static void usage(FILE *f)
 	      "above them in both runs (1000 and 10000 events): p99 of 1000 events is the ten\n"
 	      "slowest, which the machine's other work moves by half from run to run. Pairs\n"
 	      "of runs of one workload (1000 to 1200 calls) were called different in 0 of 52.\n"
-	      "A key in one run only differs when its count alone is significant. Runs\n"
-	      "bucketed otherwise (log2 against --linear) are refused.\n\n"
+	      "A key in one run only differs when its count alone is significant; against an\n"
+	      "empty file (a run without events) every key differs. Runs bucketed otherwise\n"
+	      "(log2 against --linear) are refused.\n\n"
 	      "Exit status as diff(1): 0 no key differs, 1 some key differs, 2 trouble.\n\n"
 	      "Example:\n"
 	      "  kptrace latency vfs_read -d 30 --json > before.json\n"
@@ -1973,7 +1983,7 @@ static int run(const char *pa, const char *pb, const struct opts *o, FILE *out, 
 		fprintf(errf, "kptrace diff: %s\n", err);
 		goto cleanup;
 	}
-	if (!any_common(&a, &b)) {
+	if (a.n && b.n && !any_common(&a, &b)) {
 		nothing_common(&a, &b, errf);
 		goto cleanup;
 	}

@@ -19,7 +19,7 @@ mkdir -p "$OUT"
 T=$(realpath "$OUT")/diff_target
 gcc -O0 -g tests/host/diff_target.c -o "$T" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 54
+expect_checks 59
 
 # dif NAME ARGS...: kptrace diff ARGS, bounded; stdout in $OUT/NAME.out,
 # stderr in $OUT/NAME.err; DRC its exit status. UBSan's reports recorded.
@@ -272,9 +272,22 @@ dif e-text "$OUT/text.json" "$OUT/ms2.json"
 check "not JSON: exit 2" [ "$DRC" = 2 ]
 has "$OUT/e-text.err" "^kptrace diff: $OUT/text.json:1: not JSON: .*\(column [0-9]+\); kptrace diff reads what kptrace --json writes$" \
 	"not JSON: FILE:1: and jansson's text and column"
-dif e-empty "$OUT/ms2.json" "$OUT/empty.json"
-check "an empty file: exit 2" [ "$DRC" = 2 ]
-has "$OUT/e-empty.err" "^kptrace diff: $OUT/empty.json: empty file" "an empty file: said so"
+head -c 200 "$OUT/ms2.json" > "$OUT/cut.json"
+dif e-cut "$OUT/cut.json" "$OUT/ms2.json"
+check "a file cut mid-line: exit 2" [ "$DRC" = 2 ]
+has "$OUT/e-cut.err" "^kptrace diff: $OUT/cut.json:1: not JSON: " "a file cut mid-line: FILE:1: not JSON"
+# a run without events writes an empty file: no keys, each of the other run's new
+cnt "$OUT/c0.json" 0
+check "count of a run without calls: an empty file" sh -c "[ -e '$OUT/c0.json' ] && [ ! -s '$OUT/c0.json' ]"
+dif e-empty "$OUT/c0.json" "$OUT/c1000.json"
+check "no calls, then 1000: exit 1, (only in B) ($DRC: $(head -c 200 "$OUT/e-empty.err"))" \
+	sh -c "[ $DRC = 1 ] && grep -q '^ *- -> 1000 .*(only in B)  (all)\$' '$OUT/e-empty.out'"
+has "$OUT/e-empty.out" '^A has no rows \(the run saw no events\): every key of B differs\.$' \
+	"no calls, then 1000: said why"
+dif e-empty-b "$OUT/ms2.json" "$OUT/empty.json"
+check "a latency, then an empty file: exit 1 ($DRC)" [ "$DRC" = 1 ]
+dif e-empty2 "$OUT/c0.json" "$OUT/empty.json"
+check "both empty: exit 0, said ($DRC)" sh -c "[ $DRC = 0 ] && grep -q '^Neither file has rows' '$OUT/e-empty2.out'"
 # the same field bucketed log2 and --linear: refused, both layouts named
 hl() { kpt hist --json -o "$1" -c "$T vals 50 100 5000 30000" "p:v $T:dt_val x=%di:u64" x "${@:2}" 2>> "$OUT/kpt.log"; }
 hl "$OUT/hl.json"

@@ -488,7 +488,6 @@ static void test_malformed(void)
 				 "[{\"min\":5,\"max\":4,\"count\":1}],\"count\":1}}\n",
 		  ":1: \"buckets\"[0]: \"min\" 5 is above \"max\" 4" },
 		{ "array.json", "[1,2]\n", ":1: not a kptrace row: a JSON object expected" },
-		{ "empty.json", "", ": empty file" },
 		{ "blank.json", "\n\n", ": no rows, only blank lines" },
 	};
 	size_t i;
@@ -716,6 +715,34 @@ static void test_layouts(void)
 	run_free(&r);
 }
 
+/* An empty file: a run that saw nothing, every key of the other one new. */
+static void test_empty(void)
+{
+	const char *e = file("e-empty.json", ""), *e2 = file("e-empty2.json", "");
+	const char *c3 = file("e-c3.json",
+		"{\"group\":\"uprobes\",\"event\":\"err\",\"type\":\"count\",\"count\":3,"
+		"\"key\":{\"errno\":-5}}\n"
+		"{\"group\":\"uprobes\",\"event\":\"err\",\"type\":\"count\",\"count\":1,"
+		"\"key\":{\"errno\":-11}}\n");
+	struct run r;
+
+	r = diff(e, c3, NULL);
+	CHECK(r.rc == 1 && !*r.err && strstr(r.out, "- -> 3 ") && strstr(r.out, "- -> 1 ") &&
+	      strstr(r.out, "(only in B)  errno=-11") &&
+	      strstr(r.out, "A has no rows (the run saw no events): every key of B differs.") &&
+	      strstr(r.out, "2 of 2 keys differ."), "no errors, then 3 and 1: exit %d\n%s%s", r.rc,
+	      r.out, r.err);
+	run_free(&r);
+	r = diff(c3, e, "--json");
+	CHECK(r.rc == 1 && strstr(r.out, "\"verdict\":\"only_a\",\"differs\":true"),
+	      "errors, then none: exit %d\n%s%s", r.rc, r.out, r.err);
+	run_free(&r);
+	r = diff(e, e2, NULL);
+	CHECK(r.rc == 0 && !*r.err && strstr(r.out, "Neither file has rows") &&
+	      strstr(r.out, "0 of 0 keys differ."), "both empty: exit %d\n%s%s", r.rc, r.out, r.err);
+	run_free(&r);
+}
+
 /* --threshold moves the verdict: 100 against 130 calls is p 0.055. */
 static void test_threshold(void)
 {
@@ -889,6 +916,7 @@ int main(void)
 	test_quantile_ci();
 	test_tail();
 	test_layouts();
+	test_empty();
 	test_threshold();
 	test_svg();
 	files_remove();
