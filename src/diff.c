@@ -1610,6 +1610,7 @@ static int picture_key(struct svg_doc *d, const struct result *res, const struct
 		.name_a = fa->path, .name_b = fb->path,
 	};
 	struct orows o = { 0 };
+	uint8_t *lacks = NULL;
 	int ret;
 
 	key_text(x, key, sizeof(key));
@@ -1628,8 +1629,19 @@ static int picture_key(struct svg_doc *d, const struct result *res, const struct
 	}
 	ov.rows = o.r;
 	ov.nrows = o.n;
+	/* a key of one run: every row's other count is "-", as the text's */
+	if (!res->a || !res->b) {
+		lacks = malloc(o.n ? o.n : 1);
+		if (!lacks) {
+			orows_free(&o);
+			return -ENOMEM;
+		}
+		memset(lacks, !res->a ? SVG_NO_A : SVG_NO_B, o.n);
+		ov.lacks = lacks;
+	}
 	ret = svg_add_overlay(d, &ov);
 	orows_free(&o);
+	free(lacks);
 	return ret;
 }
 
@@ -1639,6 +1651,7 @@ static int picture_count(struct svg_doc *d, const struct result *r, size_t n,
 {
 	const struct diff_row *x = res_row(r);
 	char title[512], detail[128], p[24], (*note)[48] = calloc(n ? n : 1, sizeof(*note));
+	uint8_t *lacks = calloc(n ? n : 1, 1);
 	struct svg_overlay ov = {
 		.title = title, .detail = detail, .axis = "key", .name_a = fa->path,
 		.name_b = fb->path,
@@ -1647,7 +1660,7 @@ static int picture_count(struct svg_doc *d, const struct result *r, size_t n,
 	size_t i, differ = 0;
 	int ret = -ENOMEM;
 
-	if (!note || orows_alloc(&o, n))
+	if (!note || !lacks || orows_alloc(&o, n))
 		goto cleanup;
 	for (i = 0; i < n; i++) {
 		key_text(res_row(&r[i]), o.label[i], LABEL_LEN);
@@ -1655,6 +1668,7 @@ static int picture_count(struct svg_doc *d, const struct result *r, size_t n,
 		snprintf(note[i], sizeof(note[i]), "%s  P %s", verdict(&r[i]), p);
 		o.r[i] = (struct svg_orow){ .label = o.label[i], .note = note[i],
 			.a = r[i].a ? r[i].a->count : 0, .b = r[i].b ? r[i].b->count : 0 };
+		lacks[i] = !r[i].a ? SVG_NO_A : !r[i].b ? SVG_NO_B : 0;
 		differ += r[i].differs;
 	}
 	snprintf(title, sizeof(title), "%s %s/%s", kind_name[x->kind], x->group, x->event);
@@ -1664,10 +1678,12 @@ static int picture_count(struct svg_doc *d, const struct result *r, size_t n,
 	ov.differs = differ > 0;
 	ov.rows = o.r;
 	ov.nrows = n;
+	ov.lacks = lacks;
 	ret = svg_add_overlay(d, &ov);
 cleanup:
 	orows_free(&o);
 	free(note);
+	free(lacks);
 	return ret;
 }
 

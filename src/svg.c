@@ -38,6 +38,7 @@ struct brow {
 	char *label;
 	uint64_t count;		/* overlay: run A's */
 	uint64_t count_b;	/* overlay: run B's */
+	bool no_a, no_b;	/* overlay: a run without the key, "-" */
 	double lo, hi;
 	uint64_t *cols;		/* heat: the count of each interval (ncols entries) */
 	size_t ncols;
@@ -479,6 +480,8 @@ int svg_add_overlay(struct svg_doc *d, const struct svg_overlay *o)
 
 		r->count = s->a;
 		r->count_b = s->b;
+		r->no_a = o->lacks && o->lacks[i] == SVG_NO_A;
+		r->no_b = o->lacks && o->lacks[i] == SVG_NO_B;
 		r->lo = s->lo;
 		r->hi = s->hi;
 		p->nrows = i + 1;
@@ -755,7 +758,13 @@ static uint64_t max_count(const struct panel *p)
 /* An overlay row's counts as printed beside its bars: "A / B". */
 static void pair_text(const struct brow *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%" PRIu64 " / %" PRIu64, r->count, r->count_b);
+	char a[24] = "-", b[24] = "-";
+
+	if (!r->no_a)
+		snprintf(a, sizeof(a), "%" PRIu64, r->count);
+	if (!r->no_b)
+		snprintf(b, sizeof(b), "%" PRIu64, r->count_b);
+	snprintf(buf, len, "%s / %s", a, b);
 }
 
 /* The widest of an overlay's "A / B" column. */

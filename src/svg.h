@@ -111,7 +111,12 @@ struct svg_overlay {
 	const struct svg_pct *pcts_a, *pcts_b;	/* each run's p50, p90, p99, as svg_hist's */
 	size_t npcts_a, npcts_b;
 	const char *name_a, *name_b;	/* the legend: the two files */
+	const uint8_t *lacks;	/* per row or NULL: SVG_NO_A, SVG_NO_B, the run without the key */
 };
+
+/* A row's key missing from run A (B): its count shown as "-", as diff's text. */
+#define SVG_NO_A	1
+#define SVG_NO_B	2
 
 /* A picture of bar charts, or with heat true one of heatmaps (-i). NULL: no memory. */
 struct svg_doc *svg_new(bool heat);

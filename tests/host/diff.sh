@@ -19,7 +19,7 @@ mkdir -p "$OUT"
 T=$(realpath "$OUT")/diff_target
 gcc -O0 -g tests/host/diff_target.c -o "$T" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 59
+expect_checks 61
 
 # dif NAME ARGS...: kptrace diff ARGS, bounded; stdout in $OUT/NAME.out,
 # stderr in $OUT/NAME.err; DRC its exit status. UBSan's reports recorded.
@@ -319,7 +319,7 @@ check "a missing file: exit 2, named ($(head -c 200 "$OUT/e-missing.err"))" \
 echo "# f: --svg"
 if ! command -v xmllint > /dev/null || ! command -v chromium > /dev/null; then
 	env_fault "xmllint or chromium is not installed: --svg's pictures not checked"
-	expect_checks $((EXPECTED - 15))
+	expect_checks $((EXPECTED - 17))
 else
 	rm -f "$OUT"/*.svg "$OUT"/*.png
 	dif f-lat --svg "$OUT/f-lat.svg" "$OUT/ms2.json" "$OUT/ms3.json"
@@ -342,6 +342,8 @@ else
 	check "--svg hist --by: well-formed" xmllint --noout "$OUT/f-hist.svg"
 	check "--svg hist --by: a panel per key in the text's order, bars as the inputs'" \
 		svgcheck hist f-hist "$OUT/v12.json" "$OUT/v23.json"
+	check "--svg hist --by: keys in one run drawn \"50 / -\" and \"- / 50\", as the text" sh -c \
+		"grep -q '>50 / -</text>' '$OUT/f-hist.svg' && grep -q '>- / 50</text>' '$OUT/f-hist.svg' && ! grep -q '>0 / 50</text>' '$OUT/f-hist.svg'"
 	check "--svg hist --by: rendered" render_png "$OUT/f-hist.svg" "$OUT/f-hist.png" e8743b
 	dif f-count --svg "$OUT/f-count.svg" "$OUT/c1000.json" "$OUT/c2000.json"
 	check "--svg count: well-formed" xmllint --noout "$OUT/f-count.svg"
@@ -350,6 +352,9 @@ else
 	check "--svg count: (all): A 1000 and (all): B 2000" sh -c \
 		"grep -q '<title>(all): A 1000</title>' '$OUT/f-count.svg' && grep -q '<title>(all): B 2000</title>' '$OUT/f-count.svg'"
 	check "--svg count: rendered" render_png "$OUT/f-count.svg" "$OUT/f-count.png" e8743b
+	dif f-new --svg "$OUT/f-new.svg" "$OUT/c0.json" "$OUT/c1000.json"
+	check "--svg count, a key in B only: \"- / 1000\" as the text's \"- -> 1000\" (exit $DRC)" sh -c \
+		"grep -q '>- / 1000</text>' '$OUT/f-new.svg' && ! grep -q '>0 / 1000</text>' '$OUT/f-new.svg'"
 	# a file name holding XML's characters: in the legend, escaped
 	ODD="$OUT/a<b&c\"d.json"
 	cp "$OUT/c1000.json" "$ODD"

@@ -437,6 +437,16 @@ static void run_free(struct run *r)
 #define ROW_L	"{\"group\":\"latency\",\"event\":\"f_ret\",\"type\":\"latency\",\"hist\":" \
 		"{\"buckets\":[{\"min\":0,\"max\":0,\"count\":1}],\"count\":1,\"min\":0,\"max\":0}}\n"
 
+/* A count of key k. */
+#define ROW_K(k, n)							\
+	"{\"group\":\"uprobes\",\"event\":\"sz\",\"type\":\"count\",\"count\":" #n \
+	",\"key\":{\"k\":" #k "}}\n"
+/* ROW_L keyed by cpu CPU, in a file of that name. */
+#define ROW_LFILE(name, cpu)						\
+	file(name, "{\"group\":\"latency\",\"event\":\"f_ret\",\"type\":\"latency\","	\
+	     "\"key\":{\"cpu\":" cpu "},\"hist\":{\"buckets\":[{\"min\":0,\"max\":0,"	\
+	     "\"count\":1}],\"count\":1,\"min\":0,\"max\":0}}\n")
+
 /* A latency of 60 events: N10 of 10 ns, N11 of 11 ns, one of TOP ns (its max MAX). */
 #define ROW_F(N10, N11, TOP, MAX)					\
 	"{\"group\":\"latency\",\"event\":\"f_ret\",\"type\":\"latency\",\"hist\":"	\
@@ -890,6 +900,23 @@ static void test_svg(void)
 	      "a key's two bars");
 	CHECK(strstr(svg, ">DIFFERS  P 2.4e-05</text>"), "the key's verdict and P, as the text's:\n%s",
 	      svg);
+	free(svg);
+
+	/* a key in B only: "- / 4" as the text's "- -> 4", not "0 / 4"; a hist key's rows too */
+	r = diff(file("s-k1.json", ROW_K(1, 10)), file("s-k12.json", ROW_K(1, 10) ROW_K(2, 4)), opt);
+	CHECK(r.rc == 0 && strstr(r.out, "- -> 4 "), "a key in B only: exit %d\n%s", r.rc, r.out);
+	run_free(&r);
+	svg = slurp(path);
+	CHECK(strstr(svg, ">- / 4</text>") && strstr(svg, ">10 / 10</text>") &&
+	      !strstr(svg, ">0 / 4</text>"), "the key in B only drawn \"- / 4\":\n%s", svg);
+	free(svg);
+	r = diff(ROW_LFILE("s-l0.json", "0"), ROW_LFILE("s-l1.json", "1"), opt);
+	CHECK(r.rc == 0 && strstr(r.out, "(only in B)"), "a latency key in B only: exit %d\n%s",
+	      r.rc, r.out);
+	run_free(&r);
+	svg = slurp(path);
+	CHECK(strstr(svg, ">- / 1</text>") && !strstr(svg, ">0 / 1</text>"),
+	      "its rows \"- / 1\":\n%s", svg);
 	free(svg);
 
 	/* an unwritable path: refused before either file is read (B does not exist) */
