@@ -159,18 +159,13 @@ const char *consumer_miss_causes(const struct ev_desc *evs, int n, const long lo
 static void check_loss(struct loader *ld, const struct ev_desc *evs, int n,
 		       unsigned long long *seen_drops, unsigned long long *seen_misses)
 {
-	unsigned long long drops = 0, misses, prog;
+	unsigned long long drops = loader_lost(ld), misses, prog;
 	long long *missed = calloc(n ? n : 1, sizeof(*missed));
-	struct kpt_stats st;
 	char why[512];
 	int i;
 
 	misses = prog = loader_prog_misses(ld);
-	for (i = 0; i < n; i++) {
-		if (!loader_stats(ld, i, &st))
-			drops += st.drops;
-		if (!missed)
-			continue;
+	for (i = 0; missed && i < n; i++) {
 		missed[i] = loader_missed(ld, i);
 		if (missed[i] > 0)
 			misses += missed[i];

@@ -790,6 +790,17 @@ struct kpt_stats *loader_stats_cpus(struct loader *ld, int idx)
 	return v;
 }
 
+unsigned long long loader_lost(struct loader *ld)
+{
+	unsigned long long lost = 0;
+	struct kpt_stats st;
+
+	for (int i = 0; i < ld->nprobes; i++)
+		if (!loader_stats(ld, i, &st))
+			lost += st.drops;
+	return lost;
+}
+
 int loader_stats(struct loader *ld, int idx, struct kpt_stats *out)
 {
 	struct kpt_stats *v = loader_stats_cpus(ld, idx);

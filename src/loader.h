@@ -158,6 +158,8 @@ int loader_attach_late(struct loader *ld, const struct ev_desc *ev, char *msg, s
 void loader_detach_one(struct loader *ld, int idx);
 /* Sum the per-CPU counters of probe idx. */
 int loader_stats(struct loader *ld, int idx, struct kpt_stats *out);
+/* The records the ring buffer had no room for so far, over every probe. */
+unsigned long long loader_lost(struct loader *ld);
 /* Probe idx's statistics per CPU (ld->ncpus of them, to free), or NULL. */
 struct kpt_stats *loader_stats_cpus(struct loader *ld, int idx);
 /*

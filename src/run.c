@@ -140,19 +140,6 @@ static void stack_watch(void *arg)
 	aggstack_capture_new(w->ld, w->us, &w->seen);
 }
 
-/* The records the ring buffer had no room for so far, on every probe. */
-static uint64_t run_lost(struct run *r)
-{
-	uint64_t lost = 0;
-	struct kpt_stats st;
-	int i;
-
-	for (i = 0; i < r->ps.n; i++)
-		if (!loader_stats(&r->ld, i, &st))
-			lost += st.drops;
-	return lost;
-}
-
 /*
  * Each round while attached: the modules' watch; for --perfetto the lost
  * events read (a map lookup a probe, at most every 100 ms) so its counter
@@ -165,7 +152,7 @@ static void run_tick(void *arg)
 
 	modwatch_tick(r->mw);
 	if (r->pf && perfetto_lost_due(r->pf, now = kpt_mono_ns()))
-		perfetto_lost(r->pf, now, run_lost(r));
+		perfetto_lost(r->pf, now, loader_lost(&r->ld));
 }
 
 static void agg_tick(void *arg, bool final)
@@ -535,7 +522,7 @@ static void perfetto_on_start(void *arg, const struct ev_desc *ev, const void *r
 /* --perfetto's file finished: the records the ring buffer had no room for as its counter. */
 static int run_perfetto_close(struct run *r)
 {
-	uint64_t lost = run_lost(r);
+	uint64_t lost = loader_lost(&r->ld);
 	int err;
 
 	/* read now: a count grown since the last reading is sampled now, not at
