@@ -23,14 +23,18 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Isrc -I$(OUTPUT) -D_GNU_S
 LDFLAGS ?=
 # Static: the binary must run alone in a bare initramfs (tests/vm) and on hosts
 # without libbpf installed.
-LDLIBS  := -static -lbpf -ltraceevent -lelf -lz -ljansson -lm
+LIBS    := -lbpf -ltraceevent -lelf -lz -ljansson -lm
+LDLIBS  := -static $(LIBS)
+# Header dependencies from the compiler: touching a header rebuilds only its includers.
+DEPFLAGS = -MMD -MP
 
 bpf_cflags = -target bpf -g -O2 -D__TARGET_ARCH_$(1) -Wall -Werror -Iinclude -Ibpf -Ivmlinux/$(1)
 BPF_CFLAGS := $(call bpf_cflags,$(HOST_ARCH))
 
-# Everything but main.c, so the unit tests link the same objects.
-LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
-LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+# Everything but main.c, so the unit tests link the same objects; src/'s
+# folders are layers (docs/ARCHITECTURE.md, tests/layers.sh).
+LIB_SRCS := $(wildcard src/*/*.c)
+LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
 BPF_HDRS := $(wildcard bpf/*.bpf.h) $(wildcard include/*.h)
 
 BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libtraceevent-dev libjansson-dev \
@@ -40,7 +44,7 @@ ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
 TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev lz4 zstd \
 	prometheus chromium libxml2-utils lintian mandoc groff-base man-db dpkg-dev binutils dwarves $(ARM64_PKGS)
 
-# What this build is (src/version.c, the .deb): git describe in a checkout
+# What this build is (src/cmd/version.c, the .deb): git describe in a checkout
 # (no tag yet: 0.1 and the commit, as a version must start with a digit), a
 # VERSION file in a release tarball, else 0.1+unknown.
 VERSION := $(shell git describe --tags --dirty 2>/dev/null | sed 's/^v//' | grep . || \
@@ -95,15 +99,17 @@ $(OUTPUT)/version.h: FORCE | $(OUTPUT)
 	$(Q)printf '#define KPT_GIT_VERSION "%s"\n' '$(VERSION)' > $@.tmp
 	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(OUTPUT)/version.o $(OUTPUT)/san/version.o: $(OUTPUT)/version.h $(OUTPUT)/bpf_id.h
+$(OUTPUT)/obj/cmd/version.o $(OUTPUT)/san/cmd/version.o: $(OUTPUT)/version.h $(OUTPUT)/bpf_id.h
 
 FORCE:
 
-$(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(OUTPUT)/kptrace.skel.h | $(OUTPUT)
+# The skeleton is order-only: the .d files name it for the objects that include it.
+$(OUTPUT)/obj/%.o: src/%.c | $(OUTPUT)/kptrace.skel.h
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-kptrace: $(OUTPUT)/main.o $(LIB_OBJS)
+kptrace: $(OUTPUT)/obj/main.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -116,7 +122,7 @@ ARM64_OUT     := $(OUTPUT)/arm64
 ARM64_SYSROOT := $(ARM64_OUT)/sysroot
 ARM64_CC      ?= aarch64-linux-gnu-gcc
 ARM64_DEBS    := libbpf-dev libelf-dev zlib1g-dev libtraceevent-dev libjansson-dev
-ARM64_OBJS    := $(patsubst src/%.c,$(ARM64_OUT)/%.o,$(wildcard src/*.c))
+ARM64_OBJS    := $(patsubst src/%.c,$(ARM64_OUT)/obj/%.o,src/main.c $(LIB_SRCS))
 # the skeleton from $(ARM64_OUT) first; libbpf, libelf, jansson from the sysroot
 ARM64_CFLAGS  := -I$(ARM64_OUT) $(CFLAGS) -I$(ARM64_SYSROOT)/usr/include \
 	-I$(ARM64_SYSROOT)/usr/include/aarch64-linux-gnu
@@ -137,10 +143,10 @@ $(ARM64_OUT)/kptrace.skel.h: $(ARM64_OUT)/kptrace.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name kptrace_bpf > $@
 
-$(ARM64_OUT)/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(ARM64_OUT)/kptrace.skel.h \
-		$(ARM64_SYSROOT)/.stamp
+$(ARM64_OUT)/obj/%.o: src/%.c | $(ARM64_OUT)/kptrace.skel.h $(ARM64_SYSROOT)/.stamp
 	$(call msg,CC-ARM64,$@)
-	$(Q)$(ARM64_CC) $(ARM64_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(ARM64_CC) $(ARM64_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # The embedded object's hash, for --version: each build its own object's
 $(OUTPUT)/bpf_id.h $(ARM64_OUT)/bpf_id.h: %/bpf_id.h: %/kptrace.bpf.o
@@ -148,7 +154,7 @@ $(OUTPUT)/bpf_id.h $(ARM64_OUT)/bpf_id.h: %/bpf_id.h: %/kptrace.bpf.o
 	$(Q)printf '#define KPT_BPF_SHA256 "%s"\n' "$$(sha256sum < $< | cut -d' ' -f1)" > $@
 
 # a clean tree's arm64 build makes them itself, not after an x86 build
-$(ARM64_OUT)/version.o: $(OUTPUT)/version.h $(ARM64_OUT)/bpf_id.h
+$(ARM64_OUT)/obj/cmd/version.o: $(OUTPUT)/version.h $(ARM64_OUT)/bpf_id.h
 
 $(ARM64_OUT)/kptrace: $(ARM64_OBJS)
 	$(call msg,LINK,$@)
@@ -288,15 +294,15 @@ SAN_TESTS := $(patsubst tests/unit/%.c,$(TEST_BIN)/san/%,$(wildcard tests/unit/t
 # compiling every source again for each of them took most of make test's build.
 SAN_OBJS := $(patsubst src/%.c,$(OUTPUT)/san/%.o,$(LIB_SRCS))
 
-$(OUTPUT)/san/%.o: src/%.c $(wildcard src/*.h) $(wildcard include/*.h) $(OUTPUT)/kptrace.skel.h
+$(OUTPUT)/san/%.o: src/%.c | $(OUTPUT)/kptrace.skel.h
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(TEST_BIN)/san/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(SAN_OBJS)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_OBJS) -lbpf -ltraceevent -lelf -lz -ljansson -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_OBJS) $(LIBS) -o $@
 
 unit: $(UNIT_TESTS) $(SAN_TESTS)
 	$(Q)tests/run-unit.sh $(UNIT_TESTS) $(SAN_TESTS)
@@ -319,12 +325,16 @@ soak-serve: kptrace
 # kptrace itself under ASan+UBSan (dynamic: the sanitizers need it) for the host suites
 $(OUTPUT)/kptrace-san: $(SAN_OBJS) $(OUTPUT)/san/main.o
 	$(call msg,CC-SAN,$@)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(SAN_OBJS) $(OUTPUT)/san/main.o -lbpf -ltraceevent -lelf -lz -ljansson -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(SAN_OBJS) $(OUTPUT)/san/main.o $(LIBS) -o $@
 
 test: test-deps
 	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS) $(SAN_TESTS) $(OUTPUT)/kptrace-san \
 		fuzz-build kptrace-arm64
 	$(Q)tests/run-all.sh
+
+# What -MMD wrote: each object's headers (none yet on a clean tree)
+-include $(patsubst %.o,%.d,$(OUTPUT)/obj/main.o $(LIB_OBJS) $(OUTPUT)/san/main.o $(SAN_OBJS) \
+	$(ARM64_OBJS))
 
 clean:
 	$(call msg,CLEAN)
@@ -405,16 +415,17 @@ FUZZ_OUT     := $(OUTPUT)/fuzz
 FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11 -Wall -Wextra -Werror -Iinclude -Isrc \
 	-I$(OUTPUT) -D_GNU_SOURCE
-FUZZ_HDRS    := tests/fuzz/fuzz_common.h tests/unit/ev_layout.h $(wildcard src/*.h) $(wildcard include/*.h)
+FUZZ_HDRS    := tests/fuzz/fuzz_common.h tests/unit/ev_layout.h $(wildcard src/*/*.h) $(wildcard include/*.h)
 
 # What each harness links: the stage it fuzzes and what that stage calls.
-FUZZ_SRCS_spec   := src/spec.c src/types.c
-FUZZ_SRCS_filter := src/filter.c src/spec.c src/types.c src/valfmt.c
-FUZZ_SRCS_decode := src/decode.c src/output_text.c src/output_json.c src/fmt.c src/ksyms.c src/valfmt.c \
-	src/umaps.c src/spec.c src/types.c src/stackout.c src/usym.c src/tpprint.c src/tracepoint.c \
-	src/suggest.c src/outtime.c
-FUZZ_SRCS_jobs   := src/jobs.c
-FUZZ_SRCS_http   := src/http.c
+FUZZ_SRCS_spec   := src/lang/spec.c src/lang/types.c
+FUZZ_SRCS_filter := src/prepare/filter.c src/lang/spec.c src/lang/types.c src/lang/valfmt.c
+FUZZ_SRCS_decode := src/out/decode.c src/out/output_text.c src/out/output_json.c src/util/fmt.c \
+	src/sys/ksyms.c src/lang/valfmt.c src/out/umaps.c src/lang/spec.c src/lang/types.c \
+	src/out/stackout.c src/sys/usym.c src/out/tpprint.c src/sys/tracepoint.c src/util/suggest.c \
+	src/out/outtime.c
+FUZZ_SRCS_jobs   := src/serve/jobs.c
+FUZZ_SRCS_http   := src/serve/http.c
 FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode \
 	$(FUZZ_OUT)/bin/fuzz_jobs $(FUZZ_OUT)/bin/fuzz_http
 

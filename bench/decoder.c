@@ -39,9 +39,9 @@
 #include <unistd.h>
 
 #include "kptrace.h"
-#include "output.h"
-#include "spec.h"
-#include "usym.h"
+#include "out/output.h"
+#include "lang/spec.h"
+#include "sys/usym.h"
 
 #define NRECS	1024
 

@@ -2,15 +2,15 @@
 /* kptrace: parse the command line, run the pipeline (run.c). */
 #include <string.h>
 
-#include "cli.h"
-#include "diff.h"
-#include "list.h"
-#include "run.h"
-#include "serve.h"
+#include "cmd/cli.h"
+#include "cmd/list.h"
+#include "diff/diff.h"
+#include "run/run.h"
+#include "serve/serve.h"
 
 int main(int argc, char **argv)
 {
-	struct env env;
+	struct kpt_opts env;
 	int err;
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))

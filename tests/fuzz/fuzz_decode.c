@@ -46,7 +46,7 @@
 #include <unistd.h>
 
 #include "kptrace.h"
-#include "output.h"
+#include "out/output.h"
 #include "fuzz_common.h"
 
 #define F_KIND		0x07

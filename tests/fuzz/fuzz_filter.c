@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer harness for the event filters, both halves: src/filter.c's
+ * libFuzzer harness for the event filters, both halves: src/prepare/filter.c's
  * compiler on arbitrary text, and bpf/filter.bpf.h's evaluator (built in
  * userspace with the shims of tests/unit/test_filter.c) on the programs it
  * accepts.
@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter.h"
+#include "prepare/filter.h"
 #include "fuzz_common.h"
 
 #include "../unit/filter_userspace.h"
@@ -242,7 +242,7 @@ struct gtok {
 
 /*
  * lib/glob.c's pattern as tokens. Returns the count, or -1 for an unclosed
- * class: src/filter.c promises the evaluator never sees one.
+ * class: src/prepare/filter.c promises the evaluator never sees one.
  */
 static int glob_tokens(const char *pat, struct gtok *t)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer harness for src/http.c's request head parser, http_parse_request(),
+ * libFuzzer harness for src/serve/http.c's request head parser, http_parse_request(),
  * on arbitrary bytes (an exactly-sized copy: ASan sees any read past len),
  * with the default header_max and with one taken from the input. Every
  * result is checked against what http.h promises:
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
+#include "serve/http.h"
 #include "fuzz_common.h"
 
 /* appended to check that an error or a complete head stays what it was */

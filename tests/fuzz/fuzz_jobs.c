@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer harness for src/jobs.c: jobfile_parse() on arbitrary bytes (an
+ * libFuzzer harness for src/serve/jobs.c: jobfile_parse() on arbitrary bytes (an
  * exactly sized copy, no NUL after it: the text is not a C string), then
  * jobfile_error_at(), job_same() and jobfile_free(). Besides what ASan,
  * UBSan and LeakSanitizer see, every result is checked against jobs.h:
@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobs.h"
+#include "serve/jobs.h"
 #include "fuzz_common.h"
 
 #define PATH "fuzz.kpt"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer harness for src/spec.c: spec_parse() on arbitrary bytes (a
+ * libFuzzer harness for src/lang/spec.c: spec_parse() on arbitrary bytes (a
  * NUL-terminated copy: the definition is a C string), then spec_print_error()
  * and spec_free(). Besides what ASan, UBSan and LeakSanitizer see, every
  * result is checked against what spec.h promises:
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec.h"
+#include "lang/spec.h"
 #include "fuzz_common.h"
 
 static bool is_ident(const char *s, size_t max)

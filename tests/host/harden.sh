@@ -124,7 +124,7 @@ check "SIGSTOP: nothing left attached" nothing_left
 echo "# a small ring read while it fills: records wrap past its end"
 # 60 bursts of 10 (one process each, so the consumer keeps up) wrap the
 # ring a dozen times, and each wrapping record is put back together
-# (src/ringbuf.c) before the decoder holds it to the record ABI (a bad one
+# (src/run/ringbuf.c) before the decoder holds it to the record ABI (a bad one
 # is "malformed").
 bursts() { for i in $(seq 1 60); do "$BIN" 10 clean > /dev/null; done; }
 small_ring wrap bursts

@@ -222,7 +222,7 @@ $MK kptrace > "$OUT/make1.log" 2>&1
 check "make with nothing changed rebuilds nothing" test -z "$(grep -E '^  (CC|LINK|GEN)' "$OUT/make1.log")"
 $MK kptrace VERSION=9.9-install-test > "$OUT/make2.log" 2>&1
 check "a new version recompiles version.o alone and relinks" \
-	test "$(grep -E '^  (CC|LINK)' "$OUT/make2.log" | awk '{print $2}' | tr '\n' ' ')" = ".output/version.o kptrace "
+	test "$(grep -E '^  (CC|LINK)' "$OUT/make2.log" | awk '{print $2}' | tr '\n' ' ')" = ".output/obj/cmd/version.o kptrace "
 check "... and --version says it" test "$($KPT --version | head -1)" = "kptrace 9.9-install-test"
 $MK kptrace > /dev/null 2>&1
 check "... and back" test "$($KPT --version | head -1)" = "kptrace $V"

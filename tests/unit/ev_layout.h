@@ -8,7 +8,7 @@
 #define KPT_TEST_EV_LAYOUT_H
 
 #include <stdint.h>
-#include "event.h"
+#include "prepare/event.h"
 #include "kptrace.h"
 
 static inline void ev_layout(struct ev_desc *ev)

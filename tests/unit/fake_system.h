@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 
-#include "prepare.h"
+#include "prepare/prepare.h"
 
 static const char fake_kallsyms[] =
 	"ffffffff81000000 T _stext\n"
@@ -122,7 +122,7 @@ static void fake_system(struct sysinfo *si)
 }
 
 /* prepare() for env on the made-up system: 0 or its error. */
-static inline int prepare_env(const struct env *env, struct sysinfo *si, struct probeset *ps)
+static inline int prepare_env(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps)
 {
 	fake_system(si);
 	memset(ps, 0, sizeof(*ps));
@@ -133,7 +133,7 @@ static inline int prepare_env(const struct env *env, struct sysinfo *si, struct 
 static inline int run_prepare(enum kpt_mode m, const char **defs, int n, struct sysinfo *si,
 			      struct probeset *ps)
 {
-	struct env env = { .mode = m, .defs = defs, .ndefs = n };
+	struct kpt_opts env = { .mode = m, .defs = defs, .ndefs = n };
 
 	return prepare_env(&env, si, ps);
 }

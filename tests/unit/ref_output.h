@@ -2,7 +2,7 @@
 /*
  * The oracle for tests/unit/test_fmt.c: the text and JSON printers and
  * ksyms_format() as they were before they formatted by hand (commit
- * 33f0612, src/output_text.c, src/output_json.c, src/ksyms.c), printf()
+ * 33f0612, src/out/output_text.c, src/out/output_json.c, src/sys/ksyms.c), printf()
  * throughout. Only renamed (rt_ text, rj_ JSON, ref_ public) so that both
  * live in one test program next to the real ones. Do not "fix" this
  * file: its job is to be the old behaviour, byte for byte.
@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "kptrace.h"
-#include "ksyms.h"
-#include "output.h"
-#include "umaps.h"
+#include "sys/ksyms.h"
+#include "out/output.h"
+#include "out/umaps.h"
 
 #define SYM_BUF	1024
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * src/backend.c: which mechanism each probe gets, for kernels with and
+ * src/prepare/backend.c: which mechanism each probe gets, for kernels with and
  * without trampolines and kprobe.multi (told by a fake kallsyms), and why a
  * probe cannot go through a trampoline.
  */
@@ -12,7 +12,7 @@
 #include <bpf/btf.h>
 
 #include "check.h"
-#include "backend.h"
+#include "prepare/backend.h"
 
 #define MAXP 24
 

@@ -4,7 +4,7 @@
  * must become exactly the ops of its register form (same base, same
  * dereferences, same type and bitfield), and each mistake an error with its
  * caret. Offsets the register forms need are read from BTF here with
- * libbpf's plain API, independently of src/btfarg.c's walk.
+ * libbpf's plain API, independently of src/prepare/btfarg.c's walk.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,10 +15,10 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
-#include "btfarg.h"
-#include "compile.h"
-#include "output.h"
-#include "spec.h"
+#include "prepare/btfarg.h"
+#include "prepare/compile.h"
+#include "out/output.h"
+#include "lang/spec.h"
 
 static struct btf *kbtf;
 static struct sysinfo si;

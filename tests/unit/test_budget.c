@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "budget.h"
+#include "load/budget.h"
 #include "kpt_budget.h"
 
 /* Hits at every step ns from t0 for n steps: how many were taken; seq from 1. */

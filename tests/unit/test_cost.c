@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "cost.h"
+#include "load/cost.h"
 
 int main(void)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * kptrace diff (src/diff.c), every expected value computed here another way:
+ * kptrace diff (src/diff/diff.c), every expected value computed here another way:
  * - Kolmogorov's Q against published critical values and this file's own
  *   alternating series (many terms);
  * - the KS statistic on hand-made buckets (aligned and not), and that binning
@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "diff.h"
+#include "diff/diff.h"
 #include "kpt_buckets.h"
-#include "svg.h"
+#include "util/svg.h"
 
 #define NEAR(got, want, tol, ctx)					\
 	CHECK(fabs((got) - (want)) <= (tol), "%s: got %.12g, want %.12g (+-%g)", (ctx), \

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "plan.h"
+#include "prepare/plan.h"
 
 static struct sysinfo si;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Event filters, both halves: src/filter.c's compiler, table-driven (good
+ * Event filters, both halves: src/prepare/filter.c's compiler, table-driven (good
  * filters -> the exact pre and post programs, bad ones -> message and
  * column), and bpf/filter.bpf.h's evaluator, compiled here in userspace and
  * run on records built the way the BPF side builds them: every operator,
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "filter.h"
+#include "prepare/filter.h"
 
 #include "filter_userspace.h"
 #include "ev_layout.h"

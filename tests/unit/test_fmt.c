@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The hand-written formatting of src/fmt.c against the C library: every
+ * The hand-written formatting of src/util/fmt.c against the C library: every
  * writer compared with snprintf() for its conversion over edge values (0,
  * each power of two and of ten and their neighbours, the limits of every
  * width, INT64_MIN) and random values of every bit length, at every width
@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "fmt.h"
+#include "util/fmt.h"
 #include "kptrace.h"
-#include "output.h"
+#include "out/output.h"
 #include "ref_output.h"
 
 #define NARGS(a)	((int)(sizeof(a) / sizeof((a)[0])))

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "folded.h"
+#include "util/folded.h"
 
 /* The folded text of fd, in a malloc'd string. */
 static char *print(struct folded *fd)

@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agg.h"
+#include "agg/agg.h"
 #include "check.h"
-#include "consumer.h"
-#include "hint.h"
-#include "spec.h"
-#include "suggest.h"
+#include "run/consumer.h"
+#include "prepare/hint.h"
+#include "lang/spec.h"
+#include "util/suggest.h"
 
 static void test_subcommand(void)
 {

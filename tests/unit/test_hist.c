@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Histogram presentation (src/hist.c) and the bucket functions it relies on
+ * Histogram presentation (src/agg/hist.c) and the bucket functions it relies on
  * (include/kpt_buckets.h, shared with the BPF side):
  * - exact text for known log2, linear and log-linear histograms, written out
  *   from bpftrace's rules (labels, suffixes, 16/8/52 columns, float bars);
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "hist.h"
+#include "agg/hist.h"
 #include "kpt_buckets.h"
 
 #define E19	10000000000000000000ull	/* for printing past 2^64 in two parts */

@@ -26,7 +26,7 @@
 #include <sys/socket.h>
 
 #include "check.h"
-#include "http.h"
+#include "serve/http.h"
 
 /* ---- the parser ------------------------------------------------------------ */
 

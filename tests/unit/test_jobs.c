@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests of src/jobs.c, kptrace serve's job file: good files with the
+ * Unit tests of src/serve/jobs.c, kptrace serve's job file: good files with the
  * exact words, lines and columns each job gets; bad ones with the exact
  * FILE:LINE:COL, the message and the caret line; the limits at their
  * edges; jobfile_error_at(), job_same(), jobfile_read().
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "jobs.h"
+#include "serve/jobs.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 /* a literal and its length, NULs in it included */

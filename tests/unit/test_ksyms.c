@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "ksyms.h"
+#include "sys/ksyms.h"
 
 /*
  * Deliberately out of order (modules after the core, one module unsorted),

@@ -12,7 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
-#include "list.h"
+#include "cmd/list.h"
 
 static void check_proto(struct list_btf *lb, const char *name, const char *want)
 {

@@ -16,8 +16,8 @@
 
 #include "check.h"
 #include "kptrace.h"
-#include "output.h"
-#include "spec.h"
+#include "out/output.h"
+#include "lang/spec.h"
 #include "ev_layout.h"
 
 #define DO_SYS_OPENAT2	0xffffffff81000100ull	/* size 0xe0 */

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "outsink.h"
+#include "util/outsink.h"
 
 #define LINE_LEN	64
 #define NLINES		8192	/* 512 KiB: eight times a pipe's default capacity */

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "outtime.h"
+#include "out/outtime.h"
 
 static const char *text(uint64_t mono)
 {

@@ -16,8 +16,8 @@
 
 #include "check.h"
 #include "ev_layout.h"
-#include "event.h"
-#include "perfetto.h"
+#include "prepare/event.h"
+#include "out/perfetto.h"
 
 static char *slurp(const char *path)
 {

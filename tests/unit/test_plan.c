@@ -8,10 +8,10 @@
  */
 #include "check.h"
 #include "fake_system.h"
-#include "plan.h"
+#include "prepare/plan.h"
 
 /* prepare() and plan_make() for env: 0, or the first's error. */
-static int plan_env(const struct env *env, struct sysinfo *si, struct probeset *ps,
+static int plan_env(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps,
 		    struct plan *pl)
 {
 	char msg[256];
@@ -27,7 +27,7 @@ static void direct_hist(void)
 {
 	const char *one[] = { "p:vfs_read count" }, *glob[] = { "p vfs_* count" };
 	const char *two[] = { "p:vfs_read fd count" };
-	struct env env = { .mode = MODE_HIST, .defs = one, .ndefs = 1, .field = "count" };
+	struct kpt_opts env = { .mode = MODE_HIST, .defs = one, .ndefs = 1, .field = "count" };
 	struct sysinfo si;
 	struct probeset ps;
 	struct plan pl;
@@ -67,7 +67,7 @@ static void direct_hist(void)
 static void direct_stream(void)
 {
 	const char *defs[] = { "p:vfs_read fd count" };
-	struct env env = { .mode = MODE_TRACE, .defs = defs, .ndefs = 1 };
+	struct kpt_opts env = { .mode = MODE_TRACE, .defs = defs, .ndefs = 1 };
 	struct sysinfo si;
 	struct probeset ps;
 	struct plan pl;
@@ -93,7 +93,7 @@ static void direct_stream(void)
 static void latency(void)
 {
 	const char *defs[] = { "vfs_read" };
-	struct env env = { .mode = MODE_LATENCY, .defs = defs, .ndefs = 1 };
+	struct kpt_opts env = { .mode = MODE_LATENCY, .defs = defs, .ndefs = 1 };
 	struct sysinfo si;
 	struct probeset ps;
 	struct plan pl;
@@ -113,7 +113,7 @@ static void latency(void)
 static void tracepoint(void)
 {
 	const char *defs[] = { "t:sched/sched_switch prev_pid" };
-	struct env env = { .mode = MODE_HIST, .defs = defs, .ndefs = 1, .field = "prev_pid" };
+	struct kpt_opts env = { .mode = MODE_HIST, .defs = defs, .ndefs = 1, .field = "prev_pid" };
 	struct sysinfo si;
 	struct probeset ps;
 	struct plan pl;

@@ -10,7 +10,7 @@
 #include <linux/perf_event.h>
 
 #include "check.h"
-#include "pmu.h"
+#include "sys/pmu.h"
 
 static void check_event(const char *name, unsigned int type, unsigned long long config, bool ns)
 {

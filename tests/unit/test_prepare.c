@@ -138,7 +138,7 @@ static void tracepoint_filter_fields(void)
 
 	/* the definition's fields first, then --filter's, each once */
 	{
-		struct env env = { .mode = MODE_TRACE, .defs = defs, .ndefs = 1,
+		struct kpt_opts env = { .mode = MODE_TRACE, .defs = defs, .ndefs = 1,
 				   .filter = "prev_prio > 1 && next_pid != 3" };
 
 		defs[0] = "t:sched/sched_switch prev_pid if next_pid == 1 || next_pid == 2";
@@ -251,7 +251,7 @@ static void tracepoint_globs(void)
 	CHECK(ps.ents[0].pre.nops || ps.ents[0].post.nops, "its filter compiled");
 	done(&si, &ps);
 	{
-		struct env env = { .mode = MODE_COUNT, .defs = defs, .ndefs = 1,
+		struct kpt_opts env = { .mode = MODE_COUNT, .defs = defs, .ndefs = 1,
 				   .filter = "prio == 5" };
 
 		defs[0] = "t:sched/*";

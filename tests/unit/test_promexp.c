@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests of src/promexp.c: label escaping and names, numbers as
+ * Unit tests of src/serve/promexp.c: label escaping and names, numbers as
  * Prometheus reads them back, and the exposed buckets of each histogram
  * kind checked against the bucket functions themselves: every value an
  * edge's raw buckets hold is at most its le, and the next value is not.
@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "kpt_buckets.h"
-#include "promexp.h"
+#include "serve/promexp.h"
 
 static void test_labels(void)
 {

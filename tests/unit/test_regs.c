@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * src/resolve.c's register table: names to byte offsets in struct pt_regs,
+ * src/prepare/resolve.c's register table: names to byte offsets in struct pt_regs,
  * from the BTF of our BPF object's struct kpt_regs, for each architecture.
  * x86-64's from this build's own object; arm64's from a struct laid out as
  * bpf/scratch.bpf.h lays it out for arm64 (user_pt_regs: regs[31], sp, pc,
@@ -14,8 +14,8 @@
 #include <bpf/btf.h>
 
 #include "check.h"
-#include "objbtf.h"
-#include "resolve.h"
+#include "sys/objbtf.h"
+#include "prepare/resolve.h"
 
 /* What bpf/scratch.bpf.h's arm64 struct kpt_regs is to BTF. */
 static struct btf *arm64_regs_btf(void)

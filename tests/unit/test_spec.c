@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests for src/spec.c, table-driven.
+ * Unit tests for src/lang/spec.c, table-driven.
  *
  * Good rows compare a one-line rendering of the whole struct spec_probe
  * (kind, names, target, and per argument name, type, count, bitfield and
@@ -22,9 +22,9 @@
 
 #include <unistd.h>
 
-#include "loader.h"
-#include "resolve.h"
-#include "spec.h"
+#include "load/loader.h"
+#include "prepare/resolve.h"
+#include "lang/spec.h"
 #include "check.h"
 
 struct buf {

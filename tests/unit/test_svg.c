@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * --svg's writer (src/svg.c) on made-up tables: XML escaping of any bytes,
+ * --svg's writer (src/util/svg.c) on made-up tables: XML escaping of any bytes,
  * a histogram panel's bars (one per non-empty row, "LABEL: COUNT" in its
  * <title>), a heatmap's cells (intervals x the rows from the lowest to the
  * highest non-empty one), a count table's value axis, the colour scale, the
@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "hist.h"
-#include "svg.h"
+#include "agg/hist.h"
+#include "util/svg.h"
 
 static char *render(const struct svg_doc *d)
 {

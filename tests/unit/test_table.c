@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The table of rows over many probes (src/table.c): sorted by value, largest
+ * The table of rows over many probes (src/util/table.c): sorted by value, largest
  * first, ties by probe then key; --top as a truncation of the whole table;
  * every column padded to its widest cell, numbers right-aligned, nothing
  * trailing. Expected text written out by hand.
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "table.h"
+#include "util/table.h"
 
 static char *print(const struct table *t)
 {

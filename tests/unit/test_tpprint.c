@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests of src/tpprint.c: a tracepoint's line from its print fmt, over
+ * Unit tests of src/out/tpprint.c: a tracepoint's line from its print fmt, over
  * a record of kptrace's, as the kernel prints it: %pS with its /size, %ps,
  * %p as ftrace with hash-ptr off, __print_flags, a char array, __get_str()
  * of a __data_loc string, a ternary, a faulted field (0, as the kernel
@@ -16,8 +16,8 @@
 
 #include "check.h"
 #include "ev_layout.h"
-#include "tpprint.h"
-#include "tracepoint.h"
+#include "out/tpprint.h"
+#include "sys/tracepoint.h"
 
 static const char kallsyms[] =
 	"ffffffff81000000 T _stext\n"

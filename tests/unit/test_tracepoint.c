@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "kptrace.h"
-#include "tracepoint.h"
+#include "sys/tracepoint.h"
 
 #define COMMON								\
 	"name: ev\nID: 42\nformat:\n"					\

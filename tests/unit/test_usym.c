@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "usym.h"
+#include "sys/usym.h"
 
 #define PIE_BASE	0x555555554000ull
 #define LIB_BASE	0x7f1234560000ull

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests of src/valfmt.c, the extension types' text, against oracles of
+ * Unit tests of src/lang/valfmt.c, the extension types' text, against oracles of
  * their own: glibc's strerrorname_np() for the errno names, inet_ntop()
  * for IPv4, fixed RFC 5952 cases for IPv6, and each constant a filter
  * reads written back as the value prints.
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "valfmt.h"
+#include "lang/valfmt.h"
 
 static void test_errno(void)
 {

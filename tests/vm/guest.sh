@@ -535,7 +535,7 @@ esac
 DD='dd if=/dev/zero of=/dev/null bs=3 count=500'
 # The workload: dd's 500 reads of 3 bytes, each returning 3. The syscall's
 # exit also sees the one read of kptrace's -c child, on the pipe it waits on
-# until the probes are attached (src/run.c): entered before, it returns 1
+# until the probes are attached (src/run/run.c): entered before, it returns 1
 # after; vfs_read's probes, entered before they were attached, do not see it.
 H500='"buckets":[{"min":2,"max":3,"count":500}],"count":500,"sum":1500,"min":3,"max":3'
 H501='"buckets":[{"min":1,"max":1,"count":1},{"min":2,"max":3,"count":500}],"count":501,"sum":1501,"min":1,"max":3'
@@ -691,7 +691,7 @@ else
 	bad "a misspelt function: $(head -c 300 $W/dym.out)"
 fi
 
-# Start-up without kallsyms (src/resolve.h): a histogram and a latency of a
+# Start-up without kallsyms (src/prepare/resolve.h): a histogram and a latency of a
 # function named plainly never read /proc/kallsyms (~5 MB the kernel formats:
 # most of a kprobe run's start-up). So they run where the kernel hides its
 # addresses from everyone (kptr_restrict=2: kallsyms lists zeros), which a
@@ -910,7 +910,7 @@ else
 	bad "the filter at its maxima with one term false: exit $rc: $(head -c 200 $W/mn.json) $(grep -o '"probes":[^]]*' $W/mn.err)"
 fi
 
-# ---- kptrace list (src/list.c) and latency --pmu (src/pmu.c) ----
+# ---- kptrace list (src/cmd/list.c) and latency --pmu (src/load/pmu.c) ----
 # list: a prototype from this kernel's BTF; the function set of
 # available_filter_functions (blacklist out); module functions with their
 # module's BTF; tracepoint fields from the format file.

@@ -241,7 +241,7 @@ for k in $KERNELS; do
 	offsets=.output/vm/btf-offsets-$k
 	: > "$offsets"
 	# BTF arguments against this kernel's own BTF, on the host: the unit
-	# tests of src/btfarg.c with the VM kernel's vmlinux.
+	# tests of src/prepare/btfarg.c with the VM kernel's vmlinux.
 	if btf=$(tests/vm/vmlinux-btf.sh "$k" 2> ".output/vm/btf-$k.err"); then
 		btf_offsets "$btf" > "$offsets" 2> ".output/vm/btf-offsets-$k.err"
 		[ "$(wc -l < "$offsets")" = 5 ] ||

@@ -1,0 +1,980 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Stage 4: skeleton lifecycle in order: open, configure, load, attach. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "load/loader.h"
+#include "load/tracefs_kretprobe.h"
+#include "util/clock.h"
+#include "kpt_budget.h"
+#include "kptrace.skel.h"
+
+/* A per-key map: one entry when unused, --max-keys when given, else as declared. */
+static void size_keyed(struct bpf_map *m, bool used, uint32_t max_keys)
+{
+	if (!used)
+		bpf_map__set_max_entries(m, 1);
+	else if (max_keys)
+		bpf_map__set_max_entries(m, max_keys);
+}
+
+/*
+ * fentry/fexit: one slot program per probe, given its direction and
+ * function; the unused slots are not loaded. Returns how many are used.
+ */
+static int setup_tramps(struct loader *ld, const struct ev_desc *evs, int n, char *msg,
+			size_t msglen)
+{
+	struct bpf_object *obj = ld->skel->obj;
+	char name[32];
+	int i, k = 0, err;
+
+	for (i = 0; i < KPT_TRAMP_SLOTS; i++) {
+		snprintf(name, sizeof(name), "kpt_tramp%d", i);
+		bpf_program__set_autoload(bpf_object__find_program_by_name(obj, name), false);
+	}
+	for (i = 0; i < n; i++) {
+		struct bpf_program *prog;
+
+		if (!evs[i].tramp)
+			continue;
+		snprintf(name, sizeof(name), "kpt_tramp%d", k);
+		prog = k < KPT_TRAMP_SLOTS ? bpf_object__find_program_by_name(obj, name) : NULL;
+		if (!prog) {
+			snprintf(msg, msglen, "more than %d fentry/fexit probes", KPT_TRAMP_SLOTS);
+			return -E2BIG;
+		}
+		bpf_program__set_expected_attach_type(prog, evs[i].is_return ? BPF_TRACE_FEXIT :
+									    BPF_TRACE_FENTRY);
+		err = bpf_program__set_attach_target(prog, 0, evs[i].func);
+		if (err) {
+			snprintf(msg, msglen, "no BTF prototype for %s, which fentry/fexit need: "
+				 "%s; use --backend kprobe", evs[i].func, strerror(-err));
+			return err;
+		}
+		bpf_program__set_autoload(prog, true);
+		ld->tramp[i] = prog;
+		k++;
+	}
+	return k;
+}
+
+/*
+ * The BPF object the skeleton embeds (~400 KB of the binary) is read at
+ * open only: libbpf keeps its own copies of what it needs, and the kernel
+ * has the programs. Its pages are the binary's, clean, so they can leave
+ * this process's RSS for the rest of the run (a later read, as a reload
+ * after a fallback, faults them back in from the page cache).
+ */
+static void drop_object_pages(void)
+{
+	size_t sz = 0;
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)kptrace_bpf__elf_bytes(&sz);
+	uintptr_t b = (start + pg - 1) & ~(pg - 1), e = (start + sz) & ~(pg - 1);
+
+	if (pg && e > b)
+		madvise((void *)b, e - b, MADV_DONTNEED);	/* advice: no error to act on */
+}
+
+/* The kernel refused the programs: say which kind, and what to do. */
+static void load_refused(struct loader *ld, const struct ev_desc *evs, int err, char *msg,
+			 size_t msglen)
+{
+	size_t len;
+	int i;
+
+	if (!ld->ntramp) {
+		if (err == -EPERM)
+			snprintf(msg, msglen,
+				 "loading BPF programs needs root (CAP_BPF and CAP_PERFMON): %s",
+				 strerror(-err));
+		else
+			snprintf(msg, msglen,
+				 "the kernel refused the BPF programs: %s (run with -v for the "
+				 "verifier log)", strerror(-err));
+		return;
+	}
+	/* root was checked before: a refusal here is the trampolines' */
+	snprintf(msg, msglen, "the kernel refused fentry/fexit programs (%s) on", strerror(-err));
+	for (i = 0; i < ld->nprobes; i++) {
+		len = strlen(msg);
+		if (ld->tramp[i] && len < msglen)
+			snprintf(msg + len, msglen - len, " %s%s", evs[i].func,
+				 evs[i].is_return ? "%return" : "");
+	}
+	len = strlen(msg);
+	if (len < msglen)
+		snprintf(msg + len, msglen - len, " (no BPF trampolines in this kernel, or not for "
+			 "these functions; -v shows the verifier's reason)");
+}
+
+/*
+ * The ring buffer, unless --buffer-size: 1 MiB per CPU as a power of two,
+ * 1 to 32 MiB, like ftrace's per-CPU buffers (1.4 MB each). Its pages are
+ * resident memory (mapped once: src/run/ringbuf.c): 2 MiB on 2 CPUs keeps a
+ * streaming kptrace under 5 MB.
+ */
+uint32_t loader_default_ring(int ncpus)
+{
+	uint32_t want = 1u << 20, ring = 1u << 20;
+
+	if (ncpus > 0)
+		want *= (uint32_t)ncpus;
+	while (ring < want && ring < (32u << 20))
+		ring <<= 1;
+	return ring;
+}
+
+/* latency --pmu: size and configure the counters' maps (src/load/pmu.c fills them). */
+/* Stack keys' maps (allocated as stacks come: their size only bounds them) and the depths. */
+static void stacks_setup(struct kptrace_bpf *skel, const struct stack_plan *sp)
+{
+	skel->rodata->kpt_kstack_depth = sp->kdepth ? sp->kdepth : KPT_STACK_MAX;
+	skel->rodata->kpt_ustack_depth = sp->udepth ? sp->udepth : KPT_STACK_MAX;
+	bpf_map__set_max_entries(skel->maps.kpt_kstk, sp->kkeys ? KPT_KSTACK_KEYS : 1);
+	bpf_map__set_max_entries(skel->maps.kpt_ustk, sp->ukeys ? KPT_USTACK_KEYS : 1);
+}
+
+static void pmu_setup(struct kptrace_bpf *skel, uint32_t n, int ncpus, uint32_t max_keys)
+{
+	if (!n)
+		return; /* every map at one entry; the programs leave them alone */
+	skel->rodata->kpt_pmu_n = n;
+	skel->rodata->kpt_pmu_stride = ncpus;
+	bpf_map__set_max_entries(skel->maps.kpt_pmu, n * ncpus);
+	bpf_map__set_max_entries(skel->maps.kpt_pmu_start, max_keys ? max_keys : 10240);
+	bpf_map__set_max_entries(skel->maps.kpt_pmu_stat,
+				 bpf_map__max_entries(skel->maps.kpt_probes));
+}
+
+/* Each map sized for this run; returns the ring buffer's size. */
+static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes,
+			  int ncpus)
+{
+	uint32_t ring;
+
+	bpf_map__set_max_entries(skel->maps.kpt_probes, nprobes);
+	bpf_map__set_max_entries(skel->maps.kpt_stats, nprobes);
+	bpf_map__set_max_entries(skel->maps.kpt_budget, o->plan.budget ? nprobes : 1);
+	/* mapped: a bucket's rate changes while the kernel writes its tat (loader_set_budget) */
+	if (o->plan.budget)
+		bpf_map__set_map_flags(skel->maps.kpt_budget, BPF_F_MMAPABLE);
+	bpf_map__set_max_entries(skel->maps.kpt_scratch, ncpus);
+	ring = o->buffer_size ? o->buffer_size : loader_default_ring(ncpus);
+	bpf_map__set_max_entries(skel->maps.kpt_events, ring);
+	bpf_map__set_max_entries(skel->maps.kpt_hist, o->hist_buckets ? o->hist_buckets : 1);
+	bpf_map__set_max_entries(skel->maps.kpt_hstat, nprobes);
+	/* Maps this run never touches get one entry: memory, and start-up. */
+	size_keyed(skel->maps.kpt_kagg, o->plan.keyed, o->max_keys);
+	/* probe, bucket and the words the keys use: a string's room only for a string */
+	bpf_map__set_key_size(skel->maps.kpt_kagg, (uint32_t)(offsetof(struct kpt_key, w) +
+			      8 * (o->plan.key_words > 0 ? o->plan.key_words : 1)));
+	size_keyed(skel->maps.kpt_depth, o->plan.latency || o->plan.edata, o->max_keys);
+	size_keyed(skel->maps.kpt_edata, o->plan.edata, o->max_keys);
+	size_keyed(skel->maps.kpt_pairs, o->plan.pairs, o->max_keys);
+	/* the probe and the words the key uses: each lookup hashes all of it */
+	bpf_map__set_key_size(skel->maps.kpt_pairs, (uint32_t)(offsetof(struct kpt_pair_key, w) +
+			      8 * (o->plan.pair_words > 0 ? o->plan.pair_words : 1)));
+	bpf_map__set_value_size(skel->maps.kpt_pairs, o->plan.pair_carry ? sizeof(struct kpt_pair_val)
+				: sizeof(__u64));
+	size_keyed(skel->maps.kpt_procs, o->target_set, o->max_keys);
+	return ring;
+}
+
+/* Only the programs this run's probes attach are loaded. */
+static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes)
+{
+	bool use_entry = false, use_tp = false, use_multi = false, use_perf = false;
+	int i;
+
+	bpf_program__set_autoload(skel->progs.kpt_newtask, o->target_set && o->follow_forks);
+	bpf_program__set_autoload(skel->progs.kpt_procfree, o->target_set);
+	for (i = 0; i < nprobes; i++) {
+		const struct ev_desc *ev = &o->evs[i];
+
+		use_tp |= ev->kind == SPEC_TRACEPOINT;
+		use_perf |= ev->kind == SPEC_PROFILE;
+		use_multi |= ev->multi;
+		use_entry |= !ev->multi && !ev->tramp && ev->kind != SPEC_TRACEPOINT &&
+			     ev->kind != SPEC_PROFILE;
+	}
+	bpf_program__set_autoload(skel->progs.kpt_perf, use_perf);
+	bpf_program__set_autoload(skel->progs.kpt_entry, use_entry);
+	bpf_program__set_autoload(skel->progs.kpt_tp, use_tp);
+	bpf_program__set_autoload(skel->progs.kpt_entry_multi, use_multi);
+}
+
+/* The read-only settings: the plan's, the targets', the fast paths'. */
+static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes,
+		       uint32_t ring)
+{
+	skel->rodata->kpt_target_tgid = o->target_tgid;
+	skel->rodata->kpt_target_tid = o->target_tid;
+	skel->rodata->kpt_target_cgroup = o->target_cgroup;
+	skel->rodata->kpt_targeted = o->target_tgid || o->target_tid || o->target_cgroup;
+	skel->rodata->kpt_self_tgid = o->self_tgid;
+	skel->rodata->kpt_target_set = o->target_set && o->target_tgid;
+	skel->rodata->kpt_nt_pid_off = o->nt_pid_off;
+	skel->rodata->kpt_nt_flags_off = o->nt_flags_off;
+	skel->rodata->kpt_free_pid_off = o->free_pid_off;
+	skel->rodata->kpt_uses = o->plan.uses;
+	skel->rodata->kpt_regs_mask = o->plan.regs_mask ? o->plan.regs_mask : ~0ull;	/* 0: not said */
+	skel->rodata->kpt_max_args = o->plan.max_args;
+	skel->rodata->kpt_max_deref = o->plan.max_deref;
+	skel->rodata->kpt_max_count = o->plan.max_count;
+	skel->rodata->kpt_tp_end = o->plan.tp_end;
+	skel->rodata->kpt_tp_direct_word = o->plan.tp_direct_word;
+	skel->rodata->kpt_one_probe = nprobes == 1;
+	skel->rodata->kpt_pair_carry = o->plan.pair_carry;
+	skel->rodata->kpt_lat_emit = o->plan.lat_emit;
+	skel->rodata->kpt_budget_on = o->plan.budget;
+	if (nprobes == 1) {	/* the BPF side writes probe 0's records, counts its buckets */
+		memcpy((void *)&skel->rodata->kpt_ds, &o->plan.ds, sizeof(o->plan.ds));
+		memcpy((void *)&skel->rodata->kpt_dh, &o->plan.dh, sizeof(o->plan.dh));
+	}
+	/* wake the consumer at an eighth full: no wakeup per event, no drop for want of one */
+	skel->rodata->kpt_wakeup_bytes = ring / 8;
+	if (o->target_comm)
+		strncpy((char *)skel->rodata->kpt_target_comm, o->target_comm,
+			sizeof(skel->rodata->kpt_target_comm) - 1);
+}
+
+int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
+		size_t msglen)
+{
+	struct kptrace_bpf *skel;
+	uint32_t ring;
+	int err;
+
+	memset(ld, 0, sizeof(*ld));
+	ld->nprobes = nprobes;
+	ld->failed = -1;
+	ld->ncpus = libbpf_num_possible_cpus();
+	if (ld->ncpus <= 0) {
+		snprintf(msg, msglen, "cannot count CPUs: %s", strerror(-ld->ncpus));
+		return ld->ncpus ? ld->ncpus : -EINVAL;
+	}
+	skel = kptrace_bpf__open();
+	if (!skel) {
+		err = -errno;
+		snprintf(msg, msglen, "cannot open the BPF object: %s", strerror(errno));
+		return err;
+	}
+	ld->skel = skel;
+
+	ring = size_maps(skel, o, nprobes, ld->ncpus);
+	choose_programs(skel, o, nprobes);
+	ld->tramp = calloc(nprobes ? nprobes : 1, sizeof(*ld->tramp));
+	if (!ld->tramp)
+		return -ENOMEM;
+	ld->ntramp = setup_tramps(ld, o->evs, nprobes, msg, msglen);
+	if (ld->ntramp < 0)
+		return ld->ntramp;
+	pmu_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);
+	stacks_setup(skel, &o->plan.stacks);
+	set_rodata(skel, o, nprobes, ring);
+
+	err = kptrace_bpf__load(skel);
+	if (err) {
+		load_refused(ld, o->evs, err, msg, msglen);
+		return err;
+	}
+	drop_object_pages();
+	if (o->plan.budget) {
+		ld->budget_len = (size_t)nprobes * sizeof(struct kpt_budget);
+		ld->budget = mmap(NULL, ld->budget_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+				  bpf_map__fd(skel->maps.kpt_budget), 0);
+		if (ld->budget == MAP_FAILED) {
+			err = -errno;
+			ld->budget = NULL;
+			snprintf(msg, msglen, "cannot map --budget's buckets: %s", strerror(-err));
+			return err;
+		}
+	}
+	if (o->target_set && o->target_tgid) {
+		__u32 key = o->target_tgid, one = 1;
+
+		/* the first of the set, before anything is attached */
+		err = bpf_map__update_elem(skel->maps.kpt_procs, &key, sizeof(key), &one,
+					   sizeof(one), BPF_ANY);
+		if (err) {
+			snprintf(msg, msglen, "cannot set the traced process: %s", strerror(-err));
+			return err;
+		}
+	}
+	ld->links = calloc(nprobes ? nprobes : 1, sizeof(*ld->links));
+	ld->pair_entry = calloc(nprobes ? nprobes : 1, sizeof(*ld->pair_entry));
+	ld->tfs = calloc(nprobes ? nprobes : 1, sizeof(*ld->tfs));
+	if (!ld->links || !ld->pair_entry || !ld->tfs)
+		return -ENOMEM;
+	for (int i = 0; i < nprobes; i++)
+		ld->tfs[i].pfd = -1;
+	/* Leftovers of SIGKILLed runs that used "rN:" */
+	tfs_cleanup_stale();
+	return 0;
+}
+
+int loader_set_probe(struct loader *ld, int idx, const struct kpt_probe_entry *ent)
+{
+	__u32 key = idx;
+
+	return bpf_map__update_elem(ld->skel->maps.kpt_probes, &key, sizeof(key), ent,
+				    sizeof(*ent), BPF_ANY);
+}
+
+int loader_set_budget(struct loader *ld, int idx, const struct kpt_budget *b)
+{
+	struct kpt_budget *k;
+
+	if (!ld->budget || idx < 0 || idx >= ld->nprobes)
+		return -ENOENT;
+	/* all but tat, the kernel's: written back, a stale one would give a
+	 * bucket its credit again at each change of rate */
+	k = &ld->budget[idx];
+	__atomic_store_n(&k->period, b->period, __ATOMIC_RELAXED);
+	__atomic_store_n(&k->burst, b->burst, __ATOMIC_RELAXED);
+	__atomic_store_n(&k->sample, b->sample, __ATOMIC_RELAXED);
+	__atomic_store_n(&k->armed, b->armed, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int loader_budget_armed(struct loader *ld, int idx)
+{
+	if (!ld->budget || idx < 0 || idx >= ld->nprobes)
+		return -ENOENT;
+	return (int)__atomic_load_n(&ld->budget[idx].armed, __ATOMIC_RELAXED);
+}
+
+static const char *attach_hint(const struct ev_desc *ev, int err)
+{
+	if (ev->is_user) {
+		if (err == -EINVAL)
+			return " (not an instruction of the file's text, or another uprobe on this "
+			       "offset has another reference counter)";
+		return "";
+	}
+	if (ev->tramp && err == -524)	/* the kernel's ENOTSUPP */
+		return " (this kernel's BPF trampolines cannot take this function: more "
+		       "arguments than they save, or a struct passed by value; --backend kprobe)";
+	if (ev->tramp)
+		return " (fentry/fexit: a function ftrace cannot trace? --backend kprobe)";
+	if (err == -ENOENT)
+		return " (no such symbol in the running kernel)";
+	if (err == -EILSEQ)
+		return " (the offset falls inside an instruction: pick one from a disassembly)";
+	if (err == -EINVAL)
+		return " (the kernel refuses to probe it: blacklisted, not in its text, or not "
+		       "traceable)";
+	if (err == -EBUSY)
+		return " (probe point is busy)";
+	if (err == -EADDRNOTAVAIL)	/* Linux 6.7+, and its stable kernels */
+		return " (several functions have this name, static ones of different files: "
+		       "probe one by its address, from /proc/kallsyms)";
+	if (err == -EPERM || err == -EACCES)
+		return " (needs root; or the kernel is locked down)";
+	return "";
+}
+
+/*
+ * The kernel's word for a refusal at attach, as kprobe_events and
+ * uprobe_events log it for the same errno (trace_kprobe_create(),
+ * __trace_uprobe_create()): the caret goes under the probe point.
+ */
+enum spec_err loader_attach_error(const struct ev_desc *ev, int err)
+{
+	if (ev->kind == SPEC_TRACEPOINT || ev->kind == SPEC_PROFILE || ev->tramp)
+		return SPEC_ERR_OK;	/* no such event in tracefs: our own words */
+	switch (err) {
+	case -EILSEQ:
+		return SPEC_ERR_BAD_INSN_BNDRY;
+	case -ENOENT:
+		return ev->is_user ? SPEC_ERR_FILE_NOT_FOUND : SPEC_ERR_BAD_PROBE_ADDR;
+	case -EADDRNOTAVAIL:
+		return SPEC_ERR_NON_UNIQ_SYMBOL;
+	case -ENOMEM:
+	case -EEXIST:
+	case -EPERM:
+	case -EACCES:
+	case -EMFILE:
+		return SPEC_ERR_OK;	/* the system's, not the probe's */
+	default:
+		return SPEC_ERR_FAIL_REG_PROBE;
+	}
+}
+
+/* "rN:": the perf kprobe PMU has no maxactive, tracefs has. */
+static struct bpf_link *attach_maxactive(struct loader *ld, struct bpf_program *prog,
+					 const struct ev_desc *ev, char *msg, size_t msglen)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = ev->index);
+	struct tfs_probe *tp = &ld->tfs[ev->index];
+	struct bpf_link *l;
+	char func[160];
+	int pfd;
+
+	snprintf(func, sizeof(func), "%s", ev->func);
+	pfd = tfs_kretprobe_create(func, ev->target.maxactive, ev->index, tp, msg, msglen);
+	if (pfd < 0) {
+		errno = -pfd;
+		return NULL;
+	}
+	l = bpf_program__attach_perf_event_opts(prog, pfd, &po);
+	if (!l) {
+		int err = errno;
+
+		snprintf(msg, msglen, "cannot attach to %s/%s: %s", tp->group, tp->event,
+			 strerror(err));
+		tfs_kretprobe_remove(tp);
+		errno = err;
+		return NULL;
+	}
+	tp->pfd = -1; /* the link closes it */
+	return l;
+}
+
+static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, pid_t upid,
+				   char *msg, size_t msglen)
+{
+	struct bpf_program *prog = ld->skel->progs.kpt_entry;	/* returns too */
+
+	if (ev->is_user) {
+		/* a USDT semaphore: the kernel counts it up while attached */
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = ev->index,
+			    .retprobe = ev->is_return, .ref_ctr_offset = ev->target.ref_ctr_offset);
+
+		return bpf_program__attach_uprobe_opts(prog, upid ? upid : -1, ev->path,
+						       ev->uoffset, &uo);
+	}
+	if (ev->kind == SPEC_TRACEPOINT) {
+		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = ev->index);
+
+		return bpf_program__attach_tracepoint_opts(ld->skel->progs.kpt_tp,
+							   ev->target.tp_system,
+							   ev->target.tp_event, &to);
+	}
+	if (ev->kind == SPEC_KRETPROBE && ev->target.maxactive)
+		return attach_maxactive(ld, prog, ev, msg, msglen);
+	if (ld->tramp[ev->index]) {
+		LIBBPF_OPTS(bpf_trace_opts, to, .cookie = ev->index);
+
+		return bpf_program__attach_trace_opts(ld->tramp[ev->index], &to);
+	}
+	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = ev->index, .retprobe = ev->is_return);
+	if (!ev->target.by_name) {
+		/* raw address: libbpf takes it as the offset with no function */
+		ko.offset = ev->addr;
+		return bpf_program__attach_kprobe_opts(prog, NULL, &ko);
+	}
+	ko.offset = ev->target.offset;
+	return bpf_program__attach_kprobe_opts(prog, ev->func, &ko);
+}
+
+/*
+ * profile:hz:N: a CPU clock sampling at N Hz on each possible CPU (as perf
+ * record -F and bcc's profile), each with the program and the probe's
+ * cookie. A CPU that is offline has no event: it takes no samples.
+ */
+static int attach_profile(struct loader *ld, const struct ev_desc *ev, char *msg, size_t msglen)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = ev->target.hz,
+		.freq = 1,
+	};
+	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = ev->index);
+	struct bpf_link **grown, *l;
+	int cpu, fd, err;
+
+	grown = realloc(ld->plinks, (ld->nplinks + ld->ncpus) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	ld->plinks = grown;
+	for (cpu = 0; cpu < ld->ncpus; cpu++) {
+		fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == ENODEV)
+			continue;	/* offline */
+		if (fd < 0) {
+			err = -errno;
+			snprintf(msg, msglen, "cannot open a %u Hz CPU clock on CPU %d: %s%s",
+				 ev->target.hz, cpu, strerror(-err), err == -EINVAL ?
+				 " (above kernel.perf_event_max_sample_rate?)" : "");
+			return err;
+		}
+		l = bpf_program__attach_perf_event_opts(ld->skel->progs.kpt_perf, fd, &po);
+		if (!l) {
+			err = -errno;
+			close(fd);
+			snprintf(msg, msglen, "cannot attach profile:hz:%u on CPU %d: %s",
+				 ev->target.hz, cpu, strerror(-err));
+			return err;
+		}
+		ld->plinks[ld->nplinks++] = l;	/* the link closes the event */
+	}
+	return 0;
+}
+
+/*
+ * Every probe marked multi, of one direction, through kprobe.multi links: one
+ * link per occurrence of a function (a link takes each address once: its
+ * cookie is found by address), so usually one link for them all.
+ */
+static int attach_multi(struct loader *ld, const struct ev_desc *evs, int n, bool ret,
+			char *msg, size_t msglen)
+{
+	unsigned long *addrs = calloc(n ? n : 1, sizeof(*addrs));
+	__u64 *cookies = calloc(n ? n : 1, sizeof(*cookies));
+	int *round = calloc(n ? n : 1, sizeof(*round));
+	int i, j, r, k, nr = 0, err = 0;
+
+	if (!addrs || !cookies || !round) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* round[i]: how many earlier probes share probe i's function */
+	for (i = 0; i < n; i++) {
+		if (!evs[i].multi || evs[i].is_return != ret)
+			continue;
+		for (j = 0; j < i; j++)
+			round[i] += evs[j].multi && evs[j].is_return == ret &&
+				    evs[j].addr == evs[i].addr;
+		if (round[i] + 1 > nr)
+			nr = round[i] + 1;
+	}
+	for (r = 0; r < nr && !err; r++) {
+		struct bpf_program *prog = ld->skel->progs.kpt_entry_multi;
+		struct bpf_link *l, **nl;
+
+		for (i = 0, k = 0; i < n; i++) {
+			if (!evs[i].multi || evs[i].is_return != ret || round[i] != r)
+				continue;
+			addrs[k] = evs[i].addr;
+			cookies[k++] = evs[i].index;
+		}
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, mo, .addrs = addrs, .cookies = cookies,
+			    .cnt = k, .retprobe = ret);
+		l = bpf_program__attach_kprobe_multi_opts(prog, NULL, &mo);
+		if (!l) {
+			err = -errno;
+			snprintf(msg, msglen, "cannot attach %d %s through kprobe.multi: %s%s", k,
+				 ret ? "return probes" : "probes", strerror(errno),
+				 err == -EOPNOTSUPP || err == -ENOENT ?
+					 " (this kernel lacks it: CONFIG_FPROBE; use --backend kprobe)" :
+					 " (a function ftrace cannot trace? --backend kprobe says which)");
+			break;
+		}
+		nl = realloc(ld->mlinks, (ld->nmlinks + 1) * sizeof(*nl));
+		if (!nl) {
+			bpf_link__destroy(l);
+			err = -ENOMEM;
+			break;
+		}
+		ld->mlinks = nl;
+		ld->mlinks[ld->nmlinks++] = l;
+		ld->nmulti[ret] += k;
+	}
+out:
+	free(addrs);
+	free(cookies);
+	free(round);
+	return err;
+}
+
+/* Why ev did not attach: the kernel's error class where it says one, the hint. */
+static void attach_failed_msg(const struct ev_desc *ev, int err, char *msg, size_t msglen)
+{
+	enum spec_err kerr = loader_attach_error(ev, err);
+	char at[64] = "";
+
+	if (!ev->is_user && ev->target.by_name && ev->target.offset)
+		snprintf(at, sizeof(at), "+0x%llx", (unsigned long long)ev->target.offset);
+	snprintf(msg, msglen, "%s%scannot attach %s/%s at %s%s: %s%s%s",
+		 kerr ? spec_strerror(kerr) : "", kerr ? " (" : "", ev->group, ev->event,
+		 ev->is_user ? ev->path : ev->func, at,
+		 err == -524 ? "not supported (ENOTSUPP)" : strerror(-err), attach_hint(ev, err),
+		 kerr ? ")" : "");
+}
+
+/*
+ * The traced processes' comings and goings, attached before any probe: a
+ * process the command creates from then on is traced from its start.
+ */
+static int attach_life(struct loader *ld, char *msg, size_t msglen)
+{
+	static const char *const tp[2][2] = {
+		{ "task", "task_newtask" }, { "sched", "sched_process_free" },
+	};
+	struct bpf_program *prog[2] = { ld->skel->progs.kpt_newtask, ld->skel->progs.kpt_procfree };
+	int i, err;
+
+	for (i = 0; i < 2; i++) {
+		if (bpf_program__fd(prog[i]) < 0)
+			continue;	/* not loaded this run */
+		ld->life[i] = bpf_program__attach_tracepoint(prog[i], tp[i][0], tp[i][1]);
+		if (!ld->life[i]) {
+			err = -errno;
+			snprintf(msg, msglen, "cannot attach to %s/%s, which follows the traced "
+				 "processes: %s", tp[i][0], tp[i][1], strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The probes of links[] whose pair_entry is pass: 0, or the error with ld->failed set. */
+static int attach_links(struct loader *ld, const struct ev_desc *evs, int n, bool pass,
+			char *msg, size_t msglen)
+{
+	int i, err;
+
+	for (i = 0; i < n; i++) {
+		struct bpf_link *l;
+
+		msg[0] = 0;
+		if (evs[i].pair_entry != pass)
+			continue;
+		ld->pair_entry[i] = pass;
+		ld->nlinks++;
+		if (evs[i].multi || evs[i].target.await)
+			continue;
+		if (evs[i].kind == SPEC_PROFILE) {
+			err = attach_profile(ld, &evs[i], msg, msglen);
+			if (err) {
+				ld->failed = i;
+				return err;
+			}
+			continue;
+		}
+		l = attach_one(ld, &evs[i], ld->upid, msg, msglen);
+		if (!l) {
+			err = -errno;
+			if (!msg[0])
+				attach_failed_msg(&evs[i], err, msg, msglen);
+			ld->failed = i;
+			return err ? err : -EINVAL;
+		}
+		ld->links[i] = l;
+	}
+	return 0;
+}
+
+/*
+ * Returns before the entries they pair with (event.h's pair_entry), as
+ * loader_detach() takes them off: an entry is then never left as a call in
+ * flight whose return was not hooked, for a later return to be paired with.
+ * kprobe.multi's returns first, its entries before the paired entries of
+ * links[], whichever mechanism each side of a pair went through.
+ */
+int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upid, char *msg,
+		  size_t msglen)
+{
+	double t0 = 1e3 * kpt_mono_s();
+	int err;
+
+	ld->upid = upid;
+	err = attach_life(ld, msg, msglen);
+	if (!err)
+		err = attach_multi(ld, evs, n, true, msg, msglen);
+	if (!err)
+		err = attach_links(ld, evs, n, false, msg, msglen);
+	if (!err)
+		err = attach_multi(ld, evs, n, false, msg, msglen);
+	if (!err)
+		err = attach_links(ld, evs, n, true, msg, msglen);
+	if (err) {
+		loader_detach(ld);
+		return err;
+	}
+	ld->attach_ms = 1e3 * kpt_mono_s() - t0;
+	return 0;
+}
+
+int loader_attach_late(struct loader *ld, const struct ev_desc *ev, char *msg, size_t msglen)
+{
+	struct bpf_link *l;
+
+	msg[0] = 0;
+	l = attach_one(ld, ev, ld->upid, msg, msglen);
+	if (!l) {
+		int err = -errno;
+
+		if (!msg[0])
+			attach_failed_msg(ev, err, msg, msglen);
+		return err ? err : -EINVAL;
+	}
+	ld->links[ev->index] = l;
+	return 0;
+}
+
+void loader_detach_one(struct loader *ld, int idx)
+{
+	bpf_link__destroy(ld->links[idx]);
+	ld->links[idx] = NULL;
+	if (ld->tfs)
+		tfs_kretprobe_remove(&ld->tfs[idx]);
+}
+
+bool loader_can_hold(struct loader *ld, const struct ev_desc *ev)
+{
+	int i = ev->index;
+
+	/* a link of its own: not a kprobe.multi's, a profile's per-CPU ones, or
+	 * a tracefs kretprobe's (removed and made again would be a new event);
+	 * not an entry a return pairs with (its returns would go unpaired) */
+	return i >= 0 && i < ld->nprobes && ld->links && ld->links[i] && !ev->multi &&
+	       ev->kind != SPEC_PROFILE && !(ld->tfs && ld->tfs[i].created) &&
+	       !ld->pair_entry[i];
+}
+
+int loader_hold(struct loader *ld, const struct ev_desc *ev)
+{
+	if (!loader_can_hold(ld, ev))
+		return -EOPNOTSUPP;
+	loader_detach_one(ld, ev->index);
+	return 0;
+}
+
+static void detach_links(struct loader *ld, bool pass)
+{
+	for (int i = 0; ld->links && i < ld->nprobes; i++) {
+		if (ld->pair_entry[i] != pass)
+			continue;
+		bpf_link__destroy(ld->links[i]);
+		ld->links[i] = NULL;
+	}
+}
+
+void loader_detach(struct loader *ld)
+{
+	int i;
+
+	/* as loader_attach() put them on: the paired entries of links[] last,
+	 * kprobe.multi's links before them (returns first, as made) */
+	detach_links(ld, false);
+	for (i = 0; i < ld->nmlinks; i++)
+		bpf_link__destroy(ld->mlinks[i]);
+	ld->nmlinks = 0;
+	detach_links(ld, true);
+	ld->nlinks = 0;
+	for (i = 0; i < ld->nplinks; i++)
+		bpf_link__destroy(ld->plinks[i]);
+	ld->nplinks = 0;
+	for (i = 0; ld->tfs && i < ld->nprobes; i++)
+		tfs_kretprobe_remove(&ld->tfs[i]);
+	for (i = 0; i < 2; i++) {
+		bpf_link__destroy(ld->life[i]);
+		ld->life[i] = NULL;
+	}
+}
+
+struct kpt_stats *loader_stats_cpus(struct loader *ld, int idx)
+{
+	struct kpt_stats *v = calloc(ld->ncpus, sizeof(*v));
+	__u32 key = idx;
+
+	if (v && bpf_map__lookup_elem(ld->skel->maps.kpt_stats, &key, sizeof(key), v,
+				      sizeof(*v) * ld->ncpus, 0)) {
+		free(v);
+		v = NULL;
+	}
+	return v;
+}
+
+unsigned long long loader_lost(struct loader *ld)
+{
+	unsigned long long lost = 0;
+	struct kpt_stats st;
+
+	for (int i = 0; i < ld->nprobes; i++)
+		if (!loader_stats(ld, i, &st))
+			lost += st.drops;
+	return lost;
+}
+
+int loader_stats(struct loader *ld, int idx, struct kpt_stats *out)
+{
+	struct kpt_stats *v = loader_stats_cpus(ld, idx);
+	int i, err = v ? 0 : -ENOENT;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; !err && i < ld->ncpus; i++) {
+		out->hits += v[i].hits;
+		out->drops += v[i].drops;
+		out->faults += v[i].faults;
+		out->filtered += v[i].filtered;
+		out->unmatched += v[i].unmatched;
+		out->keys_full += v[i].keys_full;
+		out->stack_failed += v[i].stack_failed;
+		out->stack_full += v[i].stack_full;
+		out->stack_deep += v[i].stack_deep;
+		out->pair_replaced += v[i].pair_replaced;
+		out->keys_cut += v[i].keys_cut;
+		out->sampled += v[i].sampled;
+		out->paused += v[i].paused;
+	}
+	free(v);
+	return err;
+}
+
+/*
+ * The perf-event part of struct bpf_link_info as of Linux 6.7, which added
+ * kprobe "missed" (nmissed: handler not run, e.g. kretprobe maxactive
+ * exhausted or recursion). Declared here because Debian 12's UAPI headers
+ * predate it; older kernels leave it zero and type 0 tells us so.
+ */
+struct kpt_link_info {
+	__u32 type;
+	__u32 id;
+	__u32 prog_id;
+	__u32 pad;
+	__u32 pe_type;		/* enum bpf_perf_event_type: 3 kprobe, 4 kretprobe */
+	__u32 pad2;
+	__u64 func_name;
+	__u32 name_len;
+	__u32 offset;
+	__u64 addr;
+	__u64 missed;
+	__u64 cookie;
+};
+
+unsigned long long loader_prog_misses(struct loader *ld)
+{
+	unsigned long long n = 0;
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, ld->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_program__fd(prog) < 0)
+			continue; /* not loaded this run */
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
+long long loader_missed(struct loader *ld, int idx)
+{
+	struct kpt_link_info info;
+	__u32 len = sizeof(info);
+
+	if (idx < 0 || idx >= ld->nprobes || !ld->links[idx] || ld->tramp[idx])
+		return -1;	/* a tracing link counts no misses */
+	if (ld->tfs[idx].created)
+		return tfs_nmissed(&ld->tfs[idx]);
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_link__fd(ld->links[idx]), &info, &len))
+		return -1;
+	if (info.pe_type != 3 && info.pe_type != 4)
+		return -1;
+	return (long long)info.missed;
+}
+
+unsigned long long loader_procs_full(struct loader *ld)
+{
+	return ld->skel && ld->skel->bss ? ld->skel->bss->kpt_procs_full : 0;
+}
+
+int loader_map_fd(struct loader *ld, enum loader_map m)
+{
+	switch (m) {
+	case LM_HIST:
+		return bpf_map__fd(ld->skel->maps.kpt_hist);
+	case LM_HSTAT:
+		return bpf_map__fd(ld->skel->maps.kpt_hstat);
+	case LM_PROCS:
+		return bpf_map__fd(ld->skel->maps.kpt_procs);
+	case LM_PMU:
+		return bpf_map__fd(ld->skel->maps.kpt_pmu);
+	case LM_PMU_STAT:
+		return bpf_map__fd(ld->skel->maps.kpt_pmu_stat);
+	case LM_KSTK:
+		return bpf_map__fd(ld->skel->maps.kpt_kstk);
+	case LM_USTK:
+		return bpf_map__fd(ld->skel->maps.kpt_ustk);
+	default:
+		return bpf_map__fd(ld->skel->maps.kpt_kagg);
+	}
+}
+
+int loader_events_fd(struct loader *ld)
+{
+	return bpf_map__fd(ld->skel->maps.kpt_events);
+}
+
+void loader_close(struct loader *ld)
+{
+	loader_detach(ld);
+	free(ld->links);
+	free(ld->pair_entry);
+	free(ld->mlinks);
+	free(ld->plinks);
+	free(ld->tfs);
+	free(ld->tramp);
+	if (ld->budget)
+		munmap(ld->budget, ld->budget_len);
+	kptrace_bpf__destroy(ld->skel);
+	memset(ld, 0, sizeof(*ld));
+}
+
+/* The program that serves ev (as attach_one() and attach_multi() attach it). */
+static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev)
+{
+	if (ev->index >= 0 && ev->index < ld->nprobes && ld->tramp[ev->index])
+		return ld->tramp[ev->index];
+	if (ev->kind == SPEC_TRACEPOINT)
+		return ld->skel->progs.kpt_tp;
+	if (ev->kind == SPEC_PROFILE)
+		return ld->skel->progs.kpt_perf;
+	return ev->multi ? ld->skel->progs.kpt_entry_multi : ld->skel->progs.kpt_entry;
+}
+
+int loader_probe_prog(struct loader *ld, const struct ev_desc *ev, uint32_t *id, uint64_t *ns,
+		      uint64_t *runs)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+	int fd;
+
+	*id = 0;
+	*ns = *runs = 0;
+	if (!ld->skel)
+		return -1;
+	fd = bpf_program__fd(prog_of(ld, ev));
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -1;
+	*id = info.id;
+	*ns = info.run_time_ns;
+	*runs = info.run_cnt;
+	return 0;
+}
+
+void loader_prog_stats(struct loader *ld, void (*fn)(void *arg, const char *name, uint64_t ns,
+						     uint64_t runs), void *arg)
+{
+	struct bpf_program *prog;
+
+	if (!ld->skel)
+		return;
+	bpf_object__for_each_program(prog, ld->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		fn(arg, bpf_program__name(prog), info.run_time_ns, info.run_cnt);
+	}
+}

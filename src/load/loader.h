@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stage 4, load: open the skeleton, size the maps for this run, set rodata,
+ * load (the verifier runs here), write the probe table, attach every probe
+ * with its index as the BPF cookie. All or nothing: a failed attach detaches
+ * what was attached. Every attachment is an fd-based link (perf, kprobe.multi
+ * or tracing), so the kernel drops it when the process dies, even by SIGKILL.
+ */
+#ifndef KPT_LOADER_H
+#define KPT_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "prepare/event.h"
+#include "prepare/plan.h"
+#include "kptrace.h"
+
+struct kptrace_bpf;
+struct bpf_link;
+struct bpf_program;
+
+struct tfs_probe;
+struct kpt_budget;
+
+struct loader {
+	struct kptrace_bpf *skel;
+	struct bpf_link **links;	/* links[i] is probe i's */
+	bool *pair_entry;		/* probe i's ev_desc.pair_entry: off last */
+	struct tfs_probe *tfs;		/* probe i's tracefs kretprobe, for "rN:" */
+	struct bpf_link **mlinks;	/* kprobe.multi links */
+	int nmlinks;
+	struct bpf_link **plinks;	/* profile:hz:N: one per CPU per probe */
+	int nplinks;
+	int nmulti[2];			/* probes through them: entries, returns */
+	struct bpf_program **tramp;	/* tramp[i]: probe i's fentry/fexit program, or NULL */
+	int ntramp;			/* probes through trampolines */
+	/* -c: kpt_newtask and kpt_procfree, which keep the set of traced
+	 * processes (kpt_procs) as they come and go */
+	struct bpf_link *life[2];
+	double attach_ms;		/* time loader_attach took */
+	int nlinks;
+	int nprobes;
+	int ncpus;
+	int failed;			/* the probe whose attach the kernel refused, or -1 */
+	struct kpt_budget *budget;	/* --budget: the buckets, mapped (kpt_budget) */
+	pid_t upid;			/* the process uprobes were attached for (0: all) */
+	size_t budget_len;
+};
+
+struct load_opts {
+	struct plan plan;	/* what the verifier gets for this run (prepare/plan.h) */
+	pid_t self_tgid;	/* kptrace's own process: never traced (0: none) */
+	pid_t target_tgid;	/* 0: everyone */
+	/* the traced processes are a set in the kernel, target_tgid the first
+	 * (-c; -p with --keep-running): a process leaves it when it is freed,
+	 * and with follow_forks the processes its members create join it */
+	bool target_set, follow_forks;
+	/* where task/task_newtask's pid and clone_flags and
+	 * sched/sched_process_free's pid are in their records (target_set) */
+	uint32_t nt_pid_off, nt_flags_off, free_pid_off;
+	pid_t target_tid;	/* 0: every thread */
+	uint64_t target_cgroup;	/* cgroup v2 id, 0: every cgroup */
+	const char *target_comm;	/* NULL: every comm */
+	uint32_t buffer_size;	/* ring buffer bytes, power of two; 0: loader_default_ring() */
+	uint32_t hist_buckets;	/* unkeyed histogram buckets of all probes */
+	uint32_t max_keys;	/* keyed aggregation entries; latency calls in flight */
+	/* the probes: which programs to load (the others are not: verifier
+	 * time), and each fentry/fexit program's function */
+	const struct ev_desc *evs;
+	uint32_t pmu_n;		/* latency --pmu: counters per call (src/load/pmu.c), 0: none */
+};
+
+/* The aggregation maps, for agg.c. */
+enum loader_map {
+	LM_HIST,		/* per-CPU array of u64 bucket counts */
+	LM_HSTAT,		/* per-CPU array of struct kpt_aggval, per probe */
+	LM_KAGG,		/* per-CPU hash struct kpt_key -> struct kpt_aggval */
+	LM_PROCS,		/* hash tgid -> 1: the traced processes (load_opts.target_set) */
+	LM_PMU,			/* perf event array: --pmu's counters, event * ncpus + cpu */
+	LM_PMU_STAT,		/* per-CPU array of struct kpt_pmu_stats, per probe */
+	LM_KSTK,		/* hash u64 -> struct kpt_kstack: kstack keys' frames */
+	LM_USTK,		/* hash u64 -> struct kpt_ustack: ustack keys' frames */
+};
+
+/* Ring buffer bytes when --buffer-size is not given. */
+uint32_t loader_default_ring(int ncpus);
+/* Open and load for nprobes probes. Returns 0 or a negative errno (msg set). */
+int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
+		size_t msglen);
+/* Write entry idx of the probe table. */
+int loader_set_probe(struct loader *ld, int idx, const struct kpt_probe_entry *ent);
+/* Write probe idx's --budget bucket (the map has a bucket per probe only with load_opts.budget). */
+int loader_set_budget(struct loader *ld, int idx, const struct kpt_budget *b);
+/*
+ * --budget's last resort: probe ev's own link destroyed (loader_detach_one()),
+ * so its hits cost nothing (and are not seen), then made again with
+ * loader_attach_late(). Only a probe with a link of its own (a kprobe,
+ * uprobe or tracepoint, fentry/fexit) can be held.
+ */
+bool loader_can_hold(struct loader *ld, const struct ev_desc *ev);
+int loader_hold(struct loader *ld, const struct ev_desc *ev);
+/* Whether probe idx's bucket is armed now (the kernel arms it too): 1, 0, or -ENOENT. */
+int loader_budget_armed(struct loader *ld, int idx);
+/*
+ * Attach every probe; on failure detach all. msg names the probe that failed
+ * (ld->failed), with the kernel's text for the refusal first where tracefs
+ * has one for it (loader_attach_error()).
+ */
+int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upid, char *msg,
+		  size_t msglen);
+/* The kernel's error class for probe ev's attach failing with -errno err, or
+ * SPEC_ERR_OK where it has none. */
+enum spec_err loader_attach_error(const struct ev_desc *ev, int err);
+/* Detach every probe (links, then tracefs kretprobes); idempotent. */
+void loader_detach(struct loader *ld);
+/*
+ * A probe loader_attach() left out (ev->target.await), attached on its own
+ * once its module is there (or again, after --budget held it), with its
+ * index as the cookie: 0 or -errno with msg. The program is loaded already:
+ * this is one more link.
+ */
+int loader_attach_late(struct loader *ld, const struct ev_desc *ev, char *msg, size_t msglen);
+/* Probe idx's link alone, its module gone: idempotent. */
+void loader_detach_one(struct loader *ld, int idx);
+/* Sum the per-CPU counters of probe idx. */
+int loader_stats(struct loader *ld, int idx, struct kpt_stats *out);
+/* The records the ring buffer had no room for so far, over every probe. */
+unsigned long long loader_lost(struct loader *ld);
+/* Probe idx's statistics per CPU (ld->ncpus of them, to free), or NULL. */
+struct kpt_stats *loader_stats_cpus(struct loader *ld, int idx);
+/*
+ * Runs of our programs the kernel skipped because another BPF program was
+ * running on that CPU (bpf_prog_active; the programs' recursion_misses).
+ */
+unsigned long long loader_prog_misses(struct loader *ld);
+/* Kernel-side misses of probe idx's kprobe (Linux 6.7+), or -1 where unknown. */
+long long loader_missed(struct loader *ld, int idx);
+/* Processes created by traced ones and not followed: the set was full. */
+unsigned long long loader_procs_full(struct loader *ld);
+/* fd of an aggregation map, or of the traced processes'. */
+int loader_map_fd(struct loader *ld, enum loader_map m);
+/* Ring buffer fd for the consumer. */
+int loader_events_fd(struct loader *ld);
+/* Detach every link, then free everything. */
+/*
+ * Each loaded program's run time and runs, as the kernel counts them while
+ * someone holds BPF_ENABLE_STATS (0 otherwise): fn per program.
+ */
+void loader_prog_stats(struct loader *ld, void (*fn)(void *arg, const char *name, uint64_t ns,
+						     uint64_t runs), void *arg);
+/*
+ * The program that serves probe ev: its id and the kernel's run time and
+ * runs of it (every probe it serves, counted while BPF_ENABLE_STATS is
+ * held). 0, or -1 when it is not loaded.
+ */
+int loader_probe_prog(struct loader *ld, const struct ev_desc *ev, uint32_t *id, uint64_t *ns,
+		      uint64_t *runs);
+void loader_close(struct loader *ld);
+
+#endif /* KPT_LOADER_H */

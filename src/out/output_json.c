@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Stage 8, JSON: one NDJSON object per event, values typed:
+ *
+ *   {"ts":NS[,"time":ISO],"cpu":N,"pid":TGID,"tid":N,"comm":"..","group":"..",
+ *    "event":"..","probe":"..", LOCATION, "args":{"name":VALUE,...}
+ *    [,"faults":["name",...]]}
+ *
+ * ts is on --time's clock (outtime.h): monotonic ns by default, boot, ns
+ * since the epoch for wall (with its ISO 8601 text as "time"), or since
+ * the previous event.
+ *
+ * "probe" is the text ftrace prints in parentheses; LOCATION gives the raw
+ * addresses as hex strings: "ip" for entry probes, "func" and "ret_ip" for
+ * return probes. Values: u/s types as numbers, x types as "0x.." strings,
+ * char and strings as strings, symbol/symstr as "sym+0x../0x..", arrays as
+ * arrays, faulted values as null (and the argument named in "faults").
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "lang/valfmt.h"
+#include "out/output.h"
+#include "out/outtime.h"
+#include "out/umaps.h"
+#include "util/fmt.h"
+#include "kptrace.h"
+
+#define SYM_BUF	1024
+
+/* Length of a valid UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates), else 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	uint32_t cp, min;
+	size_t len, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+		min = 0x80;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = s[0] & 0x0f;
+		min = 0x800;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* "\\u%04x" of a byte: the escape of a control character or of a stray byte. */
+static void json_u00(struct outbuf *ob, unsigned char c)
+{
+	static const char hex[16] = "0123456789abcdef";
+	char *p = ob_room(ob, 6);
+
+	memcpy(p, "\\u00", 4);
+	p[4] = hex[c >> 4];
+	p[5] = hex[c & 0xf];
+	ob_commit(ob, p + 6);
+}
+
+/* Printable ASCII but for the two JSON escapes: copied as it is. */
+static bool json_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/*
+ * A JSON string from arbitrary bytes. Kernel strings are bytes, not text: a
+ * byte that is not part of valid UTF-8 becomes \u00XX (its Latin-1 reading)
+ * so the output always parses.
+ */
+static void json_str(struct outbuf *ob, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, j, k;
+
+	ob_char(ob, '"');
+	while (i < n) {
+		/* the common case, a run of plain characters, in one copy */
+		for (j = i; j < n && json_plain(s[j]); j++)
+			;
+		ob_mem(ob, s + i, j - i);
+		i = j;
+		if (i == n)
+			break;
+		if (s[i] == '"' || s[i] == '\\') {
+			ob_char(ob, '\\');
+			ob_char(ob, (char)s[i]);
+			i++;
+		} else if (s[i] >= 0x80 && (k = utf8_len(s + i, n - i))) {
+			ob_mem(ob, s + i, k);
+			i += k;
+		} else {
+			/* control characters and bytes outside valid UTF-8 */
+			json_u00(ob, s[i]);
+			i++;
+		}
+	}
+	ob_char(ob, '"');
+}
+
+void json_fput_str(FILE *f, const char *s, size_t max)
+{
+	struct outbuf ob;
+
+	ob_init(&ob, f);
+	json_str(&ob, s, strnlen(s, max));
+	ob_flush(&ob);
+}
+
+static void json_cstr(struct outbuf *ob, const char *s)
+{
+	json_str(ob, s, strlen(s));
+}
+
+/* "\"0x%" PRIx64 "\"" */
+static void json_hex(struct outbuf *ob, uint64_t v)
+{
+	ob_char(ob, '"');
+	ob_hex(ob, v);
+	ob_char(ob, '"');
+}
+
+static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct ksyms *ks,
+			 struct dec_val v)
+{
+	char buf[SYM_BUF], c;
+	enum spec_num num;
+	size_t n;
+
+	/* an enum from BTF: by name where the value has one */
+	for (int i = 0; i < a->nenums; i++) {
+		if (a->enums[i].val == v.s) {
+			json_cstr(ob, a->enums[i].name);
+			return;
+		}
+	}
+	switch (a->type) {
+	case SPEC_T_CHAR:
+		c = (char)(v.u & 0xff);
+		json_str(ob, &c, 1);
+		break;
+	case SPEC_T_SYMBOL:
+	case SPEC_T_SYMSTR:
+		json_cstr(ob, ksyms_format(ks, v.u, !a->sym_name, buf, sizeof(buf)));
+		break;
+	case SPEC_T_IPV4:
+	case SPEC_T_BE16:
+	case SPEC_T_BE32:
+	case SPEC_T_ERRNO:
+		/* addresses and errno names as strings, other values as numbers */
+		n = valfmt_scalar(a->type, v.u, buf, sizeof(buf));
+		if (valfmt_json_is_string(a->type, v.u))
+			json_str(ob, buf, n);
+		else
+			ob_mem(ob, buf, n);
+		break;
+	default:
+		num = spec_type_info(a->type)->num;
+		if (num == SPEC_NUM_U)
+			ob_u64(ob, v.u);
+		else if (num == SPEC_NUM_S)
+			ob_s64(ob, v.s);
+		else	/* the x types: "0x.." strings */
+			json_hex(ob, v.u);
+		break;
+	}
+}
+
+/* Returns false when the element is a faulted string (printed as null). */
+static bool print_elem(struct outbuf *ob, const struct ev_arg *a, const struct ksyms *ks,
+		       const void *rec, size_t len, uint32_t e)
+{
+	const char *s;
+	size_t n;
+
+	if (!decode_is_data_loc(a)) {
+		print_scalar(ob, a, ks, decode_scalar(a, rec, e));
+		return true;
+	}
+	s = decode_string(a, rec, len, e, &n);
+	if (!s) {
+		ob_mem(ob, "null", 4);
+		return false;
+	}
+	json_str(ob, s, n);
+	return true;
+}
+
+/* Returns true when the argument faulted. */
+static bool print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
+		      const struct ksyms *ks, const void *rec, size_t len)
+{
+	const struct ev_arg *a = &ev->args[i];
+	bool ok = true;
+	uint32_t e, n;
+
+	json_cstr(ob, a->name);
+	ob_char(ob, ':');
+	if (a->data) {
+		json_cstr(ob, a->data);
+		return false;
+	}
+	if (!decode_is_data_loc(a) && decode_faulted(ev, rec, i)) {
+		ob_mem(ob, "null", 4);
+		return true;
+	}
+	if (!a->count)
+		return !print_elem(ob, a, ks, rec, len, 0);
+	if (a->type == SPEC_T_IPV6) {
+		char buf[VALFMT_MAX];
+		size_t n6 = decode_ipv6(a, rec, buf, sizeof(buf));
+
+		if (n6) {	/* else not the 16 bytes of one: as an array */
+			json_str(ob, buf, n6);
+			return false;
+		}
+	}
+	n = decode_count(a, rec);
+	ob_char(ob, '[');
+	for (e = 0; e < n; e++) {
+		if (e)
+			ob_char(ob, ',');
+		ok &= print_elem(ob, a, ks, rec, len, e);
+	}
+	ob_char(ob, ']');
+	return !ok;
+}
+
+/* seq_print_ip_sym() into buf, as output_text.c prints it. */
+static const char *ip_sym(char *buf, size_t len, const struct ksyms *ks, uint64_t ip,
+			  bool offset)
+{
+	const struct ksym *s = ksyms_by_addr(ks, ip);
+
+	if (!ip)
+		snprintf(buf, len, "0");
+	else if (s && s->addr == ip && !s->module &&
+		 (!strcmp(s->name, "__kretprobe_trampoline") ||
+		  !strcmp(s->name, "kretprobe_trampoline") ||
+		  !strcmp(s->name, "arch_rethook_trampoline")))
+		snprintf(buf, len, "[unknown/kretprobe'd]");
+	else if (offset)
+		ksyms_format(ks, ip, true, buf, len);
+	else if (s)
+		snprintf(buf, len, "%s", s->name);
+	else
+		snprintf(buf, len, "0x%08" PRIx64, ip);
+	return buf;
+}
+
+/* "0x%" PRIx64 into p (NUL-terminated); returns the NUL. */
+static char *hex_str(char *p, uint64_t v)
+{
+	memcpy(p, "0x", 2);
+	p = fmt_x64(p + 2, v);
+	*p = '\0';
+	return p;
+}
+
+/* "probe": the parenthesized text of the trace line; then the addresses behind it. */
+static void print_location(struct outbuf *ob, const struct ev_desc *ev,
+			   const struct ksyms *ks, const struct kpt_rec_hdr *h)
+{
+	char a[SYM_BUF], b[SYM_BUF], probe[2 * SYM_BUF + 8], *p;
+	uint64_t ip = h->ip, func = 0;
+
+	switch (ev->kind) {
+	case SPEC_KRETPROBE:
+		snprintf(probe, sizeof(probe), "%s <- %s", ip_sym(a, sizeof(a), ks, ip, true),
+			 ip_sym(b, sizeof(b), ks, ev->addr, false));
+		break;
+	case SPEC_UPROBE:
+		hex_str(probe, ip);
+		break;
+	case SPEC_URETPROBE:
+		/* "0x%" PRIx64 " <- 0x%" PRIx64 */
+		func = umaps_func_addr(ev, h->tgid);
+		p = hex_str(probe, ip);
+		memcpy(p, " <- ", 4);
+		hex_str(p + 4, func);
+		break;
+	default:
+		/* the kprobe's address as the kernel placed it (past an ENDBR, say) */
+		ip_sym(probe, sizeof(probe), ks, ip, true);
+		break;
+	}
+	ob_mem(ob, ",\"probe\":", 9);
+	json_cstr(ob, probe);
+	if (ev->kind == SPEC_KRETPROBE || ev->kind == SPEC_URETPROBE) {
+		ob_mem(ob, ",\"func\":", 8);
+		json_hex(ob, ev->kind == SPEC_KRETPROBE ? ev->addr : func);
+		ob_mem(ob, ",\"ret_ip\":", 10);
+	} else {
+		ob_mem(ob, ",\"ip\":", 6);
+	}
+	json_hex(ob, ip);
+}
+
+/* "{\"ts\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":" */
+static void print_header(struct outbuf *ob, const struct kpt_rec_hdr *h)
+{
+	char *p = ob_room(ob, 64 + 4 * FMT_NUM_MAX + OUTTIME_TEXT_MAX);
+
+	/* --time's clock in nanoseconds (wall: since the epoch), and wall's text beside */
+	memcpy(p, "{\"ts\":", 6);
+	p = fmt_u64(p + 6, outtime_ns(h->ts));
+	if (outtime_clock() == OUT_CLOCK_WALL) {
+		memcpy(p, ",\"time\":\"", 9);
+		p = outtime_text(p + 9, h->ts);
+		*p++ = '"';
+	}
+	memcpy(p, ",\"cpu\":", 7);
+	p = fmt_u64(p + 7, h->cpu);
+	memcpy(p, ",\"pid\":", 7);
+	p = fmt_u64(p + 7, h->tgid);
+	memcpy(p, ",\"tid\":", 7);
+	p = fmt_u64(p + 7, h->tid);
+	memcpy(p, ",\"comm\":", 8);
+	ob_commit(ob, p + 8);
+}
+
+/* One frame: its address, symbol, offset and module (kernel) or binary (user). */
+static void json_frame(struct outbuf *ob, const struct sframe *fr)
+{
+	ob_mem(ob, "{\"address\":", 11);
+	if (fr->addr)
+		json_hex(ob, fr->addr);
+	else
+		ob_mem(ob, "null", 4);
+	ob_mem(ob, ",\"symbol\":", 10);
+	if (fr->sym)
+		json_cstr(ob, fr->sym);
+	else
+		ob_mem(ob, "null", 4);
+	ob_mem(ob, ",\"offset\":", 10);
+	if (fr->sym)
+		ob_commit(ob, fmt_u64(ob_room(ob, FMT_NUM_MAX), fr->off));
+	else
+		ob_mem(ob, "null", 4);
+	ob_str(ob, fr->user ? ",\"binary\":" : ",\"module\":");
+	if (fr->obj)
+		json_cstr(ob, fr->obj);
+	else
+		ob_mem(ob, "null", 4);
+	if (fr->user && (fr->obj || fr->build_id)) {
+		ob_str(ob, ",\"file_offset\":");
+		ob_commit(ob, fmt_u64(ob_room(ob, FMT_NUM_MAX), fr->file_off));
+	}
+	ob_char(ob, '}');
+}
+
+/* -K/-U: "kstack" and "ustack", arrays of frames, the innermost first. */
+static void print_stacks(struct outbuf *ob, const struct ev_desc *ev, const struct kpt_rec_hdr *h,
+			 const struct stack_syms *ss, const void *rec, size_t len)
+{
+	const struct ksyms *ks = ss ? ss->ks : NULL;
+	struct dec_stacks st;
+	struct sframe fr;
+	unsigned int i, first;
+
+	decode_stacks(rec, len, &st);
+	if (h->nkstack) {
+		ob_str(ob, ",\"kstack\":[");
+		first = stack_kernel_first(ks, st.k, st.nk, ev);
+		for (i = first; i < st.nk && (!ev->kstack_show || i - first < ev->kstack_show); i++) {
+			if (i > first)
+				ob_char(ob, ',');
+			stack_kframe(ks, stack_kip(st.k, i), &fr);
+			json_frame(ob, &fr);
+		}
+		ob_char(ob, ']');
+	}
+	if (h->nustack) {
+		ob_str(ob, ",\"ustack\":[");
+		for (i = 0; i < st.nu; i++) {
+			if (i)
+				ob_char(ob, ',');
+			stack_uframe(ss ? ss->us : NULL, h->tgid, st.u + (size_t)i * KPT_UFRAME_SIZE,
+				     i, &fr);
+			json_frame(ob, &fr);
+		}
+		ob_char(ob, ']');
+	}
+}
+
+/* The visible arguments as members, "a":1,"b":"x" (a comma first if comma); true if one faulted. */
+static bool print_args(struct outbuf *ob, const struct ev_desc *ev, const struct ksyms *ks,
+		       const void *rec, size_t len, bool comma, uint64_t *fbits)
+{
+	bool faults = false;
+	int i;
+
+	for (i = 0; i < ev->nargs; i++) {
+		if (ev->args[i].hidden)
+			continue;
+		if (comma)
+			ob_char(ob, ',');
+		comma = true;
+		if (print_arg(ob, ev, i, ks, rec, len)) {
+			fbits[i / 64] |= 1ull << (i % 64);
+			faults = true;
+		}
+	}
+	return faults;
+}
+
+int output_json_args(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
+		     size_t len, bool comma)
+{
+	uint64_t fbits[(KPT_MAX_ARGS + 63) / 64] = { 0 };
+	struct outbuf ob;
+
+	if (decode_check(ev, rec, len))
+		return -EINVAL;
+	ob_init(&ob, f);
+	print_args(&ob, ev, ks, rec, len, comma, fbits);
+	ob_flush(&ob);
+	return 0;
+}
+
+int output_json(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
+		size_t len)
+{
+	struct stack_syms ss = { .ks = ks };
+
+	return output_json_ex(f, ev, &ss, rec, len);
+}
+
+int output_json_ex(FILE *f, const struct ev_desc *ev, const struct stack_syms *ss,
+		   const void *rec, size_t len)
+{
+	const struct ksyms *ks = ss ? ss->ks : NULL;
+	/* which arguments faulted, for the list after "args" */
+	uint64_t fbits[(KPT_MAX_ARGS + 63) / 64] = { 0 };
+	struct kpt_rec_hdr h;
+	struct outbuf ob;
+	bool faults = false;
+	int i, j;
+
+	if (decode_check(ev, rec, len))
+		return -EINVAL;
+	memcpy(&h, rec, sizeof(h));
+	ob_init(&ob, f);
+	print_header(&ob, &h);
+	json_str(&ob, h.comm, strnlen(h.comm, KPT_COMM_LEN));
+	ob_mem(&ob, ",\"group\":", 9);
+	json_cstr(&ob, ev->group);
+	ob_mem(&ob, ",\"event\":", 9);
+	json_cstr(&ob, ev->event);
+	if (ev->kind != SPEC_TRACEPOINT)
+		print_location(&ob, ev, ks, &h);
+	ob_mem(&ob, ",\"args\":{", 9);
+	faults = print_args(&ob, ev, ks, rec, len, false, fbits);
+	ob_char(&ob, '}');
+	if (faults) {
+		ob_mem(&ob, ",\"faults\":[", 11);
+		for (i = 0, j = 0; i < ev->nargs; i++) {
+			if (!(fbits[i / 64] & (1ull << (i % 64))))
+				continue;
+			if (j++)
+				ob_char(&ob, ',');
+			json_cstr(&ob, ev->args[i].name);
+		}
+		ob_char(&ob, ']');
+	}
+	if (h.nkstack || h.nustack)
+		print_stacks(&ob, ev, &h, ss, rec, len);
+	ob_mem(&ob, "}\n", 2);
+	/* the whole object in one write (or in OUTBUF_SIZE pieces if longer) */
+	ob_flush(&ob);
+	return 0;
+}

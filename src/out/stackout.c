@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Stage 10 for stacks: frames resolved to names, their text and folded names. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "out/stackout.h"
+#include "kptrace.h"
+
+uint64_t stack_kip(const unsigned char *frames, unsigned int i)
+{
+	uint64_t ip;
+
+	memcpy(&ip, frames + (size_t)i * KPT_KFRAME_SIZE, sizeof(ip));
+	return ip;
+}
+
+/*
+ * Functions that run between the probed point and the BPF program: what
+ * a stack taken inside the program shows above the probe. By name, as
+ * kallsyms gives them on the kernels kptrace runs on.
+ */
+static const char *const tracing_frames[] = {
+	"bpf_prog_", "bpf_trampoline_", "__bpf_prog_enter", "__bpf_prog_exit",
+	"bpf_trace_run", "__bpf_trace_", "perf_trace_", "trace_call_bpf",
+	"perf_syscall_enter", "perf_syscall_exit",
+	"bpf_get_stack", "bpf_get_stackid", "__bpf_get_stack", "bpf_prog_run",
+	"kprobe_perf_func", "kretprobe_perf_func", "kprobe_dispatcher", "kretprobe_dispatcher",
+	"kprobe_ftrace_handler", "kprobe_multi_link_handler", "kprobe_multi_link_prog_run",
+	"kprobe_multi_link_exit_handler", "fprobe_handler", "__fprobe_handler",
+	"fprobe_exit_handler", "fprobe_entry", "fprobe_return", "fprobe_ftrace_entry",
+	"arch_ftrace_ops_list_func", "ftrace_ops_list_func", "ftrace_regs_caller",
+	"ftrace_caller", "ftrace_call", "ftrace_regs_call", "ftrace_trampoline",
+	"__kretprobe_trampoline_handler", "kretprobe_trampoline_handler", "trampoline_handler",
+	"rethook_trampoline_handler", "arch_rethook_trampoline_callback",
+	"function_graph_enter", "ftrace_return_to_handler", "return_to_handler",
+	"kprobe_int3_handler", "exc_int3", "asm_exc_int3", "do_int3", "opt_pre_handler",
+	"optimized_callback", "aggr_pre_handler",
+};
+
+static bool is_tracing_frame(const struct ksym *s)
+{
+	size_t i, n;
+
+	if (s->module && !strcmp(s->module, "bpf"))
+		return true;
+	for (i = 0; i < sizeof(tracing_frames) / sizeof(tracing_frames[0]); i++) {
+		n = strlen(tracing_frames[i]);
+		/* a prefix ends in '_'; else the whole name, or its .isra/.cold clone */
+		if (!strncmp(s->name, tracing_frames[i], n) &&
+		    (tracing_frames[i][n - 1] == '_' || !s->name[n] || s->name[n] == '.'))
+			return true;
+	}
+	return false;
+}
+
+unsigned int stack_kernel_skip(const struct ksyms *ks, const unsigned char *frames, unsigned int n)
+{
+	unsigned int i;
+
+	if (!ks)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct ksym *s = ksyms_by_addr(ks, stack_kip(frames, i));
+
+		if (!s || !is_tracing_frame(s))
+			break;
+	}
+	/* a stack of nothing but tracing frames is shown as it is */
+	return i == n ? 0 : i;
+}
+
+/*
+ * A BPF trampoline's program runs below the probed function's frame: the
+ * stack shows the program and the trampoline (not named in kallsyms as
+ * read before they loaded), then the function; a return (fexit), the
+ * function's frame too, where the kernel's own stack starts at the caller.
+ * So through a trampoline the stack starts at the function, or past it.
+ */
+unsigned int stack_kernel_first(const struct ksyms *ks, const unsigned char *frames, unsigned int n,
+				const struct ev_desc *ev)
+{
+	const struct ksym *fn = NULL, *s;
+	unsigned int i;
+
+	if (ks && ev && ev->tramp && ev->addr)
+		fn = ksyms_by_addr(ks, ev->addr);
+	for (i = 0; fn && i < n; i++) {
+		s = ksyms_by_addr(ks, stack_kip(frames, i));
+		if (s && s->addr == fn->addr)
+			return ev->is_return ? i + 1 : i;
+	}
+	return stack_kernel_skip(ks, frames, n);
+}
+
+void stack_kframe(const struct ksyms *ks, uint64_t ip, struct sframe *f)
+{
+	const struct ksym *s = ks ? ksyms_by_addr(ks, ip) : NULL;
+
+	memset(f, 0, sizeof(*f));
+	f->addr = ip;
+	if (s) {
+		f->sym = s->name;
+		f->off = ip - s->addr;
+		f->obj = s->module;
+	}
+}
+
+/* struct bpf_stack_build_id, as the kernel lays it out */
+struct frame32 {
+	int32_t status;
+	unsigned char build_id[20];
+	uint64_t offset_or_ip;
+};
+#define BUILD_ID_VALID	1
+
+void stack_uframe(struct usym *us, uint32_t tgid, const unsigned char *frame, unsigned int i,
+		  struct sframe *f)
+{
+	struct usym_frame uf = { 0 };
+	struct frame32 fr;
+
+	memcpy(&fr, frame, sizeof(fr));
+	memset(f, 0, sizeof(*f));
+	f->user = true;
+	/* the kernel pairs a frame with the mapping above it when none holds it
+	 * (a frame-pointer walk through code without them): no file has such
+	 * an offset, and the frame is nothing's */
+	if (fr.status == BUILD_ID_VALID && fr.offset_or_ip >= 1ull << 47)
+		return;
+	if (fr.status != BUILD_ID_VALID)
+		f->addr = fr.offset_or_ip;
+	if (us)
+		usym_frame32(us, tgid, frame, i > 0, &uf);
+	else if (fr.status == BUILD_ID_VALID)
+		uf.file_off = fr.offset_or_ip;
+	if (uf.addr)
+		f->addr = uf.addr;
+	f->sym = uf.sym;
+	f->off = uf.sym_off;
+	f->obj = uf.path;
+	f->file_off = fr.status == BUILD_ID_VALID ? fr.offset_or_ip : uf.file_off;
+	if (fr.status == BUILD_ID_VALID && !uf.path)
+		f->build_id = frame + offsetof(struct frame32, build_id);
+}
+
+/* The build id as hex, trailing zero bytes (a shorter id's padding) left out. */
+static void build_id_hex(const unsigned char *id, char *buf)
+{
+	int n = 20, i;
+
+	while (n > 0 && !id[n - 1])
+		n--;
+	for (i = 0; i < n; i++)
+		sprintf(buf + 2 * i, "%02x", id[i]);
+	buf[2 * n] = '\0';
+}
+
+/* A user symbol without its version ("clock_gettime@@GLIBC_2.17"): as people name it. */
+static int sym_len(const struct sframe *f)
+{
+	const char *at = f->user ? strchr(f->sym, '@') : NULL;
+
+	return at && at > f->sym ? (int)(at - f->sym) : (int)strlen(f->sym);
+}
+
+size_t stack_frame_text(const struct sframe *f, char *buf, size_t len)
+{
+	char id[41];
+	int n;
+
+	if (!f->user) {
+		if (!f->sym)
+			n = snprintf(buf, len, "0x%" PRIx64, f->addr);
+		else if (f->obj)
+			n = snprintf(buf, len, "%s [%s]", f->sym, f->obj);
+		else
+			n = snprintf(buf, len, "%s", f->sym);
+	} else if (f->sym) {
+		n = snprintf(buf, len, "%.*s+0x%" PRIx64 " (%s)", sym_len(f), f->sym, f->off,
+			     f->obj ? f->obj : "?");
+	} else if (f->obj) {
+		n = snprintf(buf, len, "[unknown] (%s+0x%" PRIx64 ")", f->obj, f->file_off);
+	} else if (f->build_id) {
+		build_id_hex(f->build_id, id);
+		n = snprintf(buf, len, "[unknown] (build id %s+0x%" PRIx64 ")", id, f->file_off);
+	} else {
+		n = snprintf(buf, len, "[unknown] <0x%" PRIx64 ">", f->addr);
+	}
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
+
+size_t stack_frame_name(const struct sframe *f, char *buf, size_t len)
+{
+	int n;
+
+	if (!f->sym)
+		n = snprintf(buf, len, "[unknown]");
+	else if (!f->user && f->obj)
+		n = snprintf(buf, len, "%s [%s]", f->sym, f->obj);
+	else
+		n = snprintf(buf, len, "%.*s", sym_len(f), f->sym);
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}

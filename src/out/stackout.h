@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stage 10 for stacks: a captured frame as the user reads it. Kernel
+ * frames are named from kallsyms, as ftrace's stacktrace trigger names
+ * them; user frames from the process's files (usym.c). The outputs
+ * (output_text.c, output_json.c, agg.c's tables and --folded) print what
+ * this resolves.
+ */
+#ifndef KPT_STACKOUT_H
+#define KPT_STACKOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "prepare/event.h"
+#include "sys/ksyms.h"
+#include "sys/usym.h"
+
+/* What names frames: kallsyms for the kernel's, the symbolizer for users'. */
+struct stack_syms {
+	const struct ksyms *ks;		/* NULL: kernel frames print as addresses */
+	struct usym *us;		/* NULL: user frames print as addresses */
+};
+
+/* One frame resolved. */
+struct sframe {
+	bool user;
+	uint64_t addr;			/* 0: not known (a build-id frame of a process gone) */
+	const char *sym;		/* NULL: unknown, never a guess */
+	uint64_t off;			/* into sym */
+	const char *obj;		/* kernel: its module (NULL: the core kernel); user: its file */
+	uint64_t file_off;		/* user: the frame's offset in obj (or in the build id's file) */
+	const unsigned char *build_id;	/* user: the file's build id, when obj is not known */
+};
+
+/* Frame i of n kernel frames (8 bytes each, unaligned). */
+uint64_t stack_kip(const unsigned char *frames, unsigned int i);
+/*
+ * How many of the top kernel frames are BPF's and the tracing machinery's
+ * (a trampoline, the program, perf's tracepoint glue): the stack starts
+ * below them, at the probed function or the tracepoint's caller.
+ */
+unsigned int stack_kernel_skip(const struct ksyms *ks, const unsigned char *frames, unsigned int n);
+/* The first frame to show of probe ev's stack: the above, and a trampoline's own frames. */
+unsigned int stack_kernel_first(const struct ksyms *ks, const unsigned char *frames, unsigned int n,
+				const struct ev_desc *ev);
+void stack_kframe(const struct ksyms *ks, uint64_t ip, struct sframe *f);
+/* User frame i (struct bpf_stack_build_id) of process tgid: i > 0 is a return address. */
+void stack_uframe(struct usym *us, uint32_t tgid, const unsigned char *frame, unsigned int i,
+		  struct sframe *f);
+/*
+ * A frame's text after " => ": a kernel frame as ftrace prints it ("sym",
+ * "sym [mod]" for a module's, "0x..." unknown); a user frame
+ * "sym+0xoff (file)", "[unknown] (file+0xoff)" or "[unknown] <0xaddr>".
+ */
+size_t stack_frame_text(const struct sframe *f, char *buf, size_t len);
+/* A frame's name in the folded format: "sym", "sym [mod]", "[unknown]". */
+size_t stack_frame_name(const struct sframe *f, char *buf, size_t len);
+
+#endif /* KPT_STACKOUT_H */

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A tracepoint's own line, as the kernel's trace file prints it after
+ * "EVENT: ", for a tracepoint given without fields: libtraceevent
+ * evaluates the event's print fmt (its flag and symbol tables, ternaries,
+ * __get_str()) over a record rebuilt in the kernel's layout from
+ * kptrace's. The kernel's %p conversions it would print otherwise (%pS
+ * with its /size, %p as bare hex) are kptrace's own functions, through
+ * the run's kallsyms.
+ */
+#ifndef KPT_TPPRINT_H
+#define KPT_TPPRINT_H
+
+#include <stddef.h>
+
+#include "prepare/event.h"
+#include "sys/ksyms.h"
+
+/*
+ * ev's line from its print fmt (ev->tp_print) into out, NUL-terminated:
+ * its length, or -1 when libtraceevent could not read the format (the
+ * caller prints the fields as kptrace does).
+ */
+long tpprint_info(const struct ev_desc *ev, const struct ksyms *ks, const void *rec, size_t len,
+		  char *out, size_t outlen);
+
+#endif /* KPT_TPPRINT_H */

@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+
+#include "lang/spec.h"
+#include "prepare/aggdef.h"
+#include "prepare/modes.h"
+#include "sys/libpath.h"
+#include "sys/pmu.h"
+#include "sys/tracepoint.h"
+
+/* Definition texts as a mode makes them; peer[i]: latency's other half of text[i], or -1. */
+struct deflist {
+	char **text;
+	int *peer;
+	int n;
+};
+
+static int deflist_add(struct deflist *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int deflist_add(struct deflist *l, const char *fmt, ...)
+{
+	char **nt, *t;
+	int *np, r;
+	va_list ap;
+
+	va_start(ap, fmt);
+	r = vasprintf(&t, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	nt = realloc(l->text, (l->n + 1) * sizeof(*nt));
+	if (nt)
+		l->text = nt;
+	np = nt ? realloc(l->peer, (l->n + 1) * sizeof(*np)) : NULL;
+	if (!np) {
+		free(t);
+		return -ENOMEM;
+	}
+	l->peer = np;
+	l->peer[l->n] = -1;
+	l->text[l->n++] = t;
+	return 0;
+}
+
+static void deflist_free(struct deflist *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->text[i]);
+	free(l->text);
+	free(l->peer);
+	memset(l, 0, sizeof(*l));
+}
+
+/* An event name from a function: its symbol, C-identifier characters only. */
+static void event_name(const char *func, int n, char *buf, size_t len)
+{
+	const char *s = strrchr(func, ':');
+	size_t i;
+
+	s = s ? s + 1 : func;
+	for (i = 0; i + 1 < len && s[i]; i++)
+		buf[i] = s[i];
+	buf[i] = 0;
+	for (i = 0; buf[i]; i++)
+		if (!isalnum((unsigned char)buf[i]) && buf[i] != '_')
+			buf[i] = '_';
+	if (!isalpha((unsigned char)buf[0]) && buf[0] != '_')
+		snprintf(buf, len, "f%d", n);
+	if (strlen(buf) > 40)
+		buf[40] = 0;
+}
+
+/*
+ * latency FUNC [FETCHARGS] [if FILTER]: an entry probe (with the arguments
+ * and filter) starting the clock and a return probe stopping it.
+ */
+#define LATENCY_GLOB_MAX 500	/* functions one glob may expand to (two probes each) */
+
+static int latency_pair(struct deflist *out, const char *func, const char *rest, int n)
+{
+	char name[64];
+	int err;
+
+	event_name(func, n, name, sizeof(name));
+	err = deflist_add(out, "p:latency/%s_%d %s%s", name, n, func, rest);
+	if (!err)
+		err = deflist_add(out, "r:latency/%s_%d_ret %s", name, n, func);
+	if (err)
+		return err;
+	out->peer[out->n - 2] = out->n - 1;
+	out->peer[out->n - 1] = out->n - 2;
+	return 0;
+}
+
+/* latency '/bin/app:parse_*': every function of the binary it matches. */
+static int latency_uglob(const char *pat, const char *rest, struct deflist *out, int *n,
+			 char *msg, size_t msglen)
+{
+	const char *colon = strrchr(pat, ':');
+	int count = 0, ifuncs, i, err = -EINVAL;
+	char **names = NULL, path[256];
+
+	if (colon && colon - pat < (long)sizeof(path)) {
+		snprintf(path, sizeof(path), "%.*s", (int)(colon - pat), pat);
+		err = resolve_elf_glob_functions(path, colon + 1, &names, &count, &ifuncs, msg,
+						 msglen);
+	} else {
+		snprintf(msg, msglen, "latency %s: not /PATH:SYMBOL", pat);
+	}
+	if (!err && !count) {
+		snprintf(msg, msglen, "latency %s: no function matches%s", pat,
+			 ifuncs ? " (only IFUNC symbols: resolvers, not the functions called)" : "");
+		err = -ENOENT;
+	}
+	if (!err && count > LATENCY_GLOB_MAX) {
+		snprintf(msg, msglen, "latency %s: %d functions match, at most %d: narrow the "
+			 "pattern", pat, count, LATENCY_GLOB_MAX);
+		err = -E2BIG;
+	}
+	for (i = 0; !err && i < count; i++) {
+		char func[512];
+
+		snprintf(func, sizeof(func), "%s:%s", path, names[i]);
+		err = latency_pair(out, func, rest, (*n)++);
+	}
+	if (!err)
+		fprintf(stderr, "kptrace: latency %s: %d functions%s\n", pat, count,
+			ifuncs ? ", IFUNC symbols skipped (resolvers, not the functions called)" : "");
+	for (i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}
+
+/* latency 'vfs_*': every traceable match, the skipped ones reported. */
+static int latency_glob(struct sysinfo *si, const char *pat, const char *rest,
+			struct deflist *out, int *n, char *msg, size_t msglen)
+{
+	char **names;
+	int count, skipped, ambiguous = 0, i, err;
+
+	if (strchr(pat, '/'))
+		return latency_uglob(pat, rest, out, n, msg, msglen);
+	err = sysinfo_glob_functions(si, pat, &names, &count, &skipped, msg, msglen);
+	/* a name several functions have is refused by name: left out, counted */
+	if (!err)
+		ambiguous = sysinfo_drop_non_unique(si, names, &count);
+	if (!err && !count) {
+		snprintf(msg, msglen, "latency %s: no traceable kernel function matches%s%s", pat,
+			 skipped ? " (only blacklisted ones)" : "",
+			 ambiguous ? " (only names several functions have)" : "");
+		err = -ENOENT;
+	}
+	if (!err && count > LATENCY_GLOB_MAX) {
+		snprintf(msg, msglen, "latency %s: %d functions match, at most %d: narrow the "
+			 "pattern", pat, count, LATENCY_GLOB_MAX);
+		err = -E2BIG;
+	}
+	for (i = 0; !err && i < count; i++)
+		err = latency_pair(out, names[i], rest, (*n)++);
+	if (!err)
+		fprintf(stderr, "kptrace: latency %s: %d functions%s\n", pat, count,
+			skipped || ambiguous ? "" : ", none skipped");
+	if (!err && skipped)
+		fprintf(stderr, "kptrace: latency %s: %d matching functions skipped: the kernel "
+			"blacklists them (NOKPROBE)\n", pat, skipped);
+	if (!err && ambiguous)
+		fprintf(stderr, "kptrace: latency %s: %d matching names skipped: several functions "
+			"have each (the kernel refuses them by name)\n", pat, ambiguous);
+	for (i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}
+
+/*
+ * For a system call's tracepoint (syscalls/sys_enter_NAME, sys_exit_NAME):
+ * its kernel function ("__x64_sys_read") into buf, from vmlinux's BTF.
+ */
+static bool syscall_function(struct sysinfo *si, const char *event, char *buf, size_t len)
+{
+	static const char *const prefixes[] = { "__x64_sys_", "__arm64_sys_", "__se_sys_" };
+	const char *name = NULL;
+	size_t i;
+
+	if (!strncmp(event, "syscalls/sys_enter_", 19))
+		name = event + 19;
+	else if (!strncmp(event, "syscalls/sys_exit_", 18))
+		name = event + 18;
+	for (i = 0; name && i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		snprintf(buf, len, "%s%s", prefixes[i], name);
+		if (sysinfo_btf_has_func(si, buf))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * latency times a function from its entry to its return: a tracepoint
+ * (which has no return) or a whole definition is refused, with what to
+ * write instead. 0 when func can be a function.
+ */
+static int latency_refuse(struct sysinfo *si, const char *func, char *msg, size_t msglen)
+{
+	char tp[256] = "", sysfn[300], libc[256], *colon;
+	size_t used;
+
+	if (!strncmp(func, "t:", 2) || !strncmp(func, "tracepoint:", 11))
+		snprintf(tp, sizeof(tp), "%s", strchr(func, ':') + 1);
+	else if (*func != '/' && *func != '.' && strchr(func, '/') && !strchr(func, ':'))
+		snprintf(tp, sizeof(tp), "%s", func);
+	if (!tp[0] && strchr("prf", *func) && func[1] && strchr(":0123456789", func[1])) {
+		snprintf(msg, msglen, "latency takes a function, not a probe definition: "
+			 "kptrace latency %s", strchr(func, ':') ? strchr(func, ':') + 1 : func);
+		return -EINVAL;
+	}
+	if (!tp[0])
+		return 0;
+	/* bpftrace's SUBSYS:EVENT */
+	if ((colon = strchr(tp, ':')) && !strchr(tp, '/'))
+		*colon = '/';
+	used = (size_t)snprintf(msg, msglen, "latency takes a function (FUNC, MOD:FUNC or "
+				"/PATH:SYMBOL) and times it from entry to return; '%s' is a "
+				"tracepoint, which has no return: from one event to another is "
+				"latency --from DEF --to DEF", func);
+	/* a system call's entry: its exit is the other end */
+	if (used < msglen && !strncmp(tp, "syscalls/sys_enter_", 19))
+		used += (size_t)snprintf(msg + used, msglen - used, " (kptrace latency --from "
+					 "'t:%s' --to 't:syscalls/sys_exit_%s')", tp, tp + 19);
+	if (used >= msglen || !syscall_function(si, tp, sysfn, sizeof(sysfn)))
+		return -EINVAL;
+	used += (size_t)snprintf(msg + used, msglen - used, ". For the system call, time its "
+				 "kernel function: kptrace latency %s", sysfn);
+	if (used < msglen && !sysinfo_have_kprobes(si) &&
+	    !libpath_find("libc", libc, sizeof(libc)) &&
+	    resolve_elf_has_function(libc, strstr(sysfn, "_sys_") + 5))
+		snprintf(msg + used, msglen - used, " (this kernel has no kprobes for it: here, "
+			 "libc's: kptrace latency %s:%s)", libc, strstr(sysfn, "_sys_") + 5);
+	return -EINVAL;
+}
+
+/*
+ * latency FUNC [FETCHARGS] [if FILTER]: an entry probe (with the arguments
+ * and filter) starting the clock and a return probe stopping it. A glob
+ * FUNC stands for every traceable kernel function it matches.
+ */
+static int latency_defs(const struct kpt_opts *env, struct sysinfo *si, struct deflist *out,
+			char *msg, size_t msglen)
+{
+	int i, n = 0, err;
+
+	if (env->from) {
+		/* --from/--to: the two definitions as given, a pair */
+		err = deflist_add(out, "%s", env->from);
+		if (!err)
+			err = deflist_add(out, "%s", env->to);
+		if (err)
+			return err;
+		out->peer[0] = 1;
+		out->peer[1] = 0;
+		return 0;
+	}
+
+	for (i = 0; i < env->ndefs; i++) {
+		const char *d = env->defs[i], *rest;
+		char func[256];
+		size_t flen = strcspn(d, " \t");
+
+		if (!flen || flen >= sizeof(func)) {
+			snprintf(msg, msglen, "latency: '%s' is not a function", d);
+			return -EINVAL;
+		}
+		memcpy(func, d, flen);
+		func[flen] = 0;
+		rest = d + flen;
+		err = latency_refuse(si, func, msg, msglen);
+		if (err)
+			return err;
+		if (strpbrk(func, "*?["))
+			err = latency_glob(si, func, rest, out, &n, msg, msglen);
+		else
+			err = latency_pair(out, func, rest, n++);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The kernel's kmalloc entry points over the versions we know of; those the
+ * running kernel has are found in kallsyms, and the size parameter's position
+ * in BTF, so nothing here assumes one kernel. Large-allocation helpers are
+ * left out: they are called from the ones listed and would count twice.
+ */
+static const char *const kmalloc_funcs[] = {
+	"__kmalloc", "__kmalloc_noprof",			/* (size, flags) */
+	"__kmalloc_node", "__kmalloc_node_noprof",		/* (size, flags, node) */
+	"kmalloc_trace", "kmalloc_trace_noprof",		/* 6.1-6.9 (s, flags, size) */
+	"kmalloc_node_trace", "kmalloc_node_trace_noprof",
+	"__kmalloc_cache_noprof", "__kmalloc_cache_node_noprof",	/* 6.10+ */
+	"__kmalloc_node_track_caller", "__kmalloc_node_track_caller_noprof",
+};
+
+/* 1-based position of parameter pname of function fn in BTF, or 0. */
+static int btf_param_pos(const struct btf *btf, const char *fn, const char *pname)
+{
+	const struct btf_type *t;
+	const struct btf_param *p;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC);
+	if (id < 0)
+		return 0;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	if (!t || !btf_is_func_proto(t))
+		return 0;
+	p = btf_params(t);
+	for (i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, p[i].name_off), pname))
+			return i + 1;
+	return 0;
+}
+
+static int kmalloc_defs(const struct kpt_opts *env, struct sysinfo *si, struct deflist *out,
+			char *msg, size_t msglen)
+{
+	const char *tfs = tp_tracefs();
+	char fmt[160];
+	size_t i;
+	int err, pos;
+
+	snprintf(fmt, sizeof(fmt), "%s/events/kmem/kmalloc/format", tfs ? tfs : "/nonexistent");
+	if (!env->no_tracepoint && !access(fmt, R_OK))
+		return deflist_add(out, "t:kmalloc kmem/kmalloc bytes_req bytes_alloc call_site");
+
+	err = sysinfo_need_ksyms(si, msg, msglen);
+	if (!err)
+		err = sysinfo_need_btf(si, msg, msglen);
+	if (err)
+		return err;
+	for (i = 0; i < sizeof(kmalloc_funcs) / sizeof(kmalloc_funcs[0]); i++) {
+		const struct ksym *s = ksyms_by_name(si->ksyms, kmalloc_funcs[i], NULL);
+
+		if (!s)
+			continue;
+		pos = btf_param_pos(si->btf, kmalloc_funcs[i], "size");
+		if (!pos)
+			continue;
+		/* at function entry $stack0 is the return address: the call site */
+		err = deflist_add(out, "p:kmalloc/%s %s bytes_req=$arg%d:u64 call_site=$stack0:x64",
+				  kmalloc_funcs[i], kmalloc_funcs[i], pos);
+		if (err)
+			return err;
+	}
+	if (!out->n) {
+		snprintf(msg, msglen, "hist kmalloc: this kernel has neither the kmem:kmalloc "
+			 "tracepoint nor a kmalloc function kptrace knows, with a 'size' "
+			 "parameter in BTF");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Whether p has an argument called name. */
+static bool has_arg(const struct spec_probe *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nargs; i++)
+		if (!strcmp(p->args[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * A tracepoint's fields by name, as bpftrace's args->: the field a hist
+ * takes and the --by keys that name no argument of a tracepoint definition
+ * are appended to it ("hist 't:kmem/kmalloc' bytes_req" runs
+ * "t:kmem/kmalloc bytes_req"), before its " if" filter. A name that is no
+ * field of the tracepoint is then refused where fields are resolved, with a
+ * caret under it.
+ */
+static int add_def(const struct kpt_opts *env, const char *def, struct deflist *out)
+{
+	char extra[512] = "", by[256], *tok, *save = NULL;
+	struct spec_probe p;
+	struct spec_error e;
+	size_t at;
+
+	if (env->mode == MODE_TRACE || spec_parse(def, &p, &e) || p.kind != SPEC_TRACEPOINT) {
+		if (env->mode != MODE_TRACE)
+			spec_free(&p);
+		return deflist_add(out, "%s", def);
+	}
+	if (env->mode == MODE_HIST && env->field && !has_arg(&p, env->field))
+		snprintf(extra, sizeof(extra), " %s", env->field);
+	snprintf(by, sizeof(by), "%s", env->by ? env->by : "");
+	for (tok = strtok_r(by, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		/* "probe" is the table's probe column, no field */
+		if (!agg_builtin_key(tok) && strcmp(tok, "probe") && !has_arg(&p, tok) &&
+		    !(env->field && !strcmp(tok, env->field)) &&
+		    strlen(extra) + strlen(tok) + 2 < sizeof(extra))
+			strcat(strcat(extra, " "), tok);
+	}
+	/* before " if EXPR": back from the expression over "if" and spaces */
+	at = strlen(def);
+	if (p.filter) {
+		at = (size_t)p.filter_col;
+		while (at > 0 && def[at - 1] == ' ')
+			at--;
+		at = at >= 2 ? at - 2 : 0;
+		while (at > 0 && def[at - 1] == ' ')
+			at--;
+	}
+	spec_free(&p);
+	return deflist_add(out, "%.*s%s%s", (int)at, def, extra, def + at);
+}
+
+static int mode_texts(const struct kpt_opts *env, struct sysinfo *si, struct deflist *out,
+		      char *msg, size_t msglen)
+{
+	int i, err;
+
+	if (env->mode == MODE_LATENCY)
+		return latency_defs(env, si, out, msg, msglen);
+	if (env->mode == MODE_HIST && env->ndefs == 1 && !strcmp(env->defs[0], "kmalloc"))
+		return kmalloc_defs(env, si, out, msg, msglen);
+	for (i = 0; i < env->ndefs; i++) {
+		err = add_def(env, env->defs[i], out);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int modes_definitions(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps,
+		      char *msg, size_t msglen)
+{
+	struct deflist dl = { 0 };
+	int i, err, base = ps->n;
+	char where[64];
+
+	msg[0] = 0;
+	err = mode_texts(env, si, &dl, msg, msglen);
+	for (i = 0; !err && i < dl.n; i++) {
+		snprintf(where, sizeof(where), "definition %d", i + 1);
+		err = probeset_add(ps, dl.text[i], dl.n > 1 || env->def_file ? where : NULL,
+				   PROBE_USER);
+		if (err)
+			msg[0] = 0;	/* probeset_add() said why */
+	}
+	/* latency's pairs: each of its texts one probe, none a removal */
+	for (i = 0; !err && ps->n == base + dl.n && i < dl.n; i++) {
+		if (dl.peer[i] < 0)
+			continue;
+		ps->p[base + i].lat = dl.peer[i] > i ? PROBE_LAT_START : PROBE_LAT_END;
+		ps->p[base + i].lat_peer = base + dl.peer[i];
+	}
+	deflist_free(&dl);
+	return err;
+}
+
+static enum kpt_action latency_action(const struct kpt_opts *env, const struct probe *pr)
+{
+	if (env->from)
+		return pr->lat == PROBE_LAT_END ? KPT_ACT_PAIR_END : KPT_ACT_PAIR_START;
+	return pr->lat == PROBE_LAT_END ? KPT_ACT_LAT_END : KPT_ACT_LAT_START;
+}
+
+/*
+ * --key A[=B],...: the pair's key, --from's argument A and --to's B (B
+ * defaults to A); each a scalar argument its definition names. None: the
+ * thread.
+ */
+static int pair_keys(const char *spec, bool from, const struct ev_desc *ev, struct kpt_agg *g,
+		     char *msg, size_t msglen)
+{
+	char buf[256], *tok, *save = NULL, *eq, *name;
+	int a;
+
+	if (!spec)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		eq = strchr(tok, '=');
+		if (eq)
+			*eq = '\0';
+		name = from || !eq ? tok : eq + 1;
+		if (g->npair == KPT_PAIR_KEYS) {
+			snprintf(msg, msglen, "--key %s: at most %d arguments", spec, KPT_PAIR_KEYS);
+			return -EINVAL;
+		}
+		a = ev_arg_index(ev, name);
+		if (a < 0 || ev->args[a].count || spec_type_is_string(ev->args[a].type)) {
+			snprintf(msg, msglen, "--key %s: %s %s/%s has no scalar argument '%s' (name "
+				 "it in the definition, e.g. '... %s')", spec, from ? "--from" : "--to",
+				 ev->group, ev->event, name, name);
+			return -EINVAL;
+		}
+		g->pair_argi[g->npair++] = (uint8_t)a;
+	}
+	return 0;
+}
+
+/*
+ * A pair whose end's --by names fields of its start: the start makes those
+ * keys, in the end's layout, and keeps them with its time; the end fills in
+ * the rest (kpt_pair()).
+ */
+static void pair_carry_keys(const struct kpt_agg *end, struct kpt_agg *start)
+{
+	start->nkeys = end->nkeys;
+	memcpy(start->key_kind, end->key_kind, sizeof(start->key_kind));
+	memcpy(start->key_argi, end->key_argi, sizeof(start->key_argi));
+	start->key_peer = (uint8_t)(~end->key_peer & ((1u << end->nkeys) - 1));
+	start->stack_keys = 0;
+}
+
+int modes_actions(const struct kpt_opts *env, struct probeset *ps, char *msg, size_t msglen,
+		  int *which)
+{
+	const struct ev_desc *evs = ps->evs;
+	struct kpt_probe_entry *ents = ps->ents;
+	uint32_t *nbuckets = &ps->nbuckets;
+	struct agg_opts o = {
+		.kind = env->linear ? KPT_H_LINEAR : KPT_H_LOG2,
+		.field = env->field,
+		.lin_min = env->lin_min,
+		.lin_max = env->lin_max,
+		.lin_step = env->lin_step,
+		.by = env->by,
+		.unit = env->unit,
+		.top = env->top,
+		.pmu_n = pmu_count(env->pmu),
+		.stat_field = env->stat_field,
+		.stats = env->stats,
+		.sort_by = env->sort_by,
+		.evs = evs,
+	};
+	bool kmalloc = env->mode == MODE_HIST && env->ndefs == 1 &&
+		       !strcmp(env->defs[0], "kmalloc");
+	int i, first = -1, err = 0;
+
+	*nbuckets = 0;
+	if (kmalloc && !o.field)
+		o.field = env->slack ? "bytes_alloc" : "bytes_req";
+	if (env->slack)
+		o.sub_field = "bytes_req";
+	for (i = 0; i < ps->nuser && !err; i++) {
+		const struct probe *pr = &ps->p[i];
+
+		*which = i;
+		switch (env->mode) {
+		case MODE_HIST:
+			err = agg_setup(&o, KPT_ACT_HIST, &evs[i], 0, &ents[i].agg, nbuckets, msg,
+					msglen);
+			/* the kmalloc functions of a kernel make one histogram */
+			if (!err && kmalloc && first >= 0) {
+				*nbuckets -= ents[i].agg.nbuckets;
+				ents[i].agg.hist_base = ents[first].agg.hist_base;
+				ents[i].agg.group = first;
+			} else if (!err && kmalloc) {
+				first = i;
+			}
+			break;
+		case MODE_COUNT:
+			err = agg_setup(&o, KPT_ACT_COUNT, &evs[i], 0, &ents[i].agg, nbuckets, msg,
+					msglen);
+			break;
+		case MODE_LATENCY:
+			/* latency_pair() linked them: entry, return; or --from, --to */
+			err = agg_setup(&o, latency_action(env, pr), &evs[i], pr->lat_peer,
+					&ents[i].agg, nbuckets, msg, msglen);
+			if (!err && env->from)
+				err = pair_keys(env->pair_key, pr->lat == PROBE_LAT_START,
+						&evs[i], &ents[i].agg, msg, msglen);
+			break;
+		default:
+			ents[i].agg.action = KPT_ACT_PRINT;
+			break;
+		}
+	}
+	for (i = 0; i < ps->nuser && !err; i++)
+		if (ents[i].agg.action == KPT_ACT_PAIR_END && ents[i].agg.key_peer)
+			pair_carry_keys(&ents[i].agg, &ents[ents[i].agg.lat_peer].agg);
+	return err;
+}

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Stage 3c: the verifier's specialisations of a run, decided once (plan.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "prepare/aggdef.h"
+#include "prepare/backend.h"
+#include "prepare/filter.h"
+#include "prepare/plan.h"
+
+/* Where the value of f is, as kpt_agg.direct; -1 if not as it is in the context. */
+static int direct_source(const struct sysinfo *si, const struct kpt_fetch *f)
+{
+	if (f->store != KPT_ST_RAW || f->nderef || f->count != 1 || (f->flags & KPT_FF_BITFIELD))
+		return -1;
+	switch (f->base) {
+	case KPT_BASE_ARG:
+		return f->param < KPT_NR_REG_ARGS ? (int)f->param : -1;	/* past them: the stack */
+	case KPT_BASE_RETVAL:
+		return KPT_DIRECT_AX;
+	case KPT_BASE_REG:
+		return si->regs_btf ? resolve_arg_reg(si->regs_btf, f->param) : -1;
+	case KPT_BASE_TPFIELD:
+		return KPT_DIRECT_TPFIELD;
+	default:
+		return -1;
+	}
+}
+
+/* An argument whose fetch reads no memory but the context's, so cannot fault. */
+static bool cannot_fault(const struct kpt_fetch *f)
+{
+	if (f->nderef || (f->store != KPT_ST_RAW && f->store != KPT_ST_COMM &&
+			  f->store != KPT_ST_NONE))
+		return false;
+	switch (f->base) {
+	case KPT_BASE_STACK:
+	case KPT_BASE_TPDATALOC:
+		return false;
+	case KPT_BASE_ARG:
+		return f->param < KPT_NR_REG_ARGS;
+	default:
+		return true;
+	}
+}
+
+void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
+{
+	int i, src = 0;
+
+	e->flags &= ~KPT_PF_DIRECT;
+	if (e->agg.nkeys || e->pre.nops || e->post.nops || (e->flags & KPT_PF_EDATA))
+		return;
+	/* the direct path fetches no argument: none may count a fault unseen */
+	for (i = 0; i < e->nargs && i < KPT_MAX_ARGS; i++)
+		if (!cannot_fault(&e->args[i]))
+			return;
+	switch (e->agg.action) {
+	case KPT_ACT_HIST:
+		if (e->agg.value_sub_argi != 0xff || e->agg.value_argi >= e->nargs)
+			return;
+		src = direct_source(si, &e->args[e->agg.value_argi]);
+		if (src < 0 || (src == KPT_DIRECT_TPFIELD) != !!(e->flags & KPT_PF_TP))
+			return;
+		break;
+	case KPT_ACT_LAT_START:
+	case KPT_ACT_LAT_END:
+		break;
+	case KPT_ACT_PAIR_START:
+	case KPT_ACT_PAIR_END:
+		/* paired by the thread: no argument read */
+		if (e->agg.npair)
+			return;
+		break;
+	default:
+		return;
+	}
+	e->flags |= KPT_PF_DIRECT;
+	e->agg.direct = (__u8)src;
+}
+
+bool plan_direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *e,
+			struct kpt_direct_stream *ds)
+{
+	int i, src;
+
+	memset(ds, 0, sizeof(*ds));
+	if (e->agg.action != KPT_ACT_PRINT || e->pre.nops || e->post.nops ||
+	    (e->flags & (KPT_PF_TP | KPT_PF_EDATA | KPT_PF_KSTACK | KPT_PF_USTACK)) || e->nargs > KPT_DS_MAX_ARGS ||
+	    e->fixed_size < KPT_HDR_SIZE || e->fixed_size > KPT_FIXED_MAX)
+		return false;
+	for (i = 0; i < e->nargs; i++) {
+		const struct kpt_fetch *f = &e->args[i];
+
+		/* a register as it is, after the fault bitmap (one byte, which
+		 * the handler zeroes), inside the record */
+		src = direct_source(si, f);
+		if (src < 0 || src == KPT_DIRECT_TPFIELD ||
+		    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) ||
+		    f->slot < KPT_HDR_SIZE + 1 || f->slot + f->size > e->fixed_size)
+			return false;
+		ds->args[i].reg = (uint8_t)src;
+		ds->args[i].size = f->size;
+		ds->args[i].slot = f->slot;
+	}
+	ds->nargs = e->nargs;
+	ds->flags = e->flags;
+	ds->size = e->fixed_size;
+	return true;
+}
+
+bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *dh)
+{
+	const struct kpt_agg *g = &e->agg;
+	const struct kpt_fetch *f;
+
+	memset(dh, 0, sizeof(*dh));
+	if (!(e->flags & KPT_PF_DIRECT) || g->action != KPT_ACT_HIST || g->nkeys ||
+	    g->value_argi >= e->nargs || g->hist_base || g->group)
+		return false;
+	f = &e->args[g->value_argi];
+	dh->on = 1;
+	dh->direct = g->direct;
+	dh->size = f->size;
+	dh->is_signed = g->value_signed;
+	dh->hist = g->hist;
+	dh->own_stats = !!(e->flags & KPT_PF_OWN_STATS);
+	if (g->direct == KPT_DIRECT_TPFIELD) {
+		dh->tp_off = f->param;
+		dh->tp_size = (uint32_t)f->imm;
+	}
+	dh->nbuckets = g->nbuckets;
+	dh->lin_min = g->lin_min;
+	dh->lin_step = g->lin_step;
+	return true;
+}
+
+uint64_t plan_regs_used(const struct kpt_probe_entry *e)
+{
+	/* the words of the calling convention's argument registers */
+#ifdef KPT_ARCH_ARM64
+	static const uint8_t argw[] = { 0, 1, 2, 3, 4, 5, 6, 7 };	/* x0-x7 */
+#else
+	static const uint8_t argw[] = { KPT_W_DI, KPT_W_SI, KPT_W_DX, KPT_W_CX, KPT_W_R8,
+					KPT_W_R9 };
+#endif
+	_Static_assert(sizeof(argw) == KPT_NR_REG_ARGS, "one word per argument register");
+	uint64_t m = 1ull << KPT_W_IP;
+	int i;
+
+	for (i = 0; i < e->nargs && i < KPT_MAX_ARGS; i++) {
+		const struct kpt_fetch *f = &e->args[i];
+
+		switch (f->base) {
+		case KPT_BASE_REG:
+			if (f->param / 8 >= KPT_REG_WORDS)
+				return ~0ull;
+			m |= 1ull << (f->param / 8);
+			break;
+		case KPT_BASE_STACK:
+		case KPT_BASE_STACKP:
+			m |= 1ull << KPT_W_SP;
+			break;
+		case KPT_BASE_RETVAL:
+			m |= 1ull << KPT_W_RET;
+			break;
+		case KPT_BASE_ARG:
+			m |= f->param < sizeof(argw) ? 1ull << argw[f->param] : 1ull << KPT_W_SP;
+			break;
+		case KPT_BASE_IPREL:	/* ip: in already */
+		case KPT_BASE_IMM:
+		case KPT_BASE_COMM:
+		case KPT_BASE_DATA:
+		case KPT_BASE_EDATA:
+		case KPT_BASE_TPFIELD:
+		case KPT_BASE_TPDATALOC:
+		case KPT_BASE_TPADDR:
+			break;
+		default:
+			return ~0ull;	/* a base this does not know: all of them */
+		}
+	}
+	return m;
+}
+
+/*
+ * What of the BPF handler a probe needs (kpt_uses): the verifier drops the
+ * rest, and each hit skips it (a latency pair reads no registers or comm).
+ */
+static uint32_t handler_uses(const struct kpt_probe_entry *e)
+{
+	uint32_t u = 0;
+	int k;
+
+	if (e->flags & KPT_PF_DIRECT)
+		return KPT_USE_DIRECT;	/* nothing else of the handler */
+	if (e->nargs)
+		u |= KPT_USE_FETCH | KPT_USE_REGS;
+	if (e->pre.nops || e->post.nops)
+		u |= KPT_USE_FILTER | KPT_USE_COMM;
+	if (e->agg.action == KPT_ACT_SAVE_ARGS || (e->flags & KPT_PF_EDATA))
+		u |= KPT_USE_EDATA;
+	switch (e->agg.action) {
+	case KPT_ACT_PRINT:	/* a record has its time, ip and comm */
+		u |= KPT_USE_REGS | KPT_USE_COMM | KPT_USE_TIME;
+		break;
+	case KPT_ACT_SAVE_ARGS:
+		break;
+	case KPT_ACT_LAT_START:
+	case KPT_ACT_LAT_END:
+	case KPT_ACT_PAIR_START:
+	case KPT_ACT_PAIR_END:
+		u |= KPT_USE_AGG | KPT_USE_TIME;
+		break;
+	default:
+		u |= KPT_USE_AGG;
+		break;
+	}
+	for (k = 0; k < e->agg.nkeys && k < KPT_MAX_KEYS; k++)
+		if (e->agg.key_kind[k] == KPT_K_COMM && !(e->agg.key_peer & (1u << k)))
+			u |= KPT_USE_COMM;
+	if ((e->flags & (KPT_PF_KSTACK | KPT_PF_USTACK)) || e->agg.stack_keys)
+		u |= KPT_USE_STACK;
+	return u;
+}
+
+/* The BPF loops' bounds: the largest of e's and those so far. */
+static void loop_bounds(const struct kpt_probe_entry *e, struct plan *pl)
+{
+	int i;
+
+	if (e->nargs > pl->max_args)
+		pl->max_args = e->nargs;
+	for (i = 0; i < e->nargs && i < KPT_MAX_ARGS; i++) {
+		if (e->args[i].nderef > pl->max_deref)
+			pl->max_deref = e->args[i].nderef;
+		if (e->args[i].count > pl->max_count)
+			pl->max_count = e->args[i].count;
+	}
+}
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* The words of a probe's key (its kinds' widths). */
+static int key_words(const struct kpt_agg *g)
+{
+	int i, w = 0;
+
+	for (i = 0; i < g->nkeys && i < KPT_MAX_KEYS; i++)
+		w += kpt_key_width(g->key_kind[i]);
+	return w;
+}
+
+/*
+ * KPT_PF_OWN_STATS: each unkeyed histogram with a group of its own keeps its
+ * value stats in its kpt_stats entry, one lookup less a hit, in a run that
+ * never clears them (-i clears the histograms each interval; HITS is for
+ * the whole run).
+ */
+static void own_stats(const struct kpt_opts *env, struct kpt_probe_entry *ents, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n && env->interval <= 0; i++) {
+		const struct kpt_agg *g = &ents[i].agg;
+
+		if (g->nkeys || (g->action != KPT_ACT_HIST && g->action != KPT_ACT_LAT_END))
+			continue;
+		for (j = 0; j < n; j++)
+			if (j != i && ents[j].agg.group == g->group)
+				break;
+		if (j == n)
+			ents[i].flags |= KPT_PF_OWN_STATS;
+	}
+}
+
+/* plan.tp_end: the smallest of the run's tracepoints' field ends. */
+static void tp_end_bound(const struct tp_format *fmt, struct plan *pl)
+{
+	uint32_t end = 0;
+	int i;
+
+	for (i = 0; i < fmt->nfields; i++)
+		if ((uint32_t)fmt->fields[i].offset + fmt->fields[i].size > end)
+			end = (uint32_t)fmt->fields[i].offset + fmt->fields[i].size;
+	if (!pl->tp_end || end < pl->tp_end)
+		pl->tp_end = end;
+}
+
+/*
+ * kpt_tp_direct_word: the record word the run's direct tracepoint
+ * histograms read, when they all read the same one (a run of one, as a
+ * rule): the BPF side then loads it with no check and no switch of offsets.
+ * 0 otherwise. After tp_end_bound(): the bound is the run's.
+ */
+static uint32_t tp_direct_word(const struct ev_desc *evs, const struct kpt_probe_entry *ents,
+			       int n, uint32_t end)
+{
+	int i, w, word = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct kpt_probe_entry *e = &ents[i];
+		const struct kpt_fetch *f = &e->args[e->agg.value_argi & (KPT_MAX_ARGS - 1)];
+
+		if (evs[i].kind != SPEC_TRACEPOINT || !(e->flags & KPT_PF_DIRECT) ||
+		    e->agg.action != KPT_ACT_HIST)
+			continue;
+		w = kpt_tp_word_at(f->param, (uint32_t)f->imm, end);
+		if (w <= 0 || (word && w != word))
+			return 0;
+		word = w;
+	}
+	return word;
+}
+
+/*
+ * Reading /proc/kallsyms costs ~40-60 ms of the kernel's time, several
+ * times a tracepoint run's whole start-up, so only a run that may show a
+ * kernel address as a symbol reads it before attaching: an aggregation key
+ * that can hold one (agg_keys_symbolic(): not comm, pid, tid, cpu or a
+ * narrow argument), which prints as a symbol when it is a text address, and,
+ * in a stream, a :symbol or :symstr value (an aggregation prints no
+ * arguments but its keys). Kernel function probes have it from resolving
+ * their symbols, unless resolved without it: a stream of those reads it once
+ * attached (run.c's symbols_after_attach()).
+ */
+/*
+ * -K/-U: each printed probe's records end with its stacks; a kstack or
+ * ustack key: the stack maps. Before the fast paths are chosen: neither
+ * takes a stack.
+ */
+static void plan_stacks(const struct kpt_opts *env, struct probeset *ps, struct stack_plan *sp)
+{
+	int i;
+
+	/* frames above the probe are dropped as they are printed: -K DEPTH takes
+	 * a few more, so DEPTH are left to show */
+	sp->kdepth = env->kstack ? (uint32_t)env->kstack + KPT_KSTACK_SLACK : KPT_STACK_MAX;
+	if (sp->kdepth > KPT_STACK_MAX)
+		sp->kdepth = KPT_STACK_MAX;
+	sp->udepth = env->ustack ? (uint32_t)env->ustack : KPT_STACK_MAX;
+	for (i = 0; i < ps->n; i++) {
+		struct kpt_probe_entry *e = &ps->ents[i];
+
+		if (e->agg.action == KPT_ACT_PRINT) {
+			e->flags |= (env->kstack ? KPT_PF_KSTACK : 0) |
+				    (env->ustack ? KPT_PF_USTACK : 0);
+			ps->evs[i].kstack = env->kstack > 0;
+			ps->evs[i].kstack_show = (uint16_t)env->kstack;
+			ps->evs[i].ustack = env->ustack > 0;
+		}
+		sp->kkeys |= !!(e->agg.stack_keys & KPT_SK_KSTACK);
+		sp->ukeys |= !!(e->agg.stack_keys & KPT_SK_USTACK);
+	}
+}
+
+static bool wants_symbols(const struct kpt_opts *env, const struct ev_desc *evs,
+			  const struct kpt_probe_entry *ents, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		if (agg_keys_symbolic(&ents[i].agg, &evs[i]) ||
+		    (ents[i].flags & KPT_PF_KSTACK) || (ents[i].agg.stack_keys & KPT_SK_KSTACK))
+			return true;
+		if (env->mode != MODE_TRACE)
+			continue;
+		for (j = 0; j < evs[i].nargs; j++)
+			if (evs[i].args[j].type == SPEC_T_SYMBOL ||
+			    evs[i].args[j].type == SPEC_T_SYMSTR)
+				return true;
+	}
+	return false;
+}
+
+bool budget_droppable(const struct kpt_probe_entry *ent)
+{
+	switch (ent->agg.action) {
+	case KPT_ACT_PRINT:
+		return !(ent->flags & KPT_PF_EDATA);
+	case KPT_ACT_HIST:
+	case KPT_ACT_COUNT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* --budget leaves hits out alone: a probe whose hits pair with another's cannot take one. */
+static int budget_check(const struct probeset *ps, char *msg, size_t msglen)
+{
+	int i;
+
+	for (i = 0; i < ps->n; i++) {
+		if (budget_droppable(&ps->ents[i]) || ps->ents[i].agg.action == KPT_ACT_SAVE_ARGS)
+			continue;
+		snprintf(msg, msglen, "--budget: %s/%s %s: its hits pair with another probe's, "
+			 "which a budget could leave out on one side only", ps->evs[i].group,
+			 ps->evs[i].event, ps->ents[i].flags & KPT_PF_EDATA ?
+			 "reads its entry's arguments at the return" : "times a call");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps, uint32_t npmu,
+	      struct plan *pl, char *msg, size_t msglen)
+{
+	struct kpt_probe_entry *ents = ps->ents;
+	int i, n = ps->n, err;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->budget = env->budget.pct > 0 || env->budget.rate;
+	if (pl->budget && (err = budget_check(ps, msg, msglen)))
+		return err;
+	plan_stacks(env, ps, &pl->stacks);
+	own_stats(env, ents, n);
+	/* --comm compares the comm a record holds, --pmu reads its counters in
+	 * kpt_aggregate(): the direct path has neither */
+	/* latency --perfetto: each call a record, from kpt_aggregate(), so never direct */
+	pl->lat_emit = env->perfetto_path && env->mode == MODE_LATENCY;
+	for (i = 0; i < n && !env->comm && !npmu && !pl->lat_emit; i++)
+		plan_mark_direct(si, &ents[i]);
+	err = backend_choose(env->backend, si, ps->evs, ents, n, msg, msglen);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		/* latency by key (--by) aggregates in the keyed map; plain latency
+		 * needs only its entry times and depths */
+		pl->keyed |= ents[i].agg.nkeys || ents[i].agg.action == KPT_ACT_COUNT;
+		pl->key_words = max_int(pl->key_words, key_words(&ents[i].agg));
+		pl->latency |= ents[i].agg.action == KPT_ACT_LAT_START;
+		pl->pairs |= ents[i].agg.action == KPT_ACT_PAIR_START;
+		pl->pair_words = max_int(pl->pair_words, ents[i].agg.npair ? ents[i].agg.npair : 1);
+		pl->pair_carry |= ents[i].agg.action == KPT_ACT_PAIR_START && ents[i].agg.nkeys;
+		pl->edata |= !!(ents[i].flags & KPT_PF_EDATA);
+		pl->uses |= handler_uses(&ents[i]);
+		pl->regs_mask |= plan_regs_used(&ents[i]);
+		loop_bounds(&ents[i], pl);
+		if (ps->evs[i].kind == SPEC_TRACEPOINT)
+			tp_end_bound(&ps->p[i].res.tp, pl);
+	}
+	pl->tp_direct_word = tp_direct_word(ps->evs, ents, n, pl->tp_end);
+	/* a direct stream or histogram is a run of one probe */
+	if (n == 1 && !npmu)
+		plan_direct_stream(si, &ents[0], &pl->ds);
+	if (n == 1)
+		plan_direct_hist(&ents[0], &pl->dh);
+	/* --perfetto names each thread and process by the comm its calls had */
+	if (env->comm || pl->lat_emit)
+		pl->uses |= KPT_USE_COMM;
+	pl->wants_symbols = wants_symbols(env, ps->evs, ents, n);
+	return 0;
+}

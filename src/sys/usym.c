@@ -1,0 +1,1142 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The user-space symbolizer (usym.h). Files (struct ufile) are cached by path, by
+ * dev:inode and by build id; processes (struct proc) keep their sorted mappings. A file is
+ * opened once: its PT_LOAD headers, build id and function symbols are copied out and the
+ * ELF handle closed, so no frame ever opens a file.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "sys/usym.h"
+
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+#define BUILD_ID_SIZE	20
+#define SCAN_MAX_FILES	4096	/* entries read per directory when hunting a build id */
+#define DELETED		" (deleted)"
+
+/* ---- a small chained hash table with byte-string keys ---------------------------- */
+
+struct hent {
+	struct hent *next;
+	uint64_t hash;
+	void *val;
+	size_t klen;
+	unsigned char key[];
+};
+
+struct htab {
+	struct hent **b;
+	size_t nb, n;
+};
+
+static uint64_t hash_bytes(const void *k, size_t n)
+{
+	const unsigned char *p = k;
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	while (n--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+static struct hent *ht_find(const struct htab *t, const void *k, size_t n)
+{
+	uint64_t h = hash_bytes(k, n);
+	struct hent *e;
+
+	if (!t->nb)
+		return NULL;
+	for (e = t->b[h & (t->nb - 1)]; e; e = e->next)
+		if (e->hash == h && e->klen == n && !memcmp(e->key, k, n))
+			return e;
+	return NULL;
+}
+
+static int ht_grow(struct htab *t)
+{
+	size_t nb = t->nb ? t->nb * 2 : 64, i;
+	struct hent **b = calloc(nb, sizeof(*b)), *e, *next;
+
+	if (!b)
+		return -ENOMEM;
+	for (i = 0; i < t->nb; i++)
+		for (e = t->b[i]; e; e = next) {
+			next = e->next;
+			e->next = b[e->hash & (nb - 1)];
+			b[e->hash & (nb - 1)] = e;
+		}
+	free(t->b);
+	t->b = b;
+	t->nb = nb;
+	return 0;
+}
+
+/* Insert or replace k's value. */
+static int ht_put(struct htab *t, const void *k, size_t n, void *val)
+{
+	struct hent *e = ht_find(t, k, n);
+
+	if (e) {
+		e->val = val;
+		return 0;
+	}
+	if (t->n >= t->nb && ht_grow(t))
+		return -ENOMEM;
+	e = malloc(sizeof(*e) + n);
+	if (!e)
+		return -ENOMEM;
+	e->hash = hash_bytes(k, n);
+	e->val = val;
+	e->klen = n;
+	memcpy(e->key, k, n);
+	e->next = t->b[e->hash & (t->nb - 1)];
+	t->b[e->hash & (t->nb - 1)] = e;
+	t->n++;
+	return 0;
+}
+
+static void ht_free(struct htab *t, void (*free_val)(void *))
+{
+	struct hent *e, *next;
+	size_t i;
+
+	for (i = 0; i < t->nb; i++)
+		for (e = t->b[i]; e; e = next) {
+			next = e->next;
+			if (free_val)
+				free_val(e->val);
+			free(e);
+		}
+	free(t->b);
+	t->b = NULL;
+	t->nb = t->n = 0;
+}
+
+/* ---- files ------------------------------------------------------------------------ */
+
+struct seg {
+	uint64_t off, filesz, vaddr;
+};
+
+struct sym {
+	uint64_t start, size;
+	const char *name;
+	uint32_t shndx;
+	unsigned char bind;
+};
+
+struct sec {
+	uint64_t addr, size;
+	uint32_t idx;
+};
+
+enum { UF_NEW, UF_LOADED, UF_BAD };
+
+struct ufile {
+	struct ufile *next_all;
+	char *path;		/* as reported: maps' text, or the indexed path */
+	char *open_path;	/* where it is read from when not path (map_files), or NULL */
+	uint64_t dev, ino;	/* ino 0: not known, not checked */
+	unsigned char id[BUILD_ID_SIZE];
+	bool has_id;
+	bool debug_only;	/* a separate debug file standing in for the binary */
+	bool unreachable;	/* could not be opened (as that file): another process may */
+	int state;
+	struct seg *segs;
+	size_t nsegs;
+	struct sym *syms;
+	size_t nsyms;
+	struct sec *secs;
+	size_t nsecs;
+	char *names;
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct ufile *f;
+};
+
+struct proc {
+	bool captured;
+	int err;
+	struct map *maps;
+	size_t n;
+};
+
+struct usym {
+	char *proc_root, *debug_root;
+	struct htab procs;	/* tgid -> struct proc */
+	struct htab by_path;	/* path -> ufile */
+	struct htab by_devino;	/* dev, ino -> ufile */
+	struct htab by_id;	/* build id -> ufile; NULL: a known miss */
+	struct htab dirs;	/* directory -> (void *)1 when scanned, 0 when only seen */
+	struct ufile *files;
+};
+
+static void ufile_free(struct ufile *f)
+{
+	free(f->path);
+	free(f->open_path);
+	free(f->segs);
+	free(f->syms);
+	free(f->secs);
+	free(f->names);
+	free(f);
+}
+
+static void proc_free(void *p)
+{
+	struct proc *pr = p;
+
+	free(pr->maps);
+	free(pr);
+}
+
+struct usym *usym_new(const struct usym_opts *o)
+{
+	struct usym *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	elf_version(EV_CURRENT);
+	u->proc_root = strdup(o && o->proc_root ? o->proc_root : "/proc");
+	u->debug_root = strdup(o && o->debug_root ? o->debug_root : "/usr/lib/debug");
+	if (!u->proc_root || !u->debug_root) {
+		usym_free(u);
+		return NULL;
+	}
+	return u;
+}
+
+void usym_free(struct usym *u)
+{
+	struct ufile *f, *next;
+
+	if (!u)
+		return;
+	ht_free(&u->procs, proc_free);
+	ht_free(&u->by_path, NULL);
+	ht_free(&u->by_devino, NULL);
+	ht_free(&u->by_id, NULL);
+	ht_free(&u->dirs, NULL);
+	for (f = u->files; f; f = next) {
+		next = f->next_all;
+		ufile_free(f);
+	}
+	free(u->proc_root);
+	free(u->debug_root);
+	free(u);
+}
+
+/* ---- reading an ELF file ---------------------------------------------------------- */
+
+struct elf_fd {
+	int fd;
+	Elf *e;
+	struct stat st;
+};
+
+static int elf_open_path(const char *path, struct elf_fd *ef)
+{
+	ef->e = NULL;
+	ef->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ef->fd < 0)
+		return -errno;
+	if (fstat(ef->fd, &ef->st) || !S_ISREG(ef->st.st_mode))
+		goto bad;
+	/* READ_MMAP: huge files are not read in; libelf checks every offset against the size */
+	ef->e = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
+	if (!ef->e || elf_kind(ef->e) != ELF_K_ELF)
+		goto bad;
+	return 0;
+bad:
+	if (ef->e)
+		elf_end(ef->e);
+	close(ef->fd);
+	ef->e = NULL;
+	ef->fd = -1;
+	return -ENOEXEC;
+}
+
+static void elf_close(struct elf_fd *ef)
+{
+	if (ef->e)
+		elf_end(ef->e);
+	if (ef->fd >= 0)
+		close(ef->fd);
+	ef->e = NULL;
+	ef->fd = -1;
+}
+
+/* The NT_GNU_BUILD_ID note in d (a note section or segment), zero-padded to 20 bytes. */
+static bool note_build_id(Elf_Data *d, unsigned char id[BUILD_ID_SIZE])
+{
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (d && off < d->d_size && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz > 0 &&
+		    nh.n_descsz <= BUILD_ID_SIZE) {
+			memset(id, 0, BUILD_ID_SIZE);
+			memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
+			return true;
+		}
+		off = next;
+	}
+	return false;
+}
+
+/*
+ * From PT_NOTE segments (near the file's start: the directory scan reads little), else
+ * from SHT_NOTE sections (a debug file's notes are in no loaded segment of its own).
+ */
+static bool elf_build_id(Elf *e, unsigned char id[BUILD_ID_SIZE])
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	size_t n, i;
+
+	if (!elf_getphdrnum(e, &n))
+		for (i = 0; i < n; i++)
+			if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_NOTE && ph.p_filesz &&
+			    note_build_id(elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz,
+							       ph.p_align == 8 ? ELF_T_NHDR8 :
+										  ELF_T_NHDR),
+					  id))
+				return true;
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
+		    note_build_id(elf_getdata(scn, NULL), id))
+			return true;
+	return false;
+}
+
+static int elf_segs(Elf *e, struct ufile *f)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(e, &n))
+		return -ENOEXEC;
+	f->segs = calloc(n ? n : 1, sizeof(*f->segs));
+	if (!f->segs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || !ph.p_filesz)
+			continue;
+		f->segs[f->nsegs++] = (struct seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+	}
+	return 0;
+}
+
+/*
+ * A separate debug file's program headers keep p_vaddr and p_memsz but not the binary's
+ * p_offset (objcopy --only-keep-debug rewrites them). Rebuild them the way GNU ld lays a
+ * file out: each segment at the lowest offset past the previous one congruent to its
+ * vaddr modulo its alignment. Used only when the binary itself is nowhere to be found.
+ */
+static int elf_segs_rebuilt(Elf *e, struct ufile *f)
+{
+	uint64_t end = 0, off, align;
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(e, &n))
+		return -ENOEXEC;
+	f->segs = calloc(n ? n : 1, sizeof(*f->segs));
+	if (!f->segs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || !ph.p_memsz)
+			continue;
+		align = ph.p_align > 1 && !(ph.p_align & (ph.p_align - 1)) ? ph.p_align : 1;
+		off = (end & ~(align - 1)) | (ph.p_vaddr & (align - 1));
+		if (off < end)
+			off += align;
+		if (!f->nsegs && ph.p_offset == 0)
+			off = 0;	/* the first segment holds the headers, as kept */
+		f->segs[f->nsegs++] = (struct seg){ off, ph.p_memsz, ph.p_vaddr };
+		end = off + ph.p_memsz;
+	}
+	return 0;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/*
+	 * Aliases at one address: a sized one, then fewer leading '_' (glibc's getpid is a weak
+	 * alias of the global __getpid: the public name), global before weak before local.
+	 */
+	if (!x->size != !y->size)
+		return x->size ? -1 : 1;
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	if (x->bind != y->bind)
+		return x->bind == STB_GLOBAL ? -1 : y->bind == STB_GLOBAL ? 1 :
+		       x->bind == STB_WEAK ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Executable sections, for the zero-size symbol rule. */
+static int elf_exec_secs(Elf *e, struct ufile *f)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t n = 0, cap = 0;
+	struct sec *s;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
+		    (SHF_ALLOC | SHF_EXECINSTR))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			s = realloc(f->secs, cap * sizeof(*s));
+			if (!s)
+				return -ENOMEM;
+			f->secs = s;
+		}
+		f->secs[n++] = (struct sec){ sh.sh_addr, sh.sh_size, (uint32_t)elf_ndxscn(scn) };
+	}
+	f->nsecs = n;
+	return 0;
+}
+
+/* Copy the symbols' names into one block: elf_strptr's text dies with the handle. */
+static int syms_own_names(struct ufile *f)
+{
+	size_t total = 0, i, len;
+	char *p;
+
+	for (i = 0; i < f->nsyms; i++)
+		total += strlen(f->syms[i].name) + 1;
+	f->names = malloc(total ? total : 1);
+	if (!f->names)
+		return -ENOMEM;
+	for (p = f->names, i = 0; i < f->nsyms; i++) {
+		len = strlen(f->syms[i].name) + 1;
+		memcpy(p, f->syms[i].name, len);
+		f->syms[i].name = p;
+		p += len;
+	}
+	return 0;
+}
+
+/* FUNC and IFUNC symbols of e's section of type (SHT_SYMTAB or SHT_DYNSYM), sorted, one
+ * per address. 0 (f->nsyms 0 if there is no such section) or -ENOMEM. */
+static int elf_syms(Elf *e, GElf_Word type, struct ufile *f)
+{
+	Elf_Scn *scn = NULL;
+	Elf_Data *d;
+	GElf_Shdr sh;
+	GElf_Sym s;
+	size_t i, n, out;
+	const char *name;
+	int type_;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			break;
+	d = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!d || !sh.sh_entsize)
+		return 0;
+	n = sh.sh_size / sh.sh_entsize;
+	f->syms = calloc(n ? n : 1, sizeof(*f->syms));
+	if (!f->syms)
+		return -ENOMEM;
+	for (out = 0, i = 0; i < n; i++) {
+		if (!gelf_getsym(d, i, &s))
+			break;
+		type_ = GELF_ST_TYPE(s.st_info);
+		if ((type_ != STT_FUNC && type_ != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
+		    s.st_shndx >= SHN_LORESERVE || !s.st_value)
+			continue;
+		name = elf_strptr(e, sh.sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		f->syms[out++] = (struct sym){ s.st_value, s.st_size, name, s.st_shndx,
+					       GELF_ST_BIND(s.st_info) };
+	}
+	qsort(f->syms, out, sizeof(*f->syms), sym_cmp);
+	for (n = out, out = 0, i = 0; i < n; i++)
+		if (!out || f->syms[out - 1].start != f->syms[i].start)
+			f->syms[out++] = f->syms[i];
+	f->nsyms = out;
+	if (syms_own_names(f))
+		return -ENOMEM;
+	return elf_exec_secs(e, f);
+}
+
+static bool elf_has_section(Elf *e, GElf_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return true;
+	return false;
+}
+
+/* ---- separate debug files --------------------------------------------------------- */
+
+static void id_hex(const unsigned char *id, size_t len, char *out)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * len] = '\0';
+}
+
+/* DEBUG_ROOT/.build-id/xx/yyyy.debug; a shorter id than 20 bytes has its padding cut. */
+static int build_id_debug_path(const struct usym *u, const unsigned char *id, int try,
+			       char *out, size_t size)
+{
+	char hex[2 * BUILD_ID_SIZE + 1];
+	size_t len = BUILD_ID_SIZE;
+
+	if (try) {
+		while (len > 1 && !id[len - 1])
+			len--;
+		if (len == BUILD_ID_SIZE)
+			return -1;
+	}
+	id_hex(id, len, hex);
+	if (snprintf(out, size, "%s/.build-id/%.2s/%s.debug", u->debug_root, hex, hex + 2) >=
+	    (int)size)
+		return -1;
+	return 0;
+}
+
+/* A debug file by build id, with a .symtab and the same build id. */
+static int open_debug_by_id(const struct usym *u, const unsigned char *id, struct elf_fd *ef,
+			    char *path, size_t size)
+{
+	unsigned char got[BUILD_ID_SIZE];
+	int try;
+
+	for (try = 0; try < 2; try++) {
+		if (build_id_debug_path(u, id, try, path, size) || elf_open_path(path, ef))
+			continue;
+		if (elf_build_id(ef->e, got) && !memcmp(got, id, BUILD_ID_SIZE) &&
+		    elf_has_section(ef->e, SHT_SYMTAB))
+			return 0;
+		elf_close(ef);
+	}
+	return -ENOENT;
+}
+
+static bool file_crc_is(int fd, off_t size, uint32_t want)
+{
+	uLong crc = crc32(0L, Z_NULL, 0);
+	unsigned char *p;
+	off_t done;
+
+	if (size <= 0)
+		return false;
+	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return false;
+	for (done = 0; done < size; done += 1 << 30)
+		crc = crc32(crc, p + done, size - done > (1 << 30) ? 1u << 30 : size - done);
+	munmap(p, size);
+	return (uint32_t)crc == want;
+}
+
+/* .gnu_debuglink: the debug file's name (NUL-terminated, padded to 4) and its CRC32. */
+static bool elf_debuglink(Elf *e, char *name, size_t size, uint32_t *crc)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	const unsigned char *p, *c;
+	size_t len, shstrndx;
+	const char *sn;
+
+	if (!gelf_getehdr(e, &eh) || elf_getshdrstrndx(e, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		sn = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!sn || strcmp(sn, ".gnu_debuglink"))
+			continue;
+		d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return false;
+		p = d->d_buf;
+		len = strnlen((const char *)p, d->d_size);
+		if (!len || len >= size || ((len + 4) & ~3u) + 4 > d->d_size || strchr((const char *)p, '/'))
+			return false;
+		memcpy(name, p, len + 1);
+		c = p + ((len + 4) & ~3u);
+		*crc = eh.e_ident[EI_DATA] == ELFDATA2MSB ?
+			       (uint32_t)c[0] << 24 | c[1] << 16 | c[2] << 8 | c[3] :
+			       (uint32_t)c[3] << 24 | c[2] << 16 | c[1] << 8 | c[0];
+		return true;
+	}
+	return false;
+}
+
+/* The debuglink's file in DIR/, DIR/.debug/, DEBUG_ROOT/DIR/, when its CRC32 matches. */
+static int open_debug_by_link(const struct usym *u, Elf *e, const char *file_path,
+			      const struct stat *self, struct elf_fd *ef)
+{
+	char name[NAME_MAX + 1], dir[PATH_MAX], path[PATH_MAX];
+	const char *fmt[] = { "%s/%s", "%s/.debug/%s", "%s%s/%s" };
+	const char *slash;
+	uint32_t crc;
+	size_t i, dlen;
+	int n;
+
+	if (!elf_debuglink(e, name, sizeof(name), &crc) || !(slash = strrchr(file_path, '/')))
+		return -ENOENT;
+	dlen = slash - file_path;
+	if (dlen >= sizeof(dir))
+		return -ENOENT;
+	memcpy(dir, file_path, dlen);
+	dir[dlen] = '\0';
+	for (i = 0; i < 3; i++) {
+		n = i < 2 ? snprintf(path, sizeof(path), fmt[i], dir, name) :
+			    snprintf(path, sizeof(path), fmt[i], u->debug_root, dir, name);
+		if (n >= (int)sizeof(path) || elf_open_path(path, ef))
+			continue;
+		if ((ef->st.st_dev != self->st_dev || ef->st.st_ino != self->st_ino) &&
+		    elf_has_section(ef->e, SHT_SYMTAB) &&
+		    file_crc_is(ef->fd, ef->st.st_size, crc))
+			return 0;
+		elf_close(ef);
+	}
+	return -ENOENT;
+}
+
+/* ---- loading a file --------------------------------------------------------------- */
+
+/* The file's symbols: .symtab, else a debug file's .symtab, else .dynsym. */
+static int ufile_syms(struct usym *u, struct ufile *f, struct elf_fd *ef)
+{
+	char path[PATH_MAX], base[PATH_MAX];
+	struct elf_fd dbg;
+	int err;
+
+	if (elf_has_section(ef->e, SHT_SYMTAB))
+		return elf_syms(ef->e, SHT_SYMTAB, f);
+	snprintf(base, sizeof(base), "%s", f->path);
+	if (strlen(base) > strlen(DELETED) &&
+	    !strcmp(base + strlen(base) - strlen(DELETED), DELETED))
+		base[strlen(base) - strlen(DELETED)] = '\0';
+	if ((f->has_id && !open_debug_by_id(u, f->id, &dbg, path, sizeof(path))) ||
+	    !open_debug_by_link(u, ef->e, base, &ef->st, &dbg)) {
+		err = elf_syms(dbg.e, SHT_SYMTAB, f);
+		elf_close(&dbg);
+		return err;
+	}
+	return elf_syms(ef->e, SHT_DYNSYM, f);
+}
+
+static void ufile_load(struct usym *u, struct ufile *f)
+{
+	unsigned char id[BUILD_ID_SIZE];
+	struct elf_fd ef;
+	GElf_Ehdr eh;
+	bool has_id;
+
+	if (f->state != UF_NEW)
+		return;
+	f->state = UF_BAD;
+	if (elf_open_path(f->open_path ? f->open_path : f->path, &ef)) {
+		f->unreachable = true;
+		return;
+	}
+	/* the maps' (or the scan's) dev:inode: a file replaced since is another file */
+	if (f->ino && (f->ino != (uint64_t)ef.st.st_ino || f->dev != (uint64_t)ef.st.st_dev)) {
+		f->unreachable = true;
+		goto out;
+	}
+	if (!gelf_getehdr(ef.e, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+		goto out;
+	has_id = elf_build_id(ef.e, id);
+	if (f->has_id && (!has_id || memcmp(id, f->id, BUILD_ID_SIZE)))
+		goto out;
+	f->has_id = has_id;
+	memcpy(f->id, id, sizeof(id));
+	/* no loadable segment (a truncated file): nothing to look up in it */
+	if ((f->debug_only ? elf_segs_rebuilt(ef.e, f) : elf_segs(ef.e, f)) || !f->nsegs)
+		goto out;
+	if (f->debug_only ? elf_syms(ef.e, SHT_SYMTAB, f) : ufile_syms(u, f, &ef))
+		goto out;
+	f->state = UF_LOADED;
+out:
+	elf_close(&ef);
+}
+
+static struct ufile *ufile_new(struct usym *u, const char *path, const char *open_path,
+			       uint64_t dev, uint64_t ino)
+{
+	struct ufile *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->path = strdup(path);
+	f->open_path = open_path ? strdup(open_path) : NULL;
+	if (!f->path || (open_path && !f->open_path)) {
+		ufile_free(f);
+		return NULL;
+	}
+	f->dev = dev;
+	f->ino = ino;
+	f->next_all = u->files;
+	u->files = f;
+	return f;
+}
+
+static void devino_key(uint64_t dev, uint64_t ino, uint64_t key[2])
+{
+	key[0] = dev;
+	key[1] = ino;
+}
+
+/* Remember f's directory, to be scanned for a build id nobody has mapped. */
+static int note_dir(struct usym *u, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || slash == path || ht_find(&u->dirs, path, slash - path))
+		return 0;
+	return ht_put(&u->dirs, path, slash - path, NULL);
+}
+
+/* Index a loaded (or scanned) f by path, dev:inode and build id. */
+static int ufile_index(struct usym *u, struct ufile *f, bool by_path)
+{
+	uint64_t key[2];
+	struct hent *e;
+
+	if (by_path && ht_put(&u->by_path, f->path, strlen(f->path), f))
+		return -ENOMEM;
+	devino_key(f->dev, f->ino, key);
+	if (f->ino && ht_put(&u->by_devino, key, sizeof(key), f))
+		return -ENOMEM;
+	if (f->has_id) {
+		e = ht_find(&u->by_id, f->id, BUILD_ID_SIZE);
+		/* a known miss is forgotten; an indexed file keeps its place */
+		if ((!e || !e->val) && ht_put(&u->by_id, f->id, BUILD_ID_SIZE, f))
+			return -ENOMEM;
+	}
+	return by_path ? note_dir(u, f->path) : 0;
+}
+
+/* ---- processes -------------------------------------------------------------------- */
+
+static struct proc *proc_get(struct usym *u, uint32_t tgid, bool create)
+{
+	struct hent *e = ht_find(&u->procs, &tgid, sizeof(tgid));
+	struct proc *p;
+
+	if (e || !create)
+		return e ? e->val : NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p || ht_put(&u->procs, &tgid, sizeof(tgid), p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* The file behind one mapping: cached by dev:inode, else (no inode known) by path. */
+static struct ufile *map_file(struct usym *u, uint32_t tgid, const char *path, uint64_t start,
+			      uint64_t end, uint64_t dev, uint64_t ino)
+{
+	char mf[PATH_MAX];
+	bool deleted = strlen(path) > strlen(DELETED) &&
+		       !strcmp(path + strlen(path) - strlen(DELETED), DELETED);
+	struct ufile *f;
+	struct hent *e;
+	uint64_t key[2];
+	struct stat st;
+
+	devino_key(dev, ino, key);
+	e = ino ? ht_find(&u->by_devino, key, sizeof(key)) :
+		  ht_find(&u->by_path, path, strlen(path));
+	if (e)
+		return e->val;
+	/* gone or replaced at its path: the process's own mapping of it still opens */
+	mf[0] = '\0';
+	if (deleted || stat(path, &st) || (ino && (st.st_ino != ino || st.st_dev != dev)))
+		snprintf(mf, sizeof(mf), "%s/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
+			 u->proc_root, tgid, start, end);
+	f = ufile_new(u, path, mf[0] ? mf : NULL, dev, ino);
+	if (!f)
+		return NULL;
+	ufile_load(u, f);
+	/* not cached when it could not be opened: the next process's map_files may open it */
+	if (!f->unreachable && ufile_index(u, f, !deleted))
+		return NULL;
+	return f;
+}
+
+/* One maps line, "start-end perms offset dev inode path": 1 kept, 0 skipped, -errno. */
+static int maps_line(struct usym *u, uint32_t tgid, char *line, struct map *m)
+{
+	unsigned long long start, end, pgoff, ino;
+	unsigned int maj, min;
+	char perms[8];
+	int pos = 0;
+	char *path;
+	size_t len;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
+		   &min, &ino, &pos) != 7 || !pos || start >= end)
+		return 0;
+	path = line + pos;
+	len = strlen(path);
+	while (len && (path[len - 1] == '\n' || path[len - 1] == ' '))
+		path[--len] = '\0';
+	if (path[0] != '/')	/* anonymous, [heap], [stack], [vdso], ... */
+		return 0;
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	m->f = map_file(u, tgid, path, start, end, makedev(maj, min), ino);
+	return m->f ? 1 : -ENOMEM;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int read_maps(struct usym *u, uint32_t tgid, struct proc *p)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0, n = 0, lcap = 0;
+	struct map m, *grown;
+	int err = 0, r;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%" PRIu32 "/maps", u->proc_root, tgid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return -errno;
+	while (getline(&line, &lcap, fp) > 0) {
+		r = maps_line(u, tgid, line, &m);
+		if (r < 0) {
+			err = r;
+			break;
+		}
+		if (!r)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			grown = realloc(p->maps, cap * sizeof(*grown));
+			if (!grown) {
+				err = -ENOMEM;
+				break;
+			}
+			p->maps = grown;
+		}
+		p->maps[n++] = m;
+	}
+	free(line);
+	fclose(fp);
+	p->n = n;
+	if (n)	/* no maps (the process is gone): an array qsort may not take */
+		qsort(p->maps, n, sizeof(*p->maps), map_cmp);
+	return err;
+}
+
+int usym_capture(struct usym *u, uint32_t tgid)
+{
+	struct proc *p = proc_get(u, tgid, true);
+
+	if (!p)
+		return -ENOMEM;
+	if (p->captured)
+		return p->err;
+	p->captured = true;
+	/* a failure is remembered too: a process gone is not looked for again per frame */
+	p->err = read_maps(u, tgid, p);
+	return p->err;
+}
+
+void usym_forget(struct usym *u, uint32_t tgid)
+{
+	struct proc *p = proc_get(u, tgid, false);
+
+	if (!p)
+		return;
+	free(p->maps);
+	p->maps = NULL;
+	p->n = 0;
+	p->captured = false;
+	p->err = 0;
+}
+
+int usym_add_file(struct usym *u, const char *path)
+{
+	struct stat st;
+	struct ufile *f;
+	struct hent *e;
+	uint64_t key[2];
+
+	if (stat(path, &st))
+		return -errno;
+	devino_key(st.st_dev, st.st_ino, key);
+	e = ht_find(&u->by_devino, key, sizeof(key));
+	f = e ? e->val : ufile_new(u, path, NULL, st.st_dev, st.st_ino);
+	if (!f)
+		return -ENOMEM;
+	if (!e) {
+		ufile_load(u, f);
+		if (ufile_index(u, f, true))
+			return -ENOMEM;
+	}
+	ufile_load(u, f);	/* a scanned file, indexed but not read yet */
+	return f->state == UF_LOADED ? 0 : -ENOEXEC;
+}
+
+/* ---- lookups ---------------------------------------------------------------------- */
+
+static bool off_to_vaddr(const struct ufile *f, uint64_t off, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < f->nsegs; i++)
+		if (off >= f->segs[i].off && off - f->segs[i].off < f->segs[i].filesz) {
+			*vaddr = off - f->segs[i].off + f->segs[i].vaddr;
+			return true;
+		}
+	return false;
+}
+
+static bool sec_holds(const struct ufile *f, uint32_t shndx, uint64_t a, uint64_t b)
+{
+	size_t i;
+
+	for (i = 0; i < f->nsecs; i++)
+		if (f->secs[i].idx == shndx)
+			return a >= f->secs[i].addr && b - f->secs[i].addr < f->secs[i].size;
+	return false;
+}
+
+/*
+ * The symbol holding vaddr: a sized one containing it (the nearest below, or one a few
+ * below that encloses it); else a zero-size nearest below in the same section (hand-written
+ * assembly without .size). Anything else is unknown: never a neighbour's name.
+ */
+static const struct sym *sym_at(const struct ufile *f, uint64_t vaddr)
+{
+	size_t lo = 0, hi = f->nsyms, i, j;
+	const struct sym *s;
+
+	while (lo < hi) {	/* first symbol starting above vaddr */
+		i = lo + (hi - lo) / 2;
+		if (f->syms[i].start <= vaddr)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	if (!lo)
+		return NULL;
+	i = lo - 1;
+	for (j = 0; j < 8 && j <= i; j++) {
+		s = &f->syms[i - j];
+		if (s->size && vaddr - s->start < s->size)
+			return s;
+	}
+	s = &f->syms[i];
+	if (!s->size && sec_holds(f, s->shndx, s->start, vaddr))
+		return s;
+	return NULL;
+}
+
+/* Fill fr's sym from f at file offset real_off (looked up at look_off). */
+static void resolve(struct usym *u, struct ufile *f, uint64_t look_off, uint64_t real_off,
+		    struct usym_frame *fr)
+{
+	const struct sym *s;
+	uint64_t vaddr;
+
+	ufile_load(u, f);
+	if (f->state != UF_LOADED || !off_to_vaddr(f, look_off, &vaddr))
+		return;
+	s = sym_at(f, vaddr);
+	if (!s)
+		return;
+	fr->sym = s->name;
+	fr->sym_off = vaddr + (real_off - look_off) - s->start;
+}
+
+void usym_addr(struct usym *u, uint32_t tgid, uint64_t addr, bool ret_addr, struct usym_frame *f)
+{
+	uint64_t look = ret_addr && addr ? addr - 1 : addr;
+	struct proc *p;
+	size_t lo = 0, hi, mid;
+	struct map *m;
+
+	memset(f, 0, sizeof(*f));
+	f->addr = addr;
+	if (usym_capture(u, tgid) == -ENOMEM || !(p = proc_get(u, tgid, false)))
+		return;
+	hi = p->n;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p->maps[mid].start <= look)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || look >= p->maps[lo - 1].end)
+		return;
+	m = &p->maps[lo - 1];
+	f->path = m->f->path;
+	f->file_off = addr - m->start + m->pgoff;
+	resolve(u, m->f, look - m->start + m->pgoff, f->file_off, f);
+}
+
+/* Read only the build id of every regular ELF file in dir (bounded), to index them. */
+static void scan_dir(struct usym *u, const char *dir)
+{
+	unsigned char id[BUILD_ID_SIZE];
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct elf_fd ef;
+	struct ufile *f;
+	uint64_t key[2];
+	size_t seen = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) && seen++ < SCAN_MAX_FILES) {
+		if (de->d_type != DT_REG && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
+		    ht_find(&u->by_path, path, strlen(path)) || elf_open_path(path, &ef))
+			continue;
+		devino_key(ef.st.st_dev, ef.st.st_ino, key);
+		if (!ht_find(&u->by_devino, key, sizeof(key)) && elf_build_id(ef.e, id) &&
+		    (f = ufile_new(u, path, NULL, ef.st.st_dev, ef.st.st_ino))) {
+			memcpy(f->id, id, sizeof(id));
+			f->has_id = true;
+			/* loaded when a frame needs it; not by path: its directory is this one */
+			ufile_index(u, f, false);
+		}
+		elf_close(&ef);
+	}
+	closedir(d);
+}
+
+/* Directories of indexed files not scanned yet, each scanned once. */
+static void scan_dirs(struct usym *u)
+{
+	char dir[PATH_MAX];
+	struct hent *e;
+	size_t i;
+	bool again = true;
+
+	while (again) {	/* scanning adds no directory, but be safe with the table growing */
+		again = false;
+		for (i = 0; i < u->dirs.nb && !again; i++)
+			for (e = u->dirs.b[i]; e; e = e->next) {
+				if (e->val || e->klen >= sizeof(dir))
+					continue;
+				e->val = (void *)1;
+				memcpy(dir, e->key, e->klen);
+				dir[e->klen] = '\0';
+				scan_dir(u, dir);
+				again = true;
+				break;
+			}
+	}
+}
+
+/* The file of build id: indexed, else in a directory of an indexed file, else a debug file
+ * by id. A miss is remembered. */
+static struct ufile *file_by_id(struct usym *u, const unsigned char id[BUILD_ID_SIZE])
+{
+	struct hent *e = ht_find(&u->by_id, id, BUILD_ID_SIZE);
+	char path[PATH_MAX];
+	struct elf_fd ef;
+	struct ufile *f = NULL;
+
+	if (e)
+		return e->val;
+	scan_dirs(u);
+	e = ht_find(&u->by_id, id, BUILD_ID_SIZE);
+	if (e)
+		return e->val;
+	if (!open_debug_by_id(u, id, &ef, path, sizeof(path))) {
+		elf_close(&ef);
+		f = ufile_new(u, path, NULL, ef.st.st_dev, ef.st.st_ino);
+		if (f) {
+			memcpy(f->id, id, BUILD_ID_SIZE);
+			f->has_id = true;
+			f->debug_only = true;
+		}
+	}
+	ht_put(&u->by_id, id, BUILD_ID_SIZE, f);
+	return f;
+}
+
+void usym_build_id(struct usym *u, const unsigned char id[20], uint64_t file_off, bool ret_addr,
+		   struct usym_frame *f)
+{
+	struct ufile *uf;
+
+	memset(f, 0, sizeof(*f));
+	uf = file_by_id(u, id);
+	if (!uf)
+		return;
+	ufile_load(u, uf);
+	if (uf->state != UF_LOADED)
+		return;
+	f->path = uf->path;
+	f->file_off = file_off;
+	resolve(u, uf, ret_addr && file_off ? file_off - 1 : file_off, file_off, f);
+}
+
+void usym_frame32(struct usym *u, uint32_t tgid, const void *frame, bool ret_addr,
+		  struct usym_frame *f)
+{
+	const unsigned char *p = frame;
+	int32_t status;
+	uint64_t v;
+
+	/* struct bpf_stack_build_id: __s32 status; u8 build_id[20]; (pad) union { u64 } at 24 */
+	memcpy(&status, p, sizeof(status));
+	memcpy(&v, p + 24, sizeof(v));
+	if (status == USYM_FRAME_VALID)
+		usym_build_id(u, p + 4, v, ret_addr, f);
+	else if (status == USYM_FRAME_IP)
+		usym_addr(u, tgid, v, ret_addr, f);
+	else
+		memset(f, 0, sizeof(*f));
+}
