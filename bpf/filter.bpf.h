@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The filter evaluator: runs one struct kpt_pred_prog (include/kptrace.h,
- * compiled by src/filter.c) against the record being built in the scratch
+ * compiled by src/prepare/filter.c) against the record being built in the scratch
  * buffer: the header (tid, tgid, cpu, comm: filled before "pre" runs), the
  * fault bitmap at KPT_HDR_SIZE and the argument slots ("post" runs after the
  * fetch).
@@ -155,7 +155,7 @@ __noinline int kpt_glob_run(struct kpt_scratch *s, const struct kpt_pred_prog *p
 				g->flags = 0;
 				continue;
 			}
-			/* src/filter.c closes every class: a NUL here is a bad program */
+			/* src/prepare/filter.c closes every class: a NUL here is a bad program */
 			if (!d)
 				return KPT_GLOB_FAIL;
 			a = d;
@@ -373,7 +373,7 @@ __noinline int kpt_pred_term(struct kpt_scratch *s, const struct kpt_pred_prog *
 /*
  * 1 if the event passes prog (an empty program passes), else 0. The stack
  * of booleans is the bits of st, the top in bit 0. A malformed program
- * (src/filter.c makes none) gives some answer, never an unsafe access.
+ * (src/prepare/filter.c makes none) gives some answer, never an unsafe access.
  */
 __noinline int kpt_filter_eval(struct kpt_scratch *s, const struct kpt_pred_prog *prog)
 {

@@ -77,7 +77,7 @@ static __always_inline int kpt_emit(struct kpt_scratch *s, struct kpt_rec_hdr *h
  * or paused. First thing after the hit is counted, so a left-out hit costs
  * a lookup and the clock (a hit of a disarmed bucket, the lookup alone but
  * at its CPU's marks); only probes whose hits leave nothing behind (no
- * latency depth, no entry arguments) have a bucket (src/budget.c).
+ * latency depth, no entry arguments) have a bucket (src/load/budget.c).
  */
 static __always_inline bool kpt_budget_skip(__u32 idx, struct kpt_stats *st)
 {

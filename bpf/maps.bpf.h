@@ -2,7 +2,7 @@
 /*
  * Every map of the object and the counters the programs keep in BSS, with
  * the types only the BPF side sees in them. Sizes of 1 are the loader's to
- * set before load (src/loader.c); the names are the skeleton's ABI.
+ * set before load (src/load/loader.c); the names are the skeleton's ABI.
  */
 #ifndef KPT_MAPS_BPF_H
 #define KPT_MAPS_BPF_H
@@ -92,7 +92,7 @@ struct {
 } kpt_edata SEC(".maps");
 
 /* latency --pmu: the counters, one per CPU per event, opened by userspace
- * (src/pmu.c). */
+ * (src/load/pmu.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
 	__uint(max_entries, 1);

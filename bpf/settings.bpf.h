@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Every setting of a run, in one place: read-only data the loader
- * (src/loader.c, src/pmu.c) writes before load. The verifier knows their
+ * (src/load/loader.c, src/load/pmu.c) writes before load. The verifier knows their
  * values, so it drops the branches a run does not take and bounds the
  * loops at this run's maxima: most of kptrace's start-up is its time, and
  * what it drops costs nothing a hit. Their names are the skeleton's ABI.

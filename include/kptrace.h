@@ -223,7 +223,7 @@ struct kpt_fetch {
 #define KPT_DIRECT_TPFIELD	(KPT_NR_REG_ARGS + 1)
 
 /*
- * Filters: ftrace's event filter language compiled by src/filter.c into two
+ * Filters: ftrace's event filter language compiled by src/prepare/filter.c into two
  * postfix programs over a stack of booleans. "pre" uses only what is known
  * before any argument is fetched (pid, tid, cpu, comm) and runs first; "post"
  * runs after the fetch and before anything is emitted or aggregated.
