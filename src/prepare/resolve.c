@@ -18,6 +18,7 @@
 #include "sys/btfwalk.h"
 #include "sys/libpath.h"
 #include "sys/objbtf.h"
+#include "util/hash.h"
 #include "util/suggest.h"
 
 #define KPROBE_PMU	"/sys/bus/event_source/devices/kprobe"
@@ -98,15 +99,6 @@ struct nameset {
 	size_t nslots;
 };
 
-static size_t name_hash(const char *s)
-{
-	size_t h = 14695981039346656037ULL;	/* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
 static int names_add(struct nameset *ns, const char *name)
 {
 	size_t i;
@@ -118,7 +110,7 @@ static int names_add(struct nameset *ns, const char *name)
 		if (!slots)
 			return -ENOMEM;
 		for (k = 0; k < ns->n; k++) {
-			for (i = name_hash(ns->names[k]) & (nn - 1); slots[i]; i = (i + 1) & (nn - 1))
+			for (i = kpt_hash_str(ns->names[k]) & (nn - 1); slots[i]; i = (i + 1) & (nn - 1))
 				;
 			slots[i] = k + 1;
 		}
@@ -126,7 +118,7 @@ static int names_add(struct nameset *ns, const char *name)
 		ns->slots = slots;
 		ns->nslots = nn;
 	}
-	for (i = name_hash(name) & (ns->nslots - 1); ns->slots[i]; i = (i + 1) & (ns->nslots - 1))
+	for (i = kpt_hash_str(name) & (ns->nslots - 1); ns->slots[i]; i = (i + 1) & (ns->nslots - 1))
 		if (!strcmp(ns->names[ns->slots[i] - 1], name))
 			return 0;
 	if (ns->n == ns->cap) {

@@ -17,6 +17,7 @@
 
 #include "sys/ksyms.h"
 #include "util/fmt.h"
+#include "util/hash.h"
 
 #define KSYM_NAME_MAX	512	/* the kernel's KSYM_NAME_LEN */
 #define NO_OFF		UINT32_MAX
@@ -120,15 +121,6 @@ static int cmp_sym(const void *a, const void *b)
 	 * kernel's lookups pick (scripts/kallsyms orders aliases by preference).
 	 */
 	return off_of(x->name) < off_of(y->name) ? -1 : 1;
-}
-
-static uint32_t hash_name(const char *s)
-{
-	uint32_t h = 2166136261u;	/* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
 }
 
 /*
@@ -285,7 +277,7 @@ static int build_hash(struct ksyms *ks)
 	ks->hmask = cap - 1;
 	/* in address order, so the first match found is the lowest address */
 	for (i = 0; i < ks->n; i++) {
-		h = hash_name(ks->syms[i].name) & ks->hmask;
+		h = kpt_hash_str(ks->syms[i].name) & ks->hmask;
 		while (ks->hash[h])
 			h = (h + 1) & ks->hmask;
 		ks->hash[h] = (uint32_t)i + 1;
@@ -461,7 +453,7 @@ const struct ksym *ksyms_by_name(const struct ksyms *ks, const char *name, const
 
 	if (!ks || !ks->hash || !name)
 		return NULL;
-	h = hash_name(name) & ks->hmask;
+	h = kpt_hash_str(name) & ks->hmask;
 	for (; ks->hash[h]; h = (h + 1) & ks->hmask) {
 		s = &ks->syms[ks->hash[h] - 1];
 		if (strcmp(s->name, name))
@@ -487,7 +479,7 @@ size_t ksyms_count_name(const struct ksyms *ks, const char *name, const char *mo
 
 	if (!ks || !ks->hash || !name)
 		return 0;
-	for (h = hash_name(name) & ks->hmask; ks->hash[h]; h = (h + 1) & ks->hmask) {
+	for (h = kpt_hash_str(name) & ks->hmask; ks->hash[h]; h = (h + 1) & ks->hmask) {
 		s = &ks->syms[ks->hash[h] - 1];
 		if (strcmp(s->name, name))
 			continue;

@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "sys/usym.h"
+#include "util/hash.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -45,19 +46,9 @@ struct htab {
 	size_t nb, n;
 };
 
-static uint64_t hash_bytes(const void *k, size_t n)
-{
-	const unsigned char *p = k;
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	while (n--)
-		h = (h ^ *p++) * 0x100000001b3ull;
-	return h;
-}
-
 static struct hent *ht_find(const struct htab *t, const void *k, size_t n)
 {
-	uint64_t h = hash_bytes(k, n);
+	uint64_t h = kpt_hash(k, n);
 	struct hent *e;
 
 	if (!t->nb)
@@ -101,7 +92,7 @@ static int ht_put(struct htab *t, const void *k, size_t n, void *val)
 	e = malloc(sizeof(*e) + n);
 	if (!e)
 		return -ENOMEM;
-	e->hash = hash_bytes(k, n);
+	e->hash = kpt_hash(k, n);
 	e->val = val;
 	e->klen = n;
 	memcpy(e->key, k, n);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/folded.h"
+#include "util/hash.h"
 
 struct stack {
 	struct stack *next;
@@ -84,15 +85,6 @@ static long stack_text(struct folded *fd, const char *const *frames, size_t n)
 	return len;
 }
 
-static uint64_t hash_text(const char *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	while (n--)
-		h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
-	return h;
-}
-
 static int grow(struct folded *fd)
 {
 	size_t nb = fd->nb ? fd->nb * 2 : 256, i;
@@ -123,7 +115,7 @@ int folded_add(struct folded *fd, const char *const *frames, size_t n, uint64_t 
 	len = stack_text(fd, frames, n);
 	if (len < 0)
 		return len;
-	h = hash_text(fd->buf, len);
+	h = kpt_hash(fd->buf, len);
 	for (s = fd->nb ? fd->b[h & (fd->nb - 1)] : NULL; s; s = s->next)
 		if (s->hash == h && s->len == (size_t)len && !memcmp(s->text, fd->buf, len)) {
 			s->count = s->count + count < s->count ? UINT64_MAX : s->count + count;

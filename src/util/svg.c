@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "util/hash.h"
 #include "util/svg.h"
 
 #define FONT		12
@@ -252,19 +253,9 @@ static int add_bars(struct svg_doc *d, const struct svg_hist *h, const char *tit
 	return copy_pcts(p->pcts, &p->npcts, h->pcts, h->npcts) ? oom(d) : 0;
 }
 
-/* FNV-1a: a left-out heat title's identity, to count them once each. */
-static uint64_t title_hash(const char *s)
-{
-	uint64_t x = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		x = (x ^ (unsigned char)*s) * 0x100000001b3ull;
-	return x;
-}
-
 static void heat_gone(struct svg_doc *d, const char *title)
 {
-	uint64_t x = title_hash(title);
+	uint64_t x = kpt_hash_str(title);
 	size_t i;
 
 	for (i = 0; i < d->ngone; i++)
