@@ -48,37 +48,18 @@ struct modwatch {
  */
 static bool module_live(const struct modwatch *mw, const char *name, char *base, size_t len)
 {
-	const char *line = mw->mods;
+	char state[16];
 
-	while (line && *line) {
-		const char *end = strchrnul(line, '\n');
-		char mod[64], state[16], addr[24];
-
-		if (sscanf(line, "%63s %*s %*s %*s %15s %23s", mod, state, addr) == 3 &&
-		    libpath_module_name_eq(mod, name) && !strcmp(state, "Live")) {
-			snprintf(base, len, "%s", addr);
-			return true;
-		}
-		line = *end ? end + 1 : NULL;
-	}
-	return false;
+	return libpath_module_find(mw->mods, name, state, sizeof(state), base, len) &&
+	       !strcmp(state, "Live");
 }
 
 static int read_modules(struct modwatch *mw)
 {
-	FILE *f = fopen("/proc/modules", "re");
-	size_t cap = 0;
-	ssize_t got;
-	char *all = NULL;
+	char *all = libpath_modules_read();
 
-	if (!f)
+	if (!all)
 		return -errno;
-	got = getdelim(&all, &cap, '\0', f);
-	fclose(f);
-	if (got < 0) {
-		free(all);
-		all = NULL;
-	}
 	free(mw->mods);
 	mw->mods = all;
 	return 0;

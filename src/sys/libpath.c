@@ -173,20 +173,57 @@ bool libpath_module_name_eq(const char *a, const char *b)
 	return !a[i] && !b[i];
 }
 
-bool libpath_module_loaded(const char *name)
+char *libpath_modules_read(void)
 {
-	char line[512], mod[256];
-	bool found = false;
 	FILE *f = fopen("/proc/modules", "re");
+	size_t cap = 0;
+	char *all = NULL;
+	int err = 0;
 
-	/* no /proc/modules: a kernel without modules (CONFIG_MODULES off) */
 	if (!f)
-		return errno != ENOENT;
-	while (!found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%255s", mod) != 1)
-			continue;
-		found = libpath_module_name_eq(mod, name);
+		return NULL;
+	if (getdelim(&all, &cap, '\0', f) < 0) {
+		err = ferror(f) ? errno : 0;
+		free(all);
+		/* at its end at once: no module loaded, an empty text */
+		all = err ? NULL : strdup("");
 	}
 	fclose(f);
+	if (err)
+		errno = err;
+	return all;
+}
+
+bool libpath_module_find(const char *mods, const char *name, char *state, size_t slen, char *addr,
+			 size_t alen)
+{
+	const char *line = mods;
+
+	while (line && *line) {
+		const char *end = strchrnul(line, '\n');
+		char mod[64], st[16], a[24];
+
+		if (sscanf(line, "%63s %*s %*s %*s %15s %23s", mod, st, a) == 3 &&
+		    libpath_module_name_eq(mod, name)) {
+			snprintf(state, slen, "%s", st);
+			snprintf(addr, alen, "%s", a);
+			return true;
+		}
+		line = *end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+bool libpath_module_loaded(const char *name)
+{
+	char state[16], addr[24];
+	char *mods = libpath_modules_read();
+	bool found;
+
+	/* no /proc/modules: a kernel without modules (CONFIG_MODULES off) */
+	if (!mods)
+		return errno != ENOENT;
+	found = libpath_module_find(mods, name, state, sizeof(state), addr, sizeof(addr));
+	free(mods);
 	return found;
 }

@@ -25,6 +25,16 @@ int libpath_find(const char *name, char *path, size_t len);
  */
 bool libpath_module_loaded(const char *name);
 
+/* /proc/modules's whole text (free it), or NULL with errno (ENOENT: no modules in this kernel). */
+char *libpath_modules_read(void);
+/*
+ * Module name's line in mods, /proc/modules's text ("name size refs deps
+ * state address"): its state ("Live", "Loading", "Unloading") and load
+ * address into state and addr; false if it is not there.
+ */
+bool libpath_module_find(const char *mods, const char *name, char *state, size_t slen, char *addr,
+			 size_t alen);
+
 /* Two kernel module names the same, '-' and '_' alike (as modprobe takes them). */
 bool libpath_module_name_eq(const char *a, const char *b);
 
