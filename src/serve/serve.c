@@ -94,18 +94,6 @@ static void job_free(struct serve_job *sj)
 	free(sj);
 }
 
-static bool job_matches(const struct serve_job *sj, const struct job *j)
-{
-	int i;
-
-	if (strcmp(sj->name, j->name) || sj->argc != j->argc + 1)
-		return false;
-	for (i = 0; i < j->argc; i++)
-		if (strcmp(sj->words[i + 1], j->argv[i]))
-			return false;
-	return true;
-}
-
 /*
  * The word of job j an option error is about: the one it quotes ('xs' of
  * "--unit: 'xs' is not ns"), else the longest it names, else the mode's.
@@ -200,9 +188,14 @@ static int running_match(const struct serve *s, const struct job *j)
 {
 	int k;
 
-	for (k = 0; k < s->n; k++)
-		if (job_matches(s->jobs[k], j))
+	for (k = 0; k < s->n; k++) {
+		/* its words as the file gave them: words[0] is argp's "kptrace" */
+		struct job run = { .argc = s->jobs[k]->argc - 1, .argv = s->jobs[k]->words + 1 };
+
+		snprintf(run.name, sizeof(run.name), "%s", s->jobs[k]->name);
+		if (job_same(&run, j))
 			return k;
+	}
 	return -1;
 }
 
