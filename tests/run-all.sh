@@ -35,6 +35,8 @@ suite() {
 	echo "$name: $p passed, $f failed, $s skipped" >> "$LOG"
 }
 
+# src/'s folders are layers: no upward include, none without its folder, no cycle
+suite layers tests/layers.sh
 suite unit tests/run-unit.sh .output/tests/test_* .output/tests/san/test_*
 suite fuzz tests/fuzz/run.sh 20
 suite host tests/host/run.sh
