@@ -14,6 +14,7 @@
 #include "lang/valfmt.h"
 #include "out/output.h"
 #include "util/folded.h"
+#include "util/keylist.h"
 #include "util/svg.h"
 #include "util/table.h"
 
@@ -735,16 +736,10 @@ static const char *const stat_keys[] = { "sum", "avg", "min", "max" };	/* --json
 /* Where "probe" is among --by's keys (a column of the table, no key word), or -1. */
 static int probe_key_pos(const char *by)
 {
-	char buf[256], *tok, *save = NULL;
-	int i = 0;
+	struct keylist kl;
 
-	if (!by)
-		return -1;
-	snprintf(buf, sizeof(buf), "%s", by);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), i++)
-		if (!strcmp(tok, "probe"))
-			return i;
-	return -1;
+	keylist_parse(by, &kl);
+	return keylist_index(&kl, "probe");
 }
 
 /* --avg's value: the mean, rounded toward zero, as bpftrace's avg(). */

@@ -12,6 +12,7 @@
 #include "load/budget.h"
 #include "out/outtime.h"
 #include "prepare/hint.h"
+#include "util/keylist.h"
 #include "kptrace.h"
 
 void (*argp_program_version_hook)(FILE *, struct argp_state *) = kpt_print_version;
@@ -306,15 +307,10 @@ static unsigned int parse_sort(struct argp_state *st, const char *arg)
 /* Whether --by names a stack key. */
 static bool by_has_stack(const char *by)
 {
-	char buf[256], *tok, *save = NULL;
+	struct keylist kl;
 
-	if (!by)
-		return false;
-	snprintf(buf, sizeof(buf), "%s", by);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (!strcmp(tok, "kstack") || !strcmp(tok, "ustack"))
-			return true;
-	return false;
+	keylist_parse(by, &kl);
+	return keylist_index(&kl, "kstack") >= 0 || keylist_index(&kl, "ustack") >= 0;
 }
 
 /*

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "prepare/aggdef.h"
+#include "util/keylist.h"
 
 static bool is_scalar(const struct ev_arg *a)
 {
@@ -62,13 +63,14 @@ bool agg_key_is_stack(int kind)
 static int parse_keys(const char *by, const struct ev_desc *ev, const struct ev_desc *from,
 		      struct kpt_agg *g, char *msg, size_t msglen)
 {
-	char buf[256], *tok, *save = NULL;
-	int words = 0, a, b;
+	struct keylist kl;
+	int words = 0, a, b, k;
 
 	if (!by || !*by)
 		return 0;
-	snprintf(buf, sizeof(buf), "%s", by);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	keylist_parse(by, &kl);
+	for (k = 0; k < kl.n; k++) {
+		const char *tok = kl.w[k];
 		const struct ev_desc *kev;
 		int kind, w = 1;
 

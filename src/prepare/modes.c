@@ -13,6 +13,7 @@
 #include "sys/libpath.h"
 #include "sys/pmu.h"
 #include "sys/tracepoint.h"
+#include "util/keylist.h"
 
 /* Definition texts as a mode makes them; peer[i]: latency's other half of text[i], or -1. */
 struct deflist {
@@ -391,7 +392,8 @@ static bool has_arg(const struct spec_probe *p, const char *name)
  */
 static int add_def(const struct kpt_opts *env, const char *def, struct deflist *out)
 {
-	char extra[512] = "", by[256], *tok, *save = NULL;
+	char extra[512] = "";
+	struct keylist by;
 	struct spec_probe p;
 	struct spec_error e;
 	size_t at;
@@ -403,8 +405,10 @@ static int add_def(const struct kpt_opts *env, const char *def, struct deflist *
 	}
 	if (env->mode == MODE_HIST && env->field && !has_arg(&p, env->field))
 		snprintf(extra, sizeof(extra), " %s", env->field);
-	snprintf(by, sizeof(by), "%s", env->by ? env->by : "");
-	for (tok = strtok_r(by, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	keylist_parse(env->by, &by);
+	for (int k = 0; k < by.n; k++) {
+		const char *tok = by.w[k];
+
 		/* "probe" is the table's probe column, no field */
 		if (!agg_builtin_key(tok) && strcmp(tok, "probe") && !has_arg(&p, tok) &&
 		    !(env->field && !strcmp(tok, env->field)) &&
@@ -484,13 +488,15 @@ static enum kpt_action latency_action(const struct kpt_opts *env, const struct p
 static int pair_keys(const char *spec, bool from, const struct ev_desc *ev, struct kpt_agg *g,
 		     char *msg, size_t msglen)
 {
-	char buf[256], *tok, *save = NULL, *eq, *name;
-	int a;
+	struct keylist kl;
+	char *tok, *eq, *name;
+	int a, k;
 
 	if (!spec)
 		return 0;
-	snprintf(buf, sizeof(buf), "%s", spec);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	keylist_parse(spec, &kl);
+	for (k = 0; k < kl.n; k++) {
+		tok = kl.w[k];
 		eq = strchr(tok, '=');
 		if (eq)
 			*eq = '\0';

@@ -28,6 +28,7 @@
 #include "serve/metrics.h"
 #include "serve/serve.h"
 #include "sys/privilege.h"
+#include "util/keylist.h"
 
 struct serve_job {
 	char name[65];
@@ -123,6 +124,8 @@ static int error_word(const struct job *j, const char *why)
 /* What a job may not ask for: serve's jobs aggregate, untimed, unprinted. */
 static const char *job_refusal(const struct kpt_opts *e)
 {
+	struct keylist by;
+
 	if (e->mode != MODE_HIST && e->mode != MODE_LATENCY && e->mode != MODE_COUNT)
 		return "a job is hist, latency or count";
 	if (e->command || e->pid || e->tid)
@@ -132,7 +135,9 @@ static const char *job_refusal(const struct kpt_opts *e)
 		return "-d and -i are for one run: a job runs until serve stops";
 	if (e->out_path || e->json || e->folded || e->dry_run || e->svg_path)
 		return "-o, --json, --folded, --svg and --dry-run are for one run";
-	if (e->kstack || e->ustack || (e->by && (strstr(e->by, "kstack") || strstr(e->by, "ustack"))))
+	keylist_parse(e->by, &by);
+	if (e->kstack || e->ustack || keylist_index(&by, "kstack") >= 0 ||
+	    keylist_index(&by, "ustack") >= 0)
 		return "stacks are not labels: -K, -U and --by kstack/ustack are for one run";
 	if (e->pmu)
 		return "--pmu is for one run";
