@@ -169,6 +169,8 @@ check "kptrace(8)'s examples: $here of $n run here, the rest need kprobes or a j
 { $KPT --help; $KPT serve --help; $KPT diff --help; } > "$OUT/help.txt" 2>&1
 cat > "$OUT/opts.py" <<'PY'
 import re, sys
+# an option as a page or a command line writes it: --long, or -x alone
+OPT = re.compile(r"(?<![\w-])(--[a-z][a-z-]*|-[A-Za-z?](?![\w-]))")
 def help_opts(path):
     opts = set()
     for l in open(path):
@@ -185,7 +187,7 @@ def man_opts(path):
         if l != ".TP":
             continue
         tag = re.sub(r"\\f[BIRP]", "", lines[i + 1]).replace("\\-", "-")
-        opts.update(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[A-Za-z?](?![\w-]))", tag))
+        opts.update(OPT.findall(tag))
     return opts
 # the options README.md shows: in its commands (code lines starting with
 # kptrace) and its `code` spans, definitions in quotes left out
@@ -198,7 +200,7 @@ def readme_opts(path):
         spans = ([l] if re.match(r"^(# )?kptrace ", l) else []) if block else re.findall(r"`([^`]*)`", l)
         for t in spans:
             t = re.sub(r"'[^']*'", "", t)
-            opts.update(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[A-Za-z?](?![\w-]))", t))
+            opts.update(OPT.findall(t))
     return opts
 h, m = help_opts(sys.argv[1]), man_opts(sys.argv[2])
 if sys.argv[3] == "readme-in-both":
