@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # kptrace as a system tool (issue 23): make install / uninstall under
 # DESTDIR and PREFIX, the man pages (lint, rendering, the options of every
-# --help against kptrace(8) both ways, its examples run as printed where this
-# kernel can run them), the bash completion driven as
-# bash drives it, --version and the rebuild it implies, and the .deb built,
-# linted, installed into a test root, run there and removed.
+# --help against kptrace(8) both ways and README.md's in both, its examples
+# run as printed where this kernel can run them), the bash completion driven
+# as bash drives it, --version and the rebuild it implies, and the .deb
+# built, linted, installed into a test root, run there and removed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -169,6 +169,8 @@ check "kptrace(8)'s examples: $here of $n run here, the rest need kprobes or a j
 { $KPT --help; $KPT serve --help; $KPT diff --help; } > "$OUT/help.txt" 2>&1
 cat > "$OUT/opts.py" <<'PY'
 import re, sys
+# an option as a page or a command line writes it: --long, or -x alone
+OPT = re.compile(r"(?<![\w-])(--[a-z][a-z-]*|-[A-Za-z?](?![\w-]))")
 def help_opts(path):
     opts = set()
     for l in open(path):
@@ -185,9 +187,27 @@ def man_opts(path):
         if l != ".TP":
             continue
         tag = re.sub(r"\\f[BIRP]", "", lines[i + 1]).replace("\\-", "-")
-        opts.update(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[A-Za-z?](?![\w-]))", tag))
+        opts.update(OPT.findall(tag))
+    return opts
+# the options README.md shows: in its commands (code lines starting with
+# kptrace) and its `code` spans, definitions in quotes left out
+def readme_opts(path):
+    opts, block = set(), False
+    for l in open(path):
+        if l.startswith("```"):
+            block = not block
+            continue
+        spans = ([l] if re.match(r"^(# )?kptrace ", l) else []) if block else re.findall(r"`([^`]*)`", l)
+        for t in spans:
+            t = re.sub(r"'[^']*'", "", t)
+            opts.update(OPT.findall(t))
     return opts
 h, m = help_opts(sys.argv[1]), man_opts(sys.argv[2])
+if sys.argv[3] == "readme-in-both":
+    r = readme_opts(sys.argv[4])
+    missing = sorted(r - (h & m))
+    print("%d options in README.md; not in both --help and kptrace(8): %s" % (len(r), missing))
+    sys.exit(1 if missing or len(r) < 10 else 0)
 missing = sorted(h - m) if sys.argv[3] == "help-in-man" else sorted(m - h)
 print("%d options in --help, %d in kptrace(8); not there: %s" % (len(h), len(m), missing))
 sys.exit(1 if missing or len(h) < 50 else 0)
@@ -196,6 +216,9 @@ check "every option of --help (kptrace, serve, diff) is in kptrace(8)" \
 	python3 "$OUT/opts.py" "$OUT/help.txt" docs/kptrace.8 help-in-man
 check "every option kptrace(8) describes is in a --help" \
 	python3 "$OUT/opts.py" "$OUT/help.txt" docs/kptrace.8 man-in-help
+# README.md is for users: its options are documented in kptrace(8), not there
+check "every option README.md shows is in kptrace(8) and a --help" \
+	python3 "$OUT/opts.py" "$OUT/help.txt" docs/kptrace.8 readme-in-both README.md
 # the completion's lists are written out too: they must not drift from --help
 bash -c '. docs/kptrace.bash; echo $_kptrace_options $_kptrace_serve_options $_kptrace_diff_options' \
 	> "$OUT/comp-opts.txt"

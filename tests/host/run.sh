@@ -154,7 +154,8 @@ check "direct stream: registers, widths, defaults, \$retval, \$argN, no argument
 
 # A PIE: the kernel prints where the function is mapped in the process; kptrace
 # reads it from /proc/PID/maps, so the process must outlive its events' output
-# (a short-lived one gets the ELF address: see README, Known differences).
+# (a short-lived one gets the ELF address: kptrace-definitions(5), KNOWN
+# DIFFERENCES FROM FTRACE).
 BIN_NOPIE=$BIN
 BIN=$(realpath "$OUT")/target-pie
 gcc -O0 -fno-inline -fpie -pie -g tests/host/target.c -o "$BIN"
@@ -507,7 +508,7 @@ assert len(a["arr"]) == 64 and a["arr"][:4] == [1, 2, 65535, 4], a["arr"]
 assert a["deep"] is None, a["deep"]
 # through NULL: a fetch faults as a whole, and a string array's elements
 # are pointers each read (and faulting) on its own (ftrace prints the first
-# as (fault), then stale bytes: README, Known differences)
+# as (fault), then stale bytes: kptrace-definitions(5), KNOWN DIFFERENCES)
 assert all(b[k] is None for k in ("s", "arr", "deep")) and b["strs"] == [None] * 3, b
 EOF2
 then pass "128 arguments, 14 dereferences, arrays of 64: load, attach, both calls' values"
