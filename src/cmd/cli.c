@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <argp.h>
+#include <setjmp.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd/cli.h"
@@ -23,6 +23,33 @@ const char *argp_program_bug_address = "the kptrace issue tracker";
  * an example in two where it cannot be pasted. An example too long for one
  * line goes on with a '\' outside its quotes, as a shell reads it.
  */
+
+/* What one parse fills, and for a serve job's words, where an error goes. */
+struct cli_input {
+	struct kpt_opts *env;
+	bool job;		/* a serve job: its options only, and errors return */
+	jmp_buf *fail;		/* a job: job_parse_opt()'s, while parse_opt() runs */
+};
+
+static struct cli_input *cli_in(const struct argp_state *st)
+{
+	return st->input;
+}
+
+/*
+ * argp's errors exit the process, except under ARGP_NO_EXIT (a job's), where
+ * they return: the word is then refused at once, by a jump back to
+ * job_parse_opt(), which returns the error to argp_parse() so it cleans up.
+ */
+static void cli_bail(const struct argp_state *st)
+{
+	if (cli_in(st)->fail)
+		longjmp(*cli_in(st)->fail, 1);
+}
+#define cli_error(st, ...)	(argp_error(st, __VA_ARGS__), cli_bail(st))
+#define cli_failure(st, status, errnum, ...) \
+	(argp_failure(st, status, errnum, __VA_ARGS__), cli_bail(st))
+
 static const char doc[] =
 "kptrace: ftrace kprobe_events definitions, run as CO-RE BPF programs.\n"
 "\n"
@@ -177,7 +204,7 @@ static long long parse_int(struct argp_state *st, const char *opt, const char *s
 	errno = 0;
 	v = strtoll(s, &end, 0);
 	if (errno || end == s || *end || v < min || v > max)
-		argp_error(st, "%s: '%s' is not a number in [%lld, %lld]", opt, s, min, max);
+		cli_error(st, "%s: '%s' is not a number in [%lld, %lld]", opt, s, min, max);
 	return v;
 }
 
@@ -193,11 +220,11 @@ static uint32_t parse_size(struct argp_state *st, const char *s)
 	else if (*end == 'M' || *end == 'm')
 		mul = 1024 * 1024, end++;
 	if (errno || end == s || *end || s[0] == '-')
-		argp_error(st, "--buffer-size: '%s' is not a size", s);
+		cli_error(st, "--buffer-size: '%s' is not a size", s);
 	v *= mul;
 	/* The kernel wants a power-of-two multiple of the page size. */
 	if (v < 4096 || v > (1ULL << 30) || (v & (v - 1)))
-		argp_error(st, "--buffer-size: %llu must be a power of two from 4K to 1G", v);
+		cli_error(st, "--buffer-size: %llu must be a power of two from 4K to 1G", v);
 	return (uint32_t)v;
 }
 
@@ -209,7 +236,7 @@ static double parse_seconds(struct argp_state *st, const char *opt, const char *
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v > 0) || v > 1e9)
-		argp_error(st, "%s: '%s' is not a positive number of seconds", opt, s);
+		cli_error(st, "%s: '%s' is not a positive number of seconds", opt, s);
 	return v;
 }
 
@@ -223,11 +250,11 @@ static void parse_linear(struct argp_state *st, struct kpt_opts *env, const char
 		errno = 0;
 		v[i] = strtoll(s, &end, 0);
 		if (errno || end == s || (i < 2 && *end != ',') || (i == 2 && *end))
-			argp_error(st, "--linear: '%s' is not MIN,MAX,STEP", s);
+			cli_error(st, "--linear: '%s' is not MIN,MAX,STEP", s);
 		s = end + 1;
 	}
 	if (v[2] <= 0 || v[1] <= v[0])
-		argp_error(st, "--linear: needs MAX > MIN and STEP > 0");
+		cli_error(st, "--linear: needs MAX > MIN and STEP > 0");
 	env->linear = true;
 	env->lin_min = v[0];
 	env->lin_max = v[1];
@@ -259,7 +286,7 @@ static void positional(struct argp_state *st, struct kpt_opts *env, char *arg)
 	}
 	/* a bare word is never a definition: a subcommand mistyped */
 	if (st->arg_num == 0 && (sub = hint_subcommand(arg)))
-		argp_failure(st, 1, 0, "error: unknown subcommand '%s' (did you "
+		cli_failure(st, 1, 0, "error: unknown subcommand '%s' (did you "
 			     "mean '%s'?)", arg, sub);
 	/* hist DEF FIELD: the second word names the argument to bucket */
 	if (env->mode == MODE_HIST && env->ndefs == 1 && !env->field) {
@@ -268,7 +295,7 @@ static void positional(struct argp_state *st, struct kpt_opts *env, char *arg)
 	}
 	nd = realloc(env->defs, (env->ndefs + 1) * sizeof(*nd));
 	if (!nd)
-		argp_failure(st, 1, ENOMEM, "out of memory");
+		cli_failure(st, 1, ENOMEM, "out of memory");
 	env->defs = nd;
 	env->defs[env->ndefs++] = arg;
 }
@@ -281,7 +308,7 @@ static void stat_option(struct argp_state *st, struct kpt_opts *env, int key, co
 	unsigned int bit = 1u << (key - OPT_SUM);
 
 	if (env->stat_field && strcmp(env->stat_field, field))
-		argp_error(st, "--%s %s: the statistics are of one field, and --%s names '%s'",
+		cli_error(st, "--%s %s: the statistics are of one field, and --%s names '%s'",
 			   stat_words[key - OPT_SUM], field, stat_words[env->first_stat_key - OPT_SUM],
 			   env->stat_field);
 	if (!env->stat_field)
@@ -300,7 +327,7 @@ static unsigned int parse_sort(struct argp_state *st, const char *arg)
 	for (i = 0; i < 4; i++)
 		if (!strcmp(arg, stat_words[i]))
 			return 1u << i;
-	argp_error(st, "--sort %s: count, sum, avg, min or max", arg);
+	cli_error(st, "--sort %s: count, sum, avg, min or max", arg);
 	return 0;
 }
 
@@ -323,13 +350,13 @@ static void profile_definition(struct argp_state *st, struct kpt_opts *env)
 	const char **nd;
 
 	if (env->ndefs || env->def_file)
-		argp_error(st, "profile samples every CPU: it takes no definitions (-F HZ "
+		cli_error(st, "profile samples every CPU: it takes no definitions (-F HZ "
 			   "sets the rate; -p, -c, --comm choose what is counted)");
 	snprintf(env->profile_def, sizeof(env->profile_def), "profile:hz:%d%s",
 		 env->profile_hz ? env->profile_hz : 99, env->no_idle ? " if common_pid != 0" : "");
 	nd = realloc(env->defs, sizeof(*nd));
 	if (!nd)
-		argp_failure(st, 1, ENOMEM, "out of memory");
+		cli_failure(st, 1, ENOMEM, "out of memory");
 	env->defs = nd;
 	env->defs[env->ndefs++] = env->profile_def;
 	if (!env->by)
@@ -342,22 +369,20 @@ static void pair_definitions(struct argp_state *st, struct kpt_opts *env)
 	const char **nd;
 
 	if (env->mode != MODE_LATENCY)
-		argp_error(st, "--from and --to are for 'kptrace latency'");
+		cli_error(st, "--from and --to are for 'kptrace latency'");
 	if (!env->from || !env->to)
-		argp_error(st, "latency --from DEFINITION --to DEFINITION: give both");
+		cli_error(st, "latency --from DEFINITION --to DEFINITION: give both");
 	if (env->ndefs || env->def_file)
-		argp_error(st, "latency --from/--to times two events: no functions beside them");
+		cli_error(st, "latency --from/--to times two events: no functions beside them");
 	nd = realloc(env->defs, 2 * sizeof(*nd));
 	if (!nd)
-		argp_failure(st, 1, ENOMEM, "out of memory");
+		cli_failure(st, 1, ENOMEM, "out of memory");
 	env->defs = nd;
 	env->defs[0] = env->from;
 	env->defs[1] = env->to;
 	env->ndefs = 2;
 }
 
-/* Set while cli_parse_job() parses: options only a serve job takes. */
-static bool in_job;
 
 /* Cross-option checks, in one place. */
 static void check_options(struct argp_state *st, struct kpt_opts *env)
@@ -367,78 +392,78 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 	if (env->from || env->to)
 		pair_definitions(st, env);
 	if (env->pair_key && !env->from)
-		argp_error(st, "--key pairs latency --from with --to");
+		cli_error(st, "--key pairs latency --from with --to");
 	if ((env->profile_hz || env->no_idle) && !env->profile)
-		argp_error(st, "-F and --no-idle are for 'kptrace profile'");
+		cli_error(st, "-F and --no-idle are for 'kptrace profile'");
 	if (env->mode == MODE_LIST) {
 		if (env->ndefs > 1 || env->def_file)
-			argp_error(st, "list takes one GLOB (or none: everything)");
+			cli_error(st, "list takes one GLOB (or none: everything)");
 		return;
 	}
 	if (!env->ndefs && !env->def_file)
-		argp_error(st, "no probe definition given (see --help for examples)");
+		cli_error(st, "no probe definition given (see --help for examples)");
 	if (env->pid && env->command)
-		argp_error(st, "-p and -c both choose the process to trace: give one");
+		cli_error(st, "-p and -c both choose the process to trace: give one");
 	if (env->tid && env->command)
-		argp_error(st, "-t names a thread that runs now, not one of -c's");
+		cli_error(st, "-t names a thread that runs now, not one of -c's");
 	if (env->keep_running && !env->pid && !env->tid && !env->command)
-		argp_error(st, "--keep-running is for -p, -t and -c");
+		cli_error(st, "--keep-running is for -p, -t and -c");
 	if (env->linear && env->mode != MODE_HIST)
-		argp_error(st, "--linear is for 'kptrace hist'");
+		cli_error(st, "--linear is for 'kptrace hist'");
 	if (env->perfetto_path && env->mode != MODE_LATENCY && env->mode != MODE_TRACE)
-		argp_error(st, "--perfetto is for streamed events (each an instant) and 'kptrace "
+		cli_error(st, "--perfetto is for streamed events (each an instant) and 'kptrace "
 			   "latency' (every call a slice)");
 	if (env->time_set && env->mode != MODE_TRACE)
-		argp_error(st, "--time is for streamed events (the aggregations print no event's "
+		cli_error(st, "--time is for streamed events (the aggregations print no event's "
 			   "time)");
 	if (env->le_every && env->mode != MODE_HIST && env->mode != MODE_LATENCY)
-		argp_error(st, "--le-every is for hist and latency jobs");
-	if (env->le_every && !in_job)
-		argp_error(st, "--le-every is for a job of 'kptrace serve' (the le buckets it "
+		cli_error(st, "--le-every is for hist and latency jobs");
+	if (env->le_every && !cli_in(st)->job)
+		cli_error(st, "--le-every is for a job of 'kptrace serve' (the le buckets it "
 			   "exposes)");
 	if ((env->budget.pct > 0 || env->budget.rate) && env->mode == MODE_LATENCY)
-		argp_error(st, "--budget is for streamed events, hist and count: a latency's start "
+		cli_error(st, "--budget is for streamed events, hist and count: a latency's start "
 			   "and end must both be seen");
-	if ((env->budget.pct > 0 || env->budget.rate) && in_job)
-		argp_error(st, "--budget is for a run of its own, not a job of 'kptrace serve'");
+	if ((env->budget.pct > 0 || env->budget.rate) && cli_in(st)->job)
+		cli_error(st, "--budget is for a run of its own, not a job of 'kptrace serve'");
 	if (env->top && env->mode != MODE_COUNT)
-		argp_error(st, "--top is for 'kptrace count'");
+		cli_error(st, "--top is for 'kptrace count'");
 	if (env->zeros && env->mode != MODE_COUNT)
-		argp_error(st, "--zeros is for 'kptrace count'");
+		cli_error(st, "--zeros is for 'kptrace count'");
 	if (env->unit && env->mode != MODE_LATENCY)
-		argp_error(st, "--unit is for 'kptrace latency'");
+		cli_error(st, "--unit is for 'kptrace latency'");
 	if (env->by && env->mode == MODE_TRACE)
-		argp_error(st, "--by is for hist, latency and count");
+		cli_error(st, "--by is for hist, latency and count");
 	if (env->interval && env->mode == MODE_TRACE)
-		argp_error(st, "-i is for hist, latency and count");
+		cli_error(st, "-i is for hist, latency and count");
 	if (env->def_file && env->mode == MODE_LATENCY)
-		argp_error(st, "latency takes functions, not -f definitions");
+		cli_error(st, "latency takes functions, not -f definitions");
 	if (env->pmu && env->mode != MODE_LATENCY)
-		argp_error(st, "--pmu is for 'kptrace latency'");
+		cli_error(st, "--pmu is for 'kptrace latency'");
 	if (env->pmu && env->by)
-		argp_error(st, "--pmu does not combine with --by (the counters are per function)");
+		cli_error(st, "--pmu does not combine with --by (the counters are per function)");
 	if (env->mode == MODE_HIST && env->ndefs > 1)
-		argp_error(st, "hist takes one definition (and the argument to bucket)");
+		cli_error(st, "hist takes one definition (and the argument to bucket)");
 	if ((env->kstack || env->ustack) && env->mode != MODE_TRACE)
-		argp_error(st, "-K and -U add stacks to printed events: for %s, give --by kstack "
+		cli_error(st, "-K and -U add stacks to printed events: for %s, give --by kstack "
 			   "or --by ustack", env->mode == MODE_HIST ? "hist" : env->mode ==
 			   MODE_LATENCY ? "latency" : "count");
 	if (env->folded && !by_has_stack(env->by))
-		argp_error(st, "--folded prints aggregated stacks: give count, hist or latency "
+		cli_error(st, "--folded prints aggregated stacks: give count, hist or latency "
 			   "--by kstack or --by ustack");
 	if (env->folded && env->json)
-		argp_error(st, "--folded and --json are two output formats: give one");
+		cli_error(st, "--folded and --json are two output formats: give one");
 	if (env->svg_path && env->mode == MODE_TRACE)
-		argp_error(st, "--svg is for hist, latency and count");
+		cli_error(st, "--svg is for hist, latency and count");
 	if (env->svg_path && env->folded)
-		argp_error(st, "--svg draws the tables, which --folded does not print: give one");
+		cli_error(st, "--svg draws the tables, which --folded does not print: give one");
 	if (env->stat_field && env->mode != MODE_COUNT)
-		argp_error(st, "--sum, --avg, --min and --max are for 'kptrace count' (hist and "
+		cli_error(st, "--sum, --avg, --min and --max are for 'kptrace count' (hist and "
 			   "latency print them under each histogram)");
 	if (env->sort_set && env->mode != MODE_COUNT)
-		argp_error(st, "--sort is for 'kptrace count'");
+		cli_error(st, "--sort is for 'kptrace count'");
 	if (env->sort_by && !(env->stats & env->sort_by))
-		argp_error(st, "--sort %s: give --%s FIELD too", stat_words[__builtin_ctz(env->sort_by)],
+		cli_error(st, "--sort %s: give --%s FIELD too", stat_words[__builtin_ctz(env->sort_by)],
 			   stat_words[__builtin_ctz(env->sort_by)]);
 	if (env->stat_field && !env->sort_set)
 		env->sort_by = 1u << (env->first_stat_key - OPT_SUM);
@@ -502,7 +527,7 @@ static error_t parse_agg_opt(int key, char *arg, struct argp_state *st, struct k
 		break;
 	case OPT_UNIT:
 		if (strcmp(arg, "ns") && strcmp(arg, "us") && strcmp(arg, "ms"))
-			argp_error(st, "--unit: '%s' is not ns, us or ms", arg);
+			cli_error(st, "--unit: '%s' is not ns, us or ms", arg);
 		env->unit = arg;
 		break;
 	default:
@@ -513,7 +538,7 @@ static error_t parse_agg_opt(int key, char *arg, struct argp_state *st, struct k
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
-	struct kpt_opts *env = st->input;
+	struct kpt_opts *env = cli_in(st)->env;
 
 	switch (key) {
 	case 'f':
@@ -545,7 +570,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_COMM:
 		if (!*arg || strlen(arg) > 15)
-			argp_error(st, "--comm: '%s' must be 1 to 15 characters (a task's comm)", arg);
+			cli_error(st, "--comm: '%s' must be 1 to 15 characters (a task's comm)", arg);
 		env->comm = arg;
 		break;
 	case OPT_CGROUP:
@@ -562,7 +587,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_TIME:
 		if (!outtime_parse(arg, &env->time_clock))
-			argp_error(st, "--time: '%s' is not mono, boot, wall or delta", arg);
+			cli_error(st, "--time: '%s' is not mono, boot, wall or delta", arg);
 		env->time_set = true;
 		break;
 	case OPT_LE_EVERY:
@@ -577,7 +602,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_BACKEND:
 		if (strcmp(arg, "auto") && strcmp(arg, "kprobe") && strcmp(arg, "kprobe-multi") &&
 		    strcmp(arg, "fentry"))
-			argp_error(st, "--backend: '%s' is not auto, fentry, kprobe-multi or kprobe",
+			cli_error(st, "--backend: '%s' is not auto, fentry, kprobe-multi or kprobe",
 				   arg);
 		env->backend = arg;
 		break;
@@ -588,7 +613,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		char msg[160];
 
 		if (budget_parse(arg, &env->budget, msg, sizeof(msg)))
-			argp_error(st, "%s", msg);
+			cli_error(st, "%s", msg);
 		break;
 	}
 	case OPT_DRY_RUN:
@@ -612,26 +637,50 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	return 0;
 }
 
+static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+
 int cli_parse(int argc, char **argv, struct kpt_opts *env)
 {
-	static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+	struct cli_input in = { .env = env };
 
 	memset(env, 0, sizeof(*env));
-	return argp_parse(&argp, argc, argv, 0, NULL, env);
+	return argp_parse(&argp, argc, argv, 0, NULL, &in);
+}
+
+/* A job's parse_opt(): an error in it comes back here (cli_bail()) and refuses the word. */
+static error_t job_parse_opt(int key, char *arg, struct argp_state *st)
+{
+	jmp_buf fail;
+	error_t err;
+
+	if (setjmp(fail)) {
+		cli_in(st)->fail = NULL;
+		return EINVAL;
+	}
+	cli_in(st)->fail = &fail;
+	err = parse_opt(key, arg, st);
+	cli_in(st)->fail = NULL;
+	return err;
 }
 
 /*
- * argp's errors exit the process: a serve job's words are parsed first in a
- * child, whose exit and stderr say whether the same parse here passes (the
- * parse is deterministic) and, if not, why.
+ * A serve job's words, parsed in this process: argp's messages (its own and
+ * getopt's, which go to stderr) are caught in a memory stream for the time of
+ * the parse (glibc's stderr is a variable to set), and the first is the
+ * reason given.
  */
 int cli_parse_job(int argc, char **argv, struct kpt_opts *env, char *msg, size_t msglen)
 {
-	int pfd[2], status = 0, i, err;
-	ssize_t n, got = 0;
-	pid_t pid;
+	static const struct argp job_argp = { options, job_parse_opt, args_doc, doc,
+					      NULL, NULL, NULL };
+	struct cli_input in = { .env = env, .job = true };
+	FILE *saved = stderr, *mem;
+	char *said = NULL, *nl;
+	size_t len = 0;
+	int i, err;
 
 	msg[0] = '\0';
+	memset(env, 0, sizeof(*env));
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-?") ||
 		    !strcmp(argv[i], "--usage") || !strcmp(argv[i], "--version") ||
@@ -640,47 +689,26 @@ int cli_parse_job(int argc, char **argv, struct kpt_opts *env, char *msg, size_t
 			return -EINVAL;
 		}
 	}
-	if (pipe(pfd))
+	mem = open_memstream(&said, &len);
+	if (!mem)
 		return -errno;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -errno;
-	}
-	if (!pid) {
-		struct kpt_opts e;
-
-		dup2(pfd[1], STDERR_FILENO);
-		dup2(pfd[1], STDOUT_FILENO);
-		close(pfd[0]);
-		in_job = true;
-		cli_parse(argc, argv, &e);
-		_exit(0);
-	}
-	close(pfd[1]);
-	while (got + 1 < (ssize_t)msglen && (n = read(pfd[0], msg + got, msglen - 1 - got)) > 0)
-		got += n;
-	msg[got > 0 ? got : 0] = '\0';
-	close(pfd[0]);
-	waitpid(pid, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+	fflush(stderr);
+	stderr = mem;
+	err = argp_parse(&job_argp, argc, argv, ARGP_NO_EXIT, NULL, &in);
+	stderr = saved;
+	fclose(mem);
+	if (err) {
 		/* argp's first line, without its "kptrace: " */
-		char *nl = strchr(msg, '\n');
-
+		nl = strchr(said, '\n');
 		if (nl)
 			*nl = '\0';
-		if (!strncmp(msg, "kptrace: ", 9))
-			memmove(msg, msg + 9, strlen(msg + 9) + 1);
+		snprintf(msg, msglen, "%s", strncmp(said, "kptrace: ", 9) ? said : said + 9);
 		if (!msg[0])
 			snprintf(msg, msglen, "the job's options were refused");
-		return -EINVAL;
+		cli_free(env);
+		err = -EINVAL;
 	}
-	msg[0] = '\0';
-	in_job = true;
-	err = cli_parse(argc, argv, env);
-	in_job = false;
+	free(said);
 	return err;
 }
 
