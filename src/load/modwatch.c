@@ -86,13 +86,13 @@ struct modwatch *modwatch_new(struct probeset *ps, struct loader *ld, struct sys
 
 		/* kprobes of their own only: a module's function never goes
 		 * through kprobe.multi or a trampoline */
-		if (!ev->target.module || ev->multi || ev->tramp ||
+		if (!ev->target.module[0] || ev->multi || ev->tramp ||
 		    (ev->kind != SPEC_KPROBE && ev->kind != SPEC_KRETPROBE))
 			continue;
 		m->idx = i;
 		m->attached = m->ever = !ev->target.await;
 		if (m->attached)
-			module_live(mw, ev->spec->module, m->base, sizeof(m->base));
+			module_live(mw, ev->target.module, m->base, sizeof(m->base));
 		mw->n++;
 	}
 	return mw;
@@ -106,7 +106,7 @@ int modwatch_waiting(const struct modwatch *mw, char *mods, size_t len)
 	if (len)
 		mods[0] = 0;
 	for (i = 0; mw && i < mw->n; i++) {
-		const char *mod = mw->ps->evs[mw->mp[i].idx].spec->module;
+		const char *mod = mw->ps->evs[mw->mp[i].idx].target.module;
 
 		if (mw->mp[i].attached)
 			continue;
@@ -125,7 +125,7 @@ static void say_gone(struct modwatch *mw, struct modprobe *m, bool back)
 	m->attached = false;
 	m->base[0] = 0;
 	fprintf(stderr, "kptrace: module %s %s: %s/%s detached from %s; attached again as it "
-		"loads\n", ev->spec->module, back ? "was loaded again" : "unloaded", ev->group,
+		"loads\n", ev->target.module, back ? "was loaded again" : "unloaded", ev->group,
 		ev->event, ev->func);
 }
 
@@ -133,28 +133,28 @@ static void say_gone(struct modwatch *mw, struct modprobe *m, bool back)
 static void attach_now(struct modwatch *mw, struct modprobe *m, const char *base)
 {
 	struct ev_desc *ev = &mw->ps->evs[m->idx];
-	const struct spec_probe *p = ev->spec;
+	const struct ev_target *t = &ev->target;
 	const struct ksym *s;
 	char msg[512];
 	int err;
 
 	snprintf(m->base, sizeof(m->base), "%s", base);
-	s = resolve_function(mw->si, p->symbol, p->module);
+	s = resolve_function(mw->si, t->symbol, t->module);
 	if (!s || !strchr("tTwW", s->type)) {
 		fprintf(stderr, "kptrace: module %s loaded, with no function '%s': %s/%s not "
-			"attached\n", p->module, p->symbol, ev->group, ev->event);
+			"attached\n", t->module, t->symbol, ev->group, ev->event);
 		return;
 	}
-	ev->addr = s->addr + p->offset;
-	snprintf(ev->func, sizeof(ev->func), "%s:%s", p->module, s->name);
+	ev->addr = s->addr + t->offset;
+	snprintf(ev->func, sizeof(ev->func), "%s:%s", t->module, s->name);
 	err = loader_attach_late(mw->ld, ev, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "kptrace: module %s loaded: %s; attached again if it loads "
-			"again\n", p->module, msg);
+			"again\n", t->module, msg);
 		return;
 	}
 	m->attached = m->ever = true;
-	fprintf(stderr, "kptrace: module %s loaded: %s/%s attached to %s\n", p->module,
+	fprintf(stderr, "kptrace: module %s loaded: %s/%s attached to %s\n", t->module,
 		ev->group, ev->event, ev->func);
 }
 
@@ -169,7 +169,7 @@ static void modwatch_look(struct modwatch *mw)
 		return;
 	for (i = 0; i < mw->n; i++) {
 		struct modprobe *m = &mw->mp[i];
-		bool live = module_live(mw, mw->ps->evs[m->idx].spec->module, base, sizeof(base));
+		bool live = module_live(mw, mw->ps->evs[m->idx].target.module, base, sizeof(base));
 
 		if (m->attached && (!live || strcmp(base, m->base)))
 			say_gone(mw, m, live);
@@ -183,12 +183,12 @@ static void modwatch_look(struct modwatch *mw)
 			const struct ev_desc *ev = &mw->ps->evs[m->idx];
 
 			if (m->attached || ev->pair_entry != pass ||
-			    !module_live(mw, ev->spec->module, base, sizeof(base)) ||
+			    !module_live(mw, ev->target.module, base, sizeof(base)) ||
 			    !strcmp(base, m->base))
 				continue;	/* refused at this address already: not again */
 			if (!fresh && ksyms_reload(mw->si->ksyms, NULL)) {
 				fprintf(stderr, "kptrace: module %s loaded, but kallsyms cannot be "
-					"read again: %s\n", ev->spec->module, strerror(errno));
+					"read again: %s\n", ev->target.module, strerror(errno));
 				return;
 			}
 			fresh = true;
@@ -214,7 +214,7 @@ void modwatch_end(struct modwatch *mw)
 
 		if (!mw->mp[i].ever)
 			fprintf(stderr, "kptrace: %s/%s: module %s never loaded: %s was not "
-				"traced\n", ev->group, ev->event, ev->spec->module, ev->func);
+				"traced\n", ev->group, ev->event, ev->target.module, ev->func);
 	}
 }
 

@@ -22,12 +22,6 @@ static size_t bitmap_bytes(const struct ev_desc *ev)
  * raw address (8 bytes) that userspace symbolizes; a 4-byte symstr slot
  * would be a data_loc, so size decides.
  */
-bool decode_is_data_loc(const struct ev_arg *a)
-{
-	return !a->data && spec_type_is_string(a->type) &&
-	       (a->type != SPEC_T_SYMSTR || a->size == 4);
-}
-
 static uint32_t get_u32(const unsigned char *p)
 {
 	uint32_t v;
@@ -80,7 +74,7 @@ int decode_check(const struct ev_desc *ev, const void *rec, size_t len)
 		/* the desc itself: slots inside the fixed part */
 		if (a->slot < first_slot || a->slot + (size_t)n * a->size > fixed)
 			return -EINVAL;
-		if (!decode_is_data_loc(a))
+		if (!ev_arg_is_data_loc(a))
 			continue;
 		if (a->size != 4)
 			return -EINVAL;
@@ -123,7 +117,7 @@ uint32_t decode_count(const struct ev_arg *a, const void *rec)
 	const unsigned char *r = rec;
 	uint32_t e;
 
-	if (!decode_is_data_loc(a) || !a->null_end)
+	if (!ev_arg_is_data_loc(a) || !a->null_end)
 		return a->count;
 	for (e = 0; e < a->count; e++)
 		if (get_u32(r + a->slot + 4 * e) == KPT_DL_END)

@@ -33,8 +33,6 @@ struct dec_val {
  * points inside it. Returns 0 or -EINVAL.
  */
 int decode_check(const struct ev_desc *ev, const void *rec, size_t len);
-/* Whether argument a's slot holds ftrace's data_loc (len << 16 | offset). */
-bool decode_is_data_loc(const struct ev_arg *a);
 /* True when argument argi's read faulted (the bitmap after the header). */
 bool decode_faulted(const struct ev_desc *ev, const void *rec, int argi);
 /* Elements of an array argument to print: a NULL-terminated string array's up to its NULL. */
@@ -84,17 +82,5 @@ int output_json_ex(FILE *f, const struct ev_desc *ev, const struct stack_syms *s
  */
 int output_json_args(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
 		     size_t len, bool comma);
-
-/*
- * --dry-run: for each argument, where it is fetched from (register, stack
- * slot, dereference chain, user/kernel memory), its type and slot; then the
- * event's format as the kernel's events/GROUP/EVENT/format shows it.
- */
-void explain_event(FILE *f, const struct ev_desc *ev);
-
-struct plan;
-struct probeset;
-/* --dry-run: each probe as explained, how it attaches, the paths plan_make() chose. */
-void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps);
 
 #endif /* KPT_OUTPUT_H */

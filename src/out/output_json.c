@@ -190,7 +190,7 @@ static bool print_elem(struct outbuf *ob, const struct ev_arg *a, const struct k
 	const char *s;
 	size_t n;
 
-	if (!decode_is_data_loc(a)) {
+	if (!ev_arg_is_data_loc(a)) {
 		print_scalar(ob, a, ks, decode_scalar(a, rec, e));
 		return true;
 	}
@@ -217,7 +217,7 @@ static bool print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 		json_cstr(ob, a->data);
 		return false;
 	}
-	if (!decode_is_data_loc(a) && decode_faulted(ev, rec, i)) {
+	if (!ev_arg_is_data_loc(a) && decode_faulted(ev, rec, i)) {
 		ob_mem(ob, "null", 4);
 		return true;
 	}

@@ -147,7 +147,7 @@ static void print_elem(struct outbuf *ob, const struct ev_arg *a, const struct k
 	const char *s;
 	size_t n;
 
-	if (!decode_is_data_loc(a)) {
+	if (!ev_arg_is_data_loc(a)) {
 		print_scalar(ob, a, ks, decode_scalar(a, rec, e));
 		return;
 	}
@@ -183,7 +183,7 @@ static void print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 	 * has the bitmap, which does not say which element, so the whole
 	 * argument is "(fault)".
 	 */
-	if (!decode_is_data_loc(a) && decode_faulted(ev, rec, i)) {
+	if (!ev_arg_is_data_loc(a) && decode_faulted(ev, rec, i)) {
 		ob_mem(ob, "(fault)", 7);
 		return;
 	}

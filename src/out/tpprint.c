@@ -182,7 +182,7 @@ static int put_field(const struct tep_format_field *f, const struct ev_desc *ev,
 	if (i < 0 || (size_t)f->offset + (size_t)f->size > RAW_MAX)
 		return 0;
 	a = &ev->args[i];
-	if (!decode_is_data_loc(a)) {
+	if (!ev_arg_is_data_loc(a)) {
 		if (decode_faulted(ev, rec, i))
 			return 0;
 		n = (size_t)a->size * (a->count ? a->count : 1);

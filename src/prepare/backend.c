@@ -62,7 +62,7 @@ static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 		return "it probes inside a function, at SYM+offs or an address";
 	if (ev->target.maxactive)
 		return "rN: sets a kretprobe's maxactive";
-	if (ev->target.module)
+	if (ev->target.module[0])
 		return "it is a module's function: kptrace puts trampolines on vmlinux's only";
 	if (strchr(ev->func, '.'))
 		return "a compiler clone such as .isra or .constprop has no BTF prototype";

@@ -36,7 +36,8 @@ struct ev_arg {
 struct ev_target {
 	bool by_name;		/* a kernel function by name (SYM[+offs]), not an address */
 	int64_t offset;		/* SYM+offs: into the function */
-	bool module;		/* MOD:SYM: a module's function */
+	char module[SPEC_NAME_MAX];	/* MOD:SYM: the module's name, "" if none */
+	char symbol[128];	/* SYM of SYM[+offs] (MOD:SYM's too), "" for an address */
 	/* MOD:SYM of a module not loaded at start: no address yet; the run
 	 * attaches it when the module loads and detaches it when it goes
 	 * (modwatch.c) */
@@ -89,6 +90,13 @@ static inline int ev_arg_index(const struct ev_desc *ev, const char *name)
 		if (!strcmp(ev->args[i].name, name))
 			return i;
 	return -1;
+}
+
+/* Whether argument a's slot holds ftrace's data_loc (len << 16 | offset). */
+static inline bool ev_arg_is_data_loc(const struct ev_arg *a)
+{
+	return !a->data && spec_type_is_string(a->type) &&
+	       (a->type != SPEC_T_SYMSTR || a->size == 4);
 }
 
 #endif /* KPT_EVENT_H */

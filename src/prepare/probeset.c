@@ -19,6 +19,13 @@ void probe_report(const char *where, const char *text, const char *msg, int col)
 		fprintf(stderr, "kptrace: error: %s\n", msg);
 }
 
+void probeset_report(const struct probeset *ps, int i, const char *msg)
+{
+	const struct spec_probe *p = i >= 0 && i < ps->n ? &ps->p[i].spec : NULL;
+
+	probe_report(NULL, p ? p->text : NULL, msg, p ? p->target_col : -1);
+}
+
 /* A link to probe i as probe i goes: -1; to one after it: one less. */
 static void link_follow(int *link, int i)
 {

@@ -62,5 +62,7 @@ void probeset_free(struct probeset *ps);
 
 /* A message about a definition: "in WHERE:", then text with a caret under col (or -1). */
 void probe_report(const char *where, const char *text, const char *msg, int col);
+/* msg about probe i under its probe point, as tracefs says it; i < 0: msg alone. */
+void probeset_report(const struct probeset *ps, int i, const char *msg);
 
 #endif /* KPT_PROBESET_H */

@@ -1120,7 +1120,8 @@ int resolve_probe(struct sysinfo *si, const struct spec_probe *p, struct resolve
 	*col = -1;
 	r->target.by_name = p->symbol != NULL;
 	r->target.offset = p->offset;
-	r->target.module = p->module[0] != 0;
+	snprintf(r->target.module, sizeof(r->target.module), "%s", p->module);
+	snprintf(r->target.symbol, sizeof(r->target.symbol), "%s", p->symbol ? p->symbol : "");
 	r->target.maxactive = p->maxactive;
 	r->target.ref_ctr_offset = p->ref_ctr_offset;
 	r->target.hz = p->hz;

@@ -29,6 +29,7 @@
 #include "out/outtime.h"
 #include "out/perfetto.h"
 #include "prepare/backend.h"
+#include "prepare/explain.h"
 #include "prepare/opts.h"
 #include "prepare/plan.h"
 #include "prepare/prepare.h"
@@ -231,14 +232,11 @@ static int load_attach(struct run *r, bool deferred, bool *said_attaching)
 		if (!fell_back && deferred)
 			return KPT_ERETRY_KSYMS;	/* kpt_run() says why, with kallsyms */
 		if (!fell_back) {
-			const struct spec_probe *p = attaching && ld->failed >= 0 ?
-						     &r->ps.p[ld->failed].spec : NULL;
-
 			if (attaching)
 				snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
 					 "; nothing was left attached");
 			/* a refusal of one probe: under its probe point, as tracefs does */
-			probe_report(NULL, p ? p->text : NULL, msg, p ? p->target_col : -1);
+			probeset_report(&r->ps, attaching ? ld->failed : -1, msg);
 			privilege_hint(err);
 			return err;
 		}
@@ -752,8 +750,8 @@ int run_start(const struct kpt_opts *env, struct run **out)
 		if (!r->ps.evs[i].target.await)
 			continue;
 		snprintf(msg, sizeof(msg), "module %s is not loaded, and serve does not wait "
-			 "for one: load it before the job starts", r->ps.p[i].spec.module);
-		probe_report(NULL, r->ps.p[i].spec.text, msg, r->ps.p[i].spec.target_col);
+			 "for one: load it before the job starts", r->ps.evs[i].target.module);
+		probeset_report(&r->ps, i, msg);
 		err = -ENOENT;
 	}
 	if (!err)

@@ -183,7 +183,7 @@ static void test_eligible(void)
 	add(&r, SPEC_KRETPROBE, 1, 0, 0);
 	r.ev[1].target.maxactive = 2;
 	add(&r, SPEC_KPROBE, 2, 0, 0);
-	r.ev[2].target.module = true;
+	snprintf(r.ev[2].target.module, sizeof(r.ev[2].target.module), "etn");
 	add(&r, SPEC_KPROBE, 3, 0, 0);
 	snprintf(r.ev[3].func, sizeof(r.ev[3].func), "func3.isra.0");
 	add(&r, SPEC_KPROBE, 4, 0, 0);

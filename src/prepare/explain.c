@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/output.h"
 #include "prepare/backend.h"
+#include "prepare/explain.h"
 #include "prepare/filter.h"
 #include "prepare/plan.h"
 #include "kptrace.h"
@@ -217,10 +217,10 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 		fputs("      record: nothing; printed from the definition\n", f);
 	else if (a->count)
 		fprintf(f, "      record: +%u, %u x %u bytes%s\n", a->slot, a->count, a->size,
-			decode_is_data_loc(a) ? " (data_loc: len << 16 | offset)" : "");
+			ev_arg_is_data_loc(a) ? " (data_loc: len << 16 | offset)" : "");
 	else
 		fprintf(f, "      record: +%u, %u bytes%s\n", a->slot, a->size,
-			decode_is_data_loc(a) ? " (data_loc: len << 16 | offset)" : "");
+			ev_arg_is_data_loc(a) ? " (data_loc: len << 16 | offset)" : "");
 	if (!sa || sa->nops < 1)
 		return;
 
