@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * In-kernel aggregation, userspace half: configure each probe's action
- * (struct kpt_agg) from the command line, then read the maps and print
+ * In-kernel aggregation, userspace half: read the maps and print
  * histograms, counts and latency summaries, periodically and at exit.
+ * Each probe's action (struct kpt_agg) is set by prepare/aggdef.h.
  */
 #ifndef KPT_AGG_H
 #define KPT_AGG_H

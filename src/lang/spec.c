@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Stage 1, parse: one probe definition in the ftrace kprobe_events /
+ * Parse: one probe definition in the ftrace kprobe_events /
  * uprobe_events grammar -> struct spec_probe.
  *
  * The kernel's parser (kernel/trace/trace_probe.c, trace_kprobe.c,

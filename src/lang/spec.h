@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stage 1, parse: one probe definition in the ftrace kprobe_events /
+ * Parse: one probe definition in the ftrace kprobe_events /
  * uprobe_events grammar -> struct spec_probe. Pure text work: no kernel
  * access, so every error here is found before anything is loaded. Symbols
  * and register names are kept as text (with their column) for resolve.c.

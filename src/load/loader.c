@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Stage 4: skeleton lifecycle in order: open, configure, load, attach. */
+/* The skeleton's lifecycle in order: open, configure, load, attach. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stage 4, load: open the skeleton, size the maps for this run, set rodata,
+ * Load: open the skeleton, size the maps for this run, set rodata,
  * load (the verifier runs here), write the probe table, attach every probe
  * with its index as the BPF cookie. All or nothing: a failed attach detaches
  * what was attached. Every attachment is an fd-based link (perf, kprobe.multi

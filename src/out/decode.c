@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Stage 7: check a record from the ring buffer against its probe's ev_desc
+ * Check a record from the ring buffer against its probe's ev_desc
  * and read values out of it. Records come from a BPF program we wrote, but
  * they are still checked in full once, in decode_check(), so that the
  * printers can index them without further bounds checks.

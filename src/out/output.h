@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stages 7 and 8: decode a record against its probe's ev_desc and print it,
+ * Decode a record against its probe's ev_desc and print it,
  * as the kernel's /sys/kernel/tracing/trace line or as one NDJSON object.
  * Output goes through the caller's FILE (fully buffered); nothing here
  * allocates per event.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Stage 8, JSON: one NDJSON object per event, values typed:
+ * JSON: one NDJSON object per event, values typed:
  *
  *   {"ts":NS[,"time":ISO],"cpu":N,"pid":TGID,"tid":N,"comm":"..","group":"..",
  *    "event":"..","probe":"..", LOCATION, "args":{"name":VALUE,...}

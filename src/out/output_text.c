@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Stage 8, text: one line per event, byte for byte what the kernel writes to
+ * Text: one line per event, byte for byte what the kernel writes to
  * /sys/kernel/tracing/trace for the same kprobe/uprobe event:
  *
  *   trace_print_context()           "%16s-%-7d [%03d] ..... %5lu.%06lu: "

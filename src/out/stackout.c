@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Stage 10 for stacks: frames resolved to names, their text and folded names. */
+/* Stacks: frames resolved to names, their text and folded names. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>

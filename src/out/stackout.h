@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stage 10 for stacks: a captured frame as the user reads it. Kernel
+ * Stacks: a captured frame as the user reads it. Kernel
  * frames are named from kallsyms, as ftrace's stacktrace trigger names
  * them; user frames from the process's files (usym.c). The outputs
  * (output_text.c, output_json.c, agg.c's tables and --folded) print what

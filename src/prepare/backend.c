@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Stage 3b: the attach mechanism of each kernel function probe. */
+/* The attach mechanism of each kernel function probe. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stage 3b: which mechanism each kernel function probe attaches with, after
+ * Which mechanism each kernel function probe attaches with, after
  * compile (the fetches decide what a mechanism must provide) and before load.
  *   fentry/fexit: a BPF trampoline, the cheapest per hit; one program per
  *     probe (verified against its function), so for a few probes;

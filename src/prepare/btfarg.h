@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stage 2a, between parse and resolve: arguments by name, from the running
+ * Between parse and resolve: arguments by name, from the running
  * kernel's BTF, as the kernel's own kprobe_events (6.5+) takes them:
  * parameter names, $arg*, a bare $argN renamed and typed, a typed $retval,
  * "->" and "." member chains, (STRUCT) casts, and entry arguments at a

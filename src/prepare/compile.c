@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Stage 3: turn ftrace's op list (base, dereferences) plus a type into the
+ * Compile: turn ftrace's op list (base, dereferences) plus a type into the
  * staged struct kpt_fetch the BPF interpreter runs, and lay out the record.
  *
  * The store stage follows the kernel's traceprobe_parse_probe_arg_body():

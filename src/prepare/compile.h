@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stage 3, compile: a parsed and resolved definition -> the BPF probe table
+ * Compile: a parsed and resolved definition -> the BPF probe table
  * entry (staged fetches, record layout) and the userspace ev_desc that reads
  * the records back.
  */

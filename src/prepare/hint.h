@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What a refused word most likely meant, for the messages of the command
- * line and of stage 1: a subcommand's typo ("hsit"), bpftrace's spelling of a
+ * line and of the parser: a subcommand's typo ("hsit"), bpftrace's spelling of a
  * probe ("kprobe:vfs_read", "tracepoint:sched:sched_switch") and the
  * kptrace definition that means the same. Text work, but for finding the
  * library a bpftrace-style "uprobe:libc:malloc" names (libpath.c).

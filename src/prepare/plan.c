@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Stage 3c: the verifier's specialisations of a run, decided once (plan.h). */
+/* The verifier's specialisations of a run, decided once (plan.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stage 3c, plan: every specialisation the verifier gets for this run, decided
+ * Plan: every specialisation the verifier gets for this run, decided
  * here once the probes are compiled (prepare.h) and before anything loads.
  * Per probe it marks the probe table (KPT_PF_DIRECT, KPT_PF_OWN_STATS) and
  * the attach mechanism (ev_desc.multi/.tramp, backend.h); for the run it

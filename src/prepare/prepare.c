@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Stages 1-3 for a whole run (prepare.h): nothing here loads or attaches. */
+/* A whole run prepared (prepare.h): nothing here loads or attaches. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

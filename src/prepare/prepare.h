@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stages 1-3 for a whole run: the definitions (-f, the command line, the
+ * A whole run prepared: the definitions (-f, the command line, the
  * subcommands'), globs expanded, BTF arguments, entry savers, resolved and
  * compiled, filters, the subcommand's actions. Every refusal happens here;
  * nothing is loaded or attached, so a test can run it on a made-up sysinfo.

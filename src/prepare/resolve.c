@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Stage 2: resolve symbols, registers and uprobe targets; refuse early. */
+/* Resolve symbols, registers and uprobe targets; refuse early. */
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>

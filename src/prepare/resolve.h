@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stage 2, resolve: tie a parsed definition to the running system. Kernel
+ * Resolve: tie a parsed definition to the running system. Kernel
  * symbols (kallsyms, the kprobe blacklist), register names (struct pt_regs
  * in the kernel's BTF), uprobe targets (the binary's ELF symbols). Every
  * refusal happens here, before anything is loaded or attached.

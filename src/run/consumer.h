@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stage 6, consume: poll the ring buffer, hand each record to the output,
+ * Consume: poll the ring buffer, hand each record to the output,
  * watch the loss counters, stop on a signal, a duration or the traced
  * command's or process's exit, then detach at once, drain what is buffered
- * (for at most KPT_DRAIN_S: a slow reader cannot hold the run), and print the
- * per-probe profile.
+ * (for at most KPT_DRAIN_S: a slow reader cannot hold the run), and say
+ * what the loop saw, for the exit profile (profile.h) its caller prints.
  */
 #ifndef KPT_CONSUMER_H
 #define KPT_CONSUMER_H

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Stage 5b: the BPF ring buffer, its data mapped once (see ringbuf.h). */
+/* The BPF ring buffer, its data mapped once (see ringbuf.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stage 5b: reading the BPF ring buffer (BPF_MAP_TYPE_RINGBUF) with its
+ * Reading the BPF ring buffer (BPF_MAP_TYPE_RINGBUF) with its
  * data mapped once. libbpf's ring_buffer maps the data area twice, back to
  * back, so a record that wraps reads on; the pages are resident either way,
  * so that is twice the buffer in resident memory. Here the rare wrapping

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Stage 8b: the events' FILE, writes that wait for the reader bounded (outsink.h). */
+/* The events' FILE, writes that wait for the reader bounded (outsink.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stage 8b: the events' FILE, whose writes wait for a slow reader without
+ * The events' FILE, whose writes wait for a slow reader without
  * holding the run past its end. stdio's own writes block in write(2) while a
  * pipe is full, and nothing then checks -d, a signal or the traced command's
  * exit: here a write that cannot go on waits in poll(2), a tick at a time,
