@@ -16,6 +16,7 @@
 
 #include "prepare/resolve.h"
 #include "sys/btfwalk.h"
+#include "sys/elf.h"
 #include "sys/libpath.h"
 #include "sys/objbtf.h"
 #include "util/hash.h"
@@ -695,41 +696,16 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 	return 0;
 }
 
-/* Open path as an ELF file; on failure msg says why. */
-static int elf_open(const char *path, int *fd, Elf **e, char *msg, size_t msglen)
-{
-	int err;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0) {
-		err = -errno;
-		snprintf(msg, msglen, "cannot open %s: %s", path, strerror(errno));
-		return err;
-	}
-	*e = elf_begin(*fd, ELF_C_READ, NULL);
-	if (!*e || elf_kind(*e) != ELF_K_ELF) {
-		snprintf(msg, msglen, "%s is not an ELF file", path);
-		if (*e)
-			elf_end(*e);
-		close(*fd);
-		return -ENOEXEC;
-	}
-	return 0;
-}
-
 /* The executable PT_LOAD segment holding v: a virtual address, or a file offset. */
 static int exec_segment(Elf *e, uint64_t v, bool is_vaddr, GElf_Phdr *ph)
 {
-	size_t i, nph;
+	size_t i = 0, n;
+	uint64_t lo;
 
-	if (elf_getphdrnum(e, &nph))
+	if (kelf_phnum(e, &n))
 		return -ENOEXEC;
-	for (i = 0; i < nph; i++) {
-		uint64_t lo;
-
-		if (!gelf_getphdr(e, i, ph) || ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+	while (kelf_next_load(e, &i, ph)) {
+		if (!(ph->p_flags & PF_X))
 			continue;
 		lo = is_vaddr ? ph->p_vaddr : ph->p_offset;
 		if (v >= lo && v < lo + ph->p_filesz)
@@ -745,27 +721,22 @@ static int exec_segment(Elf *e, uint64_t v, bool is_vaddr, GElf_Phdr *ph)
 static int elf_sym_vaddr(Elf *e, const char *sym, uint64_t *vaddr, struct suggest *sg,
 			 char *best, size_t bestlen)
 {
+	struct kelf_symtab t;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	size_t i, n;
+	size_t i;
 
-	while ((scn = elf_nextscn(e, scn))) {
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+	while ((scn = kelf_next_section(e, scn, 0, &sh))) {
+		if ((sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !kelf_symtab_of(e, scn, &sh, &t))
 			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !sh.sh_entsize)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < t.n; i++) {
 			const char *name;
 			GElf_Sym s;
 
-			if (!gelf_getsym(d, i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+			if (!kelf_sym(&t, i, &s, &name) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
 			    s.st_shndx == SHN_UNDEF)
 				continue;
-			name = elf_strptr(e, sh.sh_link, s.st_name);
 			if (name && !strcmp(name, sym)) {
 				*vaddr = s.st_value;
 				return 0;
@@ -785,17 +756,14 @@ static int elf_sym_vaddr(Elf *e, const char *sym, uint64_t *vaddr, struct sugges
 
 bool resolve_elf_has_function(const char *path, const char *sym)
 {
-	char msg[256];
+	struct kelf f;
 	uint64_t vaddr;
-	Elf *e = NULL;
-	int fd = -1;
 	bool ok;
 
-	if (elf_open(path, &fd, &e, msg, sizeof(msg)))
+	if (kelf_open(path, &f, NULL, 0))
 		return false;
-	ok = !elf_sym_vaddr(e, sym, &vaddr, NULL, NULL, 0);
-	elf_end(e);
-	close(fd);
+	ok = !elf_sym_vaddr(f.e, sym, &vaddr, NULL, NULL, 0);
+	kelf_close(&f);
 	return ok;
 }
 
@@ -840,28 +808,20 @@ static int efunc_by_addr(const void *a, const void *b)
 static int elf_glob_table(Elf *e, GElf_Word type, const char *pattern, struct efunc **out,
 			  size_t *n, int *ifuncs)
 {
-	Elf_Scn *scn = NULL;
-	size_t i, cnt, cap = 0;
-	Elf_Data *d;
-	GElf_Shdr sh;
+	struct kelf_symtab t;
+	size_t i, cap = 0;
 
-	while ((scn = elf_nextscn(e, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
-			break;
-	d = scn ? elf_getdata(scn, NULL) : NULL;
-	if (!d || !sh.sh_entsize)
+	if (!kelf_symtab(e, type, &t))
 		return -ENOENT;
-	cnt = sh.sh_size / sh.sh_entsize;
-	for (i = 0; i < cnt; i++) {
+	for (i = 0; i < t.n; i++) {
 		const char *name;
 		struct efunc *nf;
 		GElf_Sym s;
 
-		if (!gelf_getsym(d, i, &s) || s.st_shndx == SHN_UNDEF || !s.st_size)
+		if (!kelf_sym(&t, i, &s, &name) || s.st_shndx == SHN_UNDEF || !s.st_size)
 			continue;
 		if (GELF_ST_TYPE(s.st_info) != STT_FUNC && GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC)
 			continue;
-		name = elf_strptr(e, sh.sh_link, s.st_name);
 		if (!name || !*name || fnmatch(pattern, name, 0))
 			continue;
 		/* an IFUNC's symbol is its resolver, run once as the program
@@ -891,23 +851,22 @@ int resolve_elf_glob_functions(const char *path, const char *pattern, char ***na
 {
 	struct efunc *f = NULL;
 	size_t nf = 0, i, k;
-	Elf *e = NULL;
-	int fd = -1, err;
+	struct kelf ef;
+	int err;
 
 	*names = NULL;
 	*n = 0;
 	*ifuncs = 0;
-	err = elf_open(path, &fd, &e, msg, msglen);
+	err = kelf_open(path, &ef, msg, msglen);
 	if (err)
 		return err;
 	/* .symtab has every function .dynsym has, and the static ones */
-	err = elf_glob_table(e, SHT_SYMTAB, pattern, &f, &nf, ifuncs);
+	err = elf_glob_table(ef.e, SHT_SYMTAB, pattern, &f, &nf, ifuncs);
 	if (err == -ENOENT)
-		err = elf_glob_table(e, SHT_DYNSYM, pattern, &f, &nf, ifuncs);
+		err = elf_glob_table(ef.e, SHT_DYNSYM, pattern, &f, &nf, ifuncs);
 	if (err == -ENOENT)
 		err = 0;	/* no symbols: nothing matches */
-	elf_end(e);
-	close(fd);
+	kelf_close(&ef);
 	if (!err && nf) {
 		/* a name once (versions of one symbol, static functions of one
 		 * name): the first, which resolving it by name finds */
@@ -955,12 +914,14 @@ static int elf_locate(const char *path, const char *sym, uint64_t *foff, uint64_
 		      char *msg, size_t msglen)
 {
 	GElf_Phdr ph;
-	Elf *e = NULL;
-	int fd = -1, err;
+	struct kelf ef;
+	Elf *e;
+	int err;
 
-	err = elf_open(path, &fd, &e, msg, msglen);
+	err = kelf_open(path, &ef, msg, msglen);
 	if (err)
 		return err;
+	e = ef.e;
 	if (sym) {
 		struct suggest sg;
 		char best[256], dym[300];
@@ -986,8 +947,7 @@ static int elf_locate(const char *path, const char *sym, uint64_t *foff, uint64_
 		snprintf(msg, msglen, "%s 0x%llx is not in an executable segment of %s",
 			 sym ? sym : "offset", (unsigned long long)(sym ? *vaddr : *foff), path);
 cleanup:
-	elf_end(e);
-	close(fd);
+	kelf_close(&ef);
 	return err;
 }
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "sys/elf.h"
 #include "sys/usym.h"
 #include "util/hash.h"
 
@@ -27,7 +28,7 @@
 #define NT_GNU_BUILD_ID 3
 #endif
 
-#define BUILD_ID_SIZE	20
+#define BUILD_ID_SIZE	KELF_BUILD_ID_SIZE
 #define SCAN_MAX_FILES	4096	/* entries read per directory when hunting a build id */
 #define DELETED		" (deleted)"
 
@@ -205,7 +206,6 @@ struct usym *usym_new(const struct usym_opts *o)
 
 	if (!u)
 		return NULL;
-	elf_version(EV_CURRENT);
 	u->proc_root = strdup(o && o->proc_root ? o->proc_root : "/proc");
 	u->debug_root = strdup(o && o->debug_root ? o->debug_root : "/usr/lib/debug");
 	if (!u->proc_root || !u->debug_root) {
@@ -237,104 +237,19 @@ void usym_free(struct usym *u)
 
 /* ---- reading an ELF file ---------------------------------------------------------- */
 
-struct elf_fd {
-	int fd;
-	Elf *e;
-	struct stat st;
-};
-
-static int elf_open_path(const char *path, struct elf_fd *ef)
-{
-	ef->e = NULL;
-	ef->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (ef->fd < 0)
-		return -errno;
-	if (fstat(ef->fd, &ef->st) || !S_ISREG(ef->st.st_mode))
-		goto bad;
-	/* READ_MMAP: huge files are not read in; libelf checks every offset against the size */
-	ef->e = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
-	if (!ef->e || elf_kind(ef->e) != ELF_K_ELF)
-		goto bad;
-	return 0;
-bad:
-	if (ef->e)
-		elf_end(ef->e);
-	close(ef->fd);
-	ef->e = NULL;
-	ef->fd = -1;
-	return -ENOEXEC;
-}
-
-static void elf_close(struct elf_fd *ef)
-{
-	if (ef->e)
-		elf_end(ef->e);
-	if (ef->fd >= 0)
-		close(ef->fd);
-	ef->e = NULL;
-	ef->fd = -1;
-}
-
-/* The NT_GNU_BUILD_ID note in d (a note section or segment), zero-padded to 20 bytes. */
-static bool note_build_id(Elf_Data *d, unsigned char id[BUILD_ID_SIZE])
-{
-	size_t off = 0, next, name_off, desc_off;
-	GElf_Nhdr nh;
-
-	while (d && off < d->d_size && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz > 0 &&
-		    nh.n_descsz <= BUILD_ID_SIZE) {
-			memset(id, 0, BUILD_ID_SIZE);
-			memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
-			return true;
-		}
-		off = next;
-	}
-	return false;
-}
-
-/*
- * From PT_NOTE segments (near the file's start: the directory scan reads little), else
- * from SHT_NOTE sections (a debug file's notes are in no loaded segment of its own).
- */
-static bool elf_build_id(Elf *e, unsigned char id[BUILD_ID_SIZE])
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Phdr ph;
-	size_t n, i;
-
-	if (!elf_getphdrnum(e, &n))
-		for (i = 0; i < n; i++)
-			if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_NOTE && ph.p_filesz &&
-			    note_build_id(elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz,
-							       ph.p_align == 8 ? ELF_T_NHDR8 :
-										  ELF_T_NHDR),
-					  id))
-				return true;
-	while ((scn = elf_nextscn(e, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
-		    note_build_id(elf_getdata(scn, NULL), id))
-			return true;
-	return false;
-}
-
 static int elf_segs(Elf *e, struct ufile *f)
 {
-	size_t n, i;
+	size_t n, i = 0;
 	GElf_Phdr ph;
 
-	if (elf_getphdrnum(e, &n))
+	if (kelf_phnum(e, &n))
 		return -ENOEXEC;
 	f->segs = calloc(n ? n : 1, sizeof(*f->segs));
 	if (!f->segs)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || !ph.p_filesz)
-			continue;
-		f->segs[f->nsegs++] = (struct seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
-	}
+	while (kelf_next_load(e, &i, &ph))
+		if (ph.p_filesz)
+			f->segs[f->nsegs++] = (struct seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
 	return 0;
 }
 
@@ -347,16 +262,16 @@ static int elf_segs(Elf *e, struct ufile *f)
 static int elf_segs_rebuilt(Elf *e, struct ufile *f)
 {
 	uint64_t end = 0, off, align;
-	size_t n, i;
+	size_t n, i = 0;
 	GElf_Phdr ph;
 
-	if (elf_getphdrnum(e, &n))
+	if (kelf_phnum(e, &n))
 		return -ENOEXEC;
 	f->segs = calloc(n ? n : 1, sizeof(*f->segs));
 	if (!f->segs)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || !ph.p_memsz)
+	while (kelf_next_load(e, &i, &ph)) {
+		if (!ph.p_memsz)
 			continue;
 		align = ph.p_align > 1 && !(ph.p_align & (ph.p_align - 1)) ? ph.p_align : 1;
 		off = (end & ~(align - 1)) | (ph.p_vaddr & (align - 1));
@@ -399,9 +314,8 @@ static int elf_exec_secs(Elf *e, struct ufile *f)
 	size_t n = 0, cap = 0;
 	struct sec *s;
 
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
-		    (SHF_ALLOC | SHF_EXECINSTR))
+	while ((scn = kelf_next_section(e, scn, 0, &sh))) {
+		if ((sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -440,32 +354,24 @@ static int syms_own_names(struct ufile *f)
  * per address. 0 (f->nsyms 0 if there is no such section) or -ENOMEM. */
 static int elf_syms(Elf *e, GElf_Word type, struct ufile *f)
 {
-	Elf_Scn *scn = NULL;
-	Elf_Data *d;
-	GElf_Shdr sh;
+	struct kelf_symtab t;
 	GElf_Sym s;
 	size_t i, n, out;
 	const char *name;
 	int type_;
 
-	while ((scn = elf_nextscn(e, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
-			break;
-	d = scn ? elf_getdata(scn, NULL) : NULL;
-	if (!d || !sh.sh_entsize)
+	if (!kelf_symtab(e, type, &t))
 		return 0;
-	n = sh.sh_size / sh.sh_entsize;
-	f->syms = calloc(n ? n : 1, sizeof(*f->syms));
+	f->syms = calloc(t.n ? t.n : 1, sizeof(*f->syms));
 	if (!f->syms)
 		return -ENOMEM;
-	for (out = 0, i = 0; i < n; i++) {
-		if (!gelf_getsym(d, i, &s))
+	for (out = 0, i = 0; i < t.n; i++) {
+		if (!kelf_sym(&t, i, &s, &name))
 			break;
 		type_ = GELF_ST_TYPE(s.st_info);
 		if ((type_ != STT_FUNC && type_ != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
 		    s.st_shndx >= SHN_LORESERVE || !s.st_value)
 			continue;
-		name = elf_strptr(e, sh.sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
 		f->syms[out++] = (struct sym){ s.st_value, s.st_size, name, s.st_shndx,
@@ -483,13 +389,9 @@ static int elf_syms(Elf *e, GElf_Word type, struct ufile *f)
 
 static bool elf_has_section(Elf *e, GElf_Word type)
 {
-	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
-	while ((scn = elf_nextscn(e, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
-			return true;
-	return false;
+	return kelf_next_section(e, NULL, type, &sh) != NULL;
 }
 
 /* ---- separate debug files --------------------------------------------------------- */
@@ -524,19 +426,19 @@ static int build_id_debug_path(const struct usym *u, const unsigned char *id, in
 }
 
 /* A debug file by build id, with a .symtab and the same build id. */
-static int open_debug_by_id(const struct usym *u, const unsigned char *id, struct elf_fd *ef,
+static int open_debug_by_id(const struct usym *u, const unsigned char *id, struct kelf *ef,
 			    char *path, size_t size)
 {
 	unsigned char got[BUILD_ID_SIZE];
 	int try;
 
 	for (try = 0; try < 2; try++) {
-		if (build_id_debug_path(u, id, try, path, size) || elf_open_path(path, ef))
+		if (build_id_debug_path(u, id, try, path, size) || kelf_open(path, ef, NULL, 0))
 			continue;
-		if (elf_build_id(ef->e, got) && !memcmp(got, id, BUILD_ID_SIZE) &&
+		if (kelf_build_id(ef->e, got) && !memcmp(got, id, BUILD_ID_SIZE) &&
 		    elf_has_section(ef->e, SHT_SYMTAB))
 			return 0;
-		elf_close(ef);
+		kelf_close(ef);
 	}
 	return -ENOENT;
 }
@@ -558,45 +460,9 @@ static bool file_crc_is(int fd, off_t size, uint32_t want)
 	return (uint32_t)crc == want;
 }
 
-/* .gnu_debuglink: the debug file's name (NUL-terminated, padded to 4) and its CRC32. */
-static bool elf_debuglink(Elf *e, char *name, size_t size, uint32_t *crc)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	GElf_Shdr sh;
-	Elf_Data *d;
-	const unsigned char *p, *c;
-	size_t len, shstrndx;
-	const char *sn;
-
-	if (!gelf_getehdr(e, &eh) || elf_getshdrstrndx(e, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
-			continue;
-		sn = elf_strptr(e, shstrndx, sh.sh_name);
-		if (!sn || strcmp(sn, ".gnu_debuglink"))
-			continue;
-		d = elf_rawdata(scn, NULL);
-		if (!d || !d->d_buf)
-			return false;
-		p = d->d_buf;
-		len = strnlen((const char *)p, d->d_size);
-		if (!len || len >= size || ((len + 4) & ~3u) + 4 > d->d_size || strchr((const char *)p, '/'))
-			return false;
-		memcpy(name, p, len + 1);
-		c = p + ((len + 4) & ~3u);
-		*crc = eh.e_ident[EI_DATA] == ELFDATA2MSB ?
-			       (uint32_t)c[0] << 24 | c[1] << 16 | c[2] << 8 | c[3] :
-			       (uint32_t)c[3] << 24 | c[2] << 16 | c[1] << 8 | c[0];
-		return true;
-	}
-	return false;
-}
-
 /* The debuglink's file in DIR/, DIR/.debug/, DEBUG_ROOT/DIR/, when its CRC32 matches. */
 static int open_debug_by_link(const struct usym *u, Elf *e, const char *file_path,
-			      const struct stat *self, struct elf_fd *ef)
+			      const struct stat *self, struct kelf *ef)
 {
 	char name[NAME_MAX + 1], dir[PATH_MAX], path[PATH_MAX];
 	const char *fmt[] = { "%s/%s", "%s/.debug/%s", "%s%s/%s" };
@@ -605,7 +471,7 @@ static int open_debug_by_link(const struct usym *u, Elf *e, const char *file_pat
 	size_t i, dlen;
 	int n;
 
-	if (!elf_debuglink(e, name, sizeof(name), &crc) || !(slash = strrchr(file_path, '/')))
+	if (!kelf_debuglink(e, name, sizeof(name), &crc) || !(slash = strrchr(file_path, '/')))
 		return -ENOENT;
 	dlen = slash - file_path;
 	if (dlen >= sizeof(dir))
@@ -615,13 +481,13 @@ static int open_debug_by_link(const struct usym *u, Elf *e, const char *file_pat
 	for (i = 0; i < 3; i++) {
 		n = i < 2 ? snprintf(path, sizeof(path), fmt[i], dir, name) :
 			    snprintf(path, sizeof(path), fmt[i], u->debug_root, dir, name);
-		if (n >= (int)sizeof(path) || elf_open_path(path, ef))
+		if (n >= (int)sizeof(path) || kelf_open(path, ef, NULL, 0))
 			continue;
 		if ((ef->st.st_dev != self->st_dev || ef->st.st_ino != self->st_ino) &&
 		    elf_has_section(ef->e, SHT_SYMTAB) &&
 		    file_crc_is(ef->fd, ef->st.st_size, crc))
 			return 0;
-		elf_close(ef);
+		kelf_close(ef);
 	}
 	return -ENOENT;
 }
@@ -629,10 +495,10 @@ static int open_debug_by_link(const struct usym *u, Elf *e, const char *file_pat
 /* ---- loading a file --------------------------------------------------------------- */
 
 /* The file's symbols: .symtab, else a debug file's .symtab, else .dynsym. */
-static int ufile_syms(struct usym *u, struct ufile *f, struct elf_fd *ef)
+static int ufile_syms(struct usym *u, struct ufile *f, struct kelf *ef)
 {
 	char path[PATH_MAX], base[PATH_MAX];
-	struct elf_fd dbg;
+	struct kelf dbg;
 	int err;
 
 	if (elf_has_section(ef->e, SHT_SYMTAB))
@@ -644,7 +510,7 @@ static int ufile_syms(struct usym *u, struct ufile *f, struct elf_fd *ef)
 	if ((f->has_id && !open_debug_by_id(u, f->id, &dbg, path, sizeof(path))) ||
 	    !open_debug_by_link(u, ef->e, base, &ef->st, &dbg)) {
 		err = elf_syms(dbg.e, SHT_SYMTAB, f);
-		elf_close(&dbg);
+		kelf_close(&dbg);
 		return err;
 	}
 	return elf_syms(ef->e, SHT_DYNSYM, f);
@@ -653,14 +519,14 @@ static int ufile_syms(struct usym *u, struct ufile *f, struct elf_fd *ef)
 static void ufile_load(struct usym *u, struct ufile *f)
 {
 	unsigned char id[BUILD_ID_SIZE];
-	struct elf_fd ef;
+	struct kelf ef;
 	GElf_Ehdr eh;
 	bool has_id;
 
 	if (f->state != UF_NEW)
 		return;
 	f->state = UF_BAD;
-	if (elf_open_path(f->open_path ? f->open_path : f->path, &ef)) {
+	if (kelf_open(f->open_path ? f->open_path : f->path, &ef, NULL, 0)) {
 		f->unreachable = true;
 		return;
 	}
@@ -671,7 +537,7 @@ static void ufile_load(struct usym *u, struct ufile *f)
 	}
 	if (!gelf_getehdr(ef.e, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
 		goto out;
-	has_id = elf_build_id(ef.e, id);
+	has_id = kelf_build_id(ef.e, id);
 	if (f->has_id && (!has_id || memcmp(id, f->id, BUILD_ID_SIZE)))
 		goto out;
 	f->has_id = has_id;
@@ -683,7 +549,7 @@ static void ufile_load(struct usym *u, struct ufile *f)
 		goto out;
 	f->state = UF_LOADED;
 out:
-	elf_close(&ef);
+	kelf_close(&ef);
 }
 
 static struct ufile *ufile_new(struct usym *u, const char *path, const char *open_path,
@@ -1018,7 +884,7 @@ static void scan_dir(struct usym *u, const char *dir)
 	unsigned char id[BUILD_ID_SIZE];
 	char path[PATH_MAX];
 	struct dirent *de;
-	struct elf_fd ef;
+	struct kelf ef;
 	struct ufile *f;
 	uint64_t key[2];
 	size_t seen = 0;
@@ -1030,17 +896,17 @@ static void scan_dir(struct usym *u, const char *dir)
 		if (de->d_type != DT_REG && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
-		    ht_find(&u->by_path, path, strlen(path)) || elf_open_path(path, &ef))
+		    ht_find(&u->by_path, path, strlen(path)) || kelf_open(path, &ef, NULL, 0))
 			continue;
 		devino_key(ef.st.st_dev, ef.st.st_ino, key);
-		if (!ht_find(&u->by_devino, key, sizeof(key)) && elf_build_id(ef.e, id) &&
+		if (!ht_find(&u->by_devino, key, sizeof(key)) && kelf_build_id(ef.e, id) &&
 		    (f = ufile_new(u, path, NULL, ef.st.st_dev, ef.st.st_ino))) {
 			memcpy(f->id, id, sizeof(id));
 			f->has_id = true;
 			/* loaded when a frame needs it; not by path: its directory is this one */
 			ufile_index(u, f, false);
 		}
-		elf_close(&ef);
+		kelf_close(&ef);
 	}
 	closedir(d);
 }
@@ -1075,7 +941,7 @@ static struct ufile *file_by_id(struct usym *u, const unsigned char id[BUILD_ID_
 {
 	struct hent *e = ht_find(&u->by_id, id, BUILD_ID_SIZE);
 	char path[PATH_MAX];
-	struct elf_fd ef;
+	struct kelf ef;
 	struct ufile *f = NULL;
 
 	if (e)
@@ -1085,7 +951,7 @@ static struct ufile *file_by_id(struct usym *u, const unsigned char id[BUILD_ID_
 	if (e)
 		return e->val;
 	if (!open_debug_by_id(u, id, &ef, path, sizeof(path))) {
-		elf_close(&ef);
+		kelf_close(&ef);
 		f = ufile_new(u, path, NULL, ef.st.st_dev, ef.st.st_ino);
 		if (f) {
 			memcpy(f->id, id, BUILD_ID_SIZE);

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The one ELF reader (elf.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sys/elf.h"
+
+int kelf_open(const char *path, struct kelf *f, char *msg, size_t msglen)
+{
+	int err;
+
+	f->e = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0) {
+		err = -errno;
+		if (msg)
+			snprintf(msg, msglen, "cannot open %s: %s", path, strerror(errno));
+		return err;
+	}
+	if (fstat(f->fd, &f->st) || !S_ISREG(f->st.st_mode))
+		goto bad;
+	f->e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (!f->e || elf_kind(f->e) != ELF_K_ELF)
+		goto bad;
+	return 0;
+bad:
+	if (msg)
+		snprintf(msg, msglen, "%s is not an ELF file", path);
+	kelf_close(f);
+	return -ENOEXEC;
+}
+
+void kelf_close(struct kelf *f)
+{
+	if (f->e)
+		elf_end(f->e);
+	if (f->fd >= 0)
+		close(f->fd);
+	f->e = NULL;
+	f->fd = -1;
+}
+
+Elf_Scn *kelf_next_section(Elf *e, Elf_Scn *scn, GElf_Word type, GElf_Shdr *sh)
+{
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, sh) && (!type || sh->sh_type == type))
+			return scn;
+	return NULL;
+}
+
+bool kelf_symtab_of(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct kelf_symtab *t)
+{
+	*t = (struct kelf_symtab){ .e = e, .strndx = sh->sh_link };
+	t->d = elf_getdata(scn, NULL);
+	if (!t->d || !sh->sh_entsize)
+		return false;
+	t->n = sh->sh_size / sh->sh_entsize;
+	return true;
+}
+
+bool kelf_symtab(Elf *e, GElf_Word type, struct kelf_symtab *t)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = kelf_next_section(e, NULL, type, &sh);
+
+	return scn && kelf_symtab_of(e, scn, &sh, t);
+}
+
+bool kelf_sym(const struct kelf_symtab *t, size_t i, GElf_Sym *s, const char **name)
+{
+	if (i >= t->n || !gelf_getsym(t->d, (int)i, s))
+		return false;
+	*name = elf_strptr(t->e, t->strndx, s->st_name);
+	return true;
+}
+
+int kelf_phnum(Elf *e, size_t *n)
+{
+	return elf_getphdrnum(e, n) ? -ENOEXEC : 0;
+}
+
+bool kelf_next_load(Elf *e, size_t *i, GElf_Phdr *ph)
+{
+	size_t n;
+
+	if (kelf_phnum(e, &n))
+		return false;
+	while (*i < n)
+		if (gelf_getphdr(e, (int)(*i)++, ph) && ph->p_type == PT_LOAD)
+			return true;
+	return false;
+}
+
+/* The NT_GNU_BUILD_ID note in d (a note section or segment). */
+static bool note_build_id(Elf_Data *d, unsigned char id[KELF_BUILD_ID_SIZE])
+{
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (d && off < d->d_size && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz > 0 &&
+		    nh.n_descsz <= KELF_BUILD_ID_SIZE) {
+			memset(id, 0, KELF_BUILD_ID_SIZE);
+			memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
+			return true;
+		}
+		off = next;
+	}
+	return false;
+}
+
+bool kelf_build_id(Elf *e, unsigned char id[KELF_BUILD_ID_SIZE])
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	size_t n, i;
+
+	if (!kelf_phnum(e, &n))
+		for (i = 0; i < n; i++)
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_NOTE && ph.p_filesz &&
+			    note_build_id(elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz,
+							       ph.p_align == 8 ? ELF_T_NHDR8 :
+										  ELF_T_NHDR),
+					  id))
+				return true;
+	while ((scn = kelf_next_section(e, scn, SHT_NOTE, &sh)))
+		if (note_build_id(elf_getdata(scn, NULL), id))
+			return true;
+	return false;
+}
+
+bool kelf_debuglink(Elf *e, char *name, size_t size, uint32_t *crc)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	const unsigned char *p, *c;
+	size_t len, shstrndx;
+	const char *sn;
+
+	if (!gelf_getehdr(e, &eh) || elf_getshdrstrndx(e, &shstrndx))
+		return false;
+	while ((scn = kelf_next_section(e, scn, SHT_PROGBITS, &sh))) {
+		sn = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!sn || strcmp(sn, ".gnu_debuglink"))
+			continue;
+		d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return false;
+		p = d->d_buf;
+		len = strnlen((const char *)p, d->d_size);
+		if (!len || len >= size || ((len + 4) & ~3u) + 4 > d->d_size || strchr((const char *)p, '/'))
+			return false;
+		memcpy(name, p, len + 1);
+		c = p + ((len + 4) & ~3u);
+		*crc = eh.e_ident[EI_DATA] == ELFDATA2MSB ?
+			       (uint32_t)c[0] << 24 | c[1] << 16 | c[2] << 8 | c[3] :
+			       (uint32_t)c[3] << 24 | c[2] << 16 | c[1] << 8 | c[0];
+		return true;
+	}
+	return false;
+}
