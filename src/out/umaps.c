@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-#include <inttypes.h>
-#include <stdio.h>
-#include <string.h>
+/* Uprobe functions' run-time addresses from the traced process's maps (umaps.h). */
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "out/umaps.h"
+#include "sys/procmaps.h"
 
 #define UMAPS_SLOTS 256	/* power of two; a collision just evicts */
 
@@ -17,36 +15,38 @@ struct slot {
 
 static struct slot cache[UMAPS_SLOTS];
 
+/* lookup()'s walk: the file's device and inode, the probe's offset, what was found. */
+struct func_walk {
+	dev_t dev;
+	ino_t ino;
+	uint64_t off;
+	uint64_t addr;
+};
+
+static int func_in(void *arg, const struct procmap *m)
+{
+	struct func_walk *w = arg;
+
+	if (m->ino != (uint64_t)w->ino || m->dev != w->dev || w->off < m->pgoff ||
+	    w->off >= m->pgoff + (m->end - m->start))
+		return 0;
+	w->addr = m->start + (w->off - m->pgoff);
+	return 1;
+}
+
 /* Find the mapping of ev->path (by device and inode) holding its file offset. */
 static int lookup(const struct ev_desc *ev, uint32_t tgid, uint64_t *addr)
 {
-	unsigned long long start, end, pgoff, ino;
-	unsigned int major, minor;
-	char path[64], line[512];
+	struct func_walk w;
 	struct stat st;
-	FILE *f;
-	int found = -1;
 
 	if (!ev->path || stat(ev->path, &st))
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", tgid);
-	f = fopen(path, "re");
-	if (!f)
+	w = (struct func_walk){ .dev = st.st_dev, .ino = st.st_ino, .off = ev->uoffset };
+	if (procmaps_each("/proc", tgid, func_in, &w) != 1)
 		return -1;
-	while (found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu", &start, &end, &pgoff, &major,
-			   &minor, &ino) != 6)
-			continue;
-		if (ino != (unsigned long long)st.st_ino ||
-		    ((uint64_t)major << 8 | minor) != ((uint64_t)major(st.st_dev) << 8 | minor(st.st_dev)))
-			continue;
-		if (ev->uoffset >= pgoff && ev->uoffset < pgoff + (end - start)) {
-			*addr = start + (ev->uoffset - pgoff);
-			found = 0;
-		}
-	}
-	fclose(f);
-	return found;
+	*addr = w.addr;
+	return 0;
 }
 
 uint64_t umaps_func_addr(const struct ev_desc *ev, uint32_t tgid)

@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "sys/elf.h"
+#include "sys/procmaps.h"
 #include "sys/usym.h"
 #include "util/hash.h"
 
@@ -657,32 +658,6 @@ static struct ufile *map_file(struct usym *u, uint32_t tgid, const char *path, u
 	return f;
 }
 
-/* One maps line, "start-end perms offset dev inode path": 1 kept, 0 skipped, -errno. */
-static int maps_line(struct usym *u, uint32_t tgid, char *line, struct map *m)
-{
-	unsigned long long start, end, pgoff, ino;
-	unsigned int maj, min;
-	char perms[8];
-	int pos = 0;
-	char *path;
-	size_t len;
-
-	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
-		   &min, &ino, &pos) != 7 || !pos || start >= end)
-		return 0;
-	path = line + pos;
-	len = strlen(path);
-	while (len && (path[len - 1] == '\n' || path[len - 1] == ' '))
-		path[--len] = '\0';
-	if (path[0] != '/')	/* anonymous, [heap], [stack], [vdso], ... */
-		return 0;
-	m->start = start;
-	m->end = end;
-	m->pgoff = pgoff;
-	m->f = map_file(u, tgid, path, start, end, makedev(maj, min), ino);
-	return m->f ? 1 : -ENOMEM;
-}
-
 static int map_cmp(const void *a, const void *b)
 {
 	const struct map *x = a, *y = b;
@@ -690,42 +665,47 @@ static int map_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* read_maps()'s walk: the process and its maps as they grow. */
+struct maps_walk {
+	struct usym *u;
+	uint32_t tgid;
+	struct proc *p;
+	size_t cap;
+};
+
+/* One mapping of a file kept (anonymous, [heap], [stack], [vdso], ... are not). */
+static int maps_keep(void *arg, const struct procmap *pm)
+{
+	struct maps_walk *w = arg;
+	struct map *grown;
+
+	if (pm->path[0] != '/')
+		return 0;
+	if (w->p->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 32;
+		grown = realloc(w->p->maps, w->cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		w->p->maps = grown;
+	}
+	w->p->maps[w->p->n] = (struct map){ pm->start, pm->end, pm->pgoff, NULL };
+	w->p->maps[w->p->n].f = map_file(w->u, w->tgid, pm->path, pm->start, pm->end, pm->dev,
+					 pm->ino);
+	if (!w->p->maps[w->p->n].f)
+		return -ENOMEM;
+	w->p->n++;
+	return 0;
+}
+
 static int read_maps(struct usym *u, uint32_t tgid, struct proc *p)
 {
-	char path[PATH_MAX], *line = NULL;
-	size_t cap = 0, n = 0, lcap = 0;
-	struct map m, *grown;
-	int err = 0, r;
-	FILE *fp;
+	struct maps_walk w = { .u = u, .tgid = tgid, .p = p };
+	int err;
 
-	snprintf(path, sizeof(path), "%s/%" PRIu32 "/maps", u->proc_root, tgid);
-	fp = fopen(path, "re");
-	if (!fp)
-		return -errno;
-	while (getline(&line, &lcap, fp) > 0) {
-		r = maps_line(u, tgid, line, &m);
-		if (r < 0) {
-			err = r;
-			break;
-		}
-		if (!r)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			grown = realloc(p->maps, cap * sizeof(*grown));
-			if (!grown) {
-				err = -ENOMEM;
-				break;
-			}
-			p->maps = grown;
-		}
-		p->maps[n++] = m;
-	}
-	free(line);
-	fclose(fp);
-	p->n = n;
-	if (n)	/* no maps (the process is gone): an array qsort may not take */
-		qsort(p->maps, n, sizeof(*p->maps), map_cmp);
+	p->n = 0;
+	err = procmaps_each(u->proc_root, tgid, maps_keep, &w);
+	if (p->n)	/* no maps (the process is gone): an array qsort may not take */
+		qsort(p->maps, p->n, sizeof(*p->maps), map_cmp);
 	return err;
 }
 

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The one reader of /proc/PID/maps: each mapping, its file by device and inode. */
+#ifndef KPT_PROCMAPS_H
+#define KPT_PROCMAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One line: "start-end perms offset major:minor inode path". */
+struct procmap {
+	uint64_t start, end, pgoff;
+	dev_t dev;
+	uint64_t ino;
+	char perms[8];
+	char *path;		/* the line's text past the inode, trailing blanks cut ("" if none) */
+};
+
+/* line into *m (m->path points into line, which it edits); false if it is no mapping. */
+bool procmaps_parse(char *line, struct procmap *m);
+
+/*
+ * Each mapping of process tgid, in the file's order, to fn (proc_root: "/proc",
+ * or another mount of it); fn's non-zero return stops the walk and is
+ * returned. 0, or -errno when the file cannot be read (the process is gone).
+ */
+int procmaps_each(const char *proc_root, uint32_t tgid,
+		  int (*fn)(void *arg, const struct procmap *m), void *arg);
+
+#endif /* KPT_PROCMAPS_H */
