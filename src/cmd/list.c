@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "cmd/list.h"
 #include "prepare/resolve.h"
 #include "sys/tracepoint.h"
+#include "util/json.h"
 
 /* ---- BTF: FUNCs by name, printed as C ---- */
 
@@ -248,22 +250,6 @@ void list_split_glob(const char *glob, char *buf, const char **fmod, const char 
 
 /* ---- output ---- */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 struct fentry {
 	char *full;		/* "MOD:NAME" or "NAME", from sysinfo_glob_functions */
 	const char *name;	/* into full */
@@ -368,10 +354,10 @@ static void print_function(struct lister *l, const struct fentry *e, int *nobtf)
 		return;
 	}
 	fputs("{\"type\":\"function\",\"name\":", l->out);
-	json_str(l->out, e->name);
+	json_fput_str(l->out, e->name, SIZE_MAX);
 	fputs(",\"module\":", l->out);
 	if (e->mod)
-		json_str(l->out, e->mod);
+		json_fput_str(l->out, e->mod, SIZE_MAX);
 	else
 		fputs("null", l->out);
 	if (!ok) {
@@ -379,7 +365,7 @@ static void print_function(struct lister *l, const struct fentry *e, int *nobtf)
 		return;
 	}
 	fputs(",\"btf\":true,\"proto\":", l->out);
-	json_str(l->out, l->proto);
+	json_fput_str(l->out, l->proto, SIZE_MAX);
 	{
 		const struct btf *btf = l->vmlinux;
 		const struct btf_type *fn, *fp;
@@ -392,7 +378,7 @@ static void print_function(struct lister *l, const struct fentry *e, int *nobtf)
 		fp = btf__type_by_id(btf, fn->type);
 		list_btf_type(lb, fp->type, ty, sizeof(ty));
 		fputs(",\"return\":", l->out);
-		json_str(l->out, ty);
+		json_fput_str(l->out, ty, SIZE_MAX);
 		fputs(",\"params\":[", l->out);
 		p = btf_params(fp);
 		for (i = 0; i < btf_vlen(fp); i++, p++) {
@@ -402,9 +388,9 @@ static void print_function(struct lister *l, const struct fentry *e, int *nobtf)
 			}
 			list_btf_type(lb, p->type, ty, sizeof(ty));
 			fputs(i ? ",{\"name\":" : "{\"name\":", l->out);
-			json_str(l->out, btf__name_by_offset(btf, p->name_off));
+			json_fput_str(l->out, btf__name_by_offset(btf, p->name_off), SIZE_MAX);
 			fputs(",\"type\":", l->out);
-			json_str(l->out, ty);
+			json_fput_str(l->out, ty, SIZE_MAX);
 			fputc('}', l->out);
 		}
 		fputs("]}\n", l->out);
@@ -444,12 +430,12 @@ static void print_tracepoint(struct lister *l, const struct tpentry *t)
 		return;
 	}
 	fputs("{\"type\":\"tracepoint\",\"group\":", l->out);
-	json_str(l->out, t->group);
+	json_fput_str(l->out, t->group, SIZE_MAX);
 	fputs(",\"event\":", l->out);
-	json_str(l->out, t->event);
+	json_fput_str(l->out, t->event, SIZE_MAX);
 	if (err) {
 		fputs(",\"error\":", l->out);
-		json_str(l->out, strerror(-err));
+		json_fput_str(l->out, strerror(-err), SIZE_MAX);
 		fputs("}\n", l->out);
 		return;
 	}
@@ -458,11 +444,11 @@ static void print_tracepoint(struct lister *l, const struct tpentry *t)
 		const struct tp_field *f = &fmt.fields[i];
 
 		fputs(i ? ",{\"name\":" : "{\"name\":", l->out);
-		json_str(l->out, f->name);
+		json_fput_str(l->out, f->name, SIZE_MAX);
 		fputs(",\"decl\":", l->out);
-		json_str(l->out, f->decl);
+		json_fput_str(l->out, f->decl, SIZE_MAX);
 		fputs(",\"type\":", l->out);
-		json_str(l->out, f->type);
+		json_fput_str(l->out, f->type, SIZE_MAX);
 		fprintf(l->out, ",\"offset\":%u,\"size\":%u,\"signed\":%s}", f->offset, f->size,
 			f->is_signed ? "true" : "false");
 	}

@@ -15,6 +15,7 @@
 #include "out/stackout.h"
 #include "prepare/event.h"
 #include "sys/ksyms.h"
+#include "util/json.h"
 
 enum out_format {
 	OUT_TEXT,	/* ftrace's trace format */
@@ -61,12 +62,6 @@ void decode_stacks(const void *rec, size_t len, struct dec_stacks *st);
 /* One event line/object to f. Returns 0, or -EINVAL for a malformed record. */
 int output_text(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
 		size_t len);
-/*
- * A JSON string of s (at most max bytes, NUL-terminated before): bytes not
- * part of valid UTF-8 and control characters as \u00XX, so it always parses;
- * the one escaper of every JSON kptrace writes.
- */
-void json_fput_str(FILE *f, const char *s, size_t max);
 int output_json(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
 		size_t len);
 /* The same, with the stacks' frames named through ss (-K/-U). */

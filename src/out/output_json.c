@@ -24,109 +24,16 @@
 #include "out/output.h"
 #include "out/outtime.h"
 #include "out/umaps.h"
+#include "util/json.h"
 #include "util/fmt.h"
 #include "kptrace.h"
 
 #define SYM_BUF	1024
 
-/* Length of a valid UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates), else 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	uint32_t cp, min;
-	size_t len, i;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1f;
-		min = 0x80;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-		min = 0x800;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-/* "\\u%04x" of a byte: the escape of a control character or of a stray byte. */
-static void json_u00(struct outbuf *ob, unsigned char c)
-{
-	static const char hex[16] = "0123456789abcdef";
-	char *p = ob_room(ob, 6);
-
-	memcpy(p, "\\u00", 4);
-	p[4] = hex[c >> 4];
-	p[5] = hex[c & 0xf];
-	ob_commit(ob, p + 6);
-}
-
-/* Printable ASCII but for the two JSON escapes: copied as it is. */
-static bool json_plain(unsigned char c)
-{
-	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
-}
-
-/*
- * A JSON string from arbitrary bytes. Kernel strings are bytes, not text: a
- * byte that is not part of valid UTF-8 becomes \u00XX (its Latin-1 reading)
- * so the output always parses.
- */
-static void json_str(struct outbuf *ob, const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, j, k;
-
-	ob_char(ob, '"');
-	while (i < n) {
-		/* the common case, a run of plain characters, in one copy */
-		for (j = i; j < n && json_plain(s[j]); j++)
-			;
-		ob_mem(ob, s + i, j - i);
-		i = j;
-		if (i == n)
-			break;
-		if (s[i] == '"' || s[i] == '\\') {
-			ob_char(ob, '\\');
-			ob_char(ob, (char)s[i]);
-			i++;
-		} else if (s[i] >= 0x80 && (k = utf8_len(s + i, n - i))) {
-			ob_mem(ob, s + i, k);
-			i += k;
-		} else {
-			/* control characters and bytes outside valid UTF-8 */
-			json_u00(ob, s[i]);
-			i++;
-		}
-	}
-	ob_char(ob, '"');
-}
-
-void json_fput_str(FILE *f, const char *s, size_t max)
-{
-	struct outbuf ob;
-
-	ob_init(&ob, f);
-	json_str(&ob, s, strnlen(s, max));
-	ob_flush(&ob);
-}
 
 static void json_cstr(struct outbuf *ob, const char *s)
 {
-	json_str(ob, s, strlen(s));
+	json_ob_str(ob, s, strlen(s));
 }
 
 /* "\"0x%" PRIx64 "\"" */
@@ -154,7 +61,7 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 	switch (a->type) {
 	case SPEC_T_CHAR:
 		c = (char)(v.u & 0xff);
-		json_str(ob, &c, 1);
+		json_ob_str(ob, &c, 1);
 		break;
 	case SPEC_T_SYMBOL:
 	case SPEC_T_SYMSTR:
@@ -167,7 +74,7 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 		/* addresses and errno names as strings, other values as numbers */
 		n = valfmt_scalar(a->type, v.u, buf, sizeof(buf));
 		if (valfmt_json_is_string(a->type, v.u))
-			json_str(ob, buf, n);
+			json_ob_str(ob, buf, n);
 		else
 			ob_mem(ob, buf, n);
 		break;
@@ -199,7 +106,7 @@ static bool print_elem(struct outbuf *ob, const struct ev_arg *a, const struct k
 		ob_mem(ob, "null", 4);
 		return false;
 	}
-	json_str(ob, s, n);
+	json_ob_str(ob, s, n);
 	return true;
 }
 
@@ -228,7 +135,7 @@ static bool print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 		size_t n6 = decode_ipv6(a, rec, buf, sizeof(buf));
 
 		if (n6) {	/* else not the 16 bytes of one: as an array */
-			json_str(ob, buf, n6);
+			json_ob_str(ob, buf, n6);
 			return false;
 		}
 	}
@@ -459,7 +366,7 @@ int output_json_ex(FILE *f, const struct ev_desc *ev, const struct stack_syms *s
 	memcpy(&h, rec, sizeof(h));
 	ob_init(&ob, f);
 	print_header(&ob, &h);
-	json_str(&ob, h.comm, strnlen(h.comm, KPT_COMM_LEN));
+	json_ob_str(&ob, h.comm, strnlen(h.comm, KPT_COMM_LEN));
 	ob_mem(&ob, ",\"group\":", 9);
 	json_cstr(&ob, ev->group);
 	ob_mem(&ob, ",\"event\":", 9);
