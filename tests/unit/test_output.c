@@ -17,6 +17,7 @@
 #include "check.h"
 #include "kptrace.h"
 #include "out/output.h"
+#include "prepare/explain.h"
 #include "lang/spec.h"
 #include "ev_layout.h"
 
