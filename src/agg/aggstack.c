@@ -32,19 +32,14 @@ void aggstack_read(struct loader *ld, const struct ev_desc *ev, int kind, uint64
 			      : (const unsigned char *)as->v.k.ip;
 }
 
-/* Frame i of as resolved; the first frame shown is first (kernel: the tracing frames left out). */
-static void frame_at(const struct stack_syms *ss, const struct agg_stack *as, unsigned int i,
-		     struct sframe *fr)
+/* A walk over as's frames, from the first shown (kernel: the tracing frames left out). */
+static void walk(struct stack_walk *w, const struct stack_syms *ss, const struct agg_stack *as,
+		 bool reverse)
 {
 	if (as->user)
-		stack_uframe(ss->us, as->tgid, as->frames + (size_t)i * KPT_UFRAME_SIZE, i, fr);
+		stack_walk_user(w, ss, as->tgid, as->frames, as->n, reverse);
 	else
-		stack_kframe(ss->ks, stack_kip(as->frames, i), fr);
-}
-
-static unsigned int first_frame(const struct stack_syms *ss, const struct agg_stack *as)
-{
-	return as->user ? 0 : stack_kernel_first(ss->ks, as->frames, as->n, as->ev);
+		stack_walk_kernel(w, ss, as->frames, as->n, as->ev, 0, reverse);
 }
 
 static void capture(const struct stack_syms *ss, const struct agg_stack *as)
@@ -56,9 +51,9 @@ static void capture(const struct stack_syms *ss, const struct agg_stack *as)
 
 void aggstack_text(FILE *f, const struct stack_syms *ss, const struct agg_stack *as)
 {
+	struct stack_walk w;
 	struct sframe fr;
 	char text[512];
-	unsigned int i;
 
 	if (as->lost) {
 		fprintf(f, " => [%s stack lost: see the profile]\n", as->user ? "user" : "kernel");
@@ -67,8 +62,8 @@ void aggstack_text(FILE *f, const struct stack_syms *ss, const struct agg_stack 
 	if (!as->n)
 		fprintf(f, " => [no %s stack]\n", as->user ? "user" : "kernel");
 	capture(ss, as);
-	for (i = first_frame(ss, as); i < as->n; i++) {
-		frame_at(ss, as, i, &fr);
+	walk(&w, ss, as, false);
+	while (stack_walk_next(&w, &fr)) {
 		stack_frame_text(&fr, text, sizeof(text));
 		fprintf(f, " => %s\n", text);
 	}
@@ -76,43 +71,20 @@ void aggstack_text(FILE *f, const struct stack_syms *ss, const struct agg_stack 
 
 void aggstack_json(FILE *f, const struct stack_syms *ss, const struct agg_stack *as)
 {
-	struct sframe fr;
-	unsigned int i, first = first_frame(ss, as);
+	struct stack_walk w;
+	struct outbuf ob;
 
 	capture(ss, as);
-	fputc('[', f);
-	for (i = first; !as->lost && i < as->n; i++) {
-		frame_at(ss, as, i, &fr);
-		fputs(i > first ? ",{\"address\":" : "{\"address\":", f);
-		if (fr.addr)
-			fprintf(f, "\"0x%" PRIx64 "\"", fr.addr);
-		else
-			fputs("null", f);
-		fputs(",\"symbol\":", f);
-		if (fr.sym)
-			json_fput_str(f, fr.sym, SIZE_MAX);
-		else
-			fputs("null", f);
-		if (fr.sym)
-			fprintf(f, ",\"offset\":%" PRIu64, fr.off);
-		else
-			fputs(",\"offset\":null", f);
-		fputs(fr.user ? ",\"binary\":" : ",\"module\":", f);
-		if (fr.obj)
-			json_fput_str(f, fr.obj, SIZE_MAX);
-		else
-			fputs("null", f);
-		if (fr.user && (fr.obj || fr.build_id))
-			fprintf(f, ",\"file_offset\":%" PRIu64, fr.file_off);
-		fputc('}', f);
-	}
-	fputc(']', f);
+	walk(&w, ss, as, false);	/* a lost stack has no frames: [] */
+	ob_init(&ob, f);
+	stack_walk_json(&ob, &w);
+	ob_flush(&ob);
 }
 
 int aggstack_names(const struct stack_syms *ss, const struct agg_stack *as, char **names,
 		   size_t max, size_t *n)
 {
-	unsigned int i, first = first_frame(ss, as);
+	struct stack_walk w;
 	struct sframe fr;
 	char text[512];
 
@@ -124,8 +96,8 @@ int aggstack_names(const struct stack_syms *ss, const struct agg_stack *as, char
 	}
 	capture(ss, as);
 	/* the map holds the innermost frame first; folded wants the root first */
-	for (i = as->n; i-- > first && *n < max;) {
-		frame_at(ss, as, i, &fr);
+	walk(&w, ss, as, true);
+	while (*n < max && stack_walk_next(&w, &fr)) {
 		stack_frame_name(&fr, text, sizeof(text));
 		names[*n] = strdup(text);
 		if (!names[(*n)++])

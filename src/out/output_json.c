@@ -243,67 +243,23 @@ static void print_header(struct outbuf *ob, const struct kpt_rec_hdr *h)
 	ob_commit(ob, p + 8);
 }
 
-/* One frame: its address, symbol, offset and module (kernel) or binary (user). */
-static void json_frame(struct outbuf *ob, const struct sframe *fr)
-{
-	ob_mem(ob, "{\"address\":", 11);
-	if (fr->addr)
-		json_hex(ob, fr->addr);
-	else
-		ob_mem(ob, "null", 4);
-	ob_mem(ob, ",\"symbol\":", 10);
-	if (fr->sym)
-		json_cstr(ob, fr->sym);
-	else
-		ob_mem(ob, "null", 4);
-	ob_mem(ob, ",\"offset\":", 10);
-	if (fr->sym)
-		ob_commit(ob, fmt_u64(ob_room(ob, FMT_NUM_MAX), fr->off));
-	else
-		ob_mem(ob, "null", 4);
-	ob_str(ob, fr->user ? ",\"binary\":" : ",\"module\":");
-	if (fr->obj)
-		json_cstr(ob, fr->obj);
-	else
-		ob_mem(ob, "null", 4);
-	if (fr->user && (fr->obj || fr->build_id)) {
-		ob_str(ob, ",\"file_offset\":");
-		ob_commit(ob, fmt_u64(ob_room(ob, FMT_NUM_MAX), fr->file_off));
-	}
-	ob_char(ob, '}');
-}
-
 /* -K/-U: "kstack" and "ustack", arrays of frames, the innermost first. */
 static void print_stacks(struct outbuf *ob, const struct ev_desc *ev, const struct kpt_rec_hdr *h,
 			 const struct stack_syms *ss, const void *rec, size_t len)
 {
-	const struct ksyms *ks = ss ? ss->ks : NULL;
 	struct dec_stacks st;
-	struct sframe fr;
-	unsigned int i, first;
+	struct stack_walk w;
 
 	decode_stacks(rec, len, &st);
 	if (h->nkstack) {
-		ob_str(ob, ",\"kstack\":[");
-		first = stack_kernel_first(ks, st.k, st.nk, ev);
-		for (i = first; i < st.nk && (!ev->kstack_show || i - first < ev->kstack_show); i++) {
-			if (i > first)
-				ob_char(ob, ',');
-			stack_kframe(ks, stack_kip(st.k, i), &fr);
-			json_frame(ob, &fr);
-		}
-		ob_char(ob, ']');
+		ob_str(ob, ",\"kstack\":");
+		stack_walk_kernel(&w, ss, st.k, st.nk, ev, ev->kstack_show, false);
+		stack_walk_json(ob, &w);
 	}
 	if (h->nustack) {
-		ob_str(ob, ",\"ustack\":[");
-		for (i = 0; i < st.nu; i++) {
-			if (i)
-				ob_char(ob, ',');
-			stack_uframe(ss ? ss->us : NULL, h->tgid, st.u + (size_t)i * KPT_UFRAME_SIZE,
-				     i, &fr);
-			json_frame(ob, &fr);
-		}
-		ob_char(ob, ']');
+		ob_str(ob, ",\"ustack\":");
+		stack_walk_user(&w, ss, h->tgid, st.u, st.nu, false);
+		stack_walk_json(ob, &w);
 	}
 }
 

@@ -230,6 +230,21 @@ static void print_context(struct outbuf *ob, const struct kpt_rec_hdr *h)
 	ob_commit(ob, p + 2);
 }
 
+/* Each frame of w as " => FRAME". */
+static void print_frames(struct outbuf *ob, struct stack_walk *w)
+{
+	struct sframe fr;
+	char text[512];
+	size_t n;
+
+	while (stack_walk_next(w, &fr)) {
+		n = stack_frame_text(&fr, text, sizeof(text));
+		ob_mem(ob, " => ", 4);
+		ob_mem(ob, text, n);
+		ob_char(ob, '\n');
+	}
+}
+
 /*
  * -K/-U: ftrace's lines after the event's: its context, "<stack trace>"
  * (ftrace's stacktrace trigger) or "<user stack trace>" (its
@@ -238,37 +253,21 @@ static void print_context(struct outbuf *ob, const struct kpt_rec_hdr *h)
 static void print_stacks(struct outbuf *ob, const struct ev_desc *ev, const struct kpt_rec_hdr *h,
 			 const struct stack_syms *ss, const void *rec, size_t len)
 {
-	const struct ksyms *ks = ss ? ss->ks : NULL;
 	struct dec_stacks st;
-	struct sframe fr;
-	unsigned int i, first;
-	char text[512];
-	size_t n;
+	struct stack_walk w;
 
 	decode_stacks(rec, len, &st);
 	if (st.nk) {
 		print_context(ob, h);
 		ob_str(ob, "<stack trace>\n");
-		first = stack_kernel_first(ks, st.k, st.nk, ev);
-		for (i = first; i < st.nk && (!ev->kstack_show || i - first < ev->kstack_show); i++) {
-			stack_kframe(ks, stack_kip(st.k, i), &fr);
-			n = stack_frame_text(&fr, text, sizeof(text));
-			ob_mem(ob, " => ", 4);
-			ob_mem(ob, text, n);
-			ob_char(ob, '\n');
-		}
+		stack_walk_kernel(&w, ss, st.k, st.nk, ev, ev->kstack_show, false);
+		print_frames(ob, &w);
 	}
 	if (st.nu) {
 		print_context(ob, h);
 		ob_str(ob, "<user stack trace>\n");
-		for (i = 0; i < st.nu; i++) {
-			stack_uframe(ss ? ss->us : NULL, h->tgid, st.u + (size_t)i * KPT_UFRAME_SIZE,
-				     i, &fr);
-			n = stack_frame_text(&fr, text, sizeof(text));
-			ob_mem(ob, " => ", 4);
-			ob_mem(ob, text, n);
-			ob_char(ob, '\n');
-		}
+		stack_walk_user(&w, ss, h->tgid, st.u, st.nu, false);
+		print_frames(ob, &w);
 	}
 }
 

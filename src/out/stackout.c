@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "out/stackout.h"
+#include "util/json.h"
 #include "kptrace.h"
 
 uint64_t stack_kip(const unsigned char *frames, unsigned int i)
@@ -201,4 +202,91 @@ size_t stack_frame_name(const struct sframe *f, char *buf, size_t len)
 	else
 		n = snprintf(buf, len, "%.*s", sym_len(f), f->sym);
 	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
+
+void stack_frame_json(struct outbuf *ob, const struct sframe *f)
+{
+	ob_mem(ob, "{\"address\":", 11);
+	if (f->addr) {
+		ob_char(ob, '"');
+		ob_hex(ob, f->addr);
+		ob_char(ob, '"');
+	} else {
+		ob_mem(ob, "null", 4);
+	}
+	ob_mem(ob, ",\"symbol\":", 10);
+	if (f->sym)
+		json_ob_str(ob, f->sym, strlen(f->sym));
+	else
+		ob_mem(ob, "null", 4);
+	ob_mem(ob, ",\"offset\":", 10);
+	if (f->sym)
+		ob_commit(ob, fmt_u64(ob_room(ob, FMT_NUM_MAX), f->off));
+	else
+		ob_mem(ob, "null", 4);
+	ob_str(ob, f->user ? ",\"binary\":" : ",\"module\":");
+	if (f->obj)
+		json_ob_str(ob, f->obj, strlen(f->obj));
+	else
+		ob_mem(ob, "null", 4);
+	if (f->user && (f->obj || f->build_id)) {
+		ob_str(ob, ",\"file_offset\":");
+		ob_commit(ob, fmt_u64(ob_room(ob, FMT_NUM_MAX), f->file_off));
+	}
+	ob_char(ob, '}');
+}
+
+static void walk_start(struct stack_walk *w, bool reverse)
+{
+	w->reverse = reverse;
+	w->i = reverse ? w->end : w->first;
+}
+
+void stack_walk_kernel(struct stack_walk *w, const struct stack_syms *ss,
+		       const unsigned char *frames, unsigned int n, const struct ev_desc *ev,
+		       unsigned int show, bool reverse)
+{
+	*w = (struct stack_walk){ .ss = ss, .frames = frames, .end = n };
+	w->first = stack_kernel_first(ss ? ss->ks : NULL, frames, n, ev);
+	if (show && w->first + show < w->end)
+		w->end = w->first + show;
+	walk_start(w, reverse);
+}
+
+void stack_walk_user(struct stack_walk *w, const struct stack_syms *ss, uint32_t tgid,
+		     const unsigned char *frames, unsigned int n, bool reverse)
+{
+	*w = (struct stack_walk){ .ss = ss, .user = true, .tgid = tgid, .frames = frames,
+				  .end = n };
+	walk_start(w, reverse);
+}
+
+bool stack_walk_next(struct stack_walk *w, struct sframe *f)
+{
+	unsigned int i;
+
+	if (w->reverse ? w->i <= w->first : w->i >= w->end)
+		return false;
+	i = w->reverse ? --w->i : w->i++;
+	if (w->user)
+		stack_uframe(w->ss ? w->ss->us : NULL, w->tgid,
+			     w->frames + (size_t)i * KPT_UFRAME_SIZE, i, f);
+	else
+		stack_kframe(w->ss ? w->ss->ks : NULL, stack_kip(w->frames, i), f);
+	return true;
+}
+
+void stack_walk_json(struct outbuf *ob, struct stack_walk *w)
+{
+	struct sframe fr;
+	bool first = true;
+
+	ob_char(ob, '[');
+	while (stack_walk_next(w, &fr)) {
+		if (!first)
+			ob_char(ob, ',');
+		stack_frame_json(ob, &fr);
+		first = false;
+	}
+	ob_char(ob, ']');
 }

@@ -15,6 +15,7 @@
 #include "prepare/event.h"
 #include "sys/ksyms.h"
 #include "sys/usym.h"
+#include "util/fmt.h"
 
 /* What names frames: kallsyms for the kernel's, the symbolizer for users'. */
 struct stack_syms {
@@ -56,5 +57,37 @@ void stack_uframe(struct usym *us, uint32_t tgid, const unsigned char *frame, un
 size_t stack_frame_text(const struct sframe *f, char *buf, size_t len);
 /* A frame's name in the folded format: "sym", "sym [mod]", "[unknown]". */
 size_t stack_frame_name(const struct sframe *f, char *buf, size_t len);
+/*
+ * A frame as JSON: {"address","symbol","offset","module"} for the kernel's,
+ * "binary" and "file_offset" for a user's; null where not known.
+ */
+void stack_frame_json(struct outbuf *ob, const struct sframe *f);
+
+/*
+ * The one walk over a captured stack's frames, each resolved: innermost
+ * first, or the root first (reverse, as folded stacks are written).
+ */
+struct stack_walk {
+	const struct stack_syms *ss;
+	bool user, reverse;
+	uint32_t tgid;
+	const unsigned char *frames;
+	unsigned int first, end, i;
+};
+
+/*
+ * Kernel frames (n of them, 8 bytes each) of probe ev's stack: from the
+ * first one to show (stack_kernel_first()), show of them at most (0: all).
+ */
+void stack_walk_kernel(struct stack_walk *w, const struct stack_syms *ss,
+		       const unsigned char *frames, unsigned int n, const struct ev_desc *ev,
+		       unsigned int show, bool reverse);
+/* User frames (n struct bpf_stack_build_id) of process tgid. */
+void stack_walk_user(struct stack_walk *w, const struct stack_syms *ss, uint32_t tgid,
+		     const unsigned char *frames, unsigned int n, bool reverse);
+/* The next frame into *f; false past the last. */
+bool stack_walk_next(struct stack_walk *w, struct sframe *f);
+/* The rest of w's frames as a JSON array of stack_frame_json()'s objects. */
+void stack_walk_json(struct outbuf *ob, struct stack_walk *w);
 
 #endif /* KPT_STACKOUT_H */
