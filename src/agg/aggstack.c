@@ -106,22 +106,16 @@ int aggstack_names(const struct stack_syms *ss, const struct agg_stack *as, char
 	return 0;
 }
 
-/* Whether key is in the set, adding it if not (open addressing, no removal). */
+/* Whether key is in the set, adding it if not. */
 static bool seen_add(struct aggstack_seen *sn, uint64_t key)
 {
-	size_t i;
+	struct hent *e = ht_get(&sn->ids, &key, sizeof(key));
 
-	if (!sn->slot) {
-		sn->cap = 2 * KPT_USTACK_KEYS;	/* a power of two, never more than half full */
-		sn->slot = calloc(sn->cap, sizeof(*sn->slot));
-		if (!sn->slot)
-			return true;	/* no memory: capture nothing more, lose nothing else */
-	}
-	for (i = (size_t)(key * 0x9e3779b97f4a7c15ull) & (sn->cap - 1); sn->slot[i];
-	     i = (i + 1) & (sn->cap - 1))
-		if (sn->slot[i] == key)
-			return true;
-	sn->slot[i] = key;	/* a key is never 0 (KPT_STACK_LOST) */
+	if (!e)
+		return true;	/* no memory: capture nothing more, lose nothing else */
+	if (e->num)
+		return true;
+	e->num = 1;
 	return false;
 }
 
@@ -146,6 +140,5 @@ void aggstack_capture_new(struct loader *ld, struct usym *us, struct aggstack_se
 
 void aggstack_seen_free(struct aggstack_seen *sn)
 {
-	free(sn->slot);
-	sn->slot = NULL;
+	ht_free(&sn->ids, NULL);
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "load/loader.h"
+#include "util/htab.h"
 #include "out/stackout.h"
 #include "kptrace.h"
 
@@ -50,8 +51,7 @@ int aggstack_names(const struct stack_syms *ss, const struct agg_stack *as, char
  * file, as in a timer's interrupt). Called as the run goes.
  */
 struct aggstack_seen {
-	uint64_t *slot;
-	size_t cap;
+	struct htab ids;	/* the stack ids whose process was captured */
 };
 void aggstack_capture_new(struct loader *ld, struct usym *us, struct aggstack_seen *sn);
 void aggstack_seen_free(struct aggstack_seen *sn);

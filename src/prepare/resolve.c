@@ -19,7 +19,7 @@
 #include "sys/elf.h"
 #include "sys/libpath.h"
 #include "sys/objbtf.h"
-#include "util/hash.h"
+#include "util/htab.h"
 #include "util/suggest.h"
 
 #define KPROBE_PMU	"/sys/bus/event_source/devices/kprobe"
@@ -90,38 +90,23 @@ static bool is_text(char type);
 
 /*
  * The glob's result: names in the order found, each once (a static function's
- * name twice: kprobes take the first). A hash of indices makes "once" O(1):
+ * name twice: kprobes take the first). A hash table makes "once" O(1):
  * '*' matches every function of the kernel (tens of thousands).
  */
 struct nameset {
 	char **names;
 	int n, cap;
-	int *slots;		/* index + 1 into names, 0 = empty; size nslots (power of 2) */
-	size_t nslots;
+	struct htab seen;	/* the names, for "once" */
 };
 
 static int names_add(struct nameset *ns, const char *name)
 {
-	size_t i;
+	struct hent *e = ht_get(&ns->seen, name, strlen(name));
 
-	if ((size_t)ns->n * 2 >= ns->nslots) {
-		size_t nn = ns->nslots ? ns->nslots * 2 : 1024;
-		int *slots = calloc(nn, sizeof(*slots)), k;
-
-		if (!slots)
-			return -ENOMEM;
-		for (k = 0; k < ns->n; k++) {
-			for (i = kpt_hash_str(ns->names[k]) & (nn - 1); slots[i]; i = (i + 1) & (nn - 1))
-				;
-			slots[i] = k + 1;
-		}
-		free(ns->slots);
-		ns->slots = slots;
-		ns->nslots = nn;
-	}
-	for (i = kpt_hash_str(name) & (ns->nslots - 1); ns->slots[i]; i = (i + 1) & (ns->nslots - 1))
-		if (!strcmp(ns->names[ns->slots[i] - 1], name))
-			return 0;
+	if (!e)
+		return -ENOMEM;
+	if (e->num)
+		return 0;
 	if (ns->n == ns->cap) {
 		char **nn;
 
@@ -134,7 +119,8 @@ static int names_add(struct nameset *ns, const char *name)
 	ns->names[ns->n] = strdup(name);
 	if (!ns->names[ns->n])
 		return -ENOMEM;
-	ns->slots[i] = ++ns->n;
+	ns->n++;
+	e->num = 1;
 	return 0;
 }
 
@@ -195,7 +181,7 @@ int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***name
 		err = names_add(&ns, s->name);
 	}
 out:
-	free(ns.slots);
+	ht_free(&ns.seen, NULL);
 	*names = ns.names;
 	*n = ns.n;
 	return err;
@@ -274,7 +260,7 @@ int sysinfo_glob_tracepoints(struct sysinfo *si, const char *subsys, const char 
 		for (k = 0; k < evs.n; k++)
 			free(evs.names[k]);
 		free(evs.names);
-		free(evs.slots);
+		ht_free(&evs.seen, NULL);
 	}
 	if (err)
 		snprintf(msg, msglen, "cannot list the tracepoints: %s", strerror(-err));
@@ -282,8 +268,8 @@ out:
 	for (i = 0; i < sys.n; i++)
 		free(sys.names[i]);
 	free(sys.names);
-	free(sys.slots);
-	free(all.slots);
+	ht_free(&sys.seen, NULL);
+	ht_free(&all.seen, NULL);
 	*names = all.names;
 	*n = all.n;
 	return err;

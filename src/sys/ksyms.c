@@ -265,6 +265,11 @@ static void compute_sizes(struct ksyms *ks)
 	}
 }
 
+/*
+ * Not util/htab.h: a name may have several symbols (static functions of one
+ * name, all found in address order), and kallsyms's ~200k entries cost one
+ * array of indices here, no allocation each.
+ */
 static int build_hash(struct ksyms *ks)
 {
 	size_t cap = 16, i, h;

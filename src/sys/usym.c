@@ -23,7 +23,7 @@
 #include "sys/elf.h"
 #include "sys/procmaps.h"
 #include "sys/usym.h"
-#include "util/hash.h"
+#include "util/htab.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -32,94 +32,6 @@
 #define BUILD_ID_SIZE	KELF_BUILD_ID_SIZE
 #define SCAN_MAX_FILES	4096	/* entries read per directory when hunting a build id */
 #define DELETED		" (deleted)"
-
-/* ---- a small chained hash table with byte-string keys ---------------------------- */
-
-struct hent {
-	struct hent *next;
-	uint64_t hash;
-	void *val;
-	size_t klen;
-	unsigned char key[];
-};
-
-struct htab {
-	struct hent **b;
-	size_t nb, n;
-};
-
-static struct hent *ht_find(const struct htab *t, const void *k, size_t n)
-{
-	uint64_t h = kpt_hash(k, n);
-	struct hent *e;
-
-	if (!t->nb)
-		return NULL;
-	for (e = t->b[h & (t->nb - 1)]; e; e = e->next)
-		if (e->hash == h && e->klen == n && !memcmp(e->key, k, n))
-			return e;
-	return NULL;
-}
-
-static int ht_grow(struct htab *t)
-{
-	size_t nb = t->nb ? t->nb * 2 : 64, i;
-	struct hent **b = calloc(nb, sizeof(*b)), *e, *next;
-
-	if (!b)
-		return -ENOMEM;
-	for (i = 0; i < t->nb; i++)
-		for (e = t->b[i]; e; e = next) {
-			next = e->next;
-			e->next = b[e->hash & (nb - 1)];
-			b[e->hash & (nb - 1)] = e;
-		}
-	free(t->b);
-	t->b = b;
-	t->nb = nb;
-	return 0;
-}
-
-/* Insert or replace k's value. */
-static int ht_put(struct htab *t, const void *k, size_t n, void *val)
-{
-	struct hent *e = ht_find(t, k, n);
-
-	if (e) {
-		e->val = val;
-		return 0;
-	}
-	if (t->n >= t->nb && ht_grow(t))
-		return -ENOMEM;
-	e = malloc(sizeof(*e) + n);
-	if (!e)
-		return -ENOMEM;
-	e->hash = kpt_hash(k, n);
-	e->val = val;
-	e->klen = n;
-	memcpy(e->key, k, n);
-	e->next = t->b[e->hash & (t->nb - 1)];
-	t->b[e->hash & (t->nb - 1)] = e;
-	t->n++;
-	return 0;
-}
-
-static void ht_free(struct htab *t, void (*free_val)(void *))
-{
-	struct hent *e, *next;
-	size_t i;
-
-	for (i = 0; i < t->nb; i++)
-		for (e = t->b[i]; e; e = next) {
-			next = e->next;
-			if (free_val)
-				free_val(e->val);
-			free(e);
-		}
-	free(t->b);
-	t->b = NULL;
-	t->nb = t->n = 0;
-}
 
 /* ---- files ------------------------------------------------------------------------ */
 
@@ -896,22 +808,20 @@ static void scan_dirs(struct usym *u)
 {
 	char dir[PATH_MAX];
 	struct hent *e;
-	size_t i;
 	bool again = true;
 
 	while (again) {	/* scanning adds no directory, but be safe with the table growing */
 		again = false;
-		for (i = 0; i < u->dirs.nb && !again; i++)
-			for (e = u->dirs.b[i]; e; e = e->next) {
-				if (e->val || e->klen >= sizeof(dir))
-					continue;
-				e->val = (void *)1;
-				memcpy(dir, e->key, e->klen);
-				dir[e->klen] = '\0';
-				scan_dir(u, dir);
-				again = true;
-				break;
-			}
+		for (e = ht_next(&u->dirs, NULL); e; e = ht_next(&u->dirs, e)) {
+			if (e->val || e->klen >= sizeof(dir))
+				continue;
+			e->val = (void *)1;
+			memcpy(dir, e->key, e->klen);
+			dir[e->klen] = '\0';
+			scan_dir(u, dir);
+			again = true;
+			break;
+		}
 	}
 }
 

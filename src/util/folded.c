@@ -1,26 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The folded writer (folded.h): stacks kept as their sanitized text in a hash table of
- * their own, sorted only when printed.
+ * The folded writer (folded.h): stacks kept as their sanitized text (with its NUL) in a
+ * hash table, each entry's num its count, sorted only when printed.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/folded.h"
-#include "util/hash.h"
-
-struct stack {
-	struct stack *next;
-	uint64_t hash;
-	uint64_t count;
-	size_t len;
-	char text[];	/* "root;...;leaf", NUL-terminated */
-};
+#include "util/htab.h"
 
 struct folded {
-	struct stack **b;
-	size_t nb, n;
+	struct htab stacks;	/* "root;...;leaf" -> num: its count */
 	char *buf;	/* scratch for the sanitized text */
 	size_t cap;
 };
@@ -32,24 +23,16 @@ struct folded *folded_new(void)
 
 void folded_free(struct folded *fd)
 {
-	struct stack *s, *next;
-	size_t i;
-
 	if (!fd)
 		return;
-	for (i = 0; i < fd->nb; i++)
-		for (s = fd->b[i]; s; s = next) {
-			next = s->next;
-			free(s);
-		}
-	free(fd->b);
+	ht_free(&fd->stacks, NULL);
 	free(fd->buf);
 	free(fd);
 }
 
 size_t folded_count(const struct folded *fd)
 {
-	return fd->n;
+	return fd->stacks.n;
 }
 
 static const char unknown[] = "[unknown]";
@@ -85,82 +68,48 @@ static long stack_text(struct folded *fd, const char *const *frames, size_t n)
 	return len;
 }
 
-static int grow(struct folded *fd)
-{
-	size_t nb = fd->nb ? fd->nb * 2 : 256, i;
-	struct stack **b = calloc(nb, sizeof(*b)), *s, *next;
-
-	if (!b)
-		return -ENOMEM;
-	for (i = 0; i < fd->nb; i++)
-		for (s = fd->b[i]; s; s = next) {
-			next = s->next;
-			s->next = b[s->hash & (nb - 1)];
-			b[s->hash & (nb - 1)] = s;
-		}
-	free(fd->b);
-	fd->b = b;
-	fd->nb = nb;
-	return 0;
-}
-
 int folded_add(struct folded *fd, const char *const *frames, size_t n, uint64_t count)
 {
+	struct hent *e;
 	long len;
-	uint64_t h;
-	struct stack *s;
 
 	if (!n || !frames)
 		return -EINVAL;
 	len = stack_text(fd, frames, n);
 	if (len < 0)
 		return len;
-	h = kpt_hash(fd->buf, len);
-	for (s = fd->nb ? fd->b[h & (fd->nb - 1)] : NULL; s; s = s->next)
-		if (s->hash == h && s->len == (size_t)len && !memcmp(s->text, fd->buf, len)) {
-			s->count = s->count + count < s->count ? UINT64_MAX : s->count + count;
-			return 0;
-		}
-	if (fd->n >= fd->nb && grow(fd))
+	e = ht_get(&fd->stacks, fd->buf, len + 1);
+	if (!e)
 		return -ENOMEM;
-	s = malloc(sizeof(*s) + len + 1);
-	if (!s)
-		return -ENOMEM;
-	s->hash = h;
-	s->count = count;
-	s->len = len;
-	memcpy(s->text, fd->buf, len + 1);
-	s->next = fd->b[h & (fd->nb - 1)];
-	fd->b[h & (fd->nb - 1)] = s;
-	fd->n++;
+	e->num = e->num + count < e->num ? UINT64_MAX : e->num + count;
 	return 0;
 }
 
 static int stack_cmp(const void *a, const void *b)
 {
-	const struct stack *x = *(const struct stack *const *)a;
-	const struct stack *y = *(const struct stack *const *)b;
+	const struct hent *x = *(const struct hent *const *)a;
+	const struct hent *y = *(const struct hent *const *)b;
 
-	return strcmp(x->text, y->text);
+	return strcmp((const char *)x->key, (const char *)y->key);
 }
 
 int folded_print(struct folded *fd, FILE *f)
 {
-	struct stack **all, *s;
+	const struct hent **all, *e;
 	size_t i, n = 0;
 	int err = 0;
 
-	if (!fd->n)
+	if (!fd->stacks.n)
 		return 0;
-	all = malloc(fd->n * sizeof(*all));
+	all = malloc(fd->stacks.n * sizeof(*all));
 	if (!all)
 		return -ENOMEM;
-	for (i = 0; i < fd->nb; i++)
-		for (s = fd->b[i]; s; s = s->next)
-			all[n++] = s;
+	for (e = ht_next(&fd->stacks, NULL); e; e = ht_next(&fd->stacks, e))
+		all[n++] = e;
 	qsort(all, n, sizeof(*all), stack_cmp);
 	for (i = 0; i < n && !err; i++)
-		if (fprintf(f, "%s %llu\n", all[i]->text, (unsigned long long)all[i]->count) < 0)
+		if (fprintf(f, "%s %llu\n", (const char *)all[i]->key,
+			    (unsigned long long)all[i]->num) < 0)
 			err = -EIO;
 	free(all);
 	return err;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "util/hash.h"
+#include "util/htab.h"
 #include "util/svg.h"
 
 #define FONT		12
@@ -78,8 +78,8 @@ struct svg_doc {
 	bool heat;
 	struct panel *p[SVG_MAX_PANELS];
 	size_t np;
-	uint64_t *gone;			/* heat: the titles left out (hashes), for their number */
-	size_t ngone, gone_cap, dropped;
+	struct htab gone;		/* heat: the titles left out, for their number */
+	size_t dropped;
 	char **times;			/* the intervals' clock times */
 	size_t ncols, cols_dropped;
 	bool col_skip;			/* the current interval is past SVG_MAX_COLUMNS */
@@ -151,7 +151,7 @@ void svg_free(struct svg_doc *d)
 	for (i = 0; i < d->ncols; i++)
 		free(d->times[i]);
 	free(d->times);
-	free(d->gone);
+	ht_free(&d->gone, NULL);
 	free(d);
 }
 
@@ -255,25 +255,12 @@ static int add_bars(struct svg_doc *d, const struct svg_hist *h, const char *tit
 
 static void heat_gone(struct svg_doc *d, const char *title)
 {
-	uint64_t x = kpt_hash_str(title);
-	size_t i;
+	size_t before = d->gone.n;
 
-	for (i = 0; i < d->ngone; i++)
-		if (d->gone[i] == x)
-			return;
-	if (d->ngone == d->gone_cap) {
-		size_t cap = d->gone_cap ? 2 * d->gone_cap : 64;
-		uint64_t *ng = realloc(d->gone, cap * sizeof(*ng));
-
-		if (!ng) {
-			d->dropped++;	/* counted again, if ever seen again: an estimate */
-			return;
-		}
-		d->gone = ng;
-		d->gone_cap = cap;
-	}
-	d->gone[d->ngone++] = x;
-	d->dropped = d->ngone;
+	if (!ht_get(&d->gone, title, strlen(title)))
+		d->dropped++;	/* no memory: counted again, if ever seen again: an estimate */
+	else if (d->gone.n != before)
+		d->dropped = d->gone.n;
 }
 
 /* Heat panel title's, made at its first interval. */
