@@ -5,12 +5,14 @@
 #include <string.h>
 
 #include "load/cost.h"
+#include "load/health.h"
 #include "run/profile.h"
 
 struct profile {
+	struct health h;		/* the probes' counters and COST, read once */
 	int n;
-	struct kpt_stats *st;		/* per probe; zeroes where the kernel's could not be read */
-	struct cost_out *cost;		/* per probe; NULL: COST not measured */
+	const struct kpt_stats *st;	/* h's: per probe, zeroes where not read */
+	const struct cost_out *cost;	/* h's, per probe; NULL: COST not measured */
 	struct kpt_stats sum;		/* the counters summed over the probes */
 	unsigned long long misses;	/* the kernel's per-probe misses, where it tells */
 	unsigned long long printed, dropped, procs_full;
@@ -35,49 +37,29 @@ static void stats_add(struct kpt_stats *sum, const struct kpt_stats *st)
 	sum->paused += st->paused;
 }
 
-/* COST: each probe's program's run time split among its probes; NULL when none is known. */
-static struct cost_out *probe_costs(struct loader *ld, const struct consume_opts *o,
-				    const struct consume_result *run, struct profile *p)
-{
-	struct cost_in *in = calloc(o->nevs ? o->nevs : 1, sizeof(*in));
-	struct cost_out *out = calloc(o->nevs ? o->nevs : 1, sizeof(*out));
-	int i;
-
-	if (!in || !out || o->cost_off) {
-		free(in);
-		free(out);
-		return NULL;
-	}
-	for (i = 0; i < o->nevs; i++) {
-		loader_probe_prog(ld, &o->evs[i], &in[i].prog, &in[i].prog_ns, &in[i].prog_runs);
-		in[i].hits = p->st[i].hits;
-	}
-	cost_split(in, (size_t)o->nevs, (uint64_t)(run->seconds * 1e9), out);
-	cost_total(in, (size_t)o->nevs, &p->cost_ns, &p->cost_runs);
-	for (i = 0; i < o->nevs; i++)
-		p->shared |= out[i].shared && out[i].has_per_hit;
-	free(in);
-	return out;
-}
-
 static int profile_read(struct loader *ld, const struct consume_opts *o,
 			const struct consume_result *run, struct profile *p)
 {
-	int i;
+	int i, err;
 
 	memset(p, 0, sizeof(*p));
+	err = health_read(&p->h, ld, o->evs, o->nevs, (uint64_t)(run->seconds * 1e9));
+	if (err)
+		return err;
 	p->n = o->nevs;
-	p->st = calloc(o->nevs ? o->nevs : 1, sizeof(*p->st));
-	if (!p->st)
-		return -ENOMEM;
+	p->st = p->h.st;
 	for (i = 0; i < o->nevs; i++) {
-		if (loader_stats(ld, i, &p->st[i]))
-			memset(&p->st[i], 0, sizeof(p->st[i]));
 		stats_add(&p->sum, &p->st[i]);
 		if (run->missed && run->missed[i] > 0)
 			p->misses += run->missed[i];
 	}
-	p->cost = probe_costs(ld, o, run, p);
+	/* COST: each probe's program's run time split among its probes, when known */
+	if (!o->cost_off) {
+		p->cost = p->h.cost;
+		p->cost_ns = p->h.cost_ns;
+		p->cost_runs = p->h.cost_runs;
+		p->shared = p->h.shared;
+	}
 	p->dropped = o->sink ? outsink_dropped_lines(o->sink) : 0;
 	p->printed = run->records - (p->dropped < run->records ? p->dropped : run->records);
 	p->procs_full = loader_procs_full(ld);
@@ -326,6 +308,5 @@ void profile_print(struct loader *ld, const struct consume_opts *o, const struct
 		print_json(o, run, &p);
 	else
 		print_table(o, run, &p);
-	free(p.st);
-	free(p.cost);
+	health_free(&p.h);
 }

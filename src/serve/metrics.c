@@ -12,6 +12,7 @@
 #include "agg/agg.h"
 #include "cmd/cli.h"
 #include "load/cost.h"
+#include "load/health.h"
 #include "load/loader.h"
 #include "prepare/event.h"
 #include "prepare/probeset.h"
@@ -180,7 +181,7 @@ static void write_job(const struct prom_out *o, const struct metrics_job *j)
 static const struct {
 	const char *name, *help;
 	size_t off;
-} health[] = {
+} health_families[] = {
 	{ "kptrace_probe_hits", "times a probe's program ran",
 	  offsetof(struct kpt_stats, hits) },
 	{ "kptrace_probe_filtered", "events a probe's filter or target skipped",
@@ -202,97 +203,93 @@ static const struct {
  * Each probe's share of its program's BPF run time (cost.c's split by hits,
  * exact where a program serves one probe): with kptrace_probe_hits_total,
  * rate() of the two is the probe's time per hit, as the profile's NS/HIT.
- * st and ok: every probe's counters, jobs in order.
  */
 static void write_probe_cost(const struct prom_out *o, const struct metrics_job *jobs, int n,
-			     const struct kpt_stats *st, const bool *ok)
+			     const struct health *hs)
 {
 	struct prom_labels l;
-	int j, i, k = 0;
+	int j, i;
 
 	prom_family(o, "kptrace_probe_bpf_run_seconds", "counter",
 		    "a probe's share of its BPF program's run time, split among the program's "
 		    "probes by hits");
 	for (j = 0; j < n; j++) {
 		const struct probeset *ps = run_probes(jobs[j].run);
-		struct cost_in *in = calloc((size_t)ps->nuser + 1, sizeof(*in));
-		struct cost_out *out = calloc((size_t)ps->nuser + 1, sizeof(*out));
 
-		for (i = 0; in && out && i < ps->nuser; i++) {
-			loader_probe_prog(run_loader(jobs[j].run), &ps->evs[i], &in[i].prog,
-					  &in[i].prog_ns, &in[i].prog_runs);
-			in[i].hits = ok[k + i] ? st[k + i].hits : 0;
-		}
-		if (in && out)
-			cost_split(in, (size_t)ps->nuser, 0, out);
-		for (i = 0; in && out && i < ps->nuser; i++) {
-			if (!in[i].prog)
+		for (i = 0; i < hs[j].n; i++) {
+			if (!hs[j].prog[i].prog)
 				continue;	/* no program known: no figure */
 			prom_labels_init(&l);
 			prom_label(&l, "kptrace_job", jobs[j].name);
 			prom_label(&l, "probe", ps->evs[i].event);
 			prom_sample_f(o, "kptrace_probe_bpf_run_seconds", "_total", &l,
-				      (double)out[i].ns * 1e-9);
+				      (double)hs[j].cost[i].ns * 1e-9);
 		}
-		k += ps->nuser;
-		free(in);
-		free(out);
 	}
 }
 
-static void write_health(const struct prom_out *o, const struct metrics_job *jobs, int n)
+static void write_misses(const struct prom_out *o, const struct metrics_job *jobs, int n,
+			 const struct health *hs)
 {
 	struct prom_labels l;
-	struct kpt_stats *st;
-	bool *ok;
-	size_t h;
-	int j, i, k, total = 0;
+	int j, i;
 
-	for (j = 0; j < n; j++)
-		total += run_probes(jobs[j].run)->nuser;
-	/* each probe's counters read once (a per-CPU lookup), for every family */
-	st = calloc((size_t)total + 1, sizeof(*st));
-	ok = calloc((size_t)total + 1, sizeof(*ok));
-	for (j = 0, k = 0; st && ok && j < n; j++)
-		for (i = 0; i < run_probes(jobs[j].run)->nuser; i++, k++)
-			ok[k] = !loader_stats(run_loader(jobs[j].run), i, &st[k]);
-	for (h = 0; st && ok && h < sizeof(health) / sizeof(health[0]); h++) {
-		prom_family(o, health[h].name, "counter", health[h].help);
-		for (j = 0, k = 0; j < n; j++) {
-			const struct probeset *ps = run_probes(jobs[j].run);
-
-			for (i = 0; i < ps->nuser; i++, k++) {
-				if (!ok[k])
-					continue;
-				prom_labels_init(&l);
-				prom_label(&l, "kptrace_job", jobs[j].name);
-				prom_label(&l, "probe", ps->evs[i].event);
-				prom_sample_u64(o, health[h].name, "_total", &l,
-						*(const __u64 *)((const char *)&st[k] + health[h].off));
-			}
-		}
-	}
-	if (st && ok)
-		write_probe_cost(o, jobs, n, st, ok);
-	free(st);
-	free(ok);
 	prom_family(o, "kptrace_probe_kernel_misses", "counter",
 		    "hits the kernel missed (a kprobe reentered, a kretprobe without instance)");
 	for (j = 0; j < n; j++) {
 		const struct probeset *ps = run_probes(jobs[j].run);
 
-		for (i = 0; i < ps->nuser; i++) {
-			long long m = loader_missed(run_loader(jobs[j].run), i);
-
-			if (m < 0)
+		for (i = 0; i < hs[j].n; i++) {
+			if (hs[j].missed[i] < 0)
 				continue;	/* the kernel does not say */
 			prom_labels_init(&l);
 			prom_label(&l, "kptrace_job", jobs[j].name);
 			prom_label(&l, "probe", ps->evs[i].event);
 			prom_sample_u64(o, "kptrace_probe_kernel_misses", "_total", &l,
-					(uint64_t)m);
+					(uint64_t)hs[j].missed[i]);
 		}
 	}
+}
+
+static void write_health(const struct prom_out *o, const struct metrics_job *jobs, int n)
+{
+	struct health *hs = calloc((size_t)n + 1, sizeof(*hs));
+	struct prom_labels l;
+	size_t h;
+	int j, i;
+
+	if (!hs)
+		return;
+	/* each job's probes read once (per-CPU lookups, their programs), for every family */
+	for (j = 0; j < n; j++) {
+		const struct probeset *ps = run_probes(jobs[j].run);
+
+		if (health_read(&hs[j], run_loader(jobs[j].run), ps->evs, ps->nuser, 0))
+			goto out;
+	}
+	for (h = 0; h < sizeof(health_families) / sizeof(health_families[0]); h++) {
+		prom_family(o, health_families[h].name, "counter", health_families[h].help);
+		for (j = 0; j < n; j++) {
+			const struct probeset *ps = run_probes(jobs[j].run);
+
+			for (i = 0; i < hs[j].n; i++) {
+				if (!hs[j].ok[i])
+					continue;
+				prom_labels_init(&l);
+				prom_label(&l, "kptrace_job", jobs[j].name);
+				prom_label(&l, "probe", ps->evs[i].event);
+				prom_sample_u64(o, health_families[h].name, "_total", &l,
+						*(const __u64 *)((const char *)&hs[j].st[i] +
+								 health_families[h].off));
+			}
+		}
+	}
+	write_probe_cost(o, jobs, n, hs);
+	write_misses(o, jobs, n, hs);
+out:
+	for (j = 0; j < n; j++)
+		health_free(&hs[j]);
+	free(hs);
 }
 
 struct prog_visit {
