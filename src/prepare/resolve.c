@@ -769,24 +769,14 @@ static int efunc_by_name(const void *a, const void *b)
 	return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
-/*
- * By address, and at one address the name a user knows first, as the stack
- * symbolizer picks it (usym.c): fewer leading '_' (glibc's getpid is a weak
- * alias of the global __getpid), global before weak before local.
- */
+/* By address, and at one address the name a user knows first, as the symbolizer picks it. */
 static int efunc_by_addr(const void *a, const void *b)
 {
 	const struct efunc *x = a, *y = b;
-	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	if (ux != uy)
-		return ux < uy ? -1 : 1;
-	if (x->bind != y->bind)
-		return x->bind == STB_GLOBAL ? -1 : y->bind == STB_GLOBAL ? 1 :
-		       x->bind == STB_WEAK ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return kelf_alias_cmp(x->name, x->bind, y->name, y->bind);
 }
 
 /* The matching FUNC symbols of e's table of type (SHT_SYMTAB or SHT_DYNSYM); -ENOENT if

@@ -168,3 +168,16 @@ bool kelf_debuglink(Elf *e, char *name, size_t size, uint32_t *crc)
 	}
 	return false;
 }
+
+int kelf_alias_cmp(const char *xname, unsigned char xbind, const char *yname,
+		   unsigned char ybind)
+{
+	size_t ux = strspn(xname, "_"), uy = strspn(yname, "_");
+
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	if (xbind != ybind)
+		return xbind == STB_GLOBAL ? -1 : ybind == STB_GLOBAL ? 1 :
+		       xbind == STB_WEAK ? -1 : 1;
+	return strcmp(xname, yname);
+}

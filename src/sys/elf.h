@@ -67,4 +67,12 @@ bool kelf_build_id(Elf *e, unsigned char id[KELF_BUILD_ID_SIZE]);
 /* .gnu_debuglink: the debug file's name (NUL-terminated, padded to 4) and its CRC32. */
 bool kelf_debuglink(Elf *e, char *name, size_t size, uint32_t *crc);
 
+/*
+ * Of two symbols at one address, the name a user knows first, as qsort()
+ * orders: fewer leading '_' (glibc's getpid is a weak alias of the global
+ * __getpid), global before weak before local, then by name.
+ */
+int kelf_alias_cmp(const char *xname, unsigned char xbind, const char *yname,
+		   unsigned char ybind);
+
 #endif /* KPT_ELF_H */

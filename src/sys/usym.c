@@ -150,29 +150,14 @@ void usym_free(struct usym *u)
 
 /* ---- reading an ELF file ---------------------------------------------------------- */
 
-static int elf_segs(Elf *e, struct ufile *f)
-{
-	size_t n, i = 0;
-	GElf_Phdr ph;
-
-	if (kelf_phnum(e, &n))
-		return -ENOEXEC;
-	f->segs = calloc(n ? n : 1, sizeof(*f->segs));
-	if (!f->segs)
-		return -ENOMEM;
-	while (kelf_next_load(e, &i, &ph))
-		if (ph.p_filesz)
-			f->segs[f->nsegs++] = (struct seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
-	return 0;
-}
-
 /*
- * A separate debug file's program headers keep p_vaddr and p_memsz but not the binary's
- * p_offset (objcopy --only-keep-debug rewrites them). Rebuild them the way GNU ld lays a
- * file out: each segment at the lowest offset past the previous one congruent to its
- * vaddr modulo its alignment. Used only when the binary itself is nowhere to be found.
+ * The file's PT_LOAD segments. rebuilt: a separate debug file's program headers keep
+ * p_vaddr and p_memsz but not the binary's p_offset (objcopy --only-keep-debug rewrites
+ * them); rebuild them the way GNU ld lays a file out: each segment at the lowest offset
+ * past the previous one congruent to its vaddr modulo its alignment. Used only when the
+ * binary itself is nowhere to be found.
  */
-static int elf_segs_rebuilt(Elf *e, struct ufile *f)
+static int elf_segs(Elf *e, struct ufile *f, bool rebuilt)
 {
 	uint64_t end = 0, off, align;
 	size_t n, i = 0;
@@ -184,6 +169,12 @@ static int elf_segs_rebuilt(Elf *e, struct ufile *f)
 	if (!f->segs)
 		return -ENOMEM;
 	while (kelf_next_load(e, &i, &ph)) {
+		if (!rebuilt) {
+			if (ph.p_filesz)
+				f->segs[f->nsegs++] = (struct seg){ ph.p_offset, ph.p_filesz,
+								    ph.p_vaddr };
+			continue;
+		}
 		if (!ph.p_memsz)
 			continue;
 		align = ph.p_align > 1 && !(ph.p_align & (ph.p_align - 1)) ? ph.p_align : 1;
@@ -201,22 +192,13 @@ static int elf_segs_rebuilt(Elf *e, struct ufile *f)
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
-	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	/*
-	 * Aliases at one address: a sized one, then fewer leading '_' (glibc's getpid is a weak
-	 * alias of the global __getpid: the public name), global before weak before local.
-	 */
+	/* aliases at one address: a sized one, then the name a user knows first */
 	if (!x->size != !y->size)
 		return x->size ? -1 : 1;
-	if (ux != uy)
-		return ux < uy ? -1 : 1;
-	if (x->bind != y->bind)
-		return x->bind == STB_GLOBAL ? -1 : y->bind == STB_GLOBAL ? 1 :
-		       x->bind == STB_WEAK ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return kelf_alias_cmp(x->name, x->bind, y->name, y->bind);
 }
 
 /* Executable sections, for the zero-size symbol rule. */
@@ -456,7 +438,7 @@ static void ufile_load(struct usym *u, struct ufile *f)
 	f->has_id = has_id;
 	memcpy(f->id, id, sizeof(id));
 	/* no loadable segment (a truncated file): nothing to look up in it */
-	if ((f->debug_only ? elf_segs_rebuilt(ef.e, f) : elf_segs(ef.e, f)) || !f->nsegs)
+	if (elf_segs(ef.e, f, f->debug_only) || !f->nsegs)
 		goto out;
 	if (f->debug_only ? elf_syms(ef.e, SHT_SYMTAB, f) : ufile_syms(u, f, &ef))
 		goto out;
