@@ -132,6 +132,48 @@ kpt_bg() {
 	return 0
 }
 
+# ---- kptrace's BPF programs, by id (bpftool's list, /proc's fdinfo) ----
+# The kptrace programs loaded now (ids), which of them a process holds
+# (its program, link and perf event fds name them), and which of the ids
+# given are still loaded: "nothing left" is about this suite's kptrace
+# (other kptraces may be running: theirs are held by a live process). The
+# kernel frees a program once its last reference goes, which can lag the
+# process's exit: waited for, bounded.
+prog_ids() {
+	bpftool -j prog show 2>/dev/null | python3 -c '
+import json, sys
+print(" ".join(str(p["id"]) for p in json.load(sys.stdin) if p.get("name", "").startswith("kpt_")))'
+}
+# held_by PID: the kptrace programs PID and its descendants hold (a
+# wrapper's child: KPT may be a script)
+held_by() {
+	local now=" $(prog_ids) " id out=""
+	for id in $(for p in $(tree_of "$1"); do cat /proc/$p/fdinfo/* 2>/dev/null; done |
+			sed -n 's/^prog_id:[[:space:]]*//p' | sort -un); do
+		[[ $now == *" $id "* ]] && out="$out $id"
+	done
+	echo "$out"
+}
+tree_of() {
+	local p
+	echo "$1"
+	for p in $(pgrep -P "$1" 2>/dev/null); do tree_of $p; done
+}
+# orphans " IDS ": kptrace programs loaded since IDS that no live process holds
+orphans() {
+	local held=" $(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | tr '\n' ' ') "
+	local id out=""
+	for id in $(prog_ids); do
+		[[ $1 == *" $id "* || $held == *" $id "* ]] || out="$out $id"
+	done
+	echo "$out"
+}
+still_loaded() {
+	local now=" $(prog_ids) " id out=""
+	for id in "$@"; do [[ $now == *" $id "* ]] && out="$out $id"; done
+	echo "$out"
+}
+
 # kpt_stop [SIGNAL]: signal the kptrace kpt_bg started (INT by default),
 # wait for it (bounded: by kpt_bg's timeout), judge its status. Sets RC.
 # The signal goes to kptrace itself: timeout(1) passes one on twice (to its

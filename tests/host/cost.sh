@@ -18,7 +18,7 @@ OUT=$(realpath "$OUT")
 B=$OUT/target-cost
 gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 9
+expect_checks 10
 
 # profile.py ERR: the profile's rows as PROBE HITS NS/HIT CPU% (a python literal), and the COST line
 cat > "$OUT/profile.py" <<'PY'
@@ -116,4 +116,27 @@ assert c["runs"] >= sum(p["hits"] for p in prof["probes"]) and c["bpf_ns"] > 0, 
 assert abs(sum(p["cpu_pct"] for p in prof["probes"]) - c["cpu_pct"]) <= 1e-3, prof
 assert abs(c["bpf_ns"] / 1e9 / prof["seconds"] * 100 - c["cpu_pct"]) <= 1e-3, prof
 PY
+# the reference: bpftool's run time and run count of the programs this
+# kptrace holds, read once the workload's calls are over (nothing runs
+# them after), equal the profile's COST to the nanosecond
+if kpt_bg "$OUT/k.err" --json -d 30 "p:$B:kpt_sleep" > /dev/null; then
+	"$B" sleep > /dev/null
+	ids=$(held_by "$KP")
+	bpftool -j prog show > "$OUT/k.progs.json" 2> "$OUT/k.progs.err"
+	kpt_stop INT
+	check "COST: the profile's run time and runs are the kernel's for its programs (bpftool: ids$ids)" \
+		python3 - "$OUT/k.progs.json" "$ids" "$OUT/k.err" <<'PY'
+import json, sys
+ids = {int(i) for i in sys.argv[2].split()}
+progs = [p for p in json.load(open(sys.argv[1])) if p["id"] in ids]
+assert ids and len(progs) == len(ids), (ids, progs)
+ns, runs = sum(p["run_time_ns"] for p in progs), sum(p["run_cnt"] for p in progs)
+prof = [json.loads(l) for l in open(sys.argv[3]) if l.startswith("{")][0]
+c, (probe,) = prof["cost"], prof["probes"]
+assert runs == 30 and probe["hits"] == 30, (runs, probe)
+assert (c["bpf_ns"], c["runs"]) == (ns, runs) and probe["bpf_ns"] == ns, (c, probe, ns, runs)
+PY
+else
+	fail "COST against the kernel's statistics: kptrace did not attach"
+fi
 finish

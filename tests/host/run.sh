@@ -308,46 +308,6 @@ check "-p PID: the same run on the spinner's pid sees its events, only its (rc $
 echo "# profile, loss accounting, signals"
 kpt -c "$BIN 5" "p:h $BIN:kpt_neg v=%di:s32" > /dev/null 2> "$OUT/prof.err"
 check "exit profile counts hits" grep -qE 'uprobes/h +5 ' "$OUT/prof.err"
-# The kptrace programs loaded now (ids), which of them a process holds
-# (its program, link and perf event fds name them), and which of the ids
-# given are still loaded: "nothing left" is about this suite's kptrace
-# (other kptraces may be running: theirs are held by a live process). The
-# kernel frees a program once its last reference goes, which can lag the
-# process's exit: waited for, bounded.
-prog_ids() {
-	bpftool -j prog show 2>/dev/null | python3 -c '
-import json, sys
-print(" ".join(str(p["id"]) for p in json.load(sys.stdin) if p.get("name", "").startswith("kpt_")))'
-}
-# held_by PID: the kptrace programs PID and its descendants hold (a
-# wrapper's child: KPT may be a script)
-held_by() {
-	local now=" $(prog_ids) " id out=""
-	for id in $(for p in $(tree_of "$1"); do cat /proc/$p/fdinfo/* 2>/dev/null; done |
-			sed -n 's/^prog_id:[[:space:]]*//p' | sort -un); do
-		[[ $now == *" $id "* ]] && out="$out $id"
-	done
-	echo "$out"
-}
-tree_of() {
-	local p
-	echo "$1"
-	for p in $(pgrep -P "$1" 2>/dev/null); do tree_of $p; done
-}
-# orphans " IDS ": kptrace programs loaded since IDS that no live process holds
-orphans() {
-	local held=" $(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | tr '\n' ' ') "
-	local id out=""
-	for id in $(prog_ids); do
-		[[ $1 == *" $id "* || $held == *" $id "* ]] || out="$out $id"
-	done
-	echo "$out"
-}
-still_loaded() {
-	local now=" $(prog_ids) " id out=""
-	for id in "$@"; do [[ $now == *" $id "* ]] && out="$out $id"; done
-	echo "$out"
-}
 gone() {
 	wait_for "[ -z \"\$(still_loaded $*)\" ]" 10
 	still_loaded "$@"
