@@ -16,7 +16,7 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "serve tests need root (BPF, uprobes)"
-expect_checks 32
+expect_checks 34
 B=$OUT/everyday_target
 gcc -O0 -g -static tests/host/everyday_target.c -o "$B" ||
 	gcc -O0 -g tests/host/everyday_target.c -o "$B" ||
@@ -347,18 +347,38 @@ check "bad clients (garbage: 400; a stalled head; 200 connections, those past th
 sed 's/^/#   /' "$OUT/clients.out"
 
 # --- SIGKILL leaves nothing attached ---------------------------------------------
+# the control: the programs serve holds while it runs (its fdinfo's ids),
+# each of them then gone once it is killed (the kernel frees a program a
+# moment after its last fd goes)
+held=$(held_by $SVK)
+check "serve holds its jobs' programs while it runs (ids:$held)" [ -n "$held" ]
 kill -KILL $SVK
 wait $SV 2>/dev/null
 wait_for "[ \"\$(cat /sys/kernel/tracing/uprobe_events 2>/dev/null)\" = \"\$ue\" ]" 10
 check "SIGKILL: uprobe_events as before serve" [ "$(cat /sys/kernel/tracing/uprobe_events 2>/dev/null)" = "$ue" ]
-# kptrace's programs (kpt_*) that no process holds: the kernel frees them a
-# moment after the last fd goes
-unheld() {
-	bpftool -j prog show 2>/dev/null | python3 -c '
-import json, sys
-print(" ".join(str(p["id"]) for p in json.load(sys.stdin) if p.get("name", "").startswith("kpt_") and not p.get("pids")))'
-}
-wait_for '[ -z "$(unheld)" ]' 10
-left=$(unheld)
-check "SIGKILL: no kptrace program left loaded (left: $left)" [ -z "$left" ]
+wait_for "[ -z \"\$(still_loaded $held)\" ]" 10
+left=$(still_loaded $held)
+check "SIGKILL: no program serve held is left loaded (left:$left)" [ -z "$left" ]
+
+# --- SIGTERM: a clean stop, judged (under ASan, LeakSanitizer's report too) ----------
+PORT=$(free_port)
+printf "vals: count '%s' --by tag\nvhist: hist '%s' v\n" "$VAL" "$VAL" > "$OUT/term.kpt"
+timeout -k 5 120 $KPT serve -f "$OUT/term.kpt" --listen 127.0.0.1:$PORT 2> "$OUT/term.err" &
+SV=$!
+if wait_for "grep -q 'serving http' '$OUT/term.err'" 60; then
+	"$B" values
+	get "http://127.0.0.1:$PORT/metrics" > /dev/null 2>&1
+	SVK=$(pgrep -P $SV | head -n 1)
+	held=$(held_by $SVK)
+	kill -TERM $SVK
+	wait $SV
+	rc=$?
+	kpt_ubsan "$OUT/term.err" serve
+	wait_for "[ -z \"\$(still_loaded $held)\" ]" 10
+	check "SIGTERM: serve exits 0 and its programs (ids:$held) go (exit $rc, left:$(still_loaded $held))" \
+		sh -c "[ $rc = 0 ] && [ -n '$held' ] && [ -z '$(still_loaded $held)' ]"
+else
+	fail "serve (for SIGTERM) did not start: $(tail -c 600 "$OUT/term.err")"
+	kill $SV 2>/dev/null
+fi
 finish
