@@ -1230,7 +1230,8 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 	if (!named && !a->vfs && !c->user && !c->tp && e - body > 4 && !memcmp(body, "$arg", 4) &&
 	    is_digit(body[4]))
 		a->btf |= SPEC_BTF_ARGN | SPEC_BTF_DEFER;
-	if (!tname && c->ret && !c->user && span_eq(body, e, "$retval"))
+	/* untyped, or an errno, which takes the value's width from BTF */
+	if ((!tname || a->type == SPEC_T_ERRNO) && c->ret && !c->user && span_eq(body, e, "$retval"))
 		a->btf |= SPEC_BTF_RETVAL | SPEC_BTF_DEFER;
 
 	ret = parse_fetch(c, a, body, e);

@@ -200,6 +200,9 @@ struct spec_arg {
 	/* an enum-typed BTF value: its names (heap), for --json */
 	struct spec_enum *enums;
 	int nenums;
+	/* the value's own bytes where BTF gives its type (btfarg.c), 0 if not
+	 * known: an :errno is read at this width (compile.c) */
+	uint8_t width;
 	/* ops[0] is the base, then dereferences innermost first, as ftrace stages them */
 	int nops;
 	struct spec_op ops[SPEC_MAX_OPS];
@@ -215,7 +218,8 @@ struct spec_arg {
 #define SPEC_BTF_DEFER	(1u << 0)	/* checks wait for btfarg.c */
 #define SPEC_BTF_ARGN	(1u << 1)	/* a bare "$argN": named and typed from BTF when known */
 #define SPEC_BTF_ALL	(1u << 2)	/* "$arg*": every parameter */
-#define SPEC_BTF_RETVAL	(1u << 3)	/* a bare "$retval" of a kretprobe: typed from BTF */
+#define SPEC_BTF_RETVAL	(1u << 3)	/* a bare "$retval" of a kretprobe: typed from BTF
+					 * (an :errno its width) */
 
 /* Entry arguments a return probe saves (ftrace's entry data). */
 #define SPEC_MAX_EDATA	8

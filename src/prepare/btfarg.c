@@ -678,6 +678,9 @@ static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn,
 		err = type_from_btf(fn, a, &w, e);
 	else if (whole && w.type && spec_type_is_string(a->type) && a->type != SPEC_T_SYMSTR)
 		err = string_from_btf(fn, a, w.type, e);
+	else if (whole && w.type && a->type == SPEC_T_ERRNO && !w.bitsize && !w.bitoffs)
+		/* an errno is the value at its own width: a long's, a pointer's */
+		a->width = (uint8_t)spec_type_size(type_of(fn->btf, w.type, &w));
 	if (err)
 		return err;
 

@@ -100,6 +100,8 @@ static int format_signed(enum spec_type t)
 /* An immediate string or $comm is a "string" to ftrace whatever was written. */
 static enum spec_type kernel_type(const struct ev_arg *a)
 {
+	if (a->type == SPEC_T_ERRNO && a->size != spec_type_size(SPEC_T_ERRNO))
+		return spec_type_int(a->size, true);	/* an errno at its value's width */
 	return a->data ? SPEC_T_STRING : a->type;
 }
 
@@ -198,7 +200,8 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 	const struct spec_arg *sa = a->spec;
 	/* as given, else as resolved (a tracepoint field's or BTF's type) */
 	enum spec_type t = sa && sa->type_given ? sa->type : a->type;
-	unsigned int tsize = (unsigned int)spec_type_size(t);
+	/* an errno is read at its value's own width */
+	unsigned int tsize = t == SPEC_T_ERRNO ? a->size : (unsigned int)spec_type_size(t);
 	const struct spec_op *last;
 	bool absorb, str;
 	int i;
@@ -272,7 +275,9 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 	else if (t == SPEC_T_BE16 || t == SPEC_T_BE32)
 		fputs("      kptrace's type: network order, printed in host order\n", f);
 	else if (t == SPEC_T_ERRNO)
-		fputs("      kptrace's type: printed as -ENAME where it is an errno\n", f);
+		fprintf(f, "      kptrace's type: printed as -ENAME where it is an errno (-4095..-1 "
+			"as the %u-byte value it is%s)\n", a->size,
+			ev->is_user ? "; -1 the C library's failure, printed as -1" : "");
 	else if (t == SPEC_T_SYMSTR)
 		fputs("      kept as the address; printed as the string sprint_symbol() makes\n",
 		      f);

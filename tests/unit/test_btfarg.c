@@ -256,6 +256,26 @@ static void test_return(void)
 	CHECK_INT(p.args[0].ops[0].kind, SPEC_OP_EDATA, "named $arg2 at a return");
 	CHECK_INT(p.args[0].type, SPEC_T_X64, "named: untyped");
 	spec_free(&p);
+	/*
+	 * :errno at the value's own width (issue 37): vfs_read's ssize_t and
+	 * filp_open's pointer are 8 bytes, vfs_open's int 4, a parameter by
+	 * name its own; an errno BTF cannot type stays an int (0: compile's).
+	 */
+	CHECK(!resolve("r:vfs_read $retval:errno count:errno", &p, msg, sizeof(msg), &col), "%s",
+	      msg);
+	CHECK(p.args[0].type == SPEC_T_ERRNO && p.args[0].width == 8, "ssize_t $retval:errno: %u",
+	      p.args[0].width);
+	CHECK_INT(p.args[1].width, 8, "size_t count:errno");
+	spec_free(&p);
+	CHECK(!resolve("r:filp_open $retval:errno", &p, msg, sizeof(msg), &col), "%s", msg);
+	CHECK_INT(p.args[0].width, 8, "a pointer's $retval:errno (ERR_PTR)");
+	spec_free(&p);
+	CHECK(!resolve("r:vfs_open $retval:errno", &p, msg, sizeof(msg), &col), "%s", msg);
+	CHECK_INT(p.args[0].width, 4, "an int's $retval:errno");
+	spec_free(&p);
+	CHECK(!resolve("r:vfs_read e=%ax:errno", &p, msg, sizeof(msg), &col), "%s", msg);
+	CHECK_INT(p.args[0].width, 0, "a register's errno: no BTF width");
+	spec_free(&p);
 	/* at most SPEC_MAX_EDATA saved arguments */
 	CHECK(resolve("r:vfs_read $arg1 $arg2 $arg3 $arg4 $arg5 $arg6 $arg7 $arg8 $arg9", &p, msg,
 		      sizeof(msg), &col) < 0, "nine entry arguments");
