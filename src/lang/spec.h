@@ -15,7 +15,7 @@
 #include "lang/types.h"
 
 #define SPEC_NAME_MAX	64	/* ftrace's MAX_EVENT_NAME_LEN */
-#define SPEC_ARGSTR_MAX	255	/* one argument's text; ftrace allows 63, we allow more */
+#define SPEC_ARGSTR_MAX	63	/* ftrace's MAX_ARGSTR_LEN: an argument after NAME=, :TYPE in */
 #define SPEC_TEXT_MAX	4096	/* one definition */
 #define SPEC_MAX_OPS	16	/* ftrace's FETCH_INSN_MAX */
 #define SPEC_MAX_ARGN	2048	/* $argN: PARAM_MAX_STACK, x86-64's 16 KiB stacks */
@@ -65,7 +65,7 @@
 	E(NO_ARG_NAME,		"Argument name is not specified")	\
 	E(BAD_ARG_NAME,		"Argument name must follow the same rules as C identifiers") \
 	E(USED_ARG_NAME,	"This argument name is already used")	\
-	E(ARG_TOO_LONG,		"Argument expression is too long")	\
+	E(ARG_TOO_LONG,		"Argument expression is too long (at most 63 bytes after NAME=, as ftrace)") \
 	E(NO_ARG_BODY,		"No argument expression")		\
 	E(BAD_REG_NAME,		"Invalid register name")		\
 	E(BAD_MEM_ADDR,		"Invalid memory address")		\
