@@ -707,6 +707,12 @@ static int parse_var(struct ctx *c, struct spec_arg *a, const char *s,
 		return 0;
 	}
 	if (e - v >= 3 && !memcmp(v, "arg", 3)) {
+		/*
+		 * "$arg*" named or dereferenced: the kernel reads it as a
+		 * variable, BAD_VAR; its table's BAD_VAR_ARGS says why
+		 */
+		if (span_eq(v, e, "arg*") && !c->user && !c->tp)
+			return fail(c, SPEC_ERR_BAD_VAR_ARGS, s);
 		if (!is_digit(v[3]) || !parse_uint(v + 3, e, 10, &n))
 			return fail(c, SPEC_ERR_BAD_VAR, s);
 		/*

@@ -90,6 +90,7 @@
 	E(BAD_SYMSTRING,	"Symbol String doesn't accept data/userdata") \
 	E(BAD_BITFIELD,		"Invalid bitfield")			\
 	E(BAD_VAR,		"Invalid $-variable specified")		\
+	E(BAD_VAR_ARGS,		"Invalid $-variable specified ($arg* must be an independent parameter without name etc.)") \
 	E(NEED_STRING_TYPE,	"$comm and immediate-string only accepts string type") \
 	E(BAD_STACK_NUM,	"Invalid stack number")			\
 	E(BAD_ARG_NUM,		"Invalid argument number")		\

@@ -592,13 +592,17 @@ static int resolve_base(struct spec_probe *p, int idx, const struct fn *fn, stru
 				if (*nm && strlen(nm) < sizeof(a->name))
 					snprintf(a->name, sizeof(a->name), "%s", nm);
 			}
-		} else if (fn->proto && (a->btf & SPEC_BTF_ARGN)) {
-			/* the kernel refuses a $argN past the prototype */
+		} else if (fn->proto && nparams(fn) && (a->btf & SPEC_BTF_ARGN)) {
+			/*
+			 * the kernel refuses a $argN past the prototype; one of
+			 * no parameters it never looks up (query_btf_context()'s
+			 * nr_params 0): the number's own check, below
+			 */
 			param_list(fn, list, sizeof(list));
 			snprintf(extra, sizeof(extra), ": %s(%s)", fn->name, list);
 			return fail(e, SPEC_ERR_NO_BTFARG, base->col, extra);
 		} else if (base->param > SPEC_MAX_ARGN) {
-			/* no BTF to look it up in: the number's own refusal */
+			/* nothing to look it up in: the number's own refusal */
 			return fail(e, SPEC_ERR_BAD_ARG_NUM, base->col, NULL);
 		}
 		break;
@@ -705,6 +709,18 @@ static int expand_all(struct spec_probe *p, const struct fn *fn, struct err *e)
 		return fail(e, SPEC_ERR_NO_BTF_ENTRY, p->args[at].col,
 			    " ($arg* needs the function's BTF)");
 	n = nparams(fn);
+	if (!n) {
+		/*
+		 * traceprobe_expand_meta_args() expands nothing for a function
+		 * of no parameters: "$arg*" is then read as a variable, which
+		 * the kernel refuses as such
+		 */
+		char extra[160];
+
+		snprintf(extra, sizeof(extra), " ($arg*: %s() has no parameters)",
+			 fn->name ? fn->name : p->symbol);
+		return fail(e, SPEC_ERR_BAD_VAR, p->args[at].col, extra);
+	}
 	if (p->nargs - 1 + n > 128)
 		return fail(e, SPEC_ERR_ARGS_2LONG, p->args[at].col, NULL);
 	na = calloc(p->nargs - 1 + n ? p->nargs - 1 + n : 1, sizeof(*na));

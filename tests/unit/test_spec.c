@@ -713,10 +713,16 @@ static const struct bad {
 	{ "p vfs_read x=^(%ax)", SPEC_ERR_BAD_FETCH_ARG },
 	{ "p vfs_read ^$comm->x", SPEC_ERR_COMM_CANT_DEREF },
 	{ "p vfs_read $arg* ^$arg*", SPEC_ERR_DOUBLE_ARGS },
-	/* 6.12's words for a $arg* that is not alone (later kernels': BAD_VAR_ARGS) */
-	{ "p vfs_read args=^$arg*", SPEC_ERR_BAD_VAR },
-	{ "p vfs_read +0(^$arg*)", SPEC_ERR_BAD_VAR },
-	{ "f vfs_read args=^$arg*", SPEC_ERR_BAD_VAR },
+	/*
+	 * A $arg* that is not alone: the kernel (6.12, 6.18) logs BAD_VAR for
+	 * it, never its table's BAD_VAR_ARGS, whose words follow as the why
+	 */
+	{ "p vfs_read args=^$arg*", SPEC_ERR_BAD_VAR_ARGS },
+	{ "p vfs_read +0(^$arg*)", SPEC_ERR_BAD_VAR_ARGS },
+	{ "f vfs_read args=^$arg*", SPEC_ERR_BAD_VAR_ARGS },
+	{ "r vfs_read +8(^$arg*):u32", SPEC_ERR_BAD_VAR_ARGS },
+	/* where no $arg* is, the kernel's word alone */
+	{ "p /bin/x:0x1 x=^$arg*", SPEC_ERR_BAD_VAR },
 	/* a word no parameter can have: not found (kprobe_args_syntax.tc) */
 	{ "p vfs_read varname=^varname2=%ax", SPEC_ERR_NO_BTFARG },
 	{ "p vfs_read ^x!y", SPEC_ERR_NO_BTFARG },

@@ -22,7 +22,7 @@ echo "# kernel $KREL"
 # 6.1 cannot judge the cases of features it lacks (skipped there)
 case $KREL in
 6.1.*) echo "# expect 119 ok" ;;
-*) echo "# expect 181 ok" ;;
+*) echo "# expect 184 ok" ;;
 esac
 
 ok() { echo "ok - $KREL: $*"; }
@@ -144,6 +144,9 @@ k,btf p vfs_read $arg* $arg*
 k,btf p vfs_read+20 $arg*
 k,btf p vfs_read hoge
 k,btf p kfree $arg10
+k,btf p schedule $arg10000
+k,btf p schedule $arg1
+k,btf p schedule $arg*
 k,btf r kfree $retval
 k,btf p vfs_read file->f_mode count
 k,btf p vfs_read file->hoge
