@@ -327,6 +327,7 @@ static int parse_event_name(struct ctx *c, const char *s, const char *e,
 			return fail(c, SPEC_ERR_BAD_GROUP_NAME, s);
 		memcpy(p->group, s, sep - s);
 		p->group[sep - s] = '\0';
+		p->group_given = true;
 		ev = sep + 1;
 	}
 	if (ev == e) {

@@ -231,6 +231,7 @@ struct spec_probe {
 	int maxactive;			/* r<N>:, 0 if not given */
 	char group[SPEC_NAME_MAX];	/* given, or "kprobes" / "uprobes" */
 	char event[SPEC_NAME_MAX];	/* given, or ftrace's default name */
+	bool group_given;
 	bool event_given;
 	int target_col;			/* column of the probe point */
 	/* kprobe target */

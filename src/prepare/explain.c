@@ -457,8 +457,10 @@ static void print_stacks(FILE *f, const struct plan *pl, const struct kpt_probe_
 
 void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 {
-	int i;
+	int i, nglob = 0;
 
+	for (i = 0; i < ps->n; i++)
+		nglob += ps->p[i].origin == PROBE_GLOB;
 	for (i = 0; i < ps->n; i++) {
 		const struct kpt_probe_entry *e = &ps->ents[i];
 		const struct ev_desc *ev = &ps->evs[i];
@@ -484,4 +486,8 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 		filter_explain(f, &e->post, ev);
 		fputc('\n', f);
 	}
+	/* a glob's count, said first on stderr, is screens away by now */
+	if (nglob && ps->n > 2)
+		fprintf(f, "\n%d probes explained above, %d of them a glob's matches (a probe "
+			"each)\n", ps->n, nglob);
 }
