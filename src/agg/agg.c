@@ -265,7 +265,11 @@ static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 		ksyms_format(c->ksyms, v, true, buf, len);
 		return;
 	}
-	if (valfmt_scalar(a->type, v, buf, len))
+	/* the key holds the slot's bytes zero-extended: a signed value's sign
+	 * is at the top of its own width (an s32 -4096, an errno at its width) */
+	if (spec_type_signed(a->type) && a->size && a->size < 8 && (v >> (a->size * 8 - 1) & 1))
+		v |= ~UINT64_C(0) << (a->size * 8);
+	if (valfmt_scalar(a->type, v, a->vfmt, buf, len))
 		return;		/* an address, a network-order number, an errno name */
 	switch (spec_type_info(a->type)->num) {
 	case SPEC_NUM_S:

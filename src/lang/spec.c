@@ -327,6 +327,7 @@ static int parse_event_name(struct ctx *c, const char *s, const char *e,
 			return fail(c, SPEC_ERR_BAD_GROUP_NAME, s);
 		memcpy(p->group, s, sep - s);
 		p->group[sep - s] = '\0';
+		p->group_given = true;
 		ev = sep + 1;
 	}
 	if (ev == e) {
@@ -707,6 +708,12 @@ static int parse_var(struct ctx *c, struct spec_arg *a, const char *s,
 		return 0;
 	}
 	if (e - v >= 3 && !memcmp(v, "arg", 3)) {
+		/*
+		 * "$arg*" named or dereferenced: the kernel reads it as a
+		 * variable, BAD_VAR; its table's BAD_VAR_ARGS says why
+		 */
+		if (span_eq(v, e, "arg*") && !c->user && !c->tp)
+			return fail(c, SPEC_ERR_BAD_VAR_ARGS, s);
 		if (!is_digit(v[3]) || !parse_uint(v + 3, e, 10, &n))
 			return fail(c, SPEC_ERR_BAD_VAR, s);
 		/*
@@ -1230,7 +1237,8 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 	if (!named && !a->vfs && !c->user && !c->tp && e - body > 4 && !memcmp(body, "$arg", 4) &&
 	    is_digit(body[4]))
 		a->btf |= SPEC_BTF_ARGN | SPEC_BTF_DEFER;
-	if (!tname && c->ret && !c->user && span_eq(body, e, "$retval"))
+	/* untyped, or an errno, which takes the value's width from BTF */
+	if ((!tname || a->type == SPEC_T_ERRNO) && c->ret && !c->user && span_eq(body, e, "$retval"))
 		a->btf |= SPEC_BTF_RETVAL | SPEC_BTF_DEFER;
 
 	ret = parse_fetch(c, a, body, e);

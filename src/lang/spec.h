@@ -15,7 +15,7 @@
 #include "lang/types.h"
 
 #define SPEC_NAME_MAX	64	/* ftrace's MAX_EVENT_NAME_LEN */
-#define SPEC_ARGSTR_MAX	255	/* one argument's text; ftrace allows 63, we allow more */
+#define SPEC_ARGSTR_MAX	63	/* ftrace's MAX_ARGSTR_LEN: an argument after NAME=, :TYPE in */
 #define SPEC_TEXT_MAX	4096	/* one definition */
 #define SPEC_MAX_OPS	16	/* ftrace's FETCH_INSN_MAX */
 #define SPEC_MAX_ARGN	2048	/* $argN: PARAM_MAX_STACK, x86-64's 16 KiB stacks */
@@ -65,7 +65,7 @@
 	E(NO_ARG_NAME,		"Argument name is not specified")	\
 	E(BAD_ARG_NAME,		"Argument name must follow the same rules as C identifiers") \
 	E(USED_ARG_NAME,	"This argument name is already used")	\
-	E(ARG_TOO_LONG,		"Argument expression is too long")	\
+	E(ARG_TOO_LONG,		"Argument expression is too long (at most 63 bytes after NAME=, as ftrace)") \
 	E(NO_ARG_BODY,		"No argument expression")		\
 	E(BAD_REG_NAME,		"Invalid register name")		\
 	E(BAD_MEM_ADDR,		"Invalid memory address")		\
@@ -90,6 +90,7 @@
 	E(BAD_SYMSTRING,	"Symbol String doesn't accept data/userdata") \
 	E(BAD_BITFIELD,		"Invalid bitfield")			\
 	E(BAD_VAR,		"Invalid $-variable specified")		\
+	E(BAD_VAR_ARGS,		"Invalid $-variable specified ($arg* must be an independent parameter without name etc.)") \
 	E(NEED_STRING_TYPE,	"$comm and immediate-string only accepts string type") \
 	E(BAD_STACK_NUM,	"Invalid stack number")			\
 	E(BAD_ARG_NUM,		"Invalid argument number")		\
@@ -200,6 +201,9 @@ struct spec_arg {
 	/* an enum-typed BTF value: its names (heap), for --json */
 	struct spec_enum *enums;
 	int nenums;
+	/* the value's own bytes where BTF gives its type (btfarg.c), 0 if not
+	 * known: an :errno is read at this width (compile.c) */
+	uint8_t width;
 	/* ops[0] is the base, then dereferences innermost first, as ftrace stages them */
 	int nops;
 	struct spec_op ops[SPEC_MAX_OPS];
@@ -215,7 +219,8 @@ struct spec_arg {
 #define SPEC_BTF_DEFER	(1u << 0)	/* checks wait for btfarg.c */
 #define SPEC_BTF_ARGN	(1u << 1)	/* a bare "$argN": named and typed from BTF when known */
 #define SPEC_BTF_ALL	(1u << 2)	/* "$arg*": every parameter */
-#define SPEC_BTF_RETVAL	(1u << 3)	/* a bare "$retval" of a kretprobe: typed from BTF */
+#define SPEC_BTF_RETVAL	(1u << 3)	/* a bare "$retval" of a kretprobe: typed from BTF
+					 * (an :errno its width) */
 
 /* Entry arguments a return probe saves (ftrace's entry data). */
 #define SPEC_MAX_EDATA	8
@@ -226,6 +231,7 @@ struct spec_probe {
 	int maxactive;			/* r<N>:, 0 if not given */
 	char group[SPEC_NAME_MAX];	/* given, or "kprobes" / "uprobes" */
 	char event[SPEC_NAME_MAX];	/* given, or ftrace's default name */
+	bool group_given;
 	bool event_given;
 	int target_col;			/* column of the probe point */
 	/* kprobe target */

@@ -22,7 +22,8 @@ enum spec_num {
  * ftrace's types, then kptrace's extensions (valfmt.h), whose format and
  * print fmt are those of the ftrace type holding the same bytes: ipv4 an
  * address in network order, ipv6 16 bytes of one (an array of u8 always),
- * be16/be32 network-order integers, errno an int returned as -ENAME.
+ * be16/be32 network-order integers, errno an error returned as -ENAME
+ * (read at its value's own width, compile.c: an int where none is known).
  *
  * T(ENUM, name, size, slot, num, data_loc, format type, print fmt)
  *   size      bytes of ftrace's record slot (fetch_type.size)

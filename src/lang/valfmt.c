@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The extension types' text (valfmt.h). */
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -192,10 +193,25 @@ static size_t put(size_t len, int n)
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len ? len - 1 : 0;
 }
 
-size_t valfmt_scalar(enum spec_type t, uint64_t v, char *buf, size_t len)
+/*
+ * The errno that v names, or NULL. IS_ERR_VALUE(): the last 4095 values
+ * are errors, at the value's own width (v comes sign-extended from it). In
+ * user space -1 is the C library's failure return, the reason in errno:
+ * there it is the number, while -2..-4095 are named, as libraries that
+ * return -errno (liburing, libbpf, systemd's) mean them.
+ */
+static const char *errno_of(uint64_t v, unsigned int flags)
+{
+	int64_t e = (int64_t)v;
+
+	if (e >= 0 || e < -4095 || (e == -1 && (flags & VALFMT_USER)))
+		return NULL;
+	return valfmt_errno_name((int)-e);
+}
+
+size_t valfmt_scalar(enum spec_type t, uint64_t v, unsigned int flags, char *buf, size_t len)
 {
 	const char *name;
-	int32_t e;
 
 	switch (t) {
 	case SPEC_T_IPV4:
@@ -208,12 +224,10 @@ size_t valfmt_scalar(enum spec_type t, uint64_t v, char *buf, size_t len)
 	case SPEC_T_BE32:
 		return put(len, snprintf(buf, len, "%u", (unsigned)ntohl((uint32_t)v)));
 	case SPEC_T_ERRNO:
-		e = (int32_t)(uint32_t)v;
-		/* IS_ERR_VALUE(): the last 4095 values are errors */
-		name = e < 0 && e >= -4095 ? valfmt_errno_name(-e) : NULL;
+		name = errno_of(v, flags);
 		if (name)
 			return put(len, snprintf(buf, len, "-%s", name));
-		return put(len, snprintf(buf, len, "%d", e));
+		return put(len, snprintf(buf, len, "%" PRId64, (int64_t)v));
 	default:
 		return 0;
 	}
@@ -226,16 +240,11 @@ size_t valfmt_ipv6(const uint8_t b[VALFMT_IPV6_LEN], char *buf, size_t len)
 	return strlen(buf);
 }
 
-bool valfmt_json_is_string(enum spec_type t, uint64_t v)
+bool valfmt_json_is_string(enum spec_type t, uint64_t v, unsigned int flags)
 {
 	if (t == SPEC_T_IPV4 || t == SPEC_T_IPV6)
 		return true;
-	if (t == SPEC_T_ERRNO) {
-		int32_t e = (int32_t)(uint32_t)v;
-
-		return e < 0 && e >= -4095 && valfmt_errno_name(-e);
-	}
-	return false;
+	return t == SPEC_T_ERRNO && errno_of(v, flags);
 }
 
 /* Decimal, or hex after 0x, up to max (lex.h's reader). */

@@ -26,19 +26,25 @@ static inline bool valfmt_is_ext(enum spec_type t)
 /* The bytes of an ipv6 argument: its elements, always 16. */
 #define VALFMT_IPV6_LEN	16
 
+/* How a value reads beyond its type (valfmt_scalar()'s flags). */
+#define VALFMT_USER	(1u << 0)	/* a user-space probe's: -1 is the C library's
+					 * failure (errno says why), not -EPERM */
+
 /*
- * A scalar extension value v (the slot's bytes, as decode_scalar() reads
- * them) into buf: "127.0.0.1", a network-order integer in host order,
- * "-ENOENT" (or the number where it names no errno). Returns the length,
+ * A scalar extension value v into buf: "127.0.0.1", a network-order
+ * integer in host order, "-ENOENT" (or the number where it names no errno).
+ * v is the slot's value sign-extended from the slot's width (decode_scalar()'s
+ * .s): an errno's slot is the value's own width (compile.c), so an errno is
+ * -4095..-1 at that width, as IS_ERR_VALUE() reads it. Returns the length,
  * 0 if t is not such a type.
  */
-size_t valfmt_scalar(enum spec_type t, uint64_t v, char *buf, size_t len);
+size_t valfmt_scalar(enum spec_type t, uint64_t v, unsigned int flags, char *buf, size_t len);
 
 /* 16 bytes in network order as RFC 5952 text ("::1", "fe80::1"). */
 size_t valfmt_ipv6(const uint8_t b[VALFMT_IPV6_LEN], char *buf, size_t len);
 
-/* A JSON value is a string for these, else a number. */
-bool valfmt_json_is_string(enum spec_type t, uint64_t v);
+/* A JSON value is a string for these, else a number (v and flags as above). */
+bool valfmt_json_is_string(enum spec_type t, uint64_t v, unsigned int flags);
 
 /* The errno called NAME ("ENOENT"), or 0. */
 int valfmt_errno_by_name(const char *s, size_t n);

@@ -72,8 +72,8 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 	case SPEC_T_BE32:
 	case SPEC_T_ERRNO:
 		/* addresses and errno names as strings, other values as numbers */
-		n = valfmt_scalar(a->type, v.u, buf, sizeof(buf));
-		if (valfmt_json_is_string(a->type, v.u))
+		n = valfmt_scalar(a->type, (uint64_t)v.s, a->vfmt, buf, sizeof(buf));
+		if (valfmt_json_is_string(a->type, (uint64_t)v.s, a->vfmt))
 			json_ob_str(ob, buf, n);
 		else
 			ob_mem(ob, buf, n);

@@ -127,7 +127,8 @@ static void print_scalar(struct outbuf *ob, const struct ev_arg *a, const struct
 	case SPEC_T_BE16:
 	case SPEC_T_BE32:
 	case SPEC_T_ERRNO:
-		ob_mem(ob, buf, valfmt_scalar(a->type, v.u, buf, sizeof(buf)));
+		/* signed: an errno at its own width */
+		ob_mem(ob, buf, valfmt_scalar(a->type, (uint64_t)v.s, a->vfmt, buf, sizeof(buf)));
 		break;
 	default:
 		num = spec_type_info(a->type)->num;

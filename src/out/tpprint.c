@@ -28,6 +28,23 @@ static int nparsed;
 
 #define RAW_MAX	(KPT_REC_MAX + 4096)
 
+/*
+ * libtraceevent's tep_free() frees the plugin directories
+ * tep_add_plugin_path() added, through this function of its
+ * event-plugin.o. A static link takes that whole object for it, and with
+ * it plugin loading's dlopen(), which glibc warns of on every link (the
+ * first thing `make` showed). kptrace loads no plugins and adds no
+ * directory, so the list is always empty: defined here, the linker has
+ * what event-parse.o asks for and leaves event-plugin.o out. Were
+ * event-plugin.o ever pulled in for something else, the link would fail
+ * on two definitions, not go quiet.
+ */
+void free_tep_plugin_paths(struct tep_handle *tep);
+void free_tep_plugin_paths(struct tep_handle *tep)
+{
+	(void)tep;
+}
+
 /* The kernel's %pS (sprint_symbol(): sym+0xoff/0xsize [mod]) and %ps. */
 static unsigned long long fn_sym(struct trace_seq *s, unsigned long long *args, bool off)
 {

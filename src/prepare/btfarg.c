@@ -592,13 +592,17 @@ static int resolve_base(struct spec_probe *p, int idx, const struct fn *fn, stru
 				if (*nm && strlen(nm) < sizeof(a->name))
 					snprintf(a->name, sizeof(a->name), "%s", nm);
 			}
-		} else if (fn->proto && (a->btf & SPEC_BTF_ARGN)) {
-			/* the kernel refuses a $argN past the prototype */
+		} else if (fn->proto && nparams(fn) && (a->btf & SPEC_BTF_ARGN)) {
+			/*
+			 * the kernel refuses a $argN past the prototype; one of
+			 * no parameters it never looks up (query_btf_context()'s
+			 * nr_params 0): the number's own check, below
+			 */
 			param_list(fn, list, sizeof(list));
 			snprintf(extra, sizeof(extra), ": %s(%s)", fn->name, list);
 			return fail(e, SPEC_ERR_NO_BTFARG, base->col, extra);
 		} else if (base->param > SPEC_MAX_ARGN) {
-			/* no BTF to look it up in: the number's own refusal */
+			/* nothing to look it up in: the number's own refusal */
 			return fail(e, SPEC_ERR_BAD_ARG_NUM, base->col, NULL);
 		}
 		break;
@@ -678,6 +682,9 @@ static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn,
 		err = type_from_btf(fn, a, &w, e);
 	else if (whole && w.type && spec_type_is_string(a->type) && a->type != SPEC_T_SYMSTR)
 		err = string_from_btf(fn, a, w.type, e);
+	else if (whole && w.type && a->type == SPEC_T_ERRNO && !w.bitsize && !w.bitoffs)
+		/* an errno is the value at its own width: a long's, a pointer's */
+		a->width = (uint8_t)spec_type_size(type_of(fn->btf, w.type, &w));
 	if (err)
 		return err;
 
@@ -702,6 +709,18 @@ static int expand_all(struct spec_probe *p, const struct fn *fn, struct err *e)
 		return fail(e, SPEC_ERR_NO_BTF_ENTRY, p->args[at].col,
 			    " ($arg* needs the function's BTF)");
 	n = nparams(fn);
+	if (!n) {
+		/*
+		 * traceprobe_expand_meta_args() expands nothing for a function
+		 * of no parameters: "$arg*" is then read as a variable, which
+		 * the kernel refuses as such
+		 */
+		char extra[160];
+
+		snprintf(extra, sizeof(extra), " ($arg*: %s() has no parameters)",
+			 fn->name ? fn->name : p->symbol);
+		return fail(e, SPEC_ERR_BAD_VAR, p->args[at].col, extra);
+	}
 	if (p->nargs - 1 + n > 128)
 		return fail(e, SPEC_ERR_ARGS_2LONG, p->args[at].col, NULL);
 	na = calloc(p->nargs - 1 + n ? p->nargs - 1 + n : 1, sizeof(*na));

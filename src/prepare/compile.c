@@ -173,6 +173,28 @@ static int tp_field_array(const struct spec_arg *a, const struct resolved *r,
 	return 1;
 }
 
+/*
+ * An errno's bytes: the value's own width, so that a long is not cut to an
+ * int (mmap's address read as -1107099648): a tracepoint field's size (a
+ * syscall's long ret), BTF's (btfarg.c: a function's long, pointer or int),
+ * else an int, as C returns errors.
+ */
+static uint8_t errno_width(const struct spec_arg *a, const struct resolved *r,
+			   const int64_t *opval)
+{
+	const struct tp_field *tf;
+
+	if (a->ops[0].kind == SPEC_OP_TPFIELD && a->nops == 1) {
+		tf = &r->tp.fields[opval[0]];
+		if (!tf->data_loc && !tf->char_array && !tf->array_len &&
+		    (tf->size == 1 || tf->size == 2 || tf->size == 4 || tf->size == 8))
+			return (uint8_t)tf->size;
+	} else if (a->width == 1 || a->width == 2 || a->width == 4 || a->width == 8) {
+		return a->width;
+	}
+	return (uint8_t)spec_type_slot(SPEC_T_ERRNO);
+}
+
 static int compile_arg(const struct spec_probe *p, const struct spec_arg *a,
 		       const struct resolved *r, const int64_t *opval, enum spec_type type,
 		       struct kpt_fetch *f, char *msg, size_t msglen)
@@ -190,6 +212,8 @@ static int compile_arg(const struct spec_probe *p, const struct spec_arg *a,
 		return err;
 	f->count = count ? count : 1;
 	f->size = spec_type_slot(type);
+	if (type == SPEC_T_ERRNO && !count)
+		f->size = errno_width(a, r, opval);
 	err = tp_field_array(a, r, opval, count, is_str, f, msg, msglen);
 	if (err)
 		return err < 0 ? err : 0;
@@ -324,6 +348,7 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 			ea->type = spec_type_int(a->bf_container / 8, false);
 		ea->count = field_count(a, r, r->opval[i]);
 		ea->null_end = !!(f->flags & KPT_FF_NULL_END);
+		ea->vfmt = ev->is_user ? VALFMT_USER : 0;
 		ea->size = f->size;
 		ea->text = a->text;
 		ea->spec = a;

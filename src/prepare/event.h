@@ -26,6 +26,7 @@ struct ev_arg {
 	bool hidden;		/* recorded for the filter only, never printed */
 	bool sym_name;		/* a symbol printed without +off/size (a tracepoint's %ps) */
 	bool null_end;		/* a string array its NULL ends (KPT_FF_NULL_END): KPT_DL_END after */
+	unsigned int vfmt;	/* valfmt_scalar()'s flags: VALFMT_USER on a user-space probe */
 };
 
 /*

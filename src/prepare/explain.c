@@ -100,6 +100,8 @@ static int format_signed(enum spec_type t)
 /* An immediate string or $comm is a "string" to ftrace whatever was written. */
 static enum spec_type kernel_type(const struct ev_arg *a)
 {
+	if (a->type == SPEC_T_ERRNO && a->size != spec_type_size(SPEC_T_ERRNO))
+		return spec_type_int(a->size, true);	/* an errno at its value's width */
 	return a->data ? SPEC_T_STRING : a->type;
 }
 
@@ -198,7 +200,8 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 	const struct spec_arg *sa = a->spec;
 	/* as given, else as resolved (a tracepoint field's or BTF's type) */
 	enum spec_type t = sa && sa->type_given ? sa->type : a->type;
-	unsigned int tsize = (unsigned int)spec_type_size(t);
+	/* an errno is read at its value's own width */
+	unsigned int tsize = t == SPEC_T_ERRNO ? a->size : (unsigned int)spec_type_size(t);
 	const struct spec_op *last;
 	bool absorb, str;
 	int i;
@@ -272,7 +275,9 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 	else if (t == SPEC_T_BE16 || t == SPEC_T_BE32)
 		fputs("      kptrace's type: network order, printed in host order\n", f);
 	else if (t == SPEC_T_ERRNO)
-		fputs("      kptrace's type: printed as -ENAME where it is an errno\n", f);
+		fprintf(f, "      kptrace's type: printed as -ENAME where it is an errno (-4095..-1 "
+			"as the %u-byte value it is%s)\n", a->size,
+			ev->is_user ? "; -1 the C library's failure, printed as -1" : "");
 	else if (t == SPEC_T_SYMSTR)
 		fputs("      kept as the address; printed as the string sprint_symbol() makes\n",
 		      f);
@@ -452,8 +457,10 @@ static void print_stacks(FILE *f, const struct plan *pl, const struct kpt_probe_
 
 void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 {
-	int i;
+	int i, nglob = 0;
 
+	for (i = 0; i < ps->n; i++)
+		nglob += ps->p[i].origin == PROBE_GLOB;
 	for (i = 0; i < ps->n; i++) {
 		const struct kpt_probe_entry *e = &ps->ents[i];
 		const struct ev_desc *ev = &ps->evs[i];
@@ -479,4 +486,8 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 		filter_explain(f, &e->post, ev);
 		fputc('\n', f);
 	}
+	/* a glob's count, said first on stderr, is screens away by now */
+	if (nglob && ps->n > 2)
+		fprintf(f, "\n%d probes explained above, %d of them a glob's matches (a probe "
+			"each)\n", ps->n, nglob);
 }

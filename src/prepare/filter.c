@@ -869,6 +869,7 @@ static void term_text(char *buf, size_t n, const struct kpt_pred_prog *p,
 	bool hex = op->cmp == KPT_CMP_BAND;
 	uint64_t imm = (uint64_t)op->imm;
 	enum spec_type t = SPEC_T_NONE;
+	unsigned int vfmt = 0;
 
 	switch (op->field) {
 	case KPT_FLD_TID:
@@ -882,6 +883,7 @@ static void term_text(char *buf, size_t n, const struct kpt_pred_prog *p,
 		if (ev && op->argi < ev->nargs) {
 			name = ev->args[op->argi].name;
 			t = ev->args[op->argi].type;
+			vfmt = ev->args[op->argi].vfmt;
 			hex |= spec_type_hex(t);
 		} else {
 			snprintf(argname, sizeof(argname), "arg#%u", op->argi);
@@ -898,7 +900,7 @@ static void term_text(char *buf, size_t n, const struct kpt_pred_prog *p,
 		snprintf(buf, n, strchr(str, '"') ? "%s %s '%s%.*s'" : "%s %s \"%s%.*s\"", name,
 			 cmp_text(op->cmp), op->cmp == KPT_CMP_GLOB && str[0] == '!' ? "\\" : "",
 			 KPT_PRED_STR, str);
-	} else if (!hex && valfmt_scalar(t, imm, val, sizeof(val))) {
+	} else if (!hex && valfmt_scalar(t, imm, vfmt, val, sizeof(val))) {
 		/* as the value prints: an address, a port, -ENOENT */
 		snprintf(buf, n, "%s %s %s", name, cmp_text(op->cmp), val);
 	} else if (hex && !(op->is_signed && op->size == 8 && op->imm < 0)) {

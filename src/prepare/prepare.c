@@ -93,6 +93,39 @@ static bool is_kernel_glob(const struct spec_probe *p)
 	return p->glob && is_kernel_kind(p);
 }
 
+/*
+ * "p:vfs_open *path" is, as ftrace reads "p:EVENT SYM", an event named
+ * vfs_open on every function *path matches: a one-character slip from a
+ * probe on vfs_open that attaches all over the kernel (issue 37). Where
+ * the event's name is itself a traceable function and no group was given,
+ * refuse it with the likely reading; "p:GRP/vfs_open *path" means it.
+ */
+static int glob_named_as_function(struct sysinfo *si, const struct probe *pr, int n)
+{
+	const struct spec_probe *p = &pr->spec;
+	const char *colon = strchr(p->text, ':');
+	char **fns = NULL, msg[768];
+	int nf = 0, skipped, k;
+
+	if (!p->event_given || p->group_given || !colon)
+		return 0;
+	if (sysinfo_glob_functions(si, p->event, &fns, &nf, &skipped, msg, sizeof(msg)))
+		return 0;
+	for (k = 0; k < nf; k++)
+		free(fns[k]);
+	free(fns);
+	if (!nf)
+		return 0;
+	snprintf(msg, sizeof(msg), "'%s' is a kernel function: as written, this is an event "
+		 "named %s on the %d function%s '%s' matches. Did you mean `%.*s %s ...`, a "
+		 "probe on %s? A glob over functions needs a group or an event name that is not "
+		 "a function (%.*s:%s/%s %s)", p->event, p->event, n, n == 1 ? "" : "s",
+		 p->symbol, (int)(colon - p->text), p->text, p->event, p->event,
+		 (int)(colon - p->text), p->text, p->group, p->event, p->symbol);
+	probe_report(pr->where, p->text, msg, (int)(colon + 1 - p->text));
+	return -EINVAL;
+}
+
 /* A glob's matching functions, those kprobe_events refuses left out and counted. */
 static int glob_matches(struct sysinfo *si, const struct probe *pr, char ***names, int *n)
 {
@@ -114,6 +147,14 @@ static int glob_matches(struct sysinfo *si, const struct probe *pr, char ***name
 		free(*names);
 		*names = NULL;
 		return -ENOENT;
+	}
+	err = glob_named_as_function(si, pr, *n);
+	if (err) {
+		while (*n > 0)
+			free((*names)[--*n]);
+		free(*names);
+		*names = NULL;
+		return err;
 	}
 	fprintf(stderr, "kptrace: '%s': %d function%s", p->symbol, *n, *n == 1 ? "" : "s");
 	if (skipped)

@@ -883,48 +883,87 @@ int resolve_elf_glob_functions(const char *path, const char *pattern, char ***na
 }
 
 /*
- * The uprobe's file offset (what the kernel attaches at) and ELF virtual
- * address (what uretprobe lines print), from PATH:SYMBOL or PATH:OFFSET.
+ * PATH:SYMBOL's file offset (what the kernel attaches at) and ELF virtual
+ * address (what uretprobe lines print). The symbol is kptrace's own
+ * grammar, so kptrace's check: a function in an executable segment.
  */
 static int elf_locate(const char *path, const char *sym, uint64_t *foff, uint64_t *vaddr,
 		      char *msg, size_t msglen)
 {
+	struct suggest sg;
+	char best[256], dym[300];
 	GElf_Phdr ph;
 	struct kelf ef;
-	Elf *e;
 	int err;
 
 	err = kelf_open(path, &ef, msg, msglen);
 	if (err)
 		return err;
-	e = ef.e;
-	if (sym) {
-		struct suggest sg;
-		char best[256], dym[300];
-
-		err = elf_sym_vaddr(e, sym, vaddr, NULL, NULL, 0);
-		if (err) {
-			/* a second pass, the refusal's only: "did you mean" */
-			suggest_init(&sg, sym);
-			elf_sym_vaddr(e, sym, vaddr, &sg, best, sizeof(best));
-			snprintf(msg, msglen, "no function '%s' in %s%s", sym, path,
-				 suggest_text(&sg, dym, sizeof(dym)));
-			goto cleanup;
-		}
-		err = exec_segment(e, *vaddr, true, &ph);
-		if (!err)
-			*foff = *vaddr - ph.p_vaddr + ph.p_offset;
-	} else {
-		err = exec_segment(e, *foff, false, &ph);
-		if (!err)
-			*vaddr = *foff - ph.p_offset + ph.p_vaddr;
+	err = elf_sym_vaddr(ef.e, sym, vaddr, NULL, NULL, 0);
+	if (err) {
+		/* a second pass, the refusal's only: "did you mean" */
+		suggest_init(&sg, sym);
+		elf_sym_vaddr(ef.e, sym, vaddr, &sg, best, sizeof(best));
+		snprintf(msg, msglen, "no function '%s' in %s%s", sym, path,
+			 suggest_text(&sg, dym, sizeof(dym)));
+		goto cleanup;
 	}
-	if (err)
-		snprintf(msg, msglen, "%s 0x%llx is not in an executable segment of %s",
-			 sym ? sym : "offset", (unsigned long long)(sym ? *vaddr : *foff), path);
+	err = exec_segment(ef.e, *vaddr, true, &ph);
+	if (!err)
+		*foff = *vaddr - ph.p_vaddr + ph.p_offset;
+	else
+		snprintf(msg, msglen, "%s 0x%llx is not in an executable segment of %s "
+			 "(kptrace's check of its own PATH:SYMBOL: a probe there never fires)", sym,
+			 (unsigned long long)*vaddr, path);
 cleanup:
 	kelf_close(&ef);
 	return err;
+}
+
+/*
+ * PATH:OFFSET, the kernel's own grammar: what the kernel checks and no
+ * more. uprobe_events takes any offset and any regular file;
+ * uprobe_register() refuses an offset past the file's end (-EINVAL). The
+ * ELF address lines print is that of the segment mapping the offset, else
+ * the offset. An offset no executable segment holds (the ELF header's,
+ * data's, a file no ELF) is taken, as the kernel takes it, with a note: it
+ * fires only where a process maps that part of the file executable.
+ */
+static int offset_locate(const char *path, const struct stat *st, struct resolved *r,
+			 char *msg, size_t msglen)
+{
+	char why[128];
+	GElf_Phdr ph;
+	struct kelf ef;
+	bool exec = false;
+	size_t i = 0;
+
+	if (r->uoffset > (uint64_t)st->st_size) {
+		snprintf(msg, msglen, "%s (offset 0x%llx is past the end of %s, 0x%llx bytes)",
+			 spec_strerror(SPEC_ERR_FAIL_REG_PROBE), (unsigned long long)r->uoffset,
+			 path, (unsigned long long)st->st_size);
+		return -EINVAL;
+	}
+	r->uaddr = r->uoffset;
+	if (kelf_open(path, &ef, why, sizeof(why))) {
+		snprintf(r->note, sizeof(r->note), "%s: the kernel takes offset 0x%llx (so does "
+			 "kptrace), but it fires only where a process maps that part executable",
+			 why, (unsigned long long)r->uoffset);
+		return 0;
+	}
+	/* the segment mapping it, an executable one first */
+	while (!exec && kelf_next_load(ef.e, &i, &ph)) {
+		if (r->uoffset < ph.p_offset || r->uoffset >= ph.p_offset + ph.p_filesz)
+			continue;
+		r->uaddr = r->uoffset - ph.p_offset + ph.p_vaddr;
+		exec = ph.p_flags & PF_X;
+	}
+	if (!exec)
+		snprintf(r->note, sizeof(r->note), "offset 0x%llx of %s is in no executable "
+			 "segment: the kernel takes it (so does kptrace), but it fires only where a "
+			 "process maps that part executable", (unsigned long long)r->uoffset, path);
+	kelf_close(&ef);
+	return 0;
 }
 
 static int resolve_uprobe(struct sysinfo *si, const struct spec_probe *p, struct resolved *r,
@@ -958,7 +997,7 @@ static int resolve_uprobe(struct sysinfo *si, const struct spec_probe *p, struct
 	}
 	if (!p->usym) {
 		r->uoffset = p->uoffset;
-		return elf_locate(p->path, NULL, &r->uoffset, &r->uaddr, msg, msglen);
+		return offset_locate(p->path, &st, r, msg, msglen);
 	}
 	err = elf_locate(p->path, p->usym, &r->uoffset, &r->uaddr, msg, msglen);
 	if (err)

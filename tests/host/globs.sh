@@ -16,7 +16,7 @@ OUT=.output/tests/host/globs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracepoints)"
-expect_checks 33
+expect_checks 37
 T=$OUT/globs_target
 # static: its start-up makes no lseek or getppid of a dynamic linker's
 gcc -static -O0 -fno-inline -g tests/host/globs_target.c -o "$T" ||
@@ -158,5 +158,21 @@ check "--dry-run: each match explained ($(tr '\n' ' ' < "$OUT/dry.want"))" \
 kpt --dry-run 't:*/sched_switch' > "$OUT/any.out" 2> "$OUT/any.err"
 check "'t:*/sched_switch': the one tracepoint of that name" \
 	[ "$(grep -oE '^[a-z_]+/[a-z_]+:' "$OUT/any.out")" = "sched/sched_switch:" ]
+
+echo "# a kernel glob named as a function (issue 37): 'p:vfs_open *path'"
+# ftrace reads it as an event vfs_open on every function *path matches;
+# the user meant a probe on vfs_open: refused, with that reading
+KPT_RC=error kpt explain 'p:vfs_open *path' > "$OUT/fn.out" 2> "$OUT/fn.err"
+check "explain 'p:vfs_open *path': refused, did you mean a probe on vfs_open" \
+	grep -q "^kptrace: error: 'vfs_open' is a kernel function: as written, this is an event named vfs_open on the [0-9]* functions '\*path' matches. Did you mean \`p vfs_open ...\`" "$OUT/fn.err"
+check "... the caret under the event's name, nothing explained" \
+	eval "caret_under '$OUT/fn.err' 'vfs_open' && [ ! -s '$OUT/fn.out' ]"
+# a group says the name is meant; the count said again after the screens
+kpt explain 'p:kprobes/vfs_open *path' > "$OUT/fng.out" 2> "$OUT/fng.err"
+N=$(sed -n "s/^kptrace: '\*path': \([0-9]*\) functions.*/\1/p" "$OUT/fng.err")
+check "'p:kprobes/vfs_open *path': taken, the $N matches explained" \
+	[ -n "$N" -a "$(grep -c '^kprobes/vfs_open_[A-Za-z0-9_]*: ' "$OUT/fng.out")" = "$N" ]
+check "... and counted again at the end: '$N probes explained above, $N of them a glob's matches'" \
+	[ "$(tail -n 1 "$OUT/fng.out")" = "$N probes explained above, $N of them a glob's matches (a probe each)" ]
 
 finish

@@ -13,7 +13,7 @@ OUT=.output/tests/host-grammar
 mkdir -p "$OUT"
 BIN=$(realpath "$OUT")/grammar_target
 gcc -O0 -fno-inline -no-pie -g tests/host/grammar_target.c -o "$BIN" || { echo "cannot build target"; exit 1; }
-expect_checks 13
+expect_checks 22
 
 if [ "$(id -u)" != 0 ]; then
 	skip_all "host tests need root (BPF, uprobes)"
@@ -170,5 +170,72 @@ KPT_RC=error kpt "p:kpttest/multi $BIN:$TICK v=%di:s32" "r:kpttest/multi $BIN:$T
 	> /dev/null 2> "$OUT/diff.err"
 check "a return probe appended to an entry event: the kernel's refusal" \
 	grep -q '^kptrace: error: Probe type is different from existing probe$' "$OUT/diff.err"
+
+# ---- 4. one definition, two parsers (issue 37): uprobe_events takes it and
+# so does kptrace (which runs it: `-c true`), or both refuse it with the
+# kernel's text (kptrace's own words may follow) and the caret in the same
+# column. The kernel's creation is its parse; uprobe_register() runs at
+# enable time, so a definition the kernel only refuses there is judged by
+# enabling it.
+# verdict DEF: KRC (0 taken, 1 refused), KMSG and KCOL (error_log's caret);
+# PRC, PMSG and PCOL, kptrace's.
+verdict() {
+	local def=$1 ev
+	ftrace_clear
+	echo > $TRACEFS/error_log
+	KMSG= KCOL=-1 KRC=0
+	if printf '%s\n' "$def" >> $TRACEFS/uprobe_events 2> /dev/null; then
+		ev=${def%% *}
+		ev=${ev#*:}
+		echo 1 > $TRACEFS/events/$ev/enable 2> /dev/null || KRC=2
+		echo 0 > $TRACEFS/events/$ev/enable 2> /dev/null
+	else
+		KRC=1
+		KMSG=$(tail -n 3 $TRACEFS/error_log | sed -n '1s/^\[[^]]*\] [a-z_]*: error: //p')
+		KCOL=$(($(tail -n 1 $TRACEFS/error_log | wc -c) - 13))
+	fi
+	ftrace_clear
+	KPT_RC=$([ $KRC = 0 ] && echo 0 || echo error) kpt -c true "$def" > "$OUT/verdict.out" \
+		2> "$OUT/verdict.err"
+	PRC=$?
+	PMSG=$(sed -n 's/^kptrace: error: //p' "$OUT/verdict.err" | head -n 1)
+	PCOL=$(awk '/^kptrace: error: / && !n { n = NR } n && NR == n + 2 { print length($0) - 3; exit }' \
+		"$OUT/verdict.err")
+}
+# same WHAT DEF VERDICT: both take it, or both refuse it alike, as VERDICT says
+same() {
+	local what=$1 def=$2 want=$3
+	verdict "$def"
+	if [ "$want" = take ] && { [ $KRC != 0 ] || [ $PRC != 0 ]; }; then
+		fail "$what: kernel $KRC '$KMSG' at $KCOL; kptrace $PRC '$PMSG' at $PCOL, want both to take it"
+	elif [ "$want" = refuse ] && [ $KRC != 1 ]; then
+		fail "$what: the kernel takes it ($KRC), want a refusal"
+	elif [ $KRC = 0 ] && [ $PRC = 0 ]; then
+		pass "$what: both take it"
+	elif [ $KRC = 1 ] && [ $PRC = 1 ] && [ -n "$KMSG" ] && [ "${PMSG#"$KMSG"}" != "$PMSG" ] &&
+	     [ "$KCOL" = "$PCOL" ]; then
+		pass "$what: both refuse it: $KMSG, at $KCOL"
+	else
+		fail "$what: kernel $KRC '$KMSG' at $KCOL; kptrace $PRC '$PMSG' at $PCOL ($(head -n 2 "$OUT/verdict.err" | tr '\n' ' '))"
+	fi
+}
+IMM=
+for i in $(seq 1 128); do IMM="$IMM a$i=\\$i"; done
+same "128 immediates at $BIN:10, an offset in no executable segment (dynevent_limitations.tc)" \
+	"p:kpttest/imm $BIN:10$IMM" take
+check "... kptrace says where it fires: in no executable segment, a note" \
+	grep -q '^kptrace: note: offset 0xa of .* is in no executable segment' "$OUT/verdict.err"
+same "a file no ELF, at an offset in it" "p:kpttest/txt /etc/hostname:1" take
+same "an argument past 63 bytes (MAX_ARGSTR_LEN), the caret where its body starts" \
+	"p:kpttest/long $BIN:$TICK +1234567(+1234567(+1234567(+1234567(+1234567(+1234567(@1234))))))" \
+	refuse
+same "an argument of 63 bytes" \
+	"p:kpttest/fits $BIN:$TICK x=+1234567(+1234567(+1234567(+1234567(+1234567(+1234567(%di))))))" take
+same "\$arg10000 on a uprobe" "p:kpttest/argn $BIN:$TICK \$arg10000" refuse
+same "args=\$arg*: the kernel's own words for it" "p:kpttest/args $BIN:$TICK args=\$arg*" refuse
+same "+0(\$arg*)" "p:kpttest/args $BIN:$TICK +0(\$arg*)" refuse
+verdict "p:kpttest/past $BIN:0x7fffffff"
+check "an offset past the file's end: uprobe_register() refuses it at enable, kptrace at once" \
+	eval "test $KRC = 2 -a $PRC = 1 && grep -q 'Failed to register probe event (offset 0x7fffffff is past the end' '$OUT/verdict.err'"
 
 finish

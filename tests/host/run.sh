@@ -459,7 +459,8 @@ echo "# maximal configurations through this kernel's verifier, each counting wha
 # one round: kpt_struct(&o), then kpt_struct(NULL), every read a fault
 args=""
 for i in $(seq 1 124); do args="$args a$i=%di:u8"; done
-deep='+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+64(%di)))))))))))))):s32'
+# (60 bytes: an argument is at most 63 after NAME=, as ftrace's MAX_ARGSTR_LEN)
+deep='+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+64(%di))))))))))))))'
 kpt --json -c "$BIN" "p:max $BIN:kpt_struct$args deep=$deep s=+0(+16(%di)):string arr=+28(%di):u16[64] strs=+40(%di):string[3]" \
 	> "$OUT/max.out" 2> "$OUT/max.err"
 if python3 - "$OUT/max.out" <<'EOF2'

@@ -19,7 +19,7 @@ gcc -static -O0 -fno-inline -g tests/host/values_target.c -o "$VT" || { echo "ca
 TR=/sys/kernel/tracing
 [ -e $TR/events ] || TR=/sys/kernel/debug/tracing
 [ -e $TR/events ] || skip_all "no tracefs"
-expect_checks 37
+expect_checks 42
 
 # py FILE EXPR [ARGS...]: EXPR (Python) over FILE's NDJSON rows is true.
 py() {
@@ -228,6 +228,33 @@ if [ -e $TR/events/$TP ]; then
 else
 	env_fault "no $TP tracepoint"
 fi
+# An errno at the value's own width, -1 in user space the C library's (issue 37)
+MM=syscalls/sys_exit_mmap
+if [ -e $TR/events/$MM ]; then
+	# two maps at 0x7e00c0000000 (its int half negative), one -EINVAL
+	kpt count -c "$VT mmaps" "t:$MM ret:errno if ret < 0" --by ret > "$OUT/mm.txt" 2> "$OUT/mm.err"
+	check "$MM ret:errno if ret < 0 --by ret: the one -EINVAL, no map's address cut to a negative int" \
+		sh -c "grep -Eq '^ +1 +-EINVAL\$' '$OUT/mm.txt' && [ \$(grep -c '^ *[0-9]' '$OUT/mm.txt') = 1 ]"
+	kpt -c "$VT mmaps" "t:$MM ret:errno" > "$OUT/mm-s.txt" 2> "$OUT/mm-s.err"
+	check "$MM ret:errno in the stream: the maps' address as a long, then -EINVAL" \
+		sh -c "[ \$(grep -c ' ret=138541686325248\$' '$OUT/mm-s.txt') = 2 ] && grep -q ' ret=-EINVAL\$' '$OUT/mm-s.txt'"
+else
+	env_fault "no $MM tracepoint"
+fi
+ER="r:e $VT:kpt_err r=\$retval:errno"
+kpt -c "$VT errs" "$ER" > "$OUT/er.txt" 2> "$OUT/er.err"
+sed -n 's/^.*: e: ([^)]*)//p' "$OUT/er.txt" > "$OUT/er.got"
+printf '%s\n' " r=-1" " r=-ENOENT" " r=-ENOENT" " r=-4096" " r=3" > "$OUT/er.want"
+check "a uretprobe's \$retval:errno: libc's -1 as -1, -2 as -ENOENT, -4096 and 3 numbers" \
+	diff -u "$OUT/er.want" "$OUT/er.got"
+kpt count -c "$VT addrs" "p:a $VT:kpt_addr e=%cx:s32" --by e > "$OUT/s32k.txt" 2> "$OUT/s32k.err"
+check "count --by an s32 key: -4096 and -2 negative, not 4294963200 and 4294967294" \
+	sh -c "grep -Eq '^ +1 +-4096\$' '$OUT/s32k.txt' && grep -Eq '^ +1 +-2\$' '$OUT/s32k.txt' && grep -Eq '^ +1 +5\$' '$OUT/s32k.txt'"
+kpt count -c "$VT errs" "$ER" --by r > "$OUT/erk.txt" 2> "$OUT/erk.err"
+kpt --json -c "$VT errs" "$ER" > "$OUT/er.json" 2> "$OUT/erj.err"
+check "the same as count keys and in --json (-1 a number, -ENOENT a string)" \
+	sh -c "grep -Eq '^ +1 +-1\$' '$OUT/erk.txt' && grep -Eq '^ +2 +-ENOENT\$' '$OUT/erk.txt' &&
+		grep -q '\"r\":-1}' '$OUT/er.json' && grep -q '\"r\":\"-ENOENT\"}' '$OUT/er.json'"
 KPT_RC=error kpt --dry-run "$AD if a > 10.1.2.3" > /dev/null 2> "$OUT/ad-r1.err"
 check "a > 10.1.2.3: refused, an address compares with == or !=" grep -q "in network order: compare it with == or !=" "$OUT/ad-r1.err"
 KPT_RC=error kpt --dry-run "$AD if err == -ENOPE" > /dev/null 2> "$OUT/ad-r2.err"

@@ -4,8 +4,9 @@
  * (the suite states them again, independently of kptrace): signed values
  * for a histogram, failing and succeeding opens, one loopback TCP
  * connection, an execve with a known argv, addresses, ports and errnos
- * passed to one function (issue 19), and functions called a known
- * number of times for a count over many probes. Built static, -O0
+ * passed to one function (issue 19), errnos returned and maps made at a
+ * known address (issue 37), and functions called a known number of times
+ * for a count over many probes. Built static, -O0
  * -fno-inline, no PIE: the process opens nothing but what it is asked to.
  */
 #include <arpa/inet.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -29,6 +31,12 @@ PROBED long kpt_sval(long v)
 PROBED int kpt_addr(uint32_t a, uint16_t port, const uint8_t *v6, int err, uint32_t b)
 {
 	return (int)(a + port + v6[0] + err + b);
+}
+
+/* errs: an int returned as C returns errors (issue 37) */
+PROBED int kpt_err(int v)
+{
+	return v;
 }
 
 /* count over a glob: kpt_cnt_N is called N times, kpt_cnt_0 never */
@@ -112,6 +120,32 @@ int main(int argc, char **argv)
 		kpt_addr(htonl(0x7f000001), htons(8080), v6b.s6_addr, 5, htonl(1));
 		kpt_addr(htonl(0x0a010203), htons(443), v6a.s6_addr, -4096, 0);
 		return 0;
+	}
+	if (!strcmp(argv[1], "errs")) {
+		/* -1 (the C library's failure), -ENOENT twice, -4096, 3 */
+		kpt_err(-1);
+		kpt_err(-2);
+		kpt_err(-2);
+		kpt_err(-4096);
+		kpt_err(3);
+		return 0;
+	}
+	if (!strcmp(argv[1], "mmaps")) {
+		/*
+		 * Two maps at an address whose low 32 bits read as a negative
+		 * int (0xc0000000), one refused with -EINVAL (no length):
+		 * mmap's long ret, cut to an int, was a failure that never was
+		 */
+		void *at = (void *)0x7e00c0000000ul, *m;
+
+		for (n = 0; n < 2; n++) {
+			m = mmap(at, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+				 -1, 0);
+			if (m != at)
+				return 1;
+			munmap(m, 4096);
+		}
+		return mmap(NULL, 0, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED ? 0 : 1;
 	}
 	if (!strcmp(argv[1], "tcp"))
 		return tcp_loopback(argc > 2 ? atoi(argv[2]) : 0);

@@ -256,6 +256,26 @@ static void test_return(void)
 	CHECK_INT(p.args[0].ops[0].kind, SPEC_OP_EDATA, "named $arg2 at a return");
 	CHECK_INT(p.args[0].type, SPEC_T_X64, "named: untyped");
 	spec_free(&p);
+	/*
+	 * :errno at the value's own width (issue 37): vfs_read's ssize_t and
+	 * filp_open's pointer are 8 bytes, vfs_open's int 4, a parameter by
+	 * name its own; an errno BTF cannot type stays an int (0: compile's).
+	 */
+	CHECK(!resolve("r:vfs_read $retval:errno count:errno", &p, msg, sizeof(msg), &col), "%s",
+	      msg);
+	CHECK(p.args[0].type == SPEC_T_ERRNO && p.args[0].width == 8, "ssize_t $retval:errno: %u",
+	      p.args[0].width);
+	CHECK_INT(p.args[1].width, 8, "size_t count:errno");
+	spec_free(&p);
+	CHECK(!resolve("r:filp_open $retval:errno", &p, msg, sizeof(msg), &col), "%s", msg);
+	CHECK_INT(p.args[0].width, 8, "a pointer's $retval:errno (ERR_PTR)");
+	spec_free(&p);
+	CHECK(!resolve("r:vfs_open $retval:errno", &p, msg, sizeof(msg), &col), "%s", msg);
+	CHECK_INT(p.args[0].width, 4, "an int's $retval:errno");
+	spec_free(&p);
+	CHECK(!resolve("r:vfs_read e=%ax:errno", &p, msg, sizeof(msg), &col), "%s", msg);
+	CHECK_INT(p.args[0].width, 0, "a register's errno: no BTF width");
+	spec_free(&p);
 	/* at most SPEC_MAX_EDATA saved arguments */
 	CHECK(resolve("r:vfs_read $arg1 $arg2 $arg3 $arg4 $arg5 $arg6 $arg7 $arg8 $arg9", &p, msg,
 		      sizeof(msg), &col) < 0, "nine entry arguments");
@@ -302,6 +322,7 @@ static void test_errors(void)
 	refused("f:vfs_read ^$arg10000", SPEC_ERR_NO_BTFARG, NULL);
 	refused("r:vfs_read ^$arg3000", SPEC_ERR_NO_BTFARG, NULL);
 	refused("p:no_such_function_xyz ^$arg10000", SPEC_ERR_BAD_ARG_NUM, NULL);
+
 	refused("p:do_sys_openat2 ^how:string", SPEC_ERR_BAD_TYPE4STR, "open_how");
 	refused("p:do_sys_openat2 ^dfd:string", SPEC_ERR_BAD_TYPE4STR, NULL);
 	refused("p:do_sys_openat2 (^nosuchstruct)$arg3->x", SPEC_ERR_NO_BTF_STRUCT, NULL);
@@ -312,6 +333,26 @@ static void test_errors(void)
 	refused("p ^no_such_function_xyz dfd", SPEC_ERR_NO_BTF_ENTRY, NULL);
 	/* the register form keeps its own errors when BTF can't help */
 	refused("p:do_sys_openat2 d=$arg1:^string", SPEC_ERR_BAD_STRING, NULL);
+}
+
+/*
+ * A function of no parameters: query_btf_context()'s nr_params is 0, so
+ * traceprobe_expand_meta_args() looks nothing up (issue 37): a bare $argN
+ * is a register and the number's to judge, $arg* a variable refused.
+ */
+static void test_noparams(void)
+{
+	struct spec_probe p;
+	char msg[512];
+	int col;
+
+	CHECK(!resolve("p:schedule $arg1 $arg2048", &p, msg, sizeof(msg), &col), "%s", msg);
+	CHECK(p.nargs == 2 && p.args[0].type == SPEC_T_X64 && p.args[0].ops[0].kind == SPEC_OP_ARG,
+	      "schedule's $arg1: untyped, the first argument register");
+	spec_free(&p);
+	refused("p:schedule ^$arg10000", SPEC_ERR_BAD_ARG_NUM, NULL);
+	refused("p:schedule ^$arg*", SPEC_ERR_BAD_VAR, "schedule() has no parameters");
+	refused("r:schedule a=$arg1 ^$arg*", SPEC_ERR_BAD_VAR, NULL);
 }
 
 /* An enum parameter: s32 as ftrace prints it; --json by its BTF name. */
@@ -413,6 +454,7 @@ int main(int argc, char **argv)
 	if (argc != 3)
 		run(test_shorthand, "test_shorthand");	/* needs this kernel's kallsyms */
 	run(test_errors, "test_errors");
+	run(test_noparams, "test_noparams");
 	run(test_enum, "test_enum");
 	sysinfo_free(&si);
 	return check_report();

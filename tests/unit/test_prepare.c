@@ -53,6 +53,27 @@ static void glob_expansion(void)
 	CHECK_INT(run_prepare(MODE_TRACE, defs, 1, &si, &ps), -ENOENT,
 		  "a glob with only a blacklisted match");
 	done(&si, &ps);
+
+	/*
+	 * "p:do_nothing vfs_*": an event named as a function on a glob, as
+	 * ftrace reads it, is most likely a slip for a probe on the function
+	 * (issue 37): refused; a group, or a name no function has, means it
+	 */
+	defs[0] = "p:do_nothing vfs_*";
+	CHECK_INT(run_prepare(MODE_TRACE, defs, 1, &si, &ps), -EINVAL,
+		  "a glob's event named as a function");
+	done(&si, &ps);
+	defs[0] = "r:kprobes/do_nothing vfs_*";
+	CHECK_INT(run_prepare(MODE_TRACE, defs, 1, &si, &ps), 0, "... with a group: meant");
+	CHECK(find_event(&ps, "do_nothing_vfs_read") >= 0, "EVENT_MATCH");
+	done(&si, &ps);
+	defs[0] = "p:mine vfs_*";
+	CHECK_INT(run_prepare(MODE_TRACE, defs, 1, &si, &ps), 0, "... named as no function");
+	done(&si, &ps);
+	defs[0] = "p:do_nothing vfs_read";
+	CHECK_INT(run_prepare(MODE_TRACE, defs, 1, &si, &ps), 0,
+		  "an event named as a function on one function: ftrace's reading");
+	done(&si, &ps);
 }
 
 /* A return probe reading entry arguments: an entry probe saves them for it. */

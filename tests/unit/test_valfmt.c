@@ -27,7 +27,7 @@ static void test_errno(void)
 			      mine ? mine : "(none)", g);
 			named++;
 		}
-		valfmt_scalar(SPEC_T_ERRNO, (uint32_t)-e, buf, sizeof(buf));
+		valfmt_scalar(SPEC_T_ERRNO, (uint64_t)-e, 0, buf, sizeof(buf));
 		if (mine)
 			snprintf(want, sizeof(want), "-%s", mine);
 		else
@@ -50,14 +50,36 @@ static void test_errno(void)
 	CHECK_INT(valfmt_errno_by_name("EWOULDBLOCK", 11), 11, "alias EWOULDBLOCK");
 	CHECK_INT(valfmt_errno_by_name("ENOENTX", 7), 0, "ENOENTX");
 	/* numbers that are no errno print as numbers */
-	valfmt_scalar(SPEC_T_ERRNO, 0, buf, sizeof(buf));
+	valfmt_scalar(SPEC_T_ERRNO, 0, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "0", "0");
-	valfmt_scalar(SPEC_T_ERRNO, (uint32_t)-4096, buf, sizeof(buf));
+	valfmt_scalar(SPEC_T_ERRNO, (uint64_t)-4096, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "-4096", "-4096, past MAX_ERRNO");
-	valfmt_scalar(SPEC_T_ERRNO, 2147483647u, buf, sizeof(buf));
+	valfmt_scalar(SPEC_T_ERRNO, 2147483647u, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "2147483647", "INT_MAX");
-	valfmt_scalar(SPEC_T_ERRNO, 0xfffffffffffffffeull, buf, sizeof(buf));
+	valfmt_scalar(SPEC_T_ERRNO, 0xfffffffffffffffeull, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "-ENOENT", "a sign-extended -2");
+	/*
+	 * The value at its own width (issue 37): a long is no errno because
+	 * its low 32 bits would be one. mmap's 0x7f12be000000 is a number,
+	 * and so is a long whose int half is -2.
+	 */
+	valfmt_scalar(SPEC_T_ERRNO, 0x7f12be000000ull, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "139718473809920", "mmap's address: a number, not -1107296256");
+	valfmt_scalar(SPEC_T_ERRNO, 0x00000000fffffffeull, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "4294967294", "a long 0xfffffffe: a number, not -ENOENT");
+	valfmt_scalar(SPEC_T_ERRNO, (uint64_t)INT64_MIN, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "-9223372036854775808", "INT64_MIN");
+	/* -1: -EPERM in the kernel; in user space the C library's failure */
+	valfmt_scalar(SPEC_T_ERRNO, (uint64_t)-1, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "-EPERM", "the kernel's -1");
+	valfmt_scalar(SPEC_T_ERRNO, (uint64_t)-1, VALFMT_USER, buf, sizeof(buf));
+	CHECK_STR(buf, "-1", "user space's -1");
+	valfmt_scalar(SPEC_T_ERRNO, (uint64_t)-2, VALFMT_USER, buf, sizeof(buf));
+	CHECK_STR(buf, "-ENOENT", "user space's -2 (liburing's, libbpf's -errno)");
+	CHECK(!valfmt_json_is_string(SPEC_T_ERRNO, (uint64_t)-1, VALFMT_USER) &&
+	      valfmt_json_is_string(SPEC_T_ERRNO, (uint64_t)-1, 0) &&
+	      !valfmt_json_is_string(SPEC_T_ERRNO, 0x7f12be000000ull, 0),
+	      "JSON: user space's -1 and a long a number, the kernel's -1 a name");
 }
 
 static void test_ipv4(void)
@@ -75,7 +97,7 @@ static void test_ipv4(void)
 			a = (uint32_t[]){ 0, 0xffffffffu, 0x0100007fu, 0x0302010au }[i];
 		/* the slot's bytes in memory order are the address's */
 		inet_ntop(AF_INET, &a, want, sizeof(want));
-		CHECK(valfmt_scalar(SPEC_T_IPV4, a, buf, sizeof(buf)) == strlen(want) &&
+		CHECK(valfmt_scalar(SPEC_T_IPV4, a, 0, buf, sizeof(buf)) == strlen(want) &&
 		      !strcmp(buf, want), "0x%08x: %s, inet_ntop %s", a, buf, want);
 		CHECK(valfmt_parse(SPEC_T_IPV4, buf, buf + strlen(buf), &v, &why) == 0 &&
 		      v == (int64_t)a, "%s reads back as 0x%llx", buf, (long long)v);
@@ -86,7 +108,7 @@ static void test_ipv4(void)
 		CHECK(valfmt_parse(SPEC_T_IPV4, bad[i], bad[i] + strlen(bad[i]), &v, &why) < 0,
 		      "'%s' is no address", bad[i]);
 	/* a truncating buffer still ends in a NUL */
-	CHECK(valfmt_scalar(SPEC_T_IPV4, 0xffffffffu, buf, 4) == 3 && !strcmp(buf, "255"),
+	CHECK(valfmt_scalar(SPEC_T_IPV4, 0xffffffffu, 0, buf, 4) == 3 && !strcmp(buf, "255"),
 	      "truncated: %s", buf);
 }
 
@@ -116,9 +138,9 @@ static void test_be(void)
 	const char *why;
 	int64_t v;
 
-	valfmt_scalar(SPEC_T_BE16, htons(443), buf, sizeof(buf));
+	valfmt_scalar(SPEC_T_BE16, htons(443), 0, buf, sizeof(buf));
 	CHECK_STR(buf, "443", "be16 443");
-	valfmt_scalar(SPEC_T_BE32, htonl(0xdeadbeef), buf, sizeof(buf));
+	valfmt_scalar(SPEC_T_BE32, htonl(0xdeadbeef), 0, buf, sizeof(buf));
 	CHECK_STR(buf, "3735928559", "be32 0xdeadbeef");
 	CHECK(valfmt_parse(SPEC_T_BE16, "443", "443" + 3, &v, &why) == 0 && v == htons(443),
 	      "443 as the slot holds it: 0x%llx", (long long)v);
@@ -132,10 +154,10 @@ static void test_be(void)
 	/* the other types read constants as numbers */
 	CHECK(valfmt_parse(SPEC_T_U32, "1", "1" + 1, &v, &why) == 1, "u32: a number");
 	CHECK(valfmt_parse(SPEC_T_ERRNO, "-2", "-2" + 2, &v, &why) == 1, "errno -2: a number");
-	CHECK(valfmt_scalar(SPEC_T_U32, 1, buf, sizeof(buf)) == 0, "u32: not ours");
-	CHECK(valfmt_json_is_string(SPEC_T_IPV4, 0) && !valfmt_json_is_string(SPEC_T_BE16, 1) &&
-	      valfmt_json_is_string(SPEC_T_ERRNO, (uint32_t)-11) &&
-	      !valfmt_json_is_string(SPEC_T_ERRNO, 11), "JSON strings: addresses, errno names");
+	CHECK(valfmt_scalar(SPEC_T_U32, 1, 0, buf, sizeof(buf)) == 0, "u32: not ours");
+	CHECK(valfmt_json_is_string(SPEC_T_IPV4, 0, 0) && !valfmt_json_is_string(SPEC_T_BE16, 1, 0) &&
+	      valfmt_json_is_string(SPEC_T_ERRNO, (uint64_t)-11, 0) &&
+	      !valfmt_json_is_string(SPEC_T_ERRNO, 11, 0), "JSON strings: addresses, errno names");
 }
 
 int main(void)
