@@ -5,9 +5,10 @@
  * this file is the command: its options, the refusals of files that cannot
  * be compared, and the run from reading to printing.
  */
+#include <argp.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,58 +72,140 @@ static int parse_num(const char *s, double lo, bool open, double hi, double *out
 	return 0;
 }
 
-/* The options into o; the two files' index in argv, or -1 (said) on a usage error, -2 on --help. */
-static int parse_args(int argc, char **argv, struct opts *o, FILE *out, FILE *errf)
+/* Keys past a char's: argp makes a short option of a printable key, and only -h is one. */
+enum { OPT_THRESHOLD = 0x100, OPT_MIN_SHIFT, OPT_JSON, OPT_SVG };
+
+/* No docs: --help prints usage()'s text, not argp's. */
+static const struct argp_option options[] = {
+	{ "threshold", OPT_THRESHOLD, "P", 0, NULL, 0 },
+	{ "min-shift", OPT_MIN_SHIFT, "PCT", 0, NULL, 0 },
+	{ "json", OPT_JSON, NULL, 0, NULL, 0 },
+	{ "svg", OPT_SVG, "FILE", 0, NULL, 0 },
+	{ "help", 'h', NULL, 0, NULL, 0 },
+	{ 0 }
+};
+
+/* What one parse fills, and the streams it speaks on. */
+struct args {
+	struct opts *o;
+	FILE *out, *errf;
+	char *files[2];
+	int nfiles;
+	bool help;		/* --help: its text printed, the parse stopped */
+	bool said;		/* a refusal printed */
+};
+
+static error_t refuse(struct args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "kptrace diff: " and why on errf; EINVAL, which stops argp. */
+static error_t refuse(struct args *a, const char *fmt, ...)
 {
-	static const struct option longs[] = {
-		{ "threshold", required_argument, NULL, 't' },
-		{ "min-shift", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "svg", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	va_list ap;
+
+	fputs("kptrace diff: ", a->errf);
+	va_start(ap, fmt);
+	vfprintf(a->errf, fmt, ap);
+	va_end(ap);
+	fputc('\n', a->errf);
+	a->said = true;
+	return EINVAL;
+}
+
+/*
+ * Whether word is a long option that takes a value (or a prefix of one, as
+ * getopt takes it) without "=VALUE": getopt's refusal of it, with no word
+ * after it, is then a missing value.
+ */
+static bool lacks_value(const char *word)
+{
+	const struct argp_option *opt;
+	size_t n;
+
+	if (strncmp(word, "--", 2) || strchr(word, '='))
+		return false;
+	n = strlen(word + 2);
+	for (opt = options; opt->name; opt++)
+		if (opt->arg && n && !strncmp(opt->name, word + 2, n))
+			return true;
+	return false;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *st)
+{
+	struct args *a = st->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		/* argp itself says nothing (ARGP_NO_ERRS); were it to, on the caller's streams */
+		st->out_stream = a->out;
+		st->err_stream = a->errf;
+		break;
+	case OPT_THRESHOLD:
+		if (parse_num(arg, 0, true, 1, &a->o->threshold))
+			return refuse(a, "--threshold: '%s' is not a number in (0, 1]", arg);
+		break;
+	case OPT_MIN_SHIFT:
+		if (parse_num(arg, 0, false, 1e6, &a->o->min_shift))
+			return refuse(a, "--min-shift: '%s' is not a number in [0, 1000000]", arg);
+		a->o->min_shift /= 100;
+		break;
+	case OPT_JSON:
+		a->o->json = true;
+		break;
+	case OPT_SVG:
+		a->o->svg = arg;
+		break;
+	case 'h':
+		usage(a->out);
+		a->help = true;
+		return ECANCELED;	/* nothing after --help is read */
+	case ARGP_KEY_ARG:
+		if (a->nfiles < 2)
+			a->files[a->nfiles] = arg;
+		a->nfiles++;
+		break;
+	case ARGP_KEY_END:
+		if (a->nfiles != 2)
+			return refuse(a, "%s", a->nfiles < 2 ? "two files to compare, A and B" :
+				      "only two files: A and B");
+		break;
+	case ARGP_KEY_ERROR:
+		/* getopt's refusal, unsaid: the word it stopped after (argp's next) */
+		if (!a->help && !a->said)
+			refuse(a, "%s: %s", st->argv[st->next - 1],
+			       lacks_value(st->argv[st->next - 1]) ? "needs a value" :
+			       "unknown option");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/*
+ * The options into o and the two files into files: 0, -1 (said on errf) on
+ * a usage error, -2 on --help (printed on out). argp does not exit
+ * (ARGP_NO_EXIT) and prints nothing (ARGP_NO_ERRS), with no options of its
+ * own (ARGP_NO_HELP): each refusal is diff's, on errf.
+ */
+static int parse_args(int argc, char **argv, struct opts *o, char **files, FILE *out, FILE *errf)
+{
+	static const struct argp argp = { options, parse_opt, NULL, NULL, NULL, NULL, NULL };
+	struct args a = { .o = o, .out = out, .errf = errf };
+	error_t err;
 
 	*o = (struct opts){ .threshold = 0.01, .min_shift = 0.05 };
-	optind = 0;	/* glibc: start afresh (the unit tests call this more than once) */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (parse_num(optarg, 0, true, 1, &o->threshold))
-				goto bad_num;
-			break;
-		case 'm':
-			if (parse_num(optarg, 0, false, 1e6, &o->min_shift))
-				goto bad_num;
-			o->min_shift /= 100;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 's':
-			o->svg = optarg;
-			break;
-		case 'h':
-			usage(out);
-			return -2;
-		default:
-			fprintf(errf, "kptrace diff: %s: %s\n", argv[optind - 1],
-				optopt && strchr("tms", optopt) ? "needs a value" : "unknown option");
-			goto usage;
-		}
+	err = argp_parse(&argp, argc, argv, ARGP_NO_EXIT | ARGP_NO_ERRS | ARGP_NO_HELP, NULL, &a);
+	if (!err) {
+		files[0] = a.files[0];
+		files[1] = a.files[1];
+		return 0;
 	}
-	if (argc - optind != 2) {
-		fprintf(errf, "kptrace diff: %s\n", argc - optind < 2 ? "two files to compare, A and B" :
-			"only two files: A and B");
-		goto usage;
-	}
-	return optind;
-bad_num:
-	fprintf(errf, "kptrace diff: %s: '%s' is not a number in %s\n",
-		c == 't' ? "--threshold" : "--min-shift", optarg, c == 't' ? "(0, 1]" : "[0, 1000000]");
-usage:
+	if (a.help)
+		return -2;
+	/* argp's own failure (its memory): the only one not said already */
+	if (!a.said)
+		fprintf(errf, "kptrace diff: %s\n", strerror(err));
 	fputs("Try `kptrace diff --help' for more information.\n", errf);
 	return -1;
 }
@@ -334,13 +417,14 @@ cleanup:
 int diff_main(int argc, char **argv, FILE *out, FILE *errf)
 {
 	struct opts o;
-	int first = parse_args(argc, argv, &o, out, errf);
+	char *files[2];
+	int err = parse_args(argc, argv, &o, files, out, errf);
 
-	if (first == -2)
+	if (err == -2)
 		return 0;
-	if (first < 0)
+	if (err < 0)
 		return 2;
-	return run(argv[first], argv[first + 1], &o, out, errf);
+	return run(files[0], files[1], &o, out, errf);
 }
 
 int kpt_diff(int argc, char **argv)
