@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * kptrace diff (src/diff/diff.c), every expected value computed here another way:
+ * kptrace diff (src/diff/), every expected value computed here another way:
  * - Kolmogorov's Q against published critical values and this file's own
  *   alternating series (many terms);
  * - the KS statistic on hand-made buckets (aligned and not), and that binning
@@ -59,7 +59,7 @@ static void test_kolmogorov(void)
 		snprintf(ctx, sizeof(ctx), "Q(%.2f)", tab[i].l);
 		NEAR(diff_kolmogorov_q(tab[i].l), tab[i].q, tab[i].tol, ctx);
 	}
-	/* both of diff.c's forms, either side of where it switches */
+	/* both of stats.c's forms, either side of where it switches */
 	for (l = 0.3; l < 3.0; l += 0.01) {
 		snprintf(ctx, sizeof(ctx), "Q(%.2f) vs series", l);
 		NEAR(diff_kolmogorov_q(l), q_series(l), 1e-12, ctx);
