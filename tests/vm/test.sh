@@ -3,11 +3,11 @@
 # kptrace and run tests/vm/guest.sh there, then tests/vm/lockdown.sh in a
 # locked-down boot, after a positive control per kernel (a guest WARNING
 # must stop its boot and fail it). Counts the guests' ok/FAIL/skip lines; the
-# closing lines say the qemu configuration, the retried boot if any and the
-# time per phase, and the last one is "N passed, N failed, N skipped". A
-# boot fails when its guest kernel reports a fault (tests/vm/faults.sh),
-# falls silent, does not run its script to its end, or runs fewer checks
-# than the script says it has.
+# closing lines say the qemu configuration, the retried boot if any, the time
+# per phase and the pinned inputs (tests/vm/pins.txt), and the last one is
+# "N passed, N failed, N skipped". A boot fails when its guest kernel reports
+# a fault (tests/vm/faults.sh), falls silent, does not run its script to its
+# end, or runs fewer checks than the script says it has.
 # KPT_VM_KERNELS (6.1 6.12), KPT_VM_TCG (single), KPT_VM_SILENCE (120): see
 # tests/vm/run.sh.
 # KPT_VM_ARCH=arm64: the cross-built .output/arm64/kptrace on Debian's arm64
@@ -38,6 +38,13 @@ fi
 
 # shellcheck source=tests/vm/faults.sh
 . tests/vm/faults.sh
+# shellcheck source=tests/vm/pins.sh
+. tests/vm/pins.sh
+# the inputs are the pinned ones (the kernels: kernels.sh fetches no other)
+[ "$VM_ARCH" = x86 ] || vmlinux/arm64-debs.sh .output/arm64/busybox busybox-static >&2 ||
+	fail "cannot extract busybox-static:arm64 (vmlinux/arm64-debs.sh)"
+pins_check_busybox "$VM_ARCH"
+[ "$VM_ARCH" = arm64 ] || pins_check_npm
 
 # Every guest kernel fault fails the run, with its trace: an oops, BUG,
 # lockup, RCU stall, hung task or WARNING stops the guest at once (run.sh
@@ -166,6 +173,7 @@ closing() {
 		"faults stop a boot, console silence after ${KPT_VM_SILENCE:-120}s"
 	echo "# vm $VM_ARCH: retried boots: ${RETRIED:-none}"
 	echo "# vm $VM_ARCH: time: ${PHASES[*]/%/,} total $(($(date +%s) - T_RUN))s"
+	pins_print "$VM_ARCH" "$KERNELS" | sed "s/^/# vm $VM_ARCH: pinned: /"
 	finish
 }
 
@@ -193,6 +201,7 @@ if [ $VM_ARCH = arm64 ]; then
 		fail "arm64 register table against .output/arm64/kptrace.bpf.o: $(.output/tests/test_regs --btf .output/arm64/kptrace.bpf.o 2>&1 | grep -m3 CHECK | tr '\n' ' ' | cut -c1-400)"
 	fi
 	mkdir -p $VMOUT
+	pins_check_arm64_sysroot .output/arm64/sysroot
 	for k in $KERNELS; do
 		# module-guest.sh in the same boot (a second one would cost more
 		# than its checks), with the tests' own module built for this kernel
