@@ -9,7 +9,8 @@
 # a fault (tests/vm/faults.sh), falls silent, does not run its script to its
 # end, or runs fewer checks than the script says it has.
 # KPT_VM_KERNELS (6.1 6.12), KPT_VM_TCG (single), KPT_VM_SILENCE (120): see
-# tests/vm/run.sh.
+# tests/vm/run.sh. The kernels boot side by side (KPT_VM_JOBS=1: one after
+# the other).
 # KPT_VM_ARCH=arm64: the cross-built .output/arm64/kptrace on Debian's arm64
 # kernels under qemu-system-aarch64 (tests/vm/run.sh), one boot each running
 # tests/vm/guest-arm64.sh and then tests/vm/module-guest.sh, after the arm64
@@ -62,8 +63,12 @@ pins_check_busybox "$VM_ARCH"
 # trace printed, said in the closing lines.
 TCG=${KPT_VM_TCG:-single}
 export KPT_VM_TCG=$TCG KPT_VM_BOOT_RETRY=0
-RETRIES_LEFT=1 RETRIED=''
+RETRIED=''
 PHASES=() T_RUN=$(date +%s)
+# the run's one retry, taken by the first kernel that needs it (the kernels
+# boot side by side: a directory made is the lock)
+mkdir -p "$VMOUT"
+rm -rf "$VMOUT/.retried"
 
 # phase NAME SECONDS: one line of the closing time table
 phase() { PHASES+=("$1 $2s"); echo "# time: $1 $2s"; }
@@ -103,11 +108,11 @@ guest() {
 	rm -f "$base".try1.*
 	t0=$(date +%s)
 	guest_boot "$out" "$@"
-	if [ "$BOOT_RC" = 123 ] && [ $RETRIES_LEFT -gt 0 ]; then
+	if [ "$BOOT_RC" = 123 ] && mkdir "$VMOUT/.retried" 2>/dev/null; then
 		# died at boot, before /init ran the script: nothing of ours ran
-		RETRIES_LEFT=0
 		first=$(kpt_fault_first "$base.console")
 		RETRIED="$name: the kernel died at boot, before the guest script (${first:+$(kpt_fault_class "$first") at $(kpt_fault_site "$base.console")})"
+		echo "$RETRIED" > "$VMOUT/.retried/what"
 		for f in out console err; do mv "$base.$f" "$base.try1.$f"; done
 		skip "$name: retried once (the run's one retry): $RETRIED; console $base.try1.console"
 		fault_trace "$base.try1.console"
@@ -153,8 +158,8 @@ control() {
 	local out=$VMOUT/control-$k.out site first t0
 	t0=$(date +%s)
 	printf '%s\n' '#!/bin/sh' 'insmod /lib/etn.ko warn=1' 'sleep 30' \
-		'echo "the guest ran on after its WARNING"' > "$VMOUT/control-guest.sh"
-	guest_boot "$out" --script "$VMOUT/control-guest.sh" --add "$2:/lib/etn.ko" --timeout 120
+		'echo "the guest ran on after its WARNING"' > "$VMOUT/control-guest-$k.sh"
+	guest_boot "$out" --script "$VMOUT/control-guest-$k.sh" --add "$2:/lib/etn.ko" --timeout 120
 	phase "$VM_ARCH $k control" $(($(date +%s) - t0))
 	first=$(kpt_fault_first "${out%.out}.console")
 	site=$(kpt_fault_site "${out%.out}.console")
@@ -171,10 +176,39 @@ control() {
 closing() {
 	echo "# vm $VM_ARCH: qemu $("${QEMU_BIN}" --version | sed -n '1s/.*version \([^ ]*\).*/\1/p') -accel tcg,thread=$TCG," \
 		"faults stop a boot, console silence after ${KPT_VM_SILENCE:-120}s"
+	RETRIED=$(cat "$VMOUT/.retried/what" 2>/dev/null)
 	echo "# vm $VM_ARCH: retried boots: ${RETRIED:-none}"
 	echo "# vm $VM_ARCH: time: ${PHASES[*]/%/,} total $(($(date +%s) - T_RUN))s"
 	pins_print "$VM_ARCH" "$KERNELS" | sed "s/^/# vm $VM_ARCH: pinned: /"
 	finish
+}
+
+# each_kernel FUNC: FUNC K for each kernel K, side by side: under
+# thread=single a boot keeps one host core busy, so the two kernels at once
+# use the two cores one thread=multi boot used. Each kernel's lines are
+# printed whole, in order, when all are done, and counted from there (what
+# pass, fail, skip and guest print is what they count). KPT_VM_JOBS=1: one
+# kernel after the other, lines as they come.
+each_kernel() {
+	local k log pids=() p l
+	if [ "${KPT_VM_JOBS:-2}" = 1 ]; then
+		for k in $KERNELS; do "$1" "$k"; done
+		return
+	fi
+	for k in $KERNELS; do
+		echo "# $VM_ARCH $k: its lines when all kernels are done ($VMOUT/kernel-$k.log)"
+		("$1" "$k") > "$VMOUT/kernel-$k.log" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	for k in $KERNELS; do
+		log=$VMOUT/kernel-$k.log
+		cat "$log"
+		PASSED=$((PASSED + $(grep -c '^ok - ' "$log")))
+		FAILED=$((FAILED + $(grep -c '^FAIL - ' "$log")))
+		SKIPPED=$((SKIPPED + $(grep -c '^skip - ' "$log")))
+		while IFS= read -r l; do PHASES+=("$l"); done < <(sed -n 's/^# time: //p' "$log")
+	done
 }
 
 # The member offsets guest.sh's register forms of BTF chains need (on a
@@ -200,12 +234,11 @@ if [ $VM_ARCH = arm64 ]; then
 	else
 		fail "arm64 register table against .output/arm64/kptrace.bpf.o: $(.output/tests/test_regs --btf .output/arm64/kptrace.bpf.o 2>&1 | grep -m3 CHECK | tr '\n' ' ' | cut -c1-400)"
 	fi
-	mkdir -p $VMOUT
 	pins_check_arm64_sysroot .output/arm64/sysroot
-	for k in $KERNELS; do
+	arm64_kernel() {
+		local k=$1 ko t0 mod=()
 		# module-guest.sh in the same boot (a second one would cost more
 		# than its checks), with the tests' own module built for this kernel
-		mod=()
 		t0=$(date +%s)
 		if ko=$(tests/vm/etn/build.sh "$k" 2> "$VMOUT/etn-$k.err"); then
 			phase "arm64 $k etn module" $(($(date +%s) - t0))
@@ -221,7 +254,8 @@ if [ $VM_ARCH = arm64 ]; then
 		if [ ${#mod[@]} != 0 ] && ! grep -q '^# module-guest.sh$' "$VMOUT/test-$k.out"; then
 			fail "arm64 $k: guest-arm64.sh did not run /guest.d/module-guest.sh"
 		fi
-	done
+	}
+	each_kernel arm64_kernel
 	closing
 	exit
 fi
@@ -239,7 +273,8 @@ else
 	examples=()
 fi
 
-for k in $KERNELS; do
+x86_kernel() {
+	local k=$1 offsets btf rc r t0 ko g more=()
 	offsets=.output/vm/btf-offsets-$k
 	: > "$offsets"
 	t0=$(date +%s)
@@ -277,7 +312,6 @@ for k in $KERNELS; do
 		--add ./kptrace:/bin/kptrace --add tests/vm/guest-lib.sh:/guest-lib.sh --add "$offsets:/etc/kpt-btf-offsets" --module dummy --timeout 600
 	# The smaller guest scripts, one boot for all (tests/vm/more-guest.sh);
 	# soak-guest.sh is make soak's, 240 kills, not make test's
-	more=()
 	for g in tests/vm/*-guest.sh tests/vm/ftrace-errors.sh; do
 		case $g in tests/vm/more-guest.sh|tests/vm/soak-guest.sh) continue ;; esac
 		[ $g = tests/vm/examples-guest.sh ] && [ ${#examples[@]} = 0 ] && continue
@@ -293,5 +327,6 @@ for k in $KERNELS; do
 	# One more boot, locked down: a clear refusal (tests/vm/lockdown.sh).
 	guest "$k lockdown" ".output/vm/lockdown-$k.out" --script tests/vm/lockdown.sh \
 		--add ./kptrace:/bin/kptrace --append lockdown=confidentiality --timeout 90
-done
+}
+each_kernel x86_kernel
 closing
