@@ -80,5 +80,14 @@ fi
 
 echo "=== totals"
 column -t "$LOG" 2>/dev/null || cat "$LOG"
-awk '{ p += $2; f += $4; s += $6 } END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }' "$LOG" || rc=1
+# Per layer, so that a lost one shows (its checks would be a rounding error
+# in the total): unit, fuzz, host (host-*), vm (vm, vm-arm64). A layer where
+# no check ran says so. The last line is the total, the one CI reads.
+awk '{ l = $1; sub(/:$/, "", l); sub(/-.*/, "", l)
+       if (!(l in seen)) { seen[l] = 1; order[++n] = l }
+       p[l] += $2; f[l] += $4; s[l] += $6; P += $2; F += $4; S += $6 }
+     END { for (i = 1; i <= n; i++) { l = order[i]
+             printf "layer %s: %d passed, %d failed, %d skipped%s\n", l, p[l], f[l], s[l],
+                    p[l] + f[l] == 0 ? " (no check ran)" : "" }
+           printf "%d passed, %d failed, %d skipped\n", P, F, S; exit (F > 0) }' "$LOG" || rc=1
 exit $rc

@@ -342,9 +342,10 @@ fi
 for s in /guest.d/*.sh; do
 	[ -e "$s" ] || continue
 	echo "# $(basename $s)"
-	timeout -s KILL 300 sh $s > $W/sub.out 2>&1
-	rc=$?
-	cat $W/sub.out
+	# its lines on the console as they come: a guest that stops at a
+	# kernel fault mid-script still shows how far the script got
+	( timeout -s KILL 300 sh $s 2>&1; echo $? > $W/sub.rc ) | tee $W/sub.out
+	rc=$(cat $W/sub.rc)
 	[ $rc = 0 ] || grep -q '^FAIL - ' $W/sub.out || bad "$(basename $s) exited $rc with no FAIL line"
 done
 echo "# done"

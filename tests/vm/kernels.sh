@@ -2,7 +2,8 @@
 # Fetch the Debian cloud kernels the VM tests boot, into .output/vm/kernels/<name>/:
 #   vmlinuz  config  [System.map]  version (= uname -r)  package (= "pkg pkgver")
 #   lib/modules/<uname -r>/  (with modules.dep, so run.sh --module can resolve deps)
-# Idempotent: a kernel is re-fetched only when apt resolves a different package/version.
+# Exactly the versions tests/vm/pins.txt pins; idempotent: fetched again only when the pin
+# changed.
 # Only apt is used (the only network we have). Usage: tests/vm/kernels.sh [6.1|6.12]...
 # KPT_VM_ARCH=arm64: Debian's arm64 cloud kernels instead, into .output/vm/arm64/kernels/
 # (apt must know arm64: vmlinux/arm64-debs.sh adds it).
@@ -17,33 +18,28 @@ case $VM_ARCH in
 esac
 die() { echo "kernels.sh: error: $*" >&2; exit 1; }
 
-# name -> Debian package. "6.1": what the linux-image-cloud-amd64 metapackage pulls in
-# (bookworm's default). "6.12": the newest 6.12 cloud build bookworm carries (6.12.N+deb12).
-# The 6.12 cloud kernel only exists as "-unsigned" in bookworm; signing doesn't matter
-# for qemu -kernel boots anyway. arm64's: the same names, :arm64 (a foreign architecture).
-resolve() {
-  local q=''
-  [[ $DEB_ARCH == amd64 ]] || q=":$DEB_ARCH"
-  case "$1" in
-    6.1)  apt-cache depends "linux-image-cloud-$DEB_ARCH$q" 2>/dev/null |
-            awk '/Depends: linux-image-[0-9]/ {print $2; exit}' ;;
-    6.12) apt-cache search --names-only "^linux-image-6\\.12\\..*-cloud-$DEB_ARCH-unsigned\$" 2>/dev/null |
-            awk -v q="$q" '{print $1 q}' | sort -V | tail -n1 ;;
-    *) die "unknown kernel '$1' (expected 6.1 or 6.12)" ;;
-  esac
-}
+# shellcheck source=tests/vm/pins.sh
+. "$ROOT/tests/vm/pins.sh"
 
+# name -> the Debian package and version tests/vm/pins.txt pins for it (what
+# apt would pick today: tests/vm/pins.sh check). arm64's are a foreign
+# architecture's: PKG:arm64.
 fetch() {
-  local name=$1 pkg ver dest stage krel
-  pkg=$(resolve "$name")
-  [[ -n $pkg ]] || die "apt cannot resolve a package for kernel $name (run 'apt-get update' first?)"
-  ver=$(apt-cache policy "$pkg" | awk '/Candidate:/ {print $2}')
-  [[ -n $ver && $ver != "(none)" ]] || die "no installable candidate for $pkg"
+  local name=$1 pkg ver q='' dest stage krel
+  [[ $name == 6.1 || $name == 6.12 ]] || die "unknown kernel '$name' (expected 6.1 or 6.12)"
+  read -r pkg ver < <(pins_get kernel "$DEB_ARCH" "$name") ||
+    die "tests/vm/pins.txt pins no $DEB_ARCH kernel $name"
+  [[ $DEB_ARCH == "$(dpkg --print-architecture)" ]] || q=":$DEB_ARCH"
+  pkg+=$q
   dest="$OUT/$name"
   if [[ -f $dest/package && $(cat "$dest/package") == "$pkg $ver" && -f $dest/vmlinuz ]]; then
     echo "kernel $name: $pkg $ver (cached, $(cat "$dest/version"))"
     return
   fi
+  apt-cache madison "$pkg" 2>/dev/null | awk -F' *[|] *' -v v="$ver" '$2 == v { f = 1 } END { exit !f }' ||
+    die "apt has no $pkg=$ver, the version tests/vm/pins.txt pins (apt offers:" \
+      "$(apt-cache madison "$pkg" 2>/dev/null | awk -F' *[|] *' '{ print $2 }' | tr '\n' ' ')); after" \
+      "'apt-get update', tests/vm/pins.sh check says what moved, tests/vm/pins.sh update pins it"
   echo "kernel $name: fetching $pkg $ver"
   stage=$(mktemp -d "$OUT/.stage-$name.XXXXXX")
   # apt-get download as root wants the _apt user to write the cwd; sandbox off avoids the warning.

@@ -8,30 +8,47 @@
 #          [--module NAME]...               (load kernel module NAME + deps before the script;
 #                                            none are needed for tracing/BPF: all built in)
 #          [--timeout SECS (180)] [--append 'extra kernel cmdline'] [--smp N (2)]
-#          [--mem MB (1024)]
-# exit: guest script's rc; 124 on timeout; 125 if the guest never reported an rc (panic...).
-# Full console log: .output/vm/<kernel>.log. Guest output is also streamed to stdout.
+#          [--mem MB (1024)] [--log FILE (the console log below)]
+# exit: guest script's rc; 121 the guest kernel reported a fault (tests/vm/faults.sh: an
+#   oops, BUG, lockup, RCU stall, hung task or WARNING; qemu is stopped at the first one, its
+#   trace printed); 122 the console fell silent for KPT_VM_SILENCE s (120; a frozen guest);
+#   123 the kernel died (a fault or not) before the guest script started; 124 on timeout;
+#   125 if the guest never reported an rc.
+# Full console log: --log FILE, else .output/vm/<kernel>.log (one per kernel: boots that run
+# side by side each need their own --log). Guest output is also streamed to stdout.
+# KPT_VM_TCG=single|multi (single): qemu's TCG threads, -accel tcg,thread=...: one host thread
+#   for all vCPUs, or one each. Under multi the guest kernel's own text patching (static
+#   calls, jump labels, ftrace) oopses now and then with an int3 at the patched site, with
+#   no kptrace at all: tests/vm/tcg-stress.sh reproduces it in under a minute.
+# KPT_VM_BOOT_RETRY=1 (the default; test.sh sets 0 and decides itself): a kernel that dies
+#   before the guest script starts is booted once more.
 # KPT_VM_ARCH=arm64: Debian's arm64 kernel in qemu-system-aarch64 with an arm64 busybox
 # (extracted from its .deb by vmlinux/arm64-debs.sh); logs in .output/vm/arm64/.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 VM_ARCH=${KPT_VM_ARCH:-x86}
+TCG=${KPT_VM_TCG:-single}
+SILENCE=${KPT_VM_SILENCE:-120}
+[[ $TCG == single || $TCG == multi ]] || { echo "run.sh: error: KPT_VM_TCG must be single or multi" >&2; exit 2; }
+[[ $SILENCE =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: error: KPT_VM_SILENCE must be whole seconds" >&2; exit 2; }
+# shellcheck source=tests/vm/faults.sh
+. "$ROOT/tests/vm/faults.sh"
 die() { echo "run.sh: error: $*" >&2; exit 2; }
 # What differs by architecture: where its kernels and logs are, qemu, the console, busybox.
 case $VM_ARCH in
   x86)
     OUTDIR="$ROOT/.output/vm" QEMU=qemu-system-x86_64 CONSOLE=ttyS0 QEMU_PKG=qemu-system-x86
-    QEMU_MACHINE=(-accel tcg -cpu max) ;;
+    QEMU_MACHINE=(-accel "tcg,thread=$TCG" -cpu max) ;;
   arm64)
     # pauth-impdef: plain -cpu max emulates QARMA5 pointer authentication, 3-4x slower
     OUTDIR="$ROOT/.output/vm/arm64" QEMU=qemu-system-aarch64 CONSOLE=ttyAMA0 QEMU_PKG=qemu-system-arm
     # shellcheck disable=SC2054  # the commas are qemu's, inside one option
-    QEMU_MACHINE=(-machine virt -cpu max,pauth-impdef=on -accel tcg,thread=multi) ;;
+    QEMU_MACHINE=(-machine virt -cpu max,pauth-impdef=on -accel "tcg,thread=$TCG") ;;
   *) die "KPT_VM_ARCH must be x86 or arm64" ;;
 esac
 
-KERNEL='' SCRIPT='' TIMEOUT=180 APPEND='' SMP=2 MEM=1024 ADDS=() MODS=()
+KERNEL='' SCRIPT='' LOG='' TIMEOUT=180 APPEND='' SMP=2 MEM=1024 ADDS=() MODS=()
 while (($#)); do
   case "$1" in
     --kernel)  KERNEL=${2:?--kernel needs a value}; shift 2 ;;
@@ -42,7 +59,8 @@ while (($#)); do
     --append)  APPEND=${2?--append needs a value}; shift 2 ;;
     --smp)     SMP=${2:?--smp needs a value}; shift 2 ;;
     --mem)     MEM=${2:?--mem needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --log)     LOG=${2:?--log needs a value}; shift 2 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -166,7 +184,7 @@ chmod 755 "$R/init"
 INITRD="$WORK/initrd.gz"
 (cd "$R" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet) | gzip -1 >"$INITRD"
 
-LOG="$OUTDIR/$KERNEL.log"
+LOG=${LOG:-$OUTDIR/$KERNEL.log}
 # Stream only what the guest prints after init starts the test (hides SeaBIOS/escape-code
 # noise), but always show qemu errors and kernel panics/oopses. The log keeps everything.
 filter() {
@@ -178,41 +196,110 @@ filter() {
       print substr($0, RSTART); on = 0; fflush(); next }
     on || /^qemu-system|Kernel panic|BUG:|Oops/ { print; fflush() }'
 }
-# loglevel=1 keeps printk off the console (tests can still read dmesg); panic=-1 + -no-reboot
-# turn a panic into a qemu exit instead of a hang; -net none skips the iPXE ROM.
-CMDLINE="console=$CONSOLE panic=-1 quiet loglevel=1 rdinit=/init $APPEND"
-start=$(date +%s)
-# A boot that dies before /init starts the script (seen once in a while under
-# TCG: an int3 of the kernel's own text patching, taken as an oops during the
-# initcalls) ran nothing of ours: boot once more, saying so. A crash or a hang
-# after the script started is the test's result and is never retried.
-for boot in 1 2; do
+# Faults reach the console as they happen: loglevel=5 lets through what the kernel prints at
+# KERN_WARNING and above (a WARNING's splat, RCU stalls, hung tasks, lockups, oopses, and the
+# registers and call traces at the default level 4); printk.time=1 stamps each kernel line,
+# which is how tests/vm/faults.sh tells them from the guest's own. Each kind then panics
+# (panic_on_warn, softlockup_panic, hung_task_panic, oops=panic, panic_on_rcu_stall): the
+# guest stops at its first fault, its trace on the console. panic=-1 + -no-reboot turn a
+# panic into a qemu exit instead of a hang; -net none skips the iPXE ROM.
+CMDLINE="console=$CONSOLE panic=-1 quiet loglevel=5 printk.time=1 panic_on_warn=1 softlockup_panic=1"
+CMDLINE+=" hung_task_panic=1 oops=panic sysctl.kernel.panic_on_rcu_stall=1 rdinit=/init $APPEND"
+
+QPID=''
+# timeout(1) leads a process group of its own, qemu in it: the group goes down with run.sh
+trap 'rm -rf "$WORK"; [[ -z $QPID ]] || kill -KILL -- "-$QPID" 2>/dev/null' EXIT
+trap 'exit 143' TERM INT
+
+# boot_once: one qemu run, its console in $LOG and (filtered) on stdout. Watches the console
+# while it runs: stops qemu a few seconds after the kernel's first fault line (once the trace
+# has reached the console: 3 s without a new byte, 20 s at most) or after SILENCE seconds
+# without a byte. Sets QRC (qemu's exit, 124 its timeout) and WHY (fault, silent or empty).
+boot_once() {
+  local size last=-1 now quiet_since fault_at='' tpid
   set +e
+  : >"$LOG"
   timeout -k 10 "$TIMEOUT" "$QEMU" "${QEMU_MACHINE[@]}" -m "$MEM" -smp "$SMP" \
     -nographic -no-reboot -net none \
-    -kernel "$KDIR/vmlinuz" -initrd "$INITRD" -append "$CMDLINE" </dev/null 2>&1 |
-    tee "$LOG" | filter
-  qrc=${PIPESTATUS[0]}
+    -kernel "$KDIR/vmlinuz" -initrd "$INITRD" -append "$CMDLINE" </dev/null >"$LOG" 2>&1 &
+  QPID=$!
+  tail -n +1 -s 0.2 -f --pid="$QPID" "$LOG" | filter &
+  tpid=$!
+  WHY='' LONGEST=0 quiet_since=$(date +%s)
+  while kill -0 "$QPID" 2>/dev/null; do
+    sleep 1
+    now=$(date +%s) size=$(stat -c %s "$LOG")
+    if ((size != last)); then
+      ((now - quiet_since > LONGEST)) && LONGEST=$((now - quiet_since))
+      last=$size quiet_since=$now
+    fi
+    if [[ -z $fault_at ]] && grep -aqE "$KPT_FAULT_RE" "$LOG"; then
+      fault_at=$now
+      echo "run.sh: FAULT: the guest kernel reported '$(kpt_fault_first "$LOG" | cut -c1-160)'" \
+        "after $((now - start))s; stopping qemu once its trace is out" >&2
+    fi
+    if [[ -n $fault_at ]] && ((now - quiet_since >= 3 || now - fault_at >= 20)); then
+      WHY=fault; break
+    fi
+    if ((now - quiet_since >= SILENCE)); then
+      WHY=silent; break
+    fi
+  done
+  [[ -z $WHY ]] || kill -TERM "$QPID" 2>/dev/null
+  wait "$QPID"
+  QRC=$?
+  QPID=''
+  wait "$tpid" 2>/dev/null
+  # a fault that came in the last second of the boot (a panic ends qemu at once)
+  [[ -n $WHY ]] || ! grep -aqE "$KPT_FAULT_RE" "$LOG" || WHY=fault
   set -e
-  ((qrc == 124 || qrc == 137)) && break
-  grep -q 'KPTRACE-VM-START' "$LOG" && break
-  ((boot == 2)) && break
+}
+
+start=$(date +%s)
+# A boot that dies before /init starts the script (seen now and then under TCG with one
+# host thread per vCPU: an int3 of the kernel's own text patching, taken as an oops during
+# the initcalls) ran nothing of ours: with KPT_VM_BOOT_RETRY=1, boot once more, saying so.
+# A crash or a hang after the script started is the test's result and is never retried.
+for boot in 1 2; do
+  boot_once
+  [[ $WHY == silent ]] && break
+  ((QRC == 124 || QRC == 137)) && break
+  grep -aq 'KPTRACE-VM-START' "$LOG" && break
+  ((boot == 2)) || [[ ${KPT_VM_BOOT_RETRY:-1} != 1 ]] && break
   cp "$LOG" "$LOG.boot$boot"
-  echo "run.sh: WARNING: the kernel died before the guest script started (qemu rc=$qrc;" \
+  echo "run.sh: WARNING: the kernel died before the guest script started (qemu rc=$QRC;" \
     "console: $LOG.boot$boot); booting again" >&2
-  tr -d '\r' <"$LOG" | grep -m1 -E 'Oops|Kernel panic|BUG:' >&2 || true
+  tr -d '\r' <"$LOG" | grep -a -m1 -E "$KPT_FAULT_RE|Kernel panic" >&2 || true
 done
 secs=$(($(date +%s) - start))
 
 tail_log() { echo "---- last 30 console lines ($LOG) ----" >&2; tr -d '\r' <"$LOG" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tail -n 30 >&2; }
-if ((qrc == 124 || qrc == 137)); then
+if [[ $WHY == fault ]]; then
+  echo "run.sh: FAULT: kernel $KERNEL ($(kpt_fault_class "$(kpt_fault_first "$LOG")") at" \
+    "$(kpt_fault_site "$LOG")) after ${secs}s: '$(kpt_fault_first "$LOG" | cut -c1-160)'" >&2
+  tail_log
+  grep -aq 'KPTRACE-VM-START' "$LOG" && exit 121
+  echo "run.sh: FAIL: the kernel died before the guest script started" >&2
+  exit 123
+fi
+if [[ $WHY == silent ]]; then
+  echo "run.sh: SILENT: the guest's console printed nothing for ${SILENCE}s (kernel $KERNEL," \
+    "after ${secs}s): a frozen guest; qemu stopped" >&2
+  tail_log; exit 122
+fi
+if ((QRC == 124 || QRC == 137)); then
   echo "run.sh: TIMEOUT: guest did not finish within ${TIMEOUT}s (kernel $KERNEL)" >&2
   tail_log; exit 124
 fi
+if ! grep -aq 'KPTRACE-VM-START' "$LOG"; then
+  echo "run.sh: FAIL: the kernel died before the guest script started (qemu rc=$QRC)" >&2
+  tail_log; exit 123
+fi
 rc=$(tr -d '\r' <"$LOG" | sed -n 's/.*KPTRACE-VM-EXIT=\([0-9]*\)$/\1/p' | tail -n1)
 if [[ -z $rc ]]; then
-  echo "run.sh: FAIL: guest never printed KPTRACE-VM-EXIT (qemu rc=$qrc; panic or init crash?)" >&2
+  echo "run.sh: FAIL: guest never printed KPTRACE-VM-EXIT (qemu rc=$QRC; panic or init crash?)" >&2
   tail_log; exit 125
 fi
-echo "run.sh: kernel $KREL: guest script exit $rc, boot+run ${secs}s" >&2
+echo "run.sh: kernel $KREL: guest script exit $rc, boot+run ${secs}s (tcg thread=$TCG," \
+  "longest console silence ${LONGEST}s)" >&2
 exit "$rc"

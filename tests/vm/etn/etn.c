@@ -35,8 +35,16 @@ static struct miscdevice etn_dev = {
 	.mode = 0666,
 };
 
+/*
+ * warn=1: a WARNING at load and nothing else, tests/vm/test.sh's positive
+ * control: a guest kernel's WARNING must stop its boot and fail the run.
+ */
+static bool warn;
+module_param(warn, bool, 0444);
+
 static int __init etn_init(void)
 {
+	WARN(warn, "etn: warn=1, the WARNING the VM tests' positive control asks for\n");
 	return misc_register(&etn_dev);
 }
 
