@@ -300,17 +300,28 @@ static void id_hex(const unsigned char *id, size_t len, char *out)
 	out[2 * len] = '\0';
 }
 
-/* DEBUG_ROOT/.build-id/xx/yyyy.debug; a shorter id than 20 bytes has its padding cut. */
+/*
+ * DEBUG_ROOT/.build-id/xx/yyyy.debug of id's first len bytes. An id shorter
+ * than 20 bytes comes zero-padded, and its own last bytes may be zero too
+ * (an MD5 id ends in 00 once in 256): try 0 takes all 20, try 1 the 16 of
+ * MD5 and UUID ids, try 2 what is left with every trailing zero cut; -1
+ * where a try's length is another's or the padding is not zero.
+ */
 static int build_id_debug_path(const struct usym *u, const unsigned char *id, int try,
 			       char *out, size_t size)
 {
+	static const unsigned char zero[BUILD_ID_SIZE];
 	char hex[2 * BUILD_ID_SIZE + 1];
 	size_t len = BUILD_ID_SIZE;
 
-	if (try) {
+	if (try == 1) {
+		len = 16;
+		if (memcmp(id + len, zero, BUILD_ID_SIZE - len))
+			return -1;
+	} else if (try == 2) {
 		while (len > 1 && !id[len - 1])
 			len--;
-		if (len == BUILD_ID_SIZE)
+		if (len == 16 || len == BUILD_ID_SIZE)
 			return -1;
 	}
 	id_hex(id, len, hex);
@@ -327,7 +338,7 @@ static int open_debug_by_id(const struct usym *u, const unsigned char *id, struc
 	unsigned char got[BUILD_ID_SIZE];
 	int try;
 
-	for (try = 0; try < 2; try++) {
+	for (try = 0; try < 3; try++) {
 		if (build_id_debug_path(u, id, try, path, size) || kelf_open(path, ef, NULL, 0))
 			continue;
 		if (kelf_build_id(ef->e, got) && !memcmp(got, id, BUILD_ID_SIZE) &&
