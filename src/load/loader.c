@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "load/loader.h"
+#include "load/reaper.h"
 #include "load/tracefs_kretprobe.h"
 #include "util/clock.h"
 #include "kpt_budget.h"
@@ -755,12 +756,16 @@ int loader_hold(struct loader *ld, const struct ev_desc *ev)
 	return 0;
 }
 
-static void detach_links(struct loader *ld, bool pass)
+static void detach_links(struct loader *ld, struct reaper *r, bool pass)
 {
 	for (int i = 0; ld->links && i < ld->nprobes; i++) {
 		if (ld->pair_entry[i] != pass)
 			continue;
-		bpf_link__destroy(ld->links[i]);
+		/* a tracefs kretprobe is removed once its perf event is gone */
+		if (ld->tfs && ld->tfs[i].created)
+			reaper_put_now(r, ld->links[i]);
+		else
+			reaper_put(r, ld->links[i]);
 		ld->links[i] = NULL;
 	}
 }
@@ -830,26 +835,36 @@ void loader_stop(struct loader *ld)
 
 void loader_detach(struct loader *ld)
 {
+	struct reaper r;
 	int i;
 
 	loader_stop(ld);
+	reaper_begin(&r, KPT_REAP_FG_S);
 	/* as loader_attach() put them on: the paired entries of links[] last,
-	 * kprobe.multi's links before them (returns first, as made) */
-	detach_links(ld, false);
+	 * kprobe.multi's links before them (returns first, as made); stopped,
+	 * no hit is paired whatever the order the kernel finishes in */
+	detach_links(ld, &r, false);
 	for (i = 0; i < ld->nmlinks; i++)
-		bpf_link__destroy(ld->mlinks[i]);
+		reaper_put(&r, ld->mlinks[i]);
 	ld->nmlinks = 0;
-	detach_links(ld, true);
+	detach_links(ld, &r, true);
 	ld->nlinks = 0;
 	for (i = 0; i < ld->nplinks; i++)
-		bpf_link__destroy(ld->plinks[i]);
+		reaper_put(&r, ld->plinks[i]);
 	ld->nplinks = 0;
 	for (i = 0; ld->tfs && i < ld->nprobes; i++)
 		tfs_kretprobe_remove(&ld->tfs[i]);
 	for (i = 0; i < 2; i++) {
-		bpf_link__destroy(ld->life[i]);
+		reaper_put(&r, ld->life[i]);
 		ld->life[i] = NULL;
 	}
+	if (r.nkept) {
+		ld->handed += reaper_end(&r);
+		if (r.pid)
+			ld->reaper = r.pid;
+	}
+	ld->detached += r.closed;
+	ld->detach_s += r.closed_s;
 }
 
 struct kpt_stats *loader_stats_cpus(struct loader *ld, int idx)

@@ -53,6 +53,12 @@ struct loader {
 	struct loader_prog_snap *snap;	/* each program's run time at the stop */
 	int nsnap;
 	bool snapped;
+	/* loader_detach(): links closed in the foreground and the time they
+	 * took; links left to a child process (reaper.h) and its pid */
+	int detached;
+	double detach_s;
+	int handed;
+	pid_t reaper;
 };
 
 struct load_opts {
@@ -127,7 +133,12 @@ enum spec_err loader_attach_error(const struct ev_desc *ev, int err);
 void loader_stop(struct loader *ld);
 /* kpt_stopped alone, and the time: safe in a signal handler (loader_stop() after it). */
 void loader_stop_now(struct loader *ld);
-/* Stop (loader_stop()), then detach every probe (links, then tracefs kretprobes); idempotent. */
+/*
+ * Stop (loader_stop()), then detach every probe (links, then tracefs
+ * kretprobes): for KPT_REAP_FG_S here, the links left then by a child
+ * process after kptrace returns (reaper.h; ld->handed, ld->reaper).
+ * Idempotent.
+ */
 void loader_detach(struct loader *ld);
 /*
  * A probe loader_attach() left out (ev->target.await), attached on its own

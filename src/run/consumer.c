@@ -191,6 +191,21 @@ static void check_loss(struct loader *ld, const struct ev_desc *evs, int n,
 	free(missed);
 }
 
+/* What loader_detach() left to its child process, and for how long about. */
+static void say_handed(const struct loader *ld)
+{
+	char about[32] = "";
+
+	if (!ld->handed)
+		return;
+	if (ld->detached)
+		snprintf(about, sizeof(about), ", about %.0f s",
+			 ld->handed * ld->detach_s / ld->detached);
+	fprintf(stderr, "kptrace: stopped; the last %d link%s released in the background "
+		"(process %d%s: the kernel waits out an RCU grace period for each)\n",
+		ld->handed, ld->handed == 1 ? " is" : "s are", (int)ld->reaper, about);
+}
+
 /*
  * The end (-d, a signal, the target's exit): the BPF side ignores every hit
  * from now on, so the tables, the profile and the stream are this moment's
@@ -212,6 +227,7 @@ static void stop_tracing(struct ctx *c)
 	for (int i = 0; c->missed && i < o->nevs; i++)
 		c->missed[i] = loader_missed(ld, i);
 	loader_detach(ld);
+	say_handed(ld);
 	c->stopping = true;
 	c->drain_until = kpt_mono_s() + KPT_DRAIN_S;
 }
