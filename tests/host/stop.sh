@@ -3,9 +3,9 @@
 # the signal's, however long the kernel takes to detach (one RCU grace
 # period per tracepoint: 360 sys_enter_ tracepoints took 21 s, counting all
 # along); kptrace returns soon after; a stream prints nothing from after the
-# deadline. The references are the workload's (tests/host/stop_target.c):
-# system calls at rates known by construction, or a count it made before it
-# sent the signal itself.
+# deadline; the exit profile's table over a glob. The references are the
+# workload's (tests/host/stop_target.c): system calls at rates known by
+# construction, or a count it made before it sent the signal itself.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -17,7 +17,7 @@ mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, tracepoints)"
 [ -d /sys/kernel/tracing/events/syscalls ] || skip_all "no syscalls tracepoints in tracefs"
-expect_checks 9
+expect_checks 12
 T=$OUT/stop_target
 gcc -O2 -Wall tests/host/stop_target.c -o "$T" || { echo "FAIL - cannot build stop_target"; exit 1; }
 GLOB='t:syscalls/sys_enter_*'
@@ -91,5 +91,54 @@ span=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i +
 	     if (!n++) first = t; last = t } END { printf "%.3f", last - first }' "$OUT/s1.out")
 check "stream -d 2: its events span the 2 s, to 5% (first to last: $span s)" \
 	at_most "$span" 2.1
+
+echo "# the exit profile over the glob"
+# d3.err: most of the 360 probes never fired (-p), sched_get_priority_max's
+# name is longer than the 32 columns the table began with
+check "the profile's rows: the probes that fired, most hits first ($(awk '/^PROBE /{p=1; next} p && /^syscalls/{n++} END{print n+0}' "$OUT/d3.err") rows)" \
+	python3 - "$OUT/d3.err" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+i = next(i for i, l in enumerate(lines) if l.startswith("PROBE "))
+rows = [l.split() for l in lines[i + 1:] if l.startswith("syscalls/")]
+hits = [int(r[1]) for r in rows]
+assert rows and all(h > 0 for h in hits) and hits == sorted(hits, reverse=True), hits
+assert any(r[0] == "syscalls/sys_enter_sched_get_priority_max" for r in rows), rows
+PY
+check "the never-fired: one line with their count, which with the rows makes 360" \
+	python3 - "$OUT/d3.err" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+n = int(re.search(r"'syscalls/sys_enter_\*': (\d+) tracepoints", "\n".join(lines)).group(1))
+i = next(i for i, l in enumerate(lines) if l.startswith("PROBE "))
+rows = [l for l in lines[i + 1:] if l.startswith("syscalls/")]
+never = [l for l in lines if l.startswith("never fired: ")]
+assert len(never) == 1, never
+assert int(never[0].split()[2]) + len(rows) == n, (never, len(rows), n)
+PY
+check "the columns aligned: each row's HITS ends where the header's does, the long name too" \
+	python3 - "$OUT/d3.err" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+i = next(i for i, l in enumerate(lines) if l.startswith("PROBE "))
+head = lines[i]
+end = head.index("HITS") + 4
+rows = [l for l in lines[i + 1:] if l.startswith("syscalls/")]
+bad = [l for l in rows if not l[:end].rstrip().endswith(l.split()[1]) or l[end:end + 1] != " "]
+assert rows and not bad, bad[:3]
+PY
+
+# --json: the profile line keeps every probe, the never-fired too
+$FIFO "$T" rates 60 & W=$!
+kpt count --json -d 1 -p $W "$GLOB" > /dev/null 2> "$OUT/j.err"
+kill $W 2>/dev/null; wait $W 2>/dev/null
+check "--json profile: every one of the 360 probes, those with no hits too" \
+	python3 - "$OUT/j.err" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+n = int(re.search(r"'syscalls/sys_enter_\*': (\d+) tracepoints", text).group(1))
+prof = [json.loads(l) for l in text.splitlines() if l.startswith('{"type":"profile"')][0]
+assert len(prof["probes"]) == n and any(p["hits"] == 0 for p in prof["probes"]), len(prof["probes"])
+PY
 
 finish
