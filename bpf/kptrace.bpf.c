@@ -110,12 +110,13 @@ static __always_inline bool kpt_budget_skip(__u32 idx, struct kpt_stats *st)
 }
 
 /*
- * Every program's handler, and the generic path: kptrace's own hits left
- * out, targeting, the hit counted, one call to the fast paths, then the
- * context copied, the record's header, a return's entry arguments, the
- * filter, the fetches and the probe's action. may_direct: see
- * kpt_fast_paths(). The steps stay inline here: split further, clang lays
- * the programs out with more instructions (bench/README.md).
+ * Every program's handler, and the generic path: hits outside the run's
+ * window (kpt_stopped) and kptrace's own left out, targeting, the hit
+ * counted, one call to the fast paths, then the context copied, the
+ * record's header, a return's entry arguments, the filter, the fetches and
+ * the probe's action. may_direct: see kpt_fast_paths(). The steps stay
+ * inline here: split further, clang lays the programs out with more
+ * instructions (bench/README.md).
  */
 static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 {
@@ -132,6 +133,9 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	__u64 pid_tgid;
 	__u32 cpu, pos, i, passed;
 
+	/* outside the run's window: a load and a branch, nothing counted */
+	if (kpt_stopped)
+		return 0;
 	if (kpt_self_hit(KPT_DH_BYTE(dh, on), &pid_tgid))
 		return 0;	/* not the user's: not even counted */
 	st = bpf_map_lookup_elem(&kpt_stats, &idx);

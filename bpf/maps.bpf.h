@@ -210,6 +210,15 @@ struct {
 	__uint(max_entries, 4 << 20);
 } kpt_events SEC(".maps");
 
+/*
+ * The run's window: 1 while loader_attach() puts the probes on and from the
+ * stop (-d, a signal, the target's exit) on, so every probe counts over
+ * the same span, and nothing after the deadline reaches a table, the
+ * profile or the stream while the kernel takes the links off (an RCU grace
+ * period each, one at a time: seconds for hundreds). User space writes it
+ * through the mapped .bss; each hit reads it first (kpt_handle()).
+ */
+__u32 kpt_stopped = 0;
 /* Processes not followed: kpt_procs was full (--max-keys). */
 __u64 kpt_procs_full = 0;
 /* When the consumer was last woken (ringbuf.bpf.h). */

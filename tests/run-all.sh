@@ -63,6 +63,7 @@ suite host-guidance tests/host/guidance.sh
 suite host-diff tests/host/diff.sh
 suite host-svg tests/host/svg.sh
 suite host-globs tests/host/globs.sh
+suite host-stop tests/host/stop.sh
 suite host-perfetto tests/host/perfetto.sh
 suite host-cost tests/host/cost.sh
 suite host-budget tests/host/budget.sh

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "load/loader.h"
+#include "load/reaper.h"
 #include "load/tracefs_kretprobe.h"
 #include "util/clock.h"
 #include "kpt_budget.h"
@@ -668,6 +669,13 @@ static int attach_links(struct loader *ld, const struct ev_desc *evs, int n, boo
 	return 0;
 }
 
+/* The BPF side's kpt_stopped, through the mapped .bss: seen by the next hit on any CPU. */
+static void set_stopped(struct loader *ld, __u32 v)
+{
+	if (ld->skel && ld->skel->bss)
+		__atomic_store_n(&ld->skel->bss->kpt_stopped, v, __ATOMIC_SEQ_CST);
+}
+
 /*
  * Returns before the entries they pair with (event.h's pair_entry), as
  * loader_detach() takes them off: an entry is then never left as a call in
@@ -682,6 +690,8 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 	int err;
 
 	ld->upid = upid;
+	/* every probe counts from the same moment: the last one's attach */
+	set_stopped(ld, 1);
 	err = attach_life(ld, msg, msglen);
 	if (!err)
 		err = attach_multi(ld, evs, n, true, msg, msglen);
@@ -695,7 +705,9 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 		loader_detach(ld);
 		return err;
 	}
-	ld->attach_ms = 1e3 * kpt_mono_s() - t0;
+	ld->started = kpt_mono_s();
+	set_stopped(ld, 0);
+	ld->attach_ms = 1e3 * ld->started - t0;
 	return 0;
 }
 
@@ -744,37 +756,115 @@ int loader_hold(struct loader *ld, const struct ev_desc *ev)
 	return 0;
 }
 
-static void detach_links(struct loader *ld, bool pass)
+static void detach_links(struct loader *ld, struct reaper *r, bool pass)
 {
 	for (int i = 0; ld->links && i < ld->nprobes; i++) {
 		if (ld->pair_entry[i] != pass)
 			continue;
-		bpf_link__destroy(ld->links[i]);
+		/* a tracefs kretprobe is removed once its perf event is gone */
+		if (ld->tfs && ld->tfs[i].created)
+			reaper_put_now(r, ld->links[i]);
+		else
+			reaper_put(r, ld->links[i]);
 		ld->links[i] = NULL;
 	}
 }
 
+/* Each loaded program's id, run time and runs (BPF_ENABLE_STATS), kept at the stop. */
+struct loader_prog_snap {
+	const struct bpf_program *prog;
+	uint32_t id;
+	uint64_t ns, runs;
+};
+
+/* prog's id, run time and runs: as they were at the stop once stopped, else now. */
+static int prog_stats(struct loader *ld, const struct bpf_program *prog,
+		      struct loader_prog_snap *out)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+	int i, fd;
+
+	if (ld->snap) {
+		for (i = 0; i < ld->nsnap && ld->snap[i].prog != prog; i++)
+			;
+		if (i == ld->nsnap)
+			return -1;
+		*out = ld->snap[i];
+		return 0;
+	}
+	fd = bpf_program__fd(prog);
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -1;
+	*out = (struct loader_prog_snap){
+		.prog = prog, .id = info.id, .ns = info.run_time_ns, .runs = info.run_cnt,
+	};
+	return 0;
+}
+
+void loader_stop_now(struct loader *ld)
+{
+	set_stopped(ld, 1);
+	if (!ld->stopped)
+		ld->stopped = kpt_mono_s();
+}
+
+void loader_stop(struct loader *ld)
+{
+	struct loader_prog_snap *snap;
+	struct bpf_program *prog;
+	int n = 0;
+
+	if (!ld->skel || ld->snapped)
+		return;
+	loader_stop_now(ld);
+	ld->snapped = true;
+	/* the COST of the window: the programs still run (and return at once)
+	 * until their links are gone */
+	bpf_object__for_each_program(prog, ld->skel->obj)
+		n++;
+	snap = calloc(n ? n : 1, sizeof(*snap));
+	if (!snap)
+		return;
+	n = 0;
+	bpf_object__for_each_program(prog, ld->skel->obj)
+		n += !prog_stats(ld, prog, &snap[n]);
+	ld->snap = snap;
+	ld->nsnap = n;
+}
+
 void loader_detach(struct loader *ld)
 {
+	struct reaper r;
 	int i;
 
+	loader_stop(ld);
+	reaper_begin(&r, KPT_REAP_FG_S);
 	/* as loader_attach() put them on: the paired entries of links[] last,
-	 * kprobe.multi's links before them (returns first, as made) */
-	detach_links(ld, false);
+	 * kprobe.multi's links before them (returns first, as made); stopped,
+	 * no hit is paired whatever the order the kernel finishes in */
+	detach_links(ld, &r, false);
 	for (i = 0; i < ld->nmlinks; i++)
-		bpf_link__destroy(ld->mlinks[i]);
+		reaper_put(&r, ld->mlinks[i]);
 	ld->nmlinks = 0;
-	detach_links(ld, true);
+	detach_links(ld, &r, true);
 	ld->nlinks = 0;
 	for (i = 0; i < ld->nplinks; i++)
-		bpf_link__destroy(ld->plinks[i]);
+		reaper_put(&r, ld->plinks[i]);
 	ld->nplinks = 0;
 	for (i = 0; ld->tfs && i < ld->nprobes; i++)
 		tfs_kretprobe_remove(&ld->tfs[i]);
 	for (i = 0; i < 2; i++) {
-		bpf_link__destroy(ld->life[i]);
+		reaper_put(&r, ld->life[i]);
 		ld->life[i] = NULL;
 	}
+	if (r.nkept) {
+		ld->handed += reaper_end(&r);
+		if (r.pid)
+			ld->reaper = r.pid;
+	}
+	ld->detached += r.closed;
+	ld->detach_s += r.closed_s;
 }
 
 struct kpt_stats *loader_stats_cpus(struct loader *ld, int idx)
@@ -923,6 +1013,7 @@ void loader_close(struct loader *ld)
 	free(ld->plinks);
 	free(ld->tfs);
 	free(ld->tramp);
+	free(ld->snap);
 	if (ld->budget)
 		munmap(ld->budget, ld->budget_len);
 	kptrace_bpf__destroy(ld->skel);
@@ -944,37 +1035,27 @@ static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev)
 int loader_probe_prog(struct loader *ld, const struct ev_desc *ev, uint32_t *id, uint64_t *ns,
 		      uint64_t *runs)
 {
-	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info);
-	int fd;
+	struct loader_prog_snap ps;
 
 	*id = 0;
 	*ns = *runs = 0;
-	if (!ld->skel)
+	if (!ld->skel || prog_stats(ld, prog_of(ld, ev), &ps))
 		return -1;
-	fd = bpf_program__fd(prog_of(ld, ev));
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-		return -1;
-	*id = info.id;
-	*ns = info.run_time_ns;
-	*runs = info.run_cnt;
+	*id = ps.id;
+	*ns = ps.ns;
+	*runs = ps.runs;
 	return 0;
 }
 
 void loader_prog_stats(struct loader *ld, void (*fn)(void *arg, const char *name, uint64_t ns,
 						     uint64_t runs), void *arg)
 {
+	struct loader_prog_snap ps;
 	struct bpf_program *prog;
 
 	if (!ld->skel)
 		return;
-	bpf_object__for_each_program(prog, ld->skel->obj) {
-		struct bpf_prog_info info = { 0 };
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-			continue;
-		fn(arg, bpf_program__name(prog), info.run_time_ns, info.run_cnt);
-	}
+	bpf_object__for_each_program(prog, ld->skel->obj)
+		if (!prog_stats(ld, prog, &ps))
+			fn(arg, bpf_program__name(prog), ps.ns, ps.runs);
 }

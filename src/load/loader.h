@@ -47,6 +47,18 @@ struct loader {
 	struct kpt_budget *budget;	/* --budget: the buckets, mapped (kpt_budget) */
 	pid_t upid;			/* the process uprobes were attached for (0: all) */
 	size_t budget_len;
+	/* the run's window (kpt_stopped): when the probes began to count and
+	 * stopped, monotonic seconds, 0: not yet */
+	double started, stopped;
+	struct loader_prog_snap *snap;	/* each program's run time at the stop */
+	int nsnap;
+	bool snapped;
+	/* loader_detach(): links closed in the foreground and the time they
+	 * took; links left to a child process (reaper.h) and its pid */
+	int detached;
+	double detach_s;
+	int handed;
+	pid_t reaper;
 };
 
 struct load_opts {
@@ -113,7 +125,20 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 /* The kernel's error class for probe ev's attach failing with -errno err, or
  * SPEC_ERR_OK where it has none. */
 enum spec_err loader_attach_error(const struct ev_desc *ev, int err);
-/* Detach every probe (links, then tracefs kretprobes); idempotent. */
+/*
+ * The end of the run's window: the BPF side ignores every hit from now on
+ * (kpt_stopped), and the programs' run-time statistics are kept as they are
+ * now for loader_probe_prog() and loader_prog_stats(). Idempotent.
+ */
+void loader_stop(struct loader *ld);
+/* kpt_stopped alone, and the time: safe in a signal handler (loader_stop() after it). */
+void loader_stop_now(struct loader *ld);
+/*
+ * Stop (loader_stop()), then detach every probe (links, then tracefs
+ * kretprobes): for KPT_REAP_FG_S here, the links left then by a child
+ * process after kptrace returns (reaper.h; ld->handed, ld->reaper).
+ * Idempotent.
+ */
 void loader_detach(struct loader *ld);
 /*
  * A probe loader_attach() left out (ev->target.await), attached on its own

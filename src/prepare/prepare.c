@@ -166,11 +166,8 @@ static int glob_matches(struct sysinfo *si, const struct probe *pr, char ***name
 	return 0;
 }
 
-#define TP_GLOB_SLOW_STOP	50	/* tracepoints from which stopping takes seconds */
-
 /* A glob's tracepoints ("SUBSYS/EVENT"), from tracefs's events directory. */
-static int tp_glob_matches(const struct kpt_opts *env, struct sysinfo *si, const struct probe *pr,
-			   char ***names, int *n)
+static int tp_glob_matches(struct sysinfo *si, const struct probe *pr, char ***names, int *n)
 {
 	const struct spec_probe *p = &pr->spec;
 	int err, col = p->target_col;
@@ -207,12 +204,6 @@ static int tp_glob_matches(const struct kpt_opts *env, struct sysinfo *si, const
 	}
 	fprintf(stderr, "kptrace: '%s/%s': %d tracepoint%s\n", p->tp_system, p->tp_event, *n,
 		*n == 1 ? "" : "s");
-	/* perf_trace_event_unreg() waits out RCU grace periods for each, one
-	 * tracepoint at a time (event_mutex): 75 ms each on the development VM */
-	if (*n >= TP_GLOB_SLOW_STOP && !env->dry_run)
-		fprintf(stderr, "kptrace: note: stopping will take a while: the kernel detaches "
-			"tracepoints one at a time, waiting out an RCU grace period for each "
-			"(tens of ms); a narrower glob stops sooner\n");
 	return 0;
 }
 
@@ -337,7 +328,7 @@ static int add_other_match(struct probeset *ps, int i, const char *name)
  * Kernel functions kprobes cannot take are skipped and counted; a match
  * its arguments or filter do not fit is skipped later (btf_arguments()).
  */
-static int expand_globs(const struct kpt_opts *env, struct probeset *ps, struct sysinfo *si)
+static int expand_globs(struct probeset *ps, struct sysinfo *si)
 {
 	int i, k, n, err = 0, first = ps->n;
 	char **names = NULL;
@@ -351,7 +342,7 @@ static int expand_globs(const struct kpt_opts *env, struct probeset *ps, struct 
 		if (is_kernel_glob(p))
 			err = glob_matches(si, &ps->p[i], &names, &n);
 		else if (p->kind == SPEC_TRACEPOINT)
-			err = tp_glob_matches(env, si, &ps->p[i], &names, &n);
+			err = tp_glob_matches(si, &ps->p[i], &names, &n);
 		else
 			err = uprobe_glob_matches(&ps->p[i], &names, &n);
 		for (k = 0; k < n && !err; k++)
@@ -773,7 +764,7 @@ int prepare(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps)
 
 	err = read_definitions(env, si, ps);
 	if (!err)
-		err = expand_globs(env, ps, si);
+		err = expand_globs(ps, si);
 	if (!err)
 		err = btf_arguments(env, ps, si);
 	if (!err)

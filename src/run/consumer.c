@@ -13,13 +13,21 @@
 #include "util/clock.h"
 
 static volatile sig_atomic_t stop_requested;
+/* the BPF side's kpt_stopped while consume() runs: the window ends with the signal */
+static struct loader *volatile stop_loader;
 
 static void on_signal(int sig)
 {
+	struct loader *ld = stop_loader;
+
 	/* A second Ctrl-C means "now": no drain, no profile. */
 	if (stop_requested)
 		_exit(128 + sig);
 	stop_requested = sig;
+	/* a store to the mapped .bss, safe in a handler: the tables are the
+	 * signal's, not the moment the loop comes round to it */
+	if (ld)
+		loader_stop_now(ld);
 }
 
 void consumer_install_signals(void)
@@ -183,23 +191,43 @@ static void check_loss(struct loader *ld, const struct ev_desc *evs, int n,
 	free(missed);
 }
 
+/* What loader_detach() left to its child process, and for how long about. */
+static void say_handed(const struct loader *ld)
+{
+	char about[32] = "";
+
+	if (!ld->handed)
+		return;
+	if (ld->detached)
+		snprintf(about, sizeof(about), ", about %.0f s",
+			 ld->handed * ld->detach_s / ld->detached);
+	fprintf(stderr, "kptrace: stopped; the last %d link%s released in the background "
+		"(process %d%s: the kernel waits out an RCU grace period for each)\n",
+		ld->handed, ld->handed == 1 ? " is" : "s are", (int)ld->reaper, about);
+}
+
 /*
- * Detach at once (-d, a signal, the target's exit), so nothing new comes,
- * and give the drain of what is buffered KPT_DRAIN_S. The kernel's miss
- * counts are read first: they go with the links.
+ * The end (-d, a signal, the target's exit): the BPF side ignores every hit
+ * from now on, so the tables, the profile and the stream are this moment's
+ * however long the kernel takes to detach; then detach, and give the drain
+ * of what is buffered KPT_DRAIN_S. The kernel's miss counts are read
+ * before detaching: they go with the links.
  */
 static void stop_tracing(struct ctx *c)
 {
 	const struct consume_opts *o = c->o;
+	struct loader *ld = c->ld;
 
 	if (c->stopping)
 		return;
+	loader_stop(ld);
+	c->stopped = ld->stopped ? ld->stopped : kpt_mono_s();
 	c->missed = calloc(o->nevs ? o->nevs : 1, sizeof(*c->missed));
-	c->prog_misses = loader_prog_misses(c->ld);
+	c->prog_misses = loader_prog_misses(ld);
 	for (int i = 0; c->missed && i < o->nevs; i++)
-		c->missed[i] = loader_missed(c->ld, i);
-	loader_detach(c->ld);
-	c->stopped = kpt_mono_s();
+		c->missed[i] = loader_missed(ld, i);
+	loader_detach(ld);
+	say_handed(ld);
 	c->stopping = true;
 	c->drain_until = kpt_mono_s() + KPT_DRAIN_S;
 }
@@ -286,6 +314,19 @@ static void say_left_running(const struct ctx *c)
 			n == 1 ? "" : "es", n == 1 ? "s" : "");
 }
 
+/* How long a poll may wait: 50 ms, less so that -d's deadline is seen on time. */
+static int poll_ms(const struct ctx *c)
+{
+	double left;
+
+	if (c->o->duration <= 0)
+		return 50;
+	left = c->start + c->o->duration - kpt_mono_s();
+	if (left >= 0.05)
+		return 50;
+	return left > 0 ? (int)(left * 1e3) + 1 : 0;
+}
+
 int consume(struct loader *ld, const struct consume_opts *o, int *child_status,
 	    struct consume_result *res)
 {
@@ -299,6 +340,10 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status,
 	if (!rb)
 		return -errno;
 	c.start = c.last_check = c.last_watch = last_report = last_watch = kpt_mono_s();
+	/* -d counts from when the probes began to count, not from here */
+	if (ld->started > 0 && ld->started <= c.start)
+		c.start = ld->started;
+	stop_loader = ld;
 	if (o->sink)
 		outsink_set_wait(o->sink, output_wait, &c);
 
@@ -306,7 +351,7 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status,
 		/* The BPF side wakes us at most once a millisecond or past a fill
 		 * mark (sampled wakeups); after a timeout the poll reads whatever
 		 * came without one. */
-		err = kpt_ring_poll(rb, 50);
+		err = kpt_ring_poll(rb, poll_ms(&c));
 		if (err < 0 && err != -EINTR && err != -ECANCELED)
 			break;
 		err = 0;
@@ -334,6 +379,7 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status,
 		keep_consuming(&c);
 	}
 	stop_tracing(&c);
+	stop_loader = NULL;
 	if (o->budget)
 		c.unseen = budget_stop(o->budget);
 	say_left_running(&c);

@@ -169,42 +169,120 @@ static void print_cost_line(const struct consume_opts *o, const struct consume_r
 	fputc('\n', stderr);
 }
 
+/* Whether probe i has a row: it fired, or the kernel missed hits of it. */
+static bool fired(const struct consume_result *run, const struct profile *p, int i)
+{
+	return p->st[i].hits || (run->missed && run->missed[i] > 0);
+}
+
+/* The rows' order: most hits first, then as defined. */
+static const struct profile *sort_p;
+
+static int by_hits(const void *a, const void *b)
+{
+	int i = *(const int *)a, j = *(const int *)b;
+	uint64_t hi = sort_p->st[i].hits, hj = sort_p->st[j].hits;
+
+	return hi != hj ? (hi < hj ? 1 : -1) : (i > j) - (i < j);
+}
+
+static void print_row(const struct consume_opts *o, const struct consume_result *run,
+		      const struct profile *p, int i, int width)
+{
+	char name[2 * SPEC_NAME_MAX + 2], miss[24], per_hit[24] = "-", cpu[24] = "-";
+	const struct kpt_stats *st = &p->st[i];
+
+	snprintf(name, sizeof(name), "%s/%s", o->evs[i].group, o->evs[i].event);
+	/* MISSES: the kprobe's nmissed where the kernel tells (6.7+ link
+	 * info); uprobes have none; "-" where it cannot be known. */
+	if (run->missed && run->missed[i] >= 0)
+		snprintf(miss, sizeof(miss), "%lld", run->missed[i]);
+	else
+		snprintf(miss, sizeof(miss), "%s", o->evs[i].is_user ? "0" : "-");
+	if (p->cost) {
+		cost_fmt_per_hit(&p->cost[i], per_hit, sizeof(per_hit) - 1);
+		if (p->cost[i].shared && p->cost[i].has_per_hit)
+			strcat(per_hit, "~");
+		cost_fmt_cpu(&p->cost[i], cpu, sizeof(cpu));
+	}
+	fprintf(stderr, "%-*s %12llu %10s %10llu %10llu %10llu", width, name,
+		(unsigned long long)st->hits, miss, (unsigned long long)st->drops,
+		(unsigned long long)st->faults, (unsigned long long)st->filtered);
+	if (o->budget)
+		fprintf(stderr, " %10llu", (unsigned long long)(st->sampled + st->paused));
+	fprintf(stderr, " %9s %8s\n", per_hit, cpu);
+}
+
+/*
+ * The probes that never fired, one line: their count, and their names as
+ * far as a line holds them (--json lists each probe).
+ */
+static void print_never_fired(const struct consume_opts *o, const int *never, int n,
+			      size_t cols)
+{
+	size_t used;
+	int i;
+
+	if (!n)
+		return;
+	used = (size_t)fprintf(stderr, "never fired: %d probe%s (", n, n == 1 ? "" : "s");
+	for (i = 0; i < n; i++) {
+		const struct ev_desc *ev = &o->evs[never[i]];
+		size_t len = strlen(ev->group) + 1 + strlen(ev->event) + (i ? 2 : 0);
+
+		/* the names that fit in the table's width, "... and N more" after them */
+		if (i && used + len + 24 > cols && n - i > 1) {
+			fprintf(stderr, ", ... and %d more", n - i);
+			break;
+		}
+		used += (size_t)fprintf(stderr, "%s%s/%s", i ? ", " : "", ev->group, ev->event);
+	}
+	fputs(")\n", stderr);
+}
+
+/*
+ * The probes that fired, most hits first, their names' column as wide as
+ * the longest; those that never fired on one line after them.
+ */
 static void print_table(const struct consume_opts *o, const struct consume_result *run,
 			const struct profile *p)
 {
-	int i;
+	int *order = calloc(p->n ? p->n : 1, sizeof(*order));
+	int *never = calloc(p->n ? p->n : 1, sizeof(*never));
+	int i, nrows = 0, nnever = 0, width = 32;
 
-	fprintf(stderr, "\n%-32s %12s %10s %10s %10s %10s", "PROBE", "HITS", "MISSES", "DROPS",
-		"FAULTS", "FILTERED");
+	if (!order || !never) {
+		free(order);
+		free(never);
+		fprintf(stderr, "kptrace: warning: no profile table: %s\n", strerror(ENOMEM));
+		return;
+	}
+	for (i = 0; i < p->n; i++) {
+		int len = (int)(strlen(o->evs[i].group) + 1 + strlen(o->evs[i].event));
+
+		if (!fired(run, p, i)) {
+			never[nnever++] = i;
+			continue;
+		}
+		order[nrows++] = i;
+		if (len > width)
+			width = len;
+	}
+	sort_p = p;
+	qsort(order, nrows, sizeof(*order), by_hits);
+	fprintf(stderr, "\n%-*s %12s %10s %10s %10s %10s", width, "PROBE", "HITS", "MISSES",
+		"DROPS", "FAULTS", "FILTERED");
 	if (o->budget)
 		fprintf(stderr, " %10s", "SKIPPED");
 	fprintf(stderr, " %9s %8s\n", "NS/HIT", "CPU%");
-	for (i = 0; i < p->n; i++) {
-		char name[2 * SPEC_NAME_MAX + 2], miss[24], per_hit[24] = "-", cpu[24] = "-";
-		const struct kpt_stats *st = &p->st[i];
-
-		snprintf(name, sizeof(name), "%s/%s", o->evs[i].group, o->evs[i].event);
-		/* MISSES: the kprobe's nmissed where the kernel tells (6.7+ link
-		 * info); uprobes have none; "-" where it cannot be known. */
-		if (run->missed && run->missed[i] >= 0)
-			snprintf(miss, sizeof(miss), "%lld", run->missed[i]);
-		else
-			snprintf(miss, sizeof(miss), "%s", o->evs[i].is_user ? "0" : "-");
-		if (p->cost) {
-			cost_fmt_per_hit(&p->cost[i], per_hit, sizeof(per_hit) - 1);
-			if (p->cost[i].shared && p->cost[i].has_per_hit)
-				strcat(per_hit, "~");
-			cost_fmt_cpu(&p->cost[i], cpu, sizeof(cpu));
-		}
-		fprintf(stderr, "%-32s %12llu %10s %10llu %10llu %10llu", name,
-			(unsigned long long)st->hits, miss, (unsigned long long)st->drops,
-			(unsigned long long)st->faults, (unsigned long long)st->filtered);
-		if (o->budget)
-			fprintf(stderr, " %10llu", (unsigned long long)(st->sampled + st->paused));
-		fprintf(stderr, " %9s %8s\n", per_hit, cpu);
-	}
+	for (i = 0; i < nrows; i++)
+		print_row(o, run, p, order[i], width);
+	/* as wide as the rows: the name, HITS, four counters, SKIPPED, NS/HIT, CPU% */
+	print_never_fired(o, never, nnever, (size_t)width + 13 + 44 + (o->budget ? 11 : 0) + 19);
 	print_losses(o, run, p);
 	print_cost_line(o, run, p);
+	free(order);
+	free(never);
 }
 
 /* A counter as a JSON member: its name, then the number (members after the first). */
