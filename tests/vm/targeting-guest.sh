@@ -23,8 +23,11 @@ esac
 busy() { dd if=/dev/zero of=/dev/null bs=1 count=$1 2> /dev/null & }
 
 # run_bg OUT ERR ARGS...: kptrace in the background, KP its pid; it ends by -d.
+# ERR goes first: the previous backend's "Attached" in it would be read
+# before the new kptrace's shell truncates it, and dd would run unwatched.
 run_bg() {
 	local out=$1 err=$2; shift 2
+	rm -f $out $err
 	$KPT "$@" > $out 2> $err &
 	KP=$!
 }
@@ -38,7 +41,7 @@ for be in kprobe fentry kprobe-multi; do
 	# the issue's reproduction, with other processes' reads for the control
 	run_bg $W/self.out $W/self.err --backend $be -d 3 'p:vfs_read count=%dx:u64'
 	i=0
-	while ! grep -q '^Attached' $W/self.err && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
+	while ! grep -q '^Attached' $W/self.err 2>/dev/null && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
 	busy 20
 	wait $KP; rc=$?
 	wait
