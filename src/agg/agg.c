@@ -13,6 +13,8 @@
 #include "agg/pmu_report.h"
 #include "lang/valfmt.h"
 #include "out/output.h"
+#include "out/tpprint.h"
+#include "sys/tracepoint.h"
 #include "util/folded.h"
 #include "util/keylist.h"
 #include "util/svg.h"
@@ -211,7 +213,26 @@ static const char *key_kind_name(const struct kpt_agg *g, const struct ev_desc *
 	}
 }
 
-/* Key part i as text: comms as strings, addresses symbolized, numbers. */
+/*
+ * A tracepoint field's value as the kernel's print fmt shows it: a dev_t as
+ * its MAJOR,MINOR (the kernel's MINORBITS, 20), a __print_symbolic()'s name.
+ */
+static bool tp_named(const struct ev_desc *ev, const struct ev_arg *a, uint64_t v, char *buf,
+		     size_t len)
+{
+	const char *s;
+
+	if (!strcmp(a->tp_field->type, "dev_t")) {
+		snprintf(buf, len, "%u,%u", (unsigned int)(v >> 20), (unsigned int)(v & 0xfffff));
+		return true;
+	}
+	s = tpprint_symbol(ev, a->tp_field->name, v);
+	if (s)
+		snprintf(buf, len, "%s", s);
+	return s;
+}
+
+/* Key part i as text: comms as strings, addresses symbolized, numbers, the kernel's names. */
 static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 			    const struct ev_desc *ev, const struct kpt_key *k, int i, int *w,
 			    char *buf, size_t len)
@@ -259,6 +280,8 @@ static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 		return;
 	}
 	a = agg_key_arg(ev, g, i);
+	if (a->tp_field && tp_named(ev, a, v, buf, len))
+		return;
 	/* A key that is a kernel text address reads best as a symbol. */
 	if (c->ksyms && agg_key_symbolic(a) && (a->type == SPEC_T_SYMBOL || v >> 47 == 0x1ffff) &&
 	    ksyms_by_addr(c->ksyms, v)) {
