@@ -615,6 +615,15 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 		fputs("}\n", c->out);
 		return;
 	}
+	/* a latency of one call: its one value on the title's line, a list of them compact */
+	if (is_latency(g) && !(c->pmu && !key) && group_scale(c, g->group) == 1.0 &&
+	    hist_print_one(c->out, title, &h)) {
+		if (key && g->stack_keys) {
+			print_key_stacks(c, g, &c->evs[i], key);
+			fputc('\n', c->out);
+		}
+		return;
+	}
 	if (key && g->stack_keys) {
 		/* the title, its stacks, then the histogram */
 		fprintf(c->out, "%s\n", title);
