@@ -1778,6 +1778,22 @@ int spec_check_append(const struct spec_probe *a, const struct spec_probe *b,
 	return -EINVAL;
 }
 
+const char *spec_chain_last(const struct spec_arg *a)
+{
+	const char *last = a->chain ? a->chain + strlen(a->chain) : NULL;
+
+	while (last && last > a->chain && last[-1] != '.' && last[-1] != '>')
+		last--;
+	return last && *last ? last : NULL;
+}
+
+bool spec_arg_named(const struct spec_arg *a)
+{
+	size_t n = strlen(a->name);
+
+	return a->text && !strncmp(a->text, a->name, n) && a->text[n] == '=';
+}
+
 bool spec_removal_matches(const struct spec_probe *r, const struct spec_probe *p)
 {
 	const char *q = r->remove_match, *w;

@@ -328,6 +328,10 @@ int spec_check_append(const struct spec_probe *a, const struct spec_probe *b,
  * event's probes when r names none.
  */
 bool spec_removal_matches(const struct spec_probe *r, const struct spec_probe *p);
+/* The last member of a's BTF chain ("f_flags" of "->f_path.dentry->f_flags"), or NULL. */
+const char *spec_chain_last(const struct spec_arg *a);
+/* Whether a was named by hand (NAME=...), not by ftrace's default. */
+bool spec_arg_named(const struct spec_arg *a);
 
 /*
  * Print "kptrace: error: MSG" and the definition with a caret under col, as
