@@ -31,6 +31,10 @@ const volatile bool kpt_budget_on = false;
 /* latency --perfetto: each timed call also a record (KPT_REC_CALL) */
 const volatile bool kpt_lat_emit = false;
 
+/* bpf_get_func_ip() is allowed in kprobe programs (Linux 5.15), so a
+ * uretprobe's record gets its function's address (kpt_ufunc()). */
+const volatile bool kpt_func_ip = false;
+
 /* The words of struct kpt_regs the run's probes read (kpt_copy_regs()). */
 const volatile __u64 kpt_regs_mask = ~0ull;	/* arm64 has 34 */
 

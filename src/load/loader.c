@@ -218,6 +218,8 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes,
 		       uint32_t ring)
 {
+	int i;
+
 	skel->rodata->kpt_target_tgid = o->target_tgid;
 	skel->rodata->kpt_target_tid = o->target_tid;
 	skel->rodata->kpt_target_cgroup = o->target_cgroup;
@@ -238,6 +240,13 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_pair_carry = o->plan.pair_carry;
 	skel->rodata->kpt_lat_emit = o->plan.lat_emit;
 	skel->rodata->kpt_budget_on = o->plan.budget;
+	for (i = 0; i < nprobes; i++)
+		if (o->evs[i].kind == SPEC_URETPROBE) {
+			skel->rodata->kpt_func_ip = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+									    BPF_FUNC_get_func_ip,
+									    NULL) > 0;
+			break;
+		}
 	if (nprobes == 1) {	/* the BPF side writes probe 0's records, counts its buckets */
 		memcpy((void *)&skel->rodata->kpt_ds, &o->plan.ds, sizeof(o->plan.ds));
 		memcpy((void *)&skel->rodata->kpt_dh, &o->plan.dh, sizeof(o->plan.dh));
