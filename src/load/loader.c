@@ -14,6 +14,7 @@
 #include "load/loader.h"
 #include "load/reaper.h"
 #include "load/tracefs_kretprobe.h"
+#include "sys/btfwalk.h"
 #include "util/clock.h"
 #include "kpt_budget.h"
 #include "kptrace.skel.h"
@@ -229,6 +230,10 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_nt_pid_off = o->nt_pid_off;
 	skel->rodata->kpt_nt_flags_off = o->nt_flags_off;
 	skel->rodata->kpt_free_pid_off = o->free_pid_off;
+	skel->rodata->kpt_rh_task_off = o->rh_task_off;
+	skel->rodata->kpt_rh_llist_off = o->rh_llist_off;
+	skel->rodata->kpt_rh_ret_off = o->rh_ret_off;
+	skel->rodata->kpt_rh_frame_off = o->rh_frame_off;
 	skel->rodata->kpt_uses = o->plan.uses;
 	skel->rodata->kpt_regs_mask = o->plan.regs_mask ? o->plan.regs_mask : ~0ull;	/* 0: not said */
 	skel->rodata->kpt_max_args = o->plan.max_args;
@@ -256,6 +261,15 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	if (o->target_comm)
 		strncpy((char *)skel->rodata->kpt_target_comm, o->target_comm,
 			sizeof(skel->rodata->kpt_target_comm) - 1);
+}
+
+void loader_rethook_layout(struct load_opts *lo, const struct btf *btf)
+{
+	if (!btfwalk_struct_member(btf, "task_struct", "rethooks", &lo->rh_task_off) ||
+	    !btfwalk_struct_member(btf, "rethook_node", "llist", &lo->rh_llist_off) ||
+	    !btfwalk_struct_member(btf, "rethook_node", "ret_addr", &lo->rh_ret_off) ||
+	    !btfwalk_struct_member(btf, "rethook_node", "frame", &lo->rh_frame_off))
+		lo->rh_task_off = 0;
 }
 
 int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
