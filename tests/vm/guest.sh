@@ -12,8 +12,8 @@ KREL=$(uname -r)
 echo "# kernel $KREL"
 # The checks this script runs on each kernel (each an ok or FAIL line).
 case $KREL in
-6.1.*) echo "# expect 91 ok" ;;
-6.12.*) echo "# expect 100 ok" ;;
+6.1.*) echo "# expect 92 ok" ;;
+6.12.*) echo "# expect 101 ok" ;;
 esac
 
 # ok/bad, the bounded kpt and $KPTBG, stop, wait_attached, gone, renumber
@@ -986,8 +986,8 @@ fi
 # return address: fexit read it and printed "[unknown/kretprobe'd]" where
 # the kernel's event, registered first, prints the caller.
 echo 'r:kpt/vfsret vfs_read ret=$retval:s64' > $T/kprobe_events
-echo 'comm == "dd"' > $T/events/kpt/vfsret/filter
 mkdir $I
+echo 'comm == "dd"' > $I/events/kpt/vfsret/filter
 echo 1 > $I/events/kpt/enable
 echo 1 > $I/tracing_on
 rm -f $W/kr.err
@@ -1010,6 +1010,45 @@ echo 0 > $I/events/enable
 rmdir $I
 echo > $T/kprobe_events
 
+
+# Issue 37: two globs matching one function, path_lookupat, attach it once
+# and count it once: as many as the kernel's own kretprobe on it counts at
+# the same time in one process (ls -l's stats), held on a fifo until both
+# are on.
+rm -f $W/go $W/ready; mkfifo $W/go
+sh -c ": > $W/ready; read x < $W/go; exec ls -l /etc /bin" > /dev/null &
+P=$!
+# its start-up's lookups before either tracer: it is at the fifo
+i=0
+while [ ! -e $W/ready ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.1; done
+sleep 0.5
+echo 'r:kpt/pl path_lookupat' > $T/kprobe_events
+mkdir $I
+echo "common_pid == $P" > $I/events/kpt/pl/filter
+echo 1 > $I/events/kpt/enable
+echo 1 > $I/tracing_on
+rm -f $W/ov.err
+$KPTBG count --by probe -p $P 'r:path_lookupa*' 'r:*_lookupat' > $W/ov.out 2> $W/ov.err &
+KP=$!
+if wait_attached $W/ov.err "kptrace count 'r:path_lookupa*' 'r:*_lookupat'"; then
+	echo go > $W/go
+	wait $P
+	stop $KP
+	echo 0 > $I/tracing_on
+	want=$(grep -c ' pl: ' $I/trace)
+	got=$(sed -n 's/^ *\([0-9][0-9]*\)  *kprobes\/r_path_lookupat_0$/\1/p' $W/ov.out)
+	if [ $RC = 0 ] && [ "$want" -gt 0 ] && [ "$got" = "$want" ] &&
+	   grep -q 'r_path_lookupat_0: defined by definition 1 and definition 2 alike: traced once' $W/ov.err; then
+		ok "count 'r:path_lookupa*' 'r:*_lookupat': path_lookupat once, $got returns, as the kernel's kretprobe counts"
+	else
+		bad "count 'r:path_lookupa*' 'r:*_lookupat': got '$got', the kernel's $want (exit $RC): $(grep -v '^ *$' $W/ov.err | head -n 4 | tr '\n' '|' | cut -c1-300) $(tr '\n' '|' < $W/ov.out | cut -c1-200)"
+	fi
+else
+	echo go > $W/go
+fi
+echo 0 > $I/events/enable
+rmdir $I
+echo > $T/kprobe_events
 
 # The kernel's log: a WARNING, BUG, oops or RCU stall during the run fails
 # it, whatever the checks above said (loglevel=1 keeps most of them off the
