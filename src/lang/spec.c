@@ -1794,6 +1794,28 @@ bool spec_arg_named(const struct spec_arg *a)
 	return a->text && !strncmp(a->text, a->name, n) && a->text[n] == '=';
 }
 
+bool spec_same_definition(const struct spec_probe *a, const struct spec_probe *b)
+{
+	int i;
+
+	if (a->kind != b->kind || a->maxactive != b->maxactive || a->fprobe != b->fprobe ||
+	    a->nargs != b->nargs || strcmp(a->group, b->group) || strcmp(a->event, b->event) ||
+	    !a->filter != !b->filter || (a->filter && strcmp(a->filter, b->filter)))
+		return false;
+	if (a->kind == SPEC_TRACEPOINT) {
+		if (strcmp(a->tp_system, b->tp_system) || strcmp(a->tp_event, b->tp_event))
+			return false;
+	} else if (!same_probe_point(a, b)) {
+		return false;
+	}
+	for (i = 0; i < a->nargs; i++)
+		if (a->args[i].type != b->args[i].type || a->args[i].count != b->args[i].count ||
+		    strcmp(a->args[i].name, b->args[i].name) ||
+		    strcmp(arg_body(&a->args[i]), arg_body(&b->args[i])))
+			return false;
+	return true;
+}
+
 bool spec_removal_matches(const struct spec_probe *r, const struct spec_probe *p)
 {
 	const char *q = r->remove_match, *w;

@@ -323,6 +323,13 @@ int spec_check_append(const struct spec_probe *a, const struct spec_probe *b,
 		      struct spec_error *err);
 
 /*
+ * Whether a and b define one event exactly: name, probe point, arguments
+ * and filter. Two globs matching one function give two such definitions,
+ * which are one probe (prepare.c's check_appends()).
+ */
+bool spec_same_definition(const struct spec_probe *a, const struct spec_probe *b);
+
+/*
  * "-:EVENT PROBEPOINT [ARGS]": whether probe p is one that removal r names
  * (its probe point and first arguments as written). True for any of the
  * event's probes when r names none.

@@ -361,12 +361,15 @@ static int expand_globs(struct probeset *ps, struct sysinfo *si)
 
 /*
  * Definitions that name one event: each is appended to the first as one more
- * probe point where the kernel would append it (spec_check_append()).
+ * probe point where the kernel would append it (spec_check_append()). A
+ * glob's match that another definition already defines exactly (overlapping
+ * globs, "r:*lookup*" and "r:path_*" on path_lookupat) is that definition's
+ * event: attached once, it counts for both, as two separate runs would.
  */
-static int check_appends(const struct probeset *ps)
+static int check_appends(struct probeset *ps)
 {
 	struct spec_error e;
-	int i, j;
+	int i, j, same = 0;
 
 	for (i = 1; i < ps->n; i++) {
 		const struct spec_probe *p = &ps->p[i].spec;
@@ -375,11 +378,24 @@ static int check_appends(const struct probeset *ps)
 			if (!strcmp(ps->p[j].spec.event, p->event) &&
 			    !strcmp(ps->p[j].spec.group, p->group))
 				break;
+		if (j < i && (ps->p[i].origin == PROBE_GLOB || ps->p[j].origin == PROBE_GLOB) &&
+		    spec_same_definition(&ps->p[j].spec, p)) {
+			if (!same++)
+				fprintf(stderr, "kptrace: %s/%s: defined by %s and %s alike: "
+					"traced once\n", p->group, p->event,
+					ps->p[j].where ? ps->p[j].where : "one definition",
+					ps->p[i].where ? ps->p[i].where : "another");
+			probeset_remove(ps, i--);
+			continue;
+		}
 		if (j < i && spec_check_append(&ps->p[j].spec, p, &e)) {
 			probe_report(ps->p[i].where, p->text, spec_strerror(e.code), e.col);
 			return -EEXIST;
 		}
 	}
+	if (same > 1)
+		fprintf(stderr, "kptrace: %d events defined alike twice: each traced once\n",
+			same);
 	return 0;
 }
 
