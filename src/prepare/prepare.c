@@ -11,6 +11,7 @@
 #include "prepare/filter.h"
 #include "prepare/modes.h"
 #include "prepare/prepare.h"
+#include "prepare/usdtdef.h"
 
 static int read_def_file(struct probeset *ps, const char *path)
 {
@@ -336,6 +337,10 @@ static int expand_globs(struct probeset *ps, struct sysinfo *si)
 	for (i = 0; i < first && !err; i++) {
 		const struct spec_probe *p = &ps->p[i].spec;
 
+		if (p->usdt) {
+			err = usdtdef_expand(ps, i);
+			continue;
+		}
 		if (!p->glob)
 			continue;
 		n = 0;
@@ -354,7 +359,7 @@ static int expand_globs(struct probeset *ps, struct sysinfo *si)
 		names = NULL;
 	}
 	for (i = first - 1; !err && i >= 0; i--)
-		if (ps->p[i].spec.glob)
+		if (ps->p[i].spec.glob || ps->p[i].spec.usdt)
 			probeset_remove(ps, i);
 	return err;
 }
