@@ -91,7 +91,7 @@ static const char args_doc[] = "[explain] DEFINITION...\n"
 				"latency FUNC...\n"
 				"count DEFINITION... --by KEY[,KEY]\n"
 				"profile [-F HZ] [--by KEY[,KEY]] [--folded]\n"
-				"list [GLOB|SUBSYS/EVENT|MOD:GLOB] [--json]\n"
+				"list [GLOB|SUBSYS/EVENT|MOD:GLOB|u:PATH] [--json]\n"
 				"serve -f FILE [--listen ADDR:PORT] [--check]\n"
 				"diff [--threshold P] [--json] [--svg FILE] A.json B.json";
 
