@@ -1474,8 +1474,9 @@ static int parse_usdt(struct ctx *c, struct tok head, const char *pos)
 	c->user = c->usdt = true;
 	p->usdt = true;
 	p->kind = SPEC_UPROBE;
+	/* "uprobe:", "uretprobe:": no type of ours, as the kernel says of a 'u' */
 	if (q < head.e && *q != ':')
-		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, q);
+		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, head.s);
 	rest = pos;
 	if (q < head.e && (!next_tok(&rest, &next) ||
 			   (name_is_target(q + 1, head.e, pos) && span_chr(q + 1, head.e, '/')))) {

@@ -540,7 +540,7 @@ static const struct bad {
 	{ "u /bin/x:p:n ^arg13", SPEC_ERR_BAD_USDT_ARG },
 	{ "u /bin/x:p:n x=+0(^argv):string", SPEC_ERR_BAD_USDT_ARG },
 	{ "u /bin/x:p:n ^$arg1", SPEC_ERR_NOFENTRY_ARGS },
-	{ "u^x:/bin/x:p:n", SPEC_ERR_BAD_PROBE_TYPE },
+	{ "^ux:/bin/x:p:n", SPEC_ERR_BAD_PROBE_TYPE },
 
 	/* tracepoints */
 	{ "t ^kmem", SPEC_ERR_BAD_TP_NAME },
