@@ -4,6 +4,7 @@
 # memory at an offset, constant; 1, 2, 4 and 8 bytes, signed and unsigned)
 # and a semaphore-guarded one, fired a known number of times with known
 # values; its semaphore read by the program itself while traced and after.
+# libstdc++'s throw, rethrow and catch for a C++ program's known exceptions.
 # Then Debian's python3.11 (when its notes are there), with -p on the
 # running interpreter: function__entry's file, function and line for a
 # script of known calls, gc__start once per gc.collect() (automatic
@@ -21,7 +22,7 @@ OUT=$(realpath "$OUT")
 [ -e /usr/include/sys/sdt.h ] || [ -e /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
 	skip_all "no sys/sdt.h (Debian's systemtap-sdt-dev: make test-deps)"
 PY=/usr/bin/python3.11
-expect_checks 24
+expect_checks 25
 T=$OUT/usdt_target
 gcc -O1 -g tests/host/usdt_target.c -o "$T" ||
 	{ echo "FAIL - cannot build tests/host/usdt_target.c"; exit 1; }
@@ -115,6 +116,15 @@ check "no such probe: refused with the file's probes" \
 	grep -q "no USDT probe of $T matches kpt:nope (it has: kpt:guarded, kpt:reg, kpt:mem, kpt:imm)" "$OUT/nope.err"
 KPT_RC=error kpt "u:$T:kpt_nope" > /dev/null 2> "$OUT/noprov.err"
 check "PATH:SYMBOL under u: refused, pointing at p:" grep -q 'a function is p:PATH:SYMBOL' "$OUT/noprov.err"
+
+# ---- libstdc++'s probes, a shared library's: found through the program's ldd
+X=$OUT/usdt_throw
+g++ -O1 tests/host/usdt_throw.cc -o "$X" || { echo "FAIL - cannot build tests/host/usdt_throw.cc"; exit 1; }
+LIB=$(ldd "$X" | awk '/libstdc\+\+/ { print $3 }')
+kpt count "u:$LIB:libstdcxx:*" -c "$X" > "$OUT/cxx.out" 2> /dev/null
+check "libstdc++: throw 7, rethrow 2, catch 9 for the program's 7 throws, 2 rethrows ($(grep -c . "$OUT/cxx.out") lines)" \
+	sh -c "grep -q '^caught 9$' '$OUT/cxx.out' && grep -qE '^ +7  sdt_libstdcxx/throw$' '$OUT/cxx.out' &&
+	       grep -qE '^ +2  sdt_libstdcxx/rethrow$' '$OUT/cxx.out' && grep -qE '^ +9  sdt_libstdcxx/catch$' '$OUT/cxx.out'"
 
 # ---- python3.11: -p on a running interpreter
 if [ ! -x $PY ] || ! readelf -n $PY 2>/dev/null | grep -q 'Name: function__entry'; then
