@@ -72,6 +72,12 @@ static bool parse_num(const char *s, const char **end, int64_t *v)
 	return !errno;
 }
 
+/* GNU as's symbol names: letters, '_', '.', '$' is not one here (constants) */
+static bool is_sym_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
+}
+
 static int bad_arg(const char *s, const char *why, char *msg, size_t msglen)
 {
 	const char *e = strchr(s, ' ');
@@ -107,13 +113,27 @@ int usdt_arg_parse(const char *s, const char **end, struct usdt_arg *a, char *ms
 			return bad_arg(s, "not an x86-64 general register", msg, msglen);
 		a->kind = USDT_ARG_REG;
 		snprintf(a->reg, sizeof(a->reg), "%s", r);
+	} else if (is_sym_start(*q)) {
+		/* a global: SYM[+-N](%rip), its address relative to the next insn */
+		for (a->sym = q; is_sym_start(*q) || (*q >= '0' && *q <= '9'); q++)
+			;
+		a->symlen = (size_t)(q - a->sym);
+		if ((*q == '+' || *q == '-') && !parse_num(q, &q, &a->val))
+			return bad_arg(s, "a symbol's offset that is not a number", msg, msglen);
+		if (strncmp(q, "(%rip)", 6))
+			return bad_arg(s, "a symbol's address other than SYM(%rip)", msg, msglen);
+		q += 6;
+		a->kind = USDT_ARG_MEM;
+		snprintf(a->reg, sizeof(a->reg), "ip");
 	} else {
 		if (*q != '(' && !parse_num(q, &q, &a->val))
-			return bad_arg(s, "only %REG, $CONSTANT and [OFFSET](%REG) are read "
-				       "(not a symbol's address or an absolute one)", msg, msglen);
-		if (*q != '(' || !(r = x86_reg(q + 1, &q)) || *q != ')')
-			return bad_arg(s, "only %REG, $CONSTANT and [OFFSET](%REG) are read "
-				       "(not an indexed address or %rip)", msg, msglen);
+			return bad_arg(s, "not an operand", msg, msglen);
+		if (*q != '(')
+			return bad_arg(s, "only %REG, $CONSTANT, [OFFSET](%REG) and SYM(%rip) are "
+				       "read (not an absolute address)", msg, msglen);
+		if (!(r = x86_reg(q + 1, &q)) || *q != ')')
+			return bad_arg(s, "only %REG, $CONSTANT, [OFFSET](%REG) and SYM(%rip) are "
+				       "read (not an indexed address)", msg, msglen);
 		q++;
 		a->kind = USDT_ARG_MEM;
 		snprintf(a->reg, sizeof(a->reg), "%s", r);
@@ -145,10 +165,51 @@ struct collect {
 	int n, cap;
 };
 
-/* The note's arguments parsed; the first that cannot be read is kept as p->bad. */
-static int parse_args(struct usdt_probe *p)
+/* A defined symbol's address from .symtab, else .dynsym; false if neither has it. */
+static bool sym_vaddr(Elf *e, const char *name, size_t len, uint64_t *v)
 {
-	const char *s = p->args, *e;
+	static const GElf_Word types[] = { SHT_SYMTAB, SHT_DYNSYM };
+	struct kelf_symtab t;
+	const char *n;
+	GElf_Sym sym;
+	size_t i, k;
+
+	for (k = 0; k < 2; k++) {
+		if (!kelf_symtab(e, types[k], &t))
+			continue;
+		for (i = 0; i < t.n; i++)
+			if (kelf_sym(&t, i, &sym, &n) && n && sym.st_shndx != SHN_UNDEF &&
+			    !strncmp(n, name, len) && !n[len]) {
+				*v = sym.st_value;
+				return true;
+			}
+	}
+	return false;
+}
+
+/*
+ * SYM+N(%rip) as a displacement from %ip: a uprobe's handler sees %ip at
+ * the probe's nop, so SYM's address is %ip + (SYM + N - pc), in a PIE or a
+ * library as in an executable. false if no symbol table has SYM.
+ */
+static bool rip_relative(Elf *e, uint64_t pc, struct usdt_arg *a, char *why, size_t len)
+{
+	uint64_t v;
+
+	if (!sym_vaddr(e, a->sym, a->symlen, &v)) {
+		snprintf(why, len, "USDT argument's symbol '%.*s' is in no symbol table of the "
+			 "file", (int)a->symlen, a->sym);
+		return false;
+	}
+	a->val += (int64_t)(v - pc);
+	a->sym = NULL;
+	return true;
+}
+
+/* The note's arguments parsed; the first that cannot be read is kept as p->bad. */
+static int parse_args(Elf *e, struct usdt_probe *p)
+{
+	const char *s = p->args, *end;
 	char why[160];
 
 	while (*s == ' ')
@@ -158,10 +219,12 @@ static int parse_args(struct usdt_probe *p)
 			snprintf(why, sizeof(why), "more than %d arguments", USDT_MAX_ARGS);
 			return (p->bad = strdup(why)) ? 0 : -ENOMEM;
 		}
-		if (usdt_arg_parse(s, &e, &p->arg[p->nargs], why, sizeof(why)))
+		if (usdt_arg_parse(s, &end, &p->arg[p->nargs], why, sizeof(why)) ||
+		    (p->arg[p->nargs].sym && !rip_relative(e, p->pc, &p->arg[p->nargs], why,
+							  sizeof(why))))
 			return (p->bad = strdup(why)) ? 0 : -ENOMEM;
 		p->nargs++;
-		s = e;
+		s = end;
 	}
 	return 0;
 }
@@ -192,7 +255,7 @@ static int collect_one(const struct kelf_sdt *n, void *arg)
 	if (!kelf_vaddr_offset(c->e, p->pc, &p->off) ||
 	    (p->sema && !kelf_vaddr_offset(c->e, p->sema, &p->sema_off)))
 		return -ERANGE;
-	return parse_args(p);
+	return parse_args(c->e, p);
 }
 
 int usdt_read(const char *path, struct usdt_probe **out, int *n, char *msg, size_t msglen)

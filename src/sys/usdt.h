@@ -2,9 +2,9 @@
 /*
  * A binary's USDT probes: its SystemTap SDT notes (read by sys/elf.c) with
  * the file offsets the kernel's uprobes take and each argument's spec
- * ("-4@%eax", "8@16(%rsp)", "-4@$5": SIZE@OPERAND, a negative size
- * signed, the operand in GNU as's x86-64 syntax) made a register, memory
- * or constant read. Only x86-64's forms: another machine's notes are
+ * ("-4@%eax", "8@16(%rsp)", "-4@$5", "-4@counter(%rip)": SIZE@OPERAND,
+ * a negative size signed, the operand in GNU as's x86-64 syntax) made a
+ * register, memory or constant read. Only x86-64's forms: another machine's notes are
  * refused by name.
  */
 #ifndef KPT_USDT_H
@@ -28,6 +28,11 @@ struct usdt_arg {
 	bool sign;
 	char reg[8];		/* REG, MEM's base: its name in our struct kpt_regs ("ax") */
 	int64_t val;		/* MEM: the displacement; IMM: the value */
+	/* MEM "SYM[+-N](%rip)": the symbol's name in the spec's text (not
+	 * terminated), until usdt_read() makes it a displacement from %ip,
+	 * the probe's own address at a uprobe hit; NULL otherwise */
+	const char *sym;
+	size_t symlen;
 };
 
 struct usdt_probe {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Host tests of USDT probes (u:PATH:PROVIDER:NAME): tests/host/usdt_target.c
 # has sys/sdt.h probes of every argument form readelf -n shows (register,
-# memory at an offset, constant; 1, 2, 4 and 8 bytes, signed and unsigned)
+# memory at an offset, constant, a global by %rip; 1, 2, 4 and 8 bytes,
+# signed and unsigned)
 # and a semaphore-guarded one, fired a known number of times with known
 # values; its semaphore read by the program itself while traced and after.
 # libstdc++'s throw, rethrow and catch for a C++ program's known exceptions.
@@ -22,7 +23,7 @@ OUT=$(realpath "$OUT")
 [ -e /usr/include/sys/sdt.h ] || [ -e /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
 	skip_all "no sys/sdt.h (Debian's systemtap-sdt-dev: make test-deps)"
 PY=/usr/bin/python3.11
-expect_checks 25
+expect_checks 26
 T=$OUT/usdt_target
 gcc -O1 -g tests/host/usdt_target.c -o "$T" ||
 	{ echo "FAIL - cannot build tests/host/usdt_target.c"; exit 1; }
@@ -40,10 +41,13 @@ note_sema() {
 echo "# kpt:mem $(note_args "$T" mem)"
 echo "# kpt:reg $(note_args "$T" reg)"
 echo "# kpt:imm $(note_args "$T" imm)"
-check "the target's notes hold each form: SIZE@OFF(%REG), SIZE@%REG, SIZE@\$N" sh -c "
+echo "# kpt:global $(note_args "$T" global)"
+check "the target's notes hold each form: SIZE@OFF(%REG), SIZE@%REG, SIZE@\$N, SIZE@SYM(%rip)" sh -c "
 	note_mem='$(note_args "$T" mem)'; note_reg='$(note_args "$T" reg)'; note_imm='$(note_args "$T" imm)'
+	note_glob='$(note_args "$T" global)'
 	echo \"\$note_mem\" | grep -qE '(^| )-?[1248]@[0-9]+\\(%r' &&
-	echo \"\$note_reg\" | grep -qE '(^| )-?[1248]@%' && echo \"\$note_imm\" | grep -qE '(^| )-?[1248]@\\\$'"
+	echo \"\$note_reg\" | grep -qE '(^| )-?[1248]@%' && echo \"\$note_imm\" | grep -qE '(^| )-?[1248]@\\\$' &&
+	echo \"\$note_glob\" | grep -qE '^-4@kpt_rounds\\(%rip\\) -8@kpt_minus\\(%rip\\)$'"
 
 # fields FILE EVENT: what follows "EVENT: (0x...) " on each of its lines
 fields() { sed -nE "s/^.* $2: \\(0x[0-9a-f]+\\) (.*)\$/\\1/p" "$1"; }
@@ -60,11 +64,13 @@ check "kpt:reg: i, -i, -100000-i, 2^40+i for i = 0..$((N - 1)) ($(fields "$OUT/a
 	[ "$(fields "$OUT/all.out" reg)" = "$want_reg" ]
 check "kpt:imm: the constants -7 and 5, $N times" \
 	[ "$(fields "$OUT/all.out" imm | sort | uniq -c | awk '{ $1 = $1; print }')" = "$N arg1=-7 arg2=5" ]
+check "kpt:global: the globals where they live, i + 1 and -77 ($(fields "$OUT/all.out" global | tr '\n' ';'))" \
+	[ "$(fields "$OUT/all.out" global)" = "$(for i in $(seq 1 $N); do echo "arg1=$i arg2=-77"; done)" ]
 check "kpt:guarded: its semaphore raised, the program fired it $N times ($(grep guarded "$OUT/all.out" | tail -n 1))" \
 	grep -qx "guarded $N" "$OUT/all.out"
 check "... and kptrace printed those $N, i = 0..$((N - 1))" \
 	[ "$(fields "$OUT/all.out" guarded | tr '\n' ' ')" = "$(for i in $(seq 0 $((N - 1))); do printf 'arg1=%d ' $i; done)" ]
-check "the glob's 4 probes counted on stderr" grep -q "kpt:\*': 4 USDT locations" "$OUT/all.err"
+check "the glob's 5 probes counted on stderr" grep -q "kpt:\*': 5 USDT locations" "$OUT/all.err"
 "$T" $N > "$OUT/untraced.out"
 check "untraced, the program's semaphore stays 0: kpt:guarded fired 0 times" grep -qx "guarded 0" "$OUT/untraced.out"
 
@@ -98,7 +104,7 @@ check "the program's semaphore: 0 before, 1 while traced, 0 after ($S0; $S1; $S2
 echo "# list and refusals"
 kpt list "u:$T" > "$OUT/list.out" 2> "$OUT/list.err"
 ok=1
-for n in mem reg imm guarded; do
+for n in mem reg imm global guarded; do
 	loc=$(readelf -n "$T" | awk -v n="$n" '/Name:/ { hit = $2 == n } hit && /Location:/ {
 		sub(/,$/, "", $2); print $2; exit }')
 	grep -q "^kpt:$n at 0x$(printf '%x' $((loc))) .*semaphore 0x$(printf '%x' $(($(note_sema "$T" $n))))" \
@@ -107,13 +113,13 @@ done
 check "list u:PATH: each probe's location and semaphore as readelf -n says them" test $ok = 1
 check "list u:PATH: kpt:mem's 8 arguments, each as read" \
 	grep -q '^kpt:mem .*arg1=+[0-9]*(%sp):s8 .*arg8=+[0-9]*(%sp):u64$' "$OUT/list.out"
-check "list u:PATH: 4 probes" [ "$(wc -l < "$OUT/list.out")" = 4 ]
+check "list u:PATH: 5 probes" [ "$(wc -l < "$OUT/list.out")" = 5 ]
 KPT_RC=error kpt "u:$T:kpt:imm arg3" > /dev/null 2> "$OUT/arg3.err"
 check "an argument past the note's: refused with the note's text" \
 	grep -q 'kpt:imm has 2 arguments ("-4@\$-7 -4@\$5"): no arg3' "$OUT/arg3.err"
 KPT_RC=error kpt "u:$T:kpt:nope" > /dev/null 2> "$OUT/nope.err"
 check "no such probe: refused with the file's probes" \
-	grep -q "no USDT probe of $T matches kpt:nope (it has: kpt:guarded, kpt:reg, kpt:mem, kpt:imm)" "$OUT/nope.err"
+	grep -q "no USDT probe of $T matches kpt:nope (it has: [a-z:, ]*kpt:global[a-z:, ]*)" "$OUT/nope.err"
 KPT_RC=error kpt "u:$T:kpt_nope" > /dev/null 2> "$OUT/noprov.err"
 check "PATH:SYMBOL under u: refused, pointing at p:" grep -q 'a function is p:PATH:SYMBOL' "$OUT/noprov.err"
 

@@ -8,6 +8,7 @@
  *   kpt:reg   i and values computed from i, in registers: SIZE@%REG
  *             (u8 i, s16 -i, s32 -100000 - i, u64 (1 << 40) + i)
  *   kpt:imm   constants: SIZE@$N (-7 and 5)
+ *   kpt:global globals: SIZE@SYM(%rip) (s32 i + 1, s64 -77)
  *   kpt:guarded i, only while its semaphore is raised (a tracer attached)
  * and prints "guarded G" (G: how many times kpt:guarded fired).
  * "usdt_target wait" prints its semaphore's value for each line on stdin.
@@ -26,7 +27,12 @@
 SEMAPHORE(mem);
 SEMAPHORE(reg);
 SEMAPHORE(imm);
+SEMAPHORE(global);
 SEMAPHORE(guarded);
+
+/* kpt:global's, read where they live */
+int kpt_rounds;
+long kpt_minus = -77;
 
 /* the locals' address escapes: they stay in memory at the probe */
 void __attribute__((noinline)) escape(void *p)
@@ -60,6 +66,12 @@ static void __attribute__((noinline)) fire_reg(unsigned int i)
 	STAP_PROBE4(kpt, reg, u8, s16, s32, u64);
 }
 
+/* the globals' values unknown here: the note reads them where they live */
+static void __attribute__((noinline)) fire_global(void)
+{
+	STAP_PROBE2(kpt, global, kpt_rounds, kpt_minus);
+}
+
 static int __attribute__((noinline)) fire_guarded(unsigned int i)
 {
 	if (!kpt_guarded_semaphore)
@@ -84,6 +96,8 @@ int main(int argc, char **argv)
 		fire_mem();
 		fire_reg(i);
 		STAP_PROBE2(kpt, imm, -7, 5);
+		kpt_rounds = (int)i + 1;
+		fire_global();
 		g += fire_guarded(i);
 	}
 	printf("guarded %u\n", g);

@@ -167,14 +167,14 @@ static void test_notes(void)
 
 	snprintf(bin, sizeof(bin), "%s/pie", dir);
 	run("cc -O1 -fPIE -pie tests/host/usdt_target.c -o %s", bin);
-	CHECK_INT(compare(bin, true), 4, "kpt's probes (PIE)");
+	CHECK_INT(compare(bin, true), 5, "kpt's probes (PIE)");
 	snprintf(bin, sizeof(bin), "%s/nopie", dir);
 	run("cc -O1 -fno-pie -no-pie tests/host/usdt_target.c -o %s", bin);
-	CHECK_INT(compare(bin, true), 4, "kpt's probes (non-PIE)");
+	CHECK_INT(compare(bin, true), 5, "kpt's probes (non-PIE)");
 	/* prelink moves .stapsdt.base and leaves the notes: pc and sema follow the section */
 	snprintf(bin, sizeof(bin), "%s/moved", dir);
 	run("objcopy --change-section-address .stapsdt.base+0x1000 %s/pie %s", dir, bin);
-	CHECK_INT(compare(bin, false), 4, "kpt's probes, .stapsdt.base moved");
+	CHECK_INT(compare(bin, false), 5, "kpt's probes, .stapsdt.base moved");
 	if (!access("/usr/bin/python3.11", R_OK))
 		CHECK(compare("/usr/bin/python3.11", true) > 0, "python3.11's notes");
 }
@@ -208,9 +208,12 @@ static void test_args(void)
 		{ "-16@%eax", "not 1, 2, 4 or 8" },
 		{ "4@%ah", "not an x86-64 general register" },
 		{ "4@%xmm0", "not an x86-64 general register" },
-		{ "8@(%rax,%rbx,8)", "not an indexed address" },
-		{ "8@counter(%rip)", "not a symbol's address" },
+		{ "8@(%rax,%rbx,8)", "(not an indexed address)" },
+		{ "8@counter(%rbx)", "other than SYM(%rip)" },
+		{ "8@counter+x(%rip)", "offset that is not a number" },
+		{ "8@1234", "not an absolute address" },
 		{ "4@$x", "not a number" },
+		{ "4@@x", "not an operand" },
 		{ "4@%eax,", "text after the operand" },
 	};
 	struct usdt_arg a;
@@ -228,6 +231,12 @@ static void test_args(void)
 			      got);
 		}
 	}
+	/* a global: its name kept for usdt_read(), the offset and %ip's word */
+	CHECK_INT(usdt_arg_parse("-4@kpt_rounds+8(%rip)", &end, &a, got, sizeof(got)), 0, "rip");
+	CHECK(a.kind == USDT_ARG_MEM && a.sym && a.symlen == 10 && !strncmp(a.sym, "kpt_rounds", 10) &&
+	      a.val == 8 && !strcmp(a.reg, "ip") && a.sign && a.size == 4,
+	      "kpt_rounds+8(%%rip): kind %d, sym %.*s, val %lld, reg %s", a.kind, (int)a.symlen,
+	      a.sym ? a.sym : "", (long long)a.val, a.reg);
 	/* one argument of several: the parser stops at its blank */
 	CHECK_INT(usdt_arg_parse("8@%rbp 8@%r12 -4@%eax", &end, &a, got, sizeof(got)), 0, "list");
 	CHECK_STR(end, "8@%r12 -4@%eax", "the next argument");
