@@ -1460,9 +1460,9 @@ static bool good_usdt_name(const char *s, const char *e, bool *glob)
  * uprobe at each location of a USDT probe (perf's sdt_PROVIDER:NAME,
  * bpftrace's usdt:PATH:PROVIDER:NAME). Its own letter, so PATH:SYMBOL stays
  * p's: PROVIDER and NAME are the last two ':'-separated words, the path
- * what precedes them. "u:PATH:..." is the shorthand, as "t:SUBSYS/EVENT":
- * the head names the probe point when a '/' comes before its first ':', or
- * when no word follows it.
+ * what precedes them; "*" is every object of -p's process. "u:PATH:..." is
+ * the shorthand, as "t:SUBSYS/EVENT": the head names the probe point when it
+ * holds a ':' (no event name does), or when no word follows it.
  */
 static int parse_usdt(struct ctx *c, struct tok head, const char *pos)
 {
@@ -1478,8 +1478,7 @@ static int parse_usdt(struct ctx *c, struct tok head, const char *pos)
 	if (q < head.e && *q != ':')
 		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, head.s);
 	rest = pos;
-	if (q < head.e && (!next_tok(&rest, &next) ||
-			   (name_is_target(q + 1, head.e, pos) && span_chr(q + 1, head.e, '/')))) {
+	if (q < head.e && (!next_tok(&rest, &next) || span_chr(q + 1, head.e, ':'))) {
 		target.s = q + 1;
 		target.e = head.e;
 	} else {

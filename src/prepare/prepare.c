@@ -329,7 +329,7 @@ static int add_other_match(struct probeset *ps, int i, const char *name)
  * Kernel functions kprobes cannot take are skipped and counted; a match
  * its arguments or filter do not fit is skipped later (btf_arguments()).
  */
-static int expand_globs(struct probeset *ps, struct sysinfo *si)
+static int expand_globs(struct probeset *ps, struct sysinfo *si, pid_t pid)
 {
 	int i, k, n, err = 0, first = ps->n;
 	char **names = NULL;
@@ -338,7 +338,7 @@ static int expand_globs(struct probeset *ps, struct sysinfo *si)
 		const struct spec_probe *p = &ps->p[i].spec;
 
 		if (p->usdt) {
-			err = usdtdef_expand(ps, i);
+			err = usdtdef_expand(ps, i, pid);
 			continue;
 		}
 		if (!p->glob)
@@ -769,7 +769,7 @@ int prepare(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps)
 
 	err = read_definitions(env, si, ps);
 	if (!err)
-		err = expand_globs(ps, si);
+		err = expand_globs(ps, si, env->pid);
 	if (!err)
 		err = btf_arguments(env, ps, si);
 	if (!err)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sys/procmaps.h"
 #include "sys/usdt.h"
 #include "prepare/usdtdef.h"
 
@@ -159,44 +160,134 @@ static void probe_names(const struct usdt_probe *u, int n, char *buf, size_t len
 		snprintf(buf, len, "none");
 }
 
-int usdtdef_expand(struct probeset *ps, int i)
+/*
+ * The definitions of path's probes matching p (a copy) into ps; *matched
+ * counts them. 0, or a negative errno (reported); with quiet, a file
+ * kptrace cannot read the notes of is no error (one mapping of many).
+ */
+static int expand_path(struct probeset *ps, const struct spec_probe *p, const char *where,
+		       const char *path, bool quiet, int *matched)
+{
+	struct usdt_probe *u = NULL;
+	struct sbuf b = { .ok = true };
+	struct spec_probe q = *p;
+	int n = 0, k, col, err;
+	char msg[768];
+
+	err = usdt_read(path, &u, &n, msg, sizeof(msg));
+	if (err) {
+		if (quiet)
+			return 0;
+		probe_report(where, p->text, msg, p->target_col);
+		return err;
+	}
+	q.path = (char *)path;
+	for (k = 0; !err && k < n; k++) {
+		if (fnmatch(p->usdt_provider, u[k].provider, 0) ||
+		    fnmatch(p->usdt_name, u[k].name, 0))
+			continue;
+		(*matched)++;
+		b.len = 0;
+		err = location_text(&b, &q, &u[k], msg, sizeof(msg), &col);
+		if (err && err != -ENOMEM)
+			probe_report(where, p->text, msg, col);
+		/* the definition made, which probeset_add() reports on if it must */
+		if (!err)
+			err = probeset_add(ps, b.s, where, p->glob ? PROBE_GLOB : PROBE_USER);
+	}
+	free(b.s);
+	usdt_free(u, n);
+	return err;
+}
+
+struct mapped {
+	char **paths;
+	int n, cap;
+};
+
+/* Each file mapped executable, once: where a process's USDT probes can be. */
+static int add_mapped(void *arg, const struct procmap *m)
+{
+	struct mapped *mp = arg;
+	char **np;
+	int k;
+
+	if (m->path[0] != '/' || !strchr(m->perms, 'x') || strstr(m->path, " (deleted)"))
+		return 0;
+	for (k = 0; k < mp->n; k++)
+		if (!strcmp(mp->paths[k], m->path))
+			return 0;
+	if (mp->n == mp->cap) {
+		mp->cap = mp->cap ? 2 * mp->cap : 16;
+		np = realloc(mp->paths, mp->cap * sizeof(*np));
+		if (!np)
+			return -ENOMEM;
+		mp->paths = np;
+	}
+	mp->paths[mp->n] = strdup(m->path);
+	return mp->paths[mp->n] ? (mp->n++, 0) : -ENOMEM;
+}
+
+/* u:*:PROVIDER:NAME: the probes of every object process pid maps. */
+static int expand_process(struct probeset *ps, const struct spec_probe *p, const char *where,
+			  pid_t pid, int *matched, int *nobj)
+{
+	struct mapped mp = { 0 };
+	char msg[256];
+	int k, before, err;
+
+	if (pid <= 0) {
+		probe_report(where, p->text, "u:*:PROVIDER:NAME is every object a process maps: "
+			     "give the process, -p PID", p->target_col);
+		return -EINVAL;
+	}
+	err = procmaps_each("/proc", (uint32_t)pid, add_mapped, &mp);
+	if (err && err != -ENOMEM) {
+		snprintf(msg, sizeof(msg), "cannot read /proc/%d/maps: %s", (int)pid,
+			 strerror(-err));
+		probe_report(where, p->text, msg, p->target_col);
+	}
+	for (k = 0; !err && k < mp.n; k++) {
+		before = *matched;
+		err = expand_path(ps, p, where, mp.paths[k], true, matched);
+		*nobj += *matched > before;
+	}
+	for (k = 0; k < mp.n; k++)
+		free(mp.paths[k]);
+	free(mp.paths);
+	return err;
+}
+
+int usdtdef_expand(struct probeset *ps, int i, pid_t pid)
 {
 	/* a copy: adding definitions moves ps->p, not what its pointers point to */
 	struct spec_probe p = ps->p[i].spec;
 	const char *where = ps->p[i].where;
+	bool all = !strcmp(p.path, "*");
 	struct usdt_probe *u = NULL;
-	char msg[768], names[512];
-	int n = 0, k, matched = 0, col = p.target_col, err;
-	struct sbuf b = { .ok = true };
+	int n = 0, matched = 0, nobj = 0, err;
+	char msg[768], names[512] = "";
 
-	err = usdt_read(p.path, &u, &n, msg, sizeof(msg));
-	if (err) {
-		probe_report(where, p.text, msg, p.target_col);
-		return err;
-	}
-	for (k = 0; !err && k < n; k++) {
-		if (fnmatch(p.usdt_provider, u[k].provider, 0) || fnmatch(p.usdt_name, u[k].name, 0))
-			continue;
-		matched++;
-		b.len = 0;
-		err = location_text(&b, &p, &u[k], msg, sizeof(msg), &col);
-		if (err && err != -ENOMEM)
-			probe_report(where, p.text, msg, col);
-		/* the definition made, which probeset_add() reports on if it must */
-		if (!err)
-			err = probeset_add(ps, b.s, where, p.glob ? PROBE_GLOB : PROBE_USER);
-	}
+	err = all ? expand_process(ps, &p, where, pid, &matched, &nobj) :
+		    expand_path(ps, &p, where, p.path, false, &matched);
 	if (!err && !matched) {
-		probe_names(u, n, names, sizeof(names));
-		snprintf(msg, sizeof(msg), "no USDT probe of %s matches %s:%s (it has: %s)", p.path,
-			 p.usdt_provider, p.usdt_name, names);
+		if (all)
+			snprintf(names, sizeof(names), "of the objects process %d maps", (int)pid);
+		else if (!usdt_read(p.path, &u, &n, msg, sizeof(msg)))
+			probe_names(u, n, names, sizeof(names));
+		snprintf(msg, sizeof(msg), "no USDT probe %s%s matches %s:%s%s%s%s",
+			 all ? names : "of ", all ? "" : p.path, p.usdt_provider, p.usdt_name,
+			 all ? "" : " (it has: ", all ? "" : names, all ? "" : ")");
 		probe_report(where, p.text, msg, p.target_col);
-		err = -ENOENT;
-	} else if (!err && p.glob) {
+		usdt_free(u, n);
+		return -ENOENT;
+	}
+	if (!err && all)
+		fprintf(stderr, "kptrace: 'u:*:%s:%s' of process %d: %d USDT location%s in %d "
+			"object%s\n", p.usdt_provider, p.usdt_name, (int)pid, matched,
+			matched == 1 ? "" : "s", nobj, nobj == 1 ? "" : "s");
+	else if (!err && p.glob)
 		fprintf(stderr, "kptrace: '%s:%s:%s': %d USDT location%s\n", p.path,
 			p.usdt_provider, p.usdt_name, matched, matched == 1 ? "" : "s");
-	}
-	free(b.s);
-	usdt_free(u, n);
 	return err;
 }

@@ -10,12 +10,15 @@
 #ifndef KPT_USDTDEF_H
 #define KPT_USDTDEF_H
 
+#include <sys/types.h>
+
 #include "prepare/probeset.h"
 
 /*
  * Probe i of ps (spec.usdt): its locations' definitions appended to ps
- * (probe i stays: the caller drops it). 0, or a negative errno (reported).
+ * (probe i stays: the caller drops it); PATH "*" is every file process pid
+ * (-p, 0 if none) maps executable. 0, or a negative errno (reported).
  */
-int usdtdef_expand(struct probeset *ps, int i);
+int usdtdef_expand(struct probeset *ps, int i, pid_t pid);
 
 #endif /* KPT_USDTDEF_H */

@@ -7,7 +7,7 @@
 # values; its semaphore read by the program itself while traced and after.
 # libstdc++'s throw, rethrow and catch for a C++ program's known exceptions.
 # Then Debian's python3.11 (when its notes are there), with -p on the
-# running interpreter: function__entry's file, function and line for a
+# running interpreter (and u:*:, every object it maps): function__entry's file, function and line for a
 # script of known calls, gc__start once per gc.collect() (automatic
 # collection disabled), the semaphore read from /proc/PID/mem. Every
 # expected value comes from the programs, their sources and readelf.
@@ -23,7 +23,7 @@ OUT=$(realpath "$OUT")
 [ -e /usr/include/sys/sdt.h ] || [ -e /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
 	skip_all "no sys/sdt.h (Debian's systemtap-sdt-dev: make test-deps)"
 PY=/usr/bin/python3.11
-expect_checks 26
+expect_checks 27
 T=$OUT/usdt_target
 gcc -O1 -g tests/host/usdt_target.c -o "$T" ||
 	{ echo "FAIL - cannot build tests/host/usdt_target.c"; exit 1; }
@@ -134,7 +134,7 @@ check "libstdc++: throw 7, rethrow 2, catch 9 for the program's 7 throws, 2 reth
 
 # ---- python3.11: -p on a running interpreter
 if [ ! -x $PY ] || ! readelf -n $PY 2>/dev/null | grep -q 'Name: function__entry'; then
-	for i in 1 2 3 4 5 6 7; do skip "no $PY with USDT notes"; done
+	for i in 1 2 3 4 5 6 7 8; do skip "no $PY with USDT notes"; done
 	finish
 	exit
 fi
@@ -170,7 +170,7 @@ P1=
 # python3.11 fires function__entry only while its line probe is enabled too:
 # that one is on, its events filtered out
 if kpt_bg "$OUT/py.err" -p $PP "u:$PY:python:function__entry file=+0(arg1):ustring func=+0(arg2):ustring line=arg3" \
-	"u:$PY:python:line if arg3 < 0" "u:$PY:python:gc__start" > "$OUT/pytrace.out"; then
+	"u:$PY:python:line if arg3 < 0" "u:*:python:gc__start" > "$OUT/pytrace.out"; then
 	P1=$(sema_of $PP)
 	echo >&8
 	wait_for "grep -q done '$OUT/py.out'" 10
@@ -193,6 +193,8 @@ check "python3.11 -p: function__entry of the script's calls, function and first 
 	[ "$(sed 's/file="[^"]*" //' "$OUT/py.entries")" = "$want" ]
 check "python3.11: gc__start once per gc.collect(): 4 ($(grep -c ' gc__start: ' "$OUT/pytrace.out"))" \
 	[ "$(grep -c ' gc__start: ' "$OUT/pytrace.out")" = 4 ]
+check "python3.11: u:*:python:gc__start with -p found in the one object of the process's that has it" \
+	grep -q "^kptrace: 'u:\*:python:gc__start' of process $PP: 1 USDT location in 1 object$" "$OUT/py.err"
 check "python3.11: gc.collect()'s generation 2 in arg1" \
 	[ "$(sed -nE 's/^.* gc__start: \(0x[0-9a-f]+\) //p' "$OUT/pytrace.out" | sort -u)" = "arg1=2" ]
 check "python3.11: no line event passed the filter" [ "$(grep -c ' line: ' "$OUT/pytrace.out")" = 0 ]

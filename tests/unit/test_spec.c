@@ -1614,6 +1614,9 @@ static void test_usdt(void)
 		{ "u:/a:b/c:d:e:gc__*", "/a:b/c:d", "e", "gc__*", "sdt_e", "gc___", true },
 		{ "u:g/ev ./x:p:n", "./x", "p", "n", "g", "ev", false },
 		{ "u:ev ./x:p:n", "./x", "p", "n", "sdt_p", "ev", false },
+		/* a ':' in the head makes it the probe point: "*" is -p's objects */
+		{ "u:*:python:gc__start arg1", "*", "python", "gc__start", "sdt_python", "gc__start",
+		  false },
 	};
 	struct spec_probe p;
 	struct spec_error e;
