@@ -81,6 +81,7 @@ static const char doc[] =
 "  kptrace explain 'p:vfs_read count=" KPT_EX_REG3 ":u64'     # the same\n"
 "  kptrace list 'vfs_*'        # traceable functions, with BTF prototypes\n"
 "  kptrace list 'sched/*'      # tracepoints, with their fields\n"
+"  kptrace list u:/usr/bin/python3.11   # a binary's USDT probes\n"
 "  kptrace latency vfs_read --pmu page-faults,context-switches   # per call\n"
 "\v"
 "Definitions files (-f) hold one definition per line; '#' starts a comment and\n"

@@ -252,9 +252,11 @@ static int collect_one(const struct kelf_sdt *n, void *arg)
 	p->pc = n->pc;
 	p->sema = n->sema;
 	/* where the uprobe and the counter go: file offsets, as the kernel takes them */
-	if (!kelf_vaddr_offset(c->e, p->pc, &p->off) ||
-	    (p->sema && !kelf_vaddr_offset(c->e, p->sema, &p->sema_off)))
+	if (!kelf_vaddr_offset(c->e, p->pc, &p->off))
 		return -ERANGE;
+	/* the kernel counts in the file's page: a semaphore in .bss has none */
+	if (p->sema && !kelf_vaddr_offset(c->e, p->sema, &p->sema_off))
+		return -EFAULT;
 	return parse_args(c->e, p);
 }
 
@@ -278,9 +280,11 @@ int usdt_read(const char *path, struct usdt_probe **out, int *n, char *msg, size
 		goto cleanup;
 	}
 	err = kelf_sdt_notes(f.e, collect_one, &c);
-	if (err == -ERANGE)
-		snprintf(msg, msglen, "%s: a USDT probe's address is in no segment of the file",
-			 path);
+	if (err == -ERANGE || err == -EFAULT)
+		snprintf(msg, msglen, "%s: USDT probe %s:%s's %s 0x%" PRIx64 " is in no segment's "
+			 "file bytes", path, c.p[c.n - 1].provider, c.p[c.n - 1].name,
+			 err == -ERANGE ? "address" : "semaphore",
+			 err == -ERANGE ? c.p[c.n - 1].pc : c.p[c.n - 1].sema);
 	else if (err == -ENOEXEC)
 		snprintf(msg, msglen, "%s: a .note.stapsdt note is cut short", path);
 	else if (err)

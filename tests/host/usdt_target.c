@@ -23,7 +23,11 @@
 /* sys/sdt.h's names for the probes' semaphores (with _SDT_HAS_SEMAPHORES
  * every probe has one), in the section it expects; only kpt:guarded's is
  * looked at */
+#ifdef SEMAPHORES_IN_BSS	/* test_usdt: a semaphore no file bytes hold, refused */
+#define SEMAPHORE(name) unsigned short kpt_##name##_semaphore
+#else
 #define SEMAPHORE(name) unsigned short kpt_##name##_semaphore __attribute__((section(".probes")))
+#endif
 SEMAPHORE(mem);
 SEMAPHORE(reg);
 SEMAPHORE(imm);

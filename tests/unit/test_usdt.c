@@ -175,6 +175,18 @@ static void test_notes(void)
 	snprintf(bin, sizeof(bin), "%s/moved", dir);
 	run("objcopy --change-section-address .stapsdt.base+0x1000 %s/pie %s", dir, bin);
 	CHECK_INT(compare(bin, false), 5, "kpt's probes, .stapsdt.base moved");
+	/* a semaphore in .bss: no file offset for the kernel's counter */
+	snprintf(bin, sizeof(bin), "%s/bss", dir);
+	run("cc -O1 -DSEMAPHORES_IN_BSS tests/host/usdt_target.c -o %s", bin);
+	{
+		struct usdt_probe *up;
+		char msg[256] = "";
+		int n;
+
+		CHECK_INT(usdt_read(bin, &up, &n, msg, sizeof(msg)), -EFAULT, "semaphore in .bss");
+		CHECK(strstr(msg, "semaphore 0x") && strstr(msg, "is in no segment's file bytes"),
+		      "semaphore in .bss: %s", msg);
+	}
 	if (!access("/usr/bin/python3.11", R_OK))
 		CHECK(compare("/usr/bin/python3.11", true) > 0, "python3.11's notes");
 }
