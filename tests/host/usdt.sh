@@ -2,12 +2,12 @@
 # Host tests of USDT probes (u:PATH:PROVIDER:NAME): tests/host/usdt_target.c
 # has sys/sdt.h probes of every argument form readelf -n shows (register,
 # memory at an offset, constant, a global by %rip; 1, 2, 4 and 8 bytes,
-# signed and unsigned)
-# and a semaphore-guarded one, fired a known number of times with known
-# values; its semaphore read by the program itself while traced and after.
-# libstdc++'s throw, rethrow and catch for a C++ program's known exceptions.
-# Then Debian's python3.11 (when its notes are there), with -p on the
-# running interpreter (and u:*:, every object it maps): function__entry's file, function and line for a
+# signed and unsigned), one at two locations and a semaphore-guarded one,
+# fired a known number of times with known values; its semaphore read by
+# the program itself while traced and after. libstdc++'s throw, rethrow
+# and catch for a C++ program's known exceptions. Then Debian's python3.11
+# (when its notes are there), with -p on the running interpreter (and u:*:,
+# every object it maps): function__entry's file, function and line for a
 # script of known calls, gc__start once per gc.collect() (automatic
 # collection disabled), the semaphore read from /proc/PID/mem. Every
 # expected value comes from the programs, their sources and readelf.
@@ -23,7 +23,7 @@ OUT=$(realpath "$OUT")
 [ -e /usr/include/sys/sdt.h ] || [ -e /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
 	skip_all "no sys/sdt.h (Debian's systemtap-sdt-dev: make test-deps)"
 PY=/usr/bin/python3.11
-expect_checks 27
+expect_checks 28
 T=$OUT/usdt_target
 gcc -O1 -g tests/host/usdt_target.c -o "$T" ||
 	{ echo "FAIL - cannot build tests/host/usdt_target.c"; exit 1; }
@@ -66,11 +66,13 @@ check "kpt:imm: the constants -7 and 5, $N times" \
 	[ "$(fields "$OUT/all.out" imm | sort | uniq -c | awk '{ $1 = $1; print }')" = "$N arg1=-7 arg2=5" ]
 check "kpt:global: the globals where they live, i + 1 and -77 ($(fields "$OUT/all.out" global | tr '\n' ';'))" \
 	[ "$(fields "$OUT/all.out" global)" = "$(for i in $(seq 1 $N); do echo "arg1=$i arg2=-77"; done)" ]
+check "kpt:twice: both locations, each with its own note's register: i, 10 * i ($(fields "$OUT/all.out" twice | tr '\n' ';'))" \
+	[ "$(fields "$OUT/all.out" twice)" = "$(for i in $(seq 0 $((N - 1))); do echo "arg1=$i"; echo "arg1=$((10 * i))"; done)" ]
 check "kpt:guarded: its semaphore raised, the program fired it $N times ($(grep guarded "$OUT/all.out" | tail -n 1))" \
 	grep -qx "guarded $N" "$OUT/all.out"
 check "... and kptrace printed those $N, i = 0..$((N - 1))" \
 	[ "$(fields "$OUT/all.out" guarded | tr '\n' ' ')" = "$(for i in $(seq 0 $((N - 1))); do printf 'arg1=%d ' $i; done)" ]
-check "the glob's 5 probes counted on stderr" grep -q "kpt:\*': 5 USDT locations" "$OUT/all.err"
+check "the glob's 7 locations (6 probes, kpt:twice at two) counted on stderr" grep -q "kpt:\*': 7 USDT locations" "$OUT/all.err"
 "$T" $N > "$OUT/untraced.out"
 check "untraced, the program's semaphore stays 0: kpt:guarded fired 0 times" grep -qx "guarded 0" "$OUT/untraced.out"
 
@@ -113,7 +115,7 @@ done
 check "list u:PATH: each probe's location and semaphore as readelf -n says them" test $ok = 1
 check "list u:PATH: kpt:mem's 8 arguments, each as read" \
 	grep -q '^kpt:mem .*arg1=+[0-9]*(%sp):s8 .*arg8=+[0-9]*(%sp):u64$' "$OUT/list.out"
-check "list u:PATH: 5 probes" [ "$(wc -l < "$OUT/list.out")" = 5 ]
+check "list u:PATH: 7 locations" [ "$(wc -l < "$OUT/list.out")" = 7 ]
 KPT_RC=error kpt "u:$T:kpt:imm arg3" > /dev/null 2> "$OUT/arg3.err"
 check "an argument past the note's: refused with the note's text" \
 	grep -q 'kpt:imm has 2 arguments ("-4@\$-7 -4@\$5"): no arg3' "$OUT/arg3.err"

@@ -9,6 +9,7 @@
  *             (u8 i, s16 -i, s32 -100000 - i, u64 (1 << 40) + i)
  *   kpt:imm   constants: SIZE@$N (-7 and 5)
  *   kpt:global globals: SIZE@SYM(%rip) (s32 i + 1, s64 -77)
+ *   kpt:twice one probe at two locations: i, then 10 * i
  *   kpt:guarded i, only while its semaphore is raised (a tracer attached)
  * and prints "guarded G" (G: how many times kpt:guarded fired).
  * "usdt_target wait" prints its semaphore's value for each line on stdin.
@@ -32,6 +33,7 @@ SEMAPHORE(mem);
 SEMAPHORE(reg);
 SEMAPHORE(imm);
 SEMAPHORE(global);
+SEMAPHORE(twice);
 SEMAPHORE(guarded);
 
 /* kpt:global's, read where they live */
@@ -76,6 +78,12 @@ static void __attribute__((noinline)) fire_global(void)
 	STAP_PROBE2(kpt, global, kpt_rounds, kpt_minus);
 }
 
+/* inlined at each call: one note per call site */
+static inline __attribute__((always_inline)) void twice(long v)
+{
+	STAP_PROBE1(kpt, twice, v);
+}
+
 static int __attribute__((noinline)) fire_guarded(unsigned int i)
 {
 	if (!kpt_guarded_semaphore)
@@ -102,6 +110,8 @@ int main(int argc, char **argv)
 		STAP_PROBE2(kpt, imm, -7, 5);
 		kpt_rounds = (int)i + 1;
 		fire_global();
+		twice((long)i);
+		twice(10 * (long)i);
 		g += fire_guarded(i);
 	}
 	printf("guarded %u\n", g);

@@ -167,14 +167,14 @@ static void test_notes(void)
 
 	snprintf(bin, sizeof(bin), "%s/pie", dir);
 	run("cc -O1 -fPIE -pie tests/host/usdt_target.c -o %s", bin);
-	CHECK_INT(compare(bin, true), 5, "kpt's probes (PIE)");
+	CHECK_INT(compare(bin, true), 7, "kpt's probes (PIE)");
 	snprintf(bin, sizeof(bin), "%s/nopie", dir);
 	run("cc -O1 -fno-pie -no-pie tests/host/usdt_target.c -o %s", bin);
-	CHECK_INT(compare(bin, true), 5, "kpt's probes (non-PIE)");
+	CHECK_INT(compare(bin, true), 7, "kpt's probes (non-PIE)");
 	/* prelink moves .stapsdt.base and leaves the notes: pc and sema follow the section */
 	snprintf(bin, sizeof(bin), "%s/moved", dir);
 	run("objcopy --change-section-address .stapsdt.base+0x1000 %s/pie %s", dir, bin);
-	CHECK_INT(compare(bin, false), 5, "kpt's probes, .stapsdt.base moved");
+	CHECK_INT(compare(bin, false), 7, "kpt's probes, .stapsdt.base moved");
 	/* a semaphore in .bss: no file offset for the kernel's counter */
 	snprintf(bin, sizeof(bin), "%s/bss", dir);
 	run("cc -O1 -DSEMAPHORES_IN_BSS tests/host/usdt_target.c -o %s", bin);
