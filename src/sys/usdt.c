@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* A binary's USDT probes (usdt.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,9 @@ int usdt_arg_parse(const char *s, const char **end, struct usdt_arg *a, char *ms
 	}
 	if (*q && *q != ' ')
 		return bad_arg(s, "text after the operand", msg, msglen);
+	/* a dereference's offset is an int (ftrace's fetch_insn.offset) */
+	if (a->kind == USDT_ARG_MEM && !a->sym && (a->val > INT32_MAX || a->val < INT32_MIN))
+		return bad_arg(s, "an offset past 32 bits", msg, msglen);
 	while (*q == ' ')
 		q++;
 	*end = q;
@@ -155,8 +159,10 @@ void usdt_arg_fetch(const struct usdt_arg *a, char *buf, size_t len)
 		snprintf(buf, len, "%%%s%s", a->reg, t);
 	else if (a->kind == USDT_ARG_MEM)
 		snprintf(buf, len, "%+" PRId64 "(%%%s)%s", a->val, a->reg, t);
-	else
+	else if (a->sign)
 		snprintf(buf, len, "\\%" PRId64 "%s", a->val, t);
+	else
+		snprintf(buf, len, "\\%" PRIu64 "%s", (uint64_t)a->val, t);
 }
 
 struct collect {
@@ -202,6 +208,11 @@ static bool rip_relative(Elf *e, uint64_t pc, struct usdt_arg *a, char *why, siz
 		return false;
 	}
 	a->val += (int64_t)(v - pc);
+	if (a->val > INT32_MAX || a->val < INT32_MIN) {
+		snprintf(why, len, "USDT argument's symbol '%.*s' is more than 2 GiB from the probe",
+			 (int)a->symlen, a->sym);
+		return false;
+	}
 	a->sym = NULL;
 	return true;
 }

@@ -196,7 +196,7 @@ static void test_args(void)
 {
 	static const struct {
 		const char *spec, *want;
-	} t[] = {
+	} specs[] = {
 		{ "-4@%eax", "%ax:s32" },
 		{ "8@%rax", "%ax:u64" },
 		{ "1@%dil", "%di:u8" },
@@ -213,7 +213,10 @@ static void test_args(void)
 		{ "4@0x10(%rbx)", "+16(%bx):u32" },
 		{ "-4@$5", "\\5:s32" },
 		{ "-4@$-7", "\\-7:s32" },
-		{ "8@$18000000000000000000", "\\-446744073709551616:u64" },
+		{ "8@$18000000000000000000", "\\18000000000000000000:u64" },
+		{ "-8@$-9223372036854775808", "\\-9223372036854775808:s64" },
+		{ "8@-2147483648(%rbp)", "-2147483648(%bp):u64" },
+		{ "8@2147483648(%rbp)", "an offset past 32 bits" },
 		/* refusals: the words the message holds */
 		{ "%eax", "no SIZE@" },
 		{ "3@%eax", "not 1, 2, 4 or 8" },
@@ -233,13 +236,13 @@ static void test_args(void)
 	char got[256];
 	size_t i;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (usdt_arg_parse(t[i].spec, &end, &a, got, sizeof(got)) == 0) {
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		if (usdt_arg_parse(specs[i].spec, &end, &a, got, sizeof(got)) == 0) {
 			usdt_arg_fetch(&a, got, sizeof(got));
-			CHECK_STR(got, t[i].want, t[i].spec);
-			CHECK(!*end, "%s: %s left", t[i].spec, end);
+			CHECK_STR(got, specs[i].want, specs[i].spec);
+			CHECK(!*end, "%s: %s left", specs[i].spec, end);
 		} else {
-			CHECK(strstr(got, t[i].want) && strstr(got, t[i].spec), "%s: %s", t[i].spec,
+			CHECK(strstr(got, specs[i].want) && strstr(got, specs[i].spec), "%s: %s", specs[i].spec,
 			      got);
 		}
 	}
