@@ -101,17 +101,20 @@ static int rewrite_arg(struct sbuf *b, const struct spec_probe *p, const struct 
 static int location_text(struct sbuf *b, const struct spec_probe *p, const struct usdt_probe *u,
 			 char *msg, size_t msglen, int *col)
 {
-	char head[3 * SPEC_NAME_MAX], pt[64], fetch[64];
+	char grp[SPEC_NAME_MAX], head[3 * SPEC_NAME_MAX], pt[64], fetch[64];
 	int j, err;
 
-	if (p->event_given && p->glob)
-		snprintf(head, sizeof(head), "p:%s/%.30s_%.30s", p->group, p->event, u->name);
-	else if (p->event_given)
-		snprintf(head, sizeof(head), "p:%s/%s", p->group, p->event);
+	/* perf's group, of the match's provider (the definition's may be a glob) */
+	if (p->group_given)
+		snprintf(grp, sizeof(grp), "%s", p->group);
 	else
-		snprintf(head, sizeof(head), "p:%s%.*s/%.*s", p->group_given ? p->group : "sdt_",
-			 p->group_given ? 0 : SPEC_NAME_MAX - 5, u->provider, SPEC_NAME_MAX - 1,
-			 u->name);
+		snprintf(grp, sizeof(grp), "sdt_%.*s", SPEC_NAME_MAX - 5, u->provider);
+	if (p->event_given && p->glob)
+		snprintf(head, sizeof(head), "p:%s/%.30s_%.30s", grp, p->event, u->name);
+	else if (p->event_given)
+		snprintf(head, sizeof(head), "p:%s/%s", grp, p->event);
+	else
+		snprintf(head, sizeof(head), "p:%s/%.*s", grp, SPEC_NAME_MAX - 1, u->name);
 	sb_str(b, head);
 	sb_str(b, " ");
 	sb_str(b, p->path);

@@ -23,7 +23,7 @@ OUT=$(realpath "$OUT")
 [ -e /usr/include/sys/sdt.h ] || [ -e /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
 	skip_all "no sys/sdt.h (Debian's systemtap-sdt-dev: make test-deps)"
 PY=/usr/bin/python3.11
-expect_checks 28
+expect_checks 29
 T=$OUT/usdt_target
 gcc -O1 -g tests/host/usdt_target.c -o "$T" ||
 	{ echo "FAIL - cannot build tests/host/usdt_target.c"; exit 1; }
@@ -80,6 +80,9 @@ echo "# arguments named, typed, dereferenced, filtered"
 kpt "u:$T:kpt:reg neg=arg2 big=arg4:x64 low=arg1:u8 if neg < -1" -c "$T 4" > "$OUT/named.out"
 check "named arguments keep the note's types, a :TYPE overrides, the filter sees them ($(fields "$OUT/named.out" reg | tr '\n' ';'))" \
 	[ "$(fields "$OUT/named.out" reg | tr '\n' ';')" = "neg=-2 big=0x10000000002 low=2;neg=-3 big=0x10000000003 low=3;" ]
+kpt --json "u:ev $T:k*:twice" -c "$T 2" > "$OUT/ev.out"
+check "a named event on a provider glob: group sdt_kpt (the match's provider), event ev_twice, 4 hits" \
+	[ "$(grep -c '"group":"sdt_kpt","event":"ev_twice"' "$OUT/ev.out")" = 4 ]
 kpt count "u:$T:kpt:mem" -c "$T 7" > "$OUT/count.out"
 CNT=$(grep -A2 '^sdt_kpt/mem:' "$OUT/count.out" | tail -n 1 | tr -d ' ')
 check "count: 7 hits of kpt:mem ($CNT)" [ "$CNT" = 7 ]
