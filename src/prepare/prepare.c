@@ -11,6 +11,7 @@
 #include "prepare/filter.h"
 #include "prepare/modes.h"
 #include "prepare/prepare.h"
+#include "prepare/usdtdef.h"
 
 static int read_def_file(struct probeset *ps, const char *path)
 {
@@ -328,7 +329,7 @@ static int add_other_match(struct probeset *ps, int i, const char *name)
  * Kernel functions kprobes cannot take are skipped and counted; a match
  * its arguments or filter do not fit is skipped later (btf_arguments()).
  */
-static int expand_globs(struct probeset *ps, struct sysinfo *si)
+static int expand_globs(struct probeset *ps, struct sysinfo *si, pid_t pid)
 {
 	int i, k, n, err = 0, first = ps->n;
 	char **names = NULL;
@@ -336,6 +337,10 @@ static int expand_globs(struct probeset *ps, struct sysinfo *si)
 	for (i = 0; i < first && !err; i++) {
 		const struct spec_probe *p = &ps->p[i].spec;
 
+		if (p->usdt) {
+			err = usdtdef_expand(ps, i, pid);
+			continue;
+		}
 		if (!p->glob)
 			continue;
 		n = 0;
@@ -354,7 +359,7 @@ static int expand_globs(struct probeset *ps, struct sysinfo *si)
 		names = NULL;
 	}
 	for (i = first - 1; !err && i >= 0; i--)
-		if (ps->p[i].spec.glob)
+		if (ps->p[i].spec.glob || ps->p[i].spec.usdt)
 			probeset_remove(ps, i);
 	return err;
 }
@@ -780,7 +785,7 @@ int prepare(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps)
 
 	err = read_definitions(env, si, ps);
 	if (!err)
-		err = expand_globs(ps, si);
+		err = expand_globs(ps, si, env->pid);
 	if (!err)
 		err = btf_arguments(env, ps, si);
 	if (!err)

@@ -11,20 +11,20 @@
 # and OOMs are written to .output/fuzz/artifacts/NAME-*, logs to
 # .output/fuzz/logs/NAME.log; on failure the log's report is printed.
 #
-#   tests/fuzz/run.sh SECONDS [NAME...]     NAME: spec, filter, decode, jobs, http
+#   tests/fuzz/run.sh SECONDS [NAME...]     NAME: spec, filter, decode, jobs, http, usdt
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 
 secs=${1:-}
 case "$secs" in
 '' | *[!0-9]*)
-	echo "usage: $0 SECONDS [spec|filter|decode|jobs|http ...]" >&2
+	echo "usage: $0 SECONDS [spec|filter|decode|jobs|http|usdt ...]" >&2
 	exit 2
 	;;
 esac
 shift
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(spec filter decode jobs http)
+[ ${#names[@]} -gt 0 ] || names=(spec filter decode jobs http usdt)
 
 BIN=${FUZZ_BIN:-.output/fuzz/bin}
 WORK=.output/fuzz
@@ -41,6 +41,7 @@ max_len() {
 	decode) echo 8192 ;;
 	jobs) echo 8192 ;;
 	http) echo 9000 ;;	# past the default header limit, 8192
+	usdt) echo 512 ;;
 	esac
 }
 
