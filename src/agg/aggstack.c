@@ -50,7 +50,7 @@ static void capture(const struct stack_syms *ss, const struct agg_stack *as)
 		usym_capture(ss->us, as->tgid);
 }
 
-/* A frame as -K prints it, or with offsets as ftrace's sym-offset option does (sym+0xoff/0xsize). */
+/* A frame as -K prints it, or with offsets as ftrace's sym-offset option (sym+0xoff/0xsize). */
 static void frame_text(const struct stack_syms *ss, const struct sframe *fr, bool offsets,
 		       char *buf, size_t len)
 {

@@ -345,8 +345,8 @@ static void footer(FILE *out, const struct diff_file *a, const struct diff_file 
 			"with " SHIFT_TAIL_S " events above them in both runs (1000 and 10000 events)." :
 			".");
 	if (s->jump)
-		fputs("A hist or latency key DIFFERS too when its COUNT does (the binomial test, as "
-		      "a count's),\nor when its P90 or P99, with 10 events above it, moved by a "
+		fputs("A hist or latency key DIFFERS too when its COUNT does (the binomial test, "
+		      "as a count's),\nor when its P90 or P99, with 10 events above it, moved by a "
 		      "factor of 4 beyond\nthe intervals.\n", out);
 	if (s->sig_small)
 		fputs("same*: significant, but it moved less than that.\n", out);

@@ -4,10 +4,14 @@
  *   diff_target sleep MS N      dt_work(MS) N times, each a nanosleep of MS ms
  *   diff_target spin N          dt_spin(i) for i in 0..N-1
  *   diff_target vals N V...     dt_val(V) N times for each V
- *   diff_target mix US N SLOW K dt_wait(US) N times, each K-th call (K > 0)
- *                               dt_wait(SLOW) instead: nanosleeps of microseconds
+ *   diff_target mix US N SLOW K in|out
+ *                               dt_wait(US) N times (nanosleeps of microseconds,
+ *                               none for 0), each K-th time (K > 0) a SLOW one,
+ *                               in dt_wait or, with "out", before its call: the
+ *                               same sleeps, measured or not
  * Built -O0 -g: the probed functions are the ELF's.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +31,8 @@ PROBED void dt_wait(long us)
 {
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
 
-	nanosleep(&ts, NULL);
+	if (us > 0)	/* 0: a call and its return, no sleep to be woken from late */
+		nanosleep(&ts, NULL);
 }
 
 PROBED uint64_t dt_spin(uint64_t i)
@@ -50,11 +55,18 @@ int main(int argc, char **argv)
 		n = atol(argv[3]);
 		for (i = 0; i < n; i++)
 			dt_work(atol(argv[2]));
-	} else if (argc == 6 && !strcmp(argv[1], "mix")) {
+	} else if (argc == 7 && !strcmp(argv[1], "mix")) {
+		long k = atol(argv[5]);
+		struct timespec ts = { atol(argv[4]) / 1000000, atol(argv[4]) % 1000000 * 1000L };
+
 		n = atol(argv[3]);
-		for (i = 0; i < n; i++)
-			dt_wait(atol(argv[5]) > 0 && i % atol(argv[5]) == atol(argv[5]) - 1 ?
-				atol(argv[4]) : atol(argv[2]));
+		for (i = 0; i < n; i++) {
+			bool slow = k > 0 && i % k == k - 1;
+
+			if (slow && !strcmp(argv[6], "out"))
+				nanosleep(&ts, NULL);
+			dt_wait(slow && strcmp(argv[6], "out") ? atol(argv[4]) : atol(argv[2]));
+		}
 	} else if (argc == 3 && !strcmp(argv[1], "spin")) {
 		n = atol(argv[2]);
 		for (i = 0; i < n; i++)
@@ -65,7 +77,7 @@ int main(int argc, char **argv)
 			for (i = 0; i < n; i++)
 				sink += dt_val(strtoull(argv[j], NULL, 0));
 	} else {
-		fprintf(stderr, "usage: %s sleep MS N | spin N | vals N V... | mix US N SLOW K\n",
+		fprintf(stderr, "usage: %s sleep MS N | spin N | vals N V... | mix US N SLOW K in|out\n",
 			argv[0]);
 		return 2;
 	}
