@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "prepare/backend.h"
+#include "prepare/unsafe.h"
 
 /* auto: kprobe.multi from this many distinct functions (one link, one syscall) */
 #define KPT_MULTI_MIN	8
@@ -66,6 +67,12 @@ static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 		return "it is a module's function: kptrace puts trampolines on vmlinux's only";
 	if (strchr(ev->func, '.'))
 		return "a compiler clone such as .isra or .constprop has no BTF prototype";
+	/* kprobe programs share one per-CPU guard (bpf_prog_active), a
+	 * trampoline's guards only itself: two of them can deadlock each other
+	 * on a lock function (bpftrace#3144) */
+	if (unsafe_site_of(ev->func))
+		return "it can hang the machine (kptrace-definitions(5), UNSAFE PROBE SITES): "
+		       "kprobes, whose programs share one recursion guard per CPU";
 #ifdef KPT_ARCH_ARM64
 	/* arm64's trampoline frame is not x86-64's: kpt_tramp_ip() cannot say
 	 * where the function returns to, so only returns that never show it */

@@ -11,6 +11,7 @@
 #include "prepare/filter.h"
 #include "prepare/modes.h"
 #include "prepare/prepare.h"
+#include "prepare/unsafe.h"
 
 static int read_def_file(struct probeset *ps, const char *path)
 {
@@ -130,7 +131,7 @@ static int glob_named_as_function(struct sysinfo *si, const struct probe *pr, in
 static int glob_matches(struct sysinfo *si, const struct probe *pr, char ***names, int *n)
 {
 	const struct spec_probe *p = &pr->spec;
-	int skipped, ambiguous, err;
+	int skipped, ambiguous, unsafe, err;
 	char msg[512];
 
 	err = sysinfo_glob_functions(si, p->symbol, names, n, &skipped, msg, sizeof(msg));
@@ -139,10 +140,12 @@ static int glob_matches(struct sysinfo *si, const struct probe *pr, char ***name
 		return err;
 	}
 	ambiguous = sysinfo_drop_non_unique(si, *names, n);
+	unsafe = unsafe_drop(*names, n, p->kind == SPEC_KRETPROBE, si->unsafe, p->symbol, stderr);
 	if (!*n) {
-		snprintf(msg, sizeof(msg), "no traceable kernel function matches '%s'%s%s",
+		snprintf(msg, sizeof(msg), "no traceable kernel function matches '%s'%s%s%s",
 			 p->symbol, skipped ? " (only blacklisted ones)" : "",
-			 ambiguous ? " (only names several functions have)" : "");
+			 ambiguous ? " (only names several functions have)" : "",
+			 unsafe ? " (only ones that can hang the machine: see above)" : "");
 		probe_report(pr->where, p->text, msg, p->target_col);
 		free(*names);
 		*names = NULL;
@@ -624,7 +627,7 @@ static int add_entry_savers(struct probeset *ps)
 /* 2. resolve, 3. compile: the set is final from here on. */
 static int resolve_compile(struct probeset *ps, struct sysinfo *si)
 {
-	char msg[512];
+	char msg[768];
 	int i, err, col;
 
 	size_t n = ps->n > 0 ? (size_t)ps->n : 1;

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "prepare/resolve.h"
+#include "prepare/unsafe.h"
 #include "sys/btfwalk.h"
 #include "sys/elf.h"
 #include "sys/libpath.h"
@@ -429,12 +430,32 @@ static bool defer_kprobe(struct sysinfo *si, const struct spec_probe *p)
 	return true;
 }
 
-static int refuse_blacklisted(const char *name, char *msg, size_t msglen)
+/*
+ * A probe on function name the kernel refuses (its blacklist) or that can
+ * hang the machine (unsafe.h): refused here, before anything is loaded;
+ * under --unsafe the latter goes ahead with a note.
+ */
+static int refuse_site(const struct sysinfo *si, const struct spec_probe *p, const char *name,
+		       struct resolved *r, char *msg, size_t msglen)
 {
-	snprintf(msg, msglen,
-		 "%s ('%s' cannot be probed: the kernel blacklists it (NOKPROBE_SYMBOL, "
-		 "see /sys/kernel/debug/kprobes/blacklist))", spec_strerror(SPEC_ERR_FAIL_REG_PROBE),
-		 name);
+	bool ret = p->kind == SPEC_KRETPROBE;
+	const struct unsafe_site *u;
+
+	if (blacklisted(si, name)) {
+		snprintf(msg, msglen, "%s ('%s' cannot be probed: the kernel blacklists it "
+			 "(NOKPROBE_SYMBOL, see /sys/kernel/debug/kprobes/blacklist))",
+			 spec_strerror(SPEC_ERR_FAIL_REG_PROBE), name);
+		return -EPERM;
+	}
+	u = unsafe_refuses(name, ret);
+	if (!u)
+		return 0;
+	if (si->unsafe) {
+		snprintf(r->note, sizeof(r->note), "--unsafe: %s on %s can hang the machine "
+			 "(kptrace --dry-run says why)", ret ? "a return probe" : "a probe", name);
+		return 0;
+	}
+	unsafe_message(u, name, ret, msg, msglen);
 	return -EPERM;
 }
 
@@ -597,8 +618,9 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 	}
 	if (r->deferred) {
 		/* the kernel checks the rest as it attaches (resolve.h) */
-		if (blacklisted(si, p->symbol))
-			return refuse_blacklisted(p->symbol, msg, msglen);
+		err = refuse_site(si, p, p->symbol, r, msg, msglen);
+		if (err)
+			return err;
 		snprintf(r->func, sizeof(r->func), "%s", p->symbol);
 		return 0;
 	}
@@ -613,8 +635,9 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 		 * run (modwatch.c), which resolves it then. Only an absent
 		 * module waits: a loaded one's misspelt symbol is refused below.
 		 */
-		if (blacklisted(si, p->symbol))
-			return refuse_blacklisted(p->symbol, msg, msglen);
+		err = refuse_site(si, p, p->symbol, r, msg, msglen);
+		if (err)
+			return err;
 		r->target.await = true;
 		snprintf(r->func, sizeof(r->func), "%s:%s", p->module, p->symbol);
 		return 0;
@@ -667,8 +690,9 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 			 (unsigned long long)p->offset);
 		return -EINVAL;
 	}
-	if (blacklisted(si, at->name))
-		return refuse_blacklisted(at->name, msg, msglen);
+	err = refuse_site(si, p, at->name, r, msg, msglen);
+	if (err)
+		return err;
 	if (at != s)
 		snprintf(r->note, sizeof(r->note), "%s+0x%llx is past the end of %s (0x%llx bytes): "
 			 "it probes %s+0x%llx, as the kernel does", s->name,
