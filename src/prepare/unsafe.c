@@ -127,18 +127,19 @@ int unsafe_drop(char **names, int *n, bool ret, bool allow, const char *glob, FI
 	char list[256] = "";
 	size_t len = 0;
 	int i, k = 0, hit = 0;
+	bool more = false;
 
 	for (i = 0; i < *n; i++) {
 		if (!unsafe_refuses(names[i], ret)) {
 			names[k++] = names[i];
 			continue;
 		}
-		/* the first few named, the count says the rest */
+		/* the first few named, then "...": the count says how many */
 		if (len < sizeof(list) - 64)
 			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
 						hit ? " " : "", names[i]);
-		else if (len < sizeof(list) - 4)
-			len += (size_t)snprintf(list + len, sizeof(list) - len, " ...");
+		else
+			more = true;
 		hit++;
 		if (allow)
 			names[k++] = names[i];
@@ -148,10 +149,10 @@ int unsafe_drop(char **names, int *n, bool ret, bool allow, const char *glob, FI
 	*n = k;
 	if (hit)
 		fprintf(f, "kptrace: '%s': %s %d match%s that can hang the machine as %s "
-			"(kptrace-definitions(5), UNSAFE PROBE SITES%s): %s\n", glob,
+			"(kptrace-definitions(5), UNSAFE PROBE SITES%s): %s%s\n", glob,
 			allow ? "--unsafe: kept" : "skipped", hit, hit == 1 ? "" : "es",
 			ret ? "return probes" : "probes", allow ? "" : "; --unsafe takes them",
-			list);
+			list, more ? " ..." : "");
 	return allow ? 0 : hit;
 }
 

@@ -136,6 +136,20 @@ static void glob(void)
 	CHECK(strstr(line, "--unsafe: kept 3 matches"), "%s", line);
 	for (i = 0; i < n; i++)
 		free(out[i]);
+	/* many: the first few named, one "..." for the rest */
+	{
+		char *many[40];
+		const char *in40[40];
+		char names[40][32];
+
+		for (i = 0; i < 40; i++) {
+			snprintf(names[i], sizeof(names[i]), "_raw_spin_lock_%d", i);
+			in40[i] = names[i];
+		}
+		CHECK_INT(drop(in40, 40, true, false, many, &n, line, sizeof(line)), 40, "40");
+		CHECK(strstr(line, "skipped 40 matches") && strstr(line, "_raw_spin_lock_0 ") &&
+		      strstr(line, " ...\n") && !strstr(line, "... ..."), "%s", line);
+	}
 	/* nothing unsafe: no line */
 	CHECK_INT(drop(in, 1, true, false, out, &n, line, sizeof(line)), 0, "a safe glob");
 	CHECK(!line[0], "no line for a safe glob: %s", line);
