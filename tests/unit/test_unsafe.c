@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "fake_system.h"
 #include "prepare/unsafe.h"
 
 struct row {
@@ -74,15 +75,18 @@ static void table(void)
 
 static void message(void)
 {
-	char msg[768];
+	const struct unsafe_site *lock = unsafe_refuses("_raw_spin_lock", true);
+	const struct unsafe_site *rb = unsafe_refuses("bpf_ringbuf_reserve", false);
+	char msg[768] = "";
 
-	unsafe_message(unsafe_refuses("_raw_spin_lock", true), "_raw_spin_lock", true, msg,
-		       sizeof(msg));
+	if (lock)
+		unsafe_message(lock, "_raw_spin_lock", true, msg, sizeof(msg));
 	CHECK(strstr(msg, "a return probe on '_raw_spin_lock'") && strstr(msg, "Instead: ") &&
 	      strstr(msg, "p:FUNC") && strstr(msg, "--unsafe"), "%s", msg);
 	CHECK(strlen(msg) < 512, "the refusal fits a probe report: %zu bytes", strlen(msg));
-	unsafe_message(unsafe_refuses("bpf_ringbuf_reserve", false), "bpf_ringbuf_reserve", false,
-		       msg, sizeof(msg));
+	msg[0] = 0;
+	if (rb)
+		unsafe_message(rb, "bpf_ringbuf_reserve", false, msg, sizeof(msg));
 	CHECK(strstr(msg, "a probe on 'bpf_ringbuf_reserve'") && strstr(msg, "Instead: "), "%s",
 	      msg);
 }
@@ -156,10 +160,77 @@ static void glob(void)
 	free(out[0]);
 }
 
+/* The made-up system (fake_system.h) with these functions in its kallsyms. */
+static const char locks_kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 T vfs_read\n"
+	"ffffffff81000200 T _raw_spin_lock\n"
+	"ffffffff81000300 T _raw_spin_unlock\n"
+	"ffffffff81000400 T mutex_lock\n"
+	"ffffffff81000500 T bpf_ringbuf_reserve\n"
+	"ffffffff81001000 B _end\n";
+
+/* prepare() in mode m on defs, --unsafe or not; 0 or its error. */
+static int try(enum kpt_mode m, const char *def, bool unsafe, struct sysinfo *si,
+	       struct probeset *ps)
+{
+	struct kpt_opts env = { .mode = m, .defs = &def, .ndefs = 1 };
+
+	fake_system(si);
+	si->unsafe = unsafe;
+	memset(ps, 0, sizeof(*ps));
+	return prepare(&env, si, ps);
+}
+
+/* What prepare() makes of them: refusals by name, a glob's skips, --unsafe. */
+static void prepared(void)
+{
+	struct sysinfo si;
+	struct probeset ps;
+
+	make_files();
+	write_file(kallsyms_path, locks_kallsyms);
+	CHECK_INT(try(MODE_TRACE, "r:_raw_spin_lock", false, &si, &ps), -EPERM, "a lock's return");
+	done(&si, &ps);
+	CHECK_INT(try(MODE_TRACE, "p:_raw_spin_lock", false, &si, &ps), 0, "a lock's entry");
+	done(&si, &ps);
+	CHECK_INT(try(MODE_TRACE, "p:bpf_ringbuf_reserve", false, &si, &ps), -EPERM,
+		  "the ring buffer's entry");
+	done(&si, &ps);
+	CHECK_INT(try(MODE_LATENCY, "_raw_spin_lock", false, &si, &ps), -EPERM,
+		  "latency on a lock");
+	done(&si, &ps);
+	CHECK_INT(try(MODE_LATENCY, "mutex_lock", false, &si, &ps), 0, "latency on a mutex");
+	done(&si, &ps);
+	/* globs: the lock functions skipped, the mutex kept */
+	CHECK_INT(try(MODE_TRACE, "r:*_lock", false, &si, &ps), 0, "r:*_lock");
+	CHECK(ps.n == 1 && !strcmp(ps.p[0].spec.symbol, "mutex_lock"), "r:*_lock: %d probes",
+	      ps.n);
+	done(&si, &ps);
+	CHECK_INT(try(MODE_TRACE, "p:*_lock", false, &si, &ps), 0, "p:*_lock");
+	CHECK_INT(ps.n, 2, "p:*_lock: the entries are safe");
+	done(&si, &ps);
+	CHECK_INT(try(MODE_TRACE, "r:_raw_*", false, &si, &ps), -ENOENT, "r:_raw_*: none left");
+	done(&si, &ps);
+	CHECK_INT(try(MODE_LATENCY, "*_lock", false, &si, &ps), 0, "latency *_lock");
+	CHECK_INT(ps.n, 2, "latency *_lock: mutex_lock's pair only");
+	done(&si, &ps);
+	/* --unsafe: taken, with a note */
+	CHECK_INT(try(MODE_TRACE, "r:_raw_spin_lock", true, &si, &ps), 0, "--unsafe");
+	CHECK(ps.n == 1 && strstr(ps.p[0].res.note, "--unsafe"), "the note: %s",
+	      ps.n ? ps.p[0].res.note : "");
+	done(&si, &ps);
+	CHECK_INT(try(MODE_TRACE, "r:_raw_*", true, &si, &ps), 0, "--unsafe r:_raw_*");
+	CHECK_INT(ps.n, 2, "--unsafe r:_raw_*: both kept");
+	done(&si, &ps);
+	remove_files();
+}
+
 int main(void)
 {
 	table();
 	message();
 	glob();
+	prepared();
 	return check_report();
 }
