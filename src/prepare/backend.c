@@ -25,8 +25,10 @@
 
 static bool multi_eligible(const struct ev_desc *ev)
 {
-	/* a module not loaded yet: one perf link of its own, made as it loads */
-	if (ev->target.await)
+	/* a module's function: one perf link of its own, made as the module
+	 * loads (modwatch.c); a multi link would hold the module (6.3+: rmmod
+	 * refused while kptrace runs, said nowhere) or, before, outlive it */
+	if (ev->target.await || ev->target.module[0])
 		return false;
 	return (ev->kind == SPEC_KPROBE && ev->target.by_name && !ev->target.offset) ||
 	       (ev->kind == SPEC_KRETPROBE && !ev->target.maxactive);

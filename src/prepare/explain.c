@@ -474,6 +474,10 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 				ev->not_tramp);
 		if (ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE)
 			unsafe_explain(f, ev->func, ev->kind == SPEC_KRETPROBE);
+		if (ev->target.module[0] && !ev->tramp && !ev->multi)
+			fprintf(f, "not kprobe.multi: a module's function; a kprobe of its own is "
+				"detached as the module unloads and attached again as it loads, "
+				"where a multi link would keep it from unloading\n");
 		if (ps->p[i].res.no_kprobes && !ev->target.await)
 			fprintf(f, "not checked: this kernel has no kprobes (CONFIG_KPROBES off), "
 				"so not whether a kernel with them takes this probe point and "
