@@ -69,12 +69,6 @@ static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 		return "it is a module's function: kptrace puts trampolines on vmlinux's only";
 	if (strchr(ev->func, '.'))
 		return "a compiler clone such as .isra or .constprop has no BTF prototype";
-	/* kprobe programs share one per-CPU guard (bpf_prog_active), a
-	 * trampoline's guards only itself: two of them can deadlock each other
-	 * on a lock function (bpftrace#3144) */
-	if (unsafe_site_of(ev->func))
-		return "it can hang the machine (kptrace-definitions(5), UNSAFE PROBE SITES): "
-		       "kprobes, whose programs share one recursion guard per CPU";
 #ifdef KPT_ARCH_ARM64
 	/* arm64's trampoline frame is not x86-64's: kpt_tramp_ip() cannot say
 	 * where the function returns to, so only returns that never show it */
@@ -111,6 +105,30 @@ static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 			return "it reads the stack";
 		}
 	}
+	return NULL;
+}
+
+/*
+ * Why no probe of the run goes through a trampoline, or NULL: one is on a
+ * spinning lock's path (or another site unsafe.h lists, under --unsafe).
+ * kprobe, kprobe.multi and tracepoint programs share one per-CPU guard
+ * (bpf_prog_active), so none runs inside another; a trampoline's program
+ * guards only itself. A trampoline program holding the ring buffer's lock
+ * would reach a kprobe at a release's entry, whose program then spins on
+ * that lock; two trampoline programs on lock functions deadlock each other
+ * (bpftrace#3144).
+ */
+static const char *run_on_lock(const struct ev_desc *evs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if ((evs[i].kind == SPEC_KPROBE || evs[i].kind == SPEC_KRETPROBE) &&
+		    unsafe_site_of(evs[i].func))
+			return "a probe of this run is on a spinning lock's path (or another "
+			       "site kptrace-definitions(5) lists under UNSAFE PROBE SITES): "
+			       "kprobes for all, whose programs share one recursion guard per "
+			       "CPU";
 	return NULL;
 }
 
@@ -156,9 +174,11 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 	if (!strcmp(b, "fentry") || (!strcmp(b, "auto") && eligible)) {
 		bool force = !strcmp(b, "fentry");
 
+		const char *lock = run_on_lock(evs, n);
+
 		/* marked where a trampoline can go; auto may take them back */
 		for (i = 0; i < n; i++) {
-			why = tramp_why_not(si, &evs[i], &ents[i]);
+			why = lock ? lock : tramp_why_not(si, &evs[i], &ents[i]);
 			evs[i].tramp = !why;
 			evs[i].not_tramp = why;
 			if (!why) {

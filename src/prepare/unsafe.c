@@ -70,8 +70,8 @@ static const struct unsafe_site sites[] = {
 };
 
 static const char *const instead[] = {
-	[UNSAFE_LOCK] = "its entry (p:FUNC: the lock is not held yet), the caller's "
-			"latency, or t:lock/contention_begin and contention_end",
+	[UNSAFE_LOCK] = "its entry (p:FUNC, by kprobe), the caller's latency, or "
+			"t:lock/contention_begin and contention_end",
 	[UNSAFE_NMI] = "t:nmi/nmi_handler (x86: each handler's delta_ns)",
 	[UNSAFE_TRACING] = "kptrace's exit profile (hits, misses, cost), bpftool prog "
 			   "show (run_time_ns), or the bpf() syscall side",
@@ -166,8 +166,8 @@ void unsafe_explain(FILE *f, const char *fn, bool ret)
 		fprintf(f, "unsafe: taken by --unsafe: it is %s; %s\n", class_name[u->cls],
 			u->why);
 	else
-		fprintf(f, "safety: %s, at its entry: allowed (the lock is not held yet), by "
-			"kprobe, not a trampoline (a trampoline's program is guarded against "
-			"itself only, not against kptrace's others: bpftrace#3144's deadlock); "
-			"its return would be refused\n", class_name[u->cls]);
+		fprintf(f, "safety: %s, at its entry: allowed, the run's probes all by kprobe: "
+			"kprobe programs never run inside one another on a CPU, so none waits "
+			"on a lock its CPU holds (a trampoline's program guards only itself: "
+			"bpftrace#3144); its return would be refused\n", class_name[u->cls]);
 }

@@ -350,14 +350,19 @@ static void test_not_tramp(void)
 		  "the probe's reason");
 	CHECK(r.ev[1].tramp && !r.ev[1].not_tramp, "the other on a trampoline, no reason");
 
-	/* a lock function's entry (prepare/unsafe.h): kprobes, whose programs
-	 * share one recursion guard per CPU, even where fentry is forced */
+	/* a lock function's entry (prepare/unsafe.h): kprobes for the whole
+	 * run, whose programs share one recursion guard per CPU, even where
+	 * fentry is forced */
 	snprintf(r.ev[1].func, sizeof(r.ev[1].func), "_raw_spin_lock");
+	add(&r, SPEC_KPROBE, 2, KPT_BASE_ARG, 0);	/* alone, a trampoline's */
 	CHECK_INT(choose(&r, "fentry"), 0, "fentry, a lock function");
 	CHECK(!r.ev[1].tramp && r.ev[1].not_tramp &&
-	      strstr(r.ev[1].not_tramp, "can hang the machine"), "lock: %s",
+	      strstr(r.ev[1].not_tramp, "spinning lock's path"), "lock: %s",
 	      r.ev[1].not_tramp ? r.ev[1].not_tramp : "(null)");
+	CHECK_INT(count(&r, true), 0, "no trampoline in a run with a lock function");
 	snprintf(r.ev[1].func, sizeof(r.ev[1].func), "func1");
+	CHECK_INT(choose(&r, NULL), 0, "auto, no lock function");
+	CHECK(r.ev[1].tramp && r.ev[2].tramp, "trampolines again");
 
 	kernel(false, false, true);
 	CHECK_INT(choose(&r, NULL), 0, "auto, no trampolines");
