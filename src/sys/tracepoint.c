@@ -29,6 +29,31 @@ const char *tp_tracefs(void)
 	return NULL;
 }
 
+int tp_function_traceable(const char *fn)
+{
+	const char *tfs = tp_tracefs(), *colon = strchr(fn, ':');
+	char path[128], line[512], name[256], mod[128];
+	int found = 0, k;
+	FILE *f;
+
+	if (!tfs)
+		return -1;
+	snprintf(path, sizeof(path), "%s/available_filter_functions", tfs);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		k = sscanf(line, "%255s [%127[^]]]", name, mod);
+		if (colon)
+			found = k == 2 && !strcmp(name, colon + 1) &&
+				!strncmp(mod, fn, (size_t)(colon - fn)) && !mod[colon - fn];
+		else
+			found = k == 1 && !strcmp(name, fn);
+	}
+	fclose(f);
+	return found;
+}
+
 /* "field:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:G;" */
 static int parse_field(char *line, struct tp_field *f)
 {

@@ -13,7 +13,7 @@ LIST=/sys/kernel/debug/kprobes/list
 mkdir -p $W
 KREL=$(uname -r)
 echo "# kernel $KREL"
-echo "# expect 10 ok"
+echo "# expect 11 ok"
 . /guest-lib.sh || { echo "FAIL - $KREL: no /guest-lib.sh (tests/vm/test.sh adds it)"; exit 1; }
 [ -e $T/kprobe_events ] || mount -t tracefs nodev $T
 
@@ -38,7 +38,7 @@ refused() {
 	fn=$(echo "$def" | sed 's/^[pr]:\([^ ]*\).*/\1/')
 	# bounded: a kptrace that takes it runs 1 s, not until it is killed
 	kpt -d 1 "$@" "$def" > $W/out 2> $W/err
-	if [ $KRC != 0 ] && grep -q "$reason" $W/err && grep -qE 'Instead: |blacklists it' $W/err &&
+	if [ $KRC != 0 ] && grep -q "$reason" $W/err && grep -qE 'Instead: |blacklists it|ftrace cannot trace it' $W/err &&
 	   none_attached "$fn"; then
 		ok "$what: kptrace refuses '$def' ($(grep -o "$reason[^:;.]*" $W/err | head -n 1 | cut -c1-80)), nothing attached"
 		return 0
@@ -72,13 +72,15 @@ else
 	bad "kptrace latency _raw_spin_lock_irqsave: exit $KRC: $(head -c 300 $W/err | tr '\n' '|')"
 fi
 attaches "a sleeping lock's return, the neighbour" 'r:mutex_lock'
-# 3. lock, the entry: allowed, by kprobe (never a trampoline), and it runs
-kpt --dry-run 'p:_raw_spin_lock' > $W/dry 2> $W/err
-if kernel_takes 'p:kptsafe/t _raw_spin_lock' && [ $KRC = 0 ] && grep -q '^attach: kprobe$' $W/dry &&
-   grep -q '^safety: .*allowed (the lock is not held yet)' $W/dry; then
-	attaches "a lock's entry, by kprobe (--dry-run: $(grep '^attach' $W/dry))" count 'p:_raw_spin_lock'
+# 3. lock, the entry: allowed, and it runs; the run's every probe by
+# kprobe (vfs_read alone would take fentry), none on a trampoline
+kpt --dry-run 'p:_raw_spin_lock' 'p:vfs_read' > $W/dry 2> $W/err
+if kernel_takes 'p:kptsafe/t _raw_spin_lock' && [ $KRC = 0 ] &&
+   [ "$(grep -c '^attach: kprobe$' $W/dry)" = 2 ] &&
+   grep -q '^safety: .*at its entry: allowed, the run.s probes all by kprobe' $W/dry; then
+	attaches "a lock's entry (--dry-run: with vfs_read, both by kprobe)" count 'p:_raw_spin_lock'
 else
-	bad "p:_raw_spin_lock --dry-run: exit $KRC: $(grep -E '^(attach|not f|safety)' $W/dry | tr '\n' '|') $(head -c 200 $W/err)"
+	bad "p:_raw_spin_lock p:vfs_read --dry-run: exit $KRC: $(grep -E '^(attach|not f|safety)' $W/dry | tr '\n' '|') $(head -c 200 $W/err)"
 fi
 
 # 4. a glob over locks: the lock functions skipped and counted, the rest kept.
@@ -109,6 +111,13 @@ if ! kernel_takes 'p:kptsafe/t nmi_handle'; then
 	refused "NMI handler (the kernel refuses it too)" 'p:nmi_handle' 'the kernel blacklists it'
 else
 	bad "kprobe_events takes p:nmi_handle: not blacklisted on this kernel"
+fi
+# a function ftrace cannot trace (notrace: in no available_filter_functions),
+# which the kernel refuses as it attaches: its reason, not a guess
+if ! grep -q '^trace_call_bpf$' $T/available_filter_functions && ! kernel_takes 'p:kptsafe/t trace_call_bpf'; then
+	refused "notrace (the kernel refuses it too)" 'p:trace_call_bpf' 'ftrace cannot trace it: notrace or noinstr'
+else
+	bad "trace_call_bpf: traceable here, or kprobe_events takes it"
 fi
 
 # 6. tracing: kptrace's own ring buffer; the bpf() syscall side is fine
