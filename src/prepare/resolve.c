@@ -20,6 +20,7 @@
 #include "sys/elf.h"
 #include "sys/libpath.h"
 #include "sys/objbtf.h"
+#include "sys/tracepoint.h"
 #include "util/htab.h"
 #include "util/suggest.h"
 
@@ -125,14 +126,38 @@ static int names_add(struct nameset *ns, const char *name)
 	return 0;
 }
 
+/* A glob over available_filter_functions: its matches, the blacklisted counted. */
+struct fglob {
+	const struct sysinfo *si;
+	const char *pattern;
+	struct nameset *ns;
+	int *skipped;
+};
+
+static int fglob_add(const char *name, const char *mod, void *arg)
+{
+	struct fglob *g = arg;
+	char full[400];
+
+	if (fnmatch(g->pattern, name, 0))
+		return 0;
+	if (blacklisted(g->si, name)) {
+		(*g->skipped)++;
+		return 0;
+	}
+	if (!mod)
+		return names_add(g->ns, name);
+	snprintf(full, sizeof(full), "%s:%s", mod, name);
+	return names_add(g->ns, full);
+}
+
 int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***names, int *n,
 			   int *skipped, char *msg, size_t msglen)
 {
 	struct nameset ns = { 0 };
-	char line[512], name[256], mod[128];
+	struct fglob g = { si, pattern, &ns, skipped };
 	int err;
 	size_t i;
-	FILE *f;
 
 	*names = NULL;
 	*n = 0;
@@ -140,32 +165,10 @@ int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***name
 	err = sysinfo_need_ksyms(si, msg, msglen);
 	if (err)
 		return err;
-	f = fopen(si->functions_path ? si->functions_path :
-		  "/sys/kernel/tracing/available_filter_functions", "re");
-	if (!f && !si->functions_path)
-		f = fopen("/sys/kernel/debug/tracing/available_filter_functions", "re");
-	if (f) {
-		while (!err && fgets(line, sizeof(line), f)) {
-			int k = sscanf(line, "%255s [%127[^]]]", name, mod);
-
-			if (k < 1 || fnmatch(pattern, name, 0))
-				continue;
-			if (blacklisted(si, name)) {
-				(*skipped)++;
-				continue;
-			}
-			if (k == 2) {
-				char full[400];
-
-				snprintf(full, sizeof(full), "%s:%s", mod, name);
-				err = names_add(&ns, full);
-			} else {
-				err = names_add(&ns, name);
-			}
-		}
-		fclose(f);
+	err = tp_each_function(si->functions_path, fglob_add, &g);
+	if (err != -ENOENT)
 		goto out;
-	}
+	err = 0;
 	for (i = 0; !err && i < ksyms_count(si->ksyms); i++) {
 		const struct ksym *s = ksyms_at(si->ksyms, i);
 
