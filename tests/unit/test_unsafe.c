@@ -170,6 +170,14 @@ static const char locks_kallsyms[] =
 	"ffffffff81000500 T bpf_ringbuf_reserve\n"
 	"ffffffff81001000 B _end\n";
 
+static const char modules_kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 T vfs_read\n"
+	"ffffffff81000200 T _raw_spin_lock\n"
+	"ffffffff81001000 B _end\n"
+	"ffffffffc0000000 t etn_read\t[etn]\n"
+	"ffffffffc0000100 t etn_write\t[etn]\n";
+
 /* prepare() in mode m on defs, --unsafe or not; 0 or its error. */
 static int try(enum kpt_mode m, const char *def, bool unsafe, struct sysinfo *si,
 	       struct probeset *ps)
@@ -223,6 +231,20 @@ static void prepared(void)
 	CHECK_INT(try(MODE_TRACE, "r:_raw_*", true, &si, &ps), 0, "--unsafe r:_raw_*");
 	CHECK_INT(ps.n, 2, "--unsafe r:_raw_*: both kept");
 	done(&si, &ps);
+
+	/* MOD:GLOB: the module's functions alone are matched, counted and
+	 * skipped (ftrace's list, where a module's are "name [mod]") */
+	write_file(kallsyms_path, modules_kallsyms);
+	write_file(functions_path, "vfs_read\n_raw_spin_lock\netn_read [etn]\n"
+		   "etn_write [etn]\n");
+	CHECK_INT(try(MODE_TRACE, "r:etn:*", false, &si, &ps), 0, "r:etn:*");
+	CHECK(ps.n == 2 && !strcmp(ps.p[0].spec.module, "etn") &&
+	      !strcmp(ps.p[1].spec.module, "etn"), "r:etn:*: etn's two: %d", ps.n);
+	done(&si, &ps);
+	CHECK_INT(try(MODE_TRACE, "p:nosuch:*", false, &si, &ps), -ENOENT,
+		  "a glob over a module not loaded");
+	done(&si, &ps);
+	unlink(functions_path);
 	remove_files();
 }
 
