@@ -90,16 +90,43 @@ static const char *bare(const char *fn)
 	return c ? c + 1 : fn;
 }
 
+#define NSITES	(sizeof(sites) / sizeof(sites[0]))
+
+/* Each pattern's longest run without a wildcard: a name without it cannot
+ * match, and strstr() rules out most names, where fnmatch() over the table
+ * took ~10 us a name (p:* is 40,000 names). */
+static char literal[NSITES][32];
+
+static void literals(void)
+{
+	size_t i, at, run, best, from;
+
+	for (i = 0; i < NSITES; i++) {
+		const char *g = sites[i].glob;
+
+		for (at = 0, best = 0, from = 0; g[at]; at += run ? run : 1) {
+			run = strcspn(g + at, "*?[");
+			if (run > best) {
+				best = run;
+				from = at;
+			}
+		}
+		snprintf(literal[i], sizeof(literal[i]), "%.*s", (int)best, g + from);
+	}
+}
+
 const struct unsafe_site *unsafe_site_of(const char *fn)
 {
 	char name[256];
 	size_t i;
 
+	if (!literal[0][0])
+		literals();
 	/* a module's function is its name; a compiler's clone
 	 * (nmi_handle.part.0.cold) is its function's */
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(bare(fn), "."), bare(fn));
-	for (i = 0; i < sizeof(sites) / sizeof(sites[0]); i++)
-		if (!fnmatch(sites[i].glob, name, 0))
+	for (i = 0; i < NSITES; i++)
+		if (strstr(name, literal[i]) && !fnmatch(sites[i].glob, name, 0))
 			return &sites[i];
 	return NULL;
 }
