@@ -10,7 +10,7 @@
 # a prefix looked up in the cache a few ms (grep over 60,000 names).
 
 _kptrace_subcommands="explain hist latency count profile list serve diff"
-_kptrace_options="--file --output --json --pid --command --keep-running --duration --dry-run
+_kptrace_options="--file --output --json --pid --command --keep-running --duration --dry-run --unsafe
 	--buffer-size --verbose --filter --tid --comm --cgroup --linear --by --top --zeros --sum
 	--avg --min --max --sort --interval --svg --unit --from --to --key --max-keys
 	--no-tracepoint --perfetto --time --le-every --slack --budget --backend --kstack --ustack

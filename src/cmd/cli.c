@@ -106,6 +106,7 @@ enum {
 	OPT_TIME,
 	OPT_PERFETTO,
 	OPT_BUDGET,
+	OPT_UNSAFE,
 };
 
 static const struct argp_option options[] = {
@@ -127,6 +128,9 @@ static const struct argp_option options[] = {
 	{ "dry-run", OPT_DRY_RUN, NULL, 0,
 	  "Check and explain: where each argument comes from, the event format; attach nothing",
 	  0 },
+	{ "unsafe", OPT_UNSAFE, NULL, 0,
+	  "Probe sites that can hang the machine too (lock returns, NMI handlers, BPF's own "
+	  "path: kptrace-definitions(5)), each with a note", 0 },
 	{ "buffer-size", OPT_BUFFER, "SIZE", 0,
 	  "Ring buffer size, power of two, K/M suffixes (default 1M per CPU, 1M to 32M)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's log, including the verifier's", 0 },
@@ -556,6 +560,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case 'c':
 		env->command = arg;
+		break;
+	case OPT_UNSAFE:
+		env->unsafe = true;
 		break;
 	case OPT_KEEP_RUNNING:
 		env->keep_running = true;

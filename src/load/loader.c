@@ -15,6 +15,7 @@
 #include "load/reaper.h"
 #include "load/tracefs_kretprobe.h"
 #include "sys/btfwalk.h"
+#include "sys/tracepoint.h"
 #include "util/clock.h"
 #include "kpt_budget.h"
 #include "kptrace.skel.h"
@@ -395,6 +396,13 @@ static const char *attach_hint(const struct ev_desc *ev, int err)
 		return " (no such symbol in the running kernel)";
 	if (err == -EILSEQ)
 		return " (the offset falls inside an instruction: pick one from a disassembly)";
+	/* the kernel's reason, where ftrace's list gives it: trace_kprobe.c's
+	 * within_notrace_func() */
+	if (err == -EINVAL && (ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE) &&
+	    ev->target.by_name && !ev->target.offset && !tp_function_traceable(ev->func))
+		return " (ftrace cannot trace it: notrace or noinstr, not in "
+		       "available_filter_functions; the kernel takes kprobes there only when "
+		       "built with CONFIG_KPROBE_EVENTS_ON_NOTRACE)";
 	if (err == -EINVAL)
 		return " (the kernel refuses to probe it: blacklisted, not in its text, or not "
 		       "traceable)";

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "prepare/backend.h"
+#include "prepare/unsafe.h"
 
 /* auto: kprobe.multi from this many distinct functions (one link, one syscall) */
 #define KPT_MULTI_MIN	8
@@ -24,8 +25,10 @@
 
 static bool multi_eligible(const struct ev_desc *ev)
 {
-	/* a module not loaded yet: one perf link of its own, made as it loads */
-	if (ev->target.await)
+	/* a module's function: one perf link of its own, made as the module
+	 * loads (modwatch.c); a multi link would hold the module (6.3+: rmmod
+	 * refused while kptrace runs, said nowhere) or, before, outlive it */
+	if (ev->target.await || ev->target.module[0])
 		return false;
 	return (ev->kind == SPEC_KPROBE && ev->target.by_name && !ev->target.offset) ||
 	       (ev->kind == SPEC_KRETPROBE && !ev->target.maxactive);
@@ -105,6 +108,30 @@ static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 	return NULL;
 }
 
+/*
+ * Why no probe of the run goes through a trampoline, or NULL: one is on a
+ * spinning lock's path (or another site unsafe.h lists, under --unsafe).
+ * kprobe, kprobe.multi and tracepoint programs share one per-CPU guard
+ * (bpf_prog_active), so none runs inside another; a trampoline's program
+ * guards only itself. A trampoline program holding the ring buffer's lock
+ * would reach a kprobe at a release's entry, whose program then spins on
+ * that lock; two trampoline programs on lock functions deadlock each other
+ * (bpftrace#3144).
+ */
+static const char *run_on_lock(const struct ev_desc *evs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if ((evs[i].kind == SPEC_KPROBE || evs[i].kind == SPEC_KRETPROBE) &&
+		    unsafe_site_of(evs[i].func))
+			return "a probe of this run is on a spinning lock's path (or another "
+			       "site kptrace-definitions(5) lists under UNSAFE PROBE SITES): "
+			       "kprobes for all, whose programs share one recursion guard per "
+			       "CPU";
+	return NULL;
+}
+
 /* One function: by address, or by name where one was resolved without
  * kallsyms (address 0, resolve.h). */
 static bool same_function(const struct ev_desc *a, const struct ev_desc *b)
@@ -147,9 +174,11 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 	if (!strcmp(b, "fentry") || (!strcmp(b, "auto") && eligible)) {
 		bool force = !strcmp(b, "fentry");
 
+		const char *lock = run_on_lock(evs, n);
+
 		/* marked where a trampoline can go; auto may take them back */
 		for (i = 0; i < n; i++) {
-			why = tramp_why_not(si, &evs[i], &ents[i]);
+			why = lock ? lock : tramp_why_not(si, &evs[i], &ents[i]);
 			evs[i].tramp = !why;
 			evs[i].not_tramp = why;
 			if (!why) {

@@ -15,6 +15,7 @@
 #include "prepare/explain.h"
 #include "prepare/filter.h"
 #include "prepare/plan.h"
+#include "prepare/unsafe.h"
 #include "kptrace.h"
 
 #ifdef KPT_ARCH_ARM64
@@ -471,6 +472,12 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 		if (ev->not_tramp && !ev->tramp && !ev->multi)
 			fprintf(f, "not %s: %s\n", ev->kind == SPEC_KRETPROBE ? "fexit" : "fentry",
 				ev->not_tramp);
+		if (ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE)
+			unsafe_explain(f, ev->func, ev->kind == SPEC_KRETPROBE);
+		if (ev->target.module[0] && !ev->tramp && !ev->multi)
+			fprintf(f, "not kprobe.multi: a module's function; a kprobe of its own is "
+				"detached as the module unloads and attached again as it loads, "
+				"where a multi link would keep it from unloading\n");
 		if (ps->p[i].res.no_kprobes && !ev->target.await)
 			fprintf(f, "not checked: this kernel has no kprobes (CONFIG_KPROBES off), "
 				"so not whether a kernel with them takes this probe point and "

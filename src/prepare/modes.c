@@ -10,6 +10,7 @@
 #include "lang/spec.h"
 #include "prepare/aggdef.h"
 #include "prepare/modes.h"
+#include "prepare/unsafe.h"
 #include "sys/libpath.h"
 #include "sys/pmu.h"
 #include "sys/tracepoint.h"
@@ -147,7 +148,7 @@ static int latency_glob(struct sysinfo *si, const char *pat, const char *rest,
 			struct deflist *out, int *n, char *msg, size_t msglen)
 {
 	char **names;
-	int count, skipped, ambiguous = 0, i, err;
+	int count, skipped, ambiguous = 0, unsafe = 0, i, err;
 
 	if (strchr(pat, '/'))
 		return latency_uglob(pat, rest, out, n, msg, msglen);
@@ -155,10 +156,14 @@ static int latency_glob(struct sysinfo *si, const char *pat, const char *rest,
 	/* a name several functions have is refused by name: left out, counted */
 	if (!err)
 		ambiguous = sysinfo_drop_non_unique(si, names, &count);
+	/* a latency ends at a return */
+	if (!err)
+		unsafe = unsafe_drop(names, &count, true, si->unsafe, pat, stderr);
 	if (!err && !count) {
-		snprintf(msg, msglen, "latency %s: no traceable kernel function matches%s%s", pat,
+		snprintf(msg, msglen, "latency %s: no traceable kernel function matches%s%s%s", pat,
 			 skipped ? " (only blacklisted ones)" : "",
-			 ambiguous ? " (only names several functions have)" : "");
+			 ambiguous ? " (only names several functions have)" : "",
+			 unsafe ? " (only ones that can hang the machine: see above)" : "");
 		err = -ENOENT;
 	}
 	if (!err && count > LATENCY_GLOB_MAX) {
@@ -170,7 +175,7 @@ static int latency_glob(struct sysinfo *si, const char *pat, const char *rest,
 		err = latency_pair(out, names[i], rest, (*n)++);
 	if (!err)
 		fprintf(stderr, "kptrace: latency %s: %d functions%s\n", pat, count,
-			skipped || ambiguous ? "" : ", none skipped");
+			skipped || ambiguous || unsafe ? "" : ", none skipped");
 	if (!err && skipped)
 		fprintf(stderr, "kptrace: latency %s: %d matching functions skipped: the kernel "
 			"blacklists them (NOKPROBE)\n", pat, skipped);

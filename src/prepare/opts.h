@@ -41,6 +41,7 @@ struct kpt_opts {
 	uint32_t buffer_size;	/* --buffer-size, bytes */
 	bool json;
 	bool dry_run;
+	bool unsafe;		/* --unsafe: prepare/unsafe.h's sites taken */
 	bool verbose;
 	/* aggregation */
 	const char *field;	/* hist: the argument to bucket (second positional) */

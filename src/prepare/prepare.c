@@ -11,6 +11,7 @@
 #include "prepare/filter.h"
 #include "prepare/modes.h"
 #include "prepare/prepare.h"
+#include "prepare/unsafe.h"
 #include "prepare/usdtdef.h"
 
 static int read_def_file(struct probeset *ps, const char *path)
@@ -127,23 +128,45 @@ static int glob_named_as_function(struct sysinfo *si, const struct probe *pr, in
 	return -EINVAL;
 }
 
+/* MOD:GLOB: module mod's matches only ("mod:name"), the others freed. */
+static void only_module(char **names, int *n, const char *mod)
+{
+	size_t len = strlen(mod);
+	int i, k = 0;
+
+	for (i = 0; i < *n; i++) {
+		if (!strncmp(names[i], mod, len) && names[i][len] == ':')
+			names[k++] = names[i];
+		else
+			free(names[i]);
+	}
+	*n = k;
+}
+
 /* A glob's matching functions, those kprobe_events refuses left out and counted. */
 static int glob_matches(struct sysinfo *si, const struct probe *pr, char ***names, int *n)
 {
 	const struct spec_probe *p = &pr->spec;
-	int skipped, ambiguous, err;
-	char msg[512];
+	int skipped, ambiguous, unsafe, err;
+	char msg[512], label[2 * SPEC_NAME_MAX + 2];
 
 	err = sysinfo_glob_functions(si, p->symbol, names, n, &skipped, msg, sizeof(msg));
 	if (err) {
 		probe_report(pr->where, NULL, msg, -1);
 		return err;
 	}
+	/* before the counts and skips said below, which are then the module's */
+	if (p->module[0])
+		only_module(*names, n, p->module);
 	ambiguous = sysinfo_drop_non_unique(si, *names, n);
+	snprintf(label, sizeof(label), "%s%s%s", p->module, p->module[0] ? ":" : "", p->symbol);
+	unsafe = unsafe_drop(*names, n, p->kind == SPEC_KRETPROBE, si->unsafe, label, stderr);
 	if (!*n) {
-		snprintf(msg, sizeof(msg), "no traceable kernel function matches '%s'%s%s",
-			 p->symbol, skipped ? " (only blacklisted ones)" : "",
-			 ambiguous ? " (only names several functions have)" : "");
+		snprintf(msg, sizeof(msg), "no traceable kernel function matches '%s'%s%s%s%s",
+			 label, p->module[0] ? " (a glob over a module's functions needs it loaded)" : "",
+			 skipped ? " (only blacklisted ones)" : "",
+			 ambiguous ? " (only names several functions have)" : "",
+			 unsafe ? " (only ones that can hang the machine: see above)" : "");
 		probe_report(pr->where, p->text, msg, p->target_col);
 		free(*names);
 		*names = NULL;
@@ -157,7 +180,7 @@ static int glob_matches(struct sysinfo *si, const struct probe *pr, char ***name
 		*names = NULL;
 		return err;
 	}
-	fprintf(stderr, "kptrace: '%s': %d function%s", p->symbol, *n, *n == 1 ? "" : "s");
+	fprintf(stderr, "kptrace: '%s': %d function%s", label, *n, *n == 1 ? "" : "s");
 	if (skipped)
 		fprintf(stderr, ", %d skipped: the kernel blacklists them (NOKPROBE)", skipped);
 	if (ambiguous)
@@ -645,7 +668,7 @@ static int add_entry_savers(struct probeset *ps)
 /* 2. resolve, 3. compile: the set is final from here on. */
 static int resolve_compile(struct probeset *ps, struct sysinfo *si)
 {
-	char msg[512];
+	char msg[768];
 	int i, err, col;
 
 	size_t n = ps->n > 0 ? (size_t)ps->n : 1;

@@ -15,10 +15,12 @@
 #include <bpf/libbpf.h>
 
 #include "prepare/resolve.h"
+#include "prepare/unsafe.h"
 #include "sys/btfwalk.h"
 #include "sys/elf.h"
 #include "sys/libpath.h"
 #include "sys/objbtf.h"
+#include "sys/tracepoint.h"
 #include "util/htab.h"
 #include "util/suggest.h"
 
@@ -124,14 +126,38 @@ static int names_add(struct nameset *ns, const char *name)
 	return 0;
 }
 
+/* A glob over available_filter_functions: its matches, the blacklisted counted. */
+struct fglob {
+	const struct sysinfo *si;
+	const char *pattern;
+	struct nameset *ns;
+	int *skipped;
+};
+
+static int fglob_add(const char *name, const char *mod, void *arg)
+{
+	struct fglob *g = arg;
+	char full[400];
+
+	if (fnmatch(g->pattern, name, 0))
+		return 0;
+	if (blacklisted(g->si, name)) {
+		(*g->skipped)++;
+		return 0;
+	}
+	if (!mod)
+		return names_add(g->ns, name);
+	snprintf(full, sizeof(full), "%s:%s", mod, name);
+	return names_add(g->ns, full);
+}
+
 int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***names, int *n,
 			   int *skipped, char *msg, size_t msglen)
 {
 	struct nameset ns = { 0 };
-	char line[512], name[256], mod[128];
+	struct fglob g = { si, pattern, &ns, skipped };
 	int err;
 	size_t i;
-	FILE *f;
 
 	*names = NULL;
 	*n = 0;
@@ -139,32 +165,10 @@ int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***name
 	err = sysinfo_need_ksyms(si, msg, msglen);
 	if (err)
 		return err;
-	f = fopen(si->functions_path ? si->functions_path :
-		  "/sys/kernel/tracing/available_filter_functions", "re");
-	if (!f && !si->functions_path)
-		f = fopen("/sys/kernel/debug/tracing/available_filter_functions", "re");
-	if (f) {
-		while (!err && fgets(line, sizeof(line), f)) {
-			int k = sscanf(line, "%255s [%127[^]]]", name, mod);
-
-			if (k < 1 || fnmatch(pattern, name, 0))
-				continue;
-			if (blacklisted(si, name)) {
-				(*skipped)++;
-				continue;
-			}
-			if (k == 2) {
-				char full[400];
-
-				snprintf(full, sizeof(full), "%s:%s", mod, name);
-				err = names_add(&ns, full);
-			} else {
-				err = names_add(&ns, name);
-			}
-		}
-		fclose(f);
+	err = tp_each_function(si->functions_path, fglob_add, &g);
+	if (err != -ENOENT)
 		goto out;
-	}
+	err = 0;
 	for (i = 0; !err && i < ksyms_count(si->ksyms); i++) {
 		const struct ksym *s = ksyms_at(si->ksyms, i);
 
@@ -429,12 +433,32 @@ static bool defer_kprobe(struct sysinfo *si, const struct spec_probe *p)
 	return true;
 }
 
-static int refuse_blacklisted(const char *name, char *msg, size_t msglen)
+/*
+ * A probe on function name the kernel refuses (its blacklist) or that can
+ * hang the machine (unsafe.h): refused here, before anything is loaded;
+ * under --unsafe the latter goes ahead with a note.
+ */
+static int refuse_site(const struct sysinfo *si, const struct spec_probe *p, const char *name,
+		       struct resolved *r, char *msg, size_t msglen)
 {
-	snprintf(msg, msglen,
-		 "%s ('%s' cannot be probed: the kernel blacklists it (NOKPROBE_SYMBOL, "
-		 "see /sys/kernel/debug/kprobes/blacklist))", spec_strerror(SPEC_ERR_FAIL_REG_PROBE),
-		 name);
+	bool ret = p->kind == SPEC_KRETPROBE;
+	const struct unsafe_site *u;
+
+	if (blacklisted(si, name)) {
+		snprintf(msg, msglen, "%s ('%s' cannot be probed: the kernel blacklists it "
+			 "(NOKPROBE_SYMBOL, see /sys/kernel/debug/kprobes/blacklist))",
+			 spec_strerror(SPEC_ERR_FAIL_REG_PROBE), name);
+		return -EPERM;
+	}
+	u = unsafe_refuses(name, ret);
+	if (!u)
+		return 0;
+	if (si->unsafe) {
+		snprintf(r->note, sizeof(r->note), "--unsafe: %s on %s can hang the machine "
+			 "(kptrace --dry-run says why)", ret ? "a return probe" : "a probe", name);
+		return 0;
+	}
+	unsafe_message(u, name, ret, msg, msglen);
 	return -EPERM;
 }
 
@@ -597,8 +621,9 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 	}
 	if (r->deferred) {
 		/* the kernel checks the rest as it attaches (resolve.h) */
-		if (blacklisted(si, p->symbol))
-			return refuse_blacklisted(p->symbol, msg, msglen);
+		err = refuse_site(si, p, p->symbol, r, msg, msglen);
+		if (err)
+			return err;
 		snprintf(r->func, sizeof(r->func), "%s", p->symbol);
 		return 0;
 	}
@@ -613,8 +638,9 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 		 * run (modwatch.c), which resolves it then. Only an absent
 		 * module waits: a loaded one's misspelt symbol is refused below.
 		 */
-		if (blacklisted(si, p->symbol))
-			return refuse_blacklisted(p->symbol, msg, msglen);
+		err = refuse_site(si, p, p->symbol, r, msg, msglen);
+		if (err)
+			return err;
 		r->target.await = true;
 		snprintf(r->func, sizeof(r->func), "%s:%s", p->module, p->symbol);
 		return 0;
@@ -667,8 +693,9 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 			 (unsigned long long)p->offset);
 		return -EINVAL;
 	}
-	if (blacklisted(si, at->name))
-		return refuse_blacklisted(at->name, msg, msglen);
+	err = refuse_site(si, p, at->name, r, msg, msglen);
+	if (err)
+		return err;
 	if (at != s)
 		snprintf(r->note, sizeof(r->note), "%s+0x%llx is past the end of %s (0x%llx bytes): "
 			 "it probes %s+0x%llx, as the kernel does", s->name,

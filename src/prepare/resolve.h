@@ -41,6 +41,7 @@ struct sysinfo {
 	bool by_trampoline;		/* --backend fentry: function probes need no kprobes */
 	bool have_uprobes;
 	bool explain;			/* --dry-run: kprobes explained without kprobes */
+	bool unsafe;			/* --unsafe: unsafe.h's sites taken, with a note */
 	/* for tests, NULL in a run: the traceable functions' list in place of
 	 * tracefs's available_filter_functions (kallsyms' text symbols if it
 	 * is unreadable), and the directory of SUBSYS/EVENT/format files */

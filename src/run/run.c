@@ -285,6 +285,7 @@ static int run_setup(struct run *r, bool defer)
 	r->si.by_trampoline = env->backend && !strcmp(env->backend, "fentry");
 	r->si.defer_ksyms = defer;
 	r->si.explain = env->dry_run;
+	r->si.unsafe = env->unsafe;
 	if (!env->dry_run && (err = privilege_check()))
 		return err;
 	if (env->pmu && pmu_parse(env->pmu, &r->pmu, msg, sizeof(msg))) {

@@ -29,6 +29,48 @@ const char *tp_tracefs(void)
 	return NULL;
 }
 
+int tp_each_function(const char *path, int (*fn)(const char *name, const char *mod, void *arg),
+		     void *arg)
+{
+	const char *tfs = path ? NULL : tp_tracefs();
+	char p[128], line[512], name[256], mod[128];
+	int ret = 0, k;
+	FILE *f;
+
+	if (!path && !tfs)
+		return -ENOENT;
+	if (!path)
+		snprintf(p, sizeof(p), "%s/available_filter_functions", tfs);
+	f = fopen(path ? path : p, "re");
+	if (!f)
+		return -ENOENT;
+	/* "name" or "name [module]" */
+	while (!ret && fgets(line, sizeof(line), f)) {
+		k = sscanf(line, "%255s [%127[^]]]", name, mod);
+		if (k >= 1)
+			ret = fn(name, k == 2 ? mod : NULL, arg);
+	}
+	fclose(f);
+	return ret;
+}
+
+static int is_function(const char *name, const char *mod, void *arg)
+{
+	const char *fn = arg, *colon = strchr(fn, ':');
+
+	if (colon)
+		return mod && !strcmp(name, colon + 1) && strlen(mod) == (size_t)(colon - fn) &&
+		       !strncmp(mod, fn, (size_t)(colon - fn));
+	return !mod && !strcmp(name, fn);
+}
+
+int tp_function_traceable(const char *fn)
+{
+	int ret = tp_each_function(NULL, is_function, (void *)fn);
+
+	return ret < 0 ? -1 : ret;
+}
+
 /* "field:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:G;" */
 static int parse_field(char *line, struct tp_field *f)
 {

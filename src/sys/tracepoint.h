@@ -67,6 +67,20 @@ int tp_print_fmt_scan(const char *line, struct tp_conv *convs, int max);
 
 /* The tracefs mount ("/sys/kernel/tracing"), mounting it if absent; NULL if none. */
 const char *tp_tracefs(void);
+/*
+ * fn(name, its module or NULL, arg) for each function of tracefs's
+ * available_filter_functions (path's in tests, when not NULL), until fn
+ * returns non-zero, which is returned; -ENOENT if the list is unreadable.
+ */
+int tp_each_function(const char *path, int (*fn)(const char *name, const char *mod, void *arg),
+		     void *arg);
+/*
+ * Whether ftrace can trace kernel function fn ("MOD:FN" is FN of MOD): 1 if
+ * tracefs's available_filter_functions lists it, 0 if not (notrace, noinstr:
+ * kprobes on it are refused without CONFIG_KPROBE_EVENTS_ON_NOTRACE), -1 if
+ * the list is unreadable. A scan of ~50,000 lines: for an error's reason.
+ */
+int tp_function_traceable(const char *fn);
 /* Load SUBSYS/NAME's format from tracefs (or from path when non-NULL, for tests). */
 int tp_format_load(const char *subsys, const char *name, const char *path,
 		   struct tp_format *fmt, char *msg, size_t msglen);

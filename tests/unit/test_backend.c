@@ -232,6 +232,14 @@ static void test_forced(void)
 	CHECK_INT(choose(&r, "kprobe-multi"), 0, "kprobe-multi");
 	CHECK_INT(count(&r, false), 9, "kprobe-multi: all");
 
+	/* a module's function: a kprobe of its own, which modwatch detaches
+	 * as the module unloads; a multi link would keep it from unloading */
+	snprintf(r.ev[3].target.module, sizeof(r.ev[3].target.module), "etn");
+	CHECK_INT(choose(&r, "kprobe-multi"), 0, "kprobe-multi, a module's function");
+	CHECK(!r.ev[3].multi && count(&r, false) == 8, "the module's alone a kprobe: %d multi",
+	      count(&r, false));
+	r.ev[3].target.module[0] = 0;
+
 	kernel(true, false, true);
 	CHECK_INT(choose(&r, "kprobe-multi"), -EOPNOTSUPP, "kprobe-multi missing");
 	CHECK(strstr(msg, "no kprobe.multi") != NULL, "msg: %s", msg);
@@ -341,6 +349,20 @@ static void test_not_tramp(void)
 	CHECK_STR(r.ev[0].not_tramp ? r.ev[0].not_tramp : "(null)", "it reads the stack",
 		  "the probe's reason");
 	CHECK(r.ev[1].tramp && !r.ev[1].not_tramp, "the other on a trampoline, no reason");
+
+	/* a lock function's entry (prepare/unsafe.h): kprobes for the whole
+	 * run, whose programs share one recursion guard per CPU, even where
+	 * fentry is forced */
+	snprintf(r.ev[1].func, sizeof(r.ev[1].func), "_raw_spin_lock");
+	add(&r, SPEC_KPROBE, 2, KPT_BASE_ARG, 0);	/* alone, a trampoline's */
+	CHECK_INT(choose(&r, "fentry"), 0, "fentry, a lock function");
+	CHECK(!r.ev[1].tramp && r.ev[1].not_tramp &&
+	      strstr(r.ev[1].not_tramp, "spinning lock's path"), "lock: %s",
+	      r.ev[1].not_tramp ? r.ev[1].not_tramp : "(null)");
+	CHECK_INT(count(&r, true), 0, "no trampoline in a run with a lock function");
+	snprintf(r.ev[1].func, sizeof(r.ev[1].func), "func1");
+	CHECK_INT(choose(&r, NULL), 0, "auto, no lock function");
+	CHECK(r.ev[1].tramp && r.ev[2].tramp, "trampolines again");
 
 	kernel(false, false, true);
 	CHECK_INT(choose(&r, NULL), 0, "auto, no trampolines");

@@ -5,6 +5,7 @@
  * made-up format files: conversions that take no argument (%%) or two (%*d),
  * arguments with commas and quotes inside, casts, and what is no plain field.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,37 @@ static void test_arrays(void)
 	tp_format_free(&fmt);
 }
 
+/* Collects "mod:name" or "name", stops at "stop". */
+static int collect(const char *name, const char *mod, void *arg)
+{
+	char *out = arg;
+	size_t len = strlen(out);
+
+	if (!strcmp(name, "stop"))
+		return 7;
+	snprintf(out + len, 256 - len, "%s%s%s%s", len ? "," : "", mod ? mod : "",
+		 mod ? ":" : "", name);
+	return 0;
+}
+
+/* available_filter_functions' lines, as 6.12 writes them. */
+static void each_function(void)
+{
+	char path[] = "/tmp/kpt-aff-XXXXXX", got[256] = "";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	CHECK(f != NULL, "mkstemp");
+	if (!f)
+		return;
+	fputs("vfs_read\netn_write [etn]\nnmi_handle.part.0\nstop\nnever\n", f);
+	fclose(f);
+	CHECK_INT(tp_each_function(path, collect, got), 7, "the callback's value ends it");
+	CHECK_STR(got, "vfs_read,etn:etn_write,nmi_handle.part.0", "each line, a module's as MOD:");
+	CHECK_INT(tp_each_function("/nonexistent/aff", collect, got), -ENOENT, "unreadable");
+	unlink(path);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/kpt-tpfmt-XXXXXX", got[256], msg[256];
@@ -150,6 +182,7 @@ int main(void)
 	size_t i;
 	int fd, j, err;
 
+	each_function();
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		FILE *f;
 

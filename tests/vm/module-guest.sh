@@ -17,7 +17,7 @@ LIST=/sys/kernel/debug/kprobes/list
 mkdir -p $W
 KREL=$(uname -r)
 echo "# kernel $KREL"
-echo "# expect 19 ok"
+echo "# expect 21 ok"
 # ok/bad, $KPTBG, stop, wait_attached, renumber
 . /guest-lib.sh || { echo "FAIL - $KREL: no /guest-lib.sh (tests/vm/test.sh adds it)"; exit 1; }
 KPT=$KPTBG
@@ -305,6 +305,39 @@ if [ $RC = 0 ] && cmp -s $W/want2 $W/again.cp; then
 else
 	bad "before and after etn came back: exit $RC, '$(tr '\n' ',' < $W/again.cp)', want '$(tr '\n' ',' < $W/want2)'"
 fi
+
+# etn unloaded under --backend fentry and kprobe-multi: neither takes a
+# module's function (a trampoline or multi link would hold the module: rmmod
+# refused while kptrace runs, the kernel's "in use"), so a kprobe of its own
+# goes with it, said, and comes back; nothing of kptrace stays loaded (its
+# programs' JIT symbols, [bpf] in kallsyms, none after it exits).
+progs() { grep -c '_kpt_[a-z_]*[[:space:]]*\[bpf\]$' /proc/kallsyms; }
+for b in fentry kprobe-multi; do
+	rm -f $W/b.err
+	$KPT --dry-run --backend $b "$DDEF" > $W/b.dry 2>&1
+	$KPT --backend $b "$DDEF" > $W/b.out 2> $W/b.err &
+	KP=$!
+	if wait_attached $W/b.err "--backend $b" && grep -q '^attach: kprobe$' $W/b.dry &&
+	   [ "$(progs)" -gt 0 ] && work && rmmod etn &&
+	   await $W/b.err "^kptrace: module etn unloaded: kprobes/p_etn_etn_write_0 detached" 1 10 &&
+	   [ "$(grep -c etn_write $LIST)" = 0 ] && kill -0 $KP 2>/dev/null && insmod $KO &&
+	   await $W/b.err "^kptrace: module etn loaded: kprobes/p_etn_etn_write_0 attached" 1 10; then
+		work
+		stop $KP
+		n=$(grep -c ' p_etn_etn_write_0: (etn_write+' $W/b.out)
+		i=0
+		while [ "$(progs)" != 0 ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.1; done
+		if [ $RC = 0 ] && [ "$n" = 12 ] && [ "$(progs)" = 0 ] && ! dmesg | grep -qE 'BUG:|Oops|WARNING:'; then
+			ok "--backend $b: by kprobe ($(grep -m1 '^not ' $W/b.dry | cut -c1-60)); rmmod etn under it: detached and said, attached again, $n writes, no program left, no fault"
+		else
+			bad "--backend $b: exit $RC, $n of 12 writes, $(progs) programs left; $(dmesg | grep -E 'BUG:|Oops|WARNING:' | head -n 2 | tr '\n' '|')"
+		fi
+	else
+		stop $KP
+		bad "--backend $b, etn unloaded under it: $(grep '^attach' $W/b.dry); $(progs) programs; rmmod: $(lsmod | grep etn); $(tr '\n' '|' < $W/b.err | cut -c1-400)"
+		lsmod | grep -q '^etn ' || insmod $KO
+	fi
+done
 
 # Nothing left behind: no kprobe on etn, no event, and the module unloads.
 left=$(grep -c 'etn_write' $LIST)

@@ -250,7 +250,7 @@ if [ $VM_ARCH = arm64 ]; then
 		echo "# booting arm64 $k"
 		guest "arm64 $k" "$VMOUT/test-$k.out" --script tests/vm/guest-arm64.sh \
 			--add $BIN:/bin/kptrace --add tests/vm/guest-lib.sh:/guest-lib.sh "${mod[@]}" --mem 2048 --timeout 300
-		# its "# expect 18 ok" is counted only if it ran at all
+		# its "# expect 20 ok" is counted only if it ran at all
 		if [ ${#mod[@]} != 0 ] && ! grep -q '^# module-guest.sh$' "$VMOUT/test-$k.out"; then
 			fail "arm64 $k: guest-arm64.sh did not run /guest.d/module-guest.sh"
 		fi
