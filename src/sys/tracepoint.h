@@ -65,8 +65,13 @@ struct tp_conv {
 /* The conversions of a "print fmt: ..." line, up to max: their number, or -1. */
 int tp_print_fmt_scan(const char *line, struct tp_conv *convs, int max);
 
-/* The tracefs mount ("/sys/kernel/tracing"), mounting it if absent; NULL if none. */
+/*
+ * The tracefs mount ("/sys/kernel/tracing"), mounting it if absent; NULL if
+ * none, errno EACCES where it is mounted but this user may not read it.
+ */
 const char *tp_tracefs(void);
+/* Why the last tp_tracefs() gave NULL, into msg, with what to do; -EACCES or -ENOENT. */
+int tp_tracefs_missing(char *msg, size_t msglen);
 /* Load SUBSYS/NAME's format from tracefs (or from path when non-NULL, for tests). */
 int tp_format_load(const char *subsys, const char *name, const char *path,
 		   struct tp_format *fmt, char *msg, size_t msglen);
