@@ -48,13 +48,21 @@ serve_example() {
 		kill -0 $SV 2> /dev/null || break
 		i=$((i + 1)); sleep 0.2
 	done
-	wget -q -O $W/metrics http://127.0.0.1:9435/metrics
-	local wrc=$?
-	stop $SV
+	# a keyed job has no series before its first event (an open that
+	# fails, from LOAD): scraped again until each has one, for 10 s at most
 	jobs=$(sed -n 's/^\([a-z_]*\):.*/\1/p' /etc/kptrace/jobs.kpt)
-	for j in $jobs; do
-		grep -q "^kptrace_$j" $W/metrics || { RC="$RC, no kptrace_$j metric"; break; }
+	i=0
+	while :; do
+		wget -q -O $W/metrics http://127.0.0.1:9435/metrics
+		local wrc=$? missing=
+		for j in $jobs; do
+			grep -q "^kptrace_$j" $W/metrics || { missing=$j; break; }
+		done
+		[ -z "$missing" ] || [ $i -ge 25 ] && break
+		i=$((i + 1)); sleep 0.4
 	done
+	stop $SV
+	[ -z "$missing" ] || RC="$RC, no kptrace_$missing metric"
 	[ $wrc = 0 ] || RC="$RC, wget $wrc"
 }
 
