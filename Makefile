@@ -327,9 +327,12 @@ $(OUTPUT)/kptrace-san: $(SAN_OBJS) $(OUTPUT)/san/main.o
 	$(call msg,CC-SAN,$@)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(SAN_OBJS) $(OUTPUT)/san/main.o $(LIBS) -o $@
 
+# The build a core a job unless make was given -j: serial, a clean clone's
+# build (unit, sanitizer, fuzz and arm64) was minutes of make test.
+TEST_JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc))
 test: test-deps
-	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS) $(SAN_TESTS) $(OUTPUT)/kptrace-san \
-		fuzz-build kptrace-arm64
+	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) kptrace $(UNIT_TESTS) $(SAN_TESTS) \
+		$(OUTPUT)/kptrace-san fuzz-build kptrace-arm64
 	$(Q)tests/run-all.sh
 
 # What -MMD wrote: each object's headers (none yet on a clean tree)
