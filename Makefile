@@ -41,7 +41,7 @@ BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libtraceevent-
 	gcc make
 # the arm64 cross build and its VM tests (the arm64 libraries: vmlinux/arm64-debs.sh)
 ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
-TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev lz4 zstd \
+TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 systemtap-sdt-dev g++ libclang-rt-14-dev lz4 zstd \
 	prometheus chromium libxml2-utils lintian mandoc groff-base man-db dpkg-dev binutils dwarves $(ARM64_PKGS)
 
 # What this build is (src/cmd/version.c, the .deb): git describe in a checkout
@@ -432,9 +432,10 @@ FUZZ_SRCS_http   := src/serve/http.c
 FUZZ_SRCS_elf    := src/sys/elf.c src/sys/usym.c src/sys/procmaps.c src/util/htab.c
 FUZZ_SRCS_diff   := $(wildcard src/diff/*.c) src/util/svg.c src/util/table.c src/agg/hist.c \
 	src/util/htab.c
+FUZZ_SRCS_usdt   := src/sys/usdt.c src/sys/elf.c src/lang/spec.c src/lang/types.c
 FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode \
-	$(FUZZ_OUT)/bin/fuzz_jobs $(FUZZ_OUT)/bin/fuzz_http $(FUZZ_OUT)/bin/fuzz_elf \
-	$(FUZZ_OUT)/bin/fuzz_diff
+	$(FUZZ_OUT)/bin/fuzz_jobs $(FUZZ_OUT)/bin/fuzz_http $(FUZZ_OUT)/bin/fuzz_usdt \
+	$(FUZZ_OUT)/bin/fuzz_elf $(FUZZ_OUT)/bin/fuzz_diff
 
 .PHONY: fuzz fuzz-smoke fuzz-build
 
@@ -463,6 +464,11 @@ $(FUZZ_OUT)/bin/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_SRCS_http) $(FUZZ_HDRS)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_http) -o $@
+
+$(FUZZ_OUT)/bin/fuzz_usdt: tests/fuzz/fuzz_usdt.c $(FUZZ_SRCS_usdt) $(FUZZ_HDRS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_usdt) -lelf -lz -o $@
 
 $(FUZZ_OUT)/bin/fuzz_elf: tests/fuzz/fuzz_elf.c $(FUZZ_SRCS_elf) $(FUZZ_HDRS)
 	$(call msg,FUZZ-CC,$@)

@@ -35,6 +35,7 @@ sys.dont_write_bytecode = True   # no bench/__pycache__ in the work tree
 import report  # noqa: E402  (the summary and the table live there)
 import vmbench  # noqa: E402  (the kprobe scenarios, in qemu)
 import servebench  # noqa: E402  (kptrace serve, scraped)
+import stopbench  # noqa: E402  (the end of a run over 360 tracepoints)
 
 OUT = os.path.join(ROOT, ".output", "bench")
 KPT = os.path.join(ROOT, "kptrace")
@@ -63,7 +64,7 @@ STATS_CALLS = 5000      # calls run with BPF run-time stats on
 TP_STATS_CALLS = 20000  # the same, lseek loop (cheaper per call)
 
 running = []            # processes to stop on the way out
-SCENARIOS = ["overhead", "tracepoint", "stacks", "decoder", "throughput", "serve", "vm"]
+SCENARIOS = ["overhead", "tracepoint", "stacks", "decoder", "throughput", "serve", "stop", "vm"]
 
 
 def log(msg):
@@ -951,7 +952,8 @@ def main():
         # host's scenarios (and their parameters) stay as they were measured
         with open(args.output) as f:
             prev = json.load(f)
-        for k in ("params", "overhead", "tracepoint", "stacks", "decoder", "throughput", "serve"):
+        for k in ("params", "overhead", "tracepoint", "stacks", "decoder", "throughput", "serve",
+                  "stop"):
             if k in prev:
                 res[k] = prev[k]
         res["meta"]["host_results_date"] = prev.get("meta", {}).get("date")
@@ -983,6 +985,8 @@ def main():
             res["throughput"] = scenario_throughput(args)
         if "serve" in only:
             res["serve"] = servebench.scenario_serve(args, log, KPT, WORK, OUT)
+        if "stop" in only:
+            res["stop"] = stopbench.scenario_stop(args, log, KPT, OUT)
         if "vm" in only:
             # the host's results first, should the VM part be cut short
             save(res, args.output, t0)

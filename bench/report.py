@@ -73,6 +73,7 @@ RSS_GOAL_KB = 5 * 1024
 DECODER_GOAL = 5e6
 SERVE_SCRAPED_GOAL = 1.05       # a probe's cost scraped every second / not scraped
 SERVE_RSS_GOAL_KB = 8 * 1024    # serve with the issue's four jobs
+STOP_GOAL_S = 2.0               # from -d's deadline to the exit, 360 tracepoints
 
 # The VM scenarios (bench/vm/): kprobes, fentry and kprobe.multi on ksys_lseek.
 # (job, config, label) in table order
@@ -239,6 +240,8 @@ def summarize(res):
                            ">=", DECODER_GOAL, d["text"]))
     if res.get("serve"):
         s["serve"] = summarize_serve(res["serve"], goals)
+    if res.get("stop"):
+        s["stop"] = summarize_stop(res["stop"], goals)
     if res.get("vm"):
         s["vm"] = summarize_vm(res["vm"], goals)
     tp = res.get("throughput")
@@ -286,6 +289,23 @@ def summarize_serve(sv, goals):
     kb = sv["rss"]["rss_kb"]
     out["rss_kb"] = kb
     goals.append(_goal("serve: RSS with the four jobs (kB)", kb, "<=", SERVE_RSS_GOAL_KB, None))
+    return out
+
+
+def summarize_stop(sp, goals):
+    """Per tool: seconds from the deadline to the exit; kptrace's until the
+    kernel had detached everything (its kptrace-detach gone)."""
+    out = {"duration_s": sp["duration_s"], "glob": sp["glob"], "tools": {}}
+    for tool in ("kptrace", "bpftrace"):
+        rs = [r for r in sp["runs"] if r["tool"] == tool and "error" not in r]
+        out["tools"][tool] = {"after": stat([r["after_deadline_s"] for r in rs]),
+                              "detached": stat([r.get("detached_s") for r in rs]),
+                              "errors": [r["error"] for r in sp["runs"]
+                                         if r["tool"] == tool and "error" in r]}
+    k, b = out["tools"]["kptrace"]["after"], out["tools"]["bpftrace"]["after"]
+    out["ratio"] = k["median"] / b["median"] if k and b and b["median"] > 0 else None
+    goals.append(_goal("stop: kptrace's exit after -d over %s (s)" % sp["glob"],
+                       k and k["median"], "<=", STOP_GOAL_S, k))
     return out
 
 
@@ -547,6 +567,23 @@ def tables(res, stacks=True):
                  "scraped (%s×); serve's RSS with the four jobs %s kB." %
                  (_st(v["scraped"]), _st(v["not_scraped"]), _n(v["ratio"], 3), _n(v["rss_kb"])))
         L.append("")
+    if s.get("stop"):
+        v = s["stop"]
+        L.append("### Stopping a run over %s" % v["glob"])
+        L.append("")
+        L.append("`count -d %d` over every tracepoint of the glob (bpftrace: `@[probe] = count()` "
+                 "and `interval:s:%d { exit(); }`): seconds from the deadline to the tool's exit; "
+                 "kptrace leaves what it could not close in half a second to its kptrace-detach "
+                 "process." % (v["duration_s"], v["duration_s"]))
+        L.append("")
+        L.append("| tool | exit after the deadline, s median [min–max] | kernel done detaching, s |")
+        L.append("|---|---:|---:|")
+        for tool, t in v["tools"].items():
+            L.append("| %s | %s | %s |" % (tool, _st(t["after"], 2), _st(t["detached"], 2)))
+        L.append("")
+        if v["ratio"] is not None:
+            L.append("kptrace / bpftrace, exit after the deadline: %s×." % _n(v["ratio"], 3))
+            L.append("")
     if s.get("throughput"):
         L.append("### 4. Streaming to a file without loss")
         L.append("")

@@ -185,6 +185,7 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 	else
 		h->ip = kpt_probed_ip(ctx, kind, kpt_ds.flags,
 				      PT_REGS_IP((const struct kpt_regs *)ctx));
+	h->func = kpt_ufunc(ctx, kind, kpt_ds.flags);
 	h->tid = (__u32)pid_tgid;
 	h->tgid = pid_tgid >> 32;
 	h->cpu = bpf_get_smp_processor_id();

@@ -165,6 +165,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	h->ip = 0;	/* only a printed record shows it; a tracepoint's none */
 	if (KPT_USES(REGS) && !is_tp)
 		h->ip = kpt_probed_ip(ctx, kind, p->flags, PT_REGS_IP(&s->regs));
+	h->func = kpt_ufunc(ctx, kind, p->flags);
 	h->tid = (__u32)pid_tgid;
 	h->tgid = pid_tgid >> 32;
 	h->cpu = cpu;

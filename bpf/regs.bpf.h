@@ -145,4 +145,19 @@ static __always_inline __u64 kpt_probed_ip(void *ctx, int kind, __u32 pflags, __
 	return ip;
 }
 
+/*
+ * A uretprobe's function as the kernel prints it ("ret <- func"): its
+ * run-time address, which bpf_get_func_ip() gives a uprobe's program from
+ * Linux 6.6 on (earlier it gives 0 there, and before 5.15 the verifier
+ * refuses the helper: the loader's feature probe sets kpt_func_ip). 0 leaves
+ * it to user space, which reads the process's maps while it lives.
+ */
+static __always_inline __u64 kpt_ufunc(void *ctx, int kind, __u32 pflags)
+{
+	if (kpt_func_ip && kind == KPT_CTX_REGS &&
+	    (pflags & (KPT_PF_USER | KPT_PF_RETURN)) == (KPT_PF_USER | KPT_PF_RETURN))
+		return bpf_get_func_ip(ctx);
+	return 0;
+}
+
 #endif /* KPT_REGS_BPF_H */

@@ -31,6 +31,18 @@ const volatile bool kpt_budget_on = false;
 /* latency --perfetto: each timed call also a record (KPT_REC_CALL) */
 const volatile bool kpt_lat_emit = false;
 
+/* task_struct.rethooks and struct rethook_node's llist, ret_addr and frame,
+ * from the kernel's BTF: fexit's return address under a kretprobe
+ * (kpt_rethook_ret()); task 0 where the kernel has no rethook. */
+const volatile __u32 kpt_rh_task_off = 0;
+const volatile __u32 kpt_rh_llist_off = 0;
+const volatile __u32 kpt_rh_ret_off = 0;
+const volatile __u32 kpt_rh_frame_off = 0;
+
+/* bpf_get_func_ip() is allowed in kprobe programs (Linux 5.15), so a
+ * uretprobe's record gets its function's address (kpt_ufunc()). */
+const volatile bool kpt_func_ip = false;
+
 /* The words of struct kpt_regs the run's probes read (kpt_copy_regs()). */
 const volatile __u64 kpt_regs_mask = ~0ull;	/* arm64 has 34 */
 

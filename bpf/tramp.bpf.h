@@ -13,6 +13,39 @@
 #include "regs.bpf.h"
 
 /*
+ * The return address a kretprobe (a rethook, x86 since Linux 5.19) took
+ * from the function's frame at slot, v the trampoline it left there.
+ * x86's arch_rethook_prepare() keeps it in a node on the task's list with
+ * frame = the slot's address; a second hook on the function keeps the
+ * first's trampoline: the node of slot that holds something else has the
+ * caller. The kernel restores it for kretprobes, fprobes and ftrace's
+ * kprobe_events, not for fexit. Nodes newest first: ours lead.
+ */
+#define KPT_RETHOOK_MAX	8
+
+static __always_inline __u64 kpt_rethook_ret(__u64 slot, __u64 v)
+{
+	__u64 task = bpf_get_current_task(), node = 0, frame, ret;
+	int i;
+
+	if (bpf_probe_read_kernel(&node, sizeof(node), (void *)(task + kpt_rh_task_off)))
+		return v;
+	for (i = 0; i < KPT_RETHOOK_MAX && node; i++) {
+		if (bpf_probe_read_kernel(&frame, sizeof(frame),
+					  (void *)(node - kpt_rh_llist_off + kpt_rh_frame_off)) ||
+		    bpf_probe_read_kernel(&ret, sizeof(ret),
+					  (void *)(node - kpt_rh_llist_off + kpt_rh_ret_off)))
+			break;
+		if (frame == slot && ret != v)
+			return ret;
+		/* llist_node's next is its only member */
+		if (bpf_probe_read_kernel(&node, sizeof(node), (void *)node))
+			break;
+	}
+	return v;
+}
+
+/*
  * A trampoline's ip, as a kprobe's record holds it: at an entry, the
  * function's address as kprobes have it (kpt_kprobe_addr()); at a return,
  * where the function returns to, as a kretprobe prints it. The x86-64
@@ -34,7 +67,9 @@ static __always_inline __u64 kpt_tramp_ip(__u64 *ctx, bool ret)
 #endif
 	n = bpf_get_func_arg_cnt(ctx);
 	if (n > 12 || bpf_probe_read_kernel(&v, sizeof(v), ctx + n + 3))
-		v = 0;
+		return 0;
+	if (kpt_rh_task_off)
+		v = kpt_rethook_ret((__u64)(ctx + n + 3), v);
 	return v;
 }
 

@@ -525,6 +525,8 @@ struct kpt_rec_hdr {
 	__u16 nkstack;		/* KPT_PF_KSTACK: kernel frames, KPT_KFRAME_SIZE each, then */
 	__u16 nustack;		/* KPT_PF_USTACK: user frames, KPT_UFRAME_SIZE each: the end */
 	char comm[KPT_COMM_LEN];
+	__u64 func;		/* uretprobes: the function's run-time address, 0 if the
+				 * kernel does not give it (kpt_ufunc()) */
 };
 
 #define KPT_HDR_SIZE	((unsigned int)sizeof(struct kpt_rec_hdr))

@@ -13,7 +13,10 @@
 #include "agg/pmu_report.h"
 #include "lang/valfmt.h"
 #include "out/output.h"
+#include "out/tpprint.h"
+#include "sys/tracepoint.h"
 #include "util/folded.h"
+#include "util/hash.h"
 #include "util/keylist.h"
 #include "util/svg.h"
 #include "util/table.h"
@@ -211,7 +214,26 @@ static const char *key_kind_name(const struct kpt_agg *g, const struct ev_desc *
 	}
 }
 
-/* Key part i as text: comms as strings, addresses symbolized, numbers. */
+/*
+ * A tracepoint field's value as the kernel's print fmt shows it: a dev_t as
+ * its MAJOR,MINOR (the kernel's MINORBITS, 20), a __print_symbolic()'s name.
+ */
+static bool tp_named(const struct ev_desc *ev, const struct ev_arg *a, uint64_t v, char *buf,
+		     size_t len)
+{
+	const char *s;
+
+	if (!strcmp(a->tp_field->type, "dev_t")) {
+		snprintf(buf, len, "%u,%u", (unsigned int)(v >> 20), (unsigned int)(v & 0xfffff));
+		return true;
+	}
+	s = tpprint_symbol(ev, a->tp_field->name, v);
+	if (s)
+		snprintf(buf, len, "%s", s);
+	return s;
+}
+
+/* Key part i as text: comms as strings, addresses symbolized, numbers, the kernel's names. */
 static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 			    const struct ev_desc *ev, const struct kpt_key *k, int i, int *w,
 			    char *buf, size_t len)
@@ -259,6 +281,8 @@ static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 		return;
 	}
 	a = agg_key_arg(ev, g, i);
+	if (a->tp_field && tp_named(ev, a, v, buf, len))
+		return;
 	/* A key that is a kernel text address reads best as a symbol. */
 	if (c->ksyms && agg_key_symbolic(a) && (a->type == SPEC_T_SYMBOL || v >> 47 == 0x1ffff) &&
 	    ksyms_by_addr(c->ksyms, v)) {
@@ -319,9 +343,12 @@ static uint64_t key_word(const struct kpt_agg *g, const struct kpt_key *k, int i
 	return w < KPT_KEY_WORDS ? k->w[w] : 0;
 }
 
-/* A key's stacks, each as -K/-U print one, under its row or histogram title. */
+/*
+ * A key's stacks, each as -K/-U print one, under its row or histogram title;
+ * kernel frames with offsets when another row's would read the same.
+ */
 static void print_key_stacks(const struct agg_ctx *c, const struct kpt_agg *g,
-			     const struct ev_desc *ev, const struct kpt_key *k)
+			     const struct ev_desc *ev, const struct kpt_key *k, bool offsets)
 {
 	struct agg_stack as;
 	int i;
@@ -330,8 +357,69 @@ static void print_key_stacks(const struct agg_ctx *c, const struct kpt_agg *g,
 		if (!agg_key_is_stack(g->key_kind[i]))
 			continue;
 		aggstack_read(c->ld, ev, g->key_kind[i], key_word(g, k, i), &as);
-		aggstack_text(c->out, &c->syms, &as);
+		aggstack_text(c->out, &c->syms, &as, offsets);
 	}
+}
+
+/* How a count row reads without offsets: its probe, its other keys' words, its stacks' names. */
+static uint64_t row_look(const struct agg_ctx *c, const struct table_row *r)
+{
+	const struct kpt_agg *g = &c->ents[r->probe].agg;
+	uint64_t h = kpt_hash(&r->probe, sizeof(r->probe)), v;
+	struct agg_stack as;
+	int i, w = 0, n;
+
+	for (i = 0; i < g->nkeys && w < KPT_KEY_WORDS; i++) {
+		n = kpt_key_width(g->key_kind[i]);
+		n = w + n > KPT_KEY_WORDS ? KPT_KEY_WORDS - w : n;
+		if (agg_key_is_stack(g->key_kind[i])) {
+			aggstack_read(c->ld, &c->evs[r->probe], g->key_kind[i], r->key.w[w], &as);
+			v = aggstack_look(&c->syms, &as);
+		} else {
+			v = kpt_hash(&r->key.w[w], (size_t)n * sizeof(r->key.w[0]));
+		}
+		h = (h ^ v) * KPT_FNV_PRIME;
+		w += n;
+	}
+	return h;
+}
+
+struct look {
+	uint64_t h;
+	size_t row;
+};
+
+static int look_cmp(const void *x, const void *y)
+{
+	const struct look *a = x, *b = y;
+
+	return a->h < b->h ? -1 : a->h > b->h;
+}
+
+/*
+ * The rows of t that would read alike, their stacks named without offsets
+ * (two call sites in one function): a flag per row, malloc'ed, or NULL
+ * (then none is flagged).
+ */
+static bool *alike_rows(const struct agg_ctx *c, const struct table *t)
+{
+	struct look *l = calloc(t->n ? t->n : 1, sizeof(*l));
+	bool *alike = calloc(t->n ? t->n : 1, sizeof(*alike));
+	size_t i;
+
+	if (!l || !alike) {
+		free(l);
+		free(alike);
+		return NULL;
+	}
+	for (i = 0; i < t->n; i++)
+		l[i] = (struct look){ t->rows[i].has_key ? row_look(c, &t->rows[i]) : i, i };
+	qsort(l, t->n, sizeof(*l), look_cmp);
+	for (i = 1; i < t->n; i++)
+		if (l[i].h == l[i - 1].h)
+			alike[l[i].row] = alike[l[i - 1].row] = true;
+	free(l);
+	return alike;
 }
 
 static void json_key(FILE *f, const struct agg_ctx *c, const struct kpt_agg *g,
@@ -592,10 +680,19 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 		fputs("}\n", c->out);
 		return;
 	}
+	/* a latency of one call: its one value on the title's line, a list of them compact */
+	if (is_latency(g) && !(c->pmu && !key) && group_scale(c, g->group) == 1.0 &&
+	    hist_print_one(c->out, title, &h)) {
+		if (key && g->stack_keys) {
+			print_key_stacks(c, g, &c->evs[i], key, false);
+			fputc('\n', c->out);
+		}
+		return;
+	}
 	if (key && g->stack_keys) {
 		/* the title, its stacks, then the histogram */
 		fprintf(c->out, "%s\n", title);
-		print_key_stacks(c, g, &c->evs[i], key);
+		print_key_stacks(c, g, &c->evs[i], key, false);
 		hist_print(c->out, NULL, &h);
 	} else {
 		hist_print(c->out, title, &h);
@@ -821,13 +918,21 @@ static int count_row(const struct agg_ctx *c, struct table *t, int i, const stru
 	return err;
 }
 
+struct row_stacks {
+	const struct agg_ctx *c;
+	const struct table *t;
+	const bool *alike;	/* alike_rows()'s, or NULL */
+};
+
 /* Under a count row, its stacks (table_print_each()'s callback). */
 static void count_row_stacks(const struct table_row *r, void *arg)
 {
-	const struct agg_ctx *c = arg;
+	const struct row_stacks *rs = arg;
+	const struct agg_ctx *c = rs->c;
 
 	if (r->has_key)
-		print_key_stacks(c, &c->ents[r->probe].agg, &c->evs[r->probe], &r->key);
+		print_key_stacks(c, &c->ents[r->probe].agg, &c->evs[r->probe], &r->key,
+				 rs->alike && rs->alike[r - rs->t->rows]);
 }
 
 /* One count row as JSON: the probe, the count and the key (null for a row of zero). */
@@ -931,6 +1036,7 @@ static void report_counts(const struct agg_ctx *c, const struct kset *s)
 {
 	int i, k, first = -1, ngroups = 0, probe_col = -1, pos = probe_key_pos(c->opts->by);
 	const struct kpt_agg *g;
+	struct row_stacks rs;
 	struct table t;
 	size_t j;
 
@@ -985,7 +1091,9 @@ static void report_counts(const struct agg_ctx *c, const struct kset *s)
 	}
 	if (probe_col < 0)
 		fprintf(c->out, "%s/%s:\n", c->evs[first].group, c->evs[first].event);
-	table_print_each(&t, c->out, g->stack_keys ? count_row_stacks : NULL, (void *)c);
+	rs = (struct row_stacks){ c, &t, g->stack_keys ? alike_rows(c, &t) : NULL };
+	table_print_each(&t, c->out, g->stack_keys ? count_row_stacks : NULL, &rs);
+	free((void *)rs.alike);
 	for (i = first; i < c->n; i++)
 		if (c->ents[i].agg.action == KPT_ACT_COUNT && c->ents[i].agg.group == (__u32)i)
 			print_estimate(c, (uint32_t)i);

@@ -8,6 +8,7 @@
 
 #include "agg/aggstack.h"
 #include "out/output.h"
+#include "util/hash.h"
 
 void aggstack_read(struct loader *ld, const struct ev_desc *ev, int kind, uint64_t id,
 		   struct agg_stack *as)
@@ -49,7 +50,17 @@ static void capture(const struct stack_syms *ss, const struct agg_stack *as)
 		usym_capture(ss->us, as->tgid);
 }
 
-void aggstack_text(FILE *f, const struct stack_syms *ss, const struct agg_stack *as)
+/* A frame as -K prints it, or with offsets as ftrace's sym-offset option does (sym+0xoff/0xsize). */
+static void frame_text(const struct stack_syms *ss, const struct sframe *fr, bool offsets,
+		       char *buf, size_t len)
+{
+	if (offsets && !fr->user && fr->sym && ss->ks)
+		ksyms_format(ss->ks, fr->addr, true, buf, len);
+	else
+		stack_frame_text(fr, buf, len);
+}
+
+void aggstack_text(FILE *f, const struct stack_syms *ss, const struct agg_stack *as, bool offsets)
 {
 	struct stack_walk w;
 	struct sframe fr;
@@ -64,9 +75,25 @@ void aggstack_text(FILE *f, const struct stack_syms *ss, const struct agg_stack 
 	capture(ss, as);
 	walk(&w, ss, as, false);
 	while (stack_walk_next(&w, &fr)) {
-		stack_frame_text(&fr, text, sizeof(text));
+		frame_text(ss, &fr, offsets, text, sizeof(text));
 		fprintf(f, " => %s\n", text);
 	}
+}
+
+uint64_t aggstack_look(const struct stack_syms *ss, const struct agg_stack *as)
+{
+	uint64_t h = kpt_hash(&as->lost, sizeof(as->lost)) ^ (uint64_t)as->n;
+	struct stack_walk w;
+	struct sframe fr;
+	char text[512];
+
+	capture(ss, as);
+	walk(&w, ss, as, false);
+	while (stack_walk_next(&w, &fr)) {
+		stack_frame_text(&fr, text, sizeof(text));
+		h = (h ^ kpt_hash_str(text)) * KPT_FNV_PRIME;
+	}
+	return h;
 }
 
 void aggstack_json(FILE *f, const struct stack_syms *ss, const struct agg_stack *as)

@@ -33,8 +33,14 @@ struct agg_stack {
 /* Read the stack of key word id of kind KPT_K_KSTACK or KPT_K_USTACK. */
 void aggstack_read(struct loader *ld, const struct ev_desc *ev, int kind, uint64_t id,
 		   struct agg_stack *as);
-/* Its frames, shown as -K/-U show them: " => FRAME" lines, the innermost first. */
-void aggstack_text(FILE *f, const struct stack_syms *ss, const struct agg_stack *as);
+/*
+ * Its frames, shown as -K/-U show them: " => FRAME" lines, the innermost
+ * first; with offsets, kernel frames as ftrace's sym-offset option shows
+ * them (sym+0xoff/0xsize), which tells apart two call sites in a function.
+ */
+void aggstack_text(FILE *f, const struct stack_syms *ss, const struct agg_stack *as, bool offsets);
+/* A hash of the text aggstack_text() prints without offsets: equal when two stacks read alike. */
+uint64_t aggstack_look(const struct stack_syms *ss, const struct agg_stack *as);
 /* Its frames as a JSON array of frame objects (as --json events have them). */
 void aggstack_json(FILE *f, const struct stack_syms *ss, const struct agg_stack *as);
 /*

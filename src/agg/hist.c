@@ -668,6 +668,18 @@ void hist_print_json(FILE *f, const struct hist_view *h)
 	fputc('}', f);
 }
 
+bool hist_print_one(FILE *f, const char *title, const struct hist_view *h)
+{
+	struct unit u = unit_of(h->unit);
+	char v[NUM_MAX];
+
+	if (h->stats.count != 1 || total_count(h) != 1)
+		return false;
+	fmt_val(v, sval(h, h->stats.min), &u);
+	fprintf(f, "%s%scount 1, %s\n", title ? title : "", title ? " " : "", v);
+	return true;
+}
+
 void hist_print_latency_summary(FILE *f, const struct hist_view *h)
 {
 	static const struct {

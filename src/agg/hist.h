@@ -74,6 +74,7 @@
 #ifndef KPT_HIST_H
 #define KPT_HIST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "kptrace.h"
@@ -103,6 +104,12 @@ void hist_print_json(FILE *f, const struct hist_view *h);
 int hist_percentile(const struct hist_view *h, double q, double *out);
 /* The nearest rank of q in total events, ceil(q * total) within [1, total] (total > 0). */
 unsigned __int128 hist_rank(double q, unsigned __int128 total);
+/*
+ * One event as one line, "TITLE count 1, V" (V in h->unit), where the rows
+ * and the summary lines would each say V again: true, or false with
+ * nothing printed when the view does not hold exactly one event.
+ */
+bool hist_print_one(FILE *f, const char *title, const struct hist_view *h);
 /* "count N, avg A, p50 P, p90 P, p99 P, p99.9 P, max X" and a newline, in h->unit. */
 void hist_print_latency_summary(FILE *f, const struct hist_view *h);
 

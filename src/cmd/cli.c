@@ -81,6 +81,7 @@ static const char doc[] =
 "  kptrace explain 'p:vfs_read count=" KPT_EX_REG3 ":u64'     # the same\n"
 "  kptrace list 'vfs_*'        # traceable functions, with BTF prototypes\n"
 "  kptrace list 'sched/*'      # tracepoints, with their fields\n"
+"  kptrace list u:/usr/bin/python3.11   # a binary's USDT probes\n"
 "  kptrace latency vfs_read --pmu page-faults,context-switches   # per call\n"
 "\v"
 "Definitions files (-f) hold one definition per line; '#' starts a comment and\n"
@@ -91,7 +92,7 @@ static const char args_doc[] = "[explain] DEFINITION...\n"
 				"latency FUNC...\n"
 				"count DEFINITION... --by KEY[,KEY]\n"
 				"profile [-F HZ] [--by KEY[,KEY]] [--folded]\n"
-				"list [GLOB|SUBSYS/EVENT|MOD:GLOB] [--json]\n"
+				"list [GLOB|SUBSYS/EVENT|MOD:GLOB|u:PATH] [--json]\n"
 				"serve -f FILE [--listen ADDR:PORT] [--check]\n"
 				"diff [--threshold P] [--json] [--svg FILE] A.json B.json";
 

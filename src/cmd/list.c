@@ -3,17 +3,20 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "cmd/list.h"
 #include "prepare/resolve.h"
 #include "sys/tracepoint.h"
+#include "sys/usdt.h"
 #include "util/json.h"
 
 /* ---- BTF: FUNCs by name, printed as C ---- */
@@ -506,6 +509,104 @@ static int load_tracepoints(const char *gsys, const char *gev, struct tpentry **
 	return 0;
 }
 
+/* One USDT probe: where, its semaphore, each argument as read and as the note says it. */
+static void print_usdt(FILE *f, bool json, const struct usdt_probe *u)
+{
+	char fetch[64], *ty;
+	int j;
+
+	if (!json) {
+		fprintf(f, "%s:%s at 0x%" PRIx64 " (file offset 0x%" PRIx64 "), ", u->provider,
+			u->name, u->pc, u->off);
+		if (u->sema)
+			fprintf(f, "semaphore 0x%" PRIx64 " (file offset 0x%" PRIx64 ")", u->sema,
+				u->sema_off);
+		else
+			fprintf(f, "no semaphore");
+		for (j = 0; j < u->nargs; j++) {
+			usdt_arg_fetch(&u->arg[j], fetch, sizeof(fetch));
+			fprintf(f, "%s arg%d=%s", j ? "" : ":", j + 1, fetch);
+		}
+		fprintf(f, u->bad ? " (%s)\n" : "\n", u->bad);
+		return;
+	}
+	fprintf(f, "{\"type\":\"usdt\",\"provider\":");
+	json_fput_str(f, u->provider, SIZE_MAX);
+	fprintf(f, ",\"name\":");
+	json_fput_str(f, u->name, SIZE_MAX);
+	fprintf(f, ",\"address\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"semaphore\":", u->pc,
+		u->off);
+	if (u->sema)
+		fprintf(f, "%" PRIu64 ",\"semaphore_offset\":%" PRIu64, u->sema, u->sema_off);
+	else
+		fprintf(f, "null,\"semaphore_offset\":null");
+	fprintf(f, ",\"note\":");
+	json_fput_str(f, u->args, SIZE_MAX);
+	fprintf(f, ",\"args\":[");
+	for (j = 0; j < u->nargs; j++) {
+		usdt_arg_fetch(&u->arg[j], fetch, sizeof(fetch));
+		ty = strrchr(fetch, ':');
+		*ty++ = '\0';
+		fprintf(f, "%s{\"name\":\"arg%d\",\"fetch\":", j ? "," : "", j + 1);
+		json_fput_str(f, fetch, SIZE_MAX);
+		fprintf(f, ",\"type\":\"%s\"}", ty);
+	}
+	fprintf(f, "],\"error\":");
+	if (u->bad)
+		json_fput_str(f, u->bad, SIZE_MAX);
+	else
+		fprintf(f, "null");
+	fprintf(f, "}\n");
+}
+
+/*
+ * "u:PATH[:PROVIDER:NAME]": PATH's USDT probes, those matching the globs.
+ * PATH is the whole text when a file has that name, else what precedes the
+ * last two ':'.
+ */
+static int list_usdt(const char *spec, bool json)
+{
+	char *path = strdup(spec), *c2, *c1, msg[512];
+	const char *prov = "*", *name = "*";
+	struct usdt_probe *u = NULL;
+	int n = 0, k, shown = 0, err;
+
+	if (!path)
+		return -ENOMEM;
+	if (access(path, F_OK) && (c2 = strrchr(path, ':'))) {
+		*c2 = '\0';
+		c1 = strrchr(path, ':');
+		if (c1) {
+			*c1 = '\0';
+			prov = c1 + 1;
+			name = c2 + 1;
+		} else {
+			*c2 = ':';
+		}
+	}
+	err = usdt_read(path, &u, &n, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "kptrace: error: %s\n", msg);
+		goto out;
+	}
+	for (k = 0; k < n; k++)
+		if (!fnmatch(prov, u[k].provider, 0) && !fnmatch(name, u[k].name, 0)) {
+			print_usdt(stdout, json, &u[k]);
+			shown++;
+		}
+	fflush(stdout);
+	fprintf(stderr, "kptrace: %d USDT probe%s of %s\n", shown, shown == 1 ? "" : "s", path);
+	if (!shown) {
+		fprintf(stderr, "kptrace: error: no USDT probe matches '%s:%s' in %s\n", prov, name,
+			path);
+		err = -ENOENT;
+	}
+out:
+	usdt_free(u, n);
+	free(path);
+	return err;
+}
+
 int kpt_list(const struct kpt_opts *env)
 {
 	const char *glob = env->ndefs ? env->defs[0] : "*";
@@ -518,6 +619,8 @@ int kpt_list(const struct kpt_opts *env)
 	int nnames = 0, nfe = 0, ntps = 0, skipped = 0, nobtf = 0, i, err = 0, tperr = 0;
 	static char obuf[1 << 16];
 
+	if (!strncmp(glob, "u:", 2))
+		return list_usdt(glob + 2, env->json);
 	gbuf = malloc(strlen(glob) + 2);
 	if (!gbuf)
 		return -ENOMEM;

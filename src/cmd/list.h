@@ -9,6 +9,7 @@
  *			whose event is NAME, in any subsystem
  *	SUBSYS/EVENT	tracepoints only
  *	A:B		tracepoints A/B and the functions B of module A
+ *	u:PATH[:P:N]	PATH's USDT probes (provider P, name N: globs)
  *
  * Text, one line per entry, functions first, each kind sorted by name:
  *	ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)
@@ -21,6 +22,9 @@
  *	{"type":"function","name":N,"module":M|null,"btf":false}
  *	{"type":"tracepoint","group":G,"event":E,"id":I,"fields":[{"name":N,
  *	 "decl":D,"type":T,"offset":O,"size":S,"signed":B},...]}
+ *	{"type":"usdt","provider":P,"name":N,"address":A,"offset":O,
+ *	 "semaphore":S|null,"semaphore_offset":O|null,"note":T,
+ *	 "args":[{"name":N,"fetch":F,"type":T},...],"error":E|null}
  * The counts go to stderr; nothing matching is an error.
  */
 #ifndef KPT_LIST_H

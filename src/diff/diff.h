@@ -9,7 +9,9 @@
  * called different when p < --threshold and its p50, p90 or p99 (or count)
  * moved by at least --min-shift percent beyond sampling noise: the gap
  * between the two runs' 99% confidence intervals of the quantile, so that a
- * tail quantile resting on a handful of events does not decide the verdict.
+ * tail quantile resting on a handful of events does not decide the verdict
+ * (one of a few thousand events counts when it moved 4 times over); or when
+ * its count alone differs, by the count's test.
  * Exit status as diff(1): 0 same, 1 different, 2 trouble.
  *
  * The pieces are here so tests/unit/test_diff.c can test each one.

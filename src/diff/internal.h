@@ -22,6 +22,8 @@ struct diff_file;
 #define KEY_SHOW_MAX	60	/* a key's text in the table, cut past this */
 #define SHIFT_TAIL	100	/* events above a quantile in both runs for its move to count */
 #define SHIFT_TAIL_S	"100"
+#define SHIFT_TAIL_JUMP	10	/* fewer events above a quantile: it never counts */
+#define TAIL_JUMP	4	/* between those: a move of this factor beyond the intervals counts */
 
 struct opts {
 	double threshold;	/* p below this: significant */
@@ -42,6 +44,9 @@ struct result {
 	bool qok[2][NQ];
 	double q[2][NQ];
 	double d, p, shift;		/* d < 0: no KS (a count test) */
+	double p_count;			/* a hist's or latency's count: the binomial test's p */
+	bool count_moved;		/* ... significant and moved by --min-shift */
+	bool tail_jump;			/* p90 or p99 on a thin tail moved by TAIL_JUMP */
 	bool significant, differs;
 };
 

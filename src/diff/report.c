@@ -281,6 +281,7 @@ cleanup:
 struct summary {
 	size_t keys, differ, only;
 	bool hist, count, fine, coarse, sig_small, ns;
+	bool jump;		/* a key differs by its count or a thin tail's jump */
 };
 
 static void summarize(const struct result *r, size_t n, struct summary *s)
@@ -299,6 +300,7 @@ static void summarize(const struct result *r, size_t n, struct summary *s)
 		s->fine |= r[i].d >= 0 && r[i].fine;
 		s->coarse |= r[i].d >= 0 && !r[i].fine;
 		s->sig_small |= r[i].significant && !r[i].differs;
+		s->jump |= r[i].count_moved || r[i].tail_jump;
 	}
 }
 
@@ -342,6 +344,10 @@ static void footer(FILE *out, const struct diff_file *a, const struct diff_file 
 			"runs' 99% confidence intervals of it (from its rank);\nP90 and P99 count only "
 			"with " SHIFT_TAIL_S " events above them in both runs (1000 and 10000 events)." :
 			".");
+	if (s->jump)
+		fputs("A hist or latency key DIFFERS too when its COUNT does (the binomial test, as "
+		      "a count's),\nor when its P90 or P99, with 10 events above it, moved by a "
+		      "factor of 4 beyond\nthe intervals.\n", out);
 	if (s->sig_small)
 		fputs("same*: significant, but it moved less than that.\n", out);
 	if (!a->n || !b->n)
@@ -392,6 +398,9 @@ static json_t *res_json(const struct result *r)
 	if (q) {
 		json_object_set_new(o, "buckets", json_string(r->fine ? "fine" : "rows"));
 		json_object_set_new(o, "d", jnum(r->d));
+		json_object_set_new(o, "count_p", jnum(r->p_count));
+		json_object_set_new(o, "count_moved", json_boolean(r->count_moved));
+		json_object_set_new(o, "tail_jump", json_boolean(r->tail_jump));
 	}
 	for (i = 0; i < NQ; i++) {
 		char name[16];

@@ -251,6 +251,7 @@ struct ctx {
 	bool tp;	/* tracepoint: arguments are its fields */
 	bool force_shorthand;	/* "p:NAME ..." is "p NAME ..." */
 	bool fprobe;	/* "f": return only by %return, on a function only */
+	bool usdt;	/* "u": arguments are the note's argN */
 	bool ambiguous;		/* ... and might have been */
 	/*
 	 * A refusal the kernel only makes as it registers the probe (an @SYM
@@ -957,6 +958,18 @@ static int parse_btf(struct ctx *c, struct spec_arg *a, const char *s,
 	return parse_fetch(c, a, q, be);
 }
 
+/* A USDT probe's argN, N from 1 to SPEC_USDT_MAX_ARGS: which note argument. */
+static int parse_usdt_arg(struct ctx *c, struct spec_arg *a, const char *s, const char *e)
+{
+	uint64_t n;
+
+	if (e - s < 4 || memcmp(s, "arg", 3) || !is_digit(s[3]) || !parse_uint(s + 3, e, 10, &n) ||
+	    !n || n > SPEC_USDT_MAX_ARGS)
+		return fail(c, SPEC_ERR_BAD_USDT_ARG, s);
+	add_op(c, a, SPEC_OP_ARG, s)->param = (uint32_t)n;
+	return 0;
+}
+
 /* One FETCHARG (no name, no type): appends its ops, base first. */
 static int parse_fetch(struct ctx *c, struct spec_arg *a, const char *s,
 		       const char *e)
@@ -965,6 +978,8 @@ static int parse_fetch(struct ctx *c, struct spec_arg *a, const char *s,
 
 	if (s == e)
 		return fail(c, SPEC_ERR_BAD_FETCH_ARG, s);
+	if (c->usdt && (is_alpha(*s) || *s == '_'))
+		return parse_usdt_arg(c, a, s, e);
 	/* Names, casts and member chains: kernel function probes only. */
 	if (!c->tp &&
 	    (is_alpha(*s) || *s == '_' || *s == '(' ||
@@ -1091,9 +1106,9 @@ static int arg_name(struct ctx *c, int idx, struct tok t, bool vfs, const char *
 		if (ne - t.s >= (int)sizeof(a->name) || !good_name(t.s, ne))
 			return fail(c, SPEC_ERR_BAD_FETCH_ARG, t.s);
 		memcpy(a->name, t.s, ne - t.s);
-	} else if (!c->user && (is_alpha(*t.s) || *t.s == '_') &&
+	} else if ((!c->user || c->usdt) && (is_alpha(*t.s) || *t.s == '_') &&
 		   ne - t.s < (int)sizeof(a->name) && good_name(t.s, ne)) {
-		/* so does a parameter by name */
+		/* so does a parameter by name, and a USDT probe's argN */
 		memcpy(a->name, t.s, ne - t.s);
 	} else {
 		snprintf(a->name, sizeof(a->name), "arg%d", idx + 1);
@@ -1434,6 +1449,75 @@ static int parse_profile(struct ctx *c, struct tok head, const char *pos)
 	return 0;
 }
 
+/* PROVIDER or NAME of a USDT probe: a C identifier, or a glob of one. */
+static bool good_usdt_name(const char *s, const char *e, bool *glob)
+{
+	return s < e && e - s < SPEC_NAME_MAX && glob_span(s, e, is_name_char, glob) == e;
+}
+
+/*
+ * u[:[GRP/]EVENT] PATH:PROVIDER:NAME [ARGS] [if FILTER]: not ftrace's; a
+ * uprobe at each location of a USDT probe (perf's sdt_PROVIDER:NAME,
+ * bpftrace's usdt:PATH:PROVIDER:NAME). Its own letter, so PATH:SYMBOL stays
+ * p's: PROVIDER and NAME are the last two ':'-separated words, the path
+ * what precedes them; "*" is every object of -p's process. "u:PATH:..." is
+ * the shorthand, as "t:SUBSYS/EVENT": the head names the probe point when it
+ * holds a ':' (no event name does), or when no word follows it.
+ */
+static int parse_usdt(struct ctx *c, struct tok head, const char *pos)
+{
+	struct spec_probe *p = c->p;
+	const char *q = head.s + 1, *c2, *c1, *rest;
+	struct tok target, next;
+	int ret;
+
+	c->user = c->usdt = true;
+	p->usdt = true;
+	p->kind = SPEC_UPROBE;
+	/* "uprobe:", "uretprobe:": no type of ours, as the kernel says of a 'u' */
+	if (q < head.e && *q != ':')
+		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, head.s);
+	rest = pos;
+	if (q < head.e && (!next_tok(&rest, &next) || span_chr(q + 1, head.e, ':'))) {
+		target.s = q + 1;
+		target.e = head.e;
+	} else {
+		if (q < head.e && parse_event_name(c, q + 1, head.e, false))
+			return -EINVAL;
+		if (!next_tok(&pos, &target))
+			return fail(c, SPEC_ERR_NO_TARGET, head.e + 1);
+	}
+	p->target_col = (int)(target.s - c->text);
+	c2 = span_rchr(target.s, target.e, ':');
+	c1 = c2 ? span_rchr(target.s, c2, ':') : NULL;
+	if (!c1 || c1 == target.s)
+		return fail(c, c1 ? SPEC_ERR_NO_UPROBE_PATH : SPEC_ERR_BAD_USDT, target.s);
+	if (!good_usdt_name(c1 + 1, c2, &p->glob))
+		return fail(c, SPEC_ERR_BAD_USDT, c1 + 1);
+	if (!good_usdt_name(c2 + 1, target.e, &p->glob))
+		return fail(c, SPEC_ERR_BAD_USDT, c2 + 1);
+	memcpy(p->usdt_provider, c1 + 1, c2 - c1 - 1);
+	memcpy(p->usdt_name, c2 + 1, target.e - c2 - 1);
+	p->path = span_dup(target.s, c1);
+	if (!p->path)
+		return -ENOMEM;
+	/* perf's names: group sdt_PROVIDER, event NAME (prepare/usdtdef.c
+	 * names each match of a glob) */
+	if (!p->group[0]) {
+		snprintf(p->group, sizeof(p->group), "sdt_%.*s", SPEC_NAME_MAX - 5,
+			 p->usdt_provider);
+		sanitize_name(p->group);
+	}
+	if (!p->event_given) {
+		snprintf(p->event, sizeof(p->event), "%s", p->usdt_name);
+		sanitize_name(p->event);
+	}
+	ret = parse_args(c, pos);
+	if (!ret && c->late_code)
+		return fail(c, c->late_code, c->late_at);
+	return ret;
+}
+
 static int parse_probe(struct ctx *c)
 {
 	struct spec_probe *p = c->p;
@@ -1446,6 +1530,8 @@ static int parse_probe(struct ctx *c)
 		return parse_removal(c, head, pos);
 	if (*head.s == 't')
 		return parse_tracepoint(c, head, pos);
+	if (*head.s == 'u')
+		return parse_usdt(c, head, pos);
 	if (head.e - head.s > 8 && !strncmp(head.s, "profile:", 8))
 		return parse_profile(c, head, pos);
 	if (*head.s != 'p' && *head.s != 'r' && *head.s != 'f')
@@ -1776,6 +1862,44 @@ int spec_check_append(const struct spec_probe *a, const struct spec_probe *b,
 			return 0;
 	err->code = SPEC_ERR_SAME_PROBE;
 	return -EINVAL;
+}
+
+const char *spec_chain_last(const struct spec_arg *a)
+{
+	const char *last = a->chain ? a->chain + strlen(a->chain) : NULL;
+
+	while (last && last > a->chain && last[-1] != '.' && last[-1] != '>')
+		last--;
+	return last && *last ? last : NULL;
+}
+
+bool spec_arg_named(const struct spec_arg *a)
+{
+	size_t n = strlen(a->name);
+
+	return a->text && !strncmp(a->text, a->name, n) && a->text[n] == '=';
+}
+
+bool spec_same_definition(const struct spec_probe *a, const struct spec_probe *b)
+{
+	int i;
+
+	if (a->kind != b->kind || a->maxactive != b->maxactive || a->fprobe != b->fprobe ||
+	    a->nargs != b->nargs || strcmp(a->group, b->group) || strcmp(a->event, b->event) ||
+	    !a->filter != !b->filter || (a->filter && strcmp(a->filter, b->filter)))
+		return false;
+	if (a->kind == SPEC_TRACEPOINT) {
+		if (strcmp(a->tp_system, b->tp_system) || strcmp(a->tp_event, b->tp_event))
+			return false;
+	} else if (!same_probe_point(a, b)) {
+		return false;
+	}
+	for (i = 0; i < a->nargs; i++)
+		if (a->args[i].type != b->args[i].type || a->args[i].count != b->args[i].count ||
+		    strcmp(a->args[i].name, b->args[i].name) ||
+		    strcmp(arg_body(&a->args[i]), arg_body(&b->args[i])))
+			return false;
+	return true;
 }
 
 bool spec_removal_matches(const struct spec_probe *r, const struct spec_probe *p)

@@ -18,6 +18,7 @@
 #define SPEC_ARGSTR_MAX	63	/* ftrace's MAX_ARGSTR_LEN: an argument after NAME=, :TYPE in */
 #define SPEC_TEXT_MAX	4096	/* one definition */
 #define SPEC_MAX_OPS	16	/* ftrace's FETCH_INSN_MAX */
+#define SPEC_USDT_MAX_ARGS 12	/* sys/sdt.h's STAP_PROBE12 */
 #define SPEC_MAX_ARGN	2048	/* $argN: PARAM_MAX_STACK, x86-64's 16 KiB stacks */
 
 /*
@@ -29,7 +30,7 @@
 #define SPEC_ERRORS							\
 	E(OK,			"no error")				\
 	E(EMPTY,		"Empty definition")			\
-	E(BAD_PROBE_TYPE,	"Unknown probe type (expected p, r, f, t or -)")	\
+	E(BAD_PROBE_TYPE,	"Unknown probe type (expected p, r, f, t, u or -)")	\
 	E(BAD_MAXACT,		"Invalid maxactive number")		\
 	E(MAXACT_TOO_BIG,	"Maxactive is too big")			\
 	E(MAXACT_UPROBE,	"Maxactive is only for kretprobes and fprobe exits") \
@@ -118,6 +119,8 @@
 	E(BAD_MAXACT_TYPE,	"Maxactive is only for function exit")	\
 	E(BAD_PROFILE,		"A profile probe is profile:hz:N, N samples a second on each CPU (1 to 10000)") \
 	E(PROFILE_ARGS,		"A profile probe takes no arguments: its keys are kstack, ustack, comm, pid, cpu") \
+	E(BAD_USDT,		"A USDT probe is u[:[GRP/]EVENT] PATH:PROVIDER:NAME, globs allowed (a function is p:PATH:SYMBOL)") \
+	E(BAD_USDT_ARG,		"A USDT probe's arguments are its note's: arg1 to arg12") \
 	E(FPROBE_FUNC_ONLY,	"Failed to register probe event (an fprobe is on a kernel function's entry or exit: no +offs, address or path)")
 
 #define E(a, b) SPEC_ERR_##a,
@@ -134,7 +137,7 @@ const char *spec_strerror(enum spec_err code);
 enum spec_kind {
 	SPEC_KPROBE = 1,	/* p: kernel SYM[+offs] | MOD:SYM | MEMADDR; f: SYM */
 	SPEC_KRETPROBE,		/* r[N]: kernel function return; f[N]: SYM%return */
-	SPEC_UPROBE,		/* p: PATH:SYMBOL[+offs] | PATH:OFFSET */
+	SPEC_UPROBE,		/* p: PATH:SYMBOL[+offs] | PATH:OFFSET; u: PATH:PROVIDER:NAME */
 	SPEC_URETPROBE,		/* r: PATH:SYMBOL | PATH:OFFSET */
 	SPEC_REMOVE,		/* -:[GRP/]EVENT, only meaningful in -f files */
 	SPEC_TRACEPOINT,	/* t[:[GRP/]EVENT] SUBSYS/TRACEPOINT [FIELDS] */
@@ -147,7 +150,8 @@ enum spec_op_kind {
 	SPEC_OP_STACK,		/* $stackN: param */
 	SPEC_OP_STACKP,		/* $stack */
 	SPEC_OP_RETVAL,		/* $retval */
-	SPEC_OP_ARG,		/* $argN: param = N (1-based, as written) */
+	SPEC_OP_ARG,		/* $argN: param = N (1-based, as written); a USDT probe's
+				 * argN likewise, until prepare/usdtdef.c rewrites it */
 	SPEC_OP_COMM,		/* $comm */
 	SPEC_OP_IMM,		/* \IMM, or the address of @ADDR (then followed by DEREF 0) */
 	SPEC_OP_DATA,		/* \"string": data */
@@ -247,6 +251,11 @@ struct spec_probe {
 	uint64_t ref_ctr_offset;	/* PATH:OFFSET(REF_CTR_OFFSET): the USDT semaphore's
 					 * file offset, which the kernel counts up while attached */
 	bool has_ref_ctr;
+	/* u: a USDT probe by its note's provider and name (each may be a
+	 * glob): prepare/usdtdef.c makes a p: definition of each location */
+	bool usdt;
+	char usdt_provider[SPEC_NAME_MAX];
+	char usdt_name[SPEC_NAME_MAX];
 	/* tracepoint */
 	char tp_system[SPEC_NAME_MAX];	/* SUBSYS of SUBSYS/TRACEPOINT */
 	char tp_event[SPEC_NAME_MAX];
@@ -323,11 +332,22 @@ int spec_check_append(const struct spec_probe *a, const struct spec_probe *b,
 		      struct spec_error *err);
 
 /*
+ * Whether a and b define one event exactly: name, probe point, arguments
+ * and filter. Two globs matching one function give two such definitions,
+ * which are one probe (prepare.c's check_appends()).
+ */
+bool spec_same_definition(const struct spec_probe *a, const struct spec_probe *b);
+
+/*
  * "-:EVENT PROBEPOINT [ARGS]": whether probe p is one that removal r names
  * (its probe point and first arguments as written). True for any of the
  * event's probes when r names none.
  */
 bool spec_removal_matches(const struct spec_probe *r, const struct spec_probe *p);
+/* The last member of a's BTF chain ("f_flags" of "->f_path.dentry->f_flags"), or NULL. */
+const char *spec_chain_last(const struct spec_arg *a);
+/* Whether a was named by hand (NAME=...), not by ftrace's default. */
+bool spec_arg_named(const struct spec_arg *a);
 
 /*
  * Print "kptrace: error: MSG" and the definition with a caret under col, as

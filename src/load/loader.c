@@ -14,6 +14,7 @@
 #include "load/loader.h"
 #include "load/reaper.h"
 #include "load/tracefs_kretprobe.h"
+#include "sys/btfwalk.h"
 #include "util/clock.h"
 #include "kpt_budget.h"
 #include "kptrace.skel.h"
@@ -218,6 +219,8 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes,
 		       uint32_t ring)
 {
+	int i;
+
 	skel->rodata->kpt_target_tgid = o->target_tgid;
 	skel->rodata->kpt_target_tid = o->target_tid;
 	skel->rodata->kpt_target_cgroup = o->target_cgroup;
@@ -227,6 +230,10 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_nt_pid_off = o->nt_pid_off;
 	skel->rodata->kpt_nt_flags_off = o->nt_flags_off;
 	skel->rodata->kpt_free_pid_off = o->free_pid_off;
+	skel->rodata->kpt_rh_task_off = o->rh_task_off;
+	skel->rodata->kpt_rh_llist_off = o->rh_llist_off;
+	skel->rodata->kpt_rh_ret_off = o->rh_ret_off;
+	skel->rodata->kpt_rh_frame_off = o->rh_frame_off;
 	skel->rodata->kpt_uses = o->plan.uses;
 	skel->rodata->kpt_regs_mask = o->plan.regs_mask ? o->plan.regs_mask : ~0ull;	/* 0: not said */
 	skel->rodata->kpt_max_args = o->plan.max_args;
@@ -238,6 +245,13 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_pair_carry = o->plan.pair_carry;
 	skel->rodata->kpt_lat_emit = o->plan.lat_emit;
 	skel->rodata->kpt_budget_on = o->plan.budget;
+	for (i = 0; i < nprobes; i++)
+		if (o->evs[i].kind == SPEC_URETPROBE) {
+			skel->rodata->kpt_func_ip = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+									    BPF_FUNC_get_func_ip,
+									    NULL) > 0;
+			break;
+		}
 	if (nprobes == 1) {	/* the BPF side writes probe 0's records, counts its buckets */
 		memcpy((void *)&skel->rodata->kpt_ds, &o->plan.ds, sizeof(o->plan.ds));
 		memcpy((void *)&skel->rodata->kpt_dh, &o->plan.dh, sizeof(o->plan.dh));
@@ -247,6 +261,15 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	if (o->target_comm)
 		strncpy((char *)skel->rodata->kpt_target_comm, o->target_comm,
 			sizeof(skel->rodata->kpt_target_comm) - 1);
+}
+
+void loader_rethook_layout(struct load_opts *lo, const struct btf *btf)
+{
+	if (!btfwalk_struct_member(btf, "task_struct", "rethooks", &lo->rh_task_off) ||
+	    !btfwalk_struct_member(btf, "rethook_node", "llist", &lo->rh_llist_off) ||
+	    !btfwalk_struct_member(btf, "rethook_node", "ret_addr", &lo->rh_ret_off) ||
+	    !btfwalk_struct_member(btf, "rethook_node", "frame", &lo->rh_frame_off))
+		lo->rh_task_off = 0;
 }
 
 int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,

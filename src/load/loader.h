@@ -18,6 +18,7 @@
 #include "kptrace.h"
 
 struct kptrace_bpf;
+struct btf;
 struct bpf_link;
 struct bpf_program;
 
@@ -72,6 +73,10 @@ struct load_opts {
 	/* where task/task_newtask's pid and clone_flags and
 	 * sched/sched_process_free's pid are in their records (target_set) */
 	uint32_t nt_pid_off, nt_flags_off, free_pid_off;
+	/* where a task's pending return hooks are (task_struct.rethooks, the
+	 * rethook_node's llist, ret_addr and frame), for fexit's return
+	 * address under a kretprobe (kpt_rethook_ret()); task_off 0: unknown */
+	uint32_t rh_task_off, rh_llist_off, rh_ret_off, rh_frame_off;
 	pid_t target_tid;	/* 0: every thread */
 	uint64_t target_cgroup;	/* cgroup v2 id, 0: every cgroup */
 	const char *target_comm;	/* NULL: every comm */
@@ -95,6 +100,13 @@ enum loader_map {
 	LM_KSTK,		/* hash u64 -> struct kpt_kstack: kstack keys' frames */
 	LM_USTK,		/* hash u64 -> struct kpt_ustack: ustack keys' frames */
 };
+
+/*
+ * fexit's return address under a kretprobe on the same function: the
+ * layout of the task's rethook nodes from the kernel's BTF into lo (left 0
+ * where the kernel has none: fexit then shows the kretprobe's trampoline).
+ */
+void loader_rethook_layout(struct load_opts *lo, const struct btf *btf);
 
 /* Ring buffer bytes when --buffer-size is not given. */
 uint32_t loader_default_ring(int ncpus);

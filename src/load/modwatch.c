@@ -4,24 +4,32 @@
  * "MOD:SYM" for a module not loaded yet and arms it when the module loads; a
  * perf kprobe (kptrace's) is refused then, and once made it stays dead after
  * its module unloads, even when the module comes back. So the run watches
- * /proc/modules once a second for the modules its kprobes are in: a module
- * that turns up is resolved in a fresh kallsyms and its probes attached (the
- * programs are loaded: a link each, the probe's index the cookie); one that
- * goes, or comes back at another address, has its links destroyed. Each
- * change is said on stderr; a module that never loaded, at the end.
+ * the modules its kprobes are in: a module that turns up is resolved in a
+ * fresh kallsyms and its probes attached (the programs are loaded: a link
+ * each, the probe's index the cookie); one that goes, or comes back at
+ * another address, has its links destroyed. Each change is said on stderr; a
+ * module that never loaded, at the end.
+ *
+ * When to look at /proc/modules: as the kernel announces a module's load or
+ * unload, its uevent ("add@/module/NAME", sent once its init has run and it
+ * is Live), so a call right after insmod is seen; once a second only where
+ * no uevent socket can be had.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
 
 #include "load/modwatch.h"
 #include "sys/ksyms.h"
 #include "sys/libpath.h"
 #include "util/clock.h"
 
-/* How often /proc/modules is read, seconds: a module's first calls within
- * this of its load are not seen. */
+/* How often /proc/modules is read without uevents, seconds: a module's first
+ * calls within this of its load are not seen. */
 #define MODWATCH_S	1.0
 
 struct modprobe {
@@ -29,6 +37,7 @@ struct modprobe {
 	char base[24];		/* its module's address as attached or refused, "" if none */
 	bool attached;
 	bool ever;		/* attached at some point of the run */
+	bool now;		/* its module came in this look */
 };
 
 struct modwatch {
@@ -39,7 +48,54 @@ struct modwatch {
 	int n;
 	double last;
 	char *mods;		/* /proc/modules as last read */
+	int uevent_fd;		/* the kernel's uevents, -1 if none */
 };
+
+/*
+ * The kernel's uevents (NETLINK_KOBJECT_UEVENT, its multicast group 1): any
+ * user may listen; -1 where the kernel has no netlink (no CONFIG_NET).
+ */
+static int uevent_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int fd;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Whether a module was loaded or unloaded since the last call: the pending
+ * uevents read, true for any "ACTION@/module/NAME" among them (the
+ * message's first string). A full socket buffer (ENOBUFS) lost some: true.
+ */
+static bool uevent_module(int fd)
+{
+	char buf[4096], *at;
+	bool any = false;
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT)) != 0) {
+		if (n < 0) {
+			if (errno == ENOBUFS)
+				any = true;
+			if (errno != EINTR && errno != ENOBUFS)
+				break;
+			continue;
+		}
+		buf[n] = 0;
+		at = strchr(buf, '@');
+		if (at && !strncmp(at, "@/module/", 9))
+			any = true;
+	}
+	return any;
+}
 
 /*
  * Module name's address in the last /proc/modules read ("name size refs deps
@@ -73,12 +129,15 @@ struct modwatch *modwatch_new(struct probeset *ps, struct loader *ld, struct sys
 	mw = calloc(1, sizeof(*mw));
 	if (!mw)
 		return NULL;
-	*mw = (struct modwatch){ .ps = ps, .ld = ld, .si = si, .last = kpt_mono_s() };
+	*mw = (struct modwatch){ .ps = ps, .ld = ld, .si = si, .last = kpt_mono_s(),
+				 .uevent_fd = -1 };
 	mw->mp = calloc(ps->n ? ps->n : 1, sizeof(*mw->mp));
 	if (!mw->mp) {
 		free(mw);
 		return NULL;
 	}
+	/* listening before the first read: no load falls between the two */
+	mw->uevent_fd = uevent_open();
 	read_modules(mw);
 	for (i = 0; i < ps->n; i++) {
 		const struct ev_desc *ev = &ps->evs[i];
@@ -94,6 +153,10 @@ struct modwatch *modwatch_new(struct probeset *ps, struct loader *ld, struct sys
 		if (m->attached)
 			module_live(mw, ev->target.module, m->base, sizeof(m->base));
 		mw->n++;
+	}
+	if (!mw->n && mw->uevent_fd >= 0) {
+		close(mw->uevent_fd);
+		mw->uevent_fd = -1;
 	}
 	return mw;
 }
@@ -129,26 +192,53 @@ static void say_gone(struct modwatch *mw, struct modprobe *m, bool back)
 		ev->event, ev->func);
 }
 
-/* Probe m's module is there at base: resolve its function anew and attach. */
-static void attach_now(struct modwatch *mw, struct modprobe *m, const char *base)
+/* Probe m's function in the kallsyms just read: its name and address, for the lines. */
+static const struct ksym *name_function(struct modwatch *mw, struct modprobe *m)
 {
 	struct ev_desc *ev = &mw->ps->evs[m->idx];
 	const struct ev_target *t = &ev->target;
 	const struct ksym *s;
-	char msg[512];
-	int err;
 
-	snprintf(m->base, sizeof(m->base), "%s", base);
 	s = resolve_function(mw->si, t->symbol, t->module);
-	if (!s || !strchr("tTwW", s->type)) {
+	if (!s || !strchr("tTwW", s->type))
+		return NULL;
+	ev->addr = s->addr + t->offset;
+	snprintf(ev->func, sizeof(ev->func), "%s:%s", t->module, s->name);
+	return s;
+}
+
+/*
+ * Before kallsyms is read again: probe m on a plain name attached as
+ * "MOD:SYM", which the kernel looks up itself. Reading kallsyms takes long
+ * (most of a second under TCG) and a module's first calls come right after
+ * its load. A name kallsyms must settle (an alternative, a clone) waits.
+ */
+static void attach_early(struct modwatch *mw, struct modprobe *m)
+{
+	struct ev_desc *ev = &mw->ps->evs[m->idx];
+	const struct ev_target *t = &ev->target;
+	char msg[512];
+
+	if (!strpbrk(t->symbol, "|.") &&
+	    snprintf(ev->func, sizeof(ev->func), "%s:%.*s", t->module, (int)sizeof(ev->func),
+		     t->symbol) < (int)sizeof(ev->func) &&
+	    !loader_attach_late(mw->ld, ev, msg, sizeof(msg)))
+		m->attached = m->ever = true;
+}
+
+/* After kallsyms is read again: probe m named, attached if not yet, said. */
+static void attach_now(struct modwatch *mw, struct modprobe *m)
+{
+	struct ev_desc *ev = &mw->ps->evs[m->idx];
+	const struct ev_target *t = &ev->target;
+	char msg[512];
+
+	if (!name_function(mw, m) && !m->attached) {
 		fprintf(stderr, "kptrace: module %s loaded, with no function '%s': %s/%s not "
 			"attached\n", t->module, t->symbol, ev->group, ev->event);
 		return;
 	}
-	ev->addr = s->addr + t->offset;
-	snprintf(ev->func, sizeof(ev->func), "%s:%s", t->module, s->name);
-	err = loader_attach_late(mw->ld, ev, msg, sizeof(msg));
-	if (err) {
+	if (!m->attached && loader_attach_late(mw->ld, ev, msg, sizeof(msg))) {
 		fprintf(stderr, "kptrace: module %s loaded: %s; attached again if it loads "
 			"again\n", t->module, msg);
 		return;
@@ -161,9 +251,8 @@ static void attach_now(struct modwatch *mw, struct modprobe *m, const char *base
 /* One look at /proc/modules: what went is detached, what came attached. */
 static void modwatch_look(struct modwatch *mw)
 {
-	bool fresh = false;
 	char base[24];
-	int pass, i;
+	int pass, i, n = 0;
 
 	if (read_modules(mw))
 		return;
@@ -171,6 +260,7 @@ static void modwatch_look(struct modwatch *mw)
 		struct modprobe *m = &mw->mp[i];
 		bool live = module_live(mw, mw->ps->evs[m->idx].target.module, base, sizeof(base));
 
+		m->now = false;
 		if (m->attached && (!live || strcmp(base, m->base)))
 			say_gone(mw, m, live);
 		else if (!live)
@@ -186,20 +276,29 @@ static void modwatch_look(struct modwatch *mw)
 			    !module_live(mw, ev->target.module, base, sizeof(base)) ||
 			    !strcmp(base, m->base))
 				continue;	/* refused at this address already: not again */
-			if (!fresh && ksyms_reload(mw->si->ksyms, NULL)) {
-				fprintf(stderr, "kptrace: module %s loaded, but kallsyms cannot be "
-					"read again: %s\n", ev->target.module, strerror(errno));
-				return;
-			}
-			fresh = true;
-			attach_now(mw, m, base);
+			snprintf(m->base, sizeof(m->base), "%s", base);
+			m->now = true;
+			n++;
+			attach_early(mw, m);
 		}
 	}
+	if (!n)
+		return;
+	if (ksyms_reload(mw->si->ksyms, NULL))
+		fprintf(stderr, "kptrace: a module loaded, but kallsyms cannot be read again: "
+			"%s\n", strerror(errno));
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < mw->n; i++)
+			if (mw->mp[i].now && mw->ps->evs[mw->mp[i].idx].pair_entry == pass)
+				attach_now(mw, &mw->mp[i]);
 }
 
 void modwatch_tick(struct modwatch *mw)
 {
-	if (!mw || !mw->n || kpt_mono_s() - mw->last < MODWATCH_S)
+	if (!mw || !mw->n)
+		return;
+	if (mw->uevent_fd >= 0 ? !uevent_module(mw->uevent_fd)
+			       : kpt_mono_s() - mw->last < MODWATCH_S)
 		return;
 	mw->last = kpt_mono_s();
 	modwatch_look(mw);
@@ -222,6 +321,8 @@ void modwatch_free(struct modwatch *mw)
 {
 	if (!mw)
 		return;
+	if (mw->uevent_fd >= 0)
+		close(mw->uevent_fd);
 	free(mw->mods);
 	free(mw->mp);
 	free(mw);

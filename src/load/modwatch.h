@@ -18,7 +18,7 @@ struct modwatch;
 struct modwatch *modwatch_new(struct probeset *ps, struct loader *ld, struct sysinfo *si);
 /* How many probes are not attached, their modules' names into mods. */
 int modwatch_waiting(const struct modwatch *mw, char *mods, size_t len);
-/* As the run goes (often): a look at /proc/modules once a second. */
+/* As the run goes (often): /proc/modules looked at if a module came or went. */
 void modwatch_tick(struct modwatch *mw);
 /* At the end: each probe whose module never loaded, said. */
 void modwatch_end(struct modwatch *mw);

@@ -198,7 +198,7 @@ static void print_location(struct outbuf *ob, const struct ev_desc *ev,
 		break;
 	case SPEC_URETPROBE:
 		/* "0x%" PRIx64 " <- 0x%" PRIx64 */
-		func = umaps_func_addr(ev, h->tgid);
+		func = umaps_func_addr(ev, h);
 		p = hex_str(probe, ip);
 		memcpy(p, " <- ", 4);
 		hex_str(p + 4, func);

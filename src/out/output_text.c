@@ -89,7 +89,7 @@ static void print_location(struct outbuf *ob, const struct ev_desc *ev,
 	case SPEC_URETPROBE:
 		ob_hex(ob, h->ip);
 		ob_mem(ob, " <- ", 4);
-		ob_hex(ob, umaps_func_addr(ev, h->tgid));
+		ob_hex(ob, umaps_func_addr(ev, h));
 		break;
 	default:
 		/* the kprobe's address as the kernel placed it (past an ENDBR, say) */

@@ -148,9 +148,8 @@ static int rewrite_print_fmt(const char *line, char *out, size_t cap)
 }
 
 /* fmt's event in the handle, parsed from its text with the print fmt rewritten. */
-static struct tep_event *event_of(const struct ev_desc *ev)
+static struct tep_event *event_of(const struct tp_format *fmt, const char *system)
 {
-	const struct tp_format *fmt = ev->tp_print;
 	struct parsed *np;
 	struct tep_event *te = NULL;
 	char *text, *pf, *eol, *o;
@@ -176,7 +175,7 @@ static struct tep_event *event_of(const struct ev_desc *ev)
 			char *line = strndup(pf, (size_t)(eol - pf));
 
 			if (line && !rewrite_print_fmt(line, o, cap - (size_t)(o - text)) &&
-			    tep_parse_format(tep, &te, text, strlen(text), ev->target.tp_system))
+			    tep_parse_format(tep, &te, text, strlen(text), system))
 				te = NULL;
 			free(line);
 		}
@@ -231,7 +230,7 @@ long tpprint_info(const struct ev_desc *ev, const struct ksyms *ks, const void *
 		  char *out, size_t outlen)
 {
 	static unsigned char raw[RAW_MAX];
-	struct tep_event *te = ev->tp_print ? event_of(ev) : NULL;
+	struct tep_event *te = ev->tp_print ? event_of(ev->tp_print, ev->target.tp_system) : NULL;
 	struct tep_record r = { 0 };
 	struct tep_format_field *f;
 	struct kpt_rec_hdr h;
@@ -268,4 +267,58 @@ long tpprint_info(const struct ev_desc *ev, const struct ksyms *ks, const void *
 		snprintf(out, outlen, "%s", s.buffer);
 	trace_seq_destroy(&s);
 	return n < 0 ? -1 : (long)strlen(out);
+}
+
+/* The name of v in a __print_symbolic() table, or NULL. */
+static const char *sym_of(const struct tep_print_flag_sym *sym, uint64_t v)
+{
+	char *end;
+
+	for (; sym; sym = sym->next)
+		if (sym->value && strtoull(sym->value, &end, 0) == v && end != sym->value && !*end)
+			return sym->str;
+	return NULL;
+}
+
+/* The table of a __print_symbolic() over field itself in arg (or below it), or NULL. */
+static const struct tep_print_flag_sym *table_in(const struct tep_print_arg *arg, const char *field)
+{
+	const struct tep_print_flag_sym *t = NULL;
+
+	if (!arg)
+		return NULL;
+	switch (arg->type) {
+	case TEP_PRINT_SYMBOL:
+		if (arg->symbol.field && arg->symbol.field->type == TEP_PRINT_FIELD &&
+		    !strcmp(arg->symbol.field->field.name, field))
+			return arg->symbol.symbols;
+		break;
+	case TEP_PRINT_OP:
+		t = table_in(arg->op.left, field);
+		if (!t)
+			t = table_in(arg->op.right, field);
+		break;
+	case TEP_PRINT_TYPE:
+		t = table_in(arg->typecast.item, field);
+		break;
+	default:
+		break;
+	}
+	return t;
+}
+
+const char *tpprint_symbol(const struct ev_desc *ev, const char *field, uint64_t v)
+{
+	struct tep_event *te = ev->tp_fmt ? event_of(ev->tp_fmt, ev->target.tp_system) : NULL;
+	const struct tep_print_arg *arg;
+	const struct tep_print_flag_sym *t;
+
+	if (!te || (te->flags & TEP_EVENT_FL_FAILED))
+		return NULL;
+	for (arg = te->print_fmt.args; arg; arg = arg->next) {
+		t = table_in(arg, field);
+		if (t)
+			return sym_of(t, v);
+	}
+	return NULL;
 }

@@ -12,6 +12,7 @@
 #define KPT_TPPRINT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "prepare/event.h"
 #include "sys/ksyms.h"
@@ -23,5 +24,13 @@
  */
 long tpprint_info(const struct ev_desc *ev, const struct ksyms *ks, const void *rec, size_t len,
 		  char *out, size_t outlen);
+
+/*
+ * The name ev's print fmt gives value v of its tracepoint's field (the
+ * __print_symbolic() over the field itself: a softirq's "BLOCK", a TCP
+ * state's "TCP_SYN_SENT"), the print fmt's own table: NULL when it has
+ * none for the field or none for v.
+ */
+const char *tpprint_symbol(const struct ev_desc *ev, const char *field, uint64_t v);
 
 #endif /* KPT_TPPRINT_H */

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Uprobe functions' run-time addresses from the traced process's maps (umaps.h). */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include "out/umaps.h"
@@ -49,15 +52,28 @@ static int lookup(const struct ev_desc *ev, uint32_t tgid, uint64_t *addr)
 	return 0;
 }
 
-uint64_t umaps_func_addr(const struct ev_desc *ev, uint32_t tgid)
+uint64_t umaps_func_addr(const struct ev_desc *ev, const struct kpt_rec_hdr *h)
 {
+	uint32_t tgid = h->tgid;
 	struct slot *s = &cache[(tgid * 31u + (uint32_t)ev->index) & (UMAPS_SLOTS - 1)];
+	static bool said;
 	uint64_t addr;
 
+	if (h->func)
+		return h->func;
 	if (s->tgid == tgid && s->probe == ev->index && s->addr)
 		return s->addr;
-	if (lookup(ev, tgid, &addr))
-		return ev->uaddr; /* process gone, or not mapped: the ELF's address */
+	if (lookup(ev, tgid, &addr)) {
+		/* process gone, or not mapped: the ELF's address */
+		if (!said)
+			fprintf(stderr, "kptrace: %s/%s: process %u exited before its maps were "
+				"read: its uretprobe lines show the function's address in %s (0x%"
+				PRIx64 "), not the run-time one this kernel does not give (it does "
+				"from Linux 6.6)\n", ev->group, ev->event, tgid,
+				ev->path ? ev->path : "its file", ev->uaddr);
+		said = true;
+		return ev->uaddr;
+	}
 	s->tgid = tgid;
 	s->probe = ev->index;
 	s->addr = addr;

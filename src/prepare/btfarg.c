@@ -514,12 +514,10 @@ static int type_from_btf(const struct fn *fn, struct spec_arg *a, struct walk *w
 static int string_from_btf(const struct fn *fn, struct spec_arg *a, __u32 type, struct err *e)
 {
 	const struct btf_type *t = btf__type_by_id(fn->btf, type);
-	const char *last = a->chain ? a->chain + strlen(a->chain) : NULL;
+	const char *last = spec_chain_last(a);
 	char extra[512], desc[128];
 	int vcol;
 
-	while (last && last > a->chain && last[-1] != '.' && last[-1] != '>')
-		last--;
 	vcol = last ? a->chain_col + (int)(last - a->chain) : a->body_col;
 	if (t && btf_is_array(t) && is_char(fn->btf, btf_array(t)->type)) {
 		/* char[]: the array is the string; the last deref points at it */

@@ -318,6 +318,7 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 	ev->path = p->path;
 	ev->target = r->target;
 	ev->tp_print = p->whole ? &r->tp : NULL;
+	ev->tp_fmt = p->kind == SPEC_TRACEPOINT ? &r->tp : NULL;
 	ev->nargs = p->nargs;
 
 	ent->flags = (ev->is_return ? KPT_PF_RETURN : 0) | (ev->is_user ? KPT_PF_USER : 0) |
@@ -341,9 +342,11 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 		snprintf(ea->name, sizeof(ea->name), "%s", a->name);
 		ea->type = type;
 		ea->hidden = a->hidden;
-		ea->sym_name = type == SPEC_T_SYMBOL && !a->type_given &&
-			       a->ops[0].kind == SPEC_OP_TPFIELD && a->nops == 1 &&
-			       r->tp.fields[r->opval[i][0]].symbol == TP_SYM_NAME;
+		if (!a->type_given && a->ops[0].kind == SPEC_OP_TPFIELD && a->nops == 1 &&
+		    !a->bf_width)
+			ea->tp_field = &r->tp.fields[r->opval[i][0]];
+		ea->sym_name = type == SPEC_T_SYMBOL && ea->tp_field &&
+			       ea->tp_field->symbol == TP_SYM_NAME;
 		if (a->bf_width)
 			ea->type = spec_type_int(a->bf_container / 8, false);
 		ea->count = field_count(a, r, r->opval[i]);

@@ -12,6 +12,8 @@
 #include <string.h>
 #include "lang/spec.h"
 
+struct tp_field;
+
 struct ev_arg {
 	char name[SPEC_NAME_MAX];
 	enum spec_type type;	/* print type; a bitfield prints as its container uN */
@@ -27,6 +29,10 @@ struct ev_arg {
 	bool sym_name;		/* a symbol printed without +off/size (a tracepoint's %ps) */
 	bool null_end;		/* a string array its NULL ends (KPT_FF_NULL_END): KPT_DL_END after */
 	unsigned int vfmt;	/* valfmt_scalar()'s flags: VALFMT_USER on a user-space probe */
+	/* the tracepoint field it reads as is (no type given, no dereference),
+	 * whose name in the print fmt a key shows (a dev_t's MAJOR,MINOR, a
+	 * __print_symbolic()'s name); NULL if none */
+	const struct tp_field *tp_field;
 };
 
 /*
@@ -77,6 +83,7 @@ struct ev_desc {
 	struct ev_target target;
 	/* a tracepoint printed as the kernel prints it (spec's whole): its format */
 	const struct tp_format *tp_print;
+	const struct tp_format *tp_fmt;	/* a tracepoint's format, whatever it prints */
 	int nargs;
 	struct ev_arg *args;
 	const struct spec_probe *spec;

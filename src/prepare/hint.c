@@ -66,7 +66,7 @@ static const struct bt_probe {
 	{ "kfunc", NULL, 'f', false },
 	{ "fexit", "fr", 'f', true },
 	{ "kretfunc", NULL, 'f', true },
-	{ "usdt", "U", 0, false },
+	{ "usdt", "U", 'u', false },
 	{ "profile", "p", 0, false },
 	{ "interval", "i", 0, false },
 	{ "software", "s", 0, false },

@@ -531,6 +531,28 @@ static void pair_carry_keys(const struct kpt_agg *end, struct kpt_agg *start)
 	start->stack_keys = 0;
 }
 
+/*
+ * In a table, an unnamed BTF chain is named after its last member
+ * ("f_flags" for file->f_flags), as the kernel names a bare $argN after its
+ * parameter, where ftrace's default is argN: a key or field then says what
+ * it is. Not when that name is taken (an argument's or a builtin key's).
+ * Streams keep argN, byte for byte the kernel's kprobe_events.
+ */
+static void name_chains(struct ev_desc *ev)
+{
+	int i;
+
+	for (i = 0; i < ev->nargs; i++) {
+		struct ev_arg *ea = &ev->args[i];
+		const char *last = ea->spec ? spec_chain_last(ea->spec) : NULL;
+
+		if (!last || spec_arg_named(ea->spec) || strlen(last) >= sizeof(ea->name) ||
+		    ev_arg_index(ev, last) >= 0 || agg_builtin_key(last) || !strcmp(last, "probe"))
+			continue;
+		snprintf(ea->name, sizeof(ea->name), "%s", last);
+	}
+}
+
 int modes_actions(const struct kpt_opts *env, struct probeset *ps, char *msg, size_t msglen,
 		  int *which)
 {
@@ -561,6 +583,9 @@ int modes_actions(const struct kpt_opts *env, struct probeset *ps, char *msg, si
 		o.field = env->slack ? "bytes_alloc" : "bytes_req";
 	if (env->slack)
 		o.sub_field = "bytes_req";
+	for (i = 0; i < ps->nuser; i++)
+		if (env->mode == MODE_HIST || env->mode == MODE_COUNT || env->mode == MODE_LATENCY)
+			name_chains(&ps->evs[i]);
 	for (i = 0; i < ps->nuser && !err; i++) {
 		const struct probe *pr = &ps->p[i];
 

@@ -11,6 +11,7 @@
 #include "prepare/filter.h"
 #include "prepare/modes.h"
 #include "prepare/prepare.h"
+#include "prepare/usdtdef.h"
 
 static int read_def_file(struct probeset *ps, const char *path)
 {
@@ -328,7 +329,7 @@ static int add_other_match(struct probeset *ps, int i, const char *name)
  * Kernel functions kprobes cannot take are skipped and counted; a match
  * its arguments or filter do not fit is skipped later (btf_arguments()).
  */
-static int expand_globs(struct probeset *ps, struct sysinfo *si)
+static int expand_globs(struct probeset *ps, struct sysinfo *si, pid_t pid)
 {
 	int i, k, n, err = 0, first = ps->n;
 	char **names = NULL;
@@ -336,6 +337,10 @@ static int expand_globs(struct probeset *ps, struct sysinfo *si)
 	for (i = 0; i < first && !err; i++) {
 		const struct spec_probe *p = &ps->p[i].spec;
 
+		if (p->usdt) {
+			err = usdtdef_expand(ps, i, pid);
+			continue;
+		}
 		if (!p->glob)
 			continue;
 		n = 0;
@@ -354,19 +359,22 @@ static int expand_globs(struct probeset *ps, struct sysinfo *si)
 		names = NULL;
 	}
 	for (i = first - 1; !err && i >= 0; i--)
-		if (ps->p[i].spec.glob)
+		if (ps->p[i].spec.glob || ps->p[i].spec.usdt)
 			probeset_remove(ps, i);
 	return err;
 }
 
 /*
  * Definitions that name one event: each is appended to the first as one more
- * probe point where the kernel would append it (spec_check_append()).
+ * probe point where the kernel would append it (spec_check_append()). A
+ * glob's match that another definition already defines exactly (overlapping
+ * globs, "r:*lookup*" and "r:path_*" on path_lookupat) is that definition's
+ * event: attached once, it counts for both, as two separate runs would.
  */
-static int check_appends(const struct probeset *ps)
+static int check_appends(struct probeset *ps)
 {
 	struct spec_error e;
-	int i, j;
+	int i, j, same = 0;
 
 	for (i = 1; i < ps->n; i++) {
 		const struct spec_probe *p = &ps->p[i].spec;
@@ -375,11 +383,24 @@ static int check_appends(const struct probeset *ps)
 			if (!strcmp(ps->p[j].spec.event, p->event) &&
 			    !strcmp(ps->p[j].spec.group, p->group))
 				break;
+		if (j < i && (ps->p[i].origin == PROBE_GLOB || ps->p[j].origin == PROBE_GLOB) &&
+		    spec_same_definition(&ps->p[j].spec, p)) {
+			if (!same++)
+				fprintf(stderr, "kptrace: %s/%s: defined by %s and %s alike: "
+					"traced once\n", p->group, p->event,
+					ps->p[j].where ? ps->p[j].where : "one definition",
+					ps->p[i].where ? ps->p[i].where : "another");
+			probeset_remove(ps, i--);
+			continue;
+		}
 		if (j < i && spec_check_append(&ps->p[j].spec, p, &e)) {
 			probe_report(ps->p[i].where, p->text, spec_strerror(e.code), e.col);
 			return -EEXIST;
 		}
 	}
+	if (same > 1)
+		fprintf(stderr, "kptrace: %d events defined alike twice: each traced once\n",
+			same);
 	return 0;
 }
 
@@ -764,7 +785,7 @@ int prepare(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps)
 
 	err = read_definitions(env, si, ps);
 	if (!err)
-		err = expand_globs(ps, si);
+		err = expand_globs(ps, si, env->pid);
 	if (!err)
 		err = btf_arguments(env, ps, si);
 	if (!err)

@@ -361,7 +361,7 @@ static int run_load_opts(struct run *r)
 	const struct plan *pl = &r->lo.plan;
 	struct load_opts *lo = &r->lo;
 	char msg[512];
-	int err;
+	int i, err;
 
 	/* the self check costs a direct histogram a helper call a hit: where
 	 * kptrace cannot hit a probe (uprobes in other files), it goes */
@@ -374,6 +374,12 @@ static int run_load_opts(struct run *r)
 		fprintf(stderr, "kptrace: error: %s\n", msg);
 		return err;
 	}
+	for (i = 0; i < r->ps.n; i++)
+		if (r->ps.evs[i].tramp && r->ps.evs[i].is_return) {
+			if (!sysinfo_need_btf(&r->si, msg, sizeof(msg)))
+				loader_rethook_layout(lo, r->si.btf);
+			break;
+		}
 	lo->buffer_size = env->buffer_size;
 	lo->target_tid = env->tid;
 	lo->target_comm = env->comm;

@@ -60,3 +60,16 @@ bool btfwalk_member(const struct btf *btf, __u32 sid, const char *name, __u32 *b
 {
 	return member(btf, sid, name, bitoffs, bitsize, type, 0);
 }
+
+bool btfwalk_struct_member(const struct btf *btf, const char *sname, const char *name,
+			   __u32 *off)
+{
+	__u32 bitoffs = 0, bitsize, type;
+	int sid = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+
+	if (sid <= 0 || !btfwalk_member(btf, (__u32)sid, name, &bitoffs, &bitsize, &type) ||
+	    bitsize || bitoffs % 8)
+		return false;
+	*off = bitoffs / 8;
+	return true;
+}

@@ -22,4 +22,8 @@ __u32 btfwalk_skip_mods(const struct btf *btf, __u32 id);
 bool btfwalk_member(const struct btf *btf, __u32 sid, const char *name, __u32 *bitoffs,
 		    __u32 *bitsize, __u32 *type);
 
+/* Byte offset of member name of struct sname, into *off; false if either is missing. */
+bool btfwalk_struct_member(const struct btf *btf, const char *sname, const char *name,
+			   __u32 *off);
+
 #endif /* KPT_BTFWALK_H */

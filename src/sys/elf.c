@@ -181,3 +181,112 @@ int kelf_alias_cmp(const char *xname, unsigned char xbind, const char *yname,
 		       xbind == STB_WEAK ? -1 : 1;
 	return strcmp(xname, yname);
 }
+
+bool kelf_vaddr_offset(Elf *e, uint64_t v, uint64_t *off)
+{
+	GElf_Phdr ph;
+	size_t i = 0;
+
+	while (kelf_next_load(e, &i, &ph))
+		if (v >= ph.p_vaddr && v < ph.p_vaddr + ph.p_filesz) {
+			*off = v - ph.p_vaddr + ph.p_offset;
+			return true;
+		}
+	return false;
+}
+
+#define NT_STAPSDT	3	/* systemtap's sdt.h: _SDT_NOTE_TYPE */
+
+/* A word of the note's description, of the file's size and byte order. */
+static uint64_t sdt_word(const unsigned char *p, size_t size, bool msb)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < size; i++)
+		v |= (uint64_t)p[msb ? i : size - 1 - i] << (8 * (size - 1 - i));
+	return v;
+}
+
+/* .stapsdt.base's address, the adjustment's reference; false if there is none. */
+static bool sdt_base(Elf *e, uint64_t *addr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	const char *sn;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return false;
+	while ((scn = kelf_next_section(e, scn, SHT_PROGBITS, &sh))) {
+		sn = elf_strptr(e, shstrndx, sh.sh_name);
+		if (sn && !strcmp(sn, ".stapsdt.base")) {
+			*addr = sh.sh_addr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* One note's description: three words, then provider, name and arguments. */
+static int sdt_parse(const char *d, size_t len, size_t word, bool msb, struct kelf_sdt *n)
+{
+	const char *s = d + 3 * word, *end = d + len;
+	const char **txt[] = { &n->provider, &n->name, &n->args };
+	size_t i, l;
+
+	if (len < 3 * word)
+		return -ENOEXEC;
+	n->pc = sdt_word((const unsigned char *)d, word, msb);
+	n->base = sdt_word((const unsigned char *)d + word, word, msb);
+	n->sema = sdt_word((const unsigned char *)d + 2 * word, word, msb);
+	for (i = 0; i < 3; i++) {
+		l = strnlen(s, (size_t)(end - s));
+		if (s + l >= end)
+			return -ENOEXEC;
+		*txt[i] = s;
+		s += l + 1;
+	}
+	return 0;
+}
+
+int kelf_sdt_notes(Elf *e, int (*fn)(const struct kelf_sdt *n, void *arg), void *arg)
+{
+	size_t off, next, name_off, desc_off, word;
+	uint64_t base = 0;
+	bool have_base = sdt_base(e, &base), msb;
+	struct kelf_sdt n;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	GElf_Nhdr nh;
+	Elf_Data *d;
+	int err;
+
+	if (!gelf_getehdr(e, &eh))
+		return -ENOEXEC;
+	word = eh.e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+	msb = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	while ((scn = kelf_next_section(e, scn, SHT_NOTE, &sh))) {
+		d = elf_getdata(scn, NULL);
+		for (off = 0; d && off < d->d_size &&
+			      (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)); off = next) {
+			if (nh.n_type != NT_STAPSDT || nh.n_namesz != 8 ||
+			    memcmp((char *)d->d_buf + name_off, "stapsdt", 8))
+				continue;
+			err = sdt_parse((char *)d->d_buf + desc_off, nh.n_descsz, word, msb, &n);
+			if (err)
+				return err;
+			/* prelink moved the section: the note's addresses move with it */
+			if (have_base && n.base) {
+				n.pc += base - n.base;
+				if (n.sema)
+					n.sema += base - n.base;
+			}
+			err = fn(&n, arg);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}

@@ -68,6 +68,35 @@ bool kelf_build_id(Elf *e, unsigned char id[KELF_BUILD_ID_SIZE]);
 bool kelf_debuglink(Elf *e, char *name, size_t size, uint32_t *crc);
 
 /*
+ * The file offset of virtual address v: from the PT_LOAD segment whose file
+ * bytes hold it. false if none does.
+ */
+bool kelf_vaddr_offset(Elf *e, uint64_t v, uint64_t *off);
+
+/*
+ * One SystemTap SDT probe, a note of .note.stapsdt (type 3, owner
+ * "stapsdt"): three addresses of the ELF's word size, then provider, name
+ * and argument text. pc and sema are adjusted as the format prescribes:
+ * by how far the .stapsdt.base section now is from the base the note
+ * recorded (prelink moves the section, not the note).
+ */
+struct kelf_sdt {
+	uint64_t pc;		/* the probe's nop: a virtual address */
+	uint64_t base;		/* .stapsdt.base as the note recorded it */
+	uint64_t sema;		/* the semaphore's virtual address, 0 if none */
+	const char *provider;	/* these three live as long as the ELF handle */
+	const char *name;
+	const char *args;	/* "-4@%eax 8@16(%rsp)", "" if none */
+};
+
+/*
+ * fn on each of e's SDT notes, in file order, until it returns non-zero
+ * (returned). 0 when done; -ENOEXEC for a note cut short or without its
+ * texts' terminators.
+ */
+int kelf_sdt_notes(Elf *e, int (*fn)(const struct kelf_sdt *n, void *arg), void *arg);
+
+/*
  * Of two symbols at one address, the name a user knows first, as qsort()
  * orders: fewer leading '_' (glibc's getpid is a weak alias of the global
  * __getpid), global before weak before local, then by name.

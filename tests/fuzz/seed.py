@@ -323,6 +323,17 @@ def decode_seeds():
 
 # ---- output ----
 
+def usdt_seeds():
+    src = open(os.path.join(UNIT, "test_usdt.c")).read()
+    seeds = table_rows(src, "specs")
+    # whole argument lists as notes hold them (python3.11's, usdt_target.c's)
+    seeds += [b"8@%rbp 8@%r12 -4@%eax", b"-4@112(%rsp)", b"8@%rbx 8@%r15",
+              b"-1@31(%rsp) 1@30(%rsp) -2@28(%rsp) 2@26(%rsp) -4@20(%rsp) 4@16(%rsp) "
+              b"-8@8(%rsp) 8@(%rsp)", b"-4@kpt_rounds(%rip) -8@kpt_minus(%rip)",
+              b"-4@$-7 -4@$5", b"8@%rdx 8@-80(%rbx)", b""]
+    return seeds
+
+
 def write(kind, seeds, check):
     d = os.path.join(CORPUS, kind)
     want = {}
@@ -349,6 +360,7 @@ def main():
     ok = write("spec", spec_seeds(), check)
     ok &= write("filter", filter_seeds(), check)
     ok &= write("decode", decode_seeds(), check)
+    ok &= write("usdt", usdt_seeds(), check)
     return 0 if ok else 1
 
 

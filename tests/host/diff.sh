@@ -19,7 +19,7 @@ mkdir -p "$OUT"
 T=$(realpath "$OUT")/diff_target
 gcc -O0 -g tests/host/diff_target.c -o "$T" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 61
+expect_checks 66
 
 # dif NAME ARGS...: kptrace diff ARGS, bounded; stdout in $OUT/NAME.out,
 # stderr in $OUT/NAME.err; DRC its exit status. UBSan's reports recorded.
@@ -263,6 +263,33 @@ has "$OUT/d.out" '^ *50 -> - .*\(only in A\)  x=1$' "x=1 listed, only in A"
 has "$OUT/d.out" '^ *- -> 50 .*\(only in B\)  x=3$' "x=3 listed, only in B"
 has "$OUT/d.out" '^ *50 -> 50 .* same +x=2$' "x=2 in both, the same"
 check "50 events of a key in one run only: significant, exit 1" [ "$DRC" = 1 ]
+
+echo "# g: 3.1 times the calls; p99 30 times slower (issue 37)"
+# the audit's pair was called same*: KS weighs the shape only, and p99 of a
+# few thousand calls did not count. By construction: 1000 then 3100 calls of
+# the same 100 us sleep; 1000 calls each, every 50th of B a 100 ms sleep (2%:
+# p99's interval all slow calls, 4 times A's upper end, the second slowest of
+# its 1000, which this host delays to 12 ms when loaded)
+mix() { kpt latency --json -o "$1" -c "$T mix 100 $2 100000 $3" "$T:dt_wait" 2>> "$OUT/kpt.log"; }
+mix "$OUT/g1000.json" 1000 0
+mix "$OUT/g3100.json" 3100 0
+mix "$OUT/g-slow.json" 1000 50
+dif g-count "$OUT/g1000.json" "$OUT/g3100.json"
+cat "$OUT/g-count.out"
+check "latency of 1000 vs 3100 calls alike: exit 1, DIFFERS (exit $DRC)" \
+	sh -c "[ $DRC = 1 ] && grep -q '^1000 -> 3100 x3\.10 .* DIFFERS  *(all)\$' '$OUT/g-count.out'"
+has "$OUT/g-count.out" '^A hist or latency key DIFFERS too when its COUNT does' "a count's change: said why"
+dif g-count-json --json "$OUT/g1000.json" "$OUT/g3100.json"
+check "1000 vs 3100 --json: count_p below 1e-100, count_moved" \
+	[ "$(jget "$OUT/g-count-json.out" 'r["count_p"] < 1e-100 and r["count_moved"]')" = True ]
+dif g-tail "$OUT/g1000.json" "$OUT/g-slow.json"
+cat "$OUT/g-tail.out"
+check "p99 of 1000 calls each, 2% at 100 ms: exit 1, DIFFERS (exit $DRC)" \
+	sh -c "[ $DRC = 1 ] && grep -q '^1000 -> 1000 x1\.00 .* DIFFERS  *(all)\$' '$OUT/g-tail.out'"
+dif g-tail-json --json "$OUT/g1000.json" "$OUT/g-slow.json"
+r99=$(jget "$OUT/g-tail-json.out" 'round(r["p99_ratio"], 1)')
+check "p99 of 1000 calls each: x$r99, tail_jump" \
+	[ "$(jget "$OUT/g-tail-json.out" 'r["p99_ratio"] >= 4 and r["tail_jump"]')" = True ]
 
 echo "# e: bad inputs"
 printf 'Attaching 1 probe...\n' > "$OUT/text.json"

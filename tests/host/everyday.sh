@@ -13,7 +13,7 @@ OUT=.output/tests/host/everyday
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 29
+expect_checks 32
 B=$OUT/everyday_target
 # static: no loader's reads of shared libraries among the program's own
 gcc -O0 -g -static tests/host/everyday_target.c -o "$B" ||
@@ -89,9 +89,14 @@ PAIR=(--from "p:$B:ev_begin id=%di:u64" --to "p:$B:ev_end id=%di:u64")
 kpt latency "${PAIR[@]}" --key id --by id --unit us -c "$B pairs" > "$OUT/pk.out" 2> "$OUT/pk.err"
 python3 - "$OUT/pk.out" > "$OUT/pk.got" <<'PY'
 import re, sys
-# "@ev_begin_0->ev_end_0[ID]:" then rows; the summary line "count N, ..., min X, max Y"
+# "@ev_begin_0->ev_end_0[ID]:" then rows; the summary line "count N, ..., min X, max Y";
+# one pair on the title's line, "@ev_begin_0->ev_end_0[ID]: count 1, X"
 cur = None
 for line in open(sys.argv[1]):
+    m = re.match(r"@\S+\[(\d+)\]: count 1, (\d+)", line)
+    if m:
+        print(m.group(1), 1, m.group(2), m.group(2))
+        continue
     m = re.match(r"@\S+\[(\d+)\]:", line)
     if m:
         cur = m.group(1)
@@ -120,9 +125,9 @@ check "by thread (no --key) the same pairs time begin(2) to end(1): 2 starts rep
 kpt latency --from "p:$B:ev_begin bid=%di:u64" --to "p:$B:ev_end eid=%di:u64" --by bid,eid \
 	--unit us -c "$B pairs" > "$OUT/pb.out" 2> "$OUT/pb.err"
 check "--by bid,eid (bid --from's, eid --to's): the rows [2, 1] and [5, 5], one pair each" \
-	[ "$(sed -n 's/^@.*\[\(.*\)\]:$/\1/p' "$OUT/pb.out" | paste -sd'|')" = "2, 1|5, 5" ]
-grep -c '^count 1, sum' "$OUT/pb.out" | grep -qx 2 ||
-	problem "--by bid,eid: not one pair per row: $(head -c 400 "$OUT/pb.out")"
+	[ "$(sed -n 's/^@.*\[\(.*\)\]: count 1, .*$/\1/p' "$OUT/pb.out" | paste -sd'|')" = "2, 1|5, 5" ]
+check "--by bid,eid: a key of one pair is one line, its time on the title's (no rows, no summary)" \
+	sh -c "[ \$(grep -c '^@.*\]: count 1, [0-9.]*us\$' '$OUT/pb.out') = 2 ] && ! grep -qE '^(count |\[)' '$OUT/pb.out'"
 # a string of the start and an errno of the end: open latency by path and result
 OPEN=(--from 't:syscalls/sys_enter_openat filename:ustring' --to 't:syscalls/sys_exit_openat ret:errno')
 kpt --json latency "${OPEN[@]}" --by filename,ret -c "$B opens" > "$OUT/po.json" 2> "$OUT/po.err"
@@ -153,6 +158,21 @@ check "a filter on --from: one row, the missing path's 3 pairs; /dev/zero's ends
 		grep -q ', 2 returns (or --to ends) without their entry' '$OUT/pf.err'"
 KPT_RC=error kpt latency "${PAIR[@]}" --key nosuch -c "$B pairs" > /dev/null 2> "$OUT/r4.err"
 check "--key of no argument: refused, naming it and the side" grep -q "\-\-from .* no scalar argument 'nosuch'" "$OUT/r4.err"
+
+# --- a BTF chain's name in a table -----------------------------------------
+# unnamed, file->f_flags is ftrace's arg1 (kprobetrace.rst: argN when no
+# name is given); in a table it is named after its last member, as a bare
+# $argN is after its parameter. This host has no kprobes: --dry-run's plan,
+# the members and their types as bpftool reads them from the kernel's BTF.
+BTFC=$(bpftool btf dump file /sys/kernel/btf/vmlinux format c 2> /dev/null |
+	awk '/^struct (file|path) \{/,/^\};/' | grep -cE '^\s+(unsigned int f_flags|struct dentry \*dentry);')
+kpt count --dry-run 'p:vfs_read file->f_flags $arg1->f_path.dentry' --by f_flags,dentry \
+	> "$OUT/bn.out" 2> "$OUT/bn.err"
+check "count --by f_flags,dentry of file->f_flags \$arg1->f_path.dentry: keys named after the members (f_flags: u32, dentry: x64, as BTF types them: $BTFC of 2 found)" \
+	sh -c "[ '$BTFC' = 2 ] && grep -q '^  f_flags: u32  (file->f_flags)\$' '$OUT/bn.out' && grep -q '^  dentry: x64  (\$arg1->f_path.dentry)\$' '$OUT/bn.out'"
+kpt --dry-run 'p:vfs_read file->f_flags' > "$OUT/bs.out" 2> "$OUT/bs.err"
+check "the stream keeps ftrace's arg1 for file->f_flags (its print fmt: arg1=%u)" \
+	grep -q '^print fmt: "(%lx) arg1=%u", REC->__probe_ip, REC->arg1$' "$OUT/bs.out"
 
 # --- strings as keys ------------------------------------------------------
 # ev_str(s, n): "alpha" x3 (n 1), "beta" x5 (n 10), strings of 16, 20 and
@@ -269,7 +289,7 @@ hot_run latency --from "p:hot_in $B1:ev_spin tag=%di:s32" --to "r:hot_out $B1:ev
 check "latency --from/--to of a running process: every pair's start tag is its end's value" \
 	python3 - "$OUT/hotpair.out" <<'PY'
 import re, sys
-keys = re.findall(r"^@\S*\[(-?\d+), (-?\d+)\]:$", open(sys.argv[1]).read(), re.M)
+keys = re.findall(r"^@\S*\[(-?\d+), (-?\d+)\]:(?: count 1, \S+)?$", open(sys.argv[1]).read(), re.M)
 bad = [k for k in keys if k[0] != k[1]]
 print("# %d keys, mismatched: %s" % (len(keys), bad[:5]))
 assert len(keys) == 8 and not bad

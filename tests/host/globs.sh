@@ -16,7 +16,7 @@ OUT=.output/tests/host/globs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracepoints)"
-expect_checks 37
+expect_checks 41
 T=$OUT/globs_target
 # static: its start-up makes no lseek or getppid of a dynamic linker's
 gcc -static -O0 -fno-inline -g tests/host/globs_target.c -o "$T" ||
@@ -180,5 +180,23 @@ check "'p:kprobes/vfs_open *path': taken, the $N matches explained" \
 	[ -n "$N" -a "$(grep -c '^kprobes/vfs_open_[A-Za-z0-9_]*: ' "$OUT/fng.out")" = "$N" ]
 check "... and counted again at the end: '$N probes explained above, $N of them a glob's matches'" \
 	[ "$(tail -n 1 "$OUT/fng.out")" = "$N probes explained above, $N of them a glob's matches (a probe each)" ]
+
+echo "# overlapping globs (issue 37): a function both match is probed once"
+# glob_a2 matches both: refused before as "the exact same probe event"
+kpt count "p:$T:glob_a*" "p:$T:*_a2" -c "$T calls" > "$OUT/ovl.out" 2> "$OUT/ovl.err"
+check "count 'p:PROG:glob_a*' 'p:PROG:*_a2': 5 glob_a2, 3 glob_a1, as the program calls them ($(rows "$OUT/ovl.out" | tr '\n' ';'))" \
+	[ "$(rows "$OUT/ovl.out" | tr '\n' ';')" = "5 uprobes/p_globs_glob_a2_0;3 uprobes/p_globs_glob_a1_0;" ]
+check "... said on stderr: defined alike, traced once" \
+	grep -q "p_globs_glob_a2_0: defined by definition 1 and definition 2 alike: traced once" "$OUT/ovl.err"
+kpt count 't:syscalls/sys_enter_lsee*' 't:syscalls/sys_enter_*seek' --by probe -c "$T syscalls" \
+	> "$OUT/tovl.out" 2> "$OUT/tovl.err"
+check "count 't:syscalls/sys_enter_lsee*' 't:syscalls/sys_enter_*seek': the program's 3 lseek, once ($(rows "$OUT/tovl.out" | tr '\n' ';'))" \
+	[ "$(rows "$OUT/tovl.out" | grep lseek | tr '\n' ';')" = "3 syscalls/sys_enter_lseek;" ]
+# two globs that define the match differently are two events of one name:
+# refused as the kernel refuses a second event of a name
+KPT_RC=error kpt count 't:syscalls/sys_enter_lsee* fd' 't:syscalls/sys_enter_*seek' -c "$T syscalls" \
+	> "$OUT/dovl.out" 2> "$OUT/dovl.err"
+check "overlapping globs defining the match differently: refused, the event named" \
+	grep -q "already used by another event" "$OUT/dovl.err"
 
 finish

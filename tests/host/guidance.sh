@@ -90,7 +90,7 @@ for t in hsit:hist lst:list histogram:hist explian:explain; do
 	has "$OUT/sub.err" "did you mean '${t#*:}'" "'kptrace ${t%%:*} kmalloc' suggests '${t#*:}'"
 done
 KPT_RC=error kpt foo > /dev/null 2> "$OUT/foo.err"
-has "$OUT/foo.err" 'expected p, r, f, t or -\).*subcommand.*explain, hist, latency, count, profile, list' \
+has "$OUT/foo.err" 'expected p, r, f, t, u or -\).*subcommand.*explain, hist, latency, count, profile, list' \
 	"a word that is neither: every probe type and every subcommand named"
 
 echo "# bpftrace's spellings answered with kptrace's definition (item 8)"

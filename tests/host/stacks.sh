@@ -14,7 +14,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 47
+expect_checks 50
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -36,6 +36,7 @@ cleanup() {
 		echo '!stacktrace' > "$INST/events/$e/trigger" 2>/dev/null
 	done
 	rmdir "$INST" 2>/dev/null
+	[ -n "${KI:-}" ] && [ -d "$KI" ] && { echo 0 > "$KI/events/kmem/kmalloc/enable"; rmdir "$KI"; }
 }
 trap cleanup EXIT
 
@@ -152,6 +153,54 @@ check "--folded: root;...;leaf is -K's stack, the root first" \
 	grep -qxF "$want 5" "$OUT/folded.out"
 check "--folded: nothing but folded lines on stdout" \
 	sh -c "! grep -vqE '^[^ ].* [0-9]+$' '$OUT/folded.out'"
+
+# --- count --by kstack: rows alike by name show offsets (issue 37) ----
+# ls -laR allocates from two call sites of ext4_htree_fill_tree into the
+# same callees: by name, two rows of one stack. Those rows' kernel frames
+# carry offsets, as the kernel's stacktrace trigger prints them with
+# options/sym-offset on (sym+0xoff/0xsize), which is the reference here.
+KM=kmem/kmalloc
+cp "$(command -v ls)" "$OUT/kptks"
+KI=$T/instances/kpt_stacks_ko_$$
+if mkdir "$KI" 2>/dev/null; then
+	echo 1 > "$KI/options/sym-offset"
+	echo 4096 > "$KI/buffer_size_kb"
+	echo 'comm == "kptks"' > "$KI/events/$KM/filter"
+	echo 'stacktrace if comm == "kptks"' > "$KI/events/$KM/trigger" && echo 1 > "$KI/events/$KM/enable"
+	kpt_bg "$OUT/ko.err" count "t:$KM" --by kstack --comm kptks > "$OUT/ko.out" &&
+		{ "$OUT/kptks" -laR /usr/share/doc "$OUT" > /dev/null 2>&1; kpt_stop INT; }
+	echo 0 > "$KI/events/$KM/enable"
+	echo '!stacktrace if comm == "kptks"' > "$KI/events/$KM/trigger"
+	cat "$KI/trace" > "$OUT/ko-ftrace.txt"
+	rmdir "$KI"
+	stacks_of "$OUT/ko-ftrace.txt" kptks ftrace | sort -u > "$OUT/ko-ref.st"
+	python3 - "$OUT/ko.out" > "$OUT/ko.st" <<'PY'
+import sys
+rows, cur = [], None
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if line.strip().isdigit():
+        cur = []
+        rows.append(cur)
+    elif line.startswith(" => ") and cur is not None:
+        cur.append(line[4:])
+for fr in rows:
+    print("|".join(fr))
+PY
+	# by name: each frame's sym+0xoff/0xsize cut to sym
+	sed -E 's/\+0x[0-9a-f]+\/0x[0-9a-f]+//g' "$OUT/ko-ref.st" | sort -u > "$OUT/ko-ref.names"
+	grep '+0x' "$OUT/ko.st" > "$OUT/ko.off"
+	noff=$(grep -c . "$OUT/ko.off")
+	check "count --by kstack: no two rows read alike ($(grep -c . "$OUT/ko.st") rows, $noff with offsets, at least 2)" \
+		sh -c "[ $noff -ge 2 ] && [ -z \"\$(sort '$OUT/ko.st' | uniq -d)\" ]"
+	check "count --by kstack: each row with offsets is a stack of the kernel's trigger (sym-offset), frame by frame" \
+		sh -c "[ $noff -ge 2 ] && [ -z \"\$(sort -u '$OUT/ko.off' | comm -23 - '$OUT/ko-ref.st')\" ]"
+	check "count --by kstack: each row without offsets is a stack of the kernel's trigger by name" \
+		sh -c "[ -z \"\$(grep -v '+0x' '$OUT/ko.st' | sort -u | comm -23 - '$OUT/ko-ref.names')\" ]"
+else
+	env_fault "no tracefs instance at $KI: no reference for kernel stacks"
+	expect_checks $((EXPECTED - 3))
+fi
 
 # --- user stacks: -U against the call sites in the binaries ----------
 # The return address of CALLER's call to CALLEE, as an offset into CALLER,

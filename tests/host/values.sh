@@ -19,7 +19,7 @@ gcc -static -O0 -fno-inline -g tests/host/values_target.c -o "$VT" || { echo "ca
 TR=/sys/kernel/tracing
 [ -e $TR/events ] || TR=/sys/kernel/debug/tracing
 [ -e $TR/events ] || skip_all "no tracefs"
-expect_checks 42
+expect_checks 46
 
 # py FILE EXPR [ARGS...]: EXPR (Python) over FILE's NDJSON rows is true.
 py() {
@@ -60,6 +60,16 @@ def iss_kpt(rows):
     return sorted((x["args"]["sport"], x["args"]["dport"],
                    *(x["args"][f] for f in ("saddr", "daddr", "saddr_v6", "daddr_v6")))
                   for x in rows)
+
+def kernel_table(fmt, field):
+    """A tracepoint's __print_symbolic(REC->FIELD, ...) table from its format file."""
+    import re
+    m = re.search(r"__print_symbolic\(REC->%s, (.*?\})\)" % field, open(fmt).read())
+    return {int(v): n for v, n in re.findall(r'\{ (\d+), "([^"]+)" \}', m.group(1))} if m else {}
+
+def keys(rows, a, b):
+    """Each count row's key parts a and b, as text."""
+    return [(x["key"][a], x["key"][b]) for x in rows if x.get("key")]
 
 def want_hist(vals):
     return {"buckets": slog2_rows(vals), "count": len(vals), "sum": sum(vals),
@@ -305,6 +315,44 @@ whole sched/sched_process_exit opens
 kpt --json -c "$VT tcp" "t:sock/inet_sock_set_state" > "$OUT/w-iss.json" 2> "$OUT/w-iss.err"
 jcheck "t:sock/inet_sock_set_state --json, no fields: every field, typed (addresses as text)" "$OUT/w-iss.json" \
 	'rows and all(sorted(x["args"]) == sorted(["skaddr", "oldstate", "newstate", "sport", "dport", "family", "protocol", "saddr", "daddr", "saddr_v6", "daddr_v6"]) for x in rows) and any(x["args"]["daddr"] == "127.0.0.1" for x in rows)'
+
+echo "# 6. keys as the kernel names them: a dev_t's MAJOR,MINOR, __print_symbolic()'s names (issue 37)"
+# kptrace's count keys against the kernel's own trace buffer of the same
+# events over the same time, and the format file's table: each field keyed
+# twice, once untyped (named), once :u32 (the number, which a type keeps)
+SI=irq/softirq_entry BRQ=block/block_rq_issue
+if [ -e $TR/events/$SI ] && [ -e $TR/events/$BRQ ] && [ -e $TR/events/$ISS ] && [ -d $TR/instances ]; then
+	PORT=$((20000 + ($$ + 17) % 20000))
+	INST=$TR/instances/kpt-keys-$$
+	mkdir "$INST"
+	echo 4096 > "$INST/buffer_size_kb"
+	echo "sport == $PORT || dport == $PORT" > "$INST/events/$ISS/filter"
+	for e in $SI $BRQ $ISS; do echo 1 > "$INST/events/$e/enable"; done
+	kpt count --json -d 1 "t:$SI vec n=vec:u32" --by vec,n > "$OUT/k-si.json" 2> "$OUT/k-si.err"
+	kpt count --json -c "dd if=/dev/zero of=$OUT/k-dd bs=4k count=64 oflag=direct" \
+		"t:$BRQ dev d=dev:u32" --by dev,d > "$OUT/k-dev.json" 2> "$OUT/k-dev.err"
+	kpt count --json -c "$VT tcp $PORT" \
+		"t:$ISS newstate n=newstate:u32 if sport == $PORT || dport == $PORT" --by newstate,n \
+		> "$OUT/k-tcp.json" 2> "$OUT/k-tcp.err"
+	for e in $SI $BRQ $ISS; do echo 0 > "$INST/events/$e/enable"; done
+	cp "$INST/trace" "$OUT/k.trace"
+	rmdir "$INST"
+	rm -f "$OUT/k-dd"
+	jcheck "count --by vec of $SI: each vector by the name the kernel's trace gives it (vec=N [action=NAME])" \
+		"$OUT/k-si.json" 'len(keys(rows, "vec", "n")) >= 2 and all("vec=%s [action=%s]" % (n, v) in open(args[0]).read() for v, n in keys(rows, "vec", "n"))' \
+		"$OUT/k.trace"
+	jcheck "count --by dev of $BRQ: MAJOR,MINOR as the kernel's trace prints the device (dev >> 20, dev & 0xfffff)" \
+		"$OUT/k-dev.json" 'keys(rows, "dev", "d") and all("block_rq_issue: %s " % v in open(args[0]).read() and v == "%d,%d" % (int(d) >> 20, int(d) & 0xfffff) for v, d in keys(rows, "dev", "d"))' \
+		"$OUT/k.trace"
+	jcheck "count --by newstate of $ISS: TCP states by the format file's table, each in the kernel's trace" \
+		"$OUT/k-tcp.json" 'len(keys(rows, "newstate", "n")) >= 3 and all(kernel_table(args[0], "newstate").get(int(n)) == v and "newstate=%s" % v in open(args[1]).read() for v, n in keys(rows, "newstate", "n"))' \
+		"$TR/events/$ISS/format" "$OUT/k.trace"
+	kpt count -c "$VT tcp" "t:$ISS family" --by family > "$OUT/k-fam.txt" 2> "$OUT/k-fam.err"
+	check "count --by family, text: AF_INET as the print fmt names it" grep -Eq '^ +[0-9]+  AF_INET$' "$OUT/k-fam.txt"
+else
+	env_fault "no $SI, $BRQ or $ISS tracepoint, or no tracefs instances"
+	expect_checks $((EXPECTED - 4))
+fi
 
 echo "# 12. a count over many probes: one table, sorted, the probe a column"
 # kpt_cnt_N is called N times (kpt_cnt_0 never); event names of unequal

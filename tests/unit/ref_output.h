@@ -114,7 +114,7 @@ static void rt_print_location(FILE *f, const struct ev_desc *ev, const struct ks
 		break;
 	case SPEC_URETPROBE:
 		fprintf(f, "0x%" PRIx64 " <- 0x%" PRIx64, (uint64_t)h->ip,
-			umaps_func_addr(ev, h->tgid));
+			umaps_func_addr(ev, h));
 		break;
 	default:
 		/* the kprobe's address as the kernel placed it (past an ENDBR, say) */
@@ -454,7 +454,7 @@ static void rj_print_location(FILE *f, const struct ev_desc *ev, const struct ks
 		snprintf(probe, sizeof(probe), "0x%" PRIx64, ip);
 		break;
 	case SPEC_URETPROBE:
-		func = umaps_func_addr(ev, h->tgid);
+		func = umaps_func_addr(ev, h);
 		snprintf(probe, sizeof(probe), "0x%" PRIx64 " <- 0x%" PRIx64, ip, func);
 		break;
 	default:

@@ -71,7 +71,7 @@ static const char *cmp_name(unsigned int cmp)
 }
 
 /*
- * "a0@59/1u == 5, comm@40/16 ~ #0"py*", and": each op with its field (aN a
+ * "a0@67/1u == 5, comm@40/16 ~ #0"py*", and": each op with its field (aN a
  * scalar argument, sN a string one), slot, size and signedness, operator,
  * constant or string index and text. Also checks what must stay zero.
  */
@@ -148,8 +148,8 @@ static void dump(const struct kpt_pred_prog *p, char *out, size_t size, const ch
 		CHECK(!p->pad[i], "%s: prog padding", ctx);
 }
 
-#define A0	"a0@59/1u"	/* u8v */
-#define A1	"a1@60/4s"	/* s32v */
+#define A0	"a0@67/1u"	/* u8v */
+#define A1	"a1@68/4s"	/* s32v */
 
 static const struct good {
 	const char *expr;
@@ -158,20 +158,20 @@ static const struct good {
 	/* each field and type */
 	{ "u8v == 5", "", A0 " == 5" },
 	{ "s32v < -2", "", A1 " < -2" },
-	{ "u64v >= 18446744073709551615", "", "a2@64/8u >= 18446744073709551615" },
-	{ "x32v & 0x10", "", "a3@72/4u & 16" },
-	{ "path == \"/etc/passwd\"", "", "s4@76/4 s== #0\"/etc/passwd\"" },
-	{ "ch == 0101", "", "a5@80/1u == 65" },
-	{ "s8v > -128", "", "a6@81/1s > -128" },
-	{ "s16v <= 0x8000", "", "a7@82/2s <= -32768" },
-	{ "u16v != 0xffff", "", "a8@84/2u != 65535" },
-	{ "s64v == -9223372036854775808", "", "a9@86/8s == -9223372036854775808" },
-	{ "u32v > 4294967295", "", "a10@94/4u > 4294967295" },
-	{ "name != 'bash'", "", "s14@110/4 s!= #0\"bash\"" },
-	{ "x64v & 0x8000000000000000", "", "a15@114/8u & 9223372036854775808" },
-	{ "cm == 'cat'", "", "s16@122/4 s== #0\"cat\"" },
-	{ "bits == 3", "", "a17@126/1u == 3" },
-	{ "addr == 0xffffffff81000000", "", "a18@127/8u == 18446744071578845184" },
+	{ "u64v >= 18446744073709551615", "", "a2@72/8u >= 18446744073709551615" },
+	{ "x32v & 0x10", "", "a3@80/4u & 16" },
+	{ "path == \"/etc/passwd\"", "", "s4@84/4 s== #0\"/etc/passwd\"" },
+	{ "ch == 0101", "", "a5@88/1u == 65" },
+	{ "s8v > -128", "", "a6@89/1s > -128" },
+	{ "s16v <= 0x8000", "", "a7@90/2s <= -32768" },
+	{ "u16v != 0xffff", "", "a8@92/2u != 65535" },
+	{ "s64v == -9223372036854775808", "", "a9@94/8s == -9223372036854775808" },
+	{ "u32v > 4294967295", "", "a10@102/4u > 4294967295" },
+	{ "name != 'bash'", "", "s14@118/4 s!= #0\"bash\"" },
+	{ "x64v & 0x8000000000000000", "", "a15@122/8u & 9223372036854775808" },
+	{ "cm == 'cat'", "", "s16@130/4 s== #0\"cat\"" },
+	{ "bits == 3", "", "a17@134/1u == 3" },
+	{ "addr == 0xffffffff81000000", "", "a18@135/8u == 18446744071578845184" },
 	{ "common_pid == 1", "tid@24/4s == 1", "" },
 	{ "tid != 0x10", "tid@24/4s != 16", "" },
 	{ "pid == -1", "tgid@28/4s == -1", "" },
@@ -182,11 +182,11 @@ static const struct good {
 	{ "COMM != 'bash'", "comm@40/16 s!= #0\"bash\"", "" },
 
 	/* signed constants as bit patterns of the field's width */
-	{ "s8v == 0xff", "", "a6@81/1s == -1" },
-	{ "s8v == 127", "", "a6@81/1s == 127" },
-	{ "s8v == 128", "", "a6@81/1s == -128" },
+	{ "s8v == 0xff", "", "a6@89/1s == -1" },
+	{ "s8v == 127", "", "a6@89/1s == 127" },
+	{ "s8v == 128", "", "a6@89/1s == -128" },
 	{ "s32v & 0x80000000", "", A1 " & -2147483648" },
-	{ "s64v == 0x7fffffffffffffff", "", "a9@86/8s == 9223372036854775807" },
+	{ "s64v == 0x7fffffffffffffff", "", "a9@94/8s == 9223372036854775807" },
 	{ "u8v == 255", "", A0 " == 255" },
 	{ "u8v == 0", "", A0 " == 0" },
 	{ "u8v == 00", "", A0 " == 0" },
@@ -197,22 +197,22 @@ static const struct good {
 	{ "comm ~ \"python\"", "comm@40/16 s== #0\"python\"", "" },
 	{ "comm ~ \"!py*\"", "comm@40/16 ~ #0\"py*\", not", "" },
 	{ "comm ~ '!'", "comm@40/16 s== #0\"\", not", "" },
-	{ "path ~ \"\"", "", "s4@76/4 s== #0\"\"" },
-	{ "path ~ \"*\"", "", "s4@76/4 ~ #0\"*\"" },
-	{ "path ~ \"p?thon\"", "", "s4@76/4 ~ #0\"p?thon\"" },
-	{ "path ~ \"[abc\"", "", "s4@76/4 ~ #0\"\\[abc\"" },
-	{ "path ~ \"[a-]x\"", "", "s4@76/4 ~ #0\"[a-]x\"" },
-	{ "path ~ \"[]a\"", "", "s4@76/4 ~ #0\"\\[]a\"" },
-	{ "path ~ \"[]]\"", "", "s4@76/4 ~ #0\"[]]\"" },
-	{ "path ~ \"[!]\"", "", "s4@76/4 ~ #0\"\\[!]\"" },
-	{ "path ~ \"[a-\"", "", "s4@76/4 ~ #0\"\\[a-\"" },
-	{ "path ~ \"x[!a-c]y[b\"", "", "s4@76/4 ~ #0\"x[!a-c]y\\[b\"" },
-	{ "path ~ \"a\\*\"", "", "s4@76/4 ~ #0\"a\\*\"" },
-	{ "path ~ \"a\\\"", "", "s4@76/4 ~ #0\"a\\\"" },
-	{ "path ~ \"a\\\\\"", "", "s4@76/4 ~ #0\"a\\\\\"" },
-	{ "path ~ \"\\[x\"", "", "s4@76/4 ~ #0\"\\[x\"" },
-	{ "path ~ '\"'", "", "s4@76/4 s== #0\"\"\"" },
-	{ "path == '!x*'", "", "s4@76/4 s== #0\"!x*\"" },
+	{ "path ~ \"\"", "", "s4@84/4 s== #0\"\"" },
+	{ "path ~ \"*\"", "", "s4@84/4 ~ #0\"*\"" },
+	{ "path ~ \"p?thon\"", "", "s4@84/4 ~ #0\"p?thon\"" },
+	{ "path ~ \"[abc\"", "", "s4@84/4 ~ #0\"\\[abc\"" },
+	{ "path ~ \"[a-]x\"", "", "s4@84/4 ~ #0\"[a-]x\"" },
+	{ "path ~ \"[]a\"", "", "s4@84/4 ~ #0\"\\[]a\"" },
+	{ "path ~ \"[]]\"", "", "s4@84/4 ~ #0\"[]]\"" },
+	{ "path ~ \"[!]\"", "", "s4@84/4 ~ #0\"\\[!]\"" },
+	{ "path ~ \"[a-\"", "", "s4@84/4 ~ #0\"\\[a-\"" },
+	{ "path ~ \"x[!a-c]y[b\"", "", "s4@84/4 ~ #0\"x[!a-c]y\\[b\"" },
+	{ "path ~ \"a\\*\"", "", "s4@84/4 ~ #0\"a\\*\"" },
+	{ "path ~ \"a\\\"", "", "s4@84/4 ~ #0\"a\\\"" },
+	{ "path ~ \"a\\\\\"", "", "s4@84/4 ~ #0\"a\\\\\"" },
+	{ "path ~ \"\\[x\"", "", "s4@84/4 ~ #0\"\\[x\"" },
+	{ "path ~ '\"'", "", "s4@84/4 s== #0\"\"\"" },
+	{ "path == '!x*'", "", "s4@84/4 s== #0\"!x*\"" },
 
 	/* the split: top-level conjuncts without arguments run before the fetch */
 	{ "u8v == 1 && comm == 'x'", "comm@40/16 s== #0\"x\"", A0 " == 1" },
@@ -250,13 +250,13 @@ static const struct good {
 
 	/* equal strings share a slot */
 	{ "path == 'a' || path != 'a' || name ~ 'a*' || cm == 'a*'", "",
-	  "s4@76/4 s== #0\"a\", s4@76/4 s!= #0\"a\", or, s14@110/4 ~ #1\"a*\", or, "
-	  "s16@122/4 s== #1\"a*\", or" },
+	  "s4@84/4 s== #0\"a\", s4@84/4 s!= #0\"a\", or, s14@118/4 ~ #1\"a*\", or, "
+	  "s16@130/4 s== #1\"a*\", or" },
 	/* 31 bytes fit */
 	{ "path == \"0123456789012345678901234567890\"", "",
-	  "s4@76/4 s== #0\"0123456789012345678901234567890\"" },
+	  "s4@84/4 s== #0\"0123456789012345678901234567890\"" },
 	{ "path ~ \"!0123456789012345678901234567890\"", "",
-	  "s4@76/4 s== #0\"0123456789012345678901234567890\", not" },
+	  "s4@84/4 s== #0\"0123456789012345678901234567890\", not" },
 };
 
 static void test_good(void)
@@ -267,8 +267,8 @@ static void test_good(void)
 	int col, ret;
 
 	ev_layout(&ev);
-	CHECK_INT(args[0].slot, 59, "first slot");
-	CHECK_INT(ev.fixed_size, 135, "fixed size");
+	CHECK_INT(args[0].slot, 67, "first slot");
+	CHECK_INT(ev.fixed_size, 143, "fixed size");
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		col = -1;
 		ret = filter_compile(good[i].expr, &ev, &pre, &post, msg, sizeof(msg), &col);
@@ -506,7 +506,7 @@ static void test_shadow(void)
 	CHECK_STR(got, "cpu@32/4s == 2, tid@24/4s == 3, and, comm@40/16 s== #0\"y\", and",
 		  "shadow pre");
 	dump(&post, got, sizeof(got), "shadow post");
-	CHECK_STR(got, "a0@57/4u == 1, s1@61/4 s== #0\"x\", and, a2@65/2s < -1, and",
+	CHECK_STR(got, "a0@65/4u == 1, s1@69/4 s== #0\"x\", and, a2@73/2s < -1, and",
 		  "shadow post");
 }
 

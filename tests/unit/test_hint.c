@@ -73,7 +73,7 @@ static void test_definition(void)
 		{ "kprobe:vfs_read { @[comm] = count(); }", "no bpftrace program" },
 		{ "kprobe:vfs_read /pid == 1/ { exit(); }", "no bpftrace program" },
 		{ "interval:s:1", "bpftrace's 'interval' probes have no kptrace form" },
-		{ "usdt:/bin/x:p:q", "bpftrace's 'usdt' probes have no kptrace form" },
+		{ "usdt:/bin/x:p:q", "bpftrace's 'usdt:/bin/x:p:q' is 'u:/bin/x:p:q' in kptrace" },
 		{ "t:sched:sched_process_exec", "; write 'sched/sched_process_exec' (a '/'" },
 		{ "t:ev sched:sched_switch prev_pid", "; write 'sched/sched_switch' (a '/'" },
 		{ "foo", "and 'foo' is no subcommand (explain, hist, latency, count, profile, list)" },
@@ -102,7 +102,7 @@ static void test_definition(void)
 	/* a buffer too short is cut, terminated */
 	n = hint_definition("kprobe:vfs_read", SPEC_ERR_BAD_PROBE_TYPE, 0, buf, 8);
 	CHECK(n == 7 && strlen(buf) == 7, "short buffer: %zu '%s'", n, buf);
-	CHECK(strstr(spec_strerror(SPEC_ERR_BAD_PROBE_TYPE), "p, r, f, t or -"),
+	CHECK(strstr(spec_strerror(SPEC_ERR_BAD_PROBE_TYPE), "p, r, f, t, u or -"),
 	      "the probe-type message lists every type: %s", spec_strerror(SPEC_ERR_BAD_PROBE_TYPE));
 }
 

@@ -529,6 +529,19 @@ static const struct bad {
 	{ "profile:^hz:", SPEC_ERR_BAD_PROFILE },
 	{ "profile:hz:99 ^%di", SPEC_ERR_PROFILE_ARGS },
 
+	/* USDT: u PATH:PROVIDER:NAME, arguments arg1..arg12 */
+	{ "u ^/bin/x:main", SPEC_ERR_BAD_USDT },
+	{ "u:^/bin/x", SPEC_ERR_BAD_USDT },
+	{ "u ^:python:line", SPEC_ERR_NO_UPROBE_PATH },
+	{ "u /bin/x:^py-thon:line", SPEC_ERR_BAD_USDT },
+	{ "u /bin/x:python:^line+4", SPEC_ERR_BAD_USDT },
+	{ "u /bin/x:python:^", SPEC_ERR_BAD_USDT },
+	{ "u /bin/x:p:n ^arg0", SPEC_ERR_BAD_USDT_ARG },
+	{ "u /bin/x:p:n ^arg13", SPEC_ERR_BAD_USDT_ARG },
+	{ "u /bin/x:p:n x=+0(^argv):string", SPEC_ERR_BAD_USDT_ARG },
+	{ "u /bin/x:p:n ^$arg1", SPEC_ERR_NOFENTRY_ARGS },
+	{ "^ux:/bin/x:p:n", SPEC_ERR_BAD_PROBE_TYPE },
+
 	/* tracepoints */
 	{ "t ^kmem", SPEC_ERR_BAD_TP_NAME },
 	{ "t ^kmem/", SPEC_ERR_BAD_TP_NAME },
@@ -1589,6 +1602,51 @@ static void test_coverage(void)
 }
 
 /* ftrace's fprobe events: a function's entry or exit, their own default names. */
+/* u: a uprobe of its path, provider and name; argN kept as ops at their columns */
+static void test_usdt(void)
+{
+	static const struct {
+		const char *text, *path, *provider, *name, *group, *event;
+		bool glob;
+	} good[] = {
+		{ "u /usr/bin/python3.11:python:function__entry", "/usr/bin/python3.11", "python",
+		  "function__entry", "sdt_python", "function__entry", false },
+		{ "u:/a:b/c:d:e:gc__*", "/a:b/c:d", "e", "gc__*", "sdt_e", "gc___", true },
+		{ "u:g/ev ./x:p:n", "./x", "p", "n", "g", "ev", false },
+		{ "u:ev ./x:p:n", "./x", "p", "n", "sdt_p", "ev", false },
+		/* a ':' in the head makes it the probe point: "*" is -p's objects */
+		{ "u:*:python:gc__start arg1", "*", "python", "gc__start", "sdt_python", "gc__start",
+		  false },
+	};
+	struct spec_probe p;
+	struct spec_error e;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		CHECK_INT(spec_parse(good[i].text, &p, &e), 0, good[i].text);
+		CHECK(p.usdt && p.kind == SPEC_UPROBE, "%s: a USDT uprobe", good[i].text);
+		CHECK_STR(p.path, good[i].path, good[i].text);
+		CHECK_STR(p.usdt_provider, good[i].provider, good[i].text);
+		CHECK_STR(p.usdt_name, good[i].name, good[i].text);
+		CHECK_STR(p.group, good[i].group, good[i].text);
+		CHECK_STR(p.event, good[i].event, good[i].text);
+		CHECK_INT(p.glob, good[i].glob, good[i].text);
+		spec_free(&p);
+	}
+	/* a bare argN names itself; in a dereference it is the base, at its column */
+	CHECK_INT(spec_parse("u ./x:p:n arg3 f=+0(arg1):ustring", &p, &e), 0, "args");
+	CHECK_INT(p.nargs, 2, "args");
+	if (p.nargs == 2) {
+		CHECK_STR(p.args[0].name, "arg3", "bare argN");
+		CHECK(p.args[0].ops[0].kind == SPEC_OP_ARG && p.args[0].ops[0].param == 3 &&
+		      p.args[0].ops[0].col == 10, "arg3: op ARG 3 at 10");
+		CHECK(p.args[1].nops == 2 && p.args[1].ops[0].kind == SPEC_OP_ARG &&
+		      p.args[1].ops[0].param == 1 && p.args[1].ops[0].col == 20,
+		      "+0(arg1): op ARG 1 at 20, then a dereference");
+	}
+	spec_free(&p);
+}
+
 static void test_fprobe(void)
 {
 	static const struct {
@@ -1687,5 +1745,6 @@ int main(void)
 	test_coverage();
 	test_filter_field();
 	test_fprobe();
+	test_usdt();
 	return check_report();
 }

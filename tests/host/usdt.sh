@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# Host tests of USDT probes (u:PATH:PROVIDER:NAME): tests/host/usdt_target.c
+# has sys/sdt.h probes of every argument form readelf -n shows (register,
+# memory at an offset, constant, a global by %rip; 1, 2, 4 and 8 bytes,
+# signed and unsigned), one at two locations and a semaphore-guarded one,
+# fired a known number of times with known values; its semaphore read by
+# the program itself while traced and after. libstdc++'s throw, rethrow
+# and catch for a C++ program's known exceptions. Then Debian's python3.11
+# (when its notes are there), with -p on the running interpreter (and u:*:,
+# every object it maps): function__entry's file, function and line for a
+# script of known calls, gc__start once per gc.collect() (automatic
+# collection disabled), the semaphore read from /proc/PID/mem. Every
+# expected value comes from the programs, their sources and readelf.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+
+KPT=${KPT:-./kptrace}
+OUT=.output/tests/host-usdt
+mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+[ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
+[ -e /usr/include/sys/sdt.h ] || [ -e /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
+	skip_all "no sys/sdt.h (Debian's systemtap-sdt-dev: make test-deps)"
+PY=/usr/bin/python3.11
+expect_checks 29
+T=$OUT/usdt_target
+gcc -O1 -g tests/host/usdt_target.c -o "$T" ||
+	{ echo "FAIL - cannot build tests/host/usdt_target.c"; exit 1; }
+
+# the note's argument text of probe $2 in file $1, as readelf prints it
+note_args() {
+	readelf -n "$1" | awk -v n="$2" '/Name:/ { hit = $2 == n } hit && /Arguments:/ {
+		sub(/^ *Arguments: */, ""); print; exit }'
+}
+# the note's semaphore address of probe $2 in file $1
+note_sema() {
+	readelf -n "$1" | awk -v n="$2" '/Name:/ { hit = $2 == n } hit && /Semaphore:/ {
+		print $NF; exit }'
+}
+echo "# kpt:mem $(note_args "$T" mem)"
+echo "# kpt:reg $(note_args "$T" reg)"
+echo "# kpt:imm $(note_args "$T" imm)"
+echo "# kpt:global $(note_args "$T" global)"
+check "the target's notes hold each form: SIZE@OFF(%REG), SIZE@%REG, SIZE@\$N, SIZE@SYM(%rip)" sh -c "
+	note_mem='$(note_args "$T" mem)'; note_reg='$(note_args "$T" reg)'; note_imm='$(note_args "$T" imm)'
+	note_glob='$(note_args "$T" global)'
+	echo \"\$note_mem\" | grep -qE '(^| )-?[1248]@[0-9]+\\(%r' &&
+	echo \"\$note_reg\" | grep -qE '(^| )-?[1248]@%' && echo \"\$note_imm\" | grep -qE '(^| )-?[1248]@\\\$' &&
+	echo \"\$note_glob\" | grep -qE '^-4@kpt_rounds\\(%rip\\) -8@kpt_minus\\(%rip\\)$'"
+
+# fields FILE EVENT: what follows "EVENT: (0x...) " on each of its lines
+fields() { sed -nE "s/^.* $2: \\(0x[0-9a-f]+\\) (.*)\$/\\1/p" "$1"; }
+
+echo "# every note argument, printed with the note's size and sign"
+N=3
+kpt "u:$T:kpt:*" -c "$T $N" > "$OUT/all.out" 2> "$OUT/all.err"
+MEM="arg1=-5 arg2=250 arg3=-300 arg4=60000 arg5=-70000 arg6=4000000000 arg7=-5000000000 arg8=18000000000000000000"
+check "kpt:mem: $N lines, each the program's 8 stack values ($(fields "$OUT/all.out" mem | head -n 1))" \
+	[ "$(fields "$OUT/all.out" mem | sort | uniq -c | awk '{ $1 = $1; print }')" = "$N $MEM" ]
+want_reg=$(for i in $(seq 0 $((N - 1))); do
+	echo "arg1=$i arg2=$((-i)) arg3=$((-100000 - i)) arg4=$(((1 << 40) + i))"; done)
+check "kpt:reg: i, -i, -100000-i, 2^40+i for i = 0..$((N - 1)) ($(fields "$OUT/all.out" reg | tr '\n' ';'))" \
+	[ "$(fields "$OUT/all.out" reg)" = "$want_reg" ]
+check "kpt:imm: the constants -7 and 5, $N times" \
+	[ "$(fields "$OUT/all.out" imm | sort | uniq -c | awk '{ $1 = $1; print }')" = "$N arg1=-7 arg2=5" ]
+check "kpt:global: the globals where they live, i + 1 and -77 ($(fields "$OUT/all.out" global | tr '\n' ';'))" \
+	[ "$(fields "$OUT/all.out" global)" = "$(for i in $(seq 1 $N); do echo "arg1=$i arg2=-77"; done)" ]
+check "kpt:twice: both locations, each with its own note's register: i, 10 * i ($(fields "$OUT/all.out" twice | tr '\n' ';'))" \
+	[ "$(fields "$OUT/all.out" twice)" = "$(for i in $(seq 0 $((N - 1))); do echo "arg1=$i"; echo "arg1=$((10 * i))"; done)" ]
+check "kpt:guarded: its semaphore raised, the program fired it $N times ($(grep guarded "$OUT/all.out" | tail -n 1))" \
+	grep -qx "guarded $N" "$OUT/all.out"
+check "... and kptrace printed those $N, i = 0..$((N - 1))" \
+	[ "$(fields "$OUT/all.out" guarded | tr '\n' ' ')" = "$(for i in $(seq 0 $((N - 1))); do printf 'arg1=%d ' $i; done)" ]
+check "the glob's 7 locations (6 probes, kpt:twice at two) counted on stderr" grep -q "kpt:\*': 7 USDT locations" "$OUT/all.err"
+"$T" $N > "$OUT/untraced.out"
+check "untraced, the program's semaphore stays 0: kpt:guarded fired 0 times" grep -qx "guarded 0" "$OUT/untraced.out"
+
+echo "# arguments named, typed, dereferenced, filtered"
+kpt "u:$T:kpt:reg neg=arg2 big=arg4:x64 low=arg1:u8 if neg < -1" -c "$T 4" > "$OUT/named.out"
+check "named arguments keep the note's types, a :TYPE overrides, the filter sees them ($(fields "$OUT/named.out" reg | tr '\n' ';'))" \
+	[ "$(fields "$OUT/named.out" reg | tr '\n' ';')" = "neg=-2 big=0x10000000002 low=2;neg=-3 big=0x10000000003 low=3;" ]
+kpt --json "u:ev $T:k*:twice" -c "$T 2" > "$OUT/ev.out"
+check "a named event on a provider glob: group sdt_kpt (the match's provider), event ev_twice, 4 hits" \
+	[ "$(grep -c '"group":"sdt_kpt","event":"ev_twice"' "$OUT/ev.out")" = 4 ]
+kpt count "u:$T:kpt:mem" -c "$T 7" > "$OUT/count.out"
+CNT=$(grep -A2 '^sdt_kpt/mem:' "$OUT/count.out" | tail -n 1 | tr -d ' ')
+check "count: 7 hits of kpt:mem ($CNT)" [ "$CNT" = 7 ]
+
+echo "# the semaphore: raised while kptrace is attached, lowered after"
+rm -f "$OUT/in"
+mkfifo "$OUT/in"
+"$T" wait < "$OUT/in" > "$OUT/wait.out" &
+TP=$!
+exec 7> "$OUT/in"
+ask() { echo >&7; wait_for "[ \$(wc -l < '$OUT/wait.out') -ge $1 ]" 10; tail -n 1 "$OUT/wait.out"; }
+S0=$(ask 1)
+S1=
+if kpt_bg "$OUT/sem.err" "u:$T:kpt:guarded" > /dev/null; then
+	S1=$(ask 2)
+	kpt_stop
+fi
+S2=$(ask 3)
+exec 7>&-
+wait $TP
+check "the program's semaphore: 0 before, 1 while traced, 0 after ($S0; $S1; $S2)" \
+	[ "$S0;$S1;$S2" = "semaphore 0;semaphore 1;semaphore 0" ]
+
+echo "# list and refusals"
+kpt list "u:$T" > "$OUT/list.out" 2> "$OUT/list.err"
+ok=1
+for n in mem reg imm global guarded; do
+	loc=$(readelf -n "$T" | awk -v n="$n" '/Name:/ { hit = $2 == n } hit && /Location:/ {
+		sub(/,$/, "", $2); print $2; exit }')
+	grep -q "^kpt:$n at 0x$(printf '%x' $((loc))) .*semaphore 0x$(printf '%x' $(($(note_sema "$T" $n))))" \
+		"$OUT/list.out" || ok=0
+done
+check "list u:PATH: each probe's location and semaphore as readelf -n says them" test $ok = 1
+check "list u:PATH: kpt:mem's 8 arguments, each as read" \
+	grep -q '^kpt:mem .*arg1=+[0-9]*(%sp):s8 .*arg8=+[0-9]*(%sp):u64$' "$OUT/list.out"
+check "list u:PATH: 7 locations" [ "$(wc -l < "$OUT/list.out")" = 7 ]
+KPT_RC=error kpt "u:$T:kpt:imm arg3" > /dev/null 2> "$OUT/arg3.err"
+check "an argument past the note's: refused with the note's text" \
+	grep -q 'kpt:imm has 2 arguments ("-4@\$-7 -4@\$5"): no arg3' "$OUT/arg3.err"
+KPT_RC=error kpt "u:$T:kpt:nope" > /dev/null 2> "$OUT/nope.err"
+check "no such probe: refused with the file's probes" \
+	grep -q "no USDT probe of $T matches kpt:nope (it has: [a-z:, ]*kpt:global[a-z:, ]*)" "$OUT/nope.err"
+KPT_RC=error kpt "u:$T:kpt_nope" > /dev/null 2> "$OUT/noprov.err"
+check "PATH:SYMBOL under u: refused, pointing at p:" grep -q 'a function is p:PATH:SYMBOL' "$OUT/noprov.err"
+
+# ---- libstdc++'s probes, a shared library's: found through the program's ldd
+X=$OUT/usdt_throw
+g++ -O1 tests/host/usdt_throw.cc -o "$X" || { echo "FAIL - cannot build tests/host/usdt_throw.cc"; exit 1; }
+LIB=$(ldd "$X" | awk '/libstdc\+\+/ { print $3 }')
+kpt count "u:$LIB:libstdcxx:*" -c "$X" > "$OUT/cxx.out" 2> /dev/null
+check "libstdc++: throw 7, rethrow 2, catch 9 for the program's 7 throws, 2 rethrows ($(grep -c . "$OUT/cxx.out") lines)" \
+	sh -c "grep -q '^caught 9$' '$OUT/cxx.out' && grep -qE '^ +7  sdt_libstdcxx/throw$' '$OUT/cxx.out' &&
+	       grep -qE '^ +2  sdt_libstdcxx/rethrow$' '$OUT/cxx.out' && grep -qE '^ +9  sdt_libstdcxx/catch$' '$OUT/cxx.out'"
+
+# ---- python3.11: -p on a running interpreter
+if [ ! -x $PY ] || ! readelf -n $PY 2>/dev/null | grep -q 'Name: function__entry'; then
+	for i in 1 2 3 4 5 6 7 8; do skip "no $PY with USDT notes"; done
+	finish
+	exit
+fi
+S=$OUT/calls.py
+cat > "$S" <<'PYEOF'
+import gc, sys
+gc.disable()
+def f(x):
+    return x
+def g(x):
+    return f(x)
+sys.stdin.readline()
+list(map(f, range(3)))
+list(map(g, range(2)))
+for i in range(4):
+    gc.collect()
+print("done", flush=True)
+sys.stdin.readline()
+PYEOF
+LF=$(grep -n '^def f' "$S" | cut -d: -f1)
+LG=$(grep -n '^def g' "$S" | cut -d: -f1)
+SEMA=$(note_sema $PY function__entry)
+# the semaphore's two bytes in process $1's memory
+sema_of() { dd if=/proc/$1/mem bs=1 skip=$((SEMA)) count=2 2>/dev/null | od -An -tu2 | tr -d ' '; }
+rm -f "$OUT/pin"
+mkfifo "$OUT/pin"
+$PY "$S" < "$OUT/pin" > "$OUT/py.out" &
+PP=$!
+exec 8> "$OUT/pin"
+wait_for "[ -r /proc/$PP/mem ] && grep -q python3 /proc/$PP/comm" 10
+P0=$(sema_of $PP)
+P1=
+# python3.11 fires function__entry only while its line probe is enabled too:
+# that one is on, its events filtered out
+if kpt_bg "$OUT/py.err" -p $PP "u:$PY:python:function__entry file=+0(arg1):ustring func=+0(arg2):ustring line=arg3" \
+	"u:$PY:python:line if arg3 < 0" "u:*:python:gc__start" > "$OUT/pytrace.out"; then
+	P1=$(sema_of $PP)
+	echo >&8
+	wait_for "grep -q done '$OUT/py.out'" 10
+	kpt_stop
+fi
+P2=$(sema_of $PP)
+echo >&8
+exec 8>&-
+wait $PP
+PRC=$?
+grep -F "file=\"$S\"" "$OUT/pytrace.out" | sed -E 's/^.* function__entry: \(0x[0-9a-f]+\) //' > "$OUT/py.entries"
+want="func=\"f\" line=$LF
+func=\"f\" line=$LF
+func=\"f\" line=$LF
+func=\"g\" line=$LG
+func=\"f\" line=$LF
+func=\"g\" line=$LG
+func=\"f\" line=$LF"
+check "python3.11 -p: function__entry of the script's calls, function and first line exact ($(sed 's/file="[^"]*" //' "$OUT/py.entries" | tr '\n' ';'))" \
+	[ "$(sed 's/file="[^"]*" //' "$OUT/py.entries")" = "$want" ]
+check "python3.11: gc__start once per gc.collect(): 4 ($(grep -c ' gc__start: ' "$OUT/pytrace.out"))" \
+	[ "$(grep -c ' gc__start: ' "$OUT/pytrace.out")" = 4 ]
+check "python3.11: u:*:python:gc__start with -p found in the one object of the process's that has it" \
+	grep -q "^kptrace: 'u:\*:python:gc__start' of process $PP: 1 USDT location in 1 object$" "$OUT/py.err"
+check "python3.11: gc.collect()'s generation 2 in arg1" \
+	[ "$(sed -nE 's/^.* gc__start: \(0x[0-9a-f]+\) //p' "$OUT/pytrace.out" | sort -u)" = "arg1=2" ]
+check "python3.11: no line event passed the filter" [ "$(grep -c ' line: ' "$OUT/pytrace.out")" = 0 ]
+check "python3.11: function__entry's semaphore in /proc/PID/mem: 0 before, 1 while traced, 0 after ($P0; $P1; $P2)" \
+	[ "$P0;$P1;$P2" = "0;1;0" ]
+check "python3.11: the script ran to its end (exit $PRC)" [ "$PRC" = 0 ]
+kpt list "u:$PY:python:gc__*" > "$OUT/pylist.out" 2> /dev/null
+check "list u:PATH:PROVIDER:GLOB: python's gc__start and gc__done, gc__start's -4@112(%rsp)-like argument as read" \
+	sh -c "[ \$(wc -l < '$OUT/pylist.out') = 2 ] && grep -q '^python:gc__start at .* arg1=[+-][0-9]*(%sp):s32$' '$OUT/pylist.out'"
+finish

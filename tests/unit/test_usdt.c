@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * USDT notes (sys/elf.c's kelf_sdt_notes, sys/usdt.c): the notes of
+ * tests/host/usdt_target.c, built here as PIE, as non-PIE and with its
+ * .stapsdt.base moved as prelink moves it, and of Debian's python3.11 when
+ * present, against `readelf -n` and `readelf -l` on the same files; and
+ * the argument spec parser, table-driven.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "sys/elf.h"
+#include "sys/usdt.h"
+
+static char dir[64];
+
+static void run(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	CHECK(system(cmd) == 0, "%s", cmd);
+}
+
+/* What readelf says of one file: its SDT notes and its PT_LOAD segments. */
+struct rnote {
+	char provider[64], name[64], args[256];
+	unsigned long long pc, base, sema;
+};
+
+struct rinfo {
+	struct rnote n[64];
+	int nn;
+	unsigned long long seg[16][3];	/* offset, vaddr, filesz */
+	int nseg;
+	unsigned long long sdt_base;	/* .stapsdt.base's address */
+};
+
+static void readelf(const char *path, struct rinfo *r)
+{
+	char cmd[512], line[1024], sec[64];
+	unsigned long long o, va, pa, fs, a;
+	struct rnote *n = NULL;
+	FILE *p;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(cmd, sizeof(cmd), "readelf -W -n -l -S '%s' 2>/dev/null", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return;
+	while (fgets(line, sizeof(line), p)) {
+		line[strcspn(line, "\n")] = '\0';
+		/* with -W, "Provider:" ends the note's first line */
+		if (strstr(line, "NT_STAPSDT") && r->nn < 64) {
+			n = &r->n[r->nn++];
+			if (strstr(line, "Provider: "))
+				sscanf(strstr(line, "Provider: "), "Provider: %63s", n->provider);
+		} else if (n && sscanf(line, " Provider: %63s", n->provider) == 1) {
+		} else if (n && sscanf(line, " Name: %63s", n->name) == 1) {
+		} else if (n && sscanf(line, " Location: %llx, Base: %llx, Semaphore: %llx", &n->pc,
+				       &n->base, &n->sema) == 3) {
+		} else if (n && strstr(line, "Arguments:")) {
+			snprintf(n->args, sizeof(n->args), "%s", strstr(line, "Arguments:") + 11);
+		} else if (sscanf(line, " LOAD %llx %llx %llx %llx", &o, &va, &pa, &fs) == 4 &&
+			   r->nseg < 16) {
+			r->seg[r->nseg][0] = o;
+			r->seg[r->nseg][1] = va;
+			r->seg[r->nseg++][2] = fs;
+		} else if (sscanf(line, " [%*d] %63s PROGBITS %llx", sec, &a) == 2 &&
+			   !strcmp(sec, ".stapsdt.base")) {
+			r->sdt_base = a;
+		}
+	}
+	pclose(p);
+}
+
+/* readelf's segments' file offset of v, or -1 */
+static long long ref_offset(const struct rinfo *r, unsigned long long v)
+{
+	int i;
+
+	for (i = 0; i < r->nseg; i++)
+		if (v >= r->seg[i][1] && v < r->seg[i][1] + r->seg[i][2])
+			return (long long)(v - r->seg[i][1] + r->seg[i][0]);
+	return -1;
+}
+
+struct seen {
+	struct kelf_sdt n[64];
+	char text[64][3][256];
+	int nn;
+};
+
+static int keep(const struct kelf_sdt *n, void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->nn == 64)
+		return -E2BIG;
+	s->n[s->nn] = *n;
+	snprintf(s->text[s->nn][0], 256, "%s", n->provider);
+	snprintf(s->text[s->nn][1], 256, "%s", n->name);
+	snprintf(s->text[s->nn][2], 256, "%s", n->args);
+	s->nn++;
+	return 0;
+}
+
+/*
+ * path's notes by kelf_sdt_notes() and its probes by usdt_read() against
+ * readelf's: the same notes in order, addresses moved by .stapsdt.base's
+ * distance from the note's base, the uprobe's and counter's file offsets
+ * from readelf's PT_LOAD segments. Returns the note count.
+ */
+static int compare(const char *path, bool offsets)
+{
+	struct usdt_probe *up = NULL;
+	struct rinfo *r = calloc(1, sizeof(*r));
+	struct seen *s = calloc(1, sizeof(*s));
+	unsigned long long d;
+	struct kelf f;
+	char msg[256];
+	int i, n = 0, nn;
+
+	if (!r || !s || kelf_open(path, &f, msg, sizeof(msg))) {
+		CHECK(0, "cannot open %s", path);
+		return 0;
+	}
+	readelf(path, r);
+	CHECK_INT(kelf_sdt_notes(f.e, keep, s), 0, path);
+	kelf_close(&f);
+	CHECK(r->nn > 0 && s->nn == r->nn, "%s: %d notes, readelf %d", path, s->nn, r->nn);
+	for (i = 0; i < s->nn && i < r->nn; i++) {
+		d = r->sdt_base - r->n[i].base;
+		CHECK_STR(s->text[i][0], r->n[i].provider, path);
+		CHECK_STR(s->text[i][1], r->n[i].name, path);
+		CHECK_STR(s->text[i][2], r->n[i].args, path);
+		CHECK_INT(s->n[i].base, r->n[i].base, r->n[i].name);
+		CHECK_INT(s->n[i].pc, r->n[i].pc + d, r->n[i].name);
+		CHECK_INT(s->n[i].sema, r->n[i].sema ? r->n[i].sema + d : 0, r->n[i].name);
+	}
+	if (offsets) {
+		CHECK_INT(usdt_read(path, &up, &n, msg, sizeof(msg)), 0, msg);
+		CHECK_INT(n, r->nn, path);
+		for (i = 0; i < n && i < r->nn; i++) {
+			CHECK_INT(up[i].off, ref_offset(r, r->n[i].pc), r->n[i].name);
+			CHECK_INT(up[i].sema_off, r->n[i].sema ? ref_offset(r, r->n[i].sema) : 0,
+				  r->n[i].name);
+			CHECK(!up[i].bad, "%s: %s", r->n[i].name, up[i].bad);
+		}
+		usdt_free(up, n);
+	}
+	nn = s->nn;
+	free(r);
+	free(s);
+	return nn;
+}
+
+static void test_notes(void)
+{
+	char bin[128];
+
+	snprintf(bin, sizeof(bin), "%s/pie", dir);
+	run("cc -O1 -fPIE -pie tests/host/usdt_target.c -o %s", bin);
+	CHECK_INT(compare(bin, true), 7, "kpt's probes (PIE)");
+	snprintf(bin, sizeof(bin), "%s/nopie", dir);
+	run("cc -O1 -fno-pie -no-pie tests/host/usdt_target.c -o %s", bin);
+	CHECK_INT(compare(bin, true), 7, "kpt's probes (non-PIE)");
+	/* prelink moves .stapsdt.base and leaves the notes: pc and sema follow the section */
+	snprintf(bin, sizeof(bin), "%s/moved", dir);
+	run("objcopy --change-section-address .stapsdt.base+0x1000 %s/pie %s", dir, bin);
+	CHECK_INT(compare(bin, false), 7, "kpt's probes, .stapsdt.base moved");
+	/* a semaphore in .bss: no file offset for the kernel's counter */
+	snprintf(bin, sizeof(bin), "%s/bss", dir);
+	run("cc -O1 -DSEMAPHORES_IN_BSS tests/host/usdt_target.c -o %s", bin);
+	{
+		struct usdt_probe *up;
+		char msg[256] = "";
+		int n;
+
+		CHECK_INT(usdt_read(bin, &up, &n, msg, sizeof(msg)), -EFAULT, "semaphore in .bss");
+		CHECK(strstr(msg, "semaphore 0x") && strstr(msg, "is in no segment's file bytes"),
+		      "semaphore in .bss: %s", msg);
+	}
+	if (!access("/usr/bin/python3.11", R_OK))
+		CHECK(compare("/usr/bin/python3.11", true) > 0, "python3.11's notes");
+}
+
+/* Argument specs: the fetch argument each becomes, or the refusal's words. */
+static void test_args(void)
+{
+	static const struct {
+		const char *spec, *want;
+	} specs[] = {
+		{ "-4@%eax", "%ax:s32" },
+		{ "8@%rax", "%ax:u64" },
+		{ "1@%dil", "%di:u8" },
+		{ "-2@%cx", "%cx:s16" },
+		{ "8@%r14", "%r14:u64" },
+		{ "-4@%r14d", "%r14:s32" },
+		{ "2@%r8w", "%r8:u16" },
+		{ "1@%r15b", "%r15:u8" },
+		{ "-1@%spl", "%sp:s8" },
+		{ "8@16(%rsp)", "+16(%sp):u64" },
+		{ "-4@112(%rsp)", "+112(%sp):s32" },
+		{ "8@(%rsp)", "+0(%sp):u64" },
+		{ "-8@-24(%rbp)", "-24(%bp):s64" },
+		{ "4@0x10(%rbx)", "+16(%bx):u32" },
+		{ "-4@$5", "\\5:s32" },
+		{ "-4@$-7", "\\-7:s32" },
+		{ "8@$18000000000000000000", "\\18000000000000000000:u64" },
+		{ "-8@$-9223372036854775808", "\\-9223372036854775808:s64" },
+		{ "8@-2147483648(%rbp)", "-2147483648(%bp):u64" },
+		{ "8@2147483648(%rbp)", "an offset past 32 bits" },
+		/* refusals: the words the message holds */
+		{ "%eax", "no SIZE@" },
+		{ "3@%eax", "not 1, 2, 4 or 8" },
+		{ "-16@%eax", "not 1, 2, 4 or 8" },
+		{ "4@%ah", "not an x86-64 general register" },
+		{ "4@%xmm0", "not an x86-64 general register" },
+		{ "8@(%rax,%rbx,8)", "(not an indexed address)" },
+		{ "8@counter(%rbx)", "other than SYM(%rip)" },
+		{ "8@counter+x(%rip)", "offset that is not a number" },
+		{ "8@1234", "not an absolute address" },
+		{ "4@$x", "not a number" },
+		{ "4@@x", "not an operand" },
+		{ "4@%eax,", "text after the operand" },
+	};
+	struct usdt_arg a;
+	const char *end;
+	char got[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		if (usdt_arg_parse(specs[i].spec, &end, &a, got, sizeof(got)) == 0) {
+			usdt_arg_fetch(&a, got, sizeof(got));
+			CHECK_STR(got, specs[i].want, specs[i].spec);
+			CHECK(!*end, "%s: %s left", specs[i].spec, end);
+		} else {
+			CHECK(strstr(got, specs[i].want) && strstr(got, specs[i].spec), "%s: %s", specs[i].spec,
+			      got);
+		}
+	}
+	/* a global: its name kept for usdt_read(), the offset and %ip's word */
+	CHECK_INT(usdt_arg_parse("-4@kpt_rounds+8(%rip)", &end, &a, got, sizeof(got)), 0, "rip");
+	CHECK(a.kind == USDT_ARG_MEM && a.sym && a.symlen == 10 && !strncmp(a.sym, "kpt_rounds", 10) &&
+	      a.val == 8 && !strcmp(a.reg, "ip") && a.sign && a.size == 4,
+	      "kpt_rounds+8(%%rip): kind %d, sym %.*s, val %lld, reg %s", a.kind, (int)a.symlen,
+	      a.sym ? a.sym : "", (long long)a.val, a.reg);
+	/* one argument of several: the parser stops at its blank */
+	CHECK_INT(usdt_arg_parse("8@%rbp 8@%r12 -4@%eax", &end, &a, got, sizeof(got)), 0, "list");
+	CHECK_STR(end, "8@%r12 -4@%eax", "the next argument");
+}
+
+int main(void)
+{
+	strcpy(dir, "/tmp/kpt_usdt_XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	test_args();
+	test_notes();
+	run("rm -rf %s", dir);
+	return check_report();
+}
