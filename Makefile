@@ -327,9 +327,12 @@ $(OUTPUT)/kptrace-san: $(SAN_OBJS) $(OUTPUT)/san/main.o
 	$(call msg,CC-SAN,$@)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(SAN_OBJS) $(OUTPUT)/san/main.o $(LIBS) -o $@
 
+# The build a core a job unless make was given -j: serial, a clean clone's
+# build (unit, sanitizer, fuzz and arm64) was minutes of make test.
+TEST_JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc))
 test: test-deps
-	$(Q)$(MAKE) --no-print-directory kptrace $(UNIT_TESTS) $(SAN_TESTS) $(OUTPUT)/kptrace-san \
-		fuzz-build kptrace-arm64
+	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) kptrace $(UNIT_TESTS) $(SAN_TESTS) \
+		$(OUTPUT)/kptrace-san fuzz-build kptrace-arm64
 	$(Q)tests/run-all.sh
 
 # What -MMD wrote: each object's headers (none yet on a clean tree)
@@ -426,9 +429,13 @@ FUZZ_SRCS_decode := src/out/decode.c src/out/output_text.c src/out/output_json.c
 	src/out/outtime.c src/util/htab.c
 FUZZ_SRCS_jobs   := src/serve/jobs.c
 FUZZ_SRCS_http   := src/serve/http.c
+FUZZ_SRCS_elf    := src/sys/elf.c src/sys/usym.c src/sys/procmaps.c src/util/htab.c
+FUZZ_SRCS_diff   := $(wildcard src/diff/*.c) src/util/svg.c src/util/table.c src/agg/hist.c \
+	src/util/htab.c
 FUZZ_SRCS_usdt   := src/sys/usdt.c src/sys/elf.c src/lang/spec.c src/lang/types.c
 FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode \
-	$(FUZZ_OUT)/bin/fuzz_jobs $(FUZZ_OUT)/bin/fuzz_http $(FUZZ_OUT)/bin/fuzz_usdt
+	$(FUZZ_OUT)/bin/fuzz_jobs $(FUZZ_OUT)/bin/fuzz_http $(FUZZ_OUT)/bin/fuzz_usdt \
+	$(FUZZ_OUT)/bin/fuzz_elf $(FUZZ_OUT)/bin/fuzz_diff
 
 .PHONY: fuzz fuzz-smoke fuzz-build
 
@@ -462,6 +469,16 @@ $(FUZZ_OUT)/bin/fuzz_usdt: tests/fuzz/fuzz_usdt.c $(FUZZ_SRCS_usdt) $(FUZZ_HDRS)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_usdt) -lelf -lz -o $@
+
+$(FUZZ_OUT)/bin/fuzz_elf: tests/fuzz/fuzz_elf.c $(FUZZ_SRCS_elf) $(FUZZ_HDRS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_elf) -lelf -lz -o $@
+
+$(FUZZ_OUT)/bin/fuzz_diff: tests/fuzz/fuzz_diff.c $(FUZZ_SRCS_diff) $(FUZZ_HDRS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_diff) -ljansson -lm -o $@
 
 fuzz-build: $(FUZZ_BINS)
 

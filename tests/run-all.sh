@@ -18,11 +18,14 @@ summary() {
 	     END { print p + 0, f + 0, s + 0 }' "$1"
 }
 
+TIMES=()
 suite() {
-	local name=$1 status p f s; shift
+	local name=$1 status p f s t0=$SECONDS; shift
 	echo "=== $name"
 	"$@" 2>&1 | tee ".output/tests/$name.log"
 	status=${PIPESTATUS[0]}
+	TIMES+=("$name $((SECONDS - t0))s")
+	echo "# time: $name $((SECONDS - t0))s"
 	read -r p f s < <(summary ".output/tests/$name.log")
 	if [ "$status" != 0 ]; then
 		rc=1
@@ -81,6 +84,8 @@ else
 fi
 
 echo "=== totals"
+# where the time went, suite by suite (the VM suites' own phases are in vm.log)
+echo "time: ${TIMES[*]/%/,} total ${SECONDS}s"
 column -t "$LOG" 2>/dev/null || cat "$LOG"
 # Per layer, so that a lost one shows (its checks would be a rounding error
 # in the total): unit, fuzz, host (host-*), vm (vm, vm-arm64). A layer where

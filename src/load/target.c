@@ -134,8 +134,8 @@ static int field_off(const char *sys, const char *event, const char *name, uint3
 		*off = f->offset;
 	else
 		snprintf(msg, msglen, "the processes a command creates are followed through "
-			 "%s/%s, whose field '%s' is not found: %s", sys, event, name,
-			 err ? why : "no such field");
+			 "%s/%s, whose field '%s' %s: %s", sys, event, name,
+			 err ? "cannot be read" : "is not found", err ? why : "no such field");
 	tp_format_free(&fmt);
 	return f ? 0 : err ? err : -ENOENT;
 }

@@ -228,11 +228,8 @@ int sysinfo_glob_tracepoints(struct sysinfo *si, const char *subsys, const char 
 	*n = 0;
 	if (!si->tp_format_dir)
 		tfs = tp_tracefs();
-	if (!si->tp_format_dir && !tfs) {
-		snprintf(msg, msglen, "no tracefs (mount it on /sys/kernel/tracing): the "
-			 "tracepoints cannot be listed");
-		return -ENOENT;
-	}
+	if (!si->tp_format_dir && !tfs)
+		return tp_tracefs_missing(msg, msglen);
 	if (si->tp_format_dir)
 		snprintf(dir, sizeof(dir), "%s", si->tp_format_dir);
 	else

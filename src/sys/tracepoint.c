@@ -13,19 +13,31 @@
 
 static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 
+/* The tracefs directory found but not searchable by this user, if one was. */
+static const char *tracefs_denied;
+
 const char *tp_tracefs(void)
 {
 	char p[64];
 	size_t i;
 
+	tracefs_denied = NULL;
 	for (i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
 		snprintf(p, sizeof(p), "%s/events", tracefs_dirs[i]);
 		if (!access(p, F_OK))
 			return tracefs_dirs[i];
+		if (errno == EACCES && !tracefs_denied)
+			tracefs_denied = tracefs_dirs[i];
+	}
+	/* Mounted, but root's (mode 0700): mounting again would not help. */
+	if (tracefs_denied) {
+		errno = EACCES;
+		return NULL;
 	}
 	/* Not mounted (a bare system): the tracepoint formats live there. */
 	if (!mount("nodev", tracefs_dirs[0], "tracefs", 0, NULL))
 		return tracefs_dirs[0];
+	errno = ENOENT;
 	return NULL;
 }
 
@@ -69,6 +81,20 @@ int tp_function_traceable(const char *fn)
 	int ret = tp_each_function(NULL, is_function, (void *)fn);
 
 	return ret < 0 ? -1 : ret;
+}
+
+int tp_tracefs_missing(char *msg, size_t msglen)
+{
+	if (tracefs_denied) {
+		/* CAP_BPF and CAP_PERFMON give no access to files: tracefs is root's by default */
+		snprintf(msg, msglen, "tracepoints need tracefs, and %s is not readable by this user "
+			 "(%s): run kptrace as root, or let the user read it (mount -o "
+			 "remount,mode=755 %s)", tracefs_denied, strerror(EACCES), tracefs_denied);
+		return -EACCES;
+	}
+	snprintf(msg, msglen, "tracepoints need tracefs (mount -t tracefs nodev "
+		 "/sys/kernel/tracing)");
+	return -ENOENT;
 }
 
 /* "field:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:G;" */
@@ -321,11 +347,8 @@ int tp_format_load(const char *subsys, const char *name, const char *path,
 	memset(fmt, 0, sizeof(*fmt));
 	if (!path) {
 		dir = tp_tracefs();
-		if (!dir) {
-			snprintf(msg, msglen, "tracepoints need tracefs (mount -t tracefs nodev "
-				 "/sys/kernel/tracing)");
-			return -ENOENT;
-		}
+		if (!dir)
+			return tp_tracefs_missing(msg, msglen);
 		snprintf(buf, sizeof(buf), "%s/events/%s/%s/format", dir, subsys, name);
 		path = buf;
 	}

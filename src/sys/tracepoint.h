@@ -65,7 +65,10 @@ struct tp_conv {
 /* The conversions of a "print fmt: ..." line, up to max: their number, or -1. */
 int tp_print_fmt_scan(const char *line, struct tp_conv *convs, int max);
 
-/* The tracefs mount ("/sys/kernel/tracing"), mounting it if absent; NULL if none. */
+/*
+ * The tracefs mount ("/sys/kernel/tracing"), mounting it if absent; NULL if
+ * none, errno EACCES where it is mounted but this user may not read it.
+ */
 const char *tp_tracefs(void);
 /*
  * fn(name, its module or NULL, arg) for each function of tracefs's
@@ -81,6 +84,8 @@ int tp_each_function(const char *path, int (*fn)(const char *name, const char *m
  * the list is unreadable. A scan of ~50,000 lines: for an error's reason.
  */
 int tp_function_traceable(const char *fn);
+/* Why the last tp_tracefs() gave NULL, into msg, with what to do; -EACCES or -ENOENT. */
+int tp_tracefs_missing(char *msg, size_t msglen);
 /* Load SUBSYS/NAME's format from tracefs (or from path when non-NULL, for tests). */
 int tp_format_load(const char *subsys, const char *name, const char *path,
 		   struct tp_format *fmt, char *msg, size_t msglen);

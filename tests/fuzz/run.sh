@@ -10,21 +10,22 @@
 # previous run's copy instead (resume a long campaign). Crashes, timeouts
 # and OOMs are written to .output/fuzz/artifacts/NAME-*, logs to
 # .output/fuzz/logs/NAME.log; on failure the log's report is printed.
+# FUZZ_JOBS harnesses run at once (default: nproc).
 #
-#   tests/fuzz/run.sh SECONDS [NAME...]     NAME: spec, filter, decode, jobs, http, usdt
+#   tests/fuzz/run.sh SECONDS [NAME...]     NAME: spec, filter, decode, jobs, http, usdt, elf, diff
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 
 secs=${1:-}
 case "$secs" in
 '' | *[!0-9]*)
-	echo "usage: $0 SECONDS [spec|filter|decode|jobs|http|usdt ...]" >&2
+	echo "usage: $0 SECONDS [spec|filter|decode|jobs|http|usdt|elf|diff ...]" >&2
 	exit 2
 	;;
 esac
 shift
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(spec filter decode jobs http usdt)
+[ ${#names[@]} -gt 0 ] || names=(spec filter decode jobs http usdt elf diff)
 
 BIN=${FUZZ_BIN:-.output/fuzz/bin}
 WORK=.output/fuzz
@@ -42,19 +43,18 @@ max_len() {
 	jobs) echo 8192 ;;
 	http) echo 9000 ;;	# past the default header limit, 8192
 	usdt) echo 512 ;;
+	elf) echo 16384 ;;	# the seeds' small programs, 1-8 KB
+	diff) echo 16384 ;;	# two files of a few tables each
 	esac
 }
 
-passed=0
-failed=0
-for name in "${names[@]}"; do
-	bin=$BIN/fuzz_$name
-	log=$WORK/logs/$name.log
-	corpus=$WORK/corpus/$name
+# fuzz_one NAME: one harness's run; its "ok"/"FAIL" lines on stdout
+fuzz_one() {
+	local name=$1 bin=$BIN/fuzz_$1 log=$WORK/logs/$1.log corpus=$WORK/corpus/$1
+	local dirs dict rc runs eps cov size a
 	if [ ! -x "$bin" ]; then
 		echo "FAIL - fuzz_$name: $bin not built (make fuzz-build)"
-		failed=$((failed + 1))
-		continue
+		return
 	fi
 	[ "${FUZZ_KEEP_CORPUS:-0}" = 1 ] || rm -rf "$corpus"
 	mkdir -p "$corpus"
@@ -78,7 +78,6 @@ for name in "${names[@]}"; do
 	if [ "$rc" = 0 ]; then
 		echo "ok - fuzz_$name: ${secs}s, ${runs:-?} runs, ${eps:-?} exec/s, ${cov:-cov: ?}," \
 			"corpus $size"
-		passed=$((passed + 1))
 	else
 		echo "FAIL - fuzz_$name: exit $rc, log $log"
 		# the report: from the sanitizer's or libFuzzer's first line on
@@ -87,6 +86,26 @@ for name in "${names[@]}"; do
 		for a in "$WORK/artifacts/$name"-*; do
 			[ -e "$a" ] && echo "  reproducer: $a (run: $bin $a)"
 		done
+	fi
+}
+
+# Side by side, FUZZ_JOBS at a time (default: a core each; each harness is
+# one thread), their lines printed in NAME order once all have run.
+jobs=${FUZZ_JOBS:-$(nproc)}
+for name in "${names[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n
+	done
+	fuzz_one "$name" > "$WORK/logs/$name.result" &
+done
+wait
+passed=0
+failed=0
+for name in "${names[@]}"; do
+	cat "$WORK/logs/$name.result"
+	if grep -q '^ok - ' "$WORK/logs/$name.result"; then
+		passed=$((passed + 1))
+	else
 		failed=$((failed + 1))
 	fi
 done

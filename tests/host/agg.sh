@@ -392,14 +392,51 @@ if [ -e $T/events/kmem/kmalloc/enable ]; then
 else
 	env_fault "no kmem:kmalloc tracepoint in this kernel"
 fi
-# a workload of its own: kptrace leaves its own kmallocs out, and an idle
-# machine may make none in a second
-KMW='sh -c "for i in 1 2 3 4 5 6 7 8; do cat /proc/self/status /proc/self/maps > /dev/null; done"'
-kpt hist kmalloc --slack --json -c "$KMW" > "$OUT/ks.json" 2> "$OUT/ks.err"
-json_check "hist kmalloc --slack: bytes_alloc - bytes_req of a workload's kmallocs, never negative" \
-	"$OUT/ks.json" 'rows[0]["hist"]["count"] > 0 and rows[0]["hist"]["min"] >= 0'
-kpt count -c "$KMW" --top 5 --by call_site 't:kmem/kmalloc call_site' > "$OUT/kc.txt" 2> "$OUT/kc.err"
-check "count --by call_site symbolizes kernel addresses" grep -qE '^ +[0-9]+  [a-z_0-9.]+\+0x[0-9a-f]+/0x' "$OUT/kc.txt"
+# km_round NAME KPTRACE-ARGS: kptrace (by comm kptkm) beside ftrace's own
+# kmem:kmalloc events of the same comm over the same two runs of kptkm;
+# ftrace's text in $OUT/NAME.trace, kptrace's output in $OUT/NAME.out
+km_round() {
+	local name=$1; shift
+	: > "$OUT/$name.trace"
+	kpt_bg "$OUT/$name.err" "$@" --comm kptkm > "$OUT/$name.out" || return
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+	echo 'comm == "kptkm"' > $T/events/kmem/kmalloc/filter
+	echo 1 > $T/events/kmem/kmalloc/enable
+	echo 1 > $T/tracing_on
+	for i in 1 2; do "$OUT/kptkm" -la /usr/share/doc /usr/lib > /dev/null 2>&1; done
+	echo 0 > $T/tracing_on
+	echo 0 > $T/events/kmem/kmalloc/enable
+	echo 0 > $T/events/kmem/kmalloc/filter
+	grep ' kmalloc: ' $T/trace > "$OUT/$name.trace"
+	# every event the kernel wrote still in its buffer, or no reference
+	grep -q 'entries-in-buffer/entries-written: \([0-9]*\)/\1 ' $T/trace ||
+		{ fail "$name: ftrace's buffer overflowed: $(grep -m1 entries-in-buffer $T/trace)"; : > "$OUT/$name.trace"; }
+	kpt_stop
+}
+if [ -e $T/events/kmem/kmalloc/enable ]; then
+	# --slack: bytes_alloc - bytes_req of each event, as ftrace printed both
+	km_round ks hist kmalloc --slack --json
+	read -r n lo hi < <(sed -n 's/.* bytes_req=\([0-9]*\) bytes_alloc=\([0-9]*\) .*/\1 \2/p' "$OUT/ks.trace" |
+		awk '{ d = $2 - $1; if (!n++ || d < lo) lo = d; if (d > hi) hi = d } END { print n + 0, lo + 0, hi + 0 }')
+	json_check "hist kmalloc --slack: count, min and max of ftrace's bytes_alloc - bytes_req ($n events, $lo to $hi)" \
+		"$OUT/ks.out" "rows[0]['hist']['count'] == $n > 100 and rows[0]['hist']['min'] == $lo and rows[0]['hist']['max'] == $hi"
+	# call sites: kptrace's symbolized rows, ftrace's %pS of the same field
+	km_round kc count --top 5 --by call_site 't:kmem/kmalloc call_site'
+	sed -n 's/.* call_site=\([^ ]*\) .*/\1/p' "$OUT/kc.trace" | sort | uniq -c | sort -rn > "$OUT/kc.ref"
+	check "count --by call_site: each of the top 5 rows is ftrace's %pS of that call site, with its count" \
+		python3 - "$OUT/kc.out" "$OUT/kc.ref" <<'PY'
+import re, sys
+ref = {s: int(n) for n, s in (l.split() for l in open(sys.argv[2]))}
+rows = [l.split() for l in open(sys.argv[1]) if re.match(r"^ +[0-9]+  \S+\+0x[0-9a-f]+/0x[0-9a-f]+$", l)]
+assert len(rows) == min(5, len(ref)) > 0, (rows, len(ref))
+for n, site in rows:
+    assert ref.get(site) == int(n), (site, n, ref.get(site))
+PY
+else
+	env_fault "no kmem:kmalloc tracepoint in this kernel: no reference for --slack"
+	env_fault "no kmem:kmalloc tracepoint in this kernel: no reference for call sites"
+fi
 
 echo "# a tracepoint run reads kallsyms (~40 ms) only if it may print a symbol"
 # Bytes the run had read (/proc/PID/io rchar) once attached: /proc/kallsyms

@@ -15,7 +15,7 @@ OUT=$(realpath "$OUT")
 BIN=$OUT/target
 gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$BIN" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "hardening tests need root (BPF, uprobes, setpriv)"
-expect_checks 34
+expect_checks 36
 
 # kptrace's BPF programs (names kpt_*) and what tracefs lists of this
 # suite's target: compared before and after each run ("nothing left
@@ -207,6 +207,42 @@ KPT_RC=error nobody --inh-caps=+bpf --ambient-caps=+bpf -- -d 1 "p:np $BIN:kpt_n
 rc=$?
 check "CAP_BPF alone: exit $rc, names CAP_PERFMON only" \
 	bash -c "[ $rc = 1 ] && grep -q 'lacks CAP_PERFMON:' '$OUT/bpfonly.err'"
+# CAP_BPF and CAP_PERFMON, the documented non-root way, as nobody. What the
+# kernel grants such a user is the host's: the references are its own
+# verdicts, without kptrace. Tracefs readable by nobody (its mode): a
+# tracepoint counts the workload's one exit_group; root's (0700, the
+# default): the refusal names that, not a missing mount. A bare
+# perf_event_open of the uprobe as nobody (perf_uprobe.py) succeeds: the
+# uprobe traces the workload's 5 calls; refused: so is kptrace, saying it.
+CAPS=(--inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon)
+PY=$(command -v /usr/bin/python3 python3 | head -n 1)
+cp tests/host/perf_uprobe.py "$OUT/perf_uprobe.py"
+if setpriv --reuid=65534 --regid=65534 --clear-groups test -r /sys/kernel/tracing/events; then
+	nobody "${CAPS[@]}" -- count -c "$BIN 5 clean" t:syscalls/sys_enter_exit_group \
+		> "$OUT/caps-tp.out" 2> "$OUT/caps-tp.err"
+	check "CAP_BPF+CAP_PERFMON, tracefs readable: the workload's 1 exit_group counted" \
+		grep -qE '^ +1$' "$OUT/caps-tp.out"
+else
+	KPT_RC=error nobody "${CAPS[@]}" -- -d 1 t:syscalls/sys_enter_exit_group \
+		> /dev/null 2> "$OUT/caps-tp.err"
+	check "CAP_BPF+CAP_PERFMON, tracefs root's (nobody cannot read it): refused, saying so: $(head -c 100 "$OUT/caps-tp.err")" \
+		grep -q 'tracing is not readable by this user (Permission denied): run kptrace as root, or let the user read it' \
+		"$OUT/caps-tp.err"
+fi
+verdict=$(setpriv --reuid=65534 --regid=65534 --clear-groups "${CAPS[@]}" "$PY" "$OUT/perf_uprobe.py" \
+	"$BIN" kpt_neg 2>&1)
+if [ "$verdict" = ok ]; then
+	KPT="setpriv --reuid=65534 --regid=65534 --clear-groups ${CAPS[*]} $OUT/kptrace" \
+		kpt_bg "$OUT/caps-u.err" -d 3 "p:np $BIN:kpt_neg v=%di:s32" > "$OUT/caps-u.out" &&
+		{ "$BIN" 5 clean > /dev/null; kpt_stop INT; }
+	check "CAP_BPF+CAP_PERFMON, the kernel grants the uprobe: the workload's 5 calls traced" \
+		test "$(grep -c ' np: (0x.* v=12345' "$OUT/caps-u.out")" = 5
+else
+	KPT_RC=error nobody "${CAPS[@]}" -- -d 1 "p:np $BIN:kpt_neg v=%di:s32" > /dev/null \
+		2> "$OUT/caps-u.err"
+	check "CAP_BPF+CAP_PERFMON, the kernel refuses the uprobe (perf_event_open: ${verdict:0:40}): refused, root named" \
+		grep -q 'has CAP_BPF and CAP_PERFMON but not CAP_SYS_ADMIN.*run kptrace as root' "$OUT/caps-u.err"
+fi
 nobody -- --dry-run "p:np $BIN:kpt_neg v=%di:s32" > "$OUT/nobody-dry.out" 2>&1
 check "unprivileged --dry-run still explains (no privilege needed)" \
 	grep -q '^print fmt:' "$OUT/nobody-dry.out"

@@ -14,7 +14,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 43
+expect_checks 50
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -297,6 +297,63 @@ check "-U under 200 frames of recursion: 127 frames, the kernel's most (got $n)"
 check "the exit profile says 1 stack was TRUNCATED at its depth" \
 	grep -q '1 stacks TRUNCATED at their depth' "$OUT/deep.err"
 check "and says nothing of it where no stack was cut" sh -c "! grep -q TRUNCATED '$OUT/u-nopie.err'"
+
+# --- a ring too small for the stacks: whole or counted --------------------
+# The reader stopped (SIGSTOP) while the workload fires N times into a 4 KiB
+# ring (a dozen stack records): every event is printed whole or counted as
+# dropped on its probe's row, never cut or garbled. The references: the
+# workload's N, the kernel's stacktrace trigger (-K) and objdump (-U).
+# drops EVENT FILE: the DROPS column of EVENT's row in the exit profile
+drops() { awk -v e="$1" '$1 ~ ("/" e "$") && NF >= 8 { print $4 }' "$2"; }
+# overrun NAME N ARGS...: kptrace ARGS in the background, stopped while
+# stk-nopie runs "N sys" (-K) or N (-U), then let go and stopped
+overrun() {
+	local name=$1 n=$2 mode=$3; shift 3
+	kpt_bg "$OUT/$name.err" --buffer-size 4K "$@" > "$OUT/$name.out" || return
+	kill -STOP "$KP_KPT"
+	"$OUT/stk-nopie" "$n" $mode
+	kill -CONT "$KP_KPT"
+	kpt_stop INT
+}
+if [ -d "$INST" ]; then
+	ev=syscalls/sys_enter_getppid
+	echo stacktrace > "$INST/events/$ev/trigger" && echo 1 > "$INST/events/$ev/enable"
+	"$OUT/stk-nopie" 3 sys
+	echo 0 > "$INST/events/$ev/enable"
+	echo '!stacktrace' > "$INST/events/$ev/trigger"
+	stacks_of "$INST/trace" stk-nopie ftrace | sort -u > "$OUT/getppid.ref"
+	echo > "$INST/trace"
+	N=5000
+	overrun ko $N sys -K "t:$ev" --comm stk-nopie
+	stacks_of "$OUT/ko.out" stk-nopie > "$OUT/ko.st"
+	n=$(wc -l < "$OUT/ko.st")
+	d=$(drops sys_enter_getppid "$OUT/ko.err")
+	check "-K, 4 KiB ring, reader stopped: printed + dropped == the $N calls ($n + ${d:-?}), both > 0" \
+		test "$((n + ${d:-0}))" = $N -a "$n" -gt 0 -a "${d:-0}" -gt 0
+	check "-K, the kernel's trigger saw getppid's stack ($(head -n 1 "$OUT/getppid.ref"))" \
+		sh -c "[ -s '$OUT/getppid.ref' ] && ! grep -q '^BAD-TOP' '$OUT/getppid.ref'"
+	check "-K, overrun: each of the $n printed stacks is the kernel trigger's, frame by frame" \
+		sh -c "[ $n -gt 0 ] && ! grep -vxF -f '$OUT/getppid.ref' '$OUT/ko.st'"
+	check "-K, overrun: nothing malformed, the loss said ('${d:-?} LOST')" \
+		sh -c "! grep -q malformed '$OUT/ko.err' && grep -q ' ${d:-x} LOST' '$OUT/ko.err'"
+else
+	env_fault "no tracefs instance at $INST: no reference for the -K overrun"
+fi
+B=$OUT/stk-nopie
+want="st_inner+0x0 ($B)"
+for c in "st_middle:st_inner" "st_outer:st_middle" "main:st_outer"; do
+	want="$want|${c%%:*}+$(ret_off "$B" "${c%%:*}" "${c#*:}") ($B)"
+done
+N=2000
+overrun uo $N "" -U "p:$B:st_inner"
+stacks_of "$OUT/uo.out" "*" user | cut -d'|' -f1-4 > "$OUT/uo.st"
+n=$(wc -l < "$OUT/uo.st")
+d=$(drops 'p_[^ ]*st_inner_0' "$OUT/uo.err")
+check "-U, 4 KiB ring, reader stopped: printed + dropped == the $N calls ($n + ${d:-?}), both > 0" \
+	test "$((n + ${d:-0}))" = $N -a "$n" -gt 0 -a "${d:-0}" -gt 0
+check "-U, overrun: each of the $n printed stacks begins with objdump's call chain, exact" \
+	sh -c "[ $n -gt 0 ] && [ \$(grep -cxF '$want' '$OUT/uo.st') = $n ]"
+check "-U, overrun: nothing malformed" sh -c "! grep -q malformed '$OUT/uo.err'"
 
 # refusals: where stacks do not apply, a usage error that says what to give
 KPT_RC=64 kpt count "$EV" -K > /dev/null 2> "$OUT/r1.err"

@@ -4,12 +4,15 @@
  * st_middle -> st_inner (the probed function), N times; built as a
  * non-PIE, a PIE and a static binary. With "lib", the chain ends in
  * libstacks.so's lib_outer -> lib_inner instead; with "deep", once under
- * 200 frames of st_rec. Frame pointers and no
+ * 200 frames of st_rec; with "sys", N getppid(2) calls (no other
+ * code calls it: the tracepoint's count is N). Frame pointers and no
  * inlining: the chain is what the source says.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 
 #ifdef STACKS_LIB
 int lib_outer(int x);
@@ -45,6 +48,11 @@ int main(int argc, char **argv)
 
 	if (argc > 2 && !strcmp(argv[2], "deep"))
 		return st_rec(200) * 0 + (n - n);
+	if (argc > 2 && !strcmp(argv[2], "sys")) {
+		for (int i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		return 0;
+	}
 	long s = 0;
 	int i;
 

@@ -48,26 +48,56 @@ serve_example() {
 		kill -0 $SV 2> /dev/null || break
 		i=$((i + 1)); sleep 0.2
 	done
-	wget -q -O $W/metrics http://127.0.0.1:9435/metrics
-	local wrc=$?
-	stop $SV
+	# a keyed job has no series before its first event (an open that
+	# fails, from LOAD): scraped again until each has one, for 10 s at most
 	jobs=$(sed -n 's/^\([a-z_]*\):.*/\1/p' /etc/kptrace/jobs.kpt)
-	for j in $jobs; do
-		grep -q "^kptrace_$j" $W/metrics || { RC="$RC, no kptrace_$j metric"; break; }
+	i=0
+	while :; do
+		wget -q -O $W/metrics http://127.0.0.1:9435/metrics
+		local wrc=$? missing=
+		for j in $jobs; do
+			grep -q "^kptrace_$j" $W/metrics || { missing=$j; break; }
+		done
+		[ -z "$missing" ] || [ $i -ge 25 ] && break
+		i=$((i + 1)); sleep 0.4
 	done
+	stop $SV
+	[ -z "$missing" ] || RC="$RC, no kptrace_$missing metric"
 	[ $wrc = 0 ] || RC="$RC, wget $wrc"
 }
 
+# One example runs exactly as printed, the first "-d 30", started now in the
+# background (its turn waits for it and judges it); the others' -d past 3
+# run as -d 3: what an example shows needs no more, and the page's waits,
+# one after the other, were a third of this boot.
 cd $W
+LIT=$(awk -F'\t' '$2 ~ / -d 30( |$)/ { print NR; exit }' $W/run)
+if [ -n "$LIT" ]; then
+	lit=$(sed -n "${LIT}p" $W/run | cut -f2-)
+	( eval "timeout -s KILL $KT $lit" > $W/lit.out 2> $W/lit.err < /dev/null
+	  echo $? > $W/lit.rc ) &
+	LITPID=$!
+fi
+i=0
 while IFS='	' read -r block cmd; do
-	echo "# $cmd"
+	i=$((i + 1))
+	shown=$cmd
+	[ "$i" = "$LIT" ] || cmd=$(echo "$cmd" | sed -E 's/ -d ([4-9]|[1-9][0-9]+)( |$)/ -d 3\2/')
+	[ "$cmd" = "$shown" ] || shown="$shown (as -d 3)"
+	echo "# $shown"
 	case $cmd in
 	*--listen*)
 		serve_example "$cmd"
 		want=0 ;;
 	*)
-		eval "timeout -s KILL $KT $cmd" > $W/out 2> $W/err < /dev/null
-		RC=$?
+		if [ "$i" = "$LIT" ]; then
+			wait $LITPID
+			RC=$(cat $W/lit.rc)
+			mv $W/lit.out $W/out; mv $W/lit.err $W/err
+		else
+			eval "timeout -s KILL $KT $cmd" > $W/out 2> $W/err < /dev/null
+			RC=$?
+		fi
 		want=0
 		# diff's 1 says the runs differ, as diff(1)'s
 		case $cmd in "kptrace diff "*) [ $RC = 1 ] && want=1 ;; esac
@@ -75,9 +105,9 @@ while IFS='	' read -r block cmd; do
 		sed 's/^/#   /' $W/out | head -n 6 ;;
 	esac
 	if [ "$RC" = $want ] && ! grep -q 'error:' $W/err; then
-		ok "kptrace(8)'s example runs as printed: $cmd"
+		ok "kptrace(8)'s example runs as printed: $shown"
 	else
-		bad "kptrace(8)'s example: $cmd: exit $RC: $(tail -c 400 $W/err | tr '\n' ' ')"
+		bad "kptrace(8)'s example: $shown: exit $RC: $(tail -c 400 $W/err | tr '\n' ' ')"
 	fi
 done < $W/run
 kill $LOAD 2> /dev/null

@@ -140,8 +140,9 @@ key_frames() {
 
 # keyed BACKEND: count --by kstack of the marker read has one row, counted
 # once, whose frames are the kernel trigger's for p:vfs_read (the -K run's
-# reference); latency --by kstack of dd's reads: every row's path starts at
-# the caller, ksys_read, as the trigger's r:vfs_read stack does.
+# reference); latency --by kstack of dd's reads (busybox is static: each
+# a read(2), no loader's pread): every row's path, frame by frame, is the
+# trigger's r:vfs_read stack of the marker read.
 keyed() {
 	local b=$1 ref rows
 	ref=$(grep -m1 "^ref_p " $W/$b.rst | cut -d' ' -f3-)
@@ -157,10 +158,11 @@ keyed() {
 	fi
 	$KPT latency --backend $b -c "$WORK" vfs_read --by kstack > $W/$b.lat 2> $W/$b.lat.err
 	rows=$(key_frames < $W/$b.lat | wc -l)
-	if [ "$rows" -ge 1 ] && ! key_frames < $W/$b.lat | grep -qv '^ksys_read '; then
-		ok "latency --by kstack --backend $b: $rows calling paths, each from ksys_read"
+	ref=$(grep -m1 "^ref_r " $W/$b.rst | cut -d' ' -f3-)
+	if [ -n "$ref" ] && [ "$rows" -ge 1 ] && ! key_frames < $W/$b.lat | grep -qvxF "$ref"; then
+		ok "latency --by kstack --backend $b: each of $rows calling paths is the kernel trigger's r:vfs_read stack ($ref)"
 	else
-		bad "latency --by kstack --backend $b: want paths from ksys_read: $(key_frames < $W/$b.lat | head -n 3 | tr "\n" "|") $(tail -c 200 $W/$b.lat.err)"
+		bad "latency --by kstack --backend $b: want every path the kernel's '$ref': $(key_frames < $W/$b.lat | head -n 3 | tr "\n" "|") $(tail -c 200 $W/$b.lat.err)"
 	fi
 }
 
