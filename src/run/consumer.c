@@ -162,33 +162,41 @@ const char *consumer_miss_causes(const struct ev_desc *evs, int n, const long lo
 	return buf;
 }
 
-/* Totals over every probe; warn as soon as something new is lost. */
-static void check_loss(struct loader *ld, const struct ev_desc *evs, int n,
-		       unsigned long long *seen_drops, unsigned long long *seen_misses)
+/*
+ * Totals over every probe; warn as soon as something new is lost. Once
+ * stopped, the misses are those read before detaching: a detached probe's
+ * (a tracefs kretprobe's above all) are gone.
+ */
+static void check_loss(struct ctx *c)
 {
-	unsigned long long drops = loader_lost(ld), misses, prog;
-	long long *missed = calloc(n ? n : 1, sizeof(*missed));
+	const struct consume_opts *o = c->o;
+	unsigned long long drops = loader_lost(c->ld), misses, prog;
+	long long *missed = c->missed;
 	char why[512];
 	int i;
 
-	misses = prog = loader_prog_misses(ld);
-	for (i = 0; missed && i < n; i++) {
-		missed[i] = loader_missed(ld, i);
+	if (!c->stopping) {
+		missed = calloc(o->nevs ? o->nevs : 1, sizeof(*missed));
+		for (i = 0; missed && i < o->nevs; i++)
+			missed[i] = loader_missed(c->ld, i);
+	}
+	misses = prog = c->stopping ? c->prog_misses : loader_prog_misses(c->ld);
+	for (i = 0; missed && i < o->nevs; i++)
 		if (missed[i] > 0)
 			misses += missed[i];
-	}
-	if (drops > *seen_drops) {
+	if (drops > c->seen_drops) {
 		fprintf(stderr,
 			"kptrace: warning: %llu events lost so far: the ring buffer was full "
 			"(raise --buffer-size, or write to a file with -o)\n", drops);
-		*seen_drops = drops;
+		c->seen_drops = drops;
 	}
-	if (misses > *seen_misses) {
+	if (misses > c->seen_misses) {
 		fprintf(stderr, "kptrace: warning: the kernel missed %llu probe hits so far (%s)\n",
-			misses, consumer_miss_causes(evs, n, missed, prog > 0, why, sizeof(why)));
-		*seen_misses = misses;
+			misses, consumer_miss_causes(o->evs, o->nevs, missed, prog > 0, why, sizeof(why)));
+		c->seen_misses = misses;
 	}
-	free(missed);
+	if (missed != c->missed)
+		free(missed);
 }
 
 /* What loader_detach() left to its child process, and for how long about. */
@@ -287,7 +295,7 @@ static bool output_wait(void *arg)
 	bool more = keep_consuming(c);
 
 	if (kpt_mono_s() - c->last_check >= 1.0) {
-		check_loss(c->ld, c->o->evs, c->o->nevs, &c->seen_drops, &c->seen_misses);
+		check_loss(c);
 		c->last_check = kpt_mono_s();
 	}
 	if (c->stopping && more && !c->said_slow) {
@@ -358,7 +366,7 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status,
 		/* Once per batch, not per record: no syscall per event. */
 		fflush(o->out);
 		if (kpt_mono_s() - c.last_check >= 1.0) {
-			check_loss(ld, o->evs, o->nevs, &c.seen_drops, &c.seen_misses);
+			check_loss(&c);
 			c.last_check = kpt_mono_s();
 			if (o->budget)
 				budget_tick(o->budget);
@@ -401,7 +409,7 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status,
 		outsink_set_wait(o->sink, NULL, NULL);
 		outsink_give_up(o->sink);
 	}
-	check_loss(ld, o->evs, o->nevs, &c.seen_drops, &c.seen_misses);
+	check_loss(&c);
 	*res = (struct consume_result){ .ran = true, .records = c.records, .unprinted = c.unprinted,
 					.bad = c.bad, .prog_misses = c.prog_misses,
 					.unseen = c.unseen, .missed = c.missed,
