@@ -23,6 +23,7 @@
 #include "sys/elf.h"
 #include "sys/procmaps.h"
 #include "sys/usym.h"
+#include "util/demangle.h"
 #include "util/htab.h"
 
 #ifndef NT_GNU_BUILD_ID
@@ -42,6 +43,8 @@ struct seg {
 struct sym {
 	uint64_t start, size;
 	const char *name;
+	char *dem;		/* name demangled, once a frame needs it; NULL: not (yet) */
+	bool dem_tried;
 	uint32_t shndx;
 	unsigned char bind;
 };
@@ -86,6 +89,7 @@ struct proc {
 
 struct usym {
 	char *proc_root, *debug_root;
+	bool raw_names;
 	struct htab procs;	/* tgid -> struct proc */
 	struct htab by_path;	/* path -> ufile */
 	struct htab by_devino;	/* dev, ino -> ufile */
@@ -96,6 +100,10 @@ struct usym {
 
 static void ufile_free(struct ufile *f)
 {
+	size_t i;
+
+	for (i = 0; i < f->nsyms; i++)
+		free(f->syms[i].dem);
 	free(f->path);
 	free(f->open_path);
 	free(f->segs);
@@ -121,6 +129,7 @@ struct usym *usym_new(const struct usym_opts *o)
 		return NULL;
 	u->proc_root = strdup(o && o->proc_root ? o->proc_root : "/proc");
 	u->debug_root = strdup(o && o->debug_root ? o->debug_root : "/usr/lib/debug");
+	u->raw_names = o && o->raw_names;
 	if (!u->proc_root || !u->debug_root) {
 		usym_free(u);
 		return NULL;
@@ -269,8 +278,9 @@ static int elf_syms(Elf *e, GElf_Word type, struct ufile *f)
 			continue;
 		if (!name || !*name)
 			continue;
-		f->syms[out++] = (struct sym){ s.st_value, s.st_size, name, s.st_shndx,
-					       GELF_ST_BIND(s.st_info) };
+		f->syms[out++] = (struct sym){ .start = s.st_value, .size = s.st_size,
+					       .name = name, .shndx = s.st_shndx,
+					       .bind = GELF_ST_BIND(s.st_info) };
 	}
 	qsort(f->syms, out, sizeof(*f->syms), sym_cmp);
 	for (n = out, out = 0, i = 0; i < n; i++)
@@ -693,10 +703,10 @@ static bool sec_holds(const struct ufile *f, uint32_t shndx, uint64_t a, uint64_
  * below that encloses it); else a zero-size nearest below in the same section (hand-written
  * assembly without .size). Anything else is unknown: never a neighbour's name.
  */
-static const struct sym *sym_at(const struct ufile *f, uint64_t vaddr)
+static struct sym *sym_at(const struct ufile *f, uint64_t vaddr)
 {
 	size_t lo = 0, hi = f->nsyms, i, j;
-	const struct sym *s;
+	struct sym *s;
 
 	while (lo < hi) {	/* first symbol starting above vaddr */
 		i = lo + (hi - lo) / 2;
@@ -719,11 +729,23 @@ static const struct sym *sym_at(const struct ufile *f, uint64_t vaddr)
 	return NULL;
 }
 
+/* s's name as printed: demangled (once, kept) unless raw names were asked for. */
+static const char *sym_name(const struct usym *u, struct sym *s)
+{
+	if (u->raw_names)
+		return s->name;
+	if (!s->dem_tried) {
+		s->dem_tried = true;
+		s->dem = demangle(s->name);
+	}
+	return s->dem ? s->dem : s->name;
+}
+
 /* Fill fr's sym from f at file offset real_off (looked up at look_off). */
 static void resolve(struct usym *u, struct ufile *f, uint64_t look_off, uint64_t real_off,
 		    struct usym_frame *fr)
 {
-	const struct sym *s;
+	struct sym *s;
 	uint64_t vaddr;
 
 	ufile_load(u, f);
@@ -732,7 +754,7 @@ static void resolve(struct usym *u, struct ufile *f, uint64_t look_off, uint64_t
 	s = sym_at(f, vaddr);
 	if (!s)
 		return;
-	fr->sym = s->name;
+	fr->sym = sym_name(u, s);
 	fr->sym_off = vaddr + (real_off - look_off) - s->start;
 }
 

@@ -4,7 +4,8 @@
  * BPF_F_USER_BUILD_ID): a frame is either a build id + file offset (symbolized without
  * the process, which may have exited) or a runtime address (symbolized from the
  * process's maps, read by usym_capture while it lives). Symbols come from .symtab,
- * else a separate debug file (build-id path or .gnu_debuglink), else .dynsym. Each ELF
+ * else a separate debug file (build-id path or .gnu_debuglink), else .dynsym; C++ and
+ * Rust names demangled (util/demangle.c) unless raw names are asked for. Each ELF
  * file is read once; lookups are binary searches with no file access.
  */
 #ifndef KPT_USYM_H
@@ -18,6 +19,7 @@ struct usym;
 struct usym_opts {
 	const char *proc_root;	/* default "/proc"; tests give a made-up tree */
 	const char *debug_root;	/* default "/usr/lib/debug" */
+	bool raw_names;		/* symbols as in the file: C++, Rust names not demangled */
 };
 
 /* NULL o: defaults. NULL on ENOMEM. */
@@ -38,7 +40,7 @@ int usym_add_file(struct usym *u, const char *path);
 
 struct usym_frame {
 	uint64_t addr;		/* runtime address; 0 when not known (a build-id frame) */
-	const char *sym;	/* the function, NULL: unknown (never a guess) */
+	const char *sym;	/* the function (demangled), NULL: unknown (never a guess) */
 	uint64_t sym_off;	/* offset into sym */
 	const char *path;	/* the ELF file (as in maps, or the indexed path), NULL: none known */
 	uint64_t file_off;	/* offset in path's file, when path is set */

@@ -3,8 +3,9 @@
 # stacktrace trigger on the same tracepoint and workload; count --by kstack
 # and --folded against the per-event stacks; -U's user stacks of a known
 # call chain (tests/host/stacks_target.c) in a non-PIE, a PIE, a static
-# binary and a shared library, and of a process that exits at once, against
-# the call sites objdump finds in the binaries.
+# binary, a shared library and C++ (names demangled, as c++filt prints
+# them), and of a process that exits at once, against the call sites
+# objdump finds in the binaries.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -14,7 +15,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 40
+expect_checks 47
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -24,6 +25,8 @@ gcc $CFL -no-pie $S -o "$OUT/stk-nopie" &&
 	gcc $CFL -fPIC -shared tests/host/stacks_lib.c -o "$OUT/libstacks.so" &&
 	gcc $CFL -DSTACKS_LIB -no-pie $S -L"$OUT" -lstacks -Wl,-rpath,"$OUT" -o "$OUT/stk-lib" ||
 	{ echo "FAIL - cannot build tests/host/stacks_target.c"; exit 1; }
+g++ $CFL -no-pie tests/host/stacks_cxx.cc -o "$OUT/stk-cxx" ||
+	{ echo "FAIL - cannot build tests/host/stacks_cxx.cc"; exit 1; }
 HAVE_STATIC=1
 gcc $CFL -static $S -o "$OUT/stk-static" 2> "$OUT/static.err" || HAVE_STATIC=0
 
@@ -179,15 +182,17 @@ sys.exit(1)' "$2" "$3"
 
 # ustack_case NAME BIN PROBE_FILE FUNC CALLS "CALLER:CALLEE:FILE ..." [ARGS]
 # -U on PROBE_FILE:FUNC while BIN runs CALLS times: each event's frames
-# begin FUNC+0x0, then each listed caller at its call's return address.
+# begin FUNC+0x0, then each listed caller at its call's return address;
+# each name as binutils' c++filt demangles it (a C name as it is).
 ustack_case() {
 	local name=$1 bin=$2 pfile=$3 func=$4 calls=$5 chain=$6 args=${7:-}
-	local want="$func+0x0 ($pfile)" c caller callee file off
+	local want c caller callee file off
+	want="$(c++filt "$func")+0x0 ($pfile)"
 	for c in $chain; do
 		IFS=: read -r caller callee file <<< "$c"
 		off=$(ret_off "$file" "$caller" "$callee") ||
 			{ fail "$name: objdump finds no call of $callee in $caller"; return; }
-		want="$want|$caller+$off ($file)"
+		want="$want|$(c++filt "$caller")+$off ($file)"
 	done
 	kpt -U -c "$bin $calls $args" "p:$pfile:$func" > "$OUT/u-$name.out" 2> "$OUT/u-$name.err"
 	stacks_of "$OUT/u-$name.out" "*" user > "$OUT/u-$name.st"
@@ -220,6 +225,27 @@ if [ $HAVE_STATIC = 1 ]; then
 else
 	env_fault "no static libc to build a static binary: $(head -c 200 "$OUT/static.err")"
 fi
+
+# C++ and Rust names demangled in text, JSON and folded output, as c++filt
+# demangles them; --no-demangle keeps them as in the binary
+B=$OUT/stk-cxx
+TOTAL=_ZNK4shop4Cart5totalEi CO_I=_ZN4shop8checkoutEi CO_S=_ZN4shop8checkoutEPKc
+PAY=_RNvCs1234_7mycrate3pay
+ustack_case cxx "$B" "$B" $TOTAL 2 "$CO_I:$TOTAL:$B $CO_S:$CO_I:$B $PAY:$CO_S:$B main:$PAY:$B"
+kpt --json -U -c "$B 1" "p:$B:$TOTAL" > "$OUT/cxx.json" 2> "$OUT/cxx.json.err"
+check "--json -U: C++ and Rust symbols as c++filt prints them" python3 -c '
+import json, sys
+u = json.loads(open(sys.argv[1]).readline())["ustack"]
+want = sys.argv[2:]
+assert [f["symbol"] for f in u[:len(want)]] == want, (u, want)
+' "$OUT/cxx.json" "$(c++filt $TOTAL)" "$(c++filt $CO_I)" "$(c++filt $CO_S)" "$(c++filt $PAY)"
+kpt count --by ustack --folded -c "$B 3" "p:$B:$TOTAL" > "$OUT/cxxf.out" 2> "$OUT/cxxf.err"
+want="main;$(c++filt $PAY);$(c++filt $CO_S);$(c++filt $CO_I);$(c++filt $TOTAL) 3"
+check "count --by ustack --folded: demangled, ...;$want" grep -qF ";$want" "$OUT/cxxf.out"
+kpt --no-demangle -U -c "$B 1" "p:$B:$TOTAL" > "$OUT/cxxraw.out" 2> "$OUT/cxxraw.err"
+check "--no-demangle: the names as in the binary ($TOTAL, $CO_I)" \
+	sh -c "grep -qxF ' => $TOTAL+0x0 ($B)' '$OUT/cxxraw.out' &&
+		grep -q '^ => $CO_I+0x' '$OUT/cxxraw.out'"
 
 # --json: the frames as objects
 B=$OUT/stk-pie

@@ -694,6 +694,71 @@ static void test_self(void)
 	usym_free(NULL);
 }
 
+/* C++ and Rust (legacy and v0, hand-mangled) names, as c++filt (binutils) demangles them */
+static const char cxx_cc[] =
+	"#define N __attribute__((noinline, used))\n"
+	"namespace shop { struct Cart { int n; int total(int k) const; };\n"
+	"N int Cart::total(int k) const { return n * k; }\n"
+	"N int checkout(int n) { Cart c{n}; return c.total(3); }\n"
+	"N int checkout(const char *s) { return checkout((int)s[0]); } }\n"
+	"N int rust_legacy(int x) __asm__(\"_ZN7mycrate4shop8checkout17h0123456789abcdefE\");\n"
+	"int rust_legacy(int x) { return x + 1; }\n"
+	"N int rust_v0(int x) __asm__(\"_RNvCs1234_7mycrate3foo\");\n"
+	"int rust_v0(int x) { return x + 2; }\n"
+	"int main(int c, char **v) { return shop::checkout(v[0]) + rust_legacy(c) + rust_v0(c); }\n";
+
+static void cxxfilt(const char *name, char *out, size_t len)
+{
+	char cmd[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "c++filt '%s'", name);
+	p = popen(cmd, "r");
+	if (!p || !fgets(out, (int)len, p))
+		die("c++filt (binutils) is a test dependency");
+	pclose(p);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+static void test_demangled(void)
+{
+	static const char *const raw[] = {
+		"_ZNK4shop4Cart5totalEi", "_ZN4shop8checkoutEi", "_ZN4shop8checkoutEPKc",
+		"_ZN7mycrate4shop8checkout17h0123456789abcdefE", "_RNvCs1234_7mycrate3foo",
+	};
+	struct usym_opts o = { .proc_root = proc_root, .debug_root = debug_root,
+			       .raw_names = true };
+	struct usym *u = new_usym(), *r = usym_new(&o);
+	char p[512], want[512];
+	struct usym_frame f;
+	struct relf cxx;
+	size_t i;
+
+	snprintf(p, sizeof(p), "%s/cxx.cc", dir);
+	write_file(p, cxx_cc);
+	run("cd %s && g++ -O1 -g -Wl,--build-id cxx.cc -o bin/cxx", dir);
+	snprintf(p, sizeof(p), "%s/bin/cxx", dir);
+	readelf(p, &cxx);
+	if (!r || usym_add_file(u, p) || usym_add_file(r, p))
+		die("usym_add_file cxx");
+	for (i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
+		const struct rsym *s = rsym(&cxx, raw[i]);
+
+		cxxfilt(raw[i], want, sizeof(want));
+		CHECK(strcmp(want, raw[i]), "c++filt demangles %s", raw[i]);
+		usym_build_id(u, cxx.id, r_off(&cxx, s->value) + 1, false, &f);
+		CHECK_STR(f.sym, want, raw[i]);
+		CHECK_INT(f.sym_off, 1, raw[i]);
+		usym_build_id(r, cxx.id, r_off(&cxx, s->value) + 1, false, &f);
+		CHECK_STR(f.sym, raw[i], "raw names: as in the file");
+	}
+	/* a C name is left as it is */
+	usym_build_id(u, cxx.id, r_off(&cxx, rsym(&cxx, "main")->value), false, &f);
+	CHECK_STR(f.sym, "main", "a C name");
+	usym_free(u);
+	usym_free(r);
+}
+
 /* Not asserted (no timed assertions): frames/s, printed with USYM_BENCH=1. */
 static void bench(void)
 {
@@ -743,6 +808,7 @@ int main(void)
 	test_by_build_id();
 	test_ip_frames_and_forget();
 	test_self();
+	test_demangled();
 	if (getenv("USYM_BENCH"))
 		bench();
 	cleanup();
