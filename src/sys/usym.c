@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "sys/dwline.h"
 #include "sys/elf.h"
 #include "sys/procmaps.h"
 #include "sys/usym.h"
@@ -33,6 +34,7 @@
 #define BUILD_ID_SIZE	KELF_BUILD_ID_SIZE
 #define SCAN_MAX_FILES	4096	/* entries read per directory when hunting a build id */
 #define DELETED		" (deleted)"
+#define INLINE_MAX	16	/* inlined functions kept at one address */
 
 /* ---- files ------------------------------------------------------------------------ */
 
@@ -73,6 +75,19 @@ struct ufile {
 	struct sec *secs;
 	size_t nsecs;
 	char *names;
+	char *dwarf_path;	/* the file with its DWARF (itself, a debug file); NULL: none */
+	struct dwline *dw;	/* opened when a frame first needs a line */
+	bool dw_tried;
+};
+
+/* The source location of one address of a file, kept: names and files owned. */
+struct loc {
+	char *file;
+	unsigned int line;
+	struct usym_inline inl[INLINE_MAX];
+	unsigned int ninl;
+	char *strs[2 * INLINE_MAX + 1];
+	unsigned int nstrs;
 };
 
 struct map {
@@ -95,6 +110,7 @@ struct usym {
 	struct htab by_devino;	/* dev, ino -> ufile */
 	struct htab by_id;	/* build id -> ufile; NULL: a known miss */
 	struct htab dirs;	/* directory -> (void *)1 when scanned, 0 when only seen */
+	struct htab locs;	/* ufile pointer, vaddr -> struct loc */
 	struct ufile *files;
 };
 
@@ -104,6 +120,8 @@ static void ufile_free(struct ufile *f)
 
 	for (i = 0; i < f->nsyms; i++)
 		free(f->syms[i].dem);
+	dwline_close(f->dw);
+	free(f->dwarf_path);
 	free(f->path);
 	free(f->open_path);
 	free(f->segs);
@@ -111,6 +129,18 @@ static void ufile_free(struct ufile *f)
 	free(f->secs);
 	free(f->names);
 	free(f);
+}
+
+static void loc_free(void *p)
+{
+	struct loc *l = p;
+	unsigned int i;
+
+	if (!l)		/* a remembered miss */
+		return;
+	for (i = 0; i < l->nstrs; i++)
+		free(l->strs[i]);
+	free(l);
 }
 
 static void proc_free(void *p)
@@ -148,6 +178,7 @@ void usym_free(struct usym *u)
 	ht_free(&u->by_devino, NULL);
 	ht_free(&u->by_id, NULL);
 	ht_free(&u->dirs, NULL);
+	ht_free(&u->locs, loc_free);
 	for (f = u->files; f; f = next) {
 		next = f->next_all;
 		ufile_free(f);
@@ -376,11 +407,12 @@ static bool file_crc_is(int fd, off_t size, uint32_t want)
 	return (uint32_t)crc == want;
 }
 
-/* The debuglink's file in DIR/, DIR/.debug/, DEBUG_ROOT/DIR/, when its CRC32 matches. */
+/* The debuglink's file in DIR/, DIR/.debug/, DEBUG_ROOT/DIR/, when its CRC32 matches;
+ * its path into path. */
 static int open_debug_by_link(const struct usym *u, Elf *e, const char *file_path,
-			      const struct stat *self, struct kelf *ef)
+			      const struct stat *self, struct kelf *ef, char *path, size_t size)
 {
-	char name[NAME_MAX + 1], dir[PATH_MAX], path[PATH_MAX];
+	char name[NAME_MAX + 1], dir[PATH_MAX];
 	const char *fmt[] = { "%s/%s", "%s/.debug/%s", "%s%s/%s" };
 	const char *slash;
 	uint32_t crc;
@@ -395,9 +427,9 @@ static int open_debug_by_link(const struct usym *u, Elf *e, const char *file_pat
 	memcpy(dir, file_path, dlen);
 	dir[dlen] = '\0';
 	for (i = 0; i < 3; i++) {
-		n = i < 2 ? snprintf(path, sizeof(path), fmt[i], dir, name) :
-			    snprintf(path, sizeof(path), fmt[i], u->debug_root, dir, name);
-		if (n >= (int)sizeof(path) || kelf_open(path, ef, NULL, 0))
+		n = i < 2 ? snprintf(path, size, fmt[i], dir, name) :
+			    snprintf(path, size, fmt[i], u->debug_root, dir, name);
+		if (n >= (int)size || kelf_open(path, ef, NULL, 0))
 			continue;
 		if ((ef->st.st_dev != self->st_dev || ef->st.st_ino != self->st_ino) &&
 		    elf_has_section(ef->e, SHT_SYMTAB) &&
@@ -410,26 +442,50 @@ static int open_debug_by_link(const struct usym *u, Elf *e, const char *file_pat
 
 /* ---- loading a file --------------------------------------------------------------- */
 
-/* The file's symbols: .symtab, else a debug file's .symtab, else .dynsym. */
+static bool has_dwarf(Elf *e)
+{
+	GElf_Shdr sh;
+
+	return kelf_section_named(e, SHT_PROGBITS, ".debug_info", &sh) != NULL;
+}
+
+/* path as f's DWARF, when e (path's ELF) has any and f has none yet; 0 or -ENOMEM. */
+static int note_dwarf(struct ufile *f, Elf *e, const char *path)
+{
+	if (f->dwarf_path || !has_dwarf(e))
+		return 0;
+	f->dwarf_path = strdup(path);
+	return f->dwarf_path ? 0 : -ENOMEM;
+}
+
+/*
+ * The file's symbols: .symtab, else a debug file's .symtab, else .dynsym;
+ * its DWARF: its own, else the debug file's.
+ */
 static int ufile_syms(struct usym *u, struct ufile *f, struct kelf *ef)
 {
 	char path[PATH_MAX], base[PATH_MAX];
+	bool own = elf_has_section(ef->e, SHT_SYMTAB);
 	struct kelf dbg;
 	int err;
 
-	if (elf_has_section(ef->e, SHT_SYMTAB))
+	if (note_dwarf(f, ef->e, f->open_path ? f->open_path : f->path))
+		return -ENOMEM;
+	if (own && f->dwarf_path)
 		return elf_syms(ef->e, SHT_SYMTAB, f);
 	snprintf(base, sizeof(base), "%s", f->path);
 	if (strlen(base) > strlen(DELETED) &&
 	    !strcmp(base + strlen(base) - strlen(DELETED), DELETED))
 		base[strlen(base) - strlen(DELETED)] = '\0';
 	if ((f->has_id && !open_debug_by_id(u, f->id, &dbg, path, sizeof(path))) ||
-	    !open_debug_by_link(u, ef->e, base, &ef->st, &dbg)) {
-		err = elf_syms(dbg.e, SHT_SYMTAB, f);
+	    !open_debug_by_link(u, ef->e, base, &ef->st, &dbg, path, sizeof(path))) {
+		err = note_dwarf(f, dbg.e, path);
+		if (!err)
+			err = elf_syms(own ? ef->e : dbg.e, SHT_SYMTAB, f);
 		kelf_close(&dbg);
 		return err;
 	}
-	return elf_syms(ef->e, SHT_DYNSYM, f);
+	return elf_syms(ef->e, own ? SHT_SYMTAB : SHT_DYNSYM, f);
 }
 
 static void ufile_load(struct usym *u, struct ufile *f)
@@ -461,7 +517,8 @@ static void ufile_load(struct usym *u, struct ufile *f)
 	/* no loadable segment (a truncated file): nothing to look up in it */
 	if (elf_segs(ef.e, f, f->debug_only) || !f->nsegs)
 		goto out;
-	if (f->debug_only ? elf_syms(ef.e, SHT_SYMTAB, f) : ufile_syms(u, f, &ef))
+	if (f->debug_only ? note_dwarf(f, ef.e, f->path) || elf_syms(ef.e, SHT_SYMTAB, f) :
+			    ufile_syms(u, f, &ef))
 		goto out;
 	f->state = UF_LOADED;
 out:
@@ -741,10 +798,78 @@ static const char *sym_name(const struct usym *u, struct sym *s)
 	return s->dem ? s->dem : s->name;
 }
 
+/* A DWARF name as a frame's: demangled unless raw names were asked for; owned by l. */
+static const char *loc_name(const struct usym *u, struct loc *l, char *name)
+{
+	char *dem = name && !u->raw_names ? demangle(name) : NULL;
+
+	if (dem) {
+		free(name);
+		name = dem;
+	}
+	if (name)
+		l->strs[l->nstrs++] = name;
+	return name;
+}
+
+/* l from dwline's frames, innermost first: the last one the symbol's own unless inlined. */
+static void loc_fill(const struct usym *u, struct loc *l, struct dwframe *fr, int n)
+{
+	int own = fr[n - 1].inlined ? n : n - 1, i;
+
+	for (i = 0; i < n; i++) {
+		if (fr[i].file)
+			l->strs[l->nstrs++] = fr[i].file;
+		if (i == own || l->ninl == INLINE_MAX) {
+			free(fr[i].func);
+			if (i != own)
+				continue;
+			l->file = fr[i].file;
+			l->line = fr[i].line;
+			continue;
+		}
+		l->inl[l->ninl++] = (struct usym_inline){ loc_name(u, l, fr[i].func), fr[i].file,
+							  fr[i].line };
+	}
+}
+
+/* The source location of vaddr in f, from DWARF, read once per address; NULL: none. */
+static const struct loc *file_loc(struct usym *u, struct ufile *f, uint64_t vaddr)
+{
+	uint64_t key[2] = { (uintptr_t)f, vaddr };
+	struct dwframe fr[INLINE_MAX + 1];
+	struct hent *e;
+	struct loc *l = NULL;
+	int n;
+
+	if (!f->dwarf_path)
+		return NULL;
+	e = ht_find(&u->locs, key, sizeof(key));
+	if (e)
+		return e->val;
+	if (!f->dw_tried) {
+		f->dw_tried = true;
+		f->dw = dwline_open(f->dwarf_path);
+	}
+	n = f->dw ? dwline_frames(f->dw, vaddr, fr, INLINE_MAX + 1) : 0;
+	if (n && (l = calloc(1, sizeof(*l))))
+		loc_fill(u, l, fr, n);
+	else
+		dwline_frames_free(fr, n);
+	/* a miss is remembered too (NULL) */
+	if (ht_put(&u->locs, key, sizeof(key), l)) {
+		if (l)
+			loc_free(l);
+		return NULL;
+	}
+	return l;
+}
+
 /* Fill fr's sym from f at file offset real_off (looked up at look_off). */
 static void resolve(struct usym *u, struct ufile *f, uint64_t look_off, uint64_t real_off,
 		    struct usym_frame *fr)
 {
+	const struct loc *l;
 	struct sym *s;
 	uint64_t vaddr;
 
@@ -756,6 +881,13 @@ static void resolve(struct usym *u, struct ufile *f, uint64_t look_off, uint64_t
 		return;
 	fr->sym = sym_name(u, s);
 	fr->sym_off = vaddr + (real_off - look_off) - s->start;
+	l = file_loc(u, f, vaddr);
+	if (l) {
+		fr->src_file = l->file;
+		fr->src_line = l->line;
+		fr->inl = l->ninl ? l->inl : NULL;
+		fr->ninl = l->ninl;
+	}
 }
 
 void usym_addr(struct usym *u, uint32_t tgid, uint64_t addr, bool ret_addr, struct usym_frame *f)

@@ -5,7 +5,8 @@
  * the process, which may have exited) or a runtime address (symbolized from the
  * process's maps, read by usym_capture while it lives). Symbols come from .symtab,
  * else a separate debug file (build-id path or .gnu_debuglink), else .dynsym; C++ and
- * Rust names demangled (util/demangle.c) unless raw names are asked for. Each ELF
+ * Rust names demangled (util/demangle.c) unless raw names are asked for; file:line and
+ * inlined functions from DWARF (dwline.c), the file's or its debug file's. Each ELF
  * file is read once; lookups are binary searches with no file access.
  */
 #ifndef KPT_USYM_H
@@ -38,12 +39,24 @@ void usym_forget(struct usym *u, uint32_t tgid);
  * program). 0 or -errno (-ENOEXEC: not an ELF file we can read). */
 int usym_add_file(struct usym *u, const char *path);
 
+/* A function inlined at a frame's address: its name (as sym) and line. */
+struct usym_inline {
+	const char *func;	/* NULL: DWARF names none */
+	const char *file;
+	unsigned int line;
+};
+
 struct usym_frame {
 	uint64_t addr;		/* runtime address; 0 when not known (a build-id frame) */
 	const char *sym;	/* the function (demangled), NULL: unknown (never a guess) */
 	uint64_t sym_off;	/* offset into sym */
 	const char *path;	/* the ELF file (as in maps, or the indexed path), NULL: none known */
 	uint64_t file_off;	/* offset in path's file, when path is set */
+	/* from DWARF, where the file or its debug file has it (else NULL, 0): */
+	const char *src_file;	/* sym's source file and line at the address */
+	unsigned int src_line;
+	const struct usym_inline *inl;	/* the functions inlined there, innermost first */
+	unsigned int ninl;
 };
 
 /*

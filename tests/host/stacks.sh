@@ -15,7 +15,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 47
+expect_checks 50
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -25,6 +25,9 @@ gcc $CFL -no-pie $S -o "$OUT/stk-nopie" &&
 	gcc $CFL -fPIC -shared tests/host/stacks_lib.c -o "$OUT/libstacks.so" &&
 	gcc $CFL -DSTACKS_LIB -no-pie $S -L"$OUT" -lstacks -Wl,-rpath,"$OUT" -o "$OUT/stk-lib" ||
 	{ echo "FAIL - cannot build tests/host/stacks_target.c"; exit 1; }
+gcc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -no-pie \
+	tests/host/stacks_inline.c -o "$OUT/stk-inline" ||
+	{ echo "FAIL - cannot build tests/host/stacks_inline.c"; exit 1; }
 g++ $CFL -no-pie tests/host/stacks_cxx.cc -o "$OUT/stk-cxx" ||
 	{ echo "FAIL - cannot build tests/host/stacks_cxx.cc"; exit 1; }
 HAVE_STATIC=1
@@ -180,19 +183,32 @@ for line in sys.stdin.read().splitlines():
 sys.exit(1)' "$2" "$3"
 }
 
+# a2l BIN FUNC OFF: addr2line -f -i's frames at FUNC+OFF (nm's address),
+# innermost first, one "FUNC FILE:LINE" a line; nothing without DWARF
+a2l() {
+	local a
+	a=$(nm "$1" | awk -v f="$2" '$3 == f && $2 ~ /^[tT]$/ { print $1; exit }')
+	[ -n "$a" ] || return 0
+	addr2line -f -i -e "$1" "$(printf '0x%x' $((0x$a + $3)))" | sed 's/ (discriminator [0-9]*)$//' |
+		paste -d' ' - - | grep -v '??'
+}
+# loc BIN FUNC OFF: " FILE:LINE" of FUNC+OFF, as -U prints it after a frame
+loc() { a2l "$@" | tail -n 1 | sed 's/^[^ ]* / /'; }
+
 # ustack_case NAME BIN PROBE_FILE FUNC CALLS "CALLER:CALLEE:FILE ..." [ARGS]
 # -U on PROBE_FILE:FUNC while BIN runs CALLS times: each event's frames
 # begin FUNC+0x0, then each listed caller at its call's return address;
-# each name as binutils' c++filt demangles it (a C name as it is).
+# each name as binutils' c++filt demangles it (a C name as it is), then
+# the line addr2line gives (of the call: the return address less one).
 ustack_case() {
 	local name=$1 bin=$2 pfile=$3 func=$4 calls=$5 chain=$6 args=${7:-}
 	local want c caller callee file off
-	want="$(c++filt "$func")+0x0 ($pfile)"
+	want="$(c++filt "$func")+0x0 ($pfile)$(loc "$pfile" "$func" 0)"
 	for c in $chain; do
 		IFS=: read -r caller callee file <<< "$c"
 		off=$(ret_off "$file" "$caller" "$callee") ||
 			{ fail "$name: objdump finds no call of $callee in $caller"; return; }
-		want="$want|$(c++filt "$caller")+$off ($file)"
+		want="$want|$(c++filt "$caller")+$off ($file)$(loc "$file" "$caller" $((off - 1)))"
 	done
 	kpt -U -c "$bin $calls $args" "p:$pfile:$func" > "$OUT/u-$name.out" 2> "$OUT/u-$name.err"
 	stacks_of "$OUT/u-$name.out" "*" user > "$OUT/u-$name.st"
@@ -244,8 +260,38 @@ want="main;$(c++filt $PAY);$(c++filt $CO_S);$(c++filt $CO_I);$(c++filt $TOTAL) 3
 check "count --by ustack --folded: demangled, ...;$want" grep -qF ";$want" "$OUT/cxxf.out"
 kpt --no-demangle -U -c "$B 1" "p:$B:$TOTAL" > "$OUT/cxxraw.out" 2> "$OUT/cxxraw.err"
 check "--no-demangle: the names as in the binary ($TOTAL, $CO_I)" \
-	sh -c "grep -qxF ' => $TOTAL+0x0 ($B)' '$OUT/cxxraw.out' &&
+	sh -c "grep -qF ' => $TOTAL+0x0 ($B) ' '$OUT/cxxraw.out' &&
 		grep -q '^ => $CO_I+0x' '$OUT/cxxraw.out'"
+
+# inlined frames: il_mid and il_leaf exist in il_outer only as DWARF says;
+# each frame and its line against addr2line -f -i on the same address
+B=$OUT/stk-inline
+off=$(ret_off "$B" il_outer il_sink)
+want="il_sink+0x0 ($B)$(loc "$B" il_sink 0)"
+while read -r fn at; do
+	if [ "$fn" = il_outer ]; then
+		want="$want|il_outer+$off ($B) $at"
+	else
+		want="$want|$fn [inlined] ($B) $at"
+	fi
+done < <(a2l "$B" il_outer $((off - 1)))
+kpt -U -c "$B 2" "p:$B:il_sink" > "$OUT/u-inline.out" 2> "$OUT/u-inline.err"
+stacks_of "$OUT/u-inline.out" "*" user | cut -d'|' -f1-4 > "$OUT/u-inline.st"
+check "-U, inlined frames: each stack begins as addr2line -i reads it: $want" \
+	sh -c "[ \$(grep -cxF '$want' '$OUT/u-inline.st') = 2 ]"
+kpt --json -U -c "$B 1" "p:$B:il_sink" > "$OUT/inline.json" 2> "$OUT/inline.json.err"
+check "--json -U: file, line and inlined of each frame as addr2line -i gives them" python3 -c '
+import json, sys
+u = json.loads(open(sys.argv[1]).readline())["ustack"]
+want = [l.split(" ") for l in sys.argv[2].split("\n")]
+got = [[f["symbol"], "%s:%d" % (f["file"], f["line"]), f["inlined"]] for f in u[:len(want)]]
+want = [[w[0], w[1], w[0] not in ("il_sink", "il_outer")] for w in want]
+assert got == want, (got, want)
+assert u[1]["offset"] is None and u[3]["offset"] == int(sys.argv[3], 16), u
+' "$OUT/inline.json" "$(a2l "$B" il_sink 0; a2l "$B" il_outer $((off - 1)))" "$off"
+kpt count --by ustack --folded -c "$B 3" "p:$B:il_sink" > "$OUT/if.out" 2> "$OUT/if.err"
+check "--folded: inlined functions are frames too (main;il_outer;il_mid;il_leaf;il_sink 3)" \
+	grep -qE '(^|;)main;il_outer;il_mid;il_leaf;il_sink 3$' "$OUT/if.out"
 
 # --json: the frames as objects
 B=$OUT/stk-pie

@@ -694,6 +694,69 @@ static void test_self(void)
 	usym_free(NULL);
 }
 
+/* addr2line (binutils) -e path vaddr: "file:line", discriminator left out. */
+static void addr2line(const char *path, uint64_t vaddr, char *out, size_t len)
+{
+	char cmd[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "addr2line -e '%s' 0x%" PRIx64, path, vaddr);
+	p = popen(cmd, "r");
+	if (!p || !fgets(out, (int)len, p))
+		die("addr2line (binutils) is a test dependency");
+	pclose(p);
+	out[strcspn(out, " \n")] = '\0';
+}
+
+/* the frame's file:line against addr2line's on the binary with its DWARF (full) */
+static void expect_line(const struct usym_frame *f, const char *full, uint64_t vaddr,
+			const char *ctx)
+{
+	char want[512], got[512];
+
+	addr2line(full, vaddr, want, sizeof(want));
+	CHECK(strncmp(want, "??", 2), "%s: addr2line knows %#" PRIx64, ctx, vaddr);
+	snprintf(got, sizeof(got), "%s:%u", f->src_file ? f->src_file : "(none)", f->src_line);
+	CHECK_STR(got, want, ctx);
+}
+
+/* file:line from the binary's own DWARF, a build-id debug file's, a .gnu_debuglink's */
+static void test_lines(void)
+{
+	struct usym *u = new_usym();
+	const struct rsym *s;
+	struct usym_frame f;
+	char p[512];
+
+	CHECK_INT(usym_add_file(u, pie.path), 0, "add_file pie");
+	s = rsym(&pie, "u_alpha");
+	usym_build_id(u, pie.id, r_off(&pie, s->value + 4), false, &f);
+	expect_line(&f, pie.path, s->value + 4, "the binary's own DWARF");
+	CHECK(f.ninl == 0, "no inlining at -O1 with noinline: %u", f.ninl);
+	/* a return address: the line of the call, at the byte before */
+	usym_build_id(u, pie.id, r_off(&pie, s->value + s->size), true, &f);
+	expect_line(&f, pie.path, s->value + s->size - 1, "a return address's line");
+	/* stripped: DWARF from DEBUG_ROOT/.build-id/ */
+	snprintf(p, sizeof(p), "%s/bin/pie2", dir);
+	CHECK_INT(usym_add_file(u, p), 0, "add_file pie2");
+	s = rsym(&pie2, "u_beta");
+	usym_build_id(u, pie2.id, r_off(&pie2, s->value + 2), false, &f);
+	expect_line(&f, pie2.path, s->value + 2, "DWARF of a build-id debug file");
+	/* stripped: DWARF from the .gnu_debuglink file */
+	snprintf(p, sizeof(p), "%s/dl/libdl.so", dir);
+	CHECK_INT(usym_add_file(u, p), 0, "add_file libdl");
+	s = rsym(&libdl, "lib_exported");
+	usym_build_id(u, libdl.id, r_off(&libdl, s->value + 1), false, &f);
+	expect_line(&f, libdl.path, s->value + 1, "DWARF of a .gnu_debuglink file");
+	/* no DWARF at all (stripped, no debug file): no line, never a guess */
+	CHECK_INT(usym_add_file(u, lib_stripped.path), 0, "add_file stripped");
+	s = rsym(&lib_stripped, "lib_exported");
+	usym_build_id(u, lib_stripped.id, r_off(&lib_stripped, s->value), false, &f);
+	CHECK(f.sym && !f.src_file && !f.src_line, "stripped: %s at %s:%u", f.sym, f.src_file,
+	      f.src_line);
+	usym_free(u);
+}
+
 /* C++ and Rust (legacy and v0, hand-mangled) names, as c++filt (binutils) demangles them */
 static const char cxx_cc[] =
 	"#define N __attribute__((noinline, used))\n"
@@ -809,6 +872,7 @@ int main(void)
 	test_ip_frames_and_forget();
 	test_self();
 	test_demangled();
+	test_lines();
 	if (getenv("USYM_BENCH"))
 		bench();
 	cleanup();
