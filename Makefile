@@ -425,7 +425,8 @@ FUZZ_SRCS_filter := src/prepare/filter.c src/lang/spec.c src/lang/types.c src/la
 FUZZ_SRCS_decode := src/out/decode.c src/out/output_text.c src/out/output_json.c src/util/json.c src/util/fmt.c \
 	src/sys/ksyms.c src/lang/valfmt.c src/out/umaps.c src/sys/procmaps.c src/lang/spec.c src/lang/types.c \
 	src/out/stackout.c src/sys/usym.c src/sys/elf.c src/out/tpprint.c src/sys/tracepoint.c src/util/suggest.c \
-	src/out/outtime.c src/util/htab.c src/util/demangle.c src/sys/dwline.c
+	src/out/outtime.c src/util/htab.c src/util/demangle.c src/sys/dwline.c \
+	src/sys/perfmap.c
 FUZZ_SRCS_jobs   := src/serve/jobs.c
 FUZZ_SRCS_http   := src/serve/http.c
 FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode \

@@ -22,6 +22,7 @@
 
 #include "sys/dwline.h"
 #include "sys/elf.h"
+#include "sys/perfmap.h"
 #include "sys/procmaps.h"
 #include "sys/usym.h"
 #include "util/demangle.h"
@@ -100,10 +101,13 @@ struct proc {
 	int err;
 	struct map *maps;
 	size_t n;
+	struct perfmap *jit;	/* its /tmp/perf-PID.map, read at the first frame in no file */
+	char *jit_path;
+	off_t jit_size;		/* as read; -1: not there */
 };
 
 struct usym {
-	char *proc_root, *debug_root;
+	char *proc_root, *debug_root, *perf_map_dir;
 	bool raw_names;
 	struct htab procs;	/* tgid -> struct proc */
 	struct htab by_path;	/* path -> ufile */
@@ -148,6 +152,8 @@ static void proc_free(void *p)
 	struct proc *pr = p;
 
 	free(pr->maps);
+	perfmap_free(pr->jit);
+	free(pr->jit_path);
 	free(pr);
 }
 
@@ -159,8 +165,9 @@ struct usym *usym_new(const struct usym_opts *o)
 		return NULL;
 	u->proc_root = strdup(o && o->proc_root ? o->proc_root : "/proc");
 	u->debug_root = strdup(o && o->debug_root ? o->debug_root : "/usr/lib/debug");
+	u->perf_map_dir = strdup(o && o->perf_map_dir ? o->perf_map_dir : "/tmp");
 	u->raw_names = o && o->raw_names;
-	if (!u->proc_root || !u->debug_root) {
+	if (!u->proc_root || !u->debug_root || !u->perf_map_dir) {
 		usym_free(u);
 		return NULL;
 	}
@@ -185,6 +192,7 @@ void usym_free(struct usym *u)
 	}
 	free(u->proc_root);
 	free(u->debug_root);
+	free(u->perf_map_dir);
 	free(u);
 }
 
@@ -704,6 +712,9 @@ void usym_forget(struct usym *u, uint32_t tgid)
 	free(p->maps);
 	p->maps = NULL;
 	p->n = 0;
+	perfmap_free(p->jit);
+	p->jit = NULL;
+	p->jit_size = 0;
 	p->captured = false;
 	p->err = 0;
 }
@@ -890,6 +901,35 @@ static void resolve(struct usym *u, struct ufile *f, uint64_t look_off, uint64_t
 	}
 }
 
+/*
+ * A frame in no file (a JIT's code): named from the process's perf map,
+ * read again when it has grown since (the JIT writes as it compiles).
+ */
+static void jit_frame(struct usym *u, uint32_t tgid, struct proc *p, uint64_t look,
+		      uint64_t addr, struct usym_frame *f)
+{
+	struct stat st;
+	uint64_t off;
+	off_t size;
+
+	if (!p->jit_path && asprintf(&p->jit_path, "%s/perf-%" PRIu32 ".map", u->perf_map_dir,
+				     tgid) < 0) {
+		p->jit_path = NULL;
+		return;
+	}
+	size = stat(p->jit_path, &st) ? -1 : st.st_size;
+	if (size != p->jit_size) {
+		perfmap_free(p->jit);
+		p->jit = size > 0 ? perfmap_read(p->jit_path) : NULL;
+		p->jit_size = size;
+	}
+	f->sym = perfmap_find(p->jit, look, &off);
+	if (f->sym) {
+		f->sym_off = off + (addr - look);
+		f->path = p->jit_path;
+	}
+}
+
 void usym_addr(struct usym *u, uint32_t tgid, uint64_t addr, bool ret_addr, struct usym_frame *f)
 {
 	uint64_t look = ret_addr && addr ? addr - 1 : addr;
@@ -909,8 +949,10 @@ void usym_addr(struct usym *u, uint32_t tgid, uint64_t addr, bool ret_addr, stru
 		else
 			hi = mid;
 	}
-	if (!lo || look >= p->maps[lo - 1].end)
+	if (!lo || look >= p->maps[lo - 1].end) {
+		jit_frame(u, tgid, p, look, addr, f);
 		return;
+	}
 	m = &p->maps[lo - 1];
 	f->path = m->f->path;
 	f->file_off = addr - m->start + m->pgoff;

@@ -20,6 +20,7 @@ struct usym;
 struct usym_opts {
 	const char *proc_root;	/* default "/proc"; tests give a made-up tree */
 	const char *debug_root;	/* default "/usr/lib/debug" */
+	const char *perf_map_dir;	/* JITs' perf-PID.map files; default "/tmp" */
 	bool raw_names;		/* symbols as in the file: C++, Rust names not demangled */
 };
 
@@ -65,7 +66,8 @@ struct usym_frame {
  * file_off are still those of the address given. Strings stay valid until usym_free.
  */
 
-/* by runtime address in process tgid (its captured maps; captures now if not yet) */
+/* by runtime address in process tgid (its captured maps; captures now if not yet); an
+ * address in no file by the process's perf-PID.map, as path */
 void usym_addr(struct usym *u, uint32_t tgid, uint64_t addr, bool ret_addr, struct usym_frame *f);
 /* by build id (a shorter id zero-padded to 20 bytes) + file offset */
 void usym_build_id(struct usym *u, const unsigned char id[20], uint64_t file_off, bool ret_addr,

@@ -15,7 +15,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 50
+expect_checks 52
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -28,6 +28,8 @@ gcc $CFL -no-pie $S -o "$OUT/stk-nopie" &&
 gcc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -no-pie \
 	tests/host/stacks_inline.c -o "$OUT/stk-inline" ||
 	{ echo "FAIL - cannot build tests/host/stacks_inline.c"; exit 1; }
+gcc $CFL -no-pie tests/host/stacks_jit.c -o "$OUT/stk-jit" ||
+	{ echo "FAIL - cannot build tests/host/stacks_jit.c"; exit 1; }
 g++ $CFL -no-pie tests/host/stacks_cxx.cc -o "$OUT/stk-cxx" ||
 	{ echo "FAIL - cannot build tests/host/stacks_cxx.cc"; exit 1; }
 HAVE_STATIC=1
@@ -292,6 +294,19 @@ assert u[1]["offset"] is None and u[3]["offset"] == int(sys.argv[3], 16), u
 kpt count --by ustack --folded -c "$B 3" "p:$B:il_sink" > "$OUT/if.out" 2> "$OUT/if.err"
 check "--folded: inlined functions are frames too (main;il_outer;il_mid;il_leaf;il_sink 3)" \
 	grep -qE '(^|;)main;il_outer;il_mid;il_leaf;il_sink 3$' "$OUT/if.out"
+
+# JIT code: a frame in no file named from the process's /tmp/perf-PID.map,
+# the entry and its offset the program's own (its call returns at byte 16)
+B=$OUT/stk-jit
+kpt -U -c "$B 2" "p:$B:jit_target" > "$OUT/u-jit.out" 2> "$OUT/u-jit.err"
+jpid=$(sed -n 's/^ *stk-jit-\([0-9]*\) .*<user stack trace>$/\1/p' "$OUT/u-jit.out" | head -n 1)
+stacks_of "$OUT/u-jit.out" "*" user | cut -d'|' -f2 > "$OUT/u-jit.st"
+check "-U through JIT code: jitted_fn+0x10 (/tmp/perf-$jpid.map), the map the program wrote" \
+	[ -n "$jpid" -a "$(grep -cxF "jitted_fn+0x10 (/tmp/perf-$jpid.map)" "$OUT/u-jit.st")" = 2 ]
+rm -f "/tmp/perf-$jpid.map"
+kpt -U -c "$B 1 nomap" "p:$B:jit_target" > "$OUT/u-jitn.out" 2> "$OUT/u-jitn.err"
+check "... and without a map, that frame is [unknown] at its address" \
+	sh -c "grep -qE '^ => \[unknown\] <0x[0-9a-f]+>$' '$OUT/u-jitn.out'"
 
 # --json: the frames as objects
 B=$OUT/stk-pie

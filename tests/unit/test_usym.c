@@ -757,6 +757,41 @@ static void test_lines(void)
 	usym_free(u);
 }
 
+/* A frame in no file: named from DIR/perf-TGID.map, as a JIT writes it. */
+static void test_perf_map(void)
+{
+	struct usym_opts o = { .proc_root = proc_root, .debug_root = debug_root,
+			       .perf_map_dir = dir };
+	struct usym *u = usym_new(&o);
+	struct usym_frame f;
+	char p[512];
+	FILE *m = maps_open(400);
+
+	if (!u)
+		die("usym_new");
+	maps_add(m, &pie, PIE_BASE, pie.path, pie.path);
+	fclose(m);
+	usym_addr(u, 400, 0x7f0000001010, false, &f);
+	CHECK(!f.sym && !f.path, "no perf map yet: %s %s", f.sym, f.path);
+	snprintf(p, sizeof(p), "%s/perf-400.map", dir);
+	/* a malformed line skipped; a start given twice: the later line (recompiled code) */
+	write_file(p, "7f0000001000 40 LazyCompile:~old app.js:1\n"
+		      "not a line\n"
+		      "0x7f0000002000 0x20 Interpreter\n"
+		      "7f0000001000 30 LazyCompile:*hot app.js:1\n");
+	usym_addr(u, 400, 0x7f0000001010, true, &f);
+	CHECK_STR(f.sym, "LazyCompile:*hot app.js:1", "perf map, read again once it exists");
+	CHECK_INT(f.sym_off, 0x10, "perf map offset");
+	CHECK_STR(f.path, p, "perf map as the frame's file");
+	usym_addr(u, 400, 0x7f0000002005, false, &f);
+	CHECK_STR(f.sym, "Interpreter", "perf map, 0x-prefixed");
+	usym_addr(u, 400, 0x7f0000001030, false, &f);
+	CHECK(!f.sym, "past the entry's size: %s", f.sym);
+	/* an address in a file is the file's, not the map's */
+	expect_at(u, 400, &pie, pie.path, PIE_BASE, "u_alpha", 2);
+	usym_free(u);
+}
+
 /* C++ and Rust (legacy and v0, hand-mangled) names, as c++filt (binutils) demangles them */
 static const char cxx_cc[] =
 	"#define N __attribute__((noinline, used))\n"
@@ -873,6 +908,7 @@ int main(void)
 	test_self();
 	test_demangled();
 	test_lines();
+	test_perf_map();
 	if (getenv("USYM_BENCH"))
 		bench();
 	cleanup();
