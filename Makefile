@@ -43,7 +43,7 @@ BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libtraceevent-
 # the arm64 cross build and its VM tests (the arm64 libraries: vmlinux/arm64-debs.sh)
 ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
 TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 libclang-rt-14-dev lz4 zstd \
-	prometheus chromium libxml2-utils lintian mandoc groff-base man-db dpkg-dev binutils g++ dwarves $(ARM64_PKGS)
+	prometheus chromium libxml2-utils lintian mandoc groff-base man-db dpkg-dev binutils g++ debuginfod curl dwarves $(ARM64_PKGS)
 
 # What this build is (src/cmd/version.c, the .deb): git describe in a checkout
 # (no tag yet: 0.1 and the commit, as a version must start with a digit), a
@@ -426,7 +426,7 @@ FUZZ_SRCS_decode := src/out/decode.c src/out/output_text.c src/out/output_json.c
 	src/sys/ksyms.c src/lang/valfmt.c src/out/umaps.c src/sys/procmaps.c src/lang/spec.c src/lang/types.c \
 	src/out/stackout.c src/sys/usym.c src/sys/elf.c src/out/tpprint.c src/sys/tracepoint.c src/util/suggest.c \
 	src/out/outtime.c src/util/htab.c src/util/demangle.c src/sys/dwline.c \
-	src/sys/perfmap.c
+	src/sys/perfmap.c src/sys/debuginfod.c
 FUZZ_SRCS_jobs   := src/serve/jobs.c
 FUZZ_SRCS_http   := src/serve/http.c
 FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode \

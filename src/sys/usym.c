@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "sys/debuginfod.h"
 #include "sys/dwline.h"
 #include "sys/elf.h"
 #include "sys/perfmap.h"
@@ -380,21 +381,40 @@ static int build_id_debug_path(const struct usym *u, const unsigned char *id, in
 	return 0;
 }
 
-/* A debug file by build id, with a .symtab and the same build id. */
+/* ef (opened) has a .symtab and build id id; else it is closed. */
+static bool debug_file_is(struct kelf *ef, const unsigned char *id)
+{
+	unsigned char got[BUILD_ID_SIZE];
+
+	if (kelf_build_id(ef->e, got) && !memcmp(got, id, BUILD_ID_SIZE) &&
+	    elf_has_section(ef->e, SHT_SYMTAB))
+		return true;
+	kelf_close(ef);
+	return false;
+}
+
+/* A debug file by build id, with a .symtab and the same build id: under
+ * DEBUG_ROOT/.build-id/, else from a debuginfod server (DEBUGINFOD_URLS). */
 static int open_debug_by_id(const struct usym *u, const unsigned char *id, struct kelf *ef,
 			    char *path, size_t size)
 {
-	unsigned char got[BUILD_ID_SIZE];
+	static const unsigned char zero[4];
+	char hex[2 * BUILD_ID_SIZE + 1];
 	int try;
 
 	for (try = 0; try < 3; try++) {
 		if (build_id_debug_path(u, id, try, path, size) || kelf_open(path, ef, NULL, 0))
 			continue;
-		if (kelf_build_id(ef->e, got) && !memcmp(got, id, BUILD_ID_SIZE) &&
-		    elf_has_section(ef->e, SHT_SYMTAB))
+		if (debug_file_is(ef, id))
 			return 0;
-		kelf_close(ef);
 	}
+	/* a 16-byte id (MD5, UUID) comes zero-padded to 20 */
+	id_hex(id, memcmp(id + 16, zero, 4) ? BUILD_ID_SIZE : 16, hex);
+	if (debuginfod_find(hex, path, size))
+		return -ENOENT;
+	if (!kelf_open(path, ef, NULL, 0) && debug_file_is(ef, id))
+		return 0;
+	unlink(path);	/* not the file asked for (a proxy's page): not kept */
 	return -ENOENT;
 }
 

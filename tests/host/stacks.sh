@@ -15,7 +15,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 52
+expect_checks 56
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -307,6 +307,65 @@ rm -f "/tmp/perf-$jpid.map"
 kpt -U -c "$B 1 nomap" "p:$B:jit_target" > "$OUT/u-jitn.out" 2> "$OUT/u-jitn.err"
 check "... and without a map, that frame is [unknown] at its address" \
 	sh -c "grep -qE '^ => \[unknown\] <0x[0-9a-f]+>$' '$OUT/u-jitn.out'"
+
+# debuginfod: a stripped binary's debug file served by Debian's debuginfod
+# from a folder of ours on loopback, fetched by build id once, cached; a
+# server that accepts but never answers costs one bounded wait, said
+debuginfod_case() {
+	local srv=$OUT/dfd-srv full=$OUT/dfd-srv/stk-full B=$OUT/stk-stripped id port dead want
+	rm -rf "$srv" "$OUT/dfd-cache" && mkdir -p "$srv" && cp "$OUT/stk-nopie" "$full" &&
+		strip -o "$B" "$full" || { fail "debuginfod: cannot lay out the files"; return; }
+	id=$(readelf -n "$B" | awk '/Build ID/ { print $3 }')
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	debuginfod -F "$srv" -p "$port" -d "$OUT/dfd.sqlite" -t 0 -g 0 > "$OUT/dfd.log" 2>&1 &
+	local dpid=$! i
+	for i in $(seq 60); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/buildid/$id/debuginfo")" = 200 ] &&
+			break
+		sleep 0.5
+	done
+	want="st_inner+0x0 ($B)$(loc "$full" st_inner 0)"
+	want="$want|st_middle+$(ret_off "$full" st_middle st_inner) ($B)$(loc "$full" st_middle $(($(ret_off "$full" st_middle st_inner) - 1)))"
+	# by file offset: the stripped binary has no symbol for it (non-PIE: vaddr - 0x400000)
+	local probe="p:$B:$(printf '0x%x' $((0x$(nm "$full" | awk '$3 == "st_inner" { print $1 }') - 0x400000)))"
+	for i in 1 2; do
+		DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$OUT/dfd-cache" \
+			kpt -U -c "$B 1" "$probe" > "$OUT/dfd$i.out" 2> "$OUT/dfd$i.err"
+	done
+	kill "$dpid" 2>/dev/null
+	wait "$dpid" 2>/dev/null
+	check "debuginfod: both runs name the stripped binary's frames from its debug file, lines too: $want" \
+		check_chain "$want" "$OUT/dfd1.out" "$OUT/dfd2.out"
+	check "debuginfod: cached as elfutils' client does (CACHE/$id/debuginfo, the served file)" \
+		cmp -s "$OUT/dfd-cache/$id/debuginfo" "$full"
+	check "debuginfod: fetched once for two runs (the server's log: $(grep -c "UA:kptrace.*GET /buildid/$id/debuginfo 200" "$OUT/dfd.log") GET)" \
+		[ "$(grep -c "UA:kptrace.*GET /buildid/$id/debuginfo 200" "$OUT/dfd.log")" = 1 ]
+	# a server that takes the connection and never answers
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8); print(s.getsockname()[1], flush=True)
+time.sleep(60)' > "$OUT/dead.port" &
+	local spid=$!
+	for i in $(seq 20); do [ -s "$OUT/dead.port" ] && break; sleep 0.2; done
+	dead=$(cat "$OUT/dead.port")
+	DEBUGINFOD_URLS="http://127.0.0.1:$dead" DEBUGINFOD_CACHE_PATH="$OUT/dfd-cache2" \
+		kpt -U -c "$B 1" "$probe" > "$OUT/dfd-dead.out" 2> "$OUT/dfd-dead.err"
+	kill "$spid" 2>/dev/null
+	check "debuginfod: a server that never answers is given the stated wait once, and said" \
+		[ "$(grep -c "server http://127.0.0.1:$dead did not answer within 2000 ms" "$OUT/dfd-dead.err")" = 1 ]
+}
+# check_chain WANT OUT...: each OUT's one user stack begins with WANT
+check_chain() {
+	local want=$1 f
+	shift
+	for f; do
+		[ "$(stacks_of "$f" "*" user | cut -d'|' -f1-2 | grep -cxF "$want")" = 1 ] || return 1
+	done
+}
+if command -v debuginfod > /dev/null; then
+	debuginfod_case
+else
+	env_fault "no debuginfod (Debian's debuginfod package): no reference server"
+fi
 
 # --json: the frames as objects
 B=$OUT/stk-pie
