@@ -3,7 +3,8 @@
  * The user-space symbolizer (usym.h). Files (struct ufile) are cached by path, by
  * dev:inode and by build id; processes (struct proc) keep their sorted mappings. A file is
  * opened once: its PT_LOAD headers, build id and function symbols are copied out and the
- * ELF handle closed, so no frame ever opens a file.
+ * ELF handle closed, so naming a frame opens no file. Its DWARF is opened when a frame
+ * first asks for a line and kept, each address's answer too (struct loc).
  */
 #include <dirent.h>
 #include <errno.h>

@@ -4,10 +4,11 @@
  * BPF_F_USER_BUILD_ID): a frame is either a build id + file offset (symbolized without
  * the process, which may have exited) or a runtime address (symbolized from the
  * process's maps, read by usym_capture while it lives). Symbols come from .symtab,
- * else a separate debug file (build-id path or .gnu_debuglink), else .dynsym; C++ and
- * Rust names demangled (util/demangle.c) unless raw names are asked for; file:line and
- * inlined functions from DWARF (dwline.c), the file's or its debug file's. Each ELF
- * file is read once; lookups are binary searches with no file access.
+ * else a separate debug file (build-id path, .gnu_debuglink, a debuginfod server), else
+ * .dynsym; C++ and Rust names demangled (util/demangle.c) unless raw names are asked for;
+ * file:line and inlined functions from DWARF (dwline.c), the file's or its debug file's;
+ * code in no file from the process's perf map (perfmap.c). Each ELF file's symbols are
+ * read once; lookups are binary searches with no file access, a line once per address.
  */
 #ifndef KPT_USYM_H
 #define KPT_USYM_H
