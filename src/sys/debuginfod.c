@@ -19,9 +19,10 @@
 #include "sys/debuginfod.h"
 
 #define DEAD_MAX	8
+#define URL_MAX		256
 
 /* servers that did not answer in time: not asked again by this process */
-static char *dead[DEAD_MAX];
+static char dead[DEAD_MAX][URL_MAX];
 static int ndead;
 
 static long long now_ms(void)
@@ -197,7 +198,7 @@ static int try_server(const char *url, const char *hex, const char *file)
 	FILE *out;
 	int fd, err;
 
-	if (strncmp(url, "http://", 7) || is_dead(url))
+	if (strncmp(url, "http://", 7) || strlen(url) >= URL_MAX || is_dead(url))
 		return -ENOENT;
 	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
@@ -219,7 +220,7 @@ static int try_server(const char *url, const char *hex, const char *file)
 		fprintf(stderr, "kptrace: debuginfod server %s did not answer within %d ms: not "
 			"asked again\n", url, DEBUGINFOD_WAIT_MS);
 		if (ndead < DEAD_MAX)
-			dead[ndead++] = strdup(url);
+			snprintf(dead[ndead++], URL_MAX, "%s", url);
 	}
 	return err;
 }
