@@ -23,7 +23,8 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Isrc -I$(OUTPUT) -D_GNU_S
 LDFLAGS ?=
 # Static: the binary must run alone in a bare initramfs (tests/vm) and on hosts
 # without libbpf installed.
-LIBS    := -lbpf -ltraceevent -lelf -lz -ljansson -lm
+# libdw before libelf, and the compressions libdw's reader opens sections with
+LIBS    := -lbpf -ltraceevent -ldw -lelf -lz -llzma -lbz2 -lzstd -ljansson -liberty -lm
 LDLIBS  := -static $(LIBS)
 # Header dependencies from the compiler: touching a header rebuilds only its includers.
 DEPFLAGS = -MMD -MP
@@ -38,11 +39,11 @@ LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
 BPF_HDRS := $(wildcard bpf/*.bpf.h) $(wildcard include/*.h)
 
 BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libtraceevent-dev libjansson-dev \
-	gcc make
+	libiberty-dev libdw-dev libbz2-dev libzstd-dev gcc make
 # the arm64 cross build and its VM tests (the arm64 libraries: vmlinux/arm64-debs.sh)
 ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
 TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 systemtap-sdt-dev g++ libclang-rt-14-dev lz4 zstd \
-	prometheus chromium libxml2-utils lintian mandoc groff-base man-db dpkg-dev binutils dwarves $(ARM64_PKGS)
+	prometheus chromium libxml2-utils lintian mandoc groff-base man-db dpkg-dev binutils debuginfod curl dwarves $(ARM64_PKGS)
 
 # What this build is (src/cmd/version.c, the .deb): git describe in a checkout
 # (no tag yet: 0.1 and the commit, as a version must start with a digit), a
@@ -121,7 +122,8 @@ kptrace: $(OUTPUT)/obj/main.o $(LIB_OBJS)
 ARM64_OUT     := $(OUTPUT)/arm64
 ARM64_SYSROOT := $(ARM64_OUT)/sysroot
 ARM64_CC      ?= aarch64-linux-gnu-gcc
-ARM64_DEBS    := libbpf-dev libelf-dev zlib1g-dev libtraceevent-dev libjansson-dev
+ARM64_DEBS    := libbpf-dev libelf-dev zlib1g-dev libtraceevent-dev libjansson-dev libiberty-dev \
+	libdw-dev liblzma-dev libbz2-dev libzstd-dev
 ARM64_OBJS    := $(patsubst src/%.c,$(ARM64_OUT)/obj/%.o,src/main.c $(LIB_SRCS))
 # the skeleton from $(ARM64_OUT) first; libbpf, libelf, jansson from the sysroot
 ARM64_CFLAGS  := -I$(ARM64_OUT) $(CFLAGS) -I$(ARM64_SYSROOT)/usr/include \
@@ -426,7 +428,8 @@ FUZZ_SRCS_filter := src/prepare/filter.c src/lang/spec.c src/lang/types.c src/la
 FUZZ_SRCS_decode := src/out/decode.c src/out/output_text.c src/out/output_json.c src/util/json.c src/util/fmt.c \
 	src/sys/ksyms.c src/lang/valfmt.c src/out/umaps.c src/sys/procmaps.c src/lang/spec.c src/lang/types.c \
 	src/out/stackout.c src/sys/usym.c src/sys/elf.c src/out/tpprint.c src/sys/tracepoint.c src/util/suggest.c \
-	src/out/outtime.c src/util/htab.c
+	src/out/outtime.c src/util/htab.c src/util/demangle.c src/sys/dwline.c \
+	src/sys/perfmap.c src/sys/debuginfod.c
 FUZZ_SRCS_jobs   := src/serve/jobs.c
 FUZZ_SRCS_http   := src/serve/http.c
 FUZZ_SRCS_elf    := src/sys/elf.c src/sys/usym.c src/sys/procmaps.c src/util/htab.c
@@ -453,7 +456,7 @@ $(FUZZ_OUT)/bin/fuzz_filter: tests/fuzz/fuzz_filter.c $(FUZZ_SRCS_filter) $(FUZZ
 $(FUZZ_OUT)/bin/fuzz_decode: tests/fuzz/fuzz_decode.c $(FUZZ_SRCS_decode) $(FUZZ_HDRS)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_decode) -ltraceevent -lelf -lz -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_decode) -ltraceevent -ldw -lelf -lz -llzma -lbz2 -lzstd -liberty -o $@
 
 $(FUZZ_OUT)/bin/fuzz_jobs: tests/fuzz/fuzz_jobs.c $(FUZZ_SRCS_jobs) $(FUZZ_HDRS)
 	$(call msg,FUZZ-CC,$@)

@@ -14,7 +14,7 @@ _kptrace_options="--file --output --json --pid --command --keep-running --durati
 	--buffer-size --verbose --filter --tid --comm --cgroup --linear --by --top --zeros --sum
 	--avg --min --max --sort --interval --svg --unit --from --to --key --max-keys
 	--no-tracepoint --perfetto --time --le-every --slack --budget --backend --kstack --ustack
-	--frequency --no-idle --folded --pmu --help --usage --version"
+	--no-demangle --frequency --no-idle --folded --pmu --help --usage --version"
 _kptrace_serve_options="--jobs --listen --check --help --usage --version"
 _kptrace_diff_options="--threshold --min-shift --json --svg --help"
 # the options that take the next word as their value

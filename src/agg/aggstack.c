@@ -64,7 +64,7 @@ void aggstack_text(FILE *f, const struct stack_syms *ss, const struct agg_stack 
 {
 	struct stack_walk w;
 	struct sframe fr;
-	char text[512];
+	char text[STACK_FRAME_TEXT_MAX];
 
 	if (as->lost) {
 		fprintf(f, " => [%s stack lost: see the profile]\n", as->user ? "user" : "kernel");
@@ -113,7 +113,7 @@ int aggstack_names(const struct stack_syms *ss, const struct agg_stack *as, char
 {
 	struct stack_walk w;
 	struct sframe fr;
-	char text[512];
+	char text[STACK_FRAME_TEXT_MAX];
 
 	if (as->lost || !as->n) {
 		if (*n >= max)

@@ -100,7 +100,7 @@ enum {
 	OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER, OPT_LINEAR, OPT_BY, OPT_TOP, OPT_UNIT,
 	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK, OPT_BACKEND, OPT_PMU,
 	OPT_ZEROS,
-	OPT_KEEP_RUNNING, OPT_FOLDED, OPT_NO_IDLE, OPT_SUM, OPT_AVG, OPT_MIN, OPT_MAX, OPT_SORT,
+	OPT_KEEP_RUNNING, OPT_FOLDED, OPT_NO_DEMANGLE, OPT_NO_IDLE, OPT_SUM, OPT_AVG, OPT_MIN, OPT_MAX, OPT_SORT,
 	OPT_FROM, OPT_TO, OPT_KEY, OPT_LE_EVERY,
 	OPT_SVG,
 	OPT_TIME,
@@ -189,6 +189,8 @@ static const struct argp_option options[] = {
 	{ "ustack", 'U', "DEPTH", OPTION_ARG_OPTIONAL,
 	  "After each event, its user stack, symbolized from the process's files "
 	  "(frame pointers needed; DEPTH as -K)", 0 },
+	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0,
+	  "-U, --by ustack: C++ and Rust names as in the binary, not demangled", 0 },
 	{ "frequency", 'F', "HZ", 0, "profile: samples a second on each CPU (default 99)", 1 },
 	{ "no-idle", OPT_NO_IDLE, NULL, 0, "profile: leave the idle task's samples out", 1 },
 	{ "folded", OPT_FOLDED, NULL, 0,
@@ -514,6 +516,9 @@ static error_t parse_agg_opt(int key, char *arg, struct argp_state *st, struct k
 		break;
 	case 'F':
 		env->profile_hz = (int)parse_int(st, "-F", arg, 1, 10000);
+		break;
+	case OPT_NO_DEMANGLE:
+		env->no_demangle = true;
 		break;
 	case OPT_NO_IDLE:
 		env->no_idle = true;

@@ -76,10 +76,15 @@ static bool is_ksym_char(char c)
 	return is_alnum(c) || c == '_' || c == '.';
 }
 
-/* ELF symbols may also carry '$' and symbol versions ("memcpy@@GLIBC_2.14"). */
+/*
+ * ELF symbols may also carry '$' and symbol versions ("memcpy@@GLIBC_2.14");
+ * C++ and Rust names as demangled, "::", '~' and template brackets
+ * ("shop::Cart<int>::~Cart").
+ */
 static bool is_usym_char(char c)
 {
-	return is_ksym_char(c) || c == '$' || c == '@';
+	return is_ksym_char(c) || c == '$' || c == '@' || c == ':' || c == '~' || c == '<' ||
+	       c == '>';
 }
 
 static bool is_sym_start(char c)
@@ -552,15 +557,36 @@ static int parse_ktarget(struct ctx *c, struct tok t)
 }
 
 /*
+ * Where a uprobe's path ends: at the last ':' as in trace_uprobe.c, so a
+ * path may hold ':'; but a symbol (not an offset) may be a C++ or Rust
+ * name as demangled ("shop::checkout"), whose "::" pairs are its own: the
+ * path ends at the ':' before them.
+ */
+static const char *utarget_colon(const char *s, const char *e)
+{
+	const char *colon = span_rchr(s, e, ':'), *q;
+
+	if (!colon || colon + 1 == e || is_digit(colon[1]))
+		return colon;
+	for (q = colon; q > s && q[-1] == ':' && q[0] == ':';) {
+		/* q is the second of a pair: the one before the pair ends the path, if any */
+		q = span_rchr(s, q - 1, ':');
+		if (!q)
+			return colon;
+	}
+	return q;
+}
+
+/*
  * PATH:OFFSET or PATH:SYMBOL[+offs], each with an optional %return and
  * reference counter, (REF_CTR_OFFSET): a USDT semaphore's file offset. The
- * path ends at the last ':' as in trace_uprobe.c, so a path may hold ':'; as
- * there, the counter is read first, then the suffix, then the offset.
+ * path ends at utarget_colon(); as in trace_uprobe.c, the counter is read
+ * first, then the suffix, then the offset.
  */
 static int parse_utarget(struct ctx *c, struct tok t)
 {
 	struct spec_probe *p = c->p;
-	const char *colon = span_rchr(t.s, t.e, ':');
+	const char *colon = utarget_colon(t.s, t.e);
 	const char *s = colon + 1, *e = t.e, *q, *rp;
 	uint64_t v;
 	int ret;

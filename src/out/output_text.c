@@ -235,7 +235,7 @@ static void print_context(struct outbuf *ob, const struct kpt_rec_hdr *h)
 static void print_frames(struct outbuf *ob, struct stack_walk *w)
 {
 	struct sframe fr;
-	char text[512];
+	char text[STACK_FRAME_TEXT_MAX];
 	size_t n;
 
 	while (stack_walk_next(w, &fr)) {

@@ -141,6 +141,10 @@ void stack_uframe(struct usym *us, uint32_t tgid, const unsigned char *frame, un
 	f->off = uf.sym_off;
 	f->obj = uf.path;
 	f->file_off = fr.status == BUILD_ID_VALID ? fr.offset_or_ip : uf.file_off;
+	f->src_file = uf.src_file;
+	f->src_line = uf.src_line;
+	f->inl = uf.inl;
+	f->ninl = uf.ninl;
 	if (fr.status == BUILD_ID_VALID && !uf.path)
 		f->build_id = frame + offsetof(struct frame32, build_id);
 }
@@ -170,7 +174,10 @@ size_t stack_frame_text(const struct sframe *f, char *buf, size_t len)
 	char id[41];
 	int n;
 
-	if (!f->user) {
+	if (f->inlined) {
+		n = snprintf(buf, len, "%s [inlined] (%s)", f->sym ? f->sym : "[unknown]",
+			     f->obj ? f->obj : "?");
+	} else if (!f->user) {
 		if (!f->sym)
 			n = snprintf(buf, len, "0x%" PRIx64, f->addr);
 		else if (f->obj)
@@ -188,6 +195,8 @@ size_t stack_frame_text(const struct sframe *f, char *buf, size_t len)
 	} else {
 		n = snprintf(buf, len, "[unknown] <0x%" PRIx64 ">", f->addr);
 	}
+	if (n >= 0 && (size_t)n < len && f->src_file)
+		n += snprintf(buf + n, len - n, " %s:%u", f->src_file, f->src_line);
 	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
 }
 
@@ -220,7 +229,7 @@ void stack_frame_json(struct outbuf *ob, const struct sframe *f)
 	else
 		ob_mem(ob, "null", 4);
 	ob_mem(ob, ",\"offset\":", 10);
-	if (f->sym)
+	if (f->sym && !f->inlined)
 		ob_commit(ob, fmt_u64(ob_room(ob, FMT_NUM_MAX), f->off));
 	else
 		ob_mem(ob, "null", 4);
@@ -232,6 +241,13 @@ void stack_frame_json(struct outbuf *ob, const struct sframe *f)
 	if (f->user && (f->obj || f->build_id)) {
 		ob_str(ob, ",\"file_offset\":");
 		ob_commit(ob, fmt_u64(ob_room(ob, FMT_NUM_MAX), f->file_off));
+	}
+	if (f->src_file) {
+		ob_str(ob, ",\"file\":");
+		json_ob_str(ob, f->src_file, strlen(f->src_file));
+		ob_str(ob, ",\"line\":");
+		ob_commit(ob, fmt_u64(ob_room(ob, FMT_NUM_MAX), f->src_line));
+		ob_str(ob, f->inlined ? ",\"inlined\":true" : ",\"inlined\":false");
 	}
 	ob_char(ob, '}');
 }
@@ -261,10 +277,37 @@ void stack_walk_user(struct stack_walk *w, const struct stack_syms *ss, uint32_t
 	walk_start(w, reverse);
 }
 
+/*
+ * Item pos of w->cur's frames: innermost first, its inlined functions
+ * (inl[0] the innermost) then the frame itself; reversed, the other way.
+ * An inlined function is a frame of its own at the same address.
+ */
+static void walk_item(const struct stack_walk *w, unsigned int pos, struct sframe *f)
+{
+	unsigned int n = w->cur.ninl, k = w->reverse ? n - pos : pos;
+	const struct usym_inline *in;
+
+	*f = w->cur;
+	if (w->reverse ? !pos : pos == n)
+		return;
+	in = &w->cur.inl[k];
+	f->sym = in->func;
+	f->off = 0;
+	f->src_file = in->file;
+	f->src_line = in->line;
+	f->inlined = true;
+	f->inl = NULL;
+	f->ninl = 0;
+}
+
 bool stack_walk_next(struct stack_walk *w, struct sframe *f)
 {
 	unsigned int i;
 
+	if (w->inl_left) {
+		walk_item(w, w->cur.ninl + 1 - w->inl_left--, f);
+		return true;
+	}
 	if (w->reverse ? w->i <= w->first : w->i >= w->end)
 		return false;
 	i = w->reverse ? --w->i : w->i++;
@@ -273,6 +316,11 @@ bool stack_walk_next(struct stack_walk *w, struct sframe *f)
 			     w->frames + (size_t)i * KPT_UFRAME_SIZE, i, f);
 	else
 		stack_kframe(w->ss ? w->ss->ks : NULL, stack_kip(w->frames, i), f);
+	if (f->ninl) {
+		w->cur = *f;
+		w->inl_left = f->ninl;
+		walk_item(w, 0, f);
+	}
 	return true;
 }
 

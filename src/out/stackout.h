@@ -32,7 +32,17 @@ struct sframe {
 	const char *obj;		/* kernel: its module (NULL: the core kernel); user: its file */
 	uint64_t file_off;		/* user: the frame's offset in obj (or in the build id's file) */
 	const unsigned char *build_id;	/* user: the file's build id, when obj is not known */
+	/* user, from DWARF: the source line at addr (NULL, 0: not known), the functions
+	 * inlined there (the walk gives each as a frame of its own, inlined set) */
+	const char *src_file;
+	unsigned int src_line;
+	bool inlined;
+	const struct usym_inline *inl;
+	unsigned int ninl;
 };
+
+/* Room for one frame's text: a C++ name, a path and a source location. */
+#define STACK_FRAME_TEXT_MAX	1024
 
 /* Frame i of n kernel frames (8 bytes each, unaligned). */
 uint64_t stack_kip(const unsigned char *frames, unsigned int i);
@@ -52,14 +62,17 @@ void stack_uframe(struct usym *us, uint32_t tgid, const unsigned char *frame, un
 /*
  * A frame's text after " => ": a kernel frame as ftrace prints it ("sym",
  * "sym [mod]" for a module's, "0x..." unknown); a user frame
- * "sym+0xoff (file)", "[unknown] (file+0xoff)" or "[unknown] <0xaddr>".
+ * "sym+0xoff (file)", "[unknown] (file+0xoff)" or "[unknown] <0xaddr>",
+ * then " src.c:LINE" where DWARF has it; an inlined function's frame
+ * "func [inlined] (file) src.c:LINE".
  */
 size_t stack_frame_text(const struct sframe *f, char *buf, size_t len);
 /* A frame's name in the folded format: "sym", "sym [mod]", "[unknown]". */
 size_t stack_frame_name(const struct sframe *f, char *buf, size_t len);
 /*
  * A frame as JSON: {"address","symbol","offset","module"} for the kernel's,
- * "binary" and "file_offset" for a user's; null where not known.
+ * "binary" and "file_offset" for a user's, and "file", "line" and
+ * "inlined" where DWARF has its line; null where not known.
  */
 void stack_frame_json(struct outbuf *ob, const struct sframe *f);
 
@@ -73,6 +86,8 @@ struct stack_walk {
 	uint32_t tgid;
 	const unsigned char *frames;
 	unsigned int first, end, i;
+	struct sframe cur;		/* the frame whose inlined functions are being given */
+	unsigned int inl_left;		/* its items (stack_walk_next()) still to give */
 };
 
 /*
@@ -85,7 +100,8 @@ void stack_walk_kernel(struct stack_walk *w, const struct stack_syms *ss,
 /* User frames (n struct bpf_stack_build_id) of process tgid. */
 void stack_walk_user(struct stack_walk *w, const struct stack_syms *ss, uint32_t tgid,
 		     const unsigned char *frames, unsigned int n, bool reverse);
-/* The next frame into *f; false past the last. */
+/* The next frame into *f, a user frame's inlined functions first (innermost
+ * first; reversed, after it); false past the last. */
 bool stack_walk_next(struct stack_walk *w, struct sframe *f);
 /* The rest of w's frames as a JSON array of stack_frame_json()'s objects. */
 void stack_walk_json(struct outbuf *ob, struct stack_walk *w);

@@ -69,6 +69,7 @@ struct kpt_opts {
 	const char *svg_path;	/* --svg FILE: the tables drawn (src/util/svg.c) */
 	struct budget_spec budget;	/* --budget PCT|N/s; both 0: none (src/load/budget.c) */
 	int kstack, ustack;	/* -K/-U: frames per event, 0: none */
+	bool no_demangle;	/* --no-demangle: user symbols as in the file */
 	bool folded;		/* --folded: aggregated stacks as root;...;leaf COUNT */
 	/* latency --from DEF --to DEF [--key A[=B],...]: defs[0] and defs[1] */
 	const char *from, *to, *pair_key;

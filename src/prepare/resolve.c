@@ -21,6 +21,7 @@
 #include "sys/libpath.h"
 #include "sys/objbtf.h"
 #include "sys/tracepoint.h"
+#include "util/demangle.h"
 #include "util/htab.h"
 #include "util/suggest.h"
 
@@ -764,6 +765,54 @@ static int elf_sym_vaddr(Elf *e, const char *sym, uint64_t *vaddr, struct sugges
 	return -ENOENT;
 }
 
+/*
+ * A function by its demangled name ("shop::checkout", or whole:
+ * "shop::checkout(int)"): its virtual address if exactly one address has
+ * it; several (overloads) are refused with their names, -EINVAL; none is
+ * -ENOENT.
+ */
+static int elf_sym_demangled(Elf *e, const char *sym, uint64_t *vaddr, char *msg, size_t msglen)
+{
+	uint64_t seen[16];
+	struct kelf_symtab t;
+	char *dem;
+	size_t i, len = 0;
+	int n = 0, k;
+
+	/* .symtab has every function .dynsym has, and the static ones */
+	if (!kelf_symtab(e, SHT_SYMTAB, &t) && !kelf_symtab(e, SHT_DYNSYM, &t))
+		return -ENOENT;
+	for (i = 0; i < t.n; i++) {
+		const char *name;
+		GElf_Sym s;
+
+		if (!kelf_sym(&t, i, &s, &name) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+		    s.st_shndx == SHN_UNDEF || !name || !demangle_match(name, sym, false))
+			continue;
+		/* aliases at one address (a constructor's C1 and C2) are one function */
+		for (k = 0; k < n && k < 16 && seen[k] != s.st_value; k++)
+			;
+		if (k < n && k < 16)
+			continue;
+		if (n < 16)
+			seen[n] = s.st_value;
+		if (!n++)
+			len = snprintf(msg, msglen, "'%s' is more than one function (overloads?): ",
+				       sym);
+		else if (len < msglen)
+			len += snprintf(msg + len, msglen - len, ", ");
+		dem = demangle(name);
+		if (len < msglen)
+			len += snprintf(msg + len, msglen - len, "%s (%s)", dem ? dem : name, name);
+		free(dem);
+		*vaddr = s.st_value;
+	}
+	if (n > 1 && len < msglen)
+		snprintf(msg + len, msglen - len, ": give one of these symbols, or a glob "
+			 "('%s*') for all", sym);
+	return n == 1 ? 0 : n ? -EINVAL : -ENOENT;
+}
+
 bool resolve_elf_has_function(const char *path, const char *sym)
 {
 	struct kelf f;
@@ -822,7 +871,8 @@ static int elf_glob_table(Elf *e, GElf_Word type, const char *pattern, struct ef
 			continue;
 		if (GELF_ST_TYPE(s.st_info) != STT_FUNC && GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC)
 			continue;
-		if (!name || !*name || fnmatch(pattern, name, 0))
+		if (!name || !*name ||
+		    (fnmatch(pattern, name, 0) && !demangle_match(name, pattern, true)))
 			continue;
 		/* an IFUNC's symbol is its resolver, run once as the program
 		 * loads: the function called is another, which .dynsym does not
@@ -924,6 +974,10 @@ static int elf_locate(const char *path, const char *sym, uint64_t *foff, uint64_
 	if (err)
 		return err;
 	err = elf_sym_vaddr(ef.e, sym, vaddr, NULL, NULL, 0);
+	if (err)
+		err = elf_sym_demangled(ef.e, sym, vaddr, msg, msglen);
+	if (err == -EINVAL)
+		goto cleanup;
 	if (err) {
 		/* a second pass, the refusal's only: "did you mean" */
 		suggest_init(&sg, sym);

@@ -472,12 +472,13 @@ static int run_attached(struct run *r, bool deferred)
  */
 static struct usym *run_usym(struct run *r)
 {
+	struct usym_opts o = { .raw_names = r->env->no_demangle };
 	struct usym *us;
 	int i;
 
 	if (!r->env->ustack && !r->lo.plan.stacks.ukeys)
 		return NULL;
-	us = usym_new(NULL);
+	us = usym_new(&o);
 	for (i = 0; us && i < r->ps.n; i++)
 		if (r->ps.evs[i].is_user && r->ps.evs[i].path)
 			usym_add_file(us, r->ps.evs[i].path);

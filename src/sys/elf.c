@@ -136,37 +136,49 @@ bool kelf_build_id(Elf *e, unsigned char id[KELF_BUILD_ID_SIZE])
 	return false;
 }
 
-bool kelf_debuglink(Elf *e, char *name, size_t size, uint32_t *crc)
+Elf_Scn *kelf_section_named(Elf *e, GElf_Word type, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *sn;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((scn = kelf_next_section(e, scn, type, sh))) {
+		sn = elf_strptr(e, shstrndx, sh->sh_name);
+		if (sn && !strcmp(sn, name))
+			return scn;
+	}
+	return NULL;
+}
+
+bool kelf_debuglink(Elf *e, char *name, size_t size, uint32_t *crc)
+{
+	Elf_Scn *scn;
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
 	Elf_Data *d;
 	const unsigned char *p, *c;
-	size_t len, shstrndx;
-	const char *sn;
+	size_t len;
 
-	if (!gelf_getehdr(e, &eh) || elf_getshdrstrndx(e, &shstrndx))
+	if (!gelf_getehdr(e, &eh))
 		return false;
-	while ((scn = kelf_next_section(e, scn, SHT_PROGBITS, &sh))) {
-		sn = elf_strptr(e, shstrndx, sh.sh_name);
-		if (!sn || strcmp(sn, ".gnu_debuglink"))
-			continue;
-		d = elf_rawdata(scn, NULL);
-		if (!d || !d->d_buf)
-			return false;
-		p = d->d_buf;
-		len = strnlen((const char *)p, d->d_size);
-		if (!len || len >= size || ((len + 4) & ~3u) + 4 > d->d_size || strchr((const char *)p, '/'))
-			return false;
-		memcpy(name, p, len + 1);
-		c = p + ((len + 4) & ~3u);
-		*crc = eh.e_ident[EI_DATA] == ELFDATA2MSB ?
-			       (uint32_t)c[0] << 24 | c[1] << 16 | c[2] << 8 | c[3] :
-			       (uint32_t)c[3] << 24 | c[2] << 16 | c[1] << 8 | c[0];
-		return true;
-	}
-	return false;
+	scn = kelf_section_named(e, SHT_PROGBITS, ".gnu_debuglink", &sh);
+	if (!scn)
+		return false;
+	d = elf_rawdata(scn, NULL);
+	if (!d || !d->d_buf)
+		return false;
+	p = d->d_buf;
+	len = strnlen((const char *)p, d->d_size);
+	if (!len || len >= size || ((len + 4) & ~3u) + 4 > d->d_size || strchr((const char *)p, '/'))
+		return false;
+	memcpy(name, p, len + 1);
+	c = p + ((len + 4) & ~3u);
+	*crc = eh.e_ident[EI_DATA] == ELFDATA2MSB ?
+		       (uint32_t)c[0] << 24 | c[1] << 16 | c[2] << 8 | c[3] :
+		       (uint32_t)c[3] << 24 | c[2] << 16 | c[1] << 8 | c[0];
+	return true;
 }
 
 int kelf_alias_cmp(const char *xname, unsigned char xbind, const char *yname,

@@ -64,6 +64,9 @@ int kelf_phnum(Elf *e, size_t *n);
  */
 bool kelf_build_id(Elf *e, unsigned char id[KELF_BUILD_ID_SIZE]);
 
+/* The section of type (0: any) named name, its header into *sh; NULL if there is none. */
+Elf_Scn *kelf_section_named(Elf *e, GElf_Word type, const char *name, GElf_Shdr *sh);
+
 /* .gnu_debuglink: the debug file's name (NUL-terminated, padded to 4) and its CRC32. */
 bool kelf_debuglink(Elf *e, char *name, size_t size, uint32_t *crc);
 

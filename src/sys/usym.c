@@ -3,7 +3,8 @@
  * The user-space symbolizer (usym.h). Files (struct ufile) are cached by path, by
  * dev:inode and by build id; processes (struct proc) keep their sorted mappings. A file is
  * opened once: its PT_LOAD headers, build id and function symbols are copied out and the
- * ELF handle closed, so no frame ever opens a file.
+ * ELF handle closed, so naming a frame opens no file. Its DWARF is opened when a frame
+ * first asks for a line and kept, each address's answer too (struct loc).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,9 +21,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "sys/debuginfod.h"
+#include "sys/dwline.h"
 #include "sys/elf.h"
+#include "sys/perfmap.h"
 #include "sys/procmaps.h"
 #include "sys/usym.h"
+#include "util/demangle.h"
 #include "util/htab.h"
 
 #ifndef NT_GNU_BUILD_ID
@@ -32,6 +37,7 @@
 #define BUILD_ID_SIZE	KELF_BUILD_ID_SIZE
 #define SCAN_MAX_FILES	4096	/* entries read per directory when hunting a build id */
 #define DELETED		" (deleted)"
+#define INLINE_MAX	16	/* inlined functions kept at one address */
 
 /* ---- files ------------------------------------------------------------------------ */
 
@@ -42,6 +48,8 @@ struct seg {
 struct sym {
 	uint64_t start, size;
 	const char *name;
+	char *dem;		/* name demangled, once a frame needs it; NULL: not (yet) */
+	bool dem_tried;
 	uint32_t shndx;
 	unsigned char bind;
 };
@@ -70,6 +78,19 @@ struct ufile {
 	struct sec *secs;
 	size_t nsecs;
 	char *names;
+	char *dwarf_path;	/* the file with its DWARF (itself, a debug file); NULL: none */
+	struct dwline *dw;	/* opened when a frame first needs a line */
+	bool dw_tried;
+};
+
+/* The source location of one address of a file, kept: names and files owned. */
+struct loc {
+	char *file;
+	unsigned int line;
+	struct usym_inline inl[INLINE_MAX];
+	unsigned int ninl;
+	char *strs[2 * INLINE_MAX + 1];
+	unsigned int nstrs;
 };
 
 struct map {
@@ -82,20 +103,31 @@ struct proc {
 	int err;
 	struct map *maps;
 	size_t n;
+	struct perfmap *jit;	/* its /tmp/perf-PID.map, read at the first frame in no file */
+	char *jit_path;
+	off_t jit_size;		/* as read; -1: not there */
 };
 
 struct usym {
-	char *proc_root, *debug_root;
+	char *proc_root, *debug_root, *perf_map_dir;
+	bool raw_names;
 	struct htab procs;	/* tgid -> struct proc */
 	struct htab by_path;	/* path -> ufile */
 	struct htab by_devino;	/* dev, ino -> ufile */
 	struct htab by_id;	/* build id -> ufile; NULL: a known miss */
 	struct htab dirs;	/* directory -> (void *)1 when scanned, 0 when only seen */
+	struct htab locs;	/* ufile pointer, vaddr -> struct loc */
 	struct ufile *files;
 };
 
 static void ufile_free(struct ufile *f)
 {
+	size_t i;
+
+	for (i = 0; i < f->nsyms; i++)
+		free(f->syms[i].dem);
+	dwline_close(f->dw);
+	free(f->dwarf_path);
 	free(f->path);
 	free(f->open_path);
 	free(f->segs);
@@ -105,11 +137,25 @@ static void ufile_free(struct ufile *f)
 	free(f);
 }
 
+static void loc_free(void *p)
+{
+	struct loc *l = p;
+	unsigned int i;
+
+	if (!l)		/* a remembered miss */
+		return;
+	for (i = 0; i < l->nstrs; i++)
+		free(l->strs[i]);
+	free(l);
+}
+
 static void proc_free(void *p)
 {
 	struct proc *pr = p;
 
 	free(pr->maps);
+	perfmap_free(pr->jit);
+	free(pr->jit_path);
 	free(pr);
 }
 
@@ -121,7 +167,9 @@ struct usym *usym_new(const struct usym_opts *o)
 		return NULL;
 	u->proc_root = strdup(o && o->proc_root ? o->proc_root : "/proc");
 	u->debug_root = strdup(o && o->debug_root ? o->debug_root : "/usr/lib/debug");
-	if (!u->proc_root || !u->debug_root) {
+	u->perf_map_dir = strdup(o && o->perf_map_dir ? o->perf_map_dir : "/tmp");
+	u->raw_names = o && o->raw_names;
+	if (!u->proc_root || !u->debug_root || !u->perf_map_dir) {
 		usym_free(u);
 		return NULL;
 	}
@@ -139,12 +187,14 @@ void usym_free(struct usym *u)
 	ht_free(&u->by_devino, NULL);
 	ht_free(&u->by_id, NULL);
 	ht_free(&u->dirs, NULL);
+	ht_free(&u->locs, loc_free);
 	for (f = u->files; f; f = next) {
 		next = f->next_all;
 		ufile_free(f);
 	}
 	free(u->proc_root);
 	free(u->debug_root);
+	free(u->perf_map_dir);
 	free(u);
 }
 
@@ -269,8 +319,9 @@ static int elf_syms(Elf *e, GElf_Word type, struct ufile *f)
 			continue;
 		if (!name || !*name)
 			continue;
-		f->syms[out++] = (struct sym){ s.st_value, s.st_size, name, s.st_shndx,
-					       GELF_ST_BIND(s.st_info) };
+		f->syms[out++] = (struct sym){ .start = s.st_value, .size = s.st_size,
+					       .name = name, .shndx = s.st_shndx,
+					       .bind = GELF_ST_BIND(s.st_info) };
 	}
 	qsort(f->syms, out, sizeof(*f->syms), sym_cmp);
 	for (n = out, out = 0, i = 0; i < n; i++)
@@ -331,21 +382,40 @@ static int build_id_debug_path(const struct usym *u, const unsigned char *id, in
 	return 0;
 }
 
-/* A debug file by build id, with a .symtab and the same build id. */
+/* ef (opened) has a .symtab and build id id; else it is closed. */
+static bool debug_file_is(struct kelf *ef, const unsigned char *id)
+{
+	unsigned char got[BUILD_ID_SIZE];
+
+	if (kelf_build_id(ef->e, got) && !memcmp(got, id, BUILD_ID_SIZE) &&
+	    elf_has_section(ef->e, SHT_SYMTAB))
+		return true;
+	kelf_close(ef);
+	return false;
+}
+
+/* A debug file by build id, with a .symtab and the same build id: under
+ * DEBUG_ROOT/.build-id/, else from a debuginfod server (DEBUGINFOD_URLS). */
 static int open_debug_by_id(const struct usym *u, const unsigned char *id, struct kelf *ef,
 			    char *path, size_t size)
 {
-	unsigned char got[BUILD_ID_SIZE];
+	static const unsigned char zero[4];
+	char hex[2 * BUILD_ID_SIZE + 1];
 	int try;
 
 	for (try = 0; try < 3; try++) {
 		if (build_id_debug_path(u, id, try, path, size) || kelf_open(path, ef, NULL, 0))
 			continue;
-		if (kelf_build_id(ef->e, got) && !memcmp(got, id, BUILD_ID_SIZE) &&
-		    elf_has_section(ef->e, SHT_SYMTAB))
+		if (debug_file_is(ef, id))
 			return 0;
-		kelf_close(ef);
 	}
+	/* a 16-byte id (MD5, UUID) comes zero-padded to 20 */
+	id_hex(id, memcmp(id + 16, zero, 4) ? BUILD_ID_SIZE : 16, hex);
+	if (debuginfod_find(hex, path, size))
+		return -ENOENT;
+	if (!kelf_open(path, ef, NULL, 0) && debug_file_is(ef, id))
+		return 0;
+	unlink(path);	/* not the file asked for (a proxy's page): not kept */
 	return -ENOENT;
 }
 
@@ -366,11 +436,12 @@ static bool file_crc_is(int fd, off_t size, uint32_t want)
 	return (uint32_t)crc == want;
 }
 
-/* The debuglink's file in DIR/, DIR/.debug/, DEBUG_ROOT/DIR/, when its CRC32 matches. */
+/* The debuglink's file in DIR/, DIR/.debug/, DEBUG_ROOT/DIR/, when its CRC32 matches;
+ * its path into path. */
 static int open_debug_by_link(const struct usym *u, Elf *e, const char *file_path,
-			      const struct stat *self, struct kelf *ef)
+			      const struct stat *self, struct kelf *ef, char *path, size_t size)
 {
-	char name[NAME_MAX + 1], dir[PATH_MAX], path[PATH_MAX];
+	char name[NAME_MAX + 1], dir[PATH_MAX];
 	const char *fmt[] = { "%s/%s", "%s/.debug/%s", "%s%s/%s" };
 	const char *slash;
 	uint32_t crc;
@@ -385,9 +456,9 @@ static int open_debug_by_link(const struct usym *u, Elf *e, const char *file_pat
 	memcpy(dir, file_path, dlen);
 	dir[dlen] = '\0';
 	for (i = 0; i < 3; i++) {
-		n = i < 2 ? snprintf(path, sizeof(path), fmt[i], dir, name) :
-			    snprintf(path, sizeof(path), fmt[i], u->debug_root, dir, name);
-		if (n >= (int)sizeof(path) || kelf_open(path, ef, NULL, 0))
+		n = i < 2 ? snprintf(path, size, fmt[i], dir, name) :
+			    snprintf(path, size, fmt[i], u->debug_root, dir, name);
+		if (n >= (int)size || kelf_open(path, ef, NULL, 0))
 			continue;
 		if ((ef->st.st_dev != self->st_dev || ef->st.st_ino != self->st_ino) &&
 		    elf_has_section(ef->e, SHT_SYMTAB) &&
@@ -400,26 +471,50 @@ static int open_debug_by_link(const struct usym *u, Elf *e, const char *file_pat
 
 /* ---- loading a file --------------------------------------------------------------- */
 
-/* The file's symbols: .symtab, else a debug file's .symtab, else .dynsym. */
+static bool has_dwarf(Elf *e)
+{
+	GElf_Shdr sh;
+
+	return kelf_section_named(e, SHT_PROGBITS, ".debug_info", &sh) != NULL;
+}
+
+/* path as f's DWARF, when e (path's ELF) has any and f has none yet; 0 or -ENOMEM. */
+static int note_dwarf(struct ufile *f, Elf *e, const char *path)
+{
+	if (f->dwarf_path || !has_dwarf(e))
+		return 0;
+	f->dwarf_path = strdup(path);
+	return f->dwarf_path ? 0 : -ENOMEM;
+}
+
+/*
+ * The file's symbols: .symtab, else a debug file's .symtab, else .dynsym;
+ * its DWARF: its own, else the debug file's.
+ */
 static int ufile_syms(struct usym *u, struct ufile *f, struct kelf *ef)
 {
 	char path[PATH_MAX], base[PATH_MAX];
+	bool own = elf_has_section(ef->e, SHT_SYMTAB);
 	struct kelf dbg;
 	int err;
 
-	if (elf_has_section(ef->e, SHT_SYMTAB))
+	if (note_dwarf(f, ef->e, f->open_path ? f->open_path : f->path))
+		return -ENOMEM;
+	if (own && f->dwarf_path)
 		return elf_syms(ef->e, SHT_SYMTAB, f);
 	snprintf(base, sizeof(base), "%s", f->path);
 	if (strlen(base) > strlen(DELETED) &&
 	    !strcmp(base + strlen(base) - strlen(DELETED), DELETED))
 		base[strlen(base) - strlen(DELETED)] = '\0';
 	if ((f->has_id && !open_debug_by_id(u, f->id, &dbg, path, sizeof(path))) ||
-	    !open_debug_by_link(u, ef->e, base, &ef->st, &dbg)) {
-		err = elf_syms(dbg.e, SHT_SYMTAB, f);
+	    !open_debug_by_link(u, ef->e, base, &ef->st, &dbg, path, sizeof(path))) {
+		err = note_dwarf(f, dbg.e, path);
+		if (!err)
+			err = elf_syms(own ? ef->e : dbg.e, SHT_SYMTAB, f);
 		kelf_close(&dbg);
 		return err;
 	}
-	return elf_syms(ef->e, SHT_DYNSYM, f);
+	return elf_syms(ef->e, own ? SHT_SYMTAB : SHT_DYNSYM, f);
 }
 
 static void ufile_load(struct usym *u, struct ufile *f)
@@ -451,7 +546,8 @@ static void ufile_load(struct usym *u, struct ufile *f)
 	/* no loadable segment (a truncated file): nothing to look up in it */
 	if (elf_segs(ef.e, f, f->debug_only) || !f->nsegs)
 		goto out;
-	if (f->debug_only ? elf_syms(ef.e, SHT_SYMTAB, f) : ufile_syms(u, f, &ef))
+	if (f->debug_only ? note_dwarf(f, ef.e, f->path) || elf_syms(ef.e, SHT_SYMTAB, f) :
+			    ufile_syms(u, f, &ef))
 		goto out;
 	f->state = UF_LOADED;
 out:
@@ -637,6 +733,9 @@ void usym_forget(struct usym *u, uint32_t tgid)
 	free(p->maps);
 	p->maps = NULL;
 	p->n = 0;
+	perfmap_free(p->jit);
+	p->jit = NULL;
+	p->jit_size = 0;
 	p->captured = false;
 	p->err = 0;
 }
@@ -693,10 +792,10 @@ static bool sec_holds(const struct ufile *f, uint32_t shndx, uint64_t a, uint64_
  * below that encloses it); else a zero-size nearest below in the same section (hand-written
  * assembly without .size). Anything else is unknown: never a neighbour's name.
  */
-static const struct sym *sym_at(const struct ufile *f, uint64_t vaddr)
+static struct sym *sym_at(const struct ufile *f, uint64_t vaddr)
 {
 	size_t lo = 0, hi = f->nsyms, i, j;
-	const struct sym *s;
+	struct sym *s;
 
 	while (lo < hi) {	/* first symbol starting above vaddr */
 		i = lo + (hi - lo) / 2;
@@ -719,11 +818,91 @@ static const struct sym *sym_at(const struct ufile *f, uint64_t vaddr)
 	return NULL;
 }
 
+/* s's name as printed: demangled (once, kept) unless raw names were asked for. */
+static const char *sym_name(const struct usym *u, struct sym *s)
+{
+	if (u->raw_names)
+		return s->name;
+	if (!s->dem_tried) {
+		s->dem_tried = true;
+		s->dem = demangle(s->name);
+	}
+	return s->dem ? s->dem : s->name;
+}
+
+/* A DWARF name as a frame's: demangled unless raw names were asked for; owned by l. */
+static const char *loc_name(const struct usym *u, struct loc *l, char *name)
+{
+	char *dem = name && !u->raw_names ? demangle(name) : NULL;
+
+	if (dem) {
+		free(name);
+		name = dem;
+	}
+	if (name)
+		l->strs[l->nstrs++] = name;
+	return name;
+}
+
+/* l from dwline's frames, innermost first: the last one the symbol's own unless inlined. */
+static void loc_fill(const struct usym *u, struct loc *l, struct dwframe *fr, int n)
+{
+	int own = fr[n - 1].inlined ? n : n - 1, i;
+
+	for (i = 0; i < n; i++) {
+		if (fr[i].file)
+			l->strs[l->nstrs++] = fr[i].file;
+		if (i == own || l->ninl == INLINE_MAX) {
+			free(fr[i].func);
+			if (i != own)
+				continue;
+			l->file = fr[i].file;
+			l->line = fr[i].line;
+			continue;
+		}
+		l->inl[l->ninl++] = (struct usym_inline){ loc_name(u, l, fr[i].func), fr[i].file,
+							  fr[i].line };
+	}
+}
+
+/* The source location of vaddr in f, from DWARF, read once per address; NULL: none. */
+static const struct loc *file_loc(struct usym *u, struct ufile *f, uint64_t vaddr)
+{
+	uint64_t key[2] = { (uintptr_t)f, vaddr };
+	struct dwframe fr[INLINE_MAX + 1];
+	struct hent *e;
+	struct loc *l = NULL;
+	int n;
+
+	if (!f->dwarf_path)
+		return NULL;
+	e = ht_find(&u->locs, key, sizeof(key));
+	if (e)
+		return e->val;
+	if (!f->dw_tried) {
+		f->dw_tried = true;
+		f->dw = dwline_open(f->dwarf_path);
+	}
+	n = f->dw ? dwline_frames(f->dw, vaddr, fr, INLINE_MAX + 1) : 0;
+	if (n && (l = calloc(1, sizeof(*l))))
+		loc_fill(u, l, fr, n);
+	else
+		dwline_frames_free(fr, n);
+	/* a miss is remembered too (NULL) */
+	if (ht_put(&u->locs, key, sizeof(key), l)) {
+		if (l)
+			loc_free(l);
+		return NULL;
+	}
+	return l;
+}
+
 /* Fill fr's sym from f at file offset real_off (looked up at look_off). */
 static void resolve(struct usym *u, struct ufile *f, uint64_t look_off, uint64_t real_off,
 		    struct usym_frame *fr)
 {
-	const struct sym *s;
+	const struct loc *l;
+	struct sym *s;
 	uint64_t vaddr;
 
 	ufile_load(u, f);
@@ -732,8 +911,44 @@ static void resolve(struct usym *u, struct ufile *f, uint64_t look_off, uint64_t
 	s = sym_at(f, vaddr);
 	if (!s)
 		return;
-	fr->sym = s->name;
+	fr->sym = sym_name(u, s);
 	fr->sym_off = vaddr + (real_off - look_off) - s->start;
+	l = file_loc(u, f, vaddr);
+	if (l) {
+		fr->src_file = l->file;
+		fr->src_line = l->line;
+		fr->inl = l->ninl ? l->inl : NULL;
+		fr->ninl = l->ninl;
+	}
+}
+
+/*
+ * A frame in no file (a JIT's code): named from the process's perf map,
+ * read again when it has grown since (the JIT writes as it compiles).
+ */
+static void jit_frame(struct usym *u, uint32_t tgid, struct proc *p, uint64_t look,
+		      uint64_t addr, struct usym_frame *f)
+{
+	struct stat st;
+	uint64_t off;
+	off_t size;
+
+	if (!p->jit_path && asprintf(&p->jit_path, "%s/perf-%" PRIu32 ".map", u->perf_map_dir,
+				     tgid) < 0) {
+		p->jit_path = NULL;
+		return;
+	}
+	size = stat(p->jit_path, &st) ? -1 : st.st_size;
+	if (size != p->jit_size) {
+		perfmap_free(p->jit);
+		p->jit = size > 0 ? perfmap_read(p->jit_path) : NULL;
+		p->jit_size = size;
+	}
+	f->sym = perfmap_find(p->jit, look, &off);
+	if (f->sym) {
+		f->sym_off = off + (addr - look);
+		f->path = p->jit_path;
+	}
 }
 
 void usym_addr(struct usym *u, uint32_t tgid, uint64_t addr, bool ret_addr, struct usym_frame *f)
@@ -755,8 +970,10 @@ void usym_addr(struct usym *u, uint32_t tgid, uint64_t addr, bool ret_addr, stru
 		else
 			hi = mid;
 	}
-	if (!lo || look >= p->maps[lo - 1].end)
+	if (!lo || look >= p->maps[lo - 1].end) {
+		jit_frame(u, tgid, p, look, addr, f);
 		return;
+	}
 	m = &p->maps[lo - 1];
 	f->path = m->f->path;
 	f->file_off = addr - m->start + m->pgoff;

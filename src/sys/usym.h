@@ -4,8 +4,11 @@
  * BPF_F_USER_BUILD_ID): a frame is either a build id + file offset (symbolized without
  * the process, which may have exited) or a runtime address (symbolized from the
  * process's maps, read by usym_capture while it lives). Symbols come from .symtab,
- * else a separate debug file (build-id path or .gnu_debuglink), else .dynsym. Each ELF
- * file is read once; lookups are binary searches with no file access.
+ * else a separate debug file (build-id path, .gnu_debuglink, a debuginfod server), else
+ * .dynsym; C++ and Rust names demangled (util/demangle.c) unless raw names are asked for;
+ * file:line and inlined functions from DWARF (dwline.c), the file's or its debug file's;
+ * code in no file from the process's perf map (perfmap.c). Each ELF file's symbols are
+ * read once; lookups are binary searches with no file access, a line once per address.
  */
 #ifndef KPT_USYM_H
 #define KPT_USYM_H
@@ -18,6 +21,8 @@ struct usym;
 struct usym_opts {
 	const char *proc_root;	/* default "/proc"; tests give a made-up tree */
 	const char *debug_root;	/* default "/usr/lib/debug" */
+	const char *perf_map_dir;	/* JITs' perf-PID.map files; default "/tmp" */
+	bool raw_names;		/* symbols as in the file: C++, Rust names not demangled */
 };
 
 /* NULL o: defaults. NULL on ENOMEM. */
@@ -36,12 +41,24 @@ void usym_forget(struct usym *u, uint32_t tgid);
  * program). 0 or -errno (-ENOEXEC: not an ELF file we can read). */
 int usym_add_file(struct usym *u, const char *path);
 
+/* A function inlined at a frame's address: its name (as sym) and line. */
+struct usym_inline {
+	const char *func;	/* NULL: DWARF names none */
+	const char *file;
+	unsigned int line;
+};
+
 struct usym_frame {
 	uint64_t addr;		/* runtime address; 0 when not known (a build-id frame) */
-	const char *sym;	/* the function, NULL: unknown (never a guess) */
+	const char *sym;	/* the function (demangled), NULL: unknown (never a guess) */
 	uint64_t sym_off;	/* offset into sym */
 	const char *path;	/* the ELF file (as in maps, or the indexed path), NULL: none known */
 	uint64_t file_off;	/* offset in path's file, when path is set */
+	/* from DWARF, where the file or its debug file has it (else NULL, 0): */
+	const char *src_file;	/* sym's source file and line at the address */
+	unsigned int src_line;
+	const struct usym_inline *inl;	/* the functions inlined there, innermost first */
+	unsigned int ninl;
 };
 
 /*
@@ -50,7 +67,8 @@ struct usym_frame {
  * file_off are still those of the address given. Strings stay valid until usym_free.
  */
 
-/* by runtime address in process tgid (its captured maps; captures now if not yet) */
+/* by runtime address in process tgid (its captured maps; captures now if not yet); an
+ * address in no file by the process's perf-PID.map, as path */
 void usym_addr(struct usym *u, uint32_t tgid, uint64_t addr, bool ret_addr, struct usym_frame *f);
 /* by build id (a shorter id zero-padded to 20 bytes) + file offset */
 void usym_build_id(struct usym *u, const unsigned char id[20], uint64_t file_off, bool ret_addr,

@@ -4,7 +4,9 @@
 # makes 7 getppid and 3 lseek system calls); count's one table over the
 # matches, --top over all of it, --by probe,comm, latency per function,
 # matches lacking a field skipped, no match refused with a caret, --dry-run's
-# list. Every expected count comes from what the program does, and every
+# list; a C++ program's functions by their demangled names and globs over
+# them (tests/host/stacks_cxx.cc), against nm -C. Every expected count
+# comes from what the program does, and every
 # expected list of tracepoints from tracefs's own directory, never from
 # kptrace.
 set -uo pipefail
@@ -16,7 +18,7 @@ OUT=.output/tests/host/globs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracepoints)"
-expect_checks 41
+expect_checks 47
 T=$OUT/globs_target
 # static: its start-up makes no lseek or getppid of a dynamic linker's
 gcc -static -O0 -fno-inline -g tests/host/globs_target.c -o "$T" ||
@@ -198,5 +200,36 @@ KPT_RC=error kpt count 't:syscalls/sys_enter_lsee* fd' 't:syscalls/sys_enter_*se
 	> "$OUT/dovl.out" 2> "$OUT/dovl.err"
 check "overlapping globs defining the match differently: refused, the event named" \
 	grep -q "already used by another event" "$OUT/dovl.err"
+
+echo "# C++ functions by their source names (issue 37): 'p:PROG:shop::Cart::total'"
+# stacks_cxx.cc calls shop::checkout(char const*), shop::checkout(int) and
+# shop::Cart::total(int) const once per round; addresses and names from nm -C
+C=$OUT/cxx_target
+g++ -O0 -fno-inline -no-pie tests/host/stacks_cxx.cc -o "$C" ||
+	{ echo "FAIL - cannot build tests/host/stacks_cxx.cc"; exit 1; }
+nm -C "$C" > "$OUT/nm-C.txt"
+addr=$(awk '/ [Tt] shop::Cart::total\(int\) const$/ { print $1 }' "$OUT/nm-C.txt" | sed 's/^0*//')
+kpt -c "$C 3" "p:$C:shop::Cart::total" > "$OUT/cxx.out" 2> "$OUT/cxx.err"
+check "'p:PROG:shop::Cart::total': 3 events at nm -C's shop::Cart::total(int) const (0x$addr)" \
+	[ -n "$addr" -a "$(grep -c ": (0x$addr)$" "$OUT/cxx.out")" = 3 ]
+kpt count -c "$C 3" "r:$C:shop::Cart::total" > "$OUT/cxxr.out" 2> "$OUT/cxxr.err"
+check "'r:PROG:shop::Cart::total': its 3 returns counted" \
+	[ "$(awk '/^ +[0-9]+$/ { print $1 }' "$OUT/cxxr.out")" = 3 ]
+KPT_RC=error kpt count -c "$C 1" "p:$C:shop::checkout" > /dev/null 2> "$OUT/over.err"
+nover=$(grep -c ' [Tt] shop::checkout(' "$OUT/nm-C.txt")
+check "'p:PROG:shop::checkout' ($nover overloads in nm -C): refused, each named" sh -c "
+	grep -q \"'shop::checkout' is more than one function\" '$OUT/over.err' &&
+	grep ' [Tt] shop::checkout(' '$OUT/nm-C.txt' | cut -d' ' -f3- | while read -r n; do
+		grep -qF \"\$n (\" '$OUT/over.err' || exit 1; done"
+kpt count -c "$C 3" "p:$C:shop::checkout*" > "$OUT/cglob.out" 2> "$OUT/cglob.err"
+check "'p:PROG:shop::checkout*': nm -C's $nover functions, 3 calls each" \
+	[ "$nover" = 2 -a "$(rows "$OUT/cglob.out" | awk '$1 == 3' | wc -l)" = "$nover" ]
+nt=$(grep -c ' [Tt] [A-Za-z_:]*::total(' "$OUT/nm-C.txt")
+kpt count -c "$C 2" "p:$C:*::total" > "$OUT/ctot.out" 2> "$OUT/ctot.err"
+check "'p:PROG:*::total': nm -C's $nt function, 2 calls" \
+	[ "$nt" = 1 -a "$(awk '/^ +[0-9]+$/ { print $1 }' "$OUT/ctot.out")" = 2 ]
+KPT_RC=error kpt count -c "$C 1" "p:$C:shop::nothere" > /dev/null 2> "$OUT/cno.err"
+check "'p:PROG:shop::nothere': no such function, said" \
+	grep -q "no function 'shop::nothere' in $C" "$OUT/cno.err"
 
 finish

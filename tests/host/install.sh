@@ -280,7 +280,7 @@ t0=$(date +%s%N)
 check "a subcommand prefix: la -> latency" exactly "latency " kptrace la
 t1=$(date +%s%N)
 check "an option prefix: --ba -> --backend" exactly "--backend " kptrace --ba
-check "an option prefix: --no- -> --no-tracepoint --no-idle" exactly "--no-tracepoint --no-idle " kptrace --no-
+check "an option prefix: --no- -> --no-tracepoint --no-demangle --no-idle" exactly "--no-tracepoint --no-demangle --no-idle " kptrace --no-
 check "a subcommand's own options: serve --l -> --listen" exactly "--listen " kptrace serve --l
 check "--backend's values" exactly "auto fentry kprobe-multi kprobe " kptrace --backend ''
 check "--backend=f (bash splits at =) -> fentry" exactly "fentry " kptrace --backend = f

@@ -3,8 +3,9 @@
 # stacktrace trigger on the same tracepoint and workload; count --by kstack
 # and --folded against the per-event stacks; -U's user stacks of a known
 # call chain (tests/host/stacks_target.c) in a non-PIE, a PIE, a static
-# binary and a shared library, and of a process that exits at once, against
-# the call sites objdump finds in the binaries.
+# binary, a shared library and C++ (names demangled, as c++filt prints
+# them), and of a process that exits at once, against the call sites
+# objdump finds in the binaries.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -14,7 +15,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 50
+expect_checks 66
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -24,6 +25,13 @@ gcc $CFL -no-pie $S -o "$OUT/stk-nopie" &&
 	gcc $CFL -fPIC -shared tests/host/stacks_lib.c -o "$OUT/libstacks.so" &&
 	gcc $CFL -DSTACKS_LIB -no-pie $S -L"$OUT" -lstacks -Wl,-rpath,"$OUT" -o "$OUT/stk-lib" ||
 	{ echo "FAIL - cannot build tests/host/stacks_target.c"; exit 1; }
+gcc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -no-pie \
+	tests/host/stacks_inline.c -o "$OUT/stk-inline" ||
+	{ echo "FAIL - cannot build tests/host/stacks_inline.c"; exit 1; }
+gcc $CFL -no-pie tests/host/stacks_jit.c -o "$OUT/stk-jit" ||
+	{ echo "FAIL - cannot build tests/host/stacks_jit.c"; exit 1; }
+g++ $CFL -no-pie tests/host/stacks_cxx.cc -o "$OUT/stk-cxx" ||
+	{ echo "FAIL - cannot build tests/host/stacks_cxx.cc"; exit 1; }
 HAVE_STATIC=1
 gcc $CFL -static $S -o "$OUT/stk-static" 2> "$OUT/static.err" || HAVE_STATIC=0
 
@@ -226,17 +234,32 @@ for line in sys.stdin.read().splitlines():
 sys.exit(1)' "$2" "$3"
 }
 
+# a2l BIN FUNC OFF: addr2line -f -i's frames at FUNC+OFF (nm's address),
+# innermost first, one "FUNC FILE:LINE" a line; nothing without DWARF
+a2l() {
+	local a
+	a=$(nm "$1" | awk -v f="$2" '$3 == f && $2 ~ /^[tT]$/ { print $1; exit }')
+	[ -n "$a" ] || return 0
+	addr2line -f -i -e "$1" "$(printf '0x%x' $((0x$a + $3)))" | sed 's/ (discriminator [0-9]*)$//' |
+		paste -d' ' - - | grep -v '??'
+}
+# loc BIN FUNC OFF: " FILE:LINE" of FUNC+OFF, as -U prints it after a frame
+loc() { a2l "$@" | tail -n 1 | sed 's/^[^ ]* / /'; }
+
 # ustack_case NAME BIN PROBE_FILE FUNC CALLS "CALLER:CALLEE:FILE ..." [ARGS]
 # -U on PROBE_FILE:FUNC while BIN runs CALLS times: each event's frames
-# begin FUNC+0x0, then each listed caller at its call's return address.
+# begin FUNC+0x0, then each listed caller at its call's return address;
+# each name as binutils' c++filt demangles it (a C name as it is), then
+# the line addr2line gives (of the call: the return address less one).
 ustack_case() {
 	local name=$1 bin=$2 pfile=$3 func=$4 calls=$5 chain=$6 args=${7:-}
-	local want="$func+0x0 ($pfile)" c caller callee file off
+	local want c caller callee file off
+	want="$(c++filt "$func")+0x0 ($pfile)$(loc "$pfile" "$func" 0)"
 	for c in $chain; do
 		IFS=: read -r caller callee file <<< "$c"
 		off=$(ret_off "$file" "$caller" "$callee") ||
 			{ fail "$name: objdump finds no call of $callee in $caller"; return; }
-		want="$want|$caller+$off ($file)"
+		want="$want|$(c++filt "$caller")+$off ($file)$(loc "$file" "$caller" $((off - 1)))"
 	done
 	kpt -U -c "$bin $calls $args" "p:$pfile:$func" > "$OUT/u-$name.out" 2> "$OUT/u-$name.err"
 	stacks_of "$OUT/u-$name.out" "*" user > "$OUT/u-$name.st"
@@ -268,6 +291,129 @@ if [ $HAVE_STATIC = 1 ]; then
 		"st_middle:st_inner:$B st_outer:st_middle:$B main:st_outer:$B"
 else
 	env_fault "no static libc to build a static binary: $(head -c 200 "$OUT/static.err")"
+fi
+
+# C++ and Rust names demangled in text, JSON and folded output, as c++filt
+# demangles them; --no-demangle keeps them as in the binary
+B=$OUT/stk-cxx
+TOTAL=_ZNK4shop4Cart5totalEi CO_I=_ZN4shop8checkoutEi CO_S=_ZN4shop8checkoutEPKc
+PAY=_RNvCs1234_7mycrate3pay
+ustack_case cxx "$B" "$B" $TOTAL 2 "$CO_I:$TOTAL:$B $CO_S:$CO_I:$B $PAY:$CO_S:$B main:$PAY:$B"
+kpt --json -U -c "$B 1" "p:$B:$TOTAL" > "$OUT/cxx.json" 2> "$OUT/cxx.json.err"
+check "--json -U: C++ and Rust symbols as c++filt prints them" python3 -c '
+import json, sys
+u = json.loads(open(sys.argv[1]).readline())["ustack"]
+want = sys.argv[2:]
+assert [f["symbol"] for f in u[:len(want)]] == want, (u, want)
+' "$OUT/cxx.json" "$(c++filt $TOTAL)" "$(c++filt $CO_I)" "$(c++filt $CO_S)" "$(c++filt $PAY)"
+kpt count --by ustack --folded -c "$B 3" "p:$B:$TOTAL" > "$OUT/cxxf.out" 2> "$OUT/cxxf.err"
+want="main;$(c++filt $PAY);$(c++filt $CO_S);$(c++filt $CO_I);$(c++filt $TOTAL) 3"
+check "count --by ustack --folded: demangled, ...;$want" grep -qF ";$want" "$OUT/cxxf.out"
+kpt --no-demangle -U -c "$B 1" "p:$B:$TOTAL" > "$OUT/cxxraw.out" 2> "$OUT/cxxraw.err"
+check "--no-demangle: the names as in the binary ($TOTAL, $CO_I)" \
+	sh -c "grep -qF ' => $TOTAL+0x0 ($B) ' '$OUT/cxxraw.out' &&
+		grep -q '^ => $CO_I+0x' '$OUT/cxxraw.out'"
+
+# inlined frames: il_mid and il_leaf exist in il_outer only as DWARF says;
+# each frame and its line against addr2line -f -i on the same address
+B=$OUT/stk-inline
+off=$(ret_off "$B" il_outer il_sink)
+want="il_sink+0x0 ($B)$(loc "$B" il_sink 0)"
+while read -r fn at; do
+	if [ "$fn" = il_outer ]; then
+		want="$want|il_outer+$off ($B) $at"
+	else
+		want="$want|$fn [inlined] ($B) $at"
+	fi
+done < <(a2l "$B" il_outer $((off - 1)))
+kpt -U -c "$B 2" "p:$B:il_sink" > "$OUT/u-inline.out" 2> "$OUT/u-inline.err"
+stacks_of "$OUT/u-inline.out" "*" user | cut -d'|' -f1-4 > "$OUT/u-inline.st"
+check "-U, inlined frames: each stack begins as addr2line -i reads it: $want" \
+	sh -c "[ \$(grep -cxF '$want' '$OUT/u-inline.st') = 2 ]"
+kpt --json -U -c "$B 1" "p:$B:il_sink" > "$OUT/inline.json" 2> "$OUT/inline.json.err"
+check "--json -U: file, line and inlined of each frame as addr2line -i gives them" python3 -c '
+import json, sys
+u = json.loads(open(sys.argv[1]).readline())["ustack"]
+want = [l.split(" ") for l in sys.argv[2].split("\n")]
+got = [[f["symbol"], "%s:%d" % (f["file"], f["line"]), f["inlined"]] for f in u[:len(want)]]
+want = [[w[0], w[1], w[0] not in ("il_sink", "il_outer")] for w in want]
+assert got == want, (got, want)
+assert u[1]["offset"] is None and u[3]["offset"] == int(sys.argv[3], 16), u
+' "$OUT/inline.json" "$(a2l "$B" il_sink 0; a2l "$B" il_outer $((off - 1)))" "$off"
+kpt count --by ustack --folded -c "$B 3" "p:$B:il_sink" > "$OUT/if.out" 2> "$OUT/if.err"
+check "--folded: inlined functions are frames too (main;il_outer;il_mid;il_leaf;il_sink 3)" \
+	grep -qE '(^|;)main;il_outer;il_mid;il_leaf;il_sink 3$' "$OUT/if.out"
+
+# JIT code: a frame in no file named from the process's /tmp/perf-PID.map,
+# the entry and its offset the program's own (its call returns at byte 16)
+B=$OUT/stk-jit
+kpt -U -c "$B 2" "p:$B:jit_target" > "$OUT/u-jit.out" 2> "$OUT/u-jit.err"
+jpid=$(sed -n 's/^ *stk-jit-\([0-9]*\) .*<user stack trace>$/\1/p' "$OUT/u-jit.out" | head -n 1)
+stacks_of "$OUT/u-jit.out" "*" user | cut -d'|' -f2 > "$OUT/u-jit.st"
+check "-U through JIT code: jitted_fn+0x10 (/tmp/perf-$jpid.map), the map the program wrote" \
+	[ -n "$jpid" -a "$(grep -cxF "jitted_fn+0x10 (/tmp/perf-$jpid.map)" "$OUT/u-jit.st")" = 2 ]
+rm -f "/tmp/perf-$jpid.map"
+kpt -U -c "$B 1 nomap" "p:$B:jit_target" > "$OUT/u-jitn.out" 2> "$OUT/u-jitn.err"
+check "... and without a map, that frame is [unknown] at its address" \
+	sh -c "grep -qE '^ => \[unknown\] <0x[0-9a-f]+>$' '$OUT/u-jitn.out'"
+
+# debuginfod: a stripped binary's debug file served by Debian's debuginfod
+# from a folder of ours on loopback, fetched by build id once, cached; a
+# server that accepts but never answers costs one bounded wait, said
+debuginfod_case() {
+	local srv=$OUT/dfd-srv full=$OUT/dfd-srv/stk-full B=$OUT/stk-stripped id port dead want
+	rm -rf "$srv" "$OUT/dfd-cache" && mkdir -p "$srv" && cp "$OUT/stk-nopie" "$full" &&
+		strip -o "$B" "$full" || { fail "debuginfod: cannot lay out the files"; return; }
+	id=$(readelf -n "$B" | awk '/Build ID/ { print $3 }')
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	debuginfod -F "$srv" -p "$port" -d "$OUT/dfd.sqlite" -t 0 -g 0 > "$OUT/dfd.log" 2>&1 &
+	local dpid=$! i
+	for i in $(seq 60); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/buildid/$id/debuginfo")" = 200 ] &&
+			break
+		sleep 0.5
+	done
+	want="st_inner+0x0 ($B)$(loc "$full" st_inner 0)"
+	want="$want|st_middle+$(ret_off "$full" st_middle st_inner) ($B)$(loc "$full" st_middle $(($(ret_off "$full" st_middle st_inner) - 1)))"
+	# by file offset: the stripped binary has no symbol for it (non-PIE: vaddr - 0x400000)
+	local probe="p:$B:$(printf '0x%x' $((0x$(nm "$full" | awk '$3 == "st_inner" { print $1 }') - 0x400000)))"
+	for i in 1 2; do
+		DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$OUT/dfd-cache" \
+			kpt -U -c "$B 1" "$probe" > "$OUT/dfd$i.out" 2> "$OUT/dfd$i.err"
+	done
+	kill "$dpid" 2>/dev/null
+	wait "$dpid" 2>/dev/null
+	check "debuginfod: both runs name the stripped binary's frames from its debug file, lines too: $want" \
+		check_chain "$want" "$OUT/dfd1.out" "$OUT/dfd2.out"
+	check "debuginfod: cached as elfutils' client does (CACHE/$id/debuginfo, the served file)" \
+		cmp -s "$OUT/dfd-cache/$id/debuginfo" "$full"
+	check "debuginfod: fetched once for two runs (the server's log: $(grep -c "UA:kptrace.*GET /buildid/$id/debuginfo 200" "$OUT/dfd.log") GET)" \
+		[ "$(grep -c "UA:kptrace.*GET /buildid/$id/debuginfo 200" "$OUT/dfd.log")" = 1 ]
+	# a server that takes the connection and never answers
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8); print(s.getsockname()[1], flush=True)
+time.sleep(60)' > "$OUT/dead.port" &
+	local spid=$!
+	for i in $(seq 20); do [ -s "$OUT/dead.port" ] && break; sleep 0.2; done
+	dead=$(cat "$OUT/dead.port")
+	DEBUGINFOD_URLS="http://127.0.0.1:$dead" DEBUGINFOD_CACHE_PATH="$OUT/dfd-cache2" \
+		kpt -U -c "$B 1" "$probe" > "$OUT/dfd-dead.out" 2> "$OUT/dfd-dead.err"
+	kill "$spid" 2>/dev/null
+	check "debuginfod: a server that never answers is given the stated wait once, and said" \
+		[ "$(grep -c "server http://127.0.0.1:$dead did not answer within 2000 ms" "$OUT/dfd-dead.err")" = 1 ]
+}
+# check_chain WANT OUT...: each OUT's one user stack begins with WANT
+check_chain() {
+	local want=$1 f
+	shift
+	for f; do
+		[ "$(stacks_of "$f" "*" user | cut -d'|' -f1-2 | grep -cxF "$want")" = 1 ] || return 1
+	done
+}
+if command -v debuginfod > /dev/null; then
+	debuginfod_case
+else
+	env_fault "no debuginfod (Debian's debuginfod package): no reference server"
 fi
 
 # --json: the frames as objects

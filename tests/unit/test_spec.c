@@ -426,6 +426,15 @@ static const struct good {
 	  " | line ustring retval deref:0" },
 	{ "p:/bin/x:0x10 %ax", UP "(x64) reg:ax" },
 	{ "p:/a:b/c:0x10", "uprobe uprobes/p_c_0x10 auto path=/a:b/c off=0x10" },
+	/* a C++ or Rust name as demangled: its "::" are the name's, the path ends before */
+	{ "p:/bin/shop:shop::checkout",
+	  "uprobe uprobes/p_shop_shop__checkout_0 auto path=/bin/shop usym=shop::checkout+0" },
+	{ "r:/a:b/c:ns::Cart<int>::~Cart",
+	  "uretprobe uprobes/p_c_ns__Cart_int____Cart_0 auto path=/a:b/c"
+	  " usym=ns::Cart<int>::~Cart+0" },
+	{ "p:/bin/x:shop::*", "uprobe uprobes/p_x_shop____0 auto path=/bin/x usym=shop::*+0 glob" },
+	/* an offset after "::" is the kernel's PATH:OFFSET, the path holding ':' */
+	{ "p:/a/b::0x10", "uprobe uprobes/p_b__0x10 auto path=/a/b: off=0x10" },
 	/* ... and the ordinary form when one does */
 	{ "p:myprobe do_sys_openat2 dfd=%di",
 	  "kprobe kprobes/myprobe sym=do_sys_openat2+0 | dfd (x64) reg:di" },

@@ -694,6 +694,169 @@ static void test_self(void)
 	usym_free(NULL);
 }
 
+/* addr2line (binutils) -e path vaddr: "file:line", discriminator left out. */
+static void addr2line(const char *path, uint64_t vaddr, char *out, size_t len)
+{
+	char cmd[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "addr2line -e '%s' 0x%" PRIx64, path, vaddr);
+	p = popen(cmd, "r");
+	if (!p || !fgets(out, (int)len, p))
+		die("addr2line (binutils) is a test dependency");
+	pclose(p);
+	out[strcspn(out, " \n")] = '\0';
+}
+
+/* the frame's file:line against addr2line's on the binary with its DWARF (full) */
+static void expect_line(const struct usym_frame *f, const char *full, uint64_t vaddr,
+			const char *ctx)
+{
+	char want[512], got[512];
+
+	addr2line(full, vaddr, want, sizeof(want));
+	CHECK(strncmp(want, "??", 2), "%s: addr2line knows %#" PRIx64, ctx, vaddr);
+	snprintf(got, sizeof(got), "%s:%u", f->src_file ? f->src_file : "(none)", f->src_line);
+	CHECK_STR(got, want, ctx);
+}
+
+/* file:line from the binary's own DWARF, a build-id debug file's, a .gnu_debuglink's */
+static void test_lines(void)
+{
+	struct usym *u = new_usym();
+	const struct rsym *s;
+	struct usym_frame f;
+	char p[512];
+
+	CHECK_INT(usym_add_file(u, pie.path), 0, "add_file pie");
+	s = rsym(&pie, "u_alpha");
+	usym_build_id(u, pie.id, r_off(&pie, s->value + 4), false, &f);
+	expect_line(&f, pie.path, s->value + 4, "the binary's own DWARF");
+	CHECK(f.ninl == 0, "no inlining at -O1 with noinline: %u", f.ninl);
+	/* a return address: the line of the call, at the byte before */
+	usym_build_id(u, pie.id, r_off(&pie, s->value + s->size), true, &f);
+	expect_line(&f, pie.path, s->value + s->size - 1, "a return address's line");
+	/* stripped: DWARF from DEBUG_ROOT/.build-id/ */
+	snprintf(p, sizeof(p), "%s/bin/pie2", dir);
+	CHECK_INT(usym_add_file(u, p), 0, "add_file pie2");
+	s = rsym(&pie2, "u_beta");
+	usym_build_id(u, pie2.id, r_off(&pie2, s->value + 2), false, &f);
+	expect_line(&f, pie2.path, s->value + 2, "DWARF of a build-id debug file");
+	/* stripped: DWARF from the .gnu_debuglink file */
+	snprintf(p, sizeof(p), "%s/dl/libdl.so", dir);
+	CHECK_INT(usym_add_file(u, p), 0, "add_file libdl");
+	s = rsym(&libdl, "lib_exported");
+	usym_build_id(u, libdl.id, r_off(&libdl, s->value + 1), false, &f);
+	expect_line(&f, libdl.path, s->value + 1, "DWARF of a .gnu_debuglink file");
+	/* no DWARF at all (stripped, no debug file): no line, never a guess */
+	CHECK_INT(usym_add_file(u, lib_stripped.path), 0, "add_file stripped");
+	s = rsym(&lib_stripped, "lib_exported");
+	usym_build_id(u, lib_stripped.id, r_off(&lib_stripped, s->value), false, &f);
+	CHECK(f.sym && !f.src_file && !f.src_line, "stripped: %s at %s:%u", f.sym, f.src_file,
+	      f.src_line);
+	usym_free(u);
+}
+
+/* A frame in no file: named from DIR/perf-TGID.map, as a JIT writes it. */
+static void test_perf_map(void)
+{
+	struct usym_opts o = { .proc_root = proc_root, .debug_root = debug_root,
+			       .perf_map_dir = dir };
+	struct usym *u = usym_new(&o);
+	struct usym_frame f;
+	char p[512];
+	FILE *m = maps_open(400);
+
+	if (!u)
+		die("usym_new");
+	maps_add(m, &pie, PIE_BASE, pie.path, pie.path);
+	fclose(m);
+	usym_addr(u, 400, 0x7f0000001010, false, &f);
+	CHECK(!f.sym && !f.path, "no perf map yet: %s %s", f.sym, f.path);
+	snprintf(p, sizeof(p), "%s/perf-400.map", dir);
+	/* a malformed line skipped; a start given twice: the later line (recompiled code) */
+	write_file(p, "7f0000001000 40 LazyCompile:~old app.js:1\n"
+		      "not a line\n"
+		      "0x7f0000002000 0x20 Interpreter\n"
+		      "7f0000001000 30 LazyCompile:*hot app.js:1\n");
+	usym_addr(u, 400, 0x7f0000001010, true, &f);
+	CHECK_STR(f.sym, "LazyCompile:*hot app.js:1", "perf map, read again once it exists");
+	CHECK_INT(f.sym_off, 0x10, "perf map offset");
+	CHECK_STR(f.path, p, "perf map as the frame's file");
+	usym_addr(u, 400, 0x7f0000002005, false, &f);
+	CHECK_STR(f.sym, "Interpreter", "perf map, 0x-prefixed");
+	usym_addr(u, 400, 0x7f0000001030, false, &f);
+	CHECK(!f.sym, "past the entry's size: %s", f.sym);
+	/* an address in a file is the file's, not the map's */
+	expect_at(u, 400, &pie, pie.path, PIE_BASE, "u_alpha", 2);
+	usym_free(u);
+}
+
+/* C++ and Rust (legacy and v0, hand-mangled) names, as c++filt (binutils) demangles them */
+static const char cxx_cc[] =
+	"#define N __attribute__((noinline, used))\n"
+	"namespace shop { struct Cart { int n; int total(int k) const; };\n"
+	"N int Cart::total(int k) const { return n * k; }\n"
+	"N int checkout(int n) { Cart c{n}; return c.total(3); }\n"
+	"N int checkout(const char *s) { return checkout((int)s[0]); } }\n"
+	"N int rust_legacy(int x) __asm__(\"_ZN7mycrate4shop8checkout17h0123456789abcdefE\");\n"
+	"int rust_legacy(int x) { return x + 1; }\n"
+	"N int rust_v0(int x) __asm__(\"_RNvCs1234_7mycrate3foo\");\n"
+	"int rust_v0(int x) { return x + 2; }\n"
+	"int main(int c, char **v) { return shop::checkout(v[0]) + rust_legacy(c) + rust_v0(c); }\n";
+
+static void cxxfilt(const char *name, char *out, size_t len)
+{
+	char cmd[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "c++filt '%s'", name);
+	p = popen(cmd, "r");
+	if (!p || !fgets(out, (int)len, p))
+		die("c++filt (binutils) is a test dependency");
+	pclose(p);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+static void test_demangled(void)
+{
+	static const char *const raw[] = {
+		"_ZNK4shop4Cart5totalEi", "_ZN4shop8checkoutEi", "_ZN4shop8checkoutEPKc",
+		"_ZN7mycrate4shop8checkout17h0123456789abcdefE", "_RNvCs1234_7mycrate3foo",
+	};
+	struct usym_opts o = { .proc_root = proc_root, .debug_root = debug_root,
+			       .raw_names = true };
+	struct usym *u = new_usym(), *r = usym_new(&o);
+	char p[512], want[512];
+	struct usym_frame f;
+	struct relf cxx;
+	size_t i;
+
+	snprintf(p, sizeof(p), "%s/cxx.cc", dir);
+	write_file(p, cxx_cc);
+	run("cd %s && g++ -O1 -g -Wl,--build-id cxx.cc -o bin/cxx", dir);
+	snprintf(p, sizeof(p), "%s/bin/cxx", dir);
+	readelf(p, &cxx);
+	if (!r || usym_add_file(u, p) || usym_add_file(r, p))
+		die("usym_add_file cxx");
+	for (i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
+		const struct rsym *s = rsym(&cxx, raw[i]);
+
+		cxxfilt(raw[i], want, sizeof(want));
+		CHECK(strcmp(want, raw[i]), "c++filt demangles %s", raw[i]);
+		usym_build_id(u, cxx.id, r_off(&cxx, s->value) + 1, false, &f);
+		CHECK_STR(f.sym, want, raw[i]);
+		CHECK_INT(f.sym_off, 1, raw[i]);
+		usym_build_id(r, cxx.id, r_off(&cxx, s->value) + 1, false, &f);
+		CHECK_STR(f.sym, raw[i], "raw names: as in the file");
+	}
+	/* a C name is left as it is */
+	usym_build_id(u, cxx.id, r_off(&cxx, rsym(&cxx, "main")->value), false, &f);
+	CHECK_STR(f.sym, "main", "a C name");
+	usym_free(u);
+	usym_free(r);
+}
+
 /* Not asserted (no timed assertions): frames/s, printed with USYM_BENCH=1. */
 static void bench(void)
 {
@@ -743,6 +906,9 @@ int main(void)
 	test_by_build_id();
 	test_ip_frames_and_forget();
 	test_self();
+	test_demangled();
+	test_lines();
+	test_perf_map();
 	if (getenv("USYM_BENCH"))
 		bench();
 	cleanup();
