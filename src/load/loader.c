@@ -238,6 +238,10 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_pair_carry = o->plan.pair_carry;
 	skel->rodata->kpt_lat_emit = o->plan.lat_emit;
 	skel->rodata->kpt_budget_on = o->plan.budget;
+	/* asked only when used: a probe program's load */
+	skel->rodata->kpt_have_find_vma =
+		o->plan.stacks.ucaller &&
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_find_vma, NULL) == 1;
 	if (nprobes == 1) {	/* the BPF side writes probe 0's records, counts its buckets */
 		memcpy((void *)&skel->rodata->kpt_ds, &o->plan.ds, sizeof(o->plan.ds));
 		memcpy((void *)&skel->rodata->kpt_dh, &o->plan.dh, sizeof(o->plan.dh));
