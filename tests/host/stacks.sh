@@ -15,7 +15,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 54
+expect_checks 63
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -244,11 +244,15 @@ check "count --by ustack --folded: ...;main;st_outer;st_middle;st_inner 4" \
 # control: the 3-frame chain above is not)
 B=$OUT/stk-nopie
 kpt -U -c "$B 1 deep" "p:$B:st_inner" > "$OUT/deep.out" 2> "$OUT/deep.err"
-n=$(stacks_of "$OUT/deep.out" "*" user | head -n 1 | tr '|' '\n' | wc -l)
+n=$(stacks_of "$OUT/deep.out" "*" user | head -n 1 | tr '|' '\n' | grep -vcxF '[cut short]')
 check "-U under 200 frames of recursion: 127 frames, the kernel's most (got $n)" [ "$n" = 127 ]
+check "and marked [cut short] after them" \
+	[ "$(grep '^ => ' "$OUT/deep.out" | tail -n 1)" = ' => [cut short]' ]
 check "the exit profile says 1 stack was TRUNCATED at its depth" \
 	grep -q '1 stacks TRUNCATED at their depth' "$OUT/deep.err"
 check "and says nothing of it where no stack was cut" sh -c "! grep -q TRUNCATED '$OUT/u-nopie.err'"
+check "no stack of the chains above (frame pointers, each whole) is marked cut short" \
+	sh -c "! grep -ql 'cut short' '$OUT'/u-*.out '$OUT'/g-o1-*.out && ! grep -qi 'cut short' '$OUT'/u-*.err"
 
 # --- stacks as compilers leave them, against gdb's backtrace ----------
 # gdb_stacks BIN FUNC ARGS...: gdb's backtrace at each hit of FUNC's first
@@ -265,9 +269,15 @@ import re
 def frames():
     f, out = gdb.newest_frame(), []
     while f is not None:
+        # a tail call frame is inferred by gdb (DWARF call sites): the
+        # stack holds no return address for it
+        if f.type() == gdb.TAILCALL_FRAME:
+            f = f.older()
+            continue
         s = gdb.execute("info symbol 0x%x" % f.pc(), to_string=True)
         m = re.match(r"(\S+)(?: \+ (\d+))? in section", s)
-        out.append("%s+0x%x" % (m.group(1), int(m.group(2) or 0)) if m else "[unknown]")
+        name = m.group(1).replace("[cold]", ".cold") if m else ""
+        out.append("%s+0x%x" % (name, int(m.group(2) or 0)) if m else "[unknown]")
         f = f.older()
     return "|".join(out)
 while True:
@@ -280,9 +290,11 @@ while True:
 }
 
 # kptrace's -U stacks (stacks_of's lines) as gdb_stacks prints them: the
-# binary after each frame left out, cut after main
+# binary after each frame left out, cut after main (a [cut short] mark kept)
 to_main() {
-	sed -E 's/ \([^|]*\)//g; s/(^|\|)(main\+0x[0-9a-f]+)\|.*/\1\2/'
+	sed -E 's/ \([^|]*\)//g' | sed -E '
+		s/(^|\|)(main\+0x[0-9a-f]+)\|(.*\|)?\[cut short\]$/\1\2|[cut short]/; t
+		s/(^|\|)(main\+0x[0-9a-f]+)\|.*/\1\2/'
 }
 
 # gdb_case NAME BIN [LIB:]FUNC ARGS...: FUNC's stacks at its entry in BIN
@@ -329,6 +341,41 @@ elif gcc -O1 -g -fno-omit-frame-pointer -fno-inline tests/host/unwind_target.c -
 	ALSO="p:$B:uw_rare" gdb_case o1-getppid "$B" "$LIBC:getppid" 2
 else
 	fail "cannot build tests/host/unwind_target.c at -O1"
+fi
+
+# Without frame pointers (-O2 -fomit-frame-pointer: a tail call, a .cold
+# split) the walk is cut short: each -U stack is gdb's whole, or a part of
+# gdb's marked [cut short] and counted in the exit profile, never a part
+# passed off as whole.
+B=$OUT/uw-o2
+if command -v gdb > /dev/null &&
+	gcc -O2 -g -fomit-frame-pointer tests/host/unwind_target.c -o "$B"; then
+	for fn in uw_leaf uw_middle main; do
+		gdb_stacks "$B" "$fn" 2 rare | sort -u > "$OUT/o2-$fn.ref"
+		kpt -U -c "$B 2 rare" "p:$B:$fn" > "$OUT/o2-$fn.out" 2> "$OUT/o2-$fn.err"
+		stacks_of "$OUT/o2-$fn.out" "*" user | to_main > "$OUT/o2-$fn.got"
+		cut=$(grep -c '|\[cut short\]$' "$OUT/o2-$fn.got")
+		check "o2-$fn: each -U stack is gdb's, or a part of it marked [cut short] ($cut cut)" \
+			python3 -c '
+import sys
+ref = [l.rstrip("\n").split("|") for l in open(sys.argv[1])]
+got = [l.rstrip("\n").split("|") for l in open(sys.argv[2])]
+assert ref and got, "no stacks"
+for g in got:
+    if g[-1] == "[cut short]":
+        # cut below main: past the reference, which ends at main
+        assert any(r[:len(g) - 1] == g[:-1] for r in ref), g
+    else:
+        assert g in ref, g
+' "$OUT/o2-$fn.ref" "$OUT/o2-$fn.got"
+		check "o2-$fn: the exit profile counts the $cut stacks CUT SHORT" \
+			sh -c "[ $cut = 0 ] && ! grep -q 'CUT SHORT' '$OUT/o2-$fn.err' ||
+				grep -q '$cut user stacks printed CUT SHORT' '$OUT/o2-$fn.err'"
+	done
+	check "o2: uw_leaf's stacks are cut short (the positive control)" \
+		grep -q 'cut short' "$OUT/o2-uw_leaf.out"
+else
+	fail "cannot build tests/host/unwind_target.c at -O2 (or no gdb)"
 fi
 
 # refusals: where stacks do not apply, a usage error that says what to give
