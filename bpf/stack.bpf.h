@@ -24,14 +24,6 @@
 #define KPT_EEXIST_		17
 
 /*
- * At a uprobe on a function's first instruction (KPT_PF_UENTRY): the return
- * address, the function's own address and the kernel's second frame's.
- */
-struct kpt_caller {
-	__u64 ret, ip, next;
-};
-
-/*
  * The caller of the function whose first instruction a uprobe is on
  * (KPT_PF_UENTRY) into c; false if it needs no adding. There the return
  * address is at the stack pointer (x86-64) or in the link register (arm64)
@@ -47,7 +39,9 @@ struct kpt_caller {
 static __always_inline bool kpt_entry_caller(void *ctx, struct kpt_scratch *s,
 					     struct kpt_caller *c)
 {
-	__u64 top[2] = { 0, 0 };
+	/* in scratch, as c is: on 6.1 the program's stack and bpf_find_vma()'s
+	 * callback's must fit 512 bytes together */
+	__u64 *top = s->utop;
 
 	c->ret = 0;
 #ifdef KPT_ARCH_ARM64
@@ -57,7 +51,7 @@ static __always_inline bool kpt_entry_caller(void *ctx, struct kpt_scratch *s,
 		return false;
 #endif
 	c->ip = PT_REGS_IP(&s->regs);
-	if (bpf_get_stack(ctx, top, sizeof(top), BPF_F_USER_STACK) != sizeof(top))
+	if (bpf_get_stack(ctx, top, sizeof(s->utop), BPF_F_USER_STACK) != sizeof(s->utop))
 		top[1] = 0;
 	c->next = top[1];
 	return c->ret && top[1] != c->ret;
@@ -142,10 +136,11 @@ static __always_inline long kpt_ustack_get(void *ctx, __u8 *buf, __u64 size,
 }
 
 /* The caller to add to a probe's user stacks, or NULL (kpt_entry_caller()). */
-static __always_inline const struct kpt_caller *
-kpt_caller_of(void *ctx, struct kpt_scratch *s, __u32 flags, struct kpt_caller *c)
+static __always_inline const struct kpt_caller *kpt_caller_of(void *ctx, struct kpt_scratch *s,
+							     __u32 flags)
 {
-	return (flags & KPT_PF_UENTRY) && kpt_entry_caller(ctx, s, c) ? c : NULL;
+	return (flags & KPT_PF_UENTRY) && kpt_entry_caller(ctx, s, &s->ucaller) ? &s->ucaller
+									      : NULL;
 }
 
 /*
@@ -192,12 +187,10 @@ static __always_inline __u32 kpt_stack_put(void *ctx, struct kpt_scratch *s, __u
 static __always_inline __u32 kpt_stacks_put(void *ctx, struct kpt_scratch *s, struct kpt_rec_hdr *h,
 					    __u32 flags, __u32 pos, struct kpt_stats *st)
 {
-	struct kpt_caller c;
-
 	if (flags & KPT_PF_KSTACK)
 		pos = kpt_stack_put(ctx, s, pos, false, NULL, &h->nkstack, st);
 	if (flags & KPT_PF_USTACK)
-		pos = kpt_stack_put(ctx, s, pos, true, kpt_caller_of(ctx, s, flags, &c),
+		pos = kpt_stack_put(ctx, s, pos, true, kpt_caller_of(ctx, s, flags),
 				    &h->nustack, st);
 	return pos;
 }
@@ -271,13 +264,11 @@ static __always_inline void kpt_stack_keys(void *ctx, struct kpt_scratch *s,
 					   const struct kpt_probe_entry *p, __u32 tgid,
 					   struct kpt_stats *st)
 {
-	struct kpt_caller c;
-
 	if (p->agg.stack_keys & KPT_SK_KSTACK)
 		s->kstack_id = kpt_stack_intern(ctx, s, false, tgid, NULL, st);
 	if (p->agg.stack_keys & KPT_SK_USTACK)
 		s->ustack_id = kpt_stack_intern(ctx, s, true, tgid,
-						kpt_caller_of(ctx, s, p->flags, &c), st);
+						kpt_caller_of(ctx, s, p->flags), st);
 }
 
 #endif /* KPT_STACK_BPF_H */
