@@ -14,7 +14,7 @@ KREL=$(uname -r)
 echo "# kernel $KREL ($(uname -m))"
 # the checks it runs (each an ok or FAIL line): 6.1 has no BPF trampolines
 case $KREL in
-6.1.*) echo "# expect 30 ok" ;;
+6.1.*) echo "# expect 27 ok" ;;
 *) echo "# expect 32 ok" ;;
 esac
 
@@ -340,7 +340,9 @@ fi
 # at -O1 with frame pointers, where uw_leaf has no frame; the stacks at
 # uw_leaf's and uw_middle's first instruction, where the link register holds
 # the return address, against the call sites aarch64 objdump finds
-# (tests/vm/arm64-chains.py, on the host). -U's and --folded's.
+# (tests/vm/arm64-chains.py, on the host). -U's and --folded's. Not on 6.1,
+# whose verifier refuses bpf_find_vma() there: the caller is a bare address,
+# which names nothing once this short process is gone (the loader's fallback).
 ustacks() {
 	awk '/<user stack trace>/ { if (s != "") print s; s = ""; on = 1; next }
 	on && /^ => / { f = substr($0, 5); sub(/ \(.*\)$/, "", f)
@@ -348,7 +350,10 @@ ustacks() {
 	{ if (s != "") print s; s = ""; on = 0 }
 	END { if (s != "") print s }' "$1" | sed 's/\(|main+0x[0-9a-f]*\)|.*/\1/'
 }
-if [ -x /uw1 ] && [ -s /uw1.want ]; then
+case $KREL in 6.1.*) UW=no ;; *) UW=yes ;; esac
+if [ $UW = no ]; then
+	:
+elif [ -x /uw1 ] && [ -s /uw1.want ]; then
 	for fn in uw_leaf uw_middle; do
 		kpt -U -c "/uw1 1 rare" "p:/uw1:$fn" > $W/uw-$fn.out 2> $W/uw-$fn.err
 		ustacks $W/uw-$fn.out | sort > $W/uw-$fn.got
