@@ -60,6 +60,15 @@ _Static_assert(sizeof(struct kpt_regs) == KPT_REG_WORDS * 8 &&
 	       "enum kpt_reg_word is struct kpt_regs's layout");
 #endif
 
+/*
+ * At a uprobe on a function's first instruction (KPT_PF_UENTRY): the return
+ * address, the function's own address and the kernel's second frame's
+ * (stack.bpf.h).
+ */
+struct kpt_caller {
+	__u64 ret, ip, next;
+};
+
 struct kpt_scratch {
 	/* the probe's registers (a tracepoint: its record's first words),
 	 * copied because the verifier allows only constant offsets into a
@@ -73,6 +82,8 @@ struct kpt_scratch {
 	__u64 ustack_id;
 	struct kpt_kstack kstk;	/* a stack key's frames, before they are stored */
 	struct kpt_ustack ustk;
+	struct kpt_caller ucaller;	/* the caller at an entry (stack.bpf.h) */
+	__u64 utop[2];		/* its two-frame walk */
 	__u8 rec[KPT_BUF_SIZE];
 };
 

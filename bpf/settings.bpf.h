@@ -43,6 +43,10 @@ const volatile __u32 kpt_rh_frame_off = 0;
  * uretprobe's record gets its function's address (kpt_ufunc()). */
 const volatile bool kpt_func_ip = false;
 
+/* Linux 5.17's bpf_find_vma(), where the kernel has it (the loader asks):
+ * the caller at an entry probe gets its binary's build id (stack.bpf.h) */
+const volatile bool kpt_have_find_vma = false;
+
 /* The words of struct kpt_regs the run's probes read (kpt_copy_regs()). */
 const volatile __u64 kpt_regs_mask = ~0ull;	/* arm64 has 34 */
 

@@ -5,6 +5,8 @@
  * event by their hash. The frames are bpf_get_stack()'s, from the
  * context: a kprobe's registers start them at the probed function.
  * Userspace drops what a context puts above that (bpf/trampoline frames).
+ * At a uprobe on a function's first instruction the caller is put second
+ * (kpt_entry_caller()).
  */
 #ifndef KPT_STACK_BPF_H
 #define KPT_STACK_BPF_H
@@ -15,17 +17,139 @@
 #include "settings.bpf.h"
 #include "maps.bpf.h"
 #include "scratch.bpf.h"
+#include "regs.bpf.h"
 
 /* User frames with build ids (struct bpf_stack_build_id), kernel frames plain. */
 #define KPT_USTACK_FLAGS	(BPF_F_USER_STACK | BPF_F_USER_BUILD_ID)
 #define KPT_EEXIST_		17
 
 /*
+ * The caller of the function whose first instruction a uprobe is on
+ * (KPT_PF_UENTRY) into c; false if it needs no adding. There the return
+ * address is at the stack pointer (x86-64) or in the link register (arm64)
+ * and the frame pointer is still the caller's, so a frame-pointer walk goes
+ * from the function to its caller's caller. Linux 6.12's "avoid missing
+ * caller address in stack traces captured in uprobe" adds it for entries
+ * that start with push %rbp or endbr64 (not for frameless leaves, nor on
+ * arm64): so the kernel's own second frame is looked at first (a walk of
+ * two frames, no build ids), and nothing added when it is the return
+ * address already. The registers are scratch's copy (plan_regs_used()
+ * keeps sp, or the link register).
+ */
+static __always_inline bool kpt_entry_caller(void *ctx, struct kpt_scratch *s,
+					     struct kpt_caller *c)
+{
+	/* in scratch, as c is: on 6.1 the program's stack and bpf_find_vma()'s
+	 * callback's must fit 512 bytes together */
+	__u64 *top = s->utop;
+
+	c->ret = 0;
+#ifdef KPT_ARCH_ARM64
+	c->ret = s->regs.regs[30];
+#else
+	if (bpf_probe_read_user(&c->ret, sizeof(c->ret), (void *)PT_REGS_SP(&s->regs)))
+		return false;
+#endif
+	c->ip = PT_REGS_IP(&s->regs);
+	if (bpf_get_stack(ctx, top, sizeof(s->utop), BPF_F_USER_STACK) != sizeof(s->utop))
+		top[1] = 0;
+	c->next = top[1];
+	return c->ret && top[1] != c->ret;
+}
+
+struct kpt_vma {
+	__u64 start, end;
+};
+
+/* bpf_find_vma()'s callback: the mapping's bounds, vm_start and vm_end,
+ * the first words of struct vm_area_struct on every kernel (no CO-RE) */
+static long kpt_vma_bounds(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	bpf_probe_read_kernel(data, sizeof(struct kpt_vma), vma);
+	return 0;
+}
+
+/*
+ * The caller's frame into f[4..7], where f[0..3] is the function's frame
+ * and f[8..11] the next one (if nframes > 2). Where the caller is in the
+ * mapping of one of those (the function's binary, or its caller's caller's:
+ * an application calling libc), that frame's build id and its offset moved
+ * by the distance between the two addresses, so the stack keys the same in
+ * every process of the binary and is named after the process is gone; else
+ * the bare address (BPF_STACK_BUILD_ID_IP: user space names it from the
+ * process's maps while it lives).
+ */
+static __always_inline void kpt_caller_frame(__u64 *f, long nframes, const struct kpt_caller *c)
+{
+	struct kpt_vma v = { 0, 0 };
+	__u64 ip = c->ip;
+	int from = 0;
+
+	if (kpt_have_find_vma &&
+	    !bpf_find_vma(bpf_get_current_task_btf(), c->ret, kpt_vma_bounds, &v, 0)) {
+		/* BPF_STACK_BUILD_ID_VALID: status 1 */
+		if ((__u32)f[0] == 1 && ip >= v.start && ip < v.end) {
+			from = 1;
+		} else if (nframes > 2 && (__u32)f[8] == 1 && c->next >= v.start &&
+			   c->next < v.end) {
+			from = 2;
+			ip = c->next;
+		}
+	}
+	if (from) {
+		f[4] = f[from == 1 ? 0 : 8];
+		f[5] = f[from == 1 ? 1 : 9];
+		f[6] = f[from == 1 ? 2 : 10];
+		f[7] = f[from == 1 ? 3 : 11] + c->ret - ip;
+		return;
+	}
+	f[4] = 2;	/* BPF_STACK_BUILD_ID_IP, no build id */
+	f[5] = 0;
+	f[6] = 0;
+	f[7] = c->ret;
+}
+
+/*
+ * The user stack into buf (size bytes: whole frames); its bytes or the
+ * helper's error. With a caller c (kpt_entry_caller()), the kernel's
+ * frames go one frame further and the caller is put between the first two.
+ */
+static __always_inline long kpt_ustack_get(void *ctx, __u8 *buf, __u64 size,
+					   const struct kpt_caller *c)
+{
+	__u64 *f;
+	long got;
+
+	if (!c || size < 2 * KPT_UFRAME_SIZE)
+		return bpf_get_stack(ctx, buf, size, KPT_USTACK_FLAGS);
+	got = bpf_get_stack(ctx, buf + KPT_UFRAME_SIZE, size - KPT_UFRAME_SIZE, KPT_USTACK_FLAGS);
+	if (got < KPT_UFRAME_SIZE)
+		return got;
+	f = (__u64 *)buf;
+	f[0] = f[4];
+	f[1] = f[5];
+	f[2] = f[6];
+	f[3] = f[7];
+	got += KPT_UFRAME_SIZE;
+	kpt_caller_frame(f, got / KPT_UFRAME_SIZE, c);
+	return got;
+}
+
+/* The caller to add to a probe's user stacks, or NULL (kpt_entry_caller()). */
+static __always_inline const struct kpt_caller *kpt_caller_of(void *ctx, struct kpt_scratch *s,
+							     __u32 flags)
+{
+	return (flags & KPT_PF_UENTRY) && kpt_entry_caller(ctx, s, &s->ucaller) ? &s->ucaller
+									      : NULL;
+}
+
+/*
  * One stack into the record at pos (its end so far), as many frames as
  * the depth and the record's room allow; *n its frames. The new end.
  */
 static __always_inline __u32 kpt_stack_put(void *ctx, struct kpt_scratch *s, __u32 pos, bool user,
-					   __u16 *n, struct kpt_stats *st)
+					   const struct kpt_caller *c, __u16 *n,
+					   struct kpt_stats *st)
 {
 	__u32 fsize = user ? KPT_UFRAME_SIZE : KPT_KFRAME_SIZE;
 	__u32 depth = user ? kpt_ustack_depth : kpt_kstack_depth;
@@ -47,7 +171,8 @@ static __always_inline __u32 kpt_stack_put(void *ctx, struct kpt_scratch *s, __u
 	 * which the verifier no longer sees on the spilled copy */
 	barrier_var(off);
 	off &= KPT_OFF_MASK;
-	got = bpf_get_stack(ctx, &s->rec[off], size, user ? KPT_USTACK_FLAGS : 0);
+	got = user ? kpt_ustack_get(ctx, &s->rec[off], size, c)
+		   : bpf_get_stack(ctx, &s->rec[off], size, 0);
 	if (got < 0) {
 		st->stack_failed++;
 		return pos;
@@ -63,9 +188,10 @@ static __always_inline __u32 kpt_stacks_put(void *ctx, struct kpt_scratch *s, st
 					    __u32 flags, __u32 pos, struct kpt_stats *st)
 {
 	if (flags & KPT_PF_KSTACK)
-		pos = kpt_stack_put(ctx, s, pos, false, &h->nkstack, st);
+		pos = kpt_stack_put(ctx, s, pos, false, NULL, &h->nkstack, st);
 	if (flags & KPT_PF_USTACK)
-		pos = kpt_stack_put(ctx, s, pos, true, &h->nustack, st);
+		pos = kpt_stack_put(ctx, s, pos, true, kpt_caller_of(ctx, s, flags),
+				    &h->nustack, st);
 	return pos;
 }
 
@@ -94,7 +220,8 @@ static __always_inline __u64 kpt_stack_hash(const __u64 *w, __u32 nwords, bool u
 
 /* The event's stack stored once in its map; its key, or KPT_STACK_LOST. */
 static __always_inline __u64 kpt_stack_intern(void *ctx, struct kpt_scratch *s, bool user,
-					      __u32 tgid, struct kpt_stats *st)
+					      __u32 tgid, const struct kpt_caller *c,
+					      struct kpt_stats *st)
 {
 	__u32 fsize = user ? KPT_UFRAME_SIZE : KPT_KFRAME_SIZE;
 	__u64 size = (__u64)(user ? kpt_ustack_depth : kpt_kstack_depth) * fsize;
@@ -106,7 +233,8 @@ static __always_inline __u64 kpt_stack_intern(void *ctx, struct kpt_scratch *s, 
 
 	if (size > KPT_STACK_MAX * KPT_UFRAME_SIZE || !size)
 		return KPT_STACK_LOST;
-	got = bpf_get_stack(ctx, frames, size, user ? KPT_USTACK_FLAGS : 0);
+	got = user ? kpt_ustack_get(ctx, (__u8 *)frames, size, c)
+		   : bpf_get_stack(ctx, frames, size, 0);
 	if (got < 0) {
 		st->stack_failed++;
 		return KPT_STACK_LOST;
@@ -137,9 +265,10 @@ static __always_inline void kpt_stack_keys(void *ctx, struct kpt_scratch *s,
 					   struct kpt_stats *st)
 {
 	if (p->agg.stack_keys & KPT_SK_KSTACK)
-		s->kstack_id = kpt_stack_intern(ctx, s, false, tgid, st);
+		s->kstack_id = kpt_stack_intern(ctx, s, false, tgid, NULL, st);
 	if (p->agg.stack_keys & KPT_SK_USTACK)
-		s->ustack_id = kpt_stack_intern(ctx, s, true, tgid, st);
+		s->ustack_id = kpt_stack_intern(ctx, s, true, tgid,
+						kpt_caller_of(ctx, s, p->flags), st);
 }
 
 #endif /* KPT_STACK_BPF_H */

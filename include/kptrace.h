@@ -68,6 +68,7 @@ enum kpt_base {
 #define KPT_EX_REG3		"%x2"
 enum kpt_reg_word {
 	KPT_W_X0 = 0, KPT_W_RET = 0, KPT_W_SP = 31, KPT_W_IP = 32,	/* %sp, %pc */
+	KPT_W_LR = 30,		/* x30: a function's return address at its entry */
 	KPT_REG_WORDS = 34,	/* x0-x30, sp, pc, pstate: user_pt_regs */
 };
 #else
@@ -216,6 +217,9 @@ struct kpt_fetch {
 /* -K/-U: the event's record carries its kernel / user stack (kpt_rec_hdr.nkstack) */
 #define KPT_PF_KSTACK	(1u << 6)
 #define KPT_PF_USTACK	(1u << 7)
+/* a uprobe on a function's first instruction: its user stacks get the caller
+ * the frame-pointer walk skips (bpf/stack.bpf.h, kpt_entry_caller()) */
+#define KPT_PF_UENTRY	(1u << 8)
 /* kpt_agg.direct: argument register 0 to KPT_NR_REG_ARGS - 1 of the calling
  * convention, the return value's register (%ax, arm64's x0), or the
  * tracepoint field of the value's fetch */

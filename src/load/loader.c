@@ -253,6 +253,10 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 									    NULL) > 0;
 			break;
 		}
+	/* asked only when used: a probe program's load */
+	skel->rodata->kpt_have_find_vma =
+		o->plan.stacks.ucaller &&
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_find_vma, NULL) == 1;
 	if (nprobes == 1) {	/* the BPF side writes probe 0's records, counts its buckets */
 		memcpy((void *)&skel->rodata->kpt_ds, &o->plan.ds, sizeof(o->plan.ds));
 		memcpy((void *)&skel->rodata->kpt_dh, &o->plan.dh, sizeof(o->plan.dh));
@@ -309,6 +313,17 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	set_rodata(skel, o, nprobes, ring);
 
 	err = kptrace_bpf__load(skel);
+	if (err && skel->rodata->kpt_have_find_vma) {
+		/* 6.1's verifier adds bpf_find_vma()'s callback's frame to the
+		 * program's stack, past 512 bytes: again without it, the caller at
+		 * an entry then a bare address (bpf/stack.bpf.h) */
+		struct load_opts again = *o;
+
+		again.plan.stacks.ucaller = false;
+		free(ld->tramp);
+		kptrace_bpf__destroy(skel);
+		return loader_load(ld, &again, nprobes, msg, msglen);
+	}
 	if (err) {
 		load_refused(ld, o->evs, err, msg, msglen);
 		return err;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Stacks: frames resolved to names, their text and folded names. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -149,6 +150,55 @@ void stack_uframe(struct usym *us, uint32_t tgid, const unsigned char *frame, un
 		f->build_id = frame + offsetof(struct frame32, build_id);
 }
 
+/*
+ * Where a stack's walk ends when it is whole: a process's start (glibc's
+ * and its static binaries', ld.so's), a thread's (glibc's start_thread
+ * under clone3, or clone on older ones), Go's goroutines.
+ */
+static const char *const start_frames[] = {
+	"_start", "__libc_start_call_main", "__libc_start_main", "__libc_start_main_impl",
+	"_dl_start_user", "start_thread", "clone3", "__clone3", "clone", "__clone",
+	"runtime.goexit", "runtime.mstart", "runtime.rt0_go",
+};
+
+static bool is_start_frame(const struct sframe *f)
+{
+	size_t i, n = strcspn(f->sym, "@");
+
+	for (i = 0; i < sizeof(start_frames) / sizeof(start_frames[0]); i++)
+		if (strlen(start_frames[i]) == n && !strncmp(f->sym, start_frames[i], n))
+			return true;
+	return false;
+}
+
+unsigned int stack_user_shown(const struct stack_syms *ss, uint32_t tgid,
+			      const unsigned char *frames, unsigned int n, bool *cut)
+{
+	struct sframe f = { 0 };
+	bool started = false;
+	unsigned int i;
+
+	*cut = false;
+	/* without the symbolizer nothing is named: nothing to tell by */
+	if (!ss || !ss->us)
+		return n;
+	for (i = 0; i < n; i++) {
+		stack_uframe(ss->us, tgid, frames + (size_t)i * KPT_UFRAME_SIZE, i, &f);
+		if (f.sym && is_start_frame(&f)) {
+			started = true;
+			continue;
+		}
+		if (started)
+			return i;
+		if (i && !f.sym && !f.obj && !f.build_id) {
+			*cut = true;
+			return n;
+		}
+	}
+	*cut = !started && f.sym;
+	return n;
+}
+
 /* The build id as hex, trailing zero bytes (a shorter id's padding) left out. */
 static void build_id_hex(const unsigned char *id, char *buf)
 {
@@ -174,7 +224,9 @@ size_t stack_frame_text(const struct sframe *f, char *buf, size_t len)
 	char id[41];
 	int n;
 
-	if (f->inlined) {
+	if (f->cut) {
+		n = snprintf(buf, len, "[cut short]");
+	} else if (f->inlined) {
 		n = snprintf(buf, len, "%s [inlined] (%s)", f->sym ? f->sym : "[unknown]",
 			     f->obj ? f->obj : "?");
 	} else if (!f->user) {
@@ -204,7 +256,9 @@ size_t stack_frame_name(const struct sframe *f, char *buf, size_t len)
 {
 	int n;
 
-	if (!f->sym)
+	if (f->cut)
+		n = snprintf(buf, len, "[cut short]");
+	else if (!f->sym)
 		n = snprintf(buf, len, "[unknown]");
 	else if (!f->user && f->obj)
 		n = snprintf(buf, len, "%s [%s]", f->sym, f->obj);
@@ -215,6 +269,11 @@ size_t stack_frame_name(const struct sframe *f, char *buf, size_t len)
 
 void stack_frame_json(struct outbuf *ob, const struct sframe *f)
 {
+	if (f->cut) {
+		ob_str(ob, "{\"address\":null,\"symbol\":null,\"offset\":null,\"binary\":null,"
+			   "\"cut_short\":true}");
+		return;
+	}
 	ob_mem(ob, "{\"address\":", 11);
 	if (f->addr) {
 		ob_char(ob, '"');
@@ -262,7 +321,7 @@ void stack_walk_kernel(struct stack_walk *w, const struct stack_syms *ss,
 		       const unsigned char *frames, unsigned int n, const struct ev_desc *ev,
 		       unsigned int show, bool reverse)
 {
-	*w = (struct stack_walk){ .ss = ss, .frames = frames, .end = n };
+	*w = (struct stack_walk){ .ss = ss, .frames = frames, .end = n, .mark = UINT_MAX };
 	w->first = stack_kernel_first(ss ? ss->ks : NULL, frames, n, ev);
 	if (show && w->first + show < w->end)
 		w->end = w->first + show;
@@ -272,8 +331,16 @@ void stack_walk_kernel(struct stack_walk *w, const struct stack_syms *ss,
 void stack_walk_user(struct stack_walk *w, const struct stack_syms *ss, uint32_t tgid,
 		     const unsigned char *frames, unsigned int n, bool reverse)
 {
+	bool cut;
+
 	*w = (struct stack_walk){ .ss = ss, .user = true, .tgid = tgid, .frames = frames,
-				  .end = n };
+				  .mark = UINT_MAX };
+	w->end = stack_user_shown(ss, tgid, frames, n, &cut);
+	if (cut) {
+		w->mark = w->end++;
+		if (ss->cut)
+			(*ss->cut)++;
+	}
 	walk_start(w, reverse);
 }
 
@@ -311,7 +378,10 @@ bool stack_walk_next(struct stack_walk *w, struct sframe *f)
 	if (w->reverse ? w->i <= w->first : w->i >= w->end)
 		return false;
 	i = w->reverse ? --w->i : w->i++;
-	if (w->user)
+	if (i == w->mark) {
+		memset(f, 0, sizeof(*f));
+		f->user = f->cut = true;
+	} else if (w->user)
 		stack_uframe(w->ss ? w->ss->us : NULL, w->tgid,
 			     w->frames + (size_t)i * KPT_UFRAME_SIZE, i, f);
 	else

@@ -21,6 +21,7 @@
 struct stack_syms {
 	const struct ksyms *ks;		/* NULL: kernel frames print as addresses */
 	struct usym *us;		/* NULL: user frames print as addresses */
+	uint64_t *cut;			/* user stacks printed cut short, counted (NULL: not) */
 };
 
 /* One frame resolved. */
@@ -39,6 +40,7 @@ struct sframe {
 	bool inlined;
 	const struct usym_inline *inl;
 	unsigned int ninl;
+	bool cut;			/* not a frame: the mark after a stack cut short */
 };
 
 /* Room for one frame's text: a C++ name, a path and a source location. */
@@ -59,6 +61,18 @@ void stack_kframe(const struct ksyms *ks, uint64_t ip, struct sframe *f);
 /* User frame i (struct bpf_stack_build_id) of process tgid: i > 0 is a return address. */
 void stack_uframe(struct usym *us, uint32_t tgid, const unsigned char *frame, unsigned int i,
 		  struct sframe *f);
+/*
+ * How many of a user stack's n frames (32 bytes each) to show, and whether
+ * it was cut short. A walk is whole at a run of frames where a process's
+ * or a thread's stack starts (_start, __libc_start_call_main, start_thread,
+ * clone3...); what follows them is a frame-pointer walk reading on through
+ * a libc built without frame pointers, not shown. It was cut short at a
+ * frame past the first in no file (a data word read as a return address,
+ * or a bare address of a process gone), or when its last frame is named
+ * and is no start; a last frame its file does not name cannot tell.
+ */
+unsigned int stack_user_shown(const struct stack_syms *ss, uint32_t tgid,
+			      const unsigned char *frames, unsigned int n, bool *cut);
 /*
  * A frame's text after " => ": a kernel frame as ftrace prints it ("sym",
  * "sym [mod]" for a module's, "0x..." unknown); a user frame
@@ -88,6 +102,7 @@ struct stack_walk {
 	unsigned int first, end, i;
 	struct sframe cur;		/* the frame whose inlined functions are being given */
 	unsigned int inl_left;		/* its items (stack_walk_next()) still to give */
+	unsigned int mark;	/* the index of the "[cut short]" mark (stack_user_shown()), or none */
 };
 
 /*
@@ -97,7 +112,8 @@ struct stack_walk {
 void stack_walk_kernel(struct stack_walk *w, const struct stack_syms *ss,
 		       const unsigned char *frames, unsigned int n, const struct ev_desc *ev,
 		       unsigned int show, bool reverse);
-/* User frames (n struct bpf_stack_build_id) of process tgid. */
+/* User frames (n struct bpf_stack_build_id) of process tgid; a stack cut short
+ * ends (reverse: starts) with a mark, a frame whose cut is set, and is counted. */
 void stack_walk_user(struct stack_walk *w, const struct stack_syms *ss, uint32_t tgid,
 		     const unsigned char *frames, unsigned int n, bool reverse);
 /* The next frame into *f, a user frame's inlined functions first (innermost

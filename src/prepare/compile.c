@@ -322,7 +322,8 @@ int compile_probe(const struct spec_probe *p, const struct resolved *r, int idx,
 	ev->nargs = p->nargs;
 
 	ent->flags = (ev->is_return ? KPT_PF_RETURN : 0) | (ev->is_user ? KPT_PF_USER : 0) |
-		     (p->kind == SPEC_TRACEPOINT ? KPT_PF_TP : 0);
+		     (p->kind == SPEC_TRACEPOINT ? KPT_PF_TP : 0) |
+		     (p->kind == SPEC_UPROBE && r->uentry ? KPT_PF_UENTRY : 0);
 	ent->nargs = p->nargs;
 
 	/* Record: header, fault bitmap, then the slots packed in order. Packed,

@@ -136,6 +136,13 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
 	return true;
 }
 
+/* A user stack at a function's entry: its caller is read from sp or the link register. */
+static bool ustack_at_entry(const struct kpt_probe_entry *e)
+{
+	return (e->flags & KPT_PF_UENTRY) &&
+	       ((e->flags & KPT_PF_USTACK) || (e->agg.stack_keys & KPT_SK_USTACK));
+}
+
 uint64_t plan_regs_used(const struct kpt_probe_entry *e)
 {
 	/* the words of the calling convention's argument registers */
@@ -148,6 +155,13 @@ uint64_t plan_regs_used(const struct kpt_probe_entry *e)
 	_Static_assert(sizeof(argw) == KPT_NR_REG_ARGS, "one word per argument register");
 	uint64_t m = 1ull << KPT_W_IP;
 	int i;
+
+	if (ustack_at_entry(e))
+#ifdef KPT_ARCH_ARM64
+		m |= 1ull << KPT_W_LR;
+#else
+		m |= 1ull << KPT_W_SP;
+#endif
 
 	for (i = 0; i < e->nargs && i < KPT_MAX_ARGS; i++) {
 		const struct kpt_fetch *f = &e->args[i];
@@ -222,6 +236,8 @@ static uint32_t handler_uses(const struct kpt_probe_entry *e)
 			u |= KPT_USE_COMM;
 	if ((e->flags & (KPT_PF_KSTACK | KPT_PF_USTACK)) || e->agg.stack_keys)
 		u |= KPT_USE_STACK;
+	if (ustack_at_entry(e))
+		u |= KPT_USE_REGS;
 	return u;
 }
 
@@ -440,6 +456,7 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		pl->edata |= !!(ents[i].flags & KPT_PF_EDATA);
 		pl->uses |= handler_uses(&ents[i]);
 		pl->regs_mask |= plan_regs_used(&ents[i]);
+		pl->stacks.ucaller |= ustack_at_entry(&ents[i]);
 		loop_bounds(&ents[i], pl);
 		if (ps->evs[i].kind == SPEC_TRACEPOINT)
 			tp_end_bound(&ps->p[i].res.tp, pl);

@@ -29,6 +29,7 @@
 struct stack_plan {
 	uint32_t kdepth, udepth;
 	bool kkeys, ukeys;
+	bool ucaller;	/* a user stack at a function's entry: its caller is added */
 };
 
 struct plan {

@@ -728,6 +728,7 @@ static int exec_segment(Elf *e, uint64_t v, bool is_vaddr, GElf_Phdr *ph)
 /*
  * A function's virtual address from .symtab or .dynsym; where there is none,
  * the closest function's name into sg (when given), for "did you mean".
+ * sym NULL: 0 if a function starts at *vaddr.
  */
 static int elf_sym_vaddr(Elf *e, const char *sym, uint64_t *vaddr, struct suggest *sg,
 			 char *best, size_t bestlen)
@@ -748,7 +749,9 @@ static int elf_sym_vaddr(Elf *e, const char *sym, uint64_t *vaddr, struct sugges
 			if (!kelf_sym(&t, i, &s, &name) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
 			    s.st_shndx == SHN_UNDEF)
 				continue;
-			if (name && !strcmp(name, sym)) {
+			if (!sym && s.st_value == *vaddr)
+				return 0;
+			if (sym && name && !strcmp(name, sym)) {
 				*vaddr = s.st_value;
 				return 0;
 			}
@@ -1036,6 +1039,8 @@ static int offset_locate(const char *path, const struct stat *st, struct resolve
 		r->uaddr = r->uoffset - ph.p_offset + ph.p_vaddr;
 		exec = ph.p_flags & PF_X;
 	}
+	/* a function's first instruction: its stacks need the caller (KPT_PF_UENTRY) */
+	r->uentry = exec && !elf_sym_vaddr(ef.e, NULL, &r->uaddr, NULL, NULL, 0);
 	if (!exec)
 		snprintf(r->note, sizeof(r->note), "offset 0x%llx of %s is in no executable "
 			 "segment: the kernel takes it (so does kptrace), but it fires only where a "
@@ -1082,6 +1087,7 @@ static int resolve_uprobe(struct sysinfo *si, const struct spec_probe *p, struct
 		return err;
 	r->uoffset += p->uoffset;
 	r->uaddr += p->uoffset;
+	r->uentry = !p->uoffset;
 	snprintf(r->func, sizeof(r->func), "%s", p->usym);
 	return 0;
 }

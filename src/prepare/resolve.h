@@ -55,6 +55,7 @@ struct resolved {
 	char func[128];			/* kprobe: symbol as given to the kernel ("MOD:SYM"); uprobe: symbol */
 	uint64_t uoffset;		/* uprobe: file offset to attach at */
 	uint64_t uaddr;			/* uprobe: ELF virtual address of the probe */
+	bool uentry;			/* uprobe: at a function's first instruction */
 	/* per argument, per op: the resolved value (register offset, symbol
 	 * address, tracepoint field index) */
 	int64_t (*opval)[SPEC_MAX_OPS];

@@ -136,6 +136,10 @@ static void print_losses(const struct consume_opts *o, const struct consume_resu
 		fprintf(stderr, ", %llu events past --max-keys counted under <overflow> (the "
 			"key map was full: raise --max-keys)", (unsigned long long)p->sum.keys_full);
 	print_more_losses(&p->sum);
+	if (o->syms.cut && *o->syms.cut)
+		fprintf(stderr, ", %llu user stacks printed CUT SHORT (marked [cut short]: the "
+			"frame-pointer walk ended before the process's start, in code built "
+			"without frame pointers)", (unsigned long long)*o->syms.cut);
 	if (p->sum.sampled + p->sum.paused)
 		fprintf(stderr, ", %llu hits SKIPPED by --budget (%llu sampled out, %llu while "
 			"paused)%s", (unsigned long long)(p->sum.sampled + p->sum.paused),
@@ -353,6 +357,7 @@ static void print_json(const struct consume_opts *o, const struct consume_result
 	json_u64("stacks_not_captured", p->sum.stack_failed);
 	json_u64("stacks_lost", p->sum.stack_full);
 	json_u64("stacks_truncated", p->sum.stack_deep);
+	json_u64("stacks_cut_short", o->syms.cut ? *o->syms.cut : 0);
 	json_u64("keys_cut", p->sum.keys_cut);
 	json_u64("sampled", p->sum.sampled);
 	json_u64("paused", p->sum.paused);

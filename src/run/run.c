@@ -63,6 +63,7 @@ struct run {
 	char stats_off[160];	/* why COST is not known, "" when it is */
 	struct budget_ctl budget;	/* --budget's controller (plan.budget) */
 	struct agg_ctx *ac;	/* the aggregations' report, while consuming */
+	uint64_t ucut;		/* user stacks printed cut short (stack_user_shown()) */
 };
 
 static bool verbose;
@@ -547,6 +548,7 @@ static int run_consume(struct run *r)
 	co.ksyms = r->si.ksyms;
 	co.syms.ks = r->si.ksyms;
 	co.syms.us = run_usym(r);
+	co.syms.cut = &r->ucut;
 	co.evs = r->ps.evs;
 	co.nevs = r->ps.n;
 	co.cost_off = r->stats_off[0] ? r->stats_off : NULL;

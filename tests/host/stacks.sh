@@ -5,7 +5,8 @@
 # call chain (tests/host/stacks_target.c) in a non-PIE, a PIE, a static
 # binary, a shared library and C++ (names demangled, as c++filt prints
 # them), and of a process that exits at once, against the call sites
-# objdump finds in the binaries.
+# objdump finds in the binaries; -U and --by ustack --folded at each
+# function's entry of tests/host/unwind_target.c against gdb's bt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -15,7 +16,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 66
+expect_checks 89
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -438,11 +439,139 @@ check "count --by ustack --folded: ...;main;st_outer;st_middle;st_inner 4" \
 # control: the 3-frame chain above is not)
 B=$OUT/stk-nopie
 kpt -U -c "$B 1 deep" "p:$B:st_inner" > "$OUT/deep.out" 2> "$OUT/deep.err"
-n=$(stacks_of "$OUT/deep.out" "*" user | head -n 1 | tr '|' '\n' | wc -l)
+n=$(stacks_of "$OUT/deep.out" "*" user | head -n 1 | tr '|' '\n' | grep -vcxF '[cut short]')
 check "-U under 200 frames of recursion: 127 frames, the kernel's most (got $n)" [ "$n" = 127 ]
+check "and marked [cut short] after them" \
+	[ "$(grep '^ => ' "$OUT/deep.out" | tail -n 1)" = ' => [cut short]' ]
 check "the exit profile says 1 stack was TRUNCATED at its depth" \
 	grep -q '1 stacks TRUNCATED at their depth' "$OUT/deep.err"
 check "and says nothing of it where no stack was cut" sh -c "! grep -q TRUNCATED '$OUT/u-nopie.err'"
+check "no stack of the chains above (frame pointers, each whole) is marked cut short" \
+	sh -c "! grep -ql 'cut short' '$OUT'/u-*.out '$OUT'/g-o1-*.out && ! grep -qi 'cut short' '$OUT'/u-*.err"
+
+# --- stacks as compilers leave them, against gdb's backtrace ----------
+# gdb_stacks BIN FUNC ARGS...: gdb's backtrace at each hit of FUNC's first
+# instruction (break *FUNC, the uprobe's place), one line per hit, frames
+# NAME+0xOFF (gdb's info symbol of each frame's pc) joined by '|', down to
+# main (where gdb's backtrace ends). gdb unwinds by the binary's CFI.
+gdb_stacks() {
+	local bin=$1 fn=$2 at=(-ex 'break main' -ex run -ex delete -ex "break *$2")
+	shift 2
+	# a library's function is set once the library is loaded: at main
+	[ "$fn" = main ] && at=(-ex 'break *main' -ex 'starti')
+	gdb -batch -nx -ex 'set pagination off' -ex 'set confirm off' "${at[@]}" -ex 'python
+import re
+def frames():
+    f, out = gdb.newest_frame(), []
+    while f is not None:
+        # a tail call frame is inferred by gdb (DWARF call sites): the
+        # stack holds no return address for it
+        if f.type() == gdb.TAILCALL_FRAME:
+            f = f.older()
+            continue
+        s = gdb.execute("info symbol 0x%x" % f.pc(), to_string=True)
+        m = re.match(r"(\S+)(?: \+ (\d+))? in section", s)
+        name = m.group(1).replace("[cold]", ".cold") if m else ""
+        out.append("%s+0x%x" % (name, int(m.group(2) or 0)) if m else "[unknown]")
+        f = f.older()
+    return "|".join(out)
+while True:
+    try:
+        gdb.execute("continue", to_string=True)
+        print("STACK:" + frames())
+    except gdb.error:
+        break
+' --args "$bin" "$@" 2>/dev/null | sed -n 's/^STACK://p'
+}
+
+# kptrace's -U stacks (stacks_of's lines) as gdb_stacks prints them: the
+# binary after each frame left out, cut after main (a [cut short] mark kept)
+to_main() {
+	sed -E 's/ \([^|]*\)//g' | sed -E '
+		s/(^|\|)(main\+0x[0-9a-f]+)\|(.*\|)?\[cut short\]$/\1\2|[cut short]/; t
+		s/(^|\|)(main\+0x[0-9a-f]+)\|.*/\1\2/'
+}
+
+# gdb_case NAME BIN [LIB:]FUNC ARGS...: FUNC's stacks at its entry in BIN
+# (or LIB), run with ARGS, through -U and count --by ustack --folded,
+# against gdb's. $ALSO: more probes, that do not fire.
+gdb_case() {
+	local name=$1 bin=$2 fn=$3 pfile=$2
+	shift 3
+	case $fn in *:*) pfile=${fn%%:*}; fn=${fn#*:} ;; esac
+	gdb_stacks "$bin" "$fn" "$@" | sort > "$OUT/g-$name.ref"
+	kpt -U -c "$bin $*" "p:$pfile:$fn" ${ALSO:-} > "$OUT/g-$name.out" 2> "$OUT/g-$name.err"
+	stacks_of "$OUT/g-$name.out" "*" user | to_main | sort > "$OUT/g-$name.got"
+	check "$name: -U at $fn's entry equals gdb's bt there, each of its $(wc -l < "$OUT/g-$name.ref") hits" \
+		sh -c "[ -s '$OUT/g-$name.ref' ] && cmp -s '$OUT/g-$name.ref' '$OUT/g-$name.got'"
+	cmp -s "$OUT/g-$name.ref" "$OUT/g-$name.got" ||
+		diff "$OUT/g-$name.ref" "$OUT/g-$name.got" | head -n 6 | sed 's/^/#   /'
+	# folded: the names root first, from main, counted
+	sed -E 's/\+0x[0-9a-f]+//g' "$OUT/g-$name.ref" | awk -F'|' '{
+		s = $NF; for (i = NF - 1; i >= 1; i--) s = s ";" $i; print s }' |
+		sort | uniq -c | awk '{print $2, $1}' > "$OUT/gf-$name.ref"
+	kpt count --by ustack --folded -c "$bin $*" "p:$pfile:$fn" ${ALSO:-} 2> "$OUT/gf-$name.err" |
+		sed -E 's/^(.*;)?(main;|main )/\2/' | sort > "$OUT/gf-$name.got"
+	check "$name: count --by ustack --folded at $fn's entry: gdb's stacks, counted" \
+		cmp -s "$OUT/gf-$name.ref" "$OUT/gf-$name.got"
+	cmp -s "$OUT/gf-$name.ref" "$OUT/gf-$name.got" ||
+		diff "$OUT/gf-$name.ref" "$OUT/gf-$name.got" | head -n 6 | sed 's/^/#   /'
+}
+
+# The caller at a function's first instruction: the return address is at
+# the stack pointer and the frame pointer still the caller's, so a
+# frame-pointer walk alone skips the caller. -O1 with frame pointers: gcc
+# gives the leaves (uw_leaf, libc's getppid) no frame.
+B=$OUT/uw-o1
+if ! command -v gdb > /dev/null; then
+	env_fault "no gdb: no reference for the stacks at function entries"
+elif gcc -O1 -g -fno-omit-frame-pointer -fno-inline tests/host/unwind_target.c -o "$B"; then
+	LIBC=$(ldd "$B" | awk '/libc\.so/ {print $3}')
+	for fn in uw_leaf uw_tail uw_rare uw_middle uw_outer main; do
+		gdb_case "o1-$fn" "$B" "$fn" 2 rare
+	done
+	# a caller in another binary than the function's; the binary probed
+	# too (uw_rare, not run without "rare"), so that its frames are named
+	# after the process is gone (the symbolizer finds probed files by id)
+	ALSO="p:$B:uw_rare" gdb_case o1-getppid "$B" "$LIBC:getppid" 2
+else
+	fail "cannot build tests/host/unwind_target.c at -O1"
+fi
+
+# Without frame pointers (-O2 -fomit-frame-pointer: a tail call, a .cold
+# split) the walk is cut short: each -U stack is gdb's whole, or a part of
+# gdb's marked [cut short] and counted in the exit profile, never a part
+# passed off as whole.
+B=$OUT/uw-o2
+if command -v gdb > /dev/null &&
+	gcc -O2 -g -fomit-frame-pointer tests/host/unwind_target.c -o "$B"; then
+	for fn in uw_leaf uw_middle main; do
+		gdb_stacks "$B" "$fn" 2 rare | sort -u > "$OUT/o2-$fn.ref"
+		kpt -U -c "$B 2 rare" "p:$B:$fn" > "$OUT/o2-$fn.out" 2> "$OUT/o2-$fn.err"
+		stacks_of "$OUT/o2-$fn.out" "*" user | to_main > "$OUT/o2-$fn.got"
+		cut=$(grep -c '|\[cut short\]$' "$OUT/o2-$fn.got")
+		check "o2-$fn: each -U stack is gdb's, or a part of it marked [cut short] ($cut cut)" \
+			python3 -c '
+import sys
+ref = [l.rstrip("\n").split("|") for l in open(sys.argv[1])]
+got = [l.rstrip("\n").split("|") for l in open(sys.argv[2])]
+assert ref and got, "no stacks"
+for g in got:
+    if g[-1] == "[cut short]":
+        # cut below main: past the reference, which ends at main
+        assert any(r[:len(g) - 1] == g[:-1] for r in ref), g
+    else:
+        assert g in ref, g
+' "$OUT/o2-$fn.ref" "$OUT/o2-$fn.got"
+		check "o2-$fn: the exit profile counts the $cut stacks CUT SHORT" \
+			sh -c "[ $cut = 0 ] && ! grep -q 'CUT SHORT' '$OUT/o2-$fn.err' ||
+				grep -q '$cut user stacks printed CUT SHORT' '$OUT/o2-$fn.err'"
+	done
+	check "o2: uw_leaf's stacks are cut short (the positive control)" \
+		grep -q 'cut short' "$OUT/o2-uw_leaf.out"
+else
+	fail "cannot build tests/host/unwind_target.c at -O2 (or no gdb)"
+fi
 
 # --- a ring too small for the stacks: whole or counted --------------------
 # The reader stopped (SIGSTOP) while the workload fires N times into a 4 KiB

@@ -235,6 +235,18 @@ if [ $VM_ARCH = arm64 ]; then
 		fail "arm64 register table against .output/arm64/kptrace.bpf.o: $(.output/tests/test_regs --btf .output/arm64/kptrace.bpf.o 2>&1 | grep -m3 CHECK | tr '\n' ' ' | cut -c1-400)"
 	fi
 	pins_check_arm64_sysroot .output/arm64/sysroot
+	# the caller at entry probes: tests/host/unwind_target.c, -O1 with frame
+	# pointers (a frameless leaf), and its stacks from aarch64 objdump's call
+	# sites, for guest-arm64.sh
+	uw=()
+	if aarch64-linux-gnu-gcc -O1 -fno-omit-frame-pointer -fno-inline -static \
+		tests/host/unwind_target.c -o "$VMOUT/uw1" &&
+		aarch64-linux-gnu-objdump -d --no-show-raw-insn "$VMOUT/uw1" |
+		tests/vm/arm64-chains.py > "$VMOUT/uw1.want"; then
+		uw=(--add "$VMOUT/uw1:/uw1" --add "$VMOUT/uw1.want:/uw1.want")
+	else
+		fail "arm64: cannot build tests/host/unwind_target.c or its objdump chains"
+	fi
 	arm64_kernel() {
 		local k=$1 ko t0 mod=()
 		# module-guest.sh in the same boot (a second one would cost more
@@ -249,8 +261,9 @@ if [ $VM_ARCH = arm64 ]; then
 		fi
 		echo "# booting arm64 $k"
 		guest "arm64 $k" "$VMOUT/test-$k.out" --script tests/vm/guest-arm64.sh \
-			--add $BIN:/bin/kptrace --add tests/vm/guest-lib.sh:/guest-lib.sh "${mod[@]}" --mem 2048 --timeout 300
-		# its "# expect 20 ok" is counted only if it ran at all
+			--add $BIN:/bin/kptrace --add tests/vm/guest-lib.sh:/guest-lib.sh "${mod[@]}" \
+			"${uw[@]}" --mem 2048 --timeout 300
+		# module-guest.sh's "# expect N ok" is counted only if it ran at all
 		if [ ${#mod[@]} != 0 ] && ! grep -q '^# module-guest.sh$' "$VMOUT/test-$k.out"; then
 			fail "arm64 $k: guest-arm64.sh did not run /guest.d/module-guest.sh"
 		fi

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tests/host/stacks.sh's program for stacks as compilers leave them:
+ * main -> uw_outer -> uw_middle -> uw_leaf, N times, and from uw_middle
+ * uw_tail (a tail call to uw_leaf at -O2) and libc's getppid (no frame of
+ * its own); with "rare", uw_middle's cold path too (uw_rare, called from
+ * uw_middle.cold at -O2). Built -O1 -fno-omit-frame-pointer -fno-inline,
+ * where gcc gives the leaves no frame, and -O2 -fomit-frame-pointer.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile int uw_sink;
+
+__attribute__((noinline)) int uw_leaf(int x)
+{
+	asm volatile("" ::: "memory");
+	return x * 3 + 1;
+}
+
+__attribute__((noinline)) int uw_tail(int x)
+{
+	return uw_leaf(x + 1);
+}
+
+/* a cold function: the block calling it is cold too, split off at -O2 */
+__attribute__((noinline, cold)) int uw_rare(int x)
+{
+	return uw_leaf(x) + 7;
+}
+
+__attribute__((noinline)) int uw_middle(int x, int rare)
+{
+	int r = 0;
+
+	if (rare)
+		r = uw_rare(x);
+	r += uw_leaf(x);
+	r += uw_tail(x);
+	uw_sink = getppid();
+	return r + 1;
+}
+
+__attribute__((noinline)) int uw_outer(int x, int rare)
+{
+	return uw_middle(x, rare) + 2;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 1, rare = argc > 2 && !strcmp(argv[2], "rare");
+	long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += uw_outer(i, rare);
+	return s == -1;
+}
