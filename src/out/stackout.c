@@ -175,7 +175,7 @@ unsigned int stack_user_shown(const struct stack_syms *ss, uint32_t tgid,
 			      const unsigned char *frames, unsigned int n, bool *cut)
 {
 	struct sframe f = { 0 };
-	bool started = false;
+	bool started = false, lost = false;
 	unsigned int i;
 
 	*cut = false;
@@ -190,12 +190,12 @@ unsigned int stack_user_shown(const struct stack_syms *ss, uint32_t tgid,
 		}
 		if (started)
 			return i;
-		if (i && !f.sym && !f.obj && !f.build_id) {
-			*cut = true;
-			return n;
-		}
+		/* in no file (a JIT's code without its map): whole only if the
+		 * walk still reaches a start routine */
+		if (i && !f.sym && !f.obj && !f.build_id)
+			lost = true;
 	}
-	*cut = !started && f.sym;
+	*cut = !started && (f.sym || lost);
 	return n;
 }
 

@@ -487,7 +487,8 @@ while True:
 # kptrace's -U stacks (stacks_of's lines) as gdb_stacks prints them: the
 # binary after each frame left out, cut after main (a [cut short] mark kept)
 to_main() {
-	sed -E 's/ \([^|]*\)//g' | sed -E '
+	# each frame's name+offset alone: its file and source line dropped
+	sed -E 's/\[cut short\]/[cut_short]/g; s/ [^|]*//g; s/\[cut_short\]/[cut short]/g' | sed -E '
 		s/(^|\|)(main\+0x[0-9a-f]+)\|(.*\|)?\[cut short\]$/\1\2|[cut short]/; t
 		s/(^|\|)(main\+0x[0-9a-f]+)\|.*/\1\2/'
 }
@@ -615,9 +616,10 @@ else
 	env_fault "no tracefs instance at $INST: no reference for the -K overrun"
 fi
 B=$OUT/stk-nopie
-want="st_inner+0x0 ($B)"
+want="st_inner+0x0 ($B)$(loc "$B" st_inner 0)"
 for c in "st_middle:st_inner" "st_outer:st_middle" "main:st_outer"; do
-	want="$want|${c%%:*}+$(ret_off "$B" "${c%%:*}" "${c#*:}") ($B)"
+	off=$(ret_off "$B" "${c%%:*}" "${c#*:}")
+	want="$want|${c%%:*}+$off ($B)$(loc "$B" "${c%%:*}" $((off - 1)))"
 done
 N=2000
 overrun uo $N "" -U "p:$B:st_inner"
