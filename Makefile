@@ -432,7 +432,8 @@ FUZZ_SRCS_decode := src/out/decode.c src/out/output_text.c src/out/output_json.c
 	src/sys/perfmap.c src/sys/debuginfod.c
 FUZZ_SRCS_jobs   := src/serve/jobs.c
 FUZZ_SRCS_http   := src/serve/http.c
-FUZZ_SRCS_elf    := src/sys/elf.c src/sys/usym.c src/sys/procmaps.c src/util/htab.c
+FUZZ_SRCS_elf    := src/sys/elf.c src/sys/usym.c src/sys/procmaps.c src/util/htab.c src/util/demangle.c \
+	src/sys/dwline.c src/sys/perfmap.c src/sys/debuginfod.c
 FUZZ_SRCS_diff   := $(wildcard src/diff/*.c) src/util/svg.c src/util/table.c src/agg/hist.c \
 	src/util/htab.c
 FUZZ_SRCS_usdt   := src/sys/usdt.c src/sys/elf.c src/lang/spec.c src/lang/types.c
@@ -476,7 +477,7 @@ $(FUZZ_OUT)/bin/fuzz_usdt: tests/fuzz/fuzz_usdt.c $(FUZZ_SRCS_usdt) $(FUZZ_HDRS)
 $(FUZZ_OUT)/bin/fuzz_elf: tests/fuzz/fuzz_elf.c $(FUZZ_SRCS_elf) $(FUZZ_HDRS)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_elf) -lelf -lz -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_elf) -ldw -lelf -lz -llzma -lbz2 -lzstd -liberty -o $@
 
 $(FUZZ_OUT)/bin/fuzz_diff: tests/fuzz/fuzz_diff.c $(FUZZ_SRCS_diff) $(FUZZ_HDRS)
 	$(call msg,FUZZ-CC,$@)
