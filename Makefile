@@ -130,7 +130,8 @@ ARM64_CFLAGS  := -I$(ARM64_OUT) $(CFLAGS) -I$(ARM64_SYSROOT)/usr/include \
 	-I$(ARM64_SYSROOT)/usr/include/aarch64-linux-gnu
 ARM64_LDFLAGS := -L$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu
 
-$(ARM64_SYSROOT)/.stamp: vmlinux/arm64-debs.sh
+# the Makefile too: ARM64_DEBS is its (the script extracts only a changed list)
+$(ARM64_SYSROOT)/.stamp: vmlinux/arm64-debs.sh Makefile
 	$(call msg,SYSROOT,$(ARM64_SYSROOT))
 	$(Q)vmlinux/arm64-debs.sh $(ARM64_SYSROOT) $(ARM64_DEBS)
 	$(Q)touch $@
