@@ -1475,10 +1475,15 @@ static int parse_profile(struct ctx *c, struct tok head, const char *pos)
 	return 0;
 }
 
-/* PROVIDER or NAME of a USDT probe: a C identifier, or a glob of one. */
+/*
+ * PROVIDER or NAME of a USDT probe: a C identifier (sys/sdt.h makes them
+ * of the macro's words), or a glob of one; not a digit first, as NAME is
+ * the event's default name.
+ */
 static bool good_usdt_name(const char *s, const char *e, bool *glob)
 {
-	return s < e && e - s < SPEC_NAME_MAX && glob_span(s, e, is_name_char, glob) == e;
+	return s < e && e - s < SPEC_NAME_MAX && !is_digit(*s) &&
+	       glob_span(s, e, is_name_char, glob) == e;
 }
 
 /*
