@@ -1411,6 +1411,25 @@ static int parse_args(struct ctx *c, const char *pos)
  * here. "t:SUBSYS/TRACEPOINT ..." is the shorthand: when the next word has
  * no '/', the head names the tracepoint, not the event.
  */
+/*
+ * A "t:..." or "u:..." head after its letter (q): the probe point itself
+ * (shorthand), or an event name with the probe point as the next word.
+ */
+static int head_target(struct ctx *c, struct tok head, const char *q, const char **pos,
+		       bool shorthand, struct tok *target)
+{
+	if (q < head.e && shorthand) {
+		target->s = q + 1;
+		target->e = head.e;
+		return 0;
+	}
+	if (q < head.e && parse_event_name(c, q + 1, head.e, false))
+		return -EINVAL;
+	if (!next_tok(pos, target))
+		return fail(c, SPEC_ERR_NO_TARGET, head.e + 1);
+	return 0;
+}
+
 static int parse_tracepoint(struct ctx *c, struct tok head, const char *pos)
 {
 	struct spec_probe *p = c->p;
@@ -1423,15 +1442,8 @@ static int parse_tracepoint(struct ctx *c, struct tok head, const char *pos)
 	if (q < head.e && *q != ':')
 		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, q);
 	have_next = next_tok(&rest, &next);
-	if (q < head.e && (!have_next || !span_chr(next.s, next.e, '/'))) {
-		target.s = q + 1;
-		target.e = head.e;
-	} else {
-		if (q < head.e && parse_event_name(c, q + 1, head.e, false))
-			return -EINVAL;
-		if (!next_tok(&pos, &target))
-			return fail(c, SPEC_ERR_NO_TARGET, head.e + 1);
-	}
+	if (head_target(c, head, q, &pos, !have_next || !span_chr(next.s, next.e, '/'), &target))
+		return -EINVAL;
 	p->target_col = (int)(target.s - c->text);
 	slash = span_chr(target.s, target.e, '/');
 	/* SUBSYS and EVENT may each be a glob ("syscalls/sys_enter_*"): prepare.c
@@ -1509,15 +1521,9 @@ static int parse_usdt(struct ctx *c, struct tok head, const char *pos)
 	if (q < head.e && *q != ':')
 		return fail(c, SPEC_ERR_BAD_PROBE_TYPE, head.s);
 	rest = pos;
-	if (q < head.e && (!next_tok(&rest, &next) || span_chr(q + 1, head.e, ':'))) {
-		target.s = q + 1;
-		target.e = head.e;
-	} else {
-		if (q < head.e && parse_event_name(c, q + 1, head.e, false))
-			return -EINVAL;
-		if (!next_tok(&pos, &target))
-			return fail(c, SPEC_ERR_NO_TARGET, head.e + 1);
-	}
+	if (head_target(c, head, q, &pos, !next_tok(&rest, &next) || span_chr(q + 1, head.e, ':'),
+			&target))
+		return -EINVAL;
 	p->target_col = (int)(target.s - c->text);
 	c2 = span_rchr(target.s, target.e, ':');
 	c1 = c2 ? span_rchr(target.s, c2, ':') : NULL;
