@@ -408,7 +408,7 @@ bench-vm: kptrace $(BENCH_BINS) $(BENCH_OUT)/vmdrive
 # own; it builds into $(OUTPUT)/fuzz and changes nothing above.
 #
 #   make fuzz         each harness for FUZZ_SECONDS (default 300) seconds
-#   make fuzz-smoke   each harness for 20 s, for make test; fails on any crash
+#   make fuzz-smoke   each harness for 10 s, as make test runs them; fails on any crash
 #
 # Both run tests/fuzz/run.sh on a copy of tests/fuzz/corpus in
 # $(OUTPUT)/fuzz (the committed corpus is never grown) and end with
@@ -491,5 +491,5 @@ fuzz: fuzz-build
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 fuzz-smoke: fuzz-build
-	$(Q)tests/fuzz/run.sh 20
+	$(Q)tests/fuzz/run.sh 10
 # ---- end of fuzz ----------------------------------------------------------

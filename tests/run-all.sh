@@ -84,7 +84,8 @@ collected() {
 # src/'s folders are layers: no upward include, none without its folder, no cycle
 suite layers tests/layers.sh
 suite unit tests/run-unit.sh .output/tests/test_* .output/tests/san/test_*
-suite fuzz tests/fuzz/run.sh 20
+# a smoke: the regressions and 10 s of search each (make fuzz: the campaign)
+suite fuzz tests/fuzz/run.sh 10
 suite host tests/host/run.sh
 suite host-agg tests/host/agg.sh
 suite host-badinput tests/host/badinput.sh

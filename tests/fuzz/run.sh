@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run each libFuzzer harness for SECONDS (make fuzz: FUZZ_SECONDS, default
-# 300; make fuzz-smoke: 20) and end with "N passed, N failed", one per
-# harness. The harnesses are built by make (fuzz-build) into .output/fuzz/bin.
+# 300; make fuzz-smoke and make test: 10) and end with "N passed, N
+# failed", one per harness. The harnesses are built by make (fuzz-build)
+# into .output/fuzz/bin.
 #
 # Each harness runs on a fresh copy of its committed corpus in
 # .output/fuzz/corpus/NAME (what it finds stays there; the committed corpus
