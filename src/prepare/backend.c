@@ -159,6 +159,7 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 	const char *b = name ? name : "auto", *why;
 	int i, j, eligible = 0, ntramp = 0;
 	bool have;
+	int kerr;
 
 	/* functions, not probes: many probes on one function need no multi link */
 	for (i = 0; i < n; i++) {
@@ -226,11 +227,18 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 		return 0;
 	/* CONFIG_FPROBE: what kprobe.multi links are built on; they attach
 	 * by address, so kallsyms is read here in any case */
-	have = !sysinfo_need_ksyms(si, msg, msglen) &&
-	       ksyms_by_name(si->ksyms, "register_fprobe_ips", NULL);
+	kerr = sysinfo_need_ksyms(si, msg, msglen);
+	have = !kerr && ksyms_by_name(si->ksyms, "register_fprobe_ips", NULL);
 	if (!strcmp(b, "kprobe-multi") && !have) {
-		snprintf(msg, msglen, "--backend kprobe-multi: this kernel has no kprobe.multi "
-			 "(Linux 5.18+ built with CONFIG_FPROBE); use --backend kprobe");
+		/* as a user who reads kallsyms' names but not their addresses
+		 * (CAP_BPF and CAP_PERFMON without CAP_SYSLOG) */
+		if (kerr == -EPERM)
+			snprintf(msg, msglen, "--backend kprobe-multi: a kprobe.multi link attaches "
+				 "by address, and kallsyms hides them from this user "
+				 "(kernel.kptr_restrict): run as root, or use --backend kprobe");
+		else
+			snprintf(msg, msglen, "--backend kprobe-multi: this kernel has no kprobe.multi "
+				 "(Linux 5.18+ built with CONFIG_FPROBE); use --backend kprobe");
 		return -EOPNOTSUPP;
 	}
 	if (!have || (!strcmp(b, "auto") && eligible < KPT_MULTI_MIN))

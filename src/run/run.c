@@ -230,8 +230,11 @@ static int load_attach(struct run *r, bool deferred, bool *said_attaching)
 		if (!err)
 			return 0;
 		fell_back = backend_fallback(r->env->backend, evs, n);
-		if (!fell_back && deferred)
-			return KPT_ERETRY_KSYMS;	/* kpt_run() says why, with kallsyms */
+		/* a name the kernel did not take: kpt_run() says why, with
+		 * kallsyms; a refusal of the user's privileges is said as it is
+		 * (kallsyms' addresses may be hidden from that user anyway) */
+		if (!fell_back && deferred && err != -EPERM && err != -EACCES)
+			return KPT_ERETRY_KSYMS;
 		if (!fell_back) {
 			if (attaching)
 				snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),

@@ -133,6 +133,20 @@ int fd_limit_check(int nprobes)
 	return -EMFILE;
 }
 
+/* kernel.perf_event_paranoid, or 2 (the kernel's default) if unreadable */
+static int perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
 void privilege_hint(int err)
 {
 	bool admin, bpf, perfmon;
@@ -148,10 +162,21 @@ void privilege_hint(int err)
 	}
 	if (err != -EPERM && err != -EACCES && err != -EINVAL)
 		return;
-	if (err != -EINVAL && caps(&admin, &bpf, &perfmon) && !admin)
-		fprintf(stderr, "kptrace: note: this process has CAP_BPF and CAP_PERFMON but "
-			"not CAP_SYS_ADMIN, and this kernel wanted more for this step: run "
-			"kptrace as root\n");
+	if (err != -EINVAL && caps(&admin, &bpf, &perfmon) && !admin) {
+		if (perf_paranoid() > 2)
+			/* Debian's and Ubuntu's level: their perf_event_open asks
+			 * CAP_SYS_ADMIN of everyone, CAP_PERFMON or not */
+			fprintf(stderr, "kptrace: note: this process has CAP_BPF and CAP_PERFMON, "
+				"and kernel.perf_event_paranoid is %d: this kernel's "
+				"perf_event_open (kprobes, uprobes, tracepoints) then wants "
+				"CAP_SYS_ADMIN. Run kptrace as root, set "
+				"kernel.perf_event_paranoid=2, or trace kernel functions with "
+				"--backend fentry\n", perf_paranoid());
+		else
+			fprintf(stderr, "kptrace: note: this process has CAP_BPF and CAP_PERFMON "
+				"but not CAP_SYS_ADMIN, and this kernel wanted more for this "
+				"step: run kptrace as root\n");
+	}
 	lockdown_mode(mode, sizeof(mode));
 	if (mode[0] && strcmp(mode, "none"))
 		fprintf(stderr, "kptrace: note: the kernel is locked down (%s: %s)\n",
