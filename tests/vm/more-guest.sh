@@ -69,4 +69,4 @@ elif [ -n "$faults" ]; then
 else
 	echo "ok - $KREL: dmesg: no kernel WARNING, BUG, oops or stall after the smaller guest scripts"
 fi
-echo "# done"
+[ "${MORE_DONE:-1}" = 0 ] || echo "# done"

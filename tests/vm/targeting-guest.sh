@@ -12,11 +12,21 @@ FAILED=0
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; FAILED=1; }
 echo "# kernel $KREL"
-# three checks a backend: kprobe and fentry on both kernels, kprobe.multi on 6.12
+# four checks a backend: kprobe and fentry on both kernels, kprobe.multi on 6.12
 case $KREL in
-6.1.*) echo "# expect 6 ok" ;;
-*) echo "# expect 9 ok" ;;
+6.1.*) echo "# expect 8 ok" ;;
+*) echo "# expect 12 ok" ;;
 esac
+
+# kptrace's programs loaded now, as the kernel lists them (bpftool)
+kpt_progs() { bpftool prog show 2>/dev/null | grep -c ' name kpt_'; }
+# until no kptrace-detach (what kptrace leaves its child to close) runs, 60 s at most
+detached() {
+	local i=0
+	while cat /proc/[0-9]*/comm 2>/dev/null | grep -qx kptrace-detach && [ $i -lt 600 ]; do
+		i=$((i + 1)); sleep 0.1
+	done
+}
 
 # busy N: N reads (vfs_read) by another process than kptrace, in the
 # background: dd reads a byte a time (busybox's cat would sendfile)
@@ -43,6 +53,7 @@ for be in kprobe fentry kprobe-multi; do
 	i=0
 	while ! grep -q '^Attached' $W/self.err 2>/dev/null && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
 	busy 20
+	loaded=$(kpt_progs)
 	wait $KP; rc=$?
 	wait
 	own=$(grep -c -- "-$KP *\[" $W/self.out)
@@ -56,10 +67,15 @@ for be in kprobe fentry kprobe-multi; do
 	# reads each second); another kptrace's are the control
 	$KPT --backend $be hist -d 2 'p:__sys_bpf cmd=%di:u32' cmd --json > $W/h1.json 2> $W/h1.err
 	alone=$(sed -n 's/.*"hist":{.*"count":\([0-9]*\),"sum".*/\1/p' $W/h1.json)
-	$KPT -d 4 't:sched/sched_process_exec' > /dev/null 2>&1 &
-	other=$!
+	# (the other attached first and stopped after: its start takes seconds
+	# under TCG, more under ASan)
+	run_bg $W/other.out $W/other.err 't:sched/sched_process_exec'
+	other=$KP
+	i=0
+	while ! grep -q '^Attached' $W/other.err 2>/dev/null && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
 	$KPT --backend $be hist -d 2 'p:__sys_bpf cmd=%di:u32' cmd --json > $W/h2.json 2> $W/h2.err
 	with=$(sed -n 's/.*"hist":{.*"count":\([0-9]*\),"sum".*/\1/p' $W/h2.json)
+	kill -INT $other
 	wait $other
 	$KPT --backend $be --dry-run hist 'p:__sys_bpf cmd=%di:u32' cmd > $W/dry.h 2>&1
 	if [ "$alone" = 0 ] && [ "${with:-0}" -gt 0 ] && grep -q 'straight from the context' $W/dry.h; then
@@ -76,6 +92,18 @@ for be in kprobe fentry kprobe-multi; do
 		ok "$be: -c \"sh -c 'cat; cat'\": both cats' opens"
 	else
 		bad "$be: -c \"sh -c 'cat; cat'\": exit $rc, $n of 2 cats' opens: $(tail -n 3 $W/c.err)"
+	fi
+	# nothing left loaded once every run and its kptrace-detach are done;
+	# the control: the same count saw the programs while one ran
+	# (the kernel frees a program a grace period after its last link: 10 s at most)
+	detached
+	i=0
+	while [ "$(kpt_progs)" != 0 ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.1; done
+	left=$(kpt_progs)
+	if [ "$loaded" -gt 0 ] && [ "$left" = 0 ]; then
+		ok "$be: no kptrace program left loaded after the runs ($loaded while one ran, bpftool)"
+	else
+		bad "$be: kptrace programs loaded: $loaded while running (want > 0), $left after (want 0): $(bpftool prog show 2>&1 | grep -A1 ' name kpt_' | head -n 4 | tr '\n' ' ')"
 	fi
 done
 exit $FAILED

@@ -31,7 +31,12 @@ ldd_out=$(ldd $BIN 2>&1)
 if [[ $ldd_out != *"not a dynamic executable"* ]]; then
 	fail "kptrace must be statically linked to run in the initramfs"
 fi
-# make vm-test builds kptrace only; the host-side BTF tests need this too
+# make vm-test builds kptrace only; the host-side BTF tests need this too,
+# and the sanitized boot kptrace-san
+[ $VM_ARCH != x86 ] || [ -x .output/kptrace-san ] || make -s .output/kptrace-san >&2 ||
+	fail "cannot build .output/kptrace-san for the sanitized boot"
+BPFTOOL=$(command -v bpftool) || fail "bpftool is not installed (the guests' view of BTF and programs)"
+SETPRIV=$(command -v setpriv) || fail "setpriv is not installed (util-linux)"
 [ -x .output/tests/test_btfarg ] || make -s .output/tests/test_btfarg >&2 ||
 	fail "cannot build .output/tests/test_btfarg for the host-side BTF tests"
 [ $VM_ARCH = x86 ] || [ -x .output/tests/test_regs ] || make -s .output/tests/test_regs >&2 ||
@@ -333,6 +338,10 @@ x86_kernel() {
 		[ -e "$g" ] && more+=(--add "$g:/guest.d/$(basename "$g")")
 	done
 	[ -z "$ko" ] || more+=(--add "$ko:/lib/etn.ko")
+	# bpftool: the kernel's own view of BTF and of what programs are loaded
+	more+=(--add "$BPFTOOL:/bin/bpftool")
+	# util-linux's setpriv (caps-guest.sh): busybox's cannot change the uid
+	more+=(--add "$SETPRIV:/usr/local/bin/setpriv")
 	# Its timeout only bounds a live guest on a slow machine (one took 800 s
 	# at a load of 12 on 2 cores): a fault stops it in seconds, a frozen
 	# guest after KPT_VM_SILENCE, a hung script at more-guest.sh's LIMIT.
@@ -342,6 +351,19 @@ x86_kernel() {
 	# One more boot, locked down: a clear refusal (tests/vm/lockdown.sh).
 	guest "$k lockdown" ".output/vm/lockdown-$k.out" --script tests/vm/lockdown.sh \
 		--add ./kptrace:/bin/kptrace --append lockdown=confidentiality --timeout 90
+	# kptrace built with ASan+UBSan through the paths only a kernel with
+	# kprobes runs (tests/vm/sanitized.sh), on one kernel: its lane has the
+	# time the other kernel's longer one takes anyway
+	if [ "$k" = "${KPT_VM_SAN_KERNEL:-6.12}" ]; then
+		local san=(--add .output/kptrace-san:/bin/kptrace --add "$BPFTOOL:/bin/bpftool"
+			--add tests/vm/more-guest.sh:/more-guest.sh --add tests/vm/guest-lib.sh:/guest-lib.sh)
+		for g in module targeting stacks guidance serve; do
+			san+=(--add "tests/vm/$g-guest.sh:/guest.san/$g-guest.sh")
+		done
+		[ -z "$ko" ] || san+=(--add "$ko:/lib/etn.ko")
+		guest "$k san" ".output/vm/san-$k.out" --script tests/vm/sanitized.sh "${san[@]}" \
+			--mem 2048 --timeout 1200
+	fi
 }
 each_kernel x86_kernel
 closing

@@ -40,12 +40,22 @@ case "$KREL:$ktype:$kval" in
 	bad "the kernel's kprobe_events: \$retval typed '$ktype', -ENOENT printed '$kval' (neither a BTF-less u64 0xfffffffffffffffe nor a BTF s64 -2)" ;;
 esac
 
-# kptrace: -2 on every kernel, its --dry-run saying the type it took.
+# kptrace: -2 on every kernel, its --dry-run saying the type it took, which
+# is the one the kernel's BTF gives do_sys_openat2's return (bpftool's dump:
+# FUNC -> FUNC_PROTO ret_type_id -> INT size and encoding)
+btype=$(bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null | awk '
+	/^\[[0-9]+\] FUNC .do_sys_openat2. / { sub(/.*type_id=/, ""); proto = "[" $1 "]"; next }
+	{ line[$1] = $0 }
+	END { split(line[proto], a, "ret_type_id="); split(a[2], b, " "); r = line["[" b[1] "]"]
+	      if (r !~ / INT /) { print "?"; exit }
+	      match(r, /size=[0-9]+/); sz = substr(r, RSTART + 5, RLENGTH - 5) * 8
+	      print (r ~ /encoding=SIGNED/ ? "s" : "u") sz }')
 $KPT --dry-run "$DEF" > $W/dry.out 2>&1
-if grep -q '^  arg1: s64' $W/dry.out; then
-	ok "kptrace --dry-run '$DEF': arg1 is s64, from BTF"
+got=$(sed -n 's/^  arg1: \([su][0-9]*\).*/\1/p' $W/dry.out | head -n 1)
+if [ -n "$got" ] && [ "$got" = "$btype" ]; then
+	ok "kptrace --dry-run '$DEF': arg1 is $got, the kernel's BTF's return type of do_sys_openat2 (bpftool)"
 else
-	bad "kptrace --dry-run '$DEF': not s64: $(grep -m1 'arg1' $W/dry.out) $(tail -n 2 $W/dry.out)"
+	bad "kptrace --dry-run '$DEF': arg1 '$got', the kernel's BTF (bpftool) says '$btype': $(grep -m1 'arg1' $W/dry.out) $(tail -n 2 $W/dry.out)"
 fi
 $KPT -c 'cat /nonexistent' "$DEF" > $W/rv.out 2> $W/rv.err
 rc=$?
