@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * kptrace timechart: the scheduler's and block layer's tracepoints kept as
+ * time per task per state per slice (include/kpt_tchart.h), so a run of any
+ * length costs a few map updates per context switch and no trace file.
+ *
+ * An interval of a state is counted when it ends: a run at the switch out
+ * (in the task's own context, so its tgid is known), a wait for a CPU at the
+ * switch in, a sleep at the wakeup. A task's entry may be touched from two
+ * CPUs at once (a wakeup racing a switch): rare, and at worst one interval
+ * counted under the neighbouring state, so no lock.
+ */
+#ifndef KPT_SCHED_BPF_H
+#define KPT_SCHED_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "kptrace.h"
+#include "kpt_tchart.h"
+#include "settings.bpf.h"
+#include "maps.bpf.h"
+
+/* Slice width, ns, and the record offsets read from tracefs's format files
+ * (src/load/sched.c): sched_process_fork's moved between 6.1 and 6.18. */
+const volatile __u64 kpt_tc_width = 50000000;
+const volatile __u32 kpt_tc_sw_prev_comm = 8, kpt_tc_sw_prev_pid = 24;
+const volatile __u32 kpt_tc_sw_prev_state = 32, kpt_tc_sw_next_pid = 56;
+const volatile __u32 kpt_tc_wk_pid = 24, kpt_tc_fork_child = 20;
+const volatile __u32 kpt_tc_rq_dev = 8, kpt_tc_rq_sector = 16;
+const volatile __u32 kpt_tc_rqc_dev = 8, kpt_tc_rqc_sector = 16;
+
+/* When the run began (mapped .bss, written at attach); 0: not yet. */
+__u64 kpt_tc_t0 = 0;
+/* What did not fit: tasks, (task, slice) pairs, requests; time past the last slice. */
+__u64 kpt_tc_tasks_full = 0, kpt_tc_slices_full = 0, kpt_tc_rqs_full = 0, kpt_tc_past = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KPT_TC_TASKS);
+	__type(key, __u32);
+	__type(value, struct kpt_tc_task);
+} kpt_tc_tasks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* KPT_TC_SLICE_KEYS in a timechart */
+	__type(key, struct kpt_tc_key);
+	__type(value, struct kpt_tc_slice);
+} kpt_tc_slices SEC(".maps");
+
+/* Non-idle ns of CPU c in slice s at c * KPT_TC_SLICES + s: written by CPU c only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* ncpus * KPT_TC_SLICES in a timechart */
+	__type(key, __u32);
+	__type(value, __u64);
+} kpt_tc_cpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpt_tc_oncpu);
+} kpt_tc_oncpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KPT_TC_RQS);
+	__type(key, struct kpt_tc_rq_key);
+	__type(value, struct kpt_tc_rq);
+} kpt_tc_rqs SEC(".maps");
+
+/* One interval being cut into slices by bpf_loop(): a long sleep spans many. */
+struct kpt_tc_span {
+	__u64 from, to, end;
+	__u32 tid;		/* the task's; or the CPU's lane when cpu_lane */
+	__u32 state;
+	bool cpu_lane;
+};
+
+static struct kpt_tc_slice *kpt_tc_slice_get(__u32 tid, __u32 slice)
+{
+	struct kpt_tc_key k = { .tid = tid, .slice = slice };
+	struct kpt_tc_slice zero = {}, *v;
+
+	v = bpf_map_lookup_elem(&kpt_tc_slices, &k);
+	if (v)
+		return v;
+	/* -EEXIST: another CPU's, as good; else the map is full */
+	bpf_map_update_elem(&kpt_tc_slices, &k, &zero, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(&kpt_tc_slices, &k);
+	if (!v)
+		__sync_fetch_and_add(&kpt_tc_slices_full, 1);
+	return v;
+}
+
+static long kpt_tc_span_step(__u64 i, struct kpt_tc_span *sp)
+{
+	__u64 s = kpt_tc_slice_of(sp->from, kpt_tc_t0, kpt_tc_width), d;
+	__u64 edge = kpt_tc_t0 + (s + 1) * kpt_tc_width;
+	struct kpt_tc_slice *v;
+	__u32 idx;
+	__u64 *c;
+
+	(void)i;
+	if (s >= KPT_TC_SLICES) {
+		__sync_fetch_and_add(&kpt_tc_past, sp->to - sp->from);
+		return 1;
+	}
+	if (edge > sp->to)
+		edge = sp->to;
+	d = edge - sp->from;
+	if (sp->cpu_lane) {
+		idx = sp->tid * KPT_TC_SLICES + (__u32)s;
+		c = bpf_map_lookup_elem(&kpt_tc_cpu, &idx);
+		if (c)
+			*c += d;
+	} else if ((v = kpt_tc_slice_get(sp->tid, (__u32)s))) {
+		__sync_fetch_and_add(&v->ns[sp->state & (KPT_TC_NSTATES - 1)], d);
+	}
+	sp->from = edge;
+	return sp->from >= sp->to;
+}
+
+/* [from, to) in the state, slice by slice (from before the run: from its start). */
+static void kpt_tc_spread(__u32 tid, __u32 state, __u64 from, __u64 to, bool cpu_lane)
+{
+	struct kpt_tc_span sp = { .from = from, .to = to, .tid = tid, .state = state,
+				  .cpu_lane = cpu_lane };
+
+	if (sp.from < kpt_tc_t0)
+		sp.from = kpt_tc_t0;
+	if (sp.to <= sp.from || state >= KPT_TC_NSTATES)
+		return;
+	bpf_loop(KPT_TC_SLICES, kpt_tc_span_step, &sp, 0);
+}
+
+/* The task's state so far counted, its new one from now. */
+static void kpt_tc_enter(struct kpt_tc_task *t, __u32 tid, __u32 state, __u64 now)
+{
+	__u32 old = t->state;
+
+	if (old < KPT_TC_NSTATES && now > t->since) {
+		/* masked, past clang (which knows the bound and would drop the
+		 * mask): the verifier does not carry it to the copy indexed with */
+		asm volatile("" : "+r"(old));
+		t->ns[old & (KPT_TC_NSTATES - 1)] += now - (t->since > kpt_tc_t0 ? t->since : kpt_tc_t0);
+		kpt_tc_spread(tid, old, t->since, now, false);
+	}
+	t->state = state;
+	t->since = now;
+}
+
+/* -p, -c: whether process tgid is one the run traces (target.bpf.h's sets). */
+static __always_inline bool kpt_tc_wanted(__u32 tgid)
+{
+	if (!kpt_targeted)
+		return true;
+	if (kpt_target_set)
+		return bpf_map_lookup_elem(&kpt_procs, &tgid) != NULL;
+	return tgid == kpt_target_tgid;
+}
+
+/* Task tid's entry, made in state at since when new; NULL when the map is full. */
+static struct kpt_tc_task *kpt_tc_task_new(__u32 tid, __u32 state, __u64 since)
+{
+	struct kpt_tc_task t = { .state = state, .since = since }, *e;
+
+	e = bpf_map_lookup_elem(&kpt_tc_tasks, &tid);
+	if (e)
+		return e;
+	bpf_map_update_elem(&kpt_tc_tasks, &tid, &t, BPF_NOEXIST);
+	e = bpf_map_lookup_elem(&kpt_tc_tasks, &tid);
+	if (!e)
+		__sync_fetch_and_add(&kpt_tc_tasks_full, 1);
+	return e;
+}
+
+static __always_inline bool kpt_tc_off(void)
+{
+	return kpt_stopped || !kpt_tc_t0;
+}
+
+static __always_inline __u32 kpt_tc_ctx_u32(void *ctx, __u32 off)
+{
+	__u32 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)((__u64)ctx + off));
+	return v;
+}
+
+/*
+ * sched_switch's prev_state: TASK_REPORT_MAX (0x100) when preempted, else
+ * one bit of the state's report index (S 1, D 2, T 4, t 8, X 16, Z 32, P 64,
+ * I 128), 0 for a task that gave up the CPU runnable.
+ */
+static __always_inline __u32 kpt_tc_state_of(__u64 prev_state)
+{
+	if ((prev_state & 0x100) || !(prev_state & 0xff))
+		return KPT_TC_WAIT;
+	if (prev_state & 0x2)
+		return KPT_TC_DISK;
+	if (prev_state & 0x30)
+		return KPT_TC_DEAD;
+	return KPT_TC_SLEEP;
+}
+
+/* The task switched out: its run (from ran, if new to us) counted, the state it leaves in set. */
+static __always_inline void kpt_tc_out(void *ctx, __u32 tid, __u64 ran, __u64 now)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;	/* the current task is prev */
+	__u64 pstate = 0;
+	struct kpt_tc_task *t = bpf_map_lookup_elem(&kpt_tc_tasks, &tid);
+
+	if (!t) {
+		if (!kpt_tc_wanted(tgid))
+			return;
+		t = kpt_tc_task_new(tid, KPT_TC_RUN, ran);
+		if (!t)
+			return;
+	}
+	if (!t->tgid) {
+		t->tgid = tgid;
+		if (!kpt_tc_wanted(tgid))
+			t->flags |= KPT_TC_F_UNWANTED;
+	}
+	if (t->flags & KPT_TC_F_UNWANTED)
+		return;
+	bpf_probe_read_kernel(&pstate, sizeof(pstate), (void *)((__u64)ctx + kpt_tc_sw_prev_state));
+	bpf_probe_read_kernel(t->comm, sizeof(t->comm), (void *)((__u64)ctx + kpt_tc_sw_prev_comm));
+	kpt_tc_enter(t, tid, kpt_tc_state_of(pstate), now);
+}
+
+SEC("tracepoint")
+int kpt_tc_switch(void *ctx)
+{
+	__u32 prev = kpt_tc_ctx_u32(ctx, kpt_tc_sw_prev_pid);
+	__u32 next = kpt_tc_ctx_u32(ctx, kpt_tc_sw_next_pid), zero = 0;
+	__u64 now = bpf_ktime_get_ns(), ran = 0;
+	struct kpt_tc_oncpu *oc;
+	struct kpt_tc_task *t;
+
+	if (kpt_tc_off())
+		return 0;
+	oc = bpf_map_lookup_elem(&kpt_tc_oncpu, &zero);
+	if (oc) {
+		ran = oc->since;	/* 0, before the run: from its start */
+		if (prev)	/* the idle task's time is no CPU's load */
+			kpt_tc_spread(bpf_get_smp_processor_id(), 0, ran, now, true);
+		oc->since = now;
+		oc->pid = next;
+	}
+	if (prev)
+		kpt_tc_out(ctx, prev, ran, now);
+	if (!next)
+		return 0;
+	t = bpf_map_lookup_elem(&kpt_tc_tasks, &next);
+	/* first seen running: its process is known at its switch out */
+	if (!t && (!kpt_targeted || kpt_tc_wanted(next)))
+		t = kpt_tc_task_new(next, KPT_TC_RUN, now);
+	if (t && !(t->flags & KPT_TC_F_UNWANTED))
+		kpt_tc_enter(t, next, KPT_TC_RUN, now);
+	return 0;
+}
+
+/* A wakeup (or a new task's first): its sleep counted, runnable from now. */
+static __always_inline int kpt_tc_wake(void *ctx, bool fresh)
+{
+	__u32 pid = kpt_tc_ctx_u32(ctx, kpt_tc_wk_pid);
+	__u64 now = bpf_ktime_get_ns();
+	struct kpt_tc_task *t;
+	struct kpt_tc_slice *v;
+	__u64 s;
+
+	if (kpt_tc_off() || !pid)
+		return 0;
+	t = bpf_map_lookup_elem(&kpt_tc_tasks, &pid);
+	if (!t) {
+		/* a process's main thread is a key of -c's set; other threads
+		 * are first counted when they run */
+		if (kpt_targeted && !kpt_tc_wanted(pid))
+			return 0;
+		t = kpt_tc_task_new(pid, fresh ? KPT_TC_WAIT : KPT_TC_SLEEP, fresh ? now : kpt_tc_t0);
+		if (!t)
+			return 0;
+	}
+	if (t->flags & KPT_TC_F_UNWANTED)
+		return 0;
+	if (fresh && !t->born)
+		t->born = now;
+	if (t->state != KPT_TC_SLEEP && t->state != KPT_TC_DISK)
+		return 0;	/* woken before it slept: no sleep to end */
+	kpt_tc_enter(t, pid, KPT_TC_WAIT, now);
+	t->wakeups++;
+	s = kpt_tc_slice_of(now, kpt_tc_t0, kpt_tc_width);
+	if (s < KPT_TC_SLICES && (v = kpt_tc_slice_get(pid, (__u32)s)))
+		__sync_fetch_and_add(&v->wakeups, 1);
+	return 0;
+}
+
+SEC("tracepoint")
+int kpt_tc_wakeup(void *ctx)
+{
+	return kpt_tc_wake(ctx, false);
+}
+
+SEC("tracepoint")
+int kpt_tc_wakeup_new(void *ctx)
+{
+	return kpt_tc_wake(ctx, true);
+}
+
+/* The parent's context: the child's parent process is the current tgid. */
+SEC("tracepoint")
+int kpt_tc_fork(void *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 child = kpt_tc_ctx_u32(ctx, kpt_tc_fork_child);
+	struct kpt_tc_task *t;
+
+	if (kpt_tc_off() || !kpt_tc_wanted(tgid))
+		return 0;
+	t = kpt_tc_task_new(child, KPT_TC_WAIT, bpf_ktime_get_ns());
+	if (t) {
+		t->ppid = tgid;
+		t->born = t->since;
+	}
+	return 0;
+}
+
+SEC("tracepoint")
+int kpt_tc_exit(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct kpt_tc_task *t;
+
+	(void)ctx;
+	if (kpt_tc_off() || !(t = bpf_map_lookup_elem(&kpt_tc_tasks, &tid)))
+		return 0;
+	t->died = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* A block request issued by the current task: counted, timed to its completion. */
+SEC("tracepoint")
+int kpt_tc_rq_issue(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct kpt_tc_rq_key k = {};
+	struct kpt_tc_rq rq = { .tid = tid };
+	struct kpt_tc_task *t;
+	struct kpt_tc_slice *v;
+	__u64 s;
+
+	if (kpt_tc_off() || !(t = bpf_map_lookup_elem(&kpt_tc_tasks, &tid)) ||
+	    (t->flags & KPT_TC_F_UNWANTED))
+		return 0;
+	t->ios++;
+	rq.ts = bpf_ktime_get_ns();
+	s = kpt_tc_slice_of(rq.ts, kpt_tc_t0, kpt_tc_width);
+	if (s < KPT_TC_SLICES && (v = kpt_tc_slice_get(tid, (__u32)s)))
+		__sync_fetch_and_add(&v->ios, 1);
+	k.dev = kpt_tc_ctx_u32(ctx, kpt_tc_rq_dev);
+	bpf_probe_read_kernel(&k.sector, sizeof(k.sector), (void *)((__u64)ctx + kpt_tc_rq_sector));
+	if (bpf_map_update_elem(&kpt_tc_rqs, &k, &rq, BPF_ANY))
+		__sync_fetch_and_add(&kpt_tc_rqs_full, 1);
+	return 0;
+}
+
+SEC("tracepoint")
+int kpt_tc_rq_complete(void *ctx)
+{
+	struct kpt_tc_rq_key k = {};
+	struct kpt_tc_task *t;
+	struct kpt_tc_rq *rq;
+
+	if (kpt_tc_off())
+		return 0;
+	k.dev = kpt_tc_ctx_u32(ctx, kpt_tc_rqc_dev);
+	bpf_probe_read_kernel(&k.sector, sizeof(k.sector), (void *)((__u64)ctx + kpt_tc_rqc_sector));
+	rq = bpf_map_lookup_elem(&kpt_tc_rqs, &k);
+	if (!rq)
+		return 0;
+	t = bpf_map_lookup_elem(&kpt_tc_tasks, &rq->tid);
+	if (t)
+		__sync_fetch_and_add(&t->io_ns, bpf_ktime_get_ns() - rq->ts);
+	bpf_map_delete_elem(&kpt_tc_rqs, &k);
+	return 0;
+}
+
+#endif /* KPT_SCHED_BPF_H */
