@@ -4,11 +4,17 @@
  * time per task per state per slice (include/kpt_tchart.h), so a run of any
  * length costs a few map updates per context switch and no trace file.
  *
- * An interval of a state is counted when it ends: a run at the switch out
- * (in the task's own context, so its tgid is known), a wait for a CPU at the
- * switch in, a sleep at the wakeup. A task's entry may be touched from two
- * CPUs at once (a wakeup racing a switch): rare, and at worst one interval
- * counted under the neighbouring state, so no lock.
+ * An interval of a state is counted when it ends: a run at the switch out,
+ * a wait for a CPU at the switch in, a sleep at the wakeup. A task's entry
+ * may be touched from two CPUs at once (a wakeup racing a switch): rare, and
+ * at worst one interval counted under the neighbouring state, so no lock.
+ *
+ * Raw tracepoints, not perf event ones: those run a program only while no
+ * other BPF program (nor a bpf() map syscall, preemptible) holds the CPU's
+ * bpf_prog_active, and missed one wakeup in ten on a busy host; a raw
+ * tracepoint's program misses only when it is itself running. Their
+ * arguments are the kernel's: task_struct fields at offsets from its BTF,
+ * read in user space (src/load/sched.c).
  */
 #ifndef KPT_SCHED_BPF_H
 #define KPT_SCHED_BPF_H
@@ -20,14 +26,12 @@
 #include "settings.bpf.h"
 #include "maps.bpf.h"
 
-/* Slice width, ns, and the record offsets read from tracefs's format files
- * (src/load/sched.c): sched_process_fork's moved between 6.1 and 6.18. */
+/* Slice width, ns, and task_struct's pid and tgid (the kernel's BTF). */
 const volatile __u64 kpt_tc_width = 50000000;
-const volatile __u32 kpt_tc_sw_prev_comm = 8, kpt_tc_sw_prev_pid = 24;
-const volatile __u32 kpt_tc_sw_prev_state = 32, kpt_tc_sw_next_pid = 56;
-const volatile __u32 kpt_tc_wk_pid = 24, kpt_tc_fork_child = 20;
-const volatile __u32 kpt_tc_rq_dev = 8, kpt_tc_rq_sector = 16;
-const volatile __u32 kpt_tc_rqc_dev = 8, kpt_tc_rqc_sector = 16;
+const volatile __u32 kpt_tc_pid_off = 0, kpt_tc_tgid_off = 0;
+
+/* A raw tracepoint program's return value is not looked at. */
+#define KPT_TC_PASS	0
 
 /* When the run began (mapped .bss, written at attach); 0: not yet. */
 __u64 kpt_tc_t0 = 0;
@@ -66,7 +70,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, KPT_TC_RQS);
-	__type(key, struct kpt_tc_rq_key);
+	__type(key, __u64);		/* the struct request's address */
 	__type(value, struct kpt_tc_rq);
 } kpt_tc_rqs SEC(".maps");
 
@@ -181,35 +185,36 @@ static __always_inline bool kpt_tc_off(void)
 	return kpt_stopped || !kpt_tc_t0;
 }
 
-static __always_inline __u32 kpt_tc_ctx_u32(void *ctx, __u32 off)
+/* A task's u32 at off (pid, tgid), 0 if unreadable. */
+static __always_inline __u32 kpt_tc_task_u32(__u64 task, __u32 off)
 {
 	__u32 v = 0;
 
-	bpf_probe_read_kernel(&v, sizeof(v), (void *)((__u64)ctx + off));
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)(task + off));
 	return v;
 }
 
 /*
- * sched_switch's prev_state: TASK_REPORT_MAX (0x100) when preempted, else
- * one bit of the state's report index (S 1, D 2, T 4, t 8, X 16, Z 32, P 64,
- * I 128), 0 for a task that gave up the CPU runnable.
+ * The raw sched_switch's preempt and prev_state (5.18+): a task preempted or
+ * still TASK_RUNNING waits for a CPU; TASK_DEAD (0x80) has exited;
+ * TASK_UNINTERRUPTIBLE (2) is D unless TASK_NOLOAD (0x400: an idle kernel
+ * thread, I); the rest (S, T, t) sleeps.
  */
-static __always_inline __u32 kpt_tc_state_of(__u64 prev_state)
+static __always_inline __u32 kpt_tc_state_of(bool preempt, __u64 prev_state)
 {
-	if ((prev_state & 0x100) || !(prev_state & 0xff))
+	if (preempt || !(prev_state & 0xff))
 		return KPT_TC_WAIT;
-	if (prev_state & 0x2)
-		return KPT_TC_DISK;
-	if (prev_state & 0x30)
+	if (prev_state & 0x80)
 		return KPT_TC_DEAD;
+	if ((prev_state & 0x2) && !(prev_state & 0x400))
+		return KPT_TC_DISK;
 	return KPT_TC_SLEEP;
 }
 
 /* The task switched out: its run (from ran, if new to us) counted, the state it leaves in set. */
-static __always_inline void kpt_tc_out(void *ctx, __u32 tid, __u64 ran, __u64 now)
+static __always_inline void kpt_tc_out(__u64 *args, __u32 tid, __u64 ran, __u64 now)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;	/* the current task is prev */
-	__u64 pstate = 0;
 	struct kpt_tc_task *t = bpf_map_lookup_elem(&kpt_tc_tasks, &tid);
 
 	if (!t) {
@@ -226,22 +231,22 @@ static __always_inline void kpt_tc_out(void *ctx, __u32 tid, __u64 ran, __u64 no
 	}
 	if (t->flags & KPT_TC_F_UNWANTED)
 		return;
-	bpf_probe_read_kernel(&pstate, sizeof(pstate), (void *)((__u64)ctx + kpt_tc_sw_prev_state));
-	bpf_probe_read_kernel(t->comm, sizeof(t->comm), (void *)((__u64)ctx + kpt_tc_sw_prev_comm));
-	kpt_tc_enter(t, tid, kpt_tc_state_of(pstate), now);
+	bpf_get_current_comm(t->comm, sizeof(t->comm));
+	kpt_tc_enter(t, tid, kpt_tc_state_of(args[0], args[3]), now);
 }
 
-SEC("tracepoint")
-int kpt_tc_switch(void *ctx)
+/* sched_switch(bool preempt, struct task_struct *prev, *next, unsigned int prev_state) */
+SEC("raw_tp")
+int kpt_tc_switch(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u32 prev = kpt_tc_ctx_u32(ctx, kpt_tc_sw_prev_pid);
-	__u32 next = kpt_tc_ctx_u32(ctx, kpt_tc_sw_next_pid), zero = 0;
+	__u32 prev = kpt_tc_task_u32(ctx->args[1], kpt_tc_pid_off);
+	__u32 next = kpt_tc_task_u32(ctx->args[2], kpt_tc_pid_off), zero = 0;
 	__u64 now = bpf_ktime_get_ns(), ran = 0;
 	struct kpt_tc_oncpu *oc;
 	struct kpt_tc_task *t;
 
 	if (kpt_tc_off())
-		return 0;
+		return KPT_TC_PASS;
 	oc = bpf_map_lookup_elem(&kpt_tc_oncpu, &zero);
 	if (oc) {
 		ran = oc->since;	/* 0, before the run: from its start */
@@ -251,102 +256,101 @@ int kpt_tc_switch(void *ctx)
 		oc->pid = next;
 	}
 	if (prev)
-		kpt_tc_out(ctx, prev, ran, now);
+		kpt_tc_out(ctx->args, prev, ran, now);
 	if (!next)
-		return 0;
+		return KPT_TC_PASS;
 	t = bpf_map_lookup_elem(&kpt_tc_tasks, &next);
-	/* first seen running: its process is known at its switch out */
-	if (!t && (!kpt_targeted || kpt_tc_wanted(next)))
+	if (!t && kpt_tc_wanted(kpt_tc_task_u32(ctx->args[2], kpt_tc_tgid_off)))
 		t = kpt_tc_task_new(next, KPT_TC_RUN, now);
 	if (t && !(t->flags & KPT_TC_F_UNWANTED))
 		kpt_tc_enter(t, next, KPT_TC_RUN, now);
-	return 0;
+	return KPT_TC_PASS;
 }
 
-/* A wakeup (or a new task's first): its sleep counted, runnable from now. */
-static __always_inline int kpt_tc_wake(void *ctx, bool fresh)
+/* A wakeup (or a new task's first) of task p: its sleep counted, runnable from now. */
+static __always_inline int kpt_tc_wake(__u64 p, bool fresh)
 {
-	__u32 pid = kpt_tc_ctx_u32(ctx, kpt_tc_wk_pid);
+	__u32 pid = kpt_tc_task_u32(p, kpt_tc_pid_off);
 	__u64 now = bpf_ktime_get_ns();
 	struct kpt_tc_task *t;
 	struct kpt_tc_slice *v;
 	__u64 s;
 
 	if (kpt_tc_off() || !pid)
-		return 0;
+		return KPT_TC_PASS;
 	t = bpf_map_lookup_elem(&kpt_tc_tasks, &pid);
 	if (!t) {
-		/* a process's main thread is a key of -c's set; other threads
-		 * are first counted when they run */
-		if (kpt_targeted && !kpt_tc_wanted(pid))
-			return 0;
+		if (!kpt_tc_wanted(kpt_tc_task_u32(p, kpt_tc_tgid_off)))
+			return KPT_TC_PASS;
 		t = kpt_tc_task_new(pid, fresh ? KPT_TC_WAIT : KPT_TC_SLEEP, fresh ? now : kpt_tc_t0);
 		if (!t)
-			return 0;
+			return KPT_TC_PASS;
 	}
 	if (t->flags & KPT_TC_F_UNWANTED)
-		return 0;
+		return KPT_TC_PASS;
 	if (fresh && !t->born)
 		t->born = now;
 	if (t->state != KPT_TC_SLEEP && t->state != KPT_TC_DISK)
-		return 0;	/* woken before it slept: no sleep to end */
+		return KPT_TC_PASS;	/* woken before it slept: no sleep to end */
 	kpt_tc_enter(t, pid, KPT_TC_WAIT, now);
 	t->wakeups++;
 	s = kpt_tc_slice_of(now, kpt_tc_t0, kpt_tc_width);
 	if (s < KPT_TC_SLICES && (v = kpt_tc_slice_get(pid, (__u32)s)))
 		__sync_fetch_and_add(&v->wakeups, 1);
-	return 0;
+	return KPT_TC_PASS;
 }
 
-SEC("tracepoint")
-int kpt_tc_wakeup(void *ctx)
+/* sched_wakeup(struct task_struct *p) */
+SEC("raw_tp")
+int kpt_tc_wakeup(struct bpf_raw_tracepoint_args *ctx)
 {
-	return kpt_tc_wake(ctx, false);
+	return kpt_tc_wake(ctx->args[0], false);
 }
 
-SEC("tracepoint")
-int kpt_tc_wakeup_new(void *ctx)
+SEC("raw_tp")
+int kpt_tc_wakeup_new(struct bpf_raw_tracepoint_args *ctx)
 {
-	return kpt_tc_wake(ctx, true);
+	return kpt_tc_wake(ctx->args[0], true);
 }
 
-/* The parent's context: the child's parent process is the current tgid. */
-SEC("tracepoint")
-int kpt_tc_fork(void *ctx)
+/* sched_process_fork(struct task_struct *parent, *child), in the parent's context. */
+SEC("raw_tp")
+int kpt_tc_fork(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u32 child = kpt_tc_ctx_u32(ctx, kpt_tc_fork_child);
+	__u32 child = kpt_tc_task_u32(ctx->args[1], kpt_tc_pid_off);
 	struct kpt_tc_task *t;
 
 	if (kpt_tc_off() || !kpt_tc_wanted(tgid))
-		return 0;
+		return KPT_TC_PASS;
 	t = kpt_tc_task_new(child, KPT_TC_WAIT, bpf_ktime_get_ns());
 	if (t) {
 		t->ppid = tgid;
 		t->born = t->since;
 	}
-	return 0;
+	return KPT_TC_PASS;
 }
 
-SEC("tracepoint")
-int kpt_tc_exit(void *ctx)
+/* sched_process_exit(struct task_struct *p, ...), p the current task. */
+SEC("raw_tp")
+int kpt_tc_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct kpt_tc_task *t;
 
 	(void)ctx;
 	if (kpt_tc_off() || !(t = bpf_map_lookup_elem(&kpt_tc_tasks, &tid)))
-		return 0;
+		return KPT_TC_PASS;
 	t->died = bpf_ktime_get_ns();
-	return 0;
+	return KPT_TC_PASS;
 }
 
-/* A block request issued by the current task: counted, timed to its completion. */
-SEC("tracepoint")
-int kpt_tc_rq_issue(void *ctx)
+/* block_rq_issue(struct request *rq) by the current task: counted, timed to its completion. */
+SEC("raw_tp")
+int kpt_tc_rq_issue(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct kpt_tc_rq_key k = {};
+	__u64 k = ctx->args[0];
 	struct kpt_tc_rq rq = { .tid = tid };
 	struct kpt_tc_task *t;
 	struct kpt_tc_slice *v;
@@ -354,38 +358,35 @@ int kpt_tc_rq_issue(void *ctx)
 
 	if (kpt_tc_off() || !(t = bpf_map_lookup_elem(&kpt_tc_tasks, &tid)) ||
 	    (t->flags & KPT_TC_F_UNWANTED))
-		return 0;
+		return KPT_TC_PASS;
 	t->ios++;
 	rq.ts = bpf_ktime_get_ns();
 	s = kpt_tc_slice_of(rq.ts, kpt_tc_t0, kpt_tc_width);
 	if (s < KPT_TC_SLICES && (v = kpt_tc_slice_get(tid, (__u32)s)))
 		__sync_fetch_and_add(&v->ios, 1);
-	k.dev = kpt_tc_ctx_u32(ctx, kpt_tc_rq_dev);
-	bpf_probe_read_kernel(&k.sector, sizeof(k.sector), (void *)((__u64)ctx + kpt_tc_rq_sector));
 	if (bpf_map_update_elem(&kpt_tc_rqs, &k, &rq, BPF_ANY))
 		__sync_fetch_and_add(&kpt_tc_rqs_full, 1);
-	return 0;
+	return KPT_TC_PASS;
 }
 
-SEC("tracepoint")
-int kpt_tc_rq_complete(void *ctx)
+/* block_rq_complete(struct request *rq, blk_status_t error, unsigned int nr_bytes) */
+SEC("raw_tp")
+int kpt_tc_rq_complete(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct kpt_tc_rq_key k = {};
+	__u64 k = ctx->args[0];
 	struct kpt_tc_task *t;
 	struct kpt_tc_rq *rq;
 
 	if (kpt_tc_off())
-		return 0;
-	k.dev = kpt_tc_ctx_u32(ctx, kpt_tc_rqc_dev);
-	bpf_probe_read_kernel(&k.sector, sizeof(k.sector), (void *)((__u64)ctx + kpt_tc_rqc_sector));
+		return KPT_TC_PASS;
 	rq = bpf_map_lookup_elem(&kpt_tc_rqs, &k);
 	if (!rq)
-		return 0;
+		return KPT_TC_PASS;
 	t = bpf_map_lookup_elem(&kpt_tc_tasks, &rq->tid);
 	if (t)
 		__sync_fetch_and_add(&t->io_ns, bpf_ktime_get_ns() - rq->ts);
 	bpf_map_delete_elem(&kpt_tc_rqs, &k);
-	return 0;
+	return KPT_TC_PASS;
 }
 
 #endif /* KPT_SCHED_BPF_H */

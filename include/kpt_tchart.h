@@ -66,12 +66,6 @@ struct kpt_tc_oncpu {
 	__u32 pad;
 };
 
-struct kpt_tc_rq_key {
-	__u64 sector;
-	__u32 dev;
-	__u32 pad;
-};
-
 struct kpt_tc_rq {
 	__u64 ts;
 	__u32 tid;

@@ -83,7 +83,6 @@ static const char doc[] =
 "  kptrace list 'sched/*'      # tracepoints, with their fields\n"
 "  kptrace list u:/usr/bin/python3.11   # a binary's USDT probes\n"
 "  kptrace latency vfs_read --pmu page-faults,context-switches   # per call\n"
-"  kptrace timechart -c 'make -j2' --svg build.svg   # who ran, waited, slept\n"
 "\v"
 "Definitions files (-f) hold one definition per line; '#' starts a comment and\n"
 "'-:EVENT' removes an earlier definition, as in kprobe_events.";
@@ -93,7 +92,7 @@ static const char args_doc[] = "[explain] DEFINITION...\n"
 				"latency FUNC...\n"
 				"count DEFINITION... --by KEY[,KEY]\n"
 				"profile [-F HZ] [--by KEY[,KEY]] [--folded]\n"
-				"timechart [-c CMD|-p PID] [-d SECONDS] [--svg FILE] [--perfetto FILE]\n"
+				"timechart [-c CMD|-p PID] [-d SECONDS] [--svg FILE]\n"
 				"list [GLOB|SUBSYS/EVENT|MOD:GLOB|u:PATH] [--json]\n"
 				"serve -f FILE [--listen ADDR:PORT] [--check]\n"
 				"diff [--threshold P] [--json] [--svg FILE] A.json B.json";

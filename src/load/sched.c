@@ -6,40 +6,18 @@
 #include <bpf/libbpf.h>
 
 #include "load/sched.h"
-#include "sys/tracepoint.h"
+#include "sys/btfwalk.h"
 #include "kpt_tchart.h"
 #include "kptrace.skel.h"
 
-/* Each record field the programs read, in sched_opts.off's order. */
-static const char *const fields[][3] = {
-	{ "sched", "sched_switch", "prev_comm" },
-	{ "sched", "sched_switch", "prev_pid" },
-	{ "sched", "sched_switch", "prev_state" },
-	{ "sched", "sched_switch", "next_pid" },
-	{ "sched", "sched_wakeup", "pid" },
-	{ "sched", "sched_process_fork", "child_pid" },
-	{ "block", "block_rq_issue", "dev" },
-	{ "block", "block_rq_issue", "sector" },
-	{ "block", "block_rq_complete", "dev" },
-	{ "block", "block_rq_complete", "sector" },
-};
-
-int sched_layout(struct sched_opts *so, char *msg, size_t msglen)
+int sched_layout(struct sched_opts *so, const struct btf *btf, char *msg, size_t msglen)
 {
-	char why[256];
-	size_t i;
-	int err;
-
-	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		err = tp_field_offset(fields[i][0], fields[i][1], fields[i][2], &so->off[i], why,
-				      sizeof(why));
-		if (err) {
-			snprintf(msg, msglen, "timechart reads %s/%s's field '%s', which cannot be "
-				 "read: %s", fields[i][0], fields[i][1], fields[i][2], why);
-			return err;
-		}
-	}
-	return 0;
+	if (btfwalk_struct_member(btf, "task_struct", "pid", &so->pid_off) &&
+	    btfwalk_struct_member(btf, "task_struct", "tgid", &so->tgid_off))
+		return 0;
+	snprintf(msg, msglen, "timechart reads task_struct's pid and tgid, which the kernel's "
+		 "BTF does not have");
+	return -ENOENT;
 }
 
 static struct bpf_program **progs(struct kptrace_bpf *skel, struct bpf_program *p[SCHED_NTP])
@@ -55,10 +33,9 @@ static struct bpf_program **progs(struct kptrace_bpf *skel, struct bpf_program *
 	return p;
 }
 
-static const char *const tps[SCHED_NTP][2] = {
-	{ "sched", "sched_switch" }, { "sched", "sched_wakeup" }, { "sched", "sched_wakeup_new" },
-	{ "sched", "sched_process_fork" }, { "sched", "sched_process_exit" },
-	{ "block", "block_rq_issue" }, { "block", "block_rq_complete" }, { NULL, NULL },
+static const char *const tps[SCHED_NTP] = {
+	"sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_process_fork",
+	"sched_process_exit", "block_rq_issue", "block_rq_complete", NULL,
 };
 
 void sched_setup(struct kptrace_bpf *skel, const struct sched_opts *so, int ncpus)
@@ -79,16 +56,8 @@ void sched_setup(struct kptrace_bpf *skel, const struct sched_opts *so, int ncpu
 	if (so->max_tasks)
 		bpf_map__set_max_entries(skel->maps.kpt_tc_tasks, so->max_tasks);
 	skel->rodata->kpt_tc_width = so->width_ns;
-	skel->rodata->kpt_tc_sw_prev_comm = so->off[0];
-	skel->rodata->kpt_tc_sw_prev_pid = so->off[1];
-	skel->rodata->kpt_tc_sw_prev_state = so->off[2];
-	skel->rodata->kpt_tc_sw_next_pid = so->off[3];
-	skel->rodata->kpt_tc_wk_pid = so->off[4];
-	skel->rodata->kpt_tc_fork_child = so->off[5];
-	skel->rodata->kpt_tc_rq_dev = so->off[6];
-	skel->rodata->kpt_tc_rq_sector = so->off[7];
-	skel->rodata->kpt_tc_rqc_dev = so->off[8];
-	skel->rodata->kpt_tc_rqc_sector = so->off[9];
+	skel->rodata->kpt_tc_pid_off = so->pid_off;
+	skel->rodata->kpt_tc_tgid_off = so->tgid_off;
 }
 
 int sched_attach(struct kptrace_bpf *skel, struct bpf_link **links, char *msg, size_t msglen)
@@ -100,11 +69,11 @@ int sched_attach(struct kptrace_bpf *skel, struct bpf_link **links, char *msg, s
 	for (i = 0; p[i]; i++) {
 		if (bpf_program__fd(p[i]) < 0)
 			return 0;	/* not a timechart */
-		links[i] = bpf_program__attach_tracepoint(p[i], tps[i][0], tps[i][1]);
+		links[i] = bpf_program__attach_raw_tracepoint(p[i], tps[i]);
 		if (!links[i]) {
 			err = -errno;
-			snprintf(msg, msglen, "timechart: cannot attach to %s/%s: %s", tps[i][0],
-				 tps[i][1], strerror(-err));
+			snprintf(msg, msglen, "timechart: cannot attach to the raw tracepoint %s: %s",
+				 tps[i], strerror(-err));
 			return err;
 		}
 	}

@@ -13,22 +13,20 @@
 
 struct kptrace_bpf;
 struct bpf_link;
+struct btf;
 
-/* The tracepoints, in attach order. */
+/* The raw tracepoints, in attach order. */
 #define SCHED_NTP	8
 
 struct sched_opts {
 	bool on;		/* a timechart: the programs loaded and attached */
 	uint64_t width_ns;	/* a slice's width */
 	uint32_t max_tasks;	/* 0: KPT_TC_TASKS */
-	/* record offsets: sched_switch's prev_comm, prev_pid, prev_state,
-	 * next_pid; sched_wakeup's pid; sched_process_fork's child_pid;
-	 * block_rq_issue's and block_rq_complete's dev and sector */
-	uint32_t off[10];
+	uint32_t pid_off, tgid_off;	/* in struct task_struct */
 };
 
-/* The records' layouts from tracefs: 0, or a negative errno with msg. */
-int sched_layout(struct sched_opts *so, char *msg, size_t msglen);
+/* task_struct's layout from the kernel's BTF: 0, or -ENOENT with msg. */
+int sched_layout(struct sched_opts *so, const struct btf *btf, char *msg, size_t msglen);
 /* Before load: the programs on or off, the maps' sizes, the settings. */
 void sched_setup(struct kptrace_bpf *skel, const struct sched_opts *so, int ncpus);
 /* Attach each tracepoint (links[SCHED_NTP]): 0, or a negative errno with msg. */

@@ -123,13 +123,21 @@ bool target_self_may_hit(const struct ev_desc *evs, int n)
 static int field_off(const char *sys, const char *event, const char *name, uint32_t *off,
 		     char *msg, size_t msglen)
 {
+	struct tp_format fmt = { 0 };
+	const struct tp_field *f;
 	char why[256];
-	int err = tp_field_offset(sys, event, name, off, why, sizeof(why));
+	int err;
 
-	if (err)
+	err = tp_format_load(sys, event, NULL, &fmt, why, sizeof(why));
+	f = err ? NULL : tp_field_find(&fmt, name);
+	if (f)
+		*off = f->offset;
+	else
 		snprintf(msg, msglen, "the processes a command creates are followed through "
-			 "%s/%s, whose field '%s' cannot be read: %s", sys, event, name, why);
-	return err;
+			 "%s/%s, whose field '%s' %s: %s", sys, event, name,
+			 err ? "cannot be read" : "is not found", err ? why : "no such field");
+	tp_format_free(&fmt);
+	return f ? 0 : err ? err : -ENOENT;
 }
 
 int target_set_layout(struct load_opts *lo, char *msg, size_t msglen)

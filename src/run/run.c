@@ -376,7 +376,9 @@ static int run_timechart_opts(struct run *r)
 		       env->duration ? (uint64_t)(env->duration * 1e6) : 50000000;
 	if (so->width_ns < 1000000)
 		so->width_ns = 1000000;
-	err = sched_layout(so, msg, sizeof(msg));
+	err = sysinfo_need_btf(&r->si, msg, sizeof(msg));
+	if (!err)
+		err = sched_layout(so, r->si.btf, msg, sizeof(msg));
 	if (err)
 		fprintf(stderr, "kptrace: error: %s\n", msg);
 	r->tc = err ? NULL : tchart_new();

@@ -412,23 +412,6 @@ const struct tp_field *tp_field_find(const struct tp_format *fmt, const char *na
 	return NULL;
 }
 
-int tp_field_offset(const char *subsys, const char *name, const char *field, uint32_t *off,
-		    char *why, size_t whylen)
-{
-	struct tp_format fmt = { 0 };
-	const struct tp_field *f;
-	int err;
-
-	err = tp_format_load(subsys, name, NULL, &fmt, why, whylen);
-	f = err ? NULL : tp_field_find(&fmt, field);
-	if (f)
-		*off = f->offset;
-	else if (!err)
-		snprintf(why, whylen, "no such field");
-	tp_format_free(&fmt);
-	return f ? 0 : err ? err : -ENOENT;
-}
-
 void tp_field_names(const struct tp_format *fmt, char *buf, size_t len)
 {
 	size_t used = 0;

@@ -90,9 +90,6 @@ int tp_tracefs_missing(char *msg, size_t msglen);
 int tp_format_load(const char *subsys, const char *name, const char *path,
 		   struct tp_format *fmt, char *msg, size_t msglen);
 const struct tp_field *tp_field_find(const struct tp_format *fmt, const char *name);
-/* SUBSYS/NAME's field's offset in its record: 0, or a negative errno with why. */
-int tp_field_offset(const char *subsys, const char *name, const char *field, uint32_t *off,
-		    char *why, size_t whylen);
 /* "a, b, c": the fields' names, for a message (cut at len). */
 void tp_field_names(const struct tp_format *fmt, char *buf, size_t len);
 void tp_format_free(struct tp_format *fmt);
