@@ -52,6 +52,18 @@ struct {
 	__type(value, struct kpt_tc_slice);
 } kpt_tc_slices SEC(".maps");
 
+/*
+ * Whole slices of one state in a row, from key.slice: {count, state}; a
+ * CPU's (busy) with KPT_TC_CPU_LANE in key.tid. An interval's first whole
+ * slice is no other interval's of the task.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* KPT_TC_SPAN_KEYS in a timechart */
+	__type(key, struct kpt_tc_key);
+	__type(value, __u32[2]);
+} kpt_tc_spans SEC(".maps");
+
 /* Non-idle ns of CPU c in slice s at c * KPT_TC_SLICES + s: written by CPU c only. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -74,14 +86,6 @@ struct {
 	__type(value, struct kpt_tc_rq);
 } kpt_tc_rqs SEC(".maps");
 
-/* One interval being cut into slices by bpf_loop(): a long sleep spans many. */
-struct kpt_tc_span {
-	__u64 from, to, end;
-	__u32 tid;		/* the task's; or the CPU's lane when cpu_lane */
-	__u32 state;
-	bool cpu_lane;
-};
-
 static struct kpt_tc_slice *kpt_tc_slice_get(__u32 tid, __u32 slice)
 {
 	struct kpt_tc_key k = { .tid = tid, .slice = slice };
@@ -98,45 +102,67 @@ static struct kpt_tc_slice *kpt_tc_slice_get(__u32 tid, __u32 slice)
 	return v;
 }
 
-static long kpt_tc_span_step(__u64 i, struct kpt_tc_span *sp)
+/* d ns of the state in slice s, the task's or (cpu_lane) CPU tid's. */
+static void kpt_tc_add(__u32 tid, __u32 state, __u64 s, __u64 d, bool cpu_lane)
 {
-	__u64 s = kpt_tc_slice_of(sp->from, kpt_tc_t0, kpt_tc_width), d;
-	__u64 edge = kpt_tc_t0 + (s + 1) * kpt_tc_width;
 	struct kpt_tc_slice *v;
 	__u32 idx;
 	__u64 *c;
 
-	(void)i;
 	if (s >= KPT_TC_SLICES) {
-		__sync_fetch_and_add(&kpt_tc_past, sp->to - sp->from);
-		return 1;
+		__sync_fetch_and_add(&kpt_tc_past, d);
+		return;
 	}
-	if (edge > sp->to)
-		edge = sp->to;
-	d = edge - sp->from;
-	if (sp->cpu_lane) {
-		idx = sp->tid * KPT_TC_SLICES + (__u32)s;
+	if (cpu_lane) {
+		idx = tid * KPT_TC_SLICES + (__u32)s;
 		c = bpf_map_lookup_elem(&kpt_tc_cpu, &idx);
 		if (c)
 			*c += d;
-	} else if ((v = kpt_tc_slice_get(sp->tid, (__u32)s))) {
-		__sync_fetch_and_add(&v->ns[sp->state & (KPT_TC_NSTATES - 1)], d);
+	} else if ((v = kpt_tc_slice_get(tid, (__u32)s))) {
+		asm volatile("" : "+r"(state));	/* the mask kept: kpt_tc_enter()'s */
+		__sync_fetch_and_add(&v->ns[state & (KPT_TC_NSTATES - 1)], d);
 	}
-	sp->from = edge;
-	return sp->from >= sp->to;
 }
 
-/* [from, to) in the state, slice by slice (from before the run: from its start). */
+/*
+ * [from, to) in the state (from before the run: from its start): its first
+ * and last slices' shares, and the whole slices between as one span, so a
+ * long sleep costs what a short one does (user space spreads the span).
+ */
 static void kpt_tc_spread(__u32 tid, __u32 state, __u64 from, __u64 to, bool cpu_lane)
 {
-	struct kpt_tc_span sp = { .from = from, .to = to, .tid = tid, .state = state,
-				  .cpu_lane = cpu_lane };
+	struct kpt_tc_key k;
+	__u64 first, last;
+	__u32 span[2];
 
-	if (sp.from < kpt_tc_t0)
-		sp.from = kpt_tc_t0;
-	if (sp.to <= sp.from || state >= KPT_TC_NSTATES)
+	if (from < kpt_tc_t0)
+		from = kpt_tc_t0;
+	if (to <= from || state >= KPT_TC_NSTATES)
 		return;
-	bpf_loop(KPT_TC_SLICES, kpt_tc_span_step, &sp, 0);
+	first = kpt_tc_slice_of(from, kpt_tc_t0, kpt_tc_width);
+	last = kpt_tc_slice_of(to - 1, kpt_tc_t0, kpt_tc_width);
+	if (first == last) {
+		kpt_tc_add(tid, state, first, to - from, cpu_lane);
+		return;
+	}
+	kpt_tc_add(tid, state, first, kpt_tc_t0 + (first + 1) * kpt_tc_width - from, cpu_lane);
+	kpt_tc_add(tid, state, last, to - kpt_tc_t0 - last * kpt_tc_width, cpu_lane);
+	if (last == first + 1)
+		return;
+	if (first + 1 >= KPT_TC_SLICES) {
+		__sync_fetch_and_add(&kpt_tc_past, (last - first - 1) * kpt_tc_width);
+		return;
+	}
+	if (last > KPT_TC_SLICES) {
+		__sync_fetch_and_add(&kpt_tc_past, (last - KPT_TC_SLICES) * kpt_tc_width);
+		last = KPT_TC_SLICES;
+	}
+	k.tid = tid | (cpu_lane ? KPT_TC_CPU_LANE : 0);
+	k.slice = first + 1;
+	span[0] = last - first - 1;
+	span[1] = state;
+	if (bpf_map_update_elem(&kpt_tc_spans, &k, span, BPF_ANY))
+		__sync_fetch_and_add(&kpt_tc_slices_full, 1);
 }
 
 /* The task's state so far counted, its new one from now. */

@@ -28,6 +28,8 @@ enum kpt_tc_state {
 #define KPT_TC_TASKS		16384	/* tasks followed, --max-keys where given */
 #define KPT_TC_SLICE_KEYS	262144	/* (task, slice) pairs with time */
 #define KPT_TC_RQS		4096	/* block requests in flight */
+#define KPT_TC_SPAN_KEYS	65536	/* runs of whole slices (kpt_tc_spans) */
+#define KPT_TC_CPU_LANE		0x80000000u	/* a span's key.tid: a CPU's */
 
 /* kpt_tc_task.flags */
 #define KPT_TC_F_UNWANTED	1	/* of a process the run does not trace (-p, -c) */

@@ -164,21 +164,53 @@ static int open_interval(struct tchart *tc, size_t *cap, struct tc_thread *th)
 	return 0;
 }
 
-/* The kernel's (thread, slice) pairs and the open intervals', one entry each. */
-static int read_slices(struct tchart *tc, int fd, struct tc_thread *th, size_t nth)
+/* The kernel's runs of whole slices in one state: a task's as its slices, a CPU's to its lane. */
+static int read_spans(struct tchart *tc, size_t *cap, int fd)
+{
+	struct kpt_tc_key key, next, *prev = NULL;
+	struct kpt_tc_slice v;
+	uint32_t span[2], i, cpu;
+	int err;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, span) || span[1] >= KPT_TC_NSTATES)
+			continue;
+		cpu = key.tid & ~KPT_TC_CPU_LANE;
+		for (i = 0; i < span[0] && key.slice + i < tc->nslices; i++) {
+			if (key.tid & KPT_TC_CPU_LANE) {
+				if (cpu < (uint32_t)tc->ncpus)
+					tc->cpu[(size_t)cpu * tc->nslices + key.slice + i] += tc->width;
+				continue;
+			}
+			memset(&v, 0, sizeof(v));
+			v.ns[span[1]] = tc->width;
+			if ((err = ts_add(tc, cap, key.tid, key.slice + i, &v)))
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* The kernel's (thread, slice) pairs, spans and the open intervals', one entry each. */
+static int read_slices(struct tchart *tc, const struct sched_maps *m, struct tc_thread *th,
+		       size_t nth)
 {
 	struct kpt_tc_key key, next, *prev = NULL;
 	struct kpt_tc_slice v;
 	size_t cap = 0, i, j;
 	int err;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	while (!bpf_map_get_next_key(m->slices, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (!bpf_map_lookup_elem(fd, &key, &v) && (err = ts_add(tc, &cap, key.tid,
-									key.slice, &v)))
+		if (!bpf_map_lookup_elem(m->slices, &key, &v) &&
+		    (err = ts_add(tc, &cap, key.tid, key.slice, &v)))
 			return err;
 	}
+	if ((err = read_spans(tc, &cap, m->spans)))
+		return err;
 	for (i = 0; i < nth; i++)
 		if ((err = open_interval(tc, &cap, &th[i])))
 			return err;
@@ -367,9 +399,11 @@ int tchart_read(struct tchart *tc, struct loader *ld, uint64_t end)
 	tc->ncpus = libbpf_num_possible_cpus();
 	if (tc->ncpus <= 0)
 		return tc->ncpus ? tc->ncpus : -EINVAL;
-	err = read_threads(m.tasks, &th, &nth);
+	err = read_cpus(tc, m.cpu);
 	if (!err)
-		err = read_slices(tc, m.slices, th, nth);
+		err = read_threads(m.tasks, &th, &nth);
+	if (!err)
+		err = read_slices(tc, &m, th, nth);
 	if (!err)
 		err = make_procs(tc, th, nth, &procs);
 	/* thread -> its process, for the slices */
@@ -385,8 +419,6 @@ int tchart_read(struct tchart *tc, struct loader *ld, uint64_t end)
 		err = fill_slices(tc, &threads);
 	if (!err)
 		err = make_order(tc, &procs);
-	if (!err)
-		err = read_cpus(tc, m.cpu);
 	ht_free(&procs, NULL);
 	ht_free(&threads, NULL);
 	free(th);
@@ -403,9 +435,11 @@ static void summary_json(const struct tchart *tc, FILE *out)
 	size_t i;
 	int k;
 
-	fprintf(out, "{\"timechart\":{\"duration_ns\":%" PRIu64 ",\"slice_ns\":%" PRIu64
-		",\"slices\":%u,\"cpus\":%d,\"processes\":[", tc->end - tc->t0, tc->width,
-		tc->nslices, tc->ncpus);
+	/* the run's window on CLOCK_MONOTONIC, as perf record -k mono stamps events */
+	fprintf(out, "{\"timechart\":{\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
+		",\"duration_ns\":%" PRIu64 ",\"slice_ns\":%" PRIu64 ",\"slices\":%u,\"cpus\":%d,"
+		"\"processes\":[", tc->t0, tc->end, tc->end - tc->t0, tc->width, tc->nslices,
+		tc->ncpus);
 	for (i = 0; i < tc->norder; i++) {
 		const struct tc_proc *p = &tc->procs[tc->order[i]];
 

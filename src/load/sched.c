@@ -52,6 +52,7 @@ void sched_setup(struct kptrace_bpf *skel, const struct sched_opts *so, int ncpu
 		return;
 	}
 	bpf_map__set_max_entries(skel->maps.kpt_tc_slices, KPT_TC_SLICE_KEYS);
+	bpf_map__set_max_entries(skel->maps.kpt_tc_spans, KPT_TC_SPAN_KEYS);
 	bpf_map__set_max_entries(skel->maps.kpt_tc_cpu, (uint32_t)ncpus * KPT_TC_SLICES);
 	if (so->max_tasks)
 		bpf_map__set_max_entries(skel->maps.kpt_tc_tasks, so->max_tasks);
@@ -84,6 +85,7 @@ void sched_maps(struct kptrace_bpf *skel, struct sched_maps *m)
 {
 	m->tasks = bpf_map__fd(skel->maps.kpt_tc_tasks);
 	m->slices = bpf_map__fd(skel->maps.kpt_tc_slices);
+	m->spans = bpf_map__fd(skel->maps.kpt_tc_spans);
 	m->cpu = bpf_map__fd(skel->maps.kpt_tc_cpu);
 	m->t0 = skel->bss->kpt_tc_t0;
 	m->width = skel->rodata->kpt_tc_width;

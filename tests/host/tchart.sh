@@ -32,10 +32,13 @@ dd if=/dev/urandom of="$DATA" bs=1M count=16 status=none && sync
 
 # Tolerances. Run time: the workload's CPU clock counts what the process
 # ran after its clock was read (not its exec, nor its exit), so 10 ms and
-# 3% either way; perf saw the same switches: 3 ms and 3%. Sleep, and a
+# 3% either way; perf saw the same switches in the same window: 3 ms and 3%. Sleep, and a
 # process's whole life: 5% and 10 ms of the workload's wall clock.
 PERF_PID=
-perf sched record -a -o "$OUT/perf.data" > /dev/null 2> "$OUT/perf.err" &
+# perf on CLOCK_MONOTONIC, the timechart's clock, so timehist reads the same
+# window (not the -c child's life before kptrace attached); 16 MiB buffers,
+# or perf drops events on a busy host
+perf sched record -m 16M -k CLOCK_MONOTONIC -a -o "$OUT/perf.data" > /dev/null 2> "$OUT/perf.err" &
 PERF_PID=$!
 wait_for "grep -q . $OUT/perf.err 2>/dev/null || [ -s $OUT/perf.data ]" 10
 sleep 0.5	# perf's events opened on every CPU
@@ -43,7 +46,9 @@ kpt timechart -c "$B $DATA" --json -o "$OUT/tc.json" --svg "$OUT/tc.svg" \
 	--perfetto "$OUT/tc.pf.json" > "$OUT/phases.txt" 2> "$OUT/tc.err"
 kill -INT $PERF_PID
 wait $PERF_PID
-perf sched timehist -i "$OUT/perf.data" -s > "$OUT/timehist.txt" 2> /dev/null
+WIN=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["timechart"]
+print("%.6f,%.6f" % (d["start_ns"] / 1e9, d["end_ns"] / 1e9))' "$OUT/tc.json" 2> /dev/null)
+perf sched timehist -i "$OUT/perf.data" -s --time "${WIN:-0,}" > "$OUT/timehist.txt" 2> /dev/null
 cat "$OUT/phases.txt"
 
 cat > "$OUT/judge.py" <<'EOF'
