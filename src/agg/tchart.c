@@ -12,6 +12,7 @@
 #include "load/loader.h"
 #include "load/sched.h"
 #include "out/perfetto.h"
+#include "sys/procmaps.h"
 #include "util/htab.h"
 #include "util/json.h"
 
@@ -51,25 +52,12 @@ void tchart_event(struct tchart *tc, bool exec, const char *comm, uint64_t ts, u
 	snprintf(e->comm, sizeof(e->comm), "%.*s", KPT_COMM_LEN, comm);
 }
 
-/* A number from /proc/PID/status's line "KEY:\tN"; 0 when gone. */
+/* A number from /proc/PID/status's line "KEY:"; 0 when gone. */
 static uint32_t proc_status(uint32_t pid, const char *key)
 {
-	size_t klen = strlen(key);
-	char path[40], line[128];
-	unsigned int v = 0;
-	FILE *f;
+	long v = procstatus_field((pid_t)pid, key);
 
-	snprintf(path, sizeof(path), "/proc/%u/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			sscanf(line + klen + 1, "%u", &v);
-			break;
-		}
-	fclose(f);
-	return v;
+	return v > 0 ? (uint32_t)v : 0;
 }
 
 /* Every task of the run's processes, its open interval counted up to end. */
