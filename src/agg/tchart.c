@@ -270,22 +270,38 @@ static int fill_slices(struct tchart *tc, const struct htab *ix)
 	if (!tc->ts_proc)
 		return -ENOMEM;
 	for (i = 0; i < tc->nprocs; i++)
-		if (!(tc->procs[i].slices = calloc((size_t)tc->nslices * KPT_TC_NSTATES,
-						   sizeof(uint64_t))))
-			return -ENOMEM;
+		tc->procs[i].first = UINT32_MAX;
+	/* each process's first and last slice (count, for now, the last) */
 	for (i = 0; i < tc->nts; i++) {
-		const struct tc_tslice *s = &tc->ts[i];
-		/* the thread's process: kept with the thread's entry's tgid */
-		struct hent *e = ht_find(ix, &s->tid, sizeof(s->tid));
+		struct hent *e = ht_find(ix, &tc->ts[i].tid, sizeof(uint32_t));
+		struct tc_proc *p = e ? e->val : NULL;
+
+		tc->ts_proc[i] = p && tc->ts[i].slice < tc->nslices ? (int)(p - tc->procs) : -1;
+		if (tc->ts_proc[i] < 0)
+			continue;
+		p->first = tc->ts[i].slice < p->first ? tc->ts[i].slice : p->first;
+		p->count = tc->ts[i].slice > p->count ? tc->ts[i].slice : p->count;
+	}
+	for (i = 0; i < tc->nprocs; i++) {
+		struct tc_proc *p = &tc->procs[i];
+
+		if (p->first == UINT32_MAX) {
+			p->first = p->count = 0;
+			continue;
+		}
+		p->count = p->count - p->first + 1;
+		if (!(p->slices = calloc((size_t)p->count * KPT_TC_NSTATES, sizeof(uint64_t))))
+			return -ENOMEM;
+	}
+	for (i = 0; i < tc->nts; i++) {
 		struct tc_proc *p;
 
-		tc->ts_proc[i] = -1;
-		if (!e || s->slice >= tc->nslices)
+		if (tc->ts_proc[i] < 0)
 			continue;
-		p = e->val;
-		tc->ts_proc[i] = (int)(p - tc->procs);
+		p = &tc->procs[tc->ts_proc[i]];
 		for (k = 0; k < KPT_TC_NSTATES; k++)
-			p->slices[(size_t)s->slice * KPT_TC_NSTATES + k] += s->v.ns[k];
+			p->slices[(size_t)(tc->ts[i].slice - p->first) * KPT_TC_NSTATES + k] +=
+				tc->ts[i].v.ns[k];
 	}
 	return 0;
 }

@@ -36,7 +36,10 @@ struct tc_proc {
 	char comm[KPT_COMM_LEN + 1];
 	uint64_t ns[KPT_TC_NSTATES], io_ns;
 	uint32_t wakeups, ios, threads;
-	uint64_t *slices;	/* nslices * KPT_TC_NSTATES ns, by slice then state */
+	/* count * KPT_TC_NSTATES ns, by slice from first then state: the slices
+	 * it lived in only, as a long run has many short-lived processes */
+	uint64_t *slices;
+	uint32_t first, count;
 	int parent;		/* index in procs of the parent process, -1: none traced */
 	int depth;		/* under how many ancestors it is drawn */
 };
@@ -57,6 +60,13 @@ struct tchart {
 	size_t nev, evcap;
 	uint64_t tasks_full, slices_full, rqs_full, past_ns;
 };
+
+/* Process p's ns in state k of slice s (0 in a slice it has none of). */
+static inline uint64_t tc_proc_ns(const struct tc_proc *p, uint32_t s, int k)
+{
+	return s >= p->first && s - p->first < p->count ?
+	       p->slices[(size_t)(s - p->first) * KPT_TC_NSTATES + k] : 0;
+}
 
 /* The lanes drawn at most; the rest are one lane of their sum. */
 #define TC_LANES	40

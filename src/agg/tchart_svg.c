@@ -30,7 +30,7 @@ static const char *const colours[KPT_TC_NSTATES] = {
 };
 
 struct lane {
-	const uint64_t *slices;	/* nslices * KPT_TC_NSTATES */
+	const struct tc_proc *p;	/* its slices */
 	const char *label;
 	uint32_t tgid;		/* 0: the rest */
 };
@@ -115,18 +115,29 @@ static double cpu_lanes(FILE *f, const struct tchart *tc, double y)
 }
 
 /* The largest time a slice of the lane has, all states: the lane's full height. */
-static uint64_t lane_scale(const struct tchart *tc, const uint64_t *sl)
+static uint64_t lane_scale(const struct tchart *tc, const struct tc_proc *p)
 {
 	uint64_t top = tc->width, sum;
 	uint32_t s;
 	int k;
 
-	for (s = 0; s < tc->nslices; s++) {
+	for (s = p->first; s < p->first + p->count; s++) {
 		for (k = 0, sum = 0; k < KPT_TC_NSTATES; k++)
-			sum += sl[(size_t)s * KPT_TC_NSTATES + k];
+			sum += tc_proc_ns(p, s, k);
 		top = sum > top ? sum : top;
 	}
 	return top;
+}
+
+/* Whether slices a and b of p have the same time in every state. */
+static bool same(const struct tc_proc *p, uint32_t a, uint32_t b)
+{
+	int k;
+
+	for (k = 0; k < KPT_TC_NSTATES; k++)
+		if (tc_proc_ns(p, a, k) != tc_proc_ns(p, b, k))
+			return false;
+	return true;
 }
 
 /*
@@ -135,21 +146,19 @@ static uint64_t lane_scale(const struct tchart *tc, const uint64_t *sl)
  */
 static void proc_lane(FILE *f, const struct tchart *tc, const struct lane *ln, double y)
 {
-	uint64_t scale = lane_scale(tc, ln->slices), v;
-	const uint64_t *sl = ln->slices;
-	uint32_t s, e;
+	const struct tc_proc *p = ln->p;
+	uint32_t s, e, end = p->first + p->count;
+	uint64_t scale = lane_scale(tc, p), v;
 	double base, h;
 	int k, j;
 
 	fprintf(f, "<g class=\"lane\" data-pid=\"%u\">\n", ln->tgid);
-	for (s = 0; s < tc->nslices; s = e) {
-		for (e = s + 1; e < tc->nslices; e++)
-			if (memcmp(&sl[(size_t)e * KPT_TC_NSTATES], &sl[(size_t)s * KPT_TC_NSTATES],
-				   KPT_TC_NSTATES * sizeof(*sl)))
-				break;
+	for (s = p->first; s < end; s = e) {
+		for (e = s + 1; e < end && same(p, s, e); e++)
+			;
 		base = y + LANE_H;
 		for (k = 0; k < KPT_TC_NSTATES; k++) {
-			v = sl[(size_t)s * KPT_TC_NSTATES + k];
+			v = tc_proc_ns(p, s, k);
 			if (!v)
 				continue;
 			h = (double)v / scale * LANE_H;
@@ -178,31 +187,40 @@ static void proc_lane(FILE *f, const struct tchart *tc, const struct lane *ln, d
 	fputs("</g>\n", f);
 }
 
-/* The processes past TC_LANES: one lane of their sum; NULL when none or no memory. */
-static uint64_t *rest_sum(const struct tchart *tc)
+/* The processes past TC_LANES: one lane of their sum into *rest; false when none or no memory. */
+static bool rest_sum(const struct tchart *tc, struct tc_proc *rest)
 {
-	size_t i, j, n = (size_t)tc->nslices * KPT_TC_NSTATES;
-	uint64_t *sum;
+	uint32_t s;
+	size_t i;
+	int k;
 
-	if (tc->norder <= TC_LANES || !(sum = calloc(n, sizeof(*sum))))
-		return NULL;
-	for (i = TC_LANES; i < tc->norder; i++)
-		for (j = 0; j < n; j++)
-			sum[j] += tc->procs[tc->order[i]].slices[j];
-	return sum;
+	memset(rest, 0, sizeof(*rest));
+	rest->count = tc->nslices;
+	if (tc->norder <= TC_LANES ||
+	    !(rest->slices = calloc((size_t)tc->nslices * KPT_TC_NSTATES, sizeof(uint64_t))))
+		return false;
+	for (i = TC_LANES; i < tc->norder; i++) {
+		const struct tc_proc *p = &tc->procs[tc->order[i]];
+
+		for (s = p->first; s < p->first + p->count; s++)
+			for (k = 0; k < KPT_TC_NSTATES; k++)
+				rest->slices[(size_t)s * KPT_TC_NSTATES + k] += tc_proc_ns(p, s, k);
+	}
+	return true;
 }
 
 int tchart_svg(const struct tchart *tc, FILE *f)
 {
 	size_t n = tc->norder > TC_LANES ? TC_LANES : tc->norder, i;
 	double y, h = TOP + tc->ncpus * (CPU_H + GAP) + 8 + (n + 1) * (LANE_H + GAP) + PAD;
-	uint64_t *rest = rest_sum(tc);
+	struct tc_proc rest;
+	bool others = rest_sum(tc, &rest);
 	char lab[64], title[128];
 	struct lane ln;
 	int err = svg_rewind(f);
 
 	if (err) {
-		free(rest);
+		free(rest.slices);
 		return err;
 	}
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/"
@@ -219,16 +237,16 @@ int tchart_svg(const struct tchart *tc, FILE *f)
 		snprintf(title, sizeof(title), "%s pid %u, parent %u, %u thread%s", p->comm,
 			 p->tgid, p->ppid, p->threads, p->threads == 1 ? "" : "s");
 		label(f, y + LANE_H - 6, p->depth < 6 ? p->depth : 6, lab, title);
-		ln = (struct lane){ .slices = p->slices, .label = lab, .tgid = p->tgid };
+		ln = (struct lane){ .p = p, .label = lab, .tgid = p->tgid };
 		proc_lane(f, tc, &ln, y);
 	}
-	if (rest) {
+	if (others) {
 		snprintf(lab, sizeof(lab), "%zu others", tc->norder - n);
 		label(f, y + LANE_H - 6, 0, lab, "the processes past the busiest, summed");
-		ln = (struct lane){ .slices = rest, .label = lab, .tgid = 0 };
+		ln = (struct lane){ .p = &rest, .label = lab, .tgid = 0 };
 		proc_lane(f, tc, &ln, y);
-		free(rest);
 	}
+	free(rest.slices);
 	fputs("</svg>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

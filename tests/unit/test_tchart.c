@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * kptrace timechart's reports (agg/tchart.c, tchart_svg.c) on a run made by
- * hand: two CPUs, four slices of 10 ms, a make and its cc1. The picture's
+ * hand: two CPUs, four slices of 10 ms, a make and its cc1 (which has its
+ * two slices of the four only, as a short-lived process has). The picture's
  * rectangles (equal slices in a row merged, each one's time in its title),
  * the lanes' order and indent, the marks, the rest summed past TC_LANES;
  * the JSON summary, character for character.
@@ -49,11 +50,12 @@ static void proc(struct tc_proc *p, uint32_t tgid, uint32_t ppid, const char *co
 	p->parent = -1;
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	p->slices = calloc((size_t)nslices * KPT_TC_NSTATES, sizeof(uint64_t));
+	p->count = nslices;
 }
 
 static void set(struct tc_proc *p, uint32_t slice, int state, uint64_t ns)
 {
-	p->slices[slice * KPT_TC_NSTATES + state] = ns;
+	p->slices[(slice - p->first) * KPT_TC_NSTATES + state] = ns;
 	p->ns[state] += ns;
 }
 
@@ -71,7 +73,8 @@ static void make_and_cc1(void)
 	tc->nslices = 4;
 	tc->ncpus = 2;
 	proc(&procs[0], 100, 1, "make<1>", 0, 4);
-	proc(&procs[1], 101, 100, "cc1", 1, 4);
+	proc(&procs[1], 101, 100, "cc1", 1, 2);	/* slices 1 and 2 only */
+	procs[1].first = 1;
 	set(&procs[0], 0, KPT_TC_RUN, 10 * MS);
 	set(&procs[0], 1, KPT_TC_RUN, 5 * MS);
 	set(&procs[0], 1, KPT_TC_SLEEP, 5 * MS);
