@@ -64,6 +64,14 @@ struct {
 	__type(value, __u32[2]);
 } kpt_tc_spans SEC(".maps");
 
+/* A task's run time on each CPU: (tid, CPU in .slice) -> ns. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* KPT_TC_TASKS * 2 in a timechart */
+	__type(key, struct kpt_tc_key);
+	__type(value, __u64);
+} kpt_tc_cpuns SEC(".maps");
+
 /* Non-idle ns of CPU c in slice s at c * KPT_TC_SLICES + s: written by CPU c only. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -237,6 +245,23 @@ static __always_inline __u32 kpt_tc_state_of(bool preempt, __u64 prev_state)
 	return KPT_TC_SLEEP;
 }
 
+/* d ns of task tid's run on this CPU. */
+static void kpt_tc_on_cpu(__u32 tid, __u64 d)
+{
+	struct kpt_tc_key k = { .tid = tid, .slice = bpf_get_smp_processor_id() };
+	__u64 zero = 0, *v;
+
+	v = bpf_map_lookup_elem(&kpt_tc_cpuns, &k);
+	if (!v) {
+		bpf_map_update_elem(&kpt_tc_cpuns, &k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&kpt_tc_cpuns, &k);
+	}
+	if (v)
+		__sync_fetch_and_add(v, d);
+	else
+		__sync_fetch_and_add(&kpt_tc_slices_full, 1);
+}
+
 /* The task switched out: its run (from ran, if new to us) counted, the state it leaves in set. */
 static __always_inline void kpt_tc_out(__u64 *args, __u32 tid, __u64 ran, __u64 now)
 {
@@ -258,6 +283,8 @@ static __always_inline void kpt_tc_out(__u64 *args, __u32 tid, __u64 ran, __u64 
 	if (t->flags & KPT_TC_F_UNWANTED)
 		return;
 	bpf_get_current_comm(t->comm, sizeof(t->comm));
+	if (t->state == KPT_TC_RUN && now > t->since)
+		kpt_tc_on_cpu(tid, now - (t->since > kpt_tc_t0 ? t->since : kpt_tc_t0));
 	kpt_tc_enter(t, tid, kpt_tc_state_of(args[0], args[3]), now);
 }
 

@@ -306,6 +306,28 @@ static int fill_slices(struct tchart *tc, const struct htab *ix)
 	return 0;
 }
 
+/* Each process's run time per CPU, from its threads' (tid, CPU) entries. */
+static int read_cpu_ns(struct tchart *tc, int fd, const struct htab *threads)
+{
+	struct kpt_tc_key key, next, *prev = NULL;
+	struct tc_proc *p;
+	struct hent *e;
+	uint64_t ns;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &ns) || key.slice >= (uint32_t)tc->ncpus ||
+		    !(e = ht_find(threads, &key.tid, sizeof(key.tid))))
+			continue;
+		p = e->val;
+		if (!p->cpu_ns && !(p->cpu_ns = calloc(tc->ncpus, sizeof(uint64_t))))
+			return -ENOMEM;
+		p->cpu_ns[key.slice] += ns;
+	}
+	return 0;
+}
+
 static uint64_t busy(const struct tc_proc *p)
 {
 	return p->ns[KPT_TC_RUN];
@@ -422,6 +444,8 @@ int tchart_read(struct tchart *tc, struct loader *ld, uint64_t end)
 	if (!err)
 		err = fill_slices(tc, &threads);
 	if (!err)
+		err = read_cpu_ns(tc, m.cpuns, &threads);
+	if (!err)
 		err = make_order(tc, &procs);
 	ht_free(&procs, NULL);
 	ht_free(&threads, NULL);
@@ -452,7 +476,10 @@ static void summary_json(const struct tchart *tc, FILE *out)
 		for (k = 0; k < KPT_TC_NSTATES; k++)
 			fprintf(out, ",\"%s_ns\":%" PRIu64, (const char *[]){ "run", "runnable",
 				"sleep", "blocked" }[k], p->ns[k]);
-		fprintf(out, ",\"wakeups\":%u,\"ios\":%u,\"io_ns\":%" PRIu64 ",\"threads\":%u}",
+		fputs(",\"run_ns_by_cpu\":[", out);
+		for (k = 0; k < tc->ncpus; k++)
+			fprintf(out, "%s%" PRIu64, k ? "," : "", p->cpu_ns ? p->cpu_ns[k] : 0);
+		fprintf(out, "],\"wakeups\":%u,\"ios\":%u,\"io_ns\":%" PRIu64 ",\"threads\":%u}",
 			p->wakeups, p->ios, p->io_ns, p->threads);
 	}
 	fprintf(out, "],\"lost\":{\"tasks\":%" PRIu64 ",\"slices\":%" PRIu64 ",\"requests\":%"
@@ -537,8 +564,10 @@ void tchart_free(struct tchart *tc)
 
 	if (!tc)
 		return;
-	for (i = 0; i < tc->nprocs; i++)
+	for (i = 0; i < tc->nprocs; i++) {
 		free(tc->procs[i].slices);
+		free(tc->procs[i].cpu_ns);
+	}
 	free(tc->procs);
 	free(tc->order);
 	free(tc->ts);

@@ -36,6 +36,7 @@ struct tc_proc {
 	char comm[KPT_COMM_LEN + 1];
 	uint64_t ns[KPT_TC_NSTATES], io_ns;
 	uint32_t wakeups, ios, threads;
+	uint64_t *cpu_ns;	/* running, per CPU (ncpus); NULL: none */
 	/* count * KPT_TC_NSTATES ns, by slice from first then state: the slices
 	 * it lived in only, as a long run has many short-lived processes */
 	uint64_t *slices;

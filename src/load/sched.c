@@ -56,6 +56,9 @@ void sched_setup(struct kptrace_bpf *skel, const struct sched_opts *so, int ncpu
 	bpf_map__set_max_entries(skel->maps.kpt_tc_cpu, (uint32_t)ncpus * KPT_TC_SLICES);
 	if (so->max_tasks)
 		bpf_map__set_max_entries(skel->maps.kpt_tc_tasks, so->max_tasks);
+	/* a task on two CPUs, on average */
+	bpf_map__set_max_entries(skel->maps.kpt_tc_cpuns,
+				 2 * (so->max_tasks ? so->max_tasks : KPT_TC_TASKS));
 	skel->rodata->kpt_tc_width = so->width_ns;
 	skel->rodata->kpt_tc_pid_off = so->pid_off;
 	skel->rodata->kpt_tc_tgid_off = so->tgid_off;
@@ -87,6 +90,7 @@ void sched_maps(struct kptrace_bpf *skel, struct sched_maps *m)
 	m->slices = bpf_map__fd(skel->maps.kpt_tc_slices);
 	m->spans = bpf_map__fd(skel->maps.kpt_tc_spans);
 	m->cpu = bpf_map__fd(skel->maps.kpt_tc_cpu);
+	m->cpuns = bpf_map__fd(skel->maps.kpt_tc_cpuns);
 	m->t0 = skel->bss->kpt_tc_t0;
 	m->width = skel->rodata->kpt_tc_width;
 	m->tasks_full = skel->bss->kpt_tc_tasks_full;

@@ -34,7 +34,7 @@ int sched_attach(struct kptrace_bpf *skel, struct bpf_link **links, char *msg, s
 
 /* What a timechart's report reads: the maps' fds, the run's slices, what did not fit. */
 struct sched_maps {
-	int tasks, slices, spans, cpu;
+	int tasks, slices, spans, cpu, cpuns;
 	uint64_t t0, width;
 	uint64_t tasks_full, slices_full, rqs_full, past_ns;
 };

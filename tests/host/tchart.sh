@@ -21,7 +21,7 @@ OUT=$(realpath "$OUT")
 command -v perf > /dev/null || skip_all "perf is not installed (linux-perf)"
 command -v xmllint > /dev/null || skip_all "xmllint is not installed (libxml2-utils)"
 command -v chromium > /dev/null || skip_all "chromium is not installed"
-expect_checks 23
+expect_checks 26
 B=$OUT/tchart_target
 gcc -O1 tests/host/tchart_target.c -o "$B" || { echo "FAIL - cannot build tchart_target"; exit 1; }
 rm -f "$OUT"/*.json "$OUT"/*.svg "$OUT"/*.png "$OUT"/*.txt "$OUT"/perf.data*
@@ -55,9 +55,10 @@ perf_run() {
 	WIN=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["timechart"]
 print("%.6f,%.6f" % (d["start_ns"] / 1e9, d["end_ns"] / 1e9))' "$OUT/tc.json" 2> /dev/null)
 	perf sched timehist -i "$OUT/perf.data" -s --time "${WIN:-0,}" > "$OUT/timehist.txt" 2> /dev/null
+	perf script -i "$OUT/perf.data" -F cpu,time,event,trace --time "${WIN:-0,}" 2> /dev/null |
+		grep sched_switch > "$OUT/switches.txt"
 	# perf's stream whole: a sched_switch in the window's last 100 ms
-	perf script -i "$OUT/perf.data" -F time,event --time "${WIN:-0,}" 2> /dev/null |
-		awk -v end="${WIN#*,}" '/sched_switch/ { t = $1 + 0 } END { exit !(t > end - 0.1) }'
+	awk -v end="${WIN#*,}" '{ t = $2 + 0 } END { exit !(t > end - 0.1) }' "$OUT/switches.txt"
 }
 for try in 1 2 3; do
 	perf_run && break
@@ -66,8 +67,9 @@ done
 cat "$OUT/phases.txt"
 
 cat > "$OUT/judge.py" <<'EOF'
-# judge.py PHASES JSON TIMEHIST: each check as "ok|FAIL<TAB>what", from the
-# workload's own phases, the timechart's JSON summary and perf's timehist.
+# judge.py PHASES JSON TIMEHIST SWITCHES: each check as "ok|FAIL<TAB>what",
+# from the workload's own phases, the timechart's JSON summary, perf's
+# timehist and its sched_switch events.
 import json, re, sys
 
 ph = {}
@@ -121,10 +123,29 @@ for pid in [parent] + kids:
     got, want = ms(tc[pid]["run_ns"]), perf.get(pid)
     say(want is not None and near(got, want, 3, 3),
         "pid %d: running %.3f ms, perf sched timehist %s ms (3 ms + 3%%)" % (pid, got, want))
+# each one's running per CPU, against perf's sched_switch events: on each
+# CPU, from a task's switch in to its switch out
+on, since, bycpu = {}, {}, {}
+for line in open(sys.argv[4]):
+    m = re.match(r"\s*\[(\d+)\]\s+([0-9.]+):.*prev_pid=(\d+) .*next_pid=(\d+) ", line)
+    if not m:
+        continue
+    cpu, t, prev, nxt = int(m.group(1)), float(m.group(2)), int(m.group(3)), int(m.group(4))
+    if on.get(cpu) == prev:
+        bycpu.setdefault(prev, {}).setdefault(cpu, 0.0)
+        bycpu[prev][cpu] += (t - since[cpu]) * 1e3
+    on[cpu], since[cpu] = nxt, t
+for pid in [parent] + kids:
+    got = [ms(x) for x in tc[pid]["run_ns_by_cpu"]]
+    want = [bycpu.get(pid, {}).get(c, 0.0) for c in range(len(got))]
+    say(all(near(g, w, 3, 3) for g, w in zip(got, want)),
+        "pid %d: running per CPU %s ms, perf's sched_switch events %s ms (3 ms + 3%% each)"
+        % (pid, " ".join("%.3f" % g for g in got), " ".join("%.3f" % w for w in want)))
 EOF
 while IFS=$'\t' read -r verdict what; do
 	if [ "$verdict" = ok ]; then pass "$what"; else fail "$what"; fi
-done < <(python3 "$OUT/judge.py" "$OUT/phases.txt" "$OUT/tc.json" "$OUT/timehist.txt" 2>&1 ||
+done < <(python3 "$OUT/judge.py" "$OUT/phases.txt" "$OUT/tc.json" "$OUT/timehist.txt" \
+	"$OUT/switches.txt" 2>&1 ||
 	 echo "FAIL	judge.py failed")
 
 cat > "$OUT/svgsum.py" <<'EOF'

@@ -62,7 +62,7 @@ static void set(struct tc_proc *p, uint32_t slice, int state, uint64_t ns)
 static void make_and_cc1(void)
 {
 	struct tchart *tc = tchart_new();
-	uint64_t cpu[8] = { 10 * MS, 5 * MS };
+	uint64_t cpu[8] = { 10 * MS, 5 * MS }, make_cpu[2] = { 12 * MS, 3 * MS };
 	struct tc_proc procs[2];
 	int order[2] = { 0, 1 };
 	char *s;
@@ -83,6 +83,7 @@ static void make_and_cc1(void)
 	set(&procs[1], 1, KPT_TC_RUN, 10 * MS);
 	set(&procs[1], 2, KPT_TC_RUN, 10 * MS);
 	procs[0].wakeups = 2;
+	procs[0].cpu_ns = make_cpu;
 	procs[1].parent = 0;
 	tc->procs = procs;
 	tc->nprocs = 2;
@@ -119,9 +120,10 @@ static void make_and_cc1(void)
 	CHECK_STR(s, "{\"timechart\":{\"start_ns\":1000,\"end_ns\":40001000,\"duration_ns\":40000000,"
 		  "\"slice_ns\":10000000,\"slices\":4,\"cpus\":2,\"processes\":[{\"pid\":100,"
 		  "\"ppid\":1,\"comm\":\"make<1>\",\"run_ns\":15000000,\"runnable_ns\":0,"
-		  "\"sleep_ns\":25000000,\"blocked_ns\":0,\"wakeups\":2,\"ios\":0,\"io_ns\":0,"
+		  "\"sleep_ns\":25000000,\"blocked_ns\":0,\"run_ns_by_cpu\":[12000000,3000000],\"wakeups\":2,\"ios\":0,\"io_ns\":0,"
 		  "\"threads\":1},{\"pid\":101,\"ppid\":100,\"comm\":\"cc1\",\"run_ns\":20000000,"
-		  "\"runnable_ns\":0,\"sleep_ns\":0,\"blocked_ns\":0,\"wakeups\":0,\"ios\":0,"
+		  "\"runnable_ns\":0,\"sleep_ns\":0,\"blocked_ns\":0,\"run_ns_by_cpu\":[0,0],"
+		  "\"wakeups\":0,\"ios\":0,"
 		  "\"io_ns\":0,\"threads\":1}],\"lost\":{\"tasks\":0,\"slices\":0,\"requests\":0,"
 		  "\"past_ns\":0}}}\n", "--json");
 	free(s);
