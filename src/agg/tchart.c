@@ -342,18 +342,49 @@ static int busier(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
-/* Lanes: processes whose parent is not traced, busiest first, each followed by its children. */
+/* Depth first from the stack: each process, then its children, the busiest first. */
+static void walk(struct tchart *tc, int *stack, int top, int *kids, bool *seen)
+{
+	size_t j;
+	int nk;
+
+	while (top) {
+		int p = stack[--top];
+
+		if (seen[p])
+			continue;
+		seen[p] = true;
+		tc->order[tc->norder++] = p;
+		for (j = 0, nk = 0; j < tc->nprocs; j++)
+			if (tc->procs[j].parent == p && !seen[j]) {
+				tc->procs[j].depth = tc->procs[p].depth + 1;
+				kids[nk++] = (int)j;
+			}
+		qsort(kids, nk, sizeof(int), busier);
+		while (nk)
+			stack[top++] = kids[--nk];
+	}
+}
+
+/*
+ * Lanes: processes whose parent is not traced, busiest first, each followed
+ * by its children; then any left (a cycle of parents: a pid reused within
+ * the run), each as a root.
+ */
 static int make_order(struct tchart *tc, const struct htab *ix)
 {
 	int *stack, *kids, nk, top = 0;
-	size_t i, j;
+	bool *seen;
+	size_t i;
 
 	tc->order = calloc(tc->nprocs + 1, sizeof(int));
 	stack = calloc(tc->nprocs + 1, sizeof(int));
 	kids = calloc(tc->nprocs + 1, sizeof(int));
-	if (!tc->order || !stack || !kids) {
+	seen = calloc(tc->nprocs + 1, sizeof(bool));
+	if (!tc->order || !stack || !kids || !seen) {
 		free(stack);
 		free(kids);
+		free(seen);
 		return -ENOMEM;
 	}
 	for (i = 0; i < tc->nprocs; i++) {
@@ -370,21 +401,17 @@ static int make_order(struct tchart *tc, const struct htab *ix)
 	qsort(kids, nk, sizeof(int), busier);
 	while (nk)
 		stack[top++] = kids[--nk];
-	while (top) {
-		int p = stack[--top];
-
-		tc->order[tc->norder++] = p;
-		for (j = 0, nk = 0; j < tc->nprocs; j++)
-			if (tc->procs[j].parent == p) {
-				tc->procs[j].depth = tc->procs[p].depth + 1;
-				kids[nk++] = (int)j;
-			}
-		qsort(kids, nk, sizeof(int), busier);
-		while (nk)
-			stack[top++] = kids[--nk];
-	}
+	walk(tc, stack, top, kids, seen);
+	for (i = 0; i < tc->nprocs; i++)
+		if (!seen[i]) {
+			tc->procs[i].parent = -1;
+			tc->procs[i].depth = 0;
+			stack[0] = (int)i;
+			walk(tc, stack, 1, kids, seen);
+		}
 	free(stack);
 	free(kids);
+	free(seen);
 	return 0;
 }
 
