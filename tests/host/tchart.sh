@@ -32,7 +32,10 @@ dd if=/dev/urandom of="$DATA" bs=1M count=16 status=none && sync
 
 # Tolerances. Run time: the workload's CPU clock counts what the process
 # ran after its clock was read (not its exec, nor its exit), so 10 ms and
-# 3% either way; perf saw the same switches in the same window: 3 ms and 3%. Sleep, and a
+# 3% either way; perf saw the same switches in the same window: 3 ms and
+# 3% against its sched_switch events per CPU, 5 ms and 5% against perf
+# sched timehist's total, which differed from those same events by up to
+# 13.5 ms of a child's 300 ms on this loaded host. Sleep, and a
 # process's whole life: 5% and 10 ms of the workload's wall clock.
 # perf on CLOCK_MONOTONIC, the timechart's clock, so timehist reads the same
 # window (not the -c child's life before kptrace attached); 16 MiB buffers,
@@ -121,8 +124,8 @@ say(near(ms(life), ms(walls), 50, 5),
     "parent: its states' sum %.3f ms, its phases' wall %.3f ms (50 ms for its start, + 5%%)" % (ms(life), ms(walls)))
 for pid in [parent] + kids:
     got, want = ms(tc[pid]["run_ns"]), perf.get(pid)
-    say(want is not None and near(got, want, 3, 3),
-        "pid %d: running %.3f ms, perf sched timehist %s ms (3 ms + 3%%)" % (pid, got, want))
+    say(want is not None and near(got, want, 5, 5),
+        "pid %d: running %.3f ms, perf sched timehist %s ms (5 ms + 5%%)" % (pid, got, want))
 # each one's running per CPU, against perf's sched_switch events: on each
 # CPU, from a task's switch in to its switch out
 on, since, bycpu = {}, {}, {}
