@@ -36,6 +36,7 @@ import report  # noqa: E402  (the summary and the table live there)
 import vmbench  # noqa: E402  (the kprobe scenarios, in qemu)
 import servebench  # noqa: E402  (kptrace serve, scraped)
 import stopbench  # noqa: E402  (the end of a run over 360 tracepoints)
+import tchartbench  # noqa: E402  (timechart against perf sched record)
 
 OUT = os.path.join(ROOT, ".output", "bench")
 KPT = os.path.join(ROOT, "kptrace")
@@ -64,7 +65,8 @@ STATS_CALLS = 5000      # calls run with BPF run-time stats on
 TP_STATS_CALLS = 20000  # the same, lseek loop (cheaper per call)
 
 running = []            # processes to stop on the way out
-SCENARIOS = ["overhead", "tracepoint", "stacks", "decoder", "throughput", "serve", "stop", "vm"]
+SCENARIOS = ["overhead", "tracepoint", "stacks", "decoder", "throughput", "serve", "stop",
+             "timechart", "vm"]
 
 
 def log(msg):
@@ -953,7 +955,7 @@ def main():
         with open(args.output) as f:
             prev = json.load(f)
         for k in ("params", "overhead", "tracepoint", "stacks", "decoder", "throughput", "serve",
-                  "stop"):
+                  "stop", "timechart"):
             if k in prev:
                 res[k] = prev[k]
         res["meta"]["host_results_date"] = prev.get("meta", {}).get("date")
@@ -987,6 +989,8 @@ def main():
             res["serve"] = servebench.scenario_serve(args, log, KPT, WORK, OUT)
         if "stop" in only:
             res["stop"] = stopbench.scenario_stop(args, log, KPT, OUT)
+        if "timechart" in only:
+            res["timechart"] = tchartbench.scenario_timechart(args, log, KPT, OUT)
         if "vm" in only:
             # the host's results first, should the VM part be cut short
             save(res, args.output, t0)

@@ -74,6 +74,7 @@ DECODER_GOAL = 5e6
 SERVE_SCRAPED_GOAL = 1.05       # a probe's cost scraped every second / not scraped
 SERVE_RSS_GOAL_KB = 8 * 1024    # serve with the issue's four jobs
 STOP_GOAL_S = 2.0               # from -d's deadline to the exit, 360 tracepoints
+TCHART_RATIO_GOAL = 0.5         # timechart's cost a context switch / perf sched record's
 
 # The VM scenarios (bench/vm/): kprobes, fentry and kprobe.multi on ksys_lseek.
 # (job, config, label) in table order
@@ -242,6 +243,8 @@ def summarize(res):
         s["serve"] = summarize_serve(res["serve"], goals)
     if res.get("stop"):
         s["stop"] = summarize_stop(res["stop"], goals)
+    if res.get("timechart"):
+        s["timechart"] = summarize_timechart(res["timechart"], goals)
     if res.get("vm"):
         s["vm"] = summarize_vm(res["vm"], goals)
     tp = res.get("throughput")
@@ -306,6 +309,38 @@ def summarize_stop(sp, goals):
     out["ratio"] = k["median"] / b["median"] if k and b and b["median"] > 0 else None
     goals.append(_goal("stop: kptrace's exit after -d over %s (s)" % sp["glob"],
                        k and k["median"], "<=", STOP_GOAL_S, k))
+    return out
+
+
+def summarize_timechart(tc, goals):
+    """Per repeat, each tracer's CPU time (its own and the workload's) less
+    the untraced workload's, per context switch of the workload; kptrace's
+    / perf's within the repeat; perf's file scaled to 60 s."""
+    reps = {}
+    for r in tc["runs"]:
+        if "error" not in r:
+            reps.setdefault(r["rep"], {})[r["tool"]] = r
+    cost = {"kptrace": [], "perf": []}
+    ratios, mb60 = [], []
+    for rr in reps.values():
+        base = rr.get("none")
+        if not base:
+            continue
+        per = {}
+        for tool in cost:
+            if tool in rr and rr[tool]["switches"]:
+                per[tool] = 1e9 * (rr[tool]["cpu_s"] - base["cpu_s"]) / rr[tool]["switches"]
+                cost[tool].append(per[tool])
+        if "kptrace" in per and per.get("perf", 0) > 0:
+            ratios.append(per["kptrace"] / per["perf"])
+        if "perf" in rr and rr["perf"].get("file_bytes"):
+            mb60.append(rr["perf"]["file_bytes"] / rr["perf"]["wall_s"] * 60 / 2**20)
+    out = {"workload": tc["workload"], "ns_per_switch": {t: stat(v) for t, v in cost.items()},
+           "ratio": stat(ratios), "perf_mb_60s": stat(mb60),
+           "errors": [r["error"] for r in tc["runs"] if "error" in r]}
+    goals.append(_goal("timechart: CPU a context switch, kptrace / perf sched record",
+                       out["ratio"] and out["ratio"]["median"], "<=", TCHART_RATIO_GOAL,
+                       out["ratio"]))
     return out
 
 
@@ -583,6 +618,24 @@ def tables(res, stacks=True):
         L.append("")
         if v["ratio"] is not None:
             L.append("kptrace / bpftrace, exit after the deadline: %s×." % _n(v["ratio"], 3))
+            L.append("")
+    if s.get("timechart"):
+        v = s["timechart"]
+        L.append("### kptrace timechart against perf sched record")
+        L.append("")
+        L.append("`%s` untraced, under `kptrace timechart -c` and under `perf sched record --`: "
+                 "CPU time (the tracer's and the workload's, rusage) less the untraced "
+                 "workload's, per context switch the workload made; what each keeps." % v["workload"])
+        L.append("")
+        L.append("| tracer | CPU ns a context switch, median [min–max] | kept for 60 s |")
+        L.append("|---|---:|---:|")
+        L.append("| kptrace timechart | %s | no file (maps of fixed size) |" %
+                 _st(v["ns_per_switch"]["kptrace"]))
+        L.append("| perf sched record | %s | %s MiB |" % (_st(v["ns_per_switch"]["perf"]),
+                                                        _st(v["perf_mb_60s"])))
+        L.append("")
+        if v["ratio"]:
+            L.append("kptrace / perf, per context switch: %s×." % _st(v["ratio"], 2))
             L.append("")
     if s.get("throughput"):
         L.append("### 4. Streaming to a file without loss")

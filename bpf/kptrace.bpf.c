@@ -29,6 +29,7 @@
 #include "agg.bpf.h"
 #include "stack.bpf.h"
 #include "direct.bpf.h"
+#include "sched.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

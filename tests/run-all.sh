@@ -110,6 +110,7 @@ suite host-usdt tests/host/usdt.sh
 suite host-guidance tests/host/guidance.sh
 suite host-diff tests/host/diff.sh
 suite host-svg tests/host/svg.sh
+suite host-tchart tests/host/tchart.sh
 suite host-globs tests/host/globs.sh
 suite host-stop tests/host/stop.sh
 suite host-perfetto tests/host/perfetto.sh

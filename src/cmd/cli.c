@@ -92,6 +92,7 @@ static const char args_doc[] = "[explain] DEFINITION...\n"
 				"latency FUNC...\n"
 				"count DEFINITION... --by KEY[,KEY]\n"
 				"profile [-F HZ] [--by KEY[,KEY]] [--folded]\n"
+				"timechart [-c CMD|-p PID] [-d SECONDS] [--svg FILE]\n"
 				"list [GLOB|SUBSYS/EVENT|MOD:GLOB|u:PATH] [--json]\n"
 				"serve -f FILE [--listen ADDR:PORT] [--check]\n"
 				"diff [--threshold P] [--json] [--svg FILE] A.json B.json";
@@ -107,6 +108,7 @@ enum {
 	OPT_PERFETTO,
 	OPT_BUDGET,
 	OPT_UNSAFE,
+	OPT_SLICE,
 };
 
 static const struct argp_option options[] = {
@@ -193,6 +195,8 @@ static const struct argp_option options[] = {
 	  "-U, --by ustack: C++ and Rust names as in the binary, not demangled", 0 },
 	{ "frequency", 'F', "HZ", 0, "profile: samples a second on each CPU (default 99)", 1 },
 	{ "no-idle", OPT_NO_IDLE, NULL, 0, "profile: leave the idle task's samples out", 1 },
+	{ "slice", OPT_SLICE, "MS", 0,
+	  "timechart: a slice's width, ms (default -d's thousandth, at least 1; else 50)", 1 },
 	{ "folded", OPT_FOLDED, NULL, 0,
 	  "count, hist, latency --by kstack/ustack: the stacks in the folded format "
 	  "(root;...;leaf COUNT) that flame-graph tools read", 1 },
@@ -278,6 +282,10 @@ static void positional(struct argp_state *st, struct kpt_opts *env, char *arg)
 
 	if (st->arg_num == 0 && !strcmp(arg, "explain")) {
 		env->dry_run = true;
+		return;
+	}
+	if (st->arg_num == 0 && !strcmp(arg, "timechart")) {
+		env->timechart = true;
 		return;
 	}
 	if (st->arg_num == 0 && !strcmp(arg, "profile")) {
@@ -370,6 +378,30 @@ static void profile_definition(struct argp_state *st, struct kpt_opts *env)
 		env->by = "comm,ustack,kstack";
 }
 
+/*
+ * kptrace timechart: the scheduler's programs (load/sched.h) keep the time;
+ * forks and execs, rare, are streamed as the marks on the lanes.
+ */
+static void timechart_definitions(struct argp_state *st, struct kpt_opts *env)
+{
+	const char **nd;
+
+	if (env->ndefs || env->def_file)
+		cli_error(st, "timechart takes no definitions (-c, -p or -d say what and how long)");
+	if (env->tid || env->comm || env->cgroup || env->keep_running)
+		cli_error(st, "timechart follows -c's command and its children, -p's process or "
+			   "the whole machine: not -t, --comm, --cgroup or --keep-running");
+	if (env->kstack || env->ustack || env->filter || env->budget.pct > 0 || env->budget.rate)
+		cli_error(st, "timechart keeps time, not events: no -K, -U, --filter or --budget");
+	nd = realloc(env->defs, 2 * sizeof(*nd));
+	if (!nd)
+		cli_failure(st, 1, ENOMEM, "out of memory");
+	env->defs = nd;
+	env->defs[0] = "t:sched/sched_process_fork";
+	env->defs[1] = "t:sched/sched_process_exec";
+	env->ndefs = 2;
+}
+
 /* latency --from A --to B: the two definitions, in that order, a pair. */
 static void pair_definitions(struct argp_state *st, struct kpt_opts *env)
 {
@@ -396,6 +428,10 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 {
 	if (env->profile)
 		profile_definition(st, env);
+	if (env->timechart)
+		timechart_definitions(st, env);
+	else if (env->tc_slice_ms)
+		cli_error(st, "--slice is for 'kptrace timechart'");
 	if (env->from || env->to)
 		pair_definitions(st, env);
 	if (env->pair_key && !env->from)
@@ -460,7 +496,7 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 			   "--by kstack or --by ustack");
 	if (env->folded && env->json)
 		cli_error(st, "--folded and --json are two output formats: give one");
-	if (env->svg_path && env->mode == MODE_TRACE)
+	if (env->svg_path && env->mode == MODE_TRACE && !env->timechart)
 		cli_error(st, "--svg is for hist, latency and count");
 	if (env->svg_path && env->folded)
 		cli_error(st, "--svg draws the tables, which --folded does not print: give one");
@@ -522,6 +558,9 @@ static error_t parse_agg_opt(int key, char *arg, struct argp_state *st, struct k
 		break;
 	case OPT_NO_IDLE:
 		env->no_idle = true;
+		break;
+	case OPT_SLICE:
+		env->tc_slice_ms = parse_seconds(st, "--slice", arg);
 		break;
 	case OPT_LINEAR:
 		parse_linear(st, env, arg);

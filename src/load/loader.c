@@ -309,6 +309,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	if (ld->ntramp < 0)
 		return ld->ntramp;
 	pmu_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);
+	sched_setup(skel, &o->sched, ld->ncpus);
 	stacks_setup(skel, &o->plan.stacks);
 	set_rodata(skel, o, nprobes, ring);
 
@@ -740,6 +741,8 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 	set_stopped(ld, 1);
 	err = attach_life(ld, msg, msglen);
 	if (!err)
+		err = sched_attach(ld->skel, ld->sched, msg, msglen);
+	if (!err)
 		err = attach_multi(ld, evs, n, true, msg, msglen);
 	if (!err)
 		err = attach_links(ld, evs, n, false, msg, msglen);
@@ -752,6 +755,7 @@ int loader_attach(struct loader *ld, const struct ev_desc *evs, int n, pid_t upi
 		return err;
 	}
 	ld->started = kpt_mono_s();
+	ld->skel->bss->kpt_tc_t0 = kpt_mono_ns();	/* timechart's slice 0 */
 	set_stopped(ld, 0);
 	ld->attach_ms = 1e3 * ld->started - t0;
 	return 0;
@@ -903,6 +907,10 @@ void loader_detach(struct loader *ld)
 	for (i = 0; i < 2; i++) {
 		reaper_put(&r, ld->life[i]);
 		ld->life[i] = NULL;
+	}
+	for (i = 0; i < SCHED_NTP; i++) {
+		reaper_put(&r, ld->sched[i]);
+		ld->sched[i] = NULL;
 	}
 	if (r.nkept) {
 		ld->handed += reaper_end(&r);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "prepare/event.h"
+#include "load/sched.h"
 #include "prepare/plan.h"
 #include "kptrace.h"
 
@@ -40,6 +41,7 @@ struct loader {
 	/* -c: kpt_newtask and kpt_procfree, which keep the set of traced
 	 * processes (kpt_procs) as they come and go */
 	struct bpf_link *life[2];
+	struct bpf_link *sched[SCHED_NTP];	/* timechart's tracepoints */
 	double attach_ms;		/* time loader_attach took */
 	int nlinks;
 	int nprobes;
@@ -87,6 +89,7 @@ struct load_opts {
 	 * time), and each fentry/fexit program's function */
 	const struct ev_desc *evs;
 	uint32_t pmu_n;		/* latency --pmu: counters per call (src/load/pmu.c), 0: none */
+	struct sched_opts sched;	/* kptrace timechart's programs (load/sched.h) */
 };
 
 /* The aggregation maps, for agg.c. */

@@ -13,30 +13,13 @@
 #include <bpf/bpf.h>
 
 #include "load/target.h"
+#include "sys/procmaps.h"
 #include "sys/tracepoint.h"
 
 /* pidfd_open()'s flag for a thread's own pidfd (Linux 6.9+): O_EXCL's value. */
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD	O_EXCL
 #endif
-
-/* The Tgid: line of /proc/ID/status (a thread's is its process's), -1 if none. */
-static pid_t proc_tgid(pid_t id)
-{
-	char path[64], line[128];
-	pid_t tgid = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)id);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
 
 static void proc_comm(pid_t id, char *buf, size_t len)
 {
@@ -57,7 +40,7 @@ static void proc_comm(pid_t id, char *buf, size_t len)
 
 int target_open(struct target *t, pid_t pid, bool thread, char *msg, size_t msglen)
 {
-	pid_t tgid = proc_tgid(pid);
+	pid_t tgid = (pid_t)procstatus_field(pid, "Tgid");
 
 	memset(t, 0, sizeof(*t));
 	t->pidfd = -1;

@@ -8,7 +8,8 @@
 #include "sys/libpath.h"
 #include "util/suggest.h"
 
-static const char *const subcommands[] = { "explain", "hist", "latency", "count", "profile", "list" };
+static const char *const subcommands[] = { "explain", "hist", "latency", "count", "profile",
+						  "timechart", "list" };
 
 #define NSUB (sizeof(subcommands) / sizeof(subcommands[0]))
 

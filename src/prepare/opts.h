@@ -82,6 +82,9 @@ struct kpt_opts {
 	bool profile, no_idle;
 	int profile_hz;		/* -F */
 	char profile_def[48];
+	/* kptrace timechart: the scheduler's tables (MODE_TRACE for the forks and execs) */
+	bool timechart;
+	double tc_slice_ms;	/* --slice, 0: from -d */
 };
 
 #endif /* KPT_OPTS_H */

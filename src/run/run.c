@@ -20,6 +20,7 @@
 
 #include "agg/agg.h"
 #include "agg/aggstack.h"
+#include "agg/tchart.h"
 #include "load/budget.h"
 #include "load/loader.h"
 #include "load/modwatch.h"
@@ -64,6 +65,8 @@ struct run {
 	struct budget_ctl budget;	/* --budget's controller (plan.budget) */
 	struct agg_ctx *ac;	/* the aggregations' report, while consuming */
 	uint64_t ucut;		/* user stacks printed cut short (stack_user_shown()) */
+	struct tchart *tc;	/* kptrace timechart's forks and execs, then its tables */
+	int tc_err;		/* its report's */
 };
 
 static bool verbose;
@@ -359,6 +362,32 @@ static int run_open(struct run *r)
 	return 0;
 }
 
+/*
+ * kptrace timechart: its programs' settings; a slice is --slice, else a
+ * thousandth of -d (1 ms at least), else 50 ms (KPT_TC_SLICES of them: 102 s).
+ */
+static int run_timechart_opts(struct run *r)
+{
+	struct sched_opts *so = &r->lo.sched;
+	const struct kpt_opts *env = r->env;
+	char msg[512];
+	int err;
+
+	so->on = true;
+	so->max_tasks = env->max_keys;
+	so->width_ns = env->tc_slice_ms ? (uint64_t)(env->tc_slice_ms * 1e6) :
+		       env->duration ? (uint64_t)(env->duration * 1e6) : 50000000;
+	if (so->width_ns < 1000000)
+		so->width_ns = 1000000;
+	err = sysinfo_need_btf(&r->si, msg, sizeof(msg));
+	if (!err)
+		err = sched_layout(so, r->si.btf, msg, sizeof(msg));
+	if (err)
+		fprintf(stderr, "kptrace: error: %s\n", msg);
+	r->tc = err ? NULL : tchart_new();
+	return err ? err : r->tc ? 0 : -ENOMEM;
+}
+
 /* The loader's options: the plan's, and the targets'. */
 static int run_load_opts(struct run *r)
 {
@@ -398,7 +427,7 @@ static int run_load_opts(struct run *r)
 		lo->buffer_size = 4096;
 	lo->pmu_n = r->pmu.n;
 	lo->evs = r->ps.evs;
-	return 0;
+	return env->timechart ? run_timechart_opts(r) : 0;
 }
 
 /* What loading needs that may still be missing: kallsyms, the cgroup, fds. */
@@ -511,6 +540,46 @@ static void perfetto_on_start(void *arg, const struct ev_desc *ev, const void *r
 	perfetto_start(((struct run *)arg)->pf, ev, rec, len);
 }
 
+/* timechart: a fork or exec (its probes' only records), a mark on its process's lane. */
+static void timechart_on_event(void *arg, const struct ev_desc *ev, const void *rec, size_t len)
+{
+	const struct kpt_rec_hdr *h = rec;
+	struct run *r = arg;
+
+	if (len < KPT_HDR_SIZE)
+		return;
+	tchart_event(r->tc, strstr(ev->event, "exec") != NULL, h->comm, h->ts, h->tid, h->tgid);
+	if (r->pf)
+		perfetto_instant(r->pf, ev, rec, len);
+}
+
+/*
+ * timechart: the consumer's last report, once stopped and drained (every
+ * fork and exec in): the kernel's tables read as the run stopped, then each
+ * output.
+ */
+static void timechart_report(void *arg, bool final)
+{
+	struct run *r = arg;
+	uint64_t end = r->ld.stopped ? (uint64_t)(r->ld.stopped * 1e9) : kpt_mono_ns();
+	int err;
+
+	if (!final)
+		return;
+	err = r->tc_err = tchart_read(r->tc, &r->ld, end);
+	if (err) {
+		fprintf(stderr, "kptrace: error: timechart: cannot read its tables: %s\n",
+			strerror(-err));
+		return;
+	}
+	tchart_summary(r->tc, r->out, r->env->json);
+	if (r->pf)
+		tchart_perfetto(r->tc, r->pf);
+	if (r->svg && (err = r->tc_err = tchart_svg(r->tc, r->svg)))
+		fprintf(stderr, "kptrace: error: --svg: cannot write %s: %s\n", r->env->svg_path,
+			strerror(-err));
+}
+
 /* --perfetto's file finished: the records the ring buffer had no room for as its counter. */
 static int run_perfetto_close(struct run *r)
 {
@@ -566,6 +635,13 @@ static int run_consume(struct run *r)
 		co.hook_only = env->mode != MODE_TRACE;
 		co.hook_arg = r;
 	}
+	if (r->tc) {
+		co.on_event = timechart_on_event;
+		co.hook_only = true;
+		co.hook_arg = r;
+		co.report = timechart_report;
+		co.report_arg = r;
+	}
 	if (env->mode != MODE_TRACE) {
 		ao.unit = env->unit;
 		ao.top = env->top;
@@ -611,6 +687,8 @@ static int run_consume(struct run *r)
 	if (r->child && waitpid(r->child, &r->status, WNOHANG) == 0)
 		kill(r->child, SIGTERM), waitpid(r->child, &r->status, 0);
 	r->child = 0;
+	if (r->tc_err)
+		err = err ? err : r->tc_err;
 	if (r->pf && (werr = run_perfetto_close(r)))
 		err = err ? err : werr;
 	if (ac.svg) {
@@ -674,6 +752,7 @@ static void run_close(struct run *r)
 	perfetto_close(r->pf, 0);	/* a run that ended before consuming: the file still JSON */
 	probeset_free(&r->ps);
 	sysinfo_free(&r->si);
+	tchart_free(r->tc);
 }
 
 static int run_once(const struct kpt_opts *env, bool defer, bool *said_attaching)

@@ -52,3 +52,23 @@ int procmaps_each(const char *proc_root, uint32_t tgid,
 	fclose(fp);
 	return r;
 }
+
+long procstatus_field(pid_t id, const char *key)
+{
+	size_t klen = strlen(key);
+	char path[64], line[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)id);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			v = strtol(line + klen + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The one reader of /proc/PID/maps: each mapping, its file by device and inode. */
+/*
+ * The one reader of /proc/PID/maps: each mapping, its file by device and
+ * inode; and of /proc/PID/status's numbers.
+ */
 #ifndef KPT_PROCMAPS_H
 #define KPT_PROCMAPS_H
 
@@ -26,5 +29,8 @@ bool procmaps_parse(char *line, struct procmap *m);
  */
 int procmaps_each(const char *proc_root, uint32_t tgid,
 		  int (*fn)(void *arg, const struct procmap *m), void *arg);
+
+/* The number on /proc/ID/status's line "KEY:" (Tgid, PPid...), -1 when the task is gone. */
+long procstatus_field(pid_t id, const char *key);
 
 #endif /* KPT_PROCMAPS_H */

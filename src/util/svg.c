@@ -1306,7 +1306,7 @@ int svg_open(const char *path, FILE **out, char *msg, size_t len)
 	return 0;
 }
 
-int svg_save(const struct svg_doc *d, FILE *f)
+int svg_rewind(FILE *f)
 {
 	struct stat st;
 
@@ -1314,5 +1314,12 @@ int svg_save(const struct svg_doc *d, FILE *f)
 	    (fseek(f, 0, SEEK_SET) || ftruncate(fileno(f), 0)))
 		return -errno;
 	errno = 0;
-	return svg_write(d, f);
+	return 0;
+}
+
+int svg_save(const struct svg_doc *d, FILE *f)
+{
+	int err = svg_rewind(f);
+
+	return err ? err : svg_write(d, f);
 }

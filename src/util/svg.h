@@ -144,6 +144,8 @@ int svg_write(const struct svg_doc *d, FILE *f);
 int svg_open(const char *path, FILE **out, char *msg, size_t len);
 /* The picture into svg_open()'s file, emptied first; 0 or -errno. */
 int svg_save(const struct svg_doc *d, FILE *f);
+/* svg_open()'s file emptied (a regular file), for a picture of its own; 0 or -errno. */
+int svg_rewind(FILE *f);
 
 /* What the model holds, for its tests: panels drawn and left out, intervals kept. */
 size_t svg_panels(const struct svg_doc *d, size_t *dropped);

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Guest script (busybox sh) for kptrace timechart on this kernel: its raw
+# tracepoint programs load and attach (task_struct's layout from this
+# kernel's BTF), and follow -c's shell and the processes it forks. The
+# reference is the kernel's own scheduler accounting: the shell's
+# /proc/PID/schedstat (time on a CPU, ns), read by the shell as it ends.
+W=/tmp/kpt-tchart
+mkdir -p $W
+KREL=$(uname -r)
+echo "# kernel $KREL"
+echo "# expect 4 ok"
+ok() { echo "ok - $KREL: $*"; }
+bad() { echo "FAIL - $KREL: $*"; }
+KPT="timeout -s KILL 120 /bin/kptrace"
+
+# spin in the shell itself, sleep in a child, then the shell's own run time
+cat > $W/work.sh <<'EOF'
+i=0
+while [ $i -lt 20000 ]; do i=$((i + 1)); done
+sleep 0.3
+read -r run wait n < /proc/$$/schedstat
+echo "$$ $run" > /tmp/kpt-tchart/ss
+EOF
+$KPT timechart -c "sh $W/work.sh" --json -o $W/tc.json 2> $W/tc.err
+rc=$?
+if [ $rc = 0 ] && grep -q '"processes"' $W/tc.json; then
+	ok "timechart -c: ran, attached on this kernel's raw tracepoints"
+else
+	bad "timechart -c: exit $rc: $(tail -c 300 $W/tc.err)"
+fi
+read -r pid ref < $W/ss
+# one process's object of the JSON summary: its fields on one line each
+tr '{' '\n' < $W/tc.json | grep "\"pid\":$pid," > $W/sh.json
+run=$(sed -n 's/.*"run_ns":\([0-9]*\).*/\1/p' $W/sh.json)
+sleep_ns=$(sed -n 's/.*"sleep_ns":\([0-9]*\).*/\1/p' $W/sh.json)
+# the shell runs on after its read (the echo, its exit): 20 ms and 5% more at most
+if [ -n "$run" ] && [ "$run" -ge "$ref" ] && [ "$run" -le $((ref + ref / 20 + 20000000)) ]; then
+	ok "timechart: the shell ran $run ns, its schedstat $ref ns before its last lines"
+else
+	bad "timechart: the shell ran '$run' ns, its schedstat $ref ns (want that, + 20 ms + 5%)"
+fi
+if [ -n "$sleep_ns" ] && [ "$sleep_ns" -ge 300000000 ]; then
+	ok "timechart: the shell slept $sleep_ns ns, waiting for sleep 0.3"
+else
+	bad "timechart: the shell slept '$sleep_ns' ns, want 300 ms at least"
+fi
+kids=$(tr '{' '\n' < $W/tc.json | grep -c "\"ppid\":$pid,")
+if [ "$kids" -ge 1 ]; then
+	ok "timechart: the shell's children ($kids) under it"
+else
+	bad "timechart: no process under the shell $pid: $(head -c 400 $W/tc.json)"
+fi
