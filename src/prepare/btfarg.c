@@ -26,6 +26,7 @@
 
 #include "prepare/btfarg.h"
 #include "sys/btfwalk.h"
+#include "sys/tracepoint.h"
 #include "util/suggest.h"
 
 struct fn {
@@ -33,6 +34,7 @@ struct fn {
 	struct btf *modbtf;		/* owned when the function is a module's */
 	const struct btf_type *proto;	/* FUNC_PROTO, NULL if not found */
 	const char *name;
+	int first;			/* params before the arguments: a tracepoint's __data */
 };
 
 struct err {
@@ -111,17 +113,55 @@ static int load_fn(struct sysinfo *si, const struct spec_probe *p, struct fn *fn
 	return 0;
 }
 
+/*
+ * A tracepoint's arguments: void *__data then TP_PROTO's, what a BTF-typed
+ * tracepoint program's context holds, one word each. btf_trace_<event>, the
+ * typedef tp_btf attaches by, has their types but not their names: those
+ * are in the stub every event defines (__probestub_<event>, 6.7+), else in
+ * the event's own __bpf_trace_<event> (a TRACE_EVENT's, not a class's).
+ */
+static int load_tp(struct sysinfo *si, const struct spec_probe *p, struct fn *fn)
+{
+	static const char *const fmts[] = { "__probestub_%s", "__bpf_trace_%s" };
+	const struct btf_type *t;
+	char name[SPEC_NAME_MAX + 16], buf[256];
+	size_t k;
+	int id;
+
+	memset(fn, 0, sizeof(*fn));
+	fn->name = p->tp_event;
+	if (sysinfo_need_btf(si, buf, sizeof(buf)))
+		return -ENOENT;
+	for (k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++) {
+		snprintf(name, sizeof(name), fmts[k], p->tp_event);
+		id = btf__find_by_name_kind(si->btf, name, BTF_KIND_FUNC);
+		t = id > 0 ? btf__type_by_id(si->btf, btf__type_by_id(si->btf, id)->type) : NULL;
+		if (t && btf_is_func_proto(t) && btf_vlen(t) >= 1) {
+			fn->btf = si->btf;
+			fn->proto = t;
+			fn->first = 1;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static const struct btf_param *param(const struct fn *fn, int i)
+{
+	return &btf_params(fn->proto)[fn->first + i];
+}
+
 static const char *param_name(const struct fn *fn, int i)
 {
-	return btf__name_by_offset(fn->btf, btf_params(fn->proto)[i].name_off);
+	return btf__name_by_offset(fn->btf, param(fn, i)->name_off);
 }
 
 static int nparams(const struct fn *fn)
 {
-	int n = btf_vlen(fn->proto);
+	int n = btf_vlen(fn->proto) - fn->first;
 
 	/* "f(int a, ...)": the last param is the variadic marker */
-	if (n && !btf_params(fn->proto)[n - 1].type && !btf_params(fn->proto)[n - 1].name_off)
+	if (n > 0 && !param(fn, n - 1)->type && !param(fn, n - 1)->name_off)
 		n--;
 	return n;
 }
@@ -573,13 +613,13 @@ static int resolve_base(struct spec_probe *p, int idx, const struct fn *fn, stru
 		base->sym = NULL;
 		base->kind = SPEC_OP_ARG;
 		base->param = (uint32_t)i + 1;
-		w->type = btfwalk_skip_mods(fn->btf, btf_params(fn->proto)[i].type);
+		w->type = btfwalk_skip_mods(fn->btf, param(fn, i)->type);
 		break;
 	case SPEC_OP_ARG:
 		if (fn->proto && base->param <= (uint32_t)nparams(fn)) {
 			int n = (int)base->param - 1;
 
-			w->type = btfwalk_skip_mods(fn->btf, btf_params(fn->proto)[n].type);
+			w->type = btfwalk_skip_mods(fn->btf, param(fn, n)->type);
 			if (a->btf & SPEC_BTF_ARGN) {
 				/* traceprobe_expand_meta_args(): $argN is its name */
 				const char *nm = param_name(fn, n);
@@ -783,6 +823,80 @@ static void settle_shorthand(struct sysinfo *si, struct spec_probe *p)
 	*p = alt;
 }
 
+/*
+ * A bare name at a tracepoint is its record's field, as ftrace's; one the
+ * record lacks and TP_PROTO has is the argument (fmt loaded on such a name
+ * only).
+ */
+static int tp_bare_names(struct sysinfo *si, const struct spec_probe *p, const struct fn *fn)
+{
+	struct tp_format fmt = { 0 };
+	char path[512], msg[256];
+	bool loaded = false;
+	int i;
+
+	for (i = 0; i < p->nargs; i++) {
+		struct spec_arg *a = &p->args[i];
+
+		if (!fn->proto || !a->nops || a->ops[0].kind != SPEC_OP_TPFIELD ||
+		    find_param(fn, a->ops[0].sym) < 0)
+			continue;
+		if (!loaded) {
+			if (si->tp_format_dir)
+				snprintf(path, sizeof(path), "%s/%s/%s/format", si->tp_format_dir,
+					 p->tp_system, p->tp_event);
+			if (tp_format_load(p->tp_system, p->tp_event,
+					   si->tp_format_dir ? path : NULL, &fmt, msg, sizeof(msg)))
+				return 0;	/* resolve_probe() says why */
+			loaded = true;
+		}
+		if (tp_field_find(&fmt, a->ops[0].sym))
+			continue;
+		a->ops[0].kind = SPEC_OP_BTFVAR;
+		a->btf |= SPEC_BTF_DEFER;
+	}
+	tp_format_free(&fmt);
+	return 0;
+}
+
+/*
+ * A tracepoint's TP_PROTO arguments by name and their member chains, from
+ * btf_trace_<event>: the same ops as a kprobe's parameters ($argN), which
+ * the BTF-typed tracepoint program lays out as a kprobe's registers.
+ */
+static int tp_resolve(struct sysinfo *si, struct spec_probe *p, struct err *e)
+{
+	struct fn fn;
+	bool want = false;
+	char extra[300];
+	int i, err;
+
+	for (i = 0; i < p->nargs; i++)
+		want |= (p->args[i].btf & SPEC_BTF_DEFER) ||
+			(p->args[i].nops && p->args[i].ops[0].kind == SPEC_OP_TPFIELD);
+	if (!want)
+		return 0;
+	if (load_tp(si, p, &fn))
+		fn.proto = NULL;
+	err = tp_bare_names(si, p, &fn);
+	for (i = 0; !err && i < p->nargs; i++) {
+		if (!(p->args[i].btf & SPEC_BTF_DEFER))
+			continue;
+		if (!fn.proto) {
+			if (sysinfo_need_btf(si, extra, sizeof(extra)) == 0)
+				snprintf(extra, sizeof(extra), "no __probestub_%s or __bpf_trace_%s "
+					 "in this kernel's BTF", p->tp_event, p->tp_event);
+			snprintf(e->msg, e->msglen, "%s: %s (a tracepoint's arguments by name "
+				 "need its BTF prototype)", spec_strerror(SPEC_ERR_NO_BTF_ENTRY),
+				 extra);
+			*e->col = p->args[i].col;
+			return -ENOENT;
+		}
+		err = resolve_arg(p, i, &fn, si->btf, e);
+	}
+	return err;
+}
+
 int btfarg_resolve(struct sysinfo *si, struct spec_probe *p, char *msg, size_t msglen, int *col)
 {
 	struct err e = { msg, msglen, col };
@@ -792,6 +906,8 @@ int btfarg_resolve(struct sysinfo *si, struct spec_probe *p, char *msg, size_t m
 
 	*col = -1;
 	settle_shorthand(si, p);
+	if (p->kind == SPEC_TRACEPOINT)
+		return tp_resolve(si, p, &e);
 	/* uretprobes: entry arguments only, no BTF */
 	if (p->kind != SPEC_KPROBE && p->kind != SPEC_KRETPROBE && p->kind != SPEC_URETPROBE)
 		return 0;

@@ -148,7 +148,10 @@ static void explain_base(FILE *f, const struct ev_desc *ev, const struct spec_op
 		break;
 	case SPEC_OP_ARG:
 		n = op->param;
-		if (n >= 1 && n <= KPT_NR_REG_ARGS) {
+		if (ev->kind == SPEC_TRACEPOINT) {
+			fprintf(f, "TP_PROTO's argument %u, word %u of the tp_btf context", n,
+				n - 1);
+		} else if (n >= 1 && n <= KPT_NR_REG_ARGS) {
 			fprintf(f, "$arg%u = ", n);
 			print_reg(f, arg_regs[n - 1]);
 			fputs(" by the calling convention", f);
@@ -467,11 +470,12 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 		const struct ev_desc *ev = &ps->evs[i];
 
 		explain_event(f, ev);
-		if (ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE)
+		if (ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE ||
+		    ev->kind == SPEC_TRACEPOINT)
 			fprintf(f, "attach: %s\n", backend_describe(ev));
-		if (ev->not_tramp && !ev->tramp && !ev->multi)
-			fprintf(f, "not %s: %s\n", ev->kind == SPEC_KRETPROBE ? "fexit" : "fentry",
-				ev->not_tramp);
+		if (ev->not_tramp && !ev->tramp && !ev->multi && !ev->tpbtf)
+			fprintf(f, "not %s: %s\n", ev->kind == SPEC_KRETPROBE ? "fexit" :
+				ev->kind == SPEC_TRACEPOINT ? "tp_btf" : "fentry", ev->not_tramp);
 		if (ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE)
 			unsafe_explain(f, ev->func, ev->kind == SPEC_KRETPROBE);
 		if (ev->target.module[0] && !ev->tramp && !ev->multi)
