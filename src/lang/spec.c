@@ -1212,6 +1212,16 @@ static int parse_type(struct ctx *c, struct spec_arg *a, const char *body, const
 		a->vfs = (*tname)[2];
 		a->type = SPEC_T_STRING;
 		a->btf |= SPEC_BTF_DEFER;
+	} else if (*tname && !a->count && (span_eq(*tname, *tend, "struct") ||
+					   span_eq(*tname, *tend, "*") ||
+					   ((*tend - *tname) == 7 && !memcmp(*tname, "struct", 6) &&
+					    (*tname)[6] >= '1' && (*tname)[6] <= '3'))) {
+		/* the whole struct a BTF value is or points to (btfarg.c) */
+		if (c->user)
+			return fail(c, SPEC_ERR_BAD_TYPE, tcol);
+		a->whole = *tend - *tname == 7 ? (uint8_t)((*tname)[6] - '0') : 1;
+		a->type = SPEC_T_U64;
+		a->btf |= SPEC_BTF_DEFER;
 	} else if (*tname) {
 		a->type = lookup_type(*tname, *tend);
 		/* No kallsyms for user addresses */

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 
+#include "kptrace.h"
 #include "prepare/btfarg.h"
 #include "sys/btfwalk.h"
 #include "sys/tracepoint.h"
@@ -582,6 +583,54 @@ static int string_from_btf(const struct fn *fn, struct spec_arg *a, __u32 type, 
 }
 
 /*
+ * :struct: the struct the value points to, or the struct member the last
+ * dereference reaches, read whole as an array of words (at most
+ * KPT_MAX_ARRAY, the rest of a bigger struct left out and counted when
+ * printed), its type kept for out/structfmt.c. vmlinux's types only: a
+ * module's BTF is not kept for the run.
+ */
+static int struct_from_btf(const struct fn *fn, struct spec_arg *a, const struct walk *w,
+			   const struct btf *vmlinux, struct err *e)
+{
+	const struct btf_type *t = btf__type_by_id(fn->btf, w->type);
+	char extra[256], desc[128];
+	__u32 sid = 0;
+	long long size;
+
+	if (t && btf_is_ptr(t)) {
+		sid = btfwalk_skip_mods(fn->btf, t->type);
+		if (a->nops == SPEC_MAX_OPS)
+			return fail(e, SPEC_ERR_TOO_MANY_OPS, a->body_col, NULL);
+		a->ops[a->nops].kind = SPEC_OP_DEREF;
+		a->ops[a->nops].col = a->type_col;
+		a->ops[a->nops].imm = 0;
+		a->nops++;
+	} else if (is_aggregate(t) && a->nops > 1) {
+		sid = w->type;	/* the last dereference is at its address */
+	}
+	if (!sid || !is_aggregate(btf__type_by_id(fn->btf, sid))) {
+		type_desc(fn->btf, w->type, desc, sizeof(desc));
+		snprintf(extra, sizeof(extra), " ('%s' is %s, not a struct in memory or a pointer "
+			 "to one)", a->chain ? a->chain + (a->chain[0] == '-' ? 2 : 1) : a->text,
+			 desc);
+		return fail(e, SPEC_ERR_BAD_BTF_TYPE, a->type_col, extra);
+	}
+	if (fn->btf != vmlinux)
+		return fail(e, SPEC_ERR_BAD_BTF_TYPE, a->type_col,
+			    " (:struct prints vmlinux's types, not a module's)");
+	size = btf__resolve_size(fn->btf, sid);
+	if (size <= 0)
+		return fail(e, SPEC_ERR_BAD_BTF_TYPE, a->type_col, " (a struct of no size)");
+	a->type = SPEC_T_X64;
+	a->count = size / 8 + !!(size % 8);
+	if (a->count > KPT_MAX_ARRAY)
+		a->count = KPT_MAX_ARRAY;
+	a->whole_type = sid;
+	a->whole_btf = fn->btf;
+	return 0;
+}
+
+/*
  * The argument's base against the prototype: a parameter's name becomes its
  * number, $argN takes the parameter's name; w->type is the BTF type there.
  */
@@ -714,7 +763,9 @@ static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn,
 
 	/* the type, where the BTF value is the argument's value */
 	err = 0;
-	if (a->vfs)
+	if (a->whole)
+		err = struct_from_btf(fn, a, &w, vmlinux, e);
+	else if (a->vfs)
 		err = add_vfs_derefs(fn->btf ? fn->btf : vmlinux, a, e);
 	else if (whole && w.type && !a->type_given)
 		err = type_from_btf(fn, a, &w, e);

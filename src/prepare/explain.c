@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/btf.h>
 
 #include "prepare/backend.h"
 #include "prepare/explain.h"
@@ -230,6 +231,10 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 			ev_arg_is_data_loc(a) ? " (data_loc: len << 16 | offset)" : "");
 	if (!sa || sa->nops < 1)
 		return;
+	if (sa->whole)
+		fprintf(f, "      printed member by member as BTF's %s (type %u), nested structs "
+			"%u deep\n", btf__name_by_offset(sa->whole_btf, btf__type_by_id(sa->whole_btf,
+			sa->whole_type)->name_off), sa->whole_type, sa->whole);
 
 	explain_base(f, ev, &sa->ops[0]);
 	last = &sa->ops[sa->nops - 1];

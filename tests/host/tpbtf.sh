@@ -20,7 +20,7 @@ EV=sched/sched_process_exit
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, tracefs)"
 [ -e /sys/kernel/btf/vmlinux ] || skip_all "no kernel BTF"
 [ -e $TR/events/$EV ] && [ -d $TR/instances ] || skip_all "no $EV tracepoint or tracefs instances"
-expect_checks 10
+expect_checks 15
 
 echo "# --dry-run: the attachment each probe takes"
 kpt --dry-run "t:$EV p->exit_code" > "$OUT/dry-btf.txt" 2>&1
@@ -84,4 +84,62 @@ kpt --json count --backend tracepoint -c "sh $OUT/exits.sh" "t:$EV" > "$OUT/coun
 check "count t:$EV through tp_btf: 6, the workload's exits" \
 	grep -q '"count": *6\b' "$OUT/count-btf.json"
 check "count t:$EV through the tracepoint program: 6" grep -q '"count": *6\b' "$OUT/count-tp.json"
+echo "# :struct, a whole struct, against pahole's layout and the record"
+if command -v pahole > /dev/null; then
+	# pahole's top-level members of struct $1: "OFFSET SIZE NAME" (bitfields: OFFSET:BIT)
+	pa_members() {
+		pahole -C "$1" 2>/dev/null | awk -F'\t' 'NF >= 2 && $1 == "" && $2 !~ /^[ \/}]/ &&
+			match($0, /\/\* +[0-9]+(:[0-9]+)? +[0-9]+ +\*\//) {
+			pos = substr($0, RSTART + 2, RLENGTH - 4); split(pos, f, " ")
+			decl = substr($0, 1, index($0, ";") - 1); sub(/:[ 0-9]+$/, "", decl)
+			sub(/\[[0-9]*\]$/, "", decl); n = split(decl, w, /[ *\t]+/)
+			print f[1], f[2], w[n] }'
+	}
+	# kptrace's top-level ".name=" of one printed struct (nested braces skipped)
+	kpt_members() {
+		awk '{ s = $0; sub(/^[^{]*\{/, "", s); d = 0; name = ""
+			for (i = 1; i <= length(s); i++) { c = substr(s, i, 1)
+				if (c == "{" || c == "[") d++
+				else if (c == "}" || c == "]") { if (d == 0) break; d-- }
+				else if (d == 0 && c == "." && (i == 1 || substr(s, i - 2, 2) == ", ") &&
+					 substr(s, i + 1, 1) ~ /[A-Za-z_]/) {
+					name = substr(s, i + 1); sub(/=.*/, "", name); print name } }
+			exit }'
+	}
+	PRIO_OFF=$(pa_members task_struct | awk '$3 == "prio" { print $1 }')
+	NMEM=$(pahole -C task_struct 2>/dev/null | sed -nE 's/.*members: ([0-9]+) .*/\1/p' | head -n 1)
+	kpt -c "sh $OUT/exits.sh" "t:$EV prio" \
+		"t:btf/whole $EV p:struct prio2=+$PRIO_OFF(p):s32" \
+		"t:btf/avg $EV p->se.avg:struct" > "$OUT/struct.txt" 2> "$OUT/struct.err"
+	# task_struct: the members that fit the 512 bytes read, then the rest counted
+	WANT=$(pa_members task_struct | awk '$1 + $2 <= 512 { print $3 }' | tr '\n' ' ')
+	GOT=$(grep -m1 ' whole: p={' "$OUT/struct.txt" | kpt_members | tr '\n' ' ')
+	echo "# kpt:task_struct $GOT"
+	check "p:struct (task_struct): the members within its first 512 bytes, in pahole's order and names" \
+		[ -n "$WANT" -a "$GOT" = "$WANT" ]
+	NPR=$(echo $WANT | wc -w)
+	check "p:struct: the $((NMEM - NPR)) members past them counted, of pahole's $NMEM" \
+		grep -q "\.\.\.$((NMEM - NPR)) cut}" "$OUT/struct.txt"
+	# .prio of each exit: the record's prio and the read at pahole's offset
+	BAD=$(awk '/ sched_process_exit: prio=/ { r = $NF; sub(/prio=/, "", r) }
+		/ whole: p=\{/ { match($0, /, \.prio=-?[0-9]+/); w = substr($0, RSTART + 8, RLENGTH - 8)
+			o = $NF; sub(/prio2=/, "", o); n++
+			if (w != r || o != r) bad++ }
+		END { print n + 0, bad + 0 }' "$OUT/struct.txt")
+	check "p:struct's .prio: the record's prio and +$PRIO_OFF(p) (pahole's offset) on each exit ($BAD: exits, mismatches)" \
+		[ "${BAD% *}" -ge 6 -a "${BAD#* }" = 0 ]
+	WANT=$(pa_members sched_avg | awk '{ print $3 }' | tr '\n' ' ')
+	GOT=$(grep -m1 ' avg: arg1={' "$OUT/struct.txt" | kpt_members | tr '\n' ' ')
+	check "p->se.avg:struct (sched_avg, a member): every member, pahole's names in order ($GOT)" \
+		[ -n "$WANT" -a "$GOT" = "$WANT" ]
+	kpt --json -c "sh -c 'exit 0'" "t:$EV p->se.avg:struct" > "$OUT/struct.json" 2> "$OUT/struct-j.err"
+	check "--json: the struct an object of pahole's members, numbers" python3 -c "
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+want = sys.argv[2].split()
+o = rows[0]['args']['arg1']
+sys.exit(not (list(o) == want and all(isinstance(v, int) for v in o.values())))" "$OUT/struct.json" "$WANT"
+else
+	env_fault "no pahole (dwarves: make test-deps)"
+fi
 finish

@@ -360,6 +360,17 @@ static void test_tracepoint(void)
 			 off / 8);
 		equiv("t:sched/sched_switch prev->pid next->pid next", reg, NULL);
 	}
+	/* :struct: the words of the struct pointed to, or of the member reached */
+	equiv("p:do_sys_openat2 how:struct", "p:x +0($arg3):x64[3]", NULL);
+	if (!member("task_struct", "se", &off, &bs)) {
+		long long sz = btf__resolve_size(kbtf, btf__find_by_name_kind(kbtf, "sched_entity",
+									   BTF_KIND_STRUCT));
+
+		snprintf(reg, sizeof(reg), "p:x +%u($arg1):x64[%lld]", off / 8,
+			 (sz + 7) / 8 > 64 ? 64 : (sz + 7) / 8);
+		equiv("t:sched/sched_process_exit p->se:struct2", reg, NULL);
+	}
+	refused("p:do_sys_openat2 dfd:^struct", SPEC_ERR_BAD_BTF_TYPE, "not a struct in memory");
 	refused("t:sched/sched_switch prev->^pidd", SPEC_ERR_NO_BTF_FIELD, "did you mean 'pid'");
 	refused("t:sched/sched_switch ^nosuch->pid", SPEC_ERR_NO_BTFARG,
 		"sched_switch(preempt, prev, next");
