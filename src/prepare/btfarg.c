@@ -118,12 +118,13 @@ static int load_fn(struct sysinfo *si, const struct spec_probe *p, struct fn *fn
  * A tracepoint's arguments: void *__data then TP_PROTO's, what a BTF-typed
  * tracepoint program's context holds, one word each. btf_trace_<event>, the
  * typedef tp_btf attaches by, has their types but not their names: those
- * are in the stub every event defines (__probestub_<event>, 6.7+), else in
- * the event's own __bpf_trace_<event> (a TRACE_EVENT's, not a class's).
+ * are in the iterator every event defines (__traceiter_<event>, 5.10+),
+ * the stub (__probestub_<event>, 6.7+), or a TRACE_EVENT's own
+ * __bpf_trace_<event> (a DEFINE_EVENT's is its class's, of other names).
  */
 static int load_tp(struct sysinfo *si, const struct spec_probe *p, struct fn *fn)
 {
-	static const char *const fmts[] = { "__probestub_%s", "__bpf_trace_%s" };
+	static const char *const fmts[] = { "__traceiter_%s", "__probestub_%s", "__bpf_trace_%s" };
 	const struct btf_type *t;
 	char name[SPEC_NAME_MAX + 16], buf[256];
 	size_t k;
@@ -935,8 +936,9 @@ static int tp_resolve(struct sysinfo *si, struct spec_probe *p, struct err *e)
 			continue;
 		if (!fn.proto) {
 			if (sysinfo_need_btf(si, extra, sizeof(extra)) == 0)
-				snprintf(extra, sizeof(extra), "no __probestub_%s or __bpf_trace_%s "
-					 "in this kernel's BTF", p->tp_event, p->tp_event);
+				snprintf(extra, sizeof(extra), "no __traceiter_%s, __probestub_%s "
+					 "or __bpf_trace_%s in this kernel's BTF", p->tp_event,
+					 p->tp_event, p->tp_event);
 			snprintf(e->msg, e->msglen, "%s: %s (a tracepoint's arguments by name "
 				 "need its BTF prototype)", spec_strerror(SPEC_ERR_NO_BTF_ENTRY),
 				 extra);
