@@ -259,6 +259,8 @@ if [ $VM_ARCH = arm64 ]; then
 	else
 		fail "arm64: cannot build tests/host/usdt_target.c with sys/sdt.h"
 	fi
+	# tp_btf and :struct, as in x86-64's more-guest.sh boot
+	uw+=(--add tests/vm/tpbtf-guest.sh:/guest.d/tpbtf-guest.sh)
 	arm64_kernel() {
 		local k=$1 ko t0 mod=()
 		# module-guest.sh in the same boot (a second one would cost more
