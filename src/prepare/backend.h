@@ -26,7 +26,8 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
  * Each tracepoint probe's program: tp_btf where it reads TP_PROTO's
  * arguments, and under auto where it reads neither those nor the record
  * (a count, a latency: tp_btf skips the record's making, KPT_TRAMP_AUTO at
- * most); the tracepoint program where it reads the record. name also
+ * most) if the run reads the kernel's BTF anyway; the tracepoint program
+ * where it reads the record. name also
  * "tracepoint" or "tp-btf". Marks evs[i].tpbtf; 0, or a negative errno with
  * msg.
  */

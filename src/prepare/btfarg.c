@@ -877,60 +877,64 @@ static void settle_shorthand(struct sysinfo *si, struct spec_probe *p)
 
 /*
  * A bare name at a tracepoint is its record's field, as ftrace's; one the
- * record lacks and TP_PROTO has is the argument (fmt loaded on such a name
- * only).
+ * record lacks may be TP_PROTO's argument (tp_resolve()). Marks those in
+ * p's args; how many, or 0 (and then no BTF is read at all: a run of
+ * record fields reads no BTF).
  */
-static int tp_bare_names(struct sysinfo *si, const struct spec_probe *p, const struct fn *fn)
+static int tp_unknown_names(struct sysinfo *si, const struct spec_probe *p, bool *unknown)
 {
 	struct tp_format fmt = { 0 };
 	char path[512], msg[256];
-	bool loaded = false;
-	int i;
+	int i, n = 0;
 
+	if (si->tp_format_dir)
+		snprintf(path, sizeof(path), "%s/%s/%s/format", si->tp_format_dir, p->tp_system,
+			 p->tp_event);
+	if (tp_format_load(p->tp_system, p->tp_event, si->tp_format_dir ? path : NULL, &fmt,
+			   msg, sizeof(msg)))
+		return 0;	/* resolve_probe() says why */
 	for (i = 0; i < p->nargs; i++) {
-		struct spec_arg *a = &p->args[i];
+		const struct spec_arg *a = &p->args[i];
 
-		if (!fn->proto || !a->nops || a->ops[0].kind != SPEC_OP_TPFIELD ||
-		    find_param(fn, a->ops[0].sym) < 0)
-			continue;
-		if (!loaded) {
-			if (si->tp_format_dir)
-				snprintf(path, sizeof(path), "%s/%s/%s/format", si->tp_format_dir,
-					 p->tp_system, p->tp_event);
-			if (tp_format_load(p->tp_system, p->tp_event,
-					   si->tp_format_dir ? path : NULL, &fmt, msg, sizeof(msg)))
-				return 0;	/* resolve_probe() says why */
-			loaded = true;
-		}
-		if (tp_field_find(&fmt, a->ops[0].sym))
-			continue;
-		a->ops[0].kind = SPEC_OP_BTFVAR;
-		a->btf |= SPEC_BTF_DEFER;
+		unknown[i] = a->nops && a->ops[0].kind == SPEC_OP_TPFIELD &&
+			     !tp_field_find(&fmt, a->ops[0].sym);
+		n += unknown[i];
 	}
 	tp_format_free(&fmt);
-	return 0;
+	return n;
 }
 
 /*
  * A tracepoint's TP_PROTO arguments by name and their member chains, from
- * btf_trace_<event>: the same ops as a kprobe's parameters ($argN), which
- * the BTF-typed tracepoint program lays out as a kprobe's registers.
+ * its BTF prototype (load_tp()): the same ops as a kprobe's parameters
+ * ($argN), which the BTF-typed tracepoint program lays out as a kprobe's
+ * registers.
  */
 static int tp_resolve(struct sysinfo *si, struct spec_probe *p, struct err *e)
 {
+	bool need = false, *unknown;
 	struct fn fn;
-	bool want = false;
 	char extra[300];
-	int i, err;
+	int i, err = 0, nunknown;
 
+	unknown = calloc(p->nargs ? p->nargs : 1, sizeof(*unknown));
+	if (!unknown)
+		return -ENOMEM;
 	for (i = 0; i < p->nargs; i++)
-		want |= (p->args[i].btf & SPEC_BTF_DEFER) ||
-			(p->args[i].nops && p->args[i].ops[0].kind == SPEC_OP_TPFIELD);
-	if (!want)
-		return 0;
+		need |= !!(p->args[i].btf & SPEC_BTF_DEFER);
+	nunknown = tp_unknown_names(si, p, unknown);
+	if (!need && !nunknown)
+		goto out;
 	if (load_tp(si, p, &fn))
 		fn.proto = NULL;
-	err = tp_bare_names(si, p, &fn);
+	for (i = 0; fn.proto && i < p->nargs; i++) {
+		struct spec_arg *a = &p->args[i];
+
+		if (unknown[i] && find_param(&fn, a->ops[0].sym) >= 0) {
+			a->ops[0].kind = SPEC_OP_BTFVAR;
+			a->btf |= SPEC_BTF_DEFER;
+		}
+	}
 	for (i = 0; !err && i < p->nargs; i++) {
 		if (!(p->args[i].btf & SPEC_BTF_DEFER))
 			continue;
@@ -943,10 +947,13 @@ static int tp_resolve(struct sysinfo *si, struct spec_probe *p, struct err *e)
 				 "need its BTF prototype)", spec_strerror(SPEC_ERR_NO_BTF_ENTRY),
 				 extra);
 			*e->col = p->args[i].col;
-			return -ENOENT;
+			err = -ENOENT;
+			break;
 		}
 		err = resolve_arg(p, i, &fn, si->btf, e);
 	}
+out:
+	free(unknown);
 	return err;
 }
 

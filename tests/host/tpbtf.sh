@@ -20,7 +20,7 @@ EV=sched/sched_process_exit
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, tracefs)"
 [ -e /sys/kernel/btf/vmlinux ] || skip_all "no kernel BTF"
 [ -e $TR/events/$EV ] && [ -d $TR/instances ] || skip_all "no $EV tracepoint or tracefs instances"
-expect_checks 15
+expect_checks 16
 
 echo "# --dry-run: the attachment each probe takes"
 kpt --dry-run "t:$EV p->exit_code" > "$OUT/dry-btf.txt" 2>&1
@@ -28,6 +28,10 @@ check "t:$EV p->exit_code: tp_btf, the argument TP_PROTO's first" sh -c \
 	"grep -q '^attach: tp_btf' '$OUT/dry-btf.txt' && grep -q \"from TP_PROTO's argument 1\" '$OUT/dry-btf.txt'"
 kpt --dry-run "t:$EV pid" > "$OUT/dry-tp.txt" 2>&1
 check "t:$EV pid (a record field): the tracepoint program" grep -q '^attach: tracepoint' "$OUT/dry-tp.txt"
+kpt --dry-run count "t:$EV" > "$OUT/dry-count.txt" 2>&1
+kpt --dry-run count --backend tp-btf "t:$EV" > "$OUT/dry-count-btf.txt" 2>&1
+check "count t:$EV: auto the tracepoint program (no BTF read), --backend tp-btf tp_btf" sh -c \
+	"grep -q '^attach: tracepoint' '$OUT/dry-count.txt' && grep -q '^attach: tp_btf' '$OUT/dry-count-btf.txt'"
 KPT_RC=error kpt --dry-run "t:$EV pid p->exit_code" > "$OUT/dry-both.txt" 2>&1
 check "a record field and an argument in one probe: refused, saying so" \
 	grep -q "reads the record's fields and TP_PROTO's arguments" "$OUT/dry-both.txt"
@@ -76,10 +80,10 @@ GOT=$(sed -nE 's/^.* exit: pid=([0-9]+) .* code=(-?[0-9]+)$/\1 \2/p' "$OUT/both.
 echo "# kpt:codes $(echo $GOT | tr '\n' ' ')"
 check "tp_btf: p->exit_code of each child its code << 8 ($CODES)" [ -n "$WANT" -a "$GOT" = "$WANT" ]
 
-echo "# counts: tp_btf (auto) and the tracepoint program (--backend tracepoint)"
-kpt --json count -c "sh $OUT/exits.sh" "t:$EV" > "$OUT/count-btf.json" 2> "$OUT/count-btf.err"
-kpt --json count --backend tracepoint -c "sh $OUT/exits.sh" "t:$EV" > "$OUT/count-tp.json" \
-	2> "$OUT/count-tp.err"
+echo "# counts: tp_btf (--backend tp-btf) and the tracepoint program (auto)"
+kpt --json count --backend tp-btf -c "sh $OUT/exits.sh" "t:$EV" > "$OUT/count-btf.json" \
+	2> "$OUT/count-btf.err"
+kpt --json count -c "sh $OUT/exits.sh" "t:$EV" > "$OUT/count-tp.json" 2> "$OUT/count-tp.err"
 # the workload's exits: its 5 children and the shell
 check "count t:$EV through tp_btf: 6, the workload's exits" \
 	grep -q '"count": *6\b' "$OUT/count-btf.json"
