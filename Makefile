@@ -430,7 +430,7 @@ FUZZ_SRCS_decode := src/out/decode.c src/out/output_text.c src/out/output_json.c
 	src/sys/ksyms.c src/lang/valfmt.c src/out/umaps.c src/sys/procmaps.c src/lang/spec.c src/lang/types.c \
 	src/out/stackout.c src/sys/usym.c src/sys/elf.c src/out/tpprint.c src/sys/tracepoint.c src/util/suggest.c \
 	src/out/outtime.c src/util/htab.c src/util/demangle.c src/sys/dwline.c \
-	src/sys/perfmap.c src/sys/debuginfod.c
+	src/sys/perfmap.c src/sys/debuginfod.c src/out/structfmt.c src/sys/btfwalk.c
 FUZZ_SRCS_jobs   := src/serve/jobs.c
 FUZZ_SRCS_http   := src/serve/http.c
 FUZZ_SRCS_elf    := src/sys/elf.c src/sys/usym.c src/sys/procmaps.c src/util/htab.c src/util/demangle.c \
@@ -458,7 +458,7 @@ $(FUZZ_OUT)/bin/fuzz_filter: tests/fuzz/fuzz_filter.c $(FUZZ_SRCS_filter) $(FUZZ
 $(FUZZ_OUT)/bin/fuzz_decode: tests/fuzz/fuzz_decode.c $(FUZZ_SRCS_decode) $(FUZZ_HDRS)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_decode) -ltraceevent -ldw -lelf -lz -llzma -lbz2 -lzstd -liberty -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_decode) -lbpf -ltraceevent -ldw -lelf -lz -llzma -lbz2 -lzstd -liberty -o $@
 
 $(FUZZ_OUT)/bin/fuzz_jobs: tests/fuzz/fuzz_jobs.c $(FUZZ_SRCS_jobs) $(FUZZ_HDRS)
 	$(call msg,FUZZ-CC,$@)

@@ -51,6 +51,8 @@ static __always_inline void kpt_ctx_copy(void *ctx, int kind, const struct kpt_p
 		/* latency and counts without arguments: nothing reads them */
 	} else if (kind == KPT_CTX_TRAMP) {
 		kpt_tramp_regs(ctx, &s->regs, p->flags & KPT_PF_RETURN);
+	} else if (KPT_CTX_IS_TPBTF(kind)) {
+		kpt_tpbtf_regs(ctx, kind, &s->regs);
 	} else {
 		kpt_copy_regs(&s->regs, ctx);
 	}
@@ -121,12 +123,14 @@ static __always_inline bool kpt_budget_skip(__u32 idx, struct kpt_stats *st)
  */
 static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 {
-	bool is_tp = kind == KPT_CTX_TP;
+	bool is_tp = kind == KPT_CTX_TP || KPT_CTX_IS_TPBTF(kind);
 	/* a direct histogram's parameters, one load (kpt_hist_direct()) */
 	__u64 dh = may_direct ? *(const volatile __u64 *)&kpt_dh : 0;
 	/* the probe: the attachment's cookie, but a run of one has one, and
-	 * a direct histogram's run is one (each load counts under TCG) */
-	__u32 idx = KPT_DH_BYTE(dh, on) || kpt_one_probe ? 0 : (__u32)bpf_get_attach_cookie(ctx);
+	 * a direct histogram's run is one (each load counts under TCG); a
+	 * tp_btf slot's is a constant */
+	__u32 idx = KPT_CTX_IS_TPBTF(kind) ? kpt_tpbtf_probe[KPT_TPBTF_SLOT(kind)] :
+		    KPT_DH_BYTE(dh, on) || kpt_one_probe ? 0 : (__u32)bpf_get_attach_cookie(ctx);
 	struct kpt_probe_entry *p;
 	struct kpt_scratch *s;
 	struct kpt_stats *st;
@@ -246,6 +250,16 @@ int kpt_tp(void *ctx)
 {
 	return kpt_handle(ctx, KPT_CTX_TP, true);
 }
+
+/* BTF-typed tracepoints: a slot each (tp.bpf.h), the loader sets its target */
+#define KPT_TPBTF(n)						\
+	SEC("tp_btf")						\
+	int kpt_tpbtf##n(__u64 *ctx)				\
+	{							\
+		return kpt_handle(ctx, KPT_CTX_TPBTF + n, false);	\
+	}
+KPT_TPBTF(0) KPT_TPBTF(1) KPT_TPBTF(2) KPT_TPBTF(3)
+KPT_TPBTF(4) KPT_TPBTF(5) KPT_TPBTF(6) KPT_TPBTF(7)
 
 /* Many functions through one link each (Linux 5.18+, CONFIG_FPROBE); entries
  * and returns, as above. */

@@ -18,7 +18,8 @@
  * registers under kprobe.multi, where the probed address is the function's,
  * or a BPF trampoline's saved arguments (fentry/fexit). */
 /* KPT_CTX_PERF: a perf event's sample (profile:hz:N), its registers first */
-enum { KPT_CTX_REGS, KPT_CTX_TP, KPT_CTX_MULTI, KPT_CTX_TRAMP, KPT_CTX_PERF };
+/* KPT_CTX_TPBTF + n: tp_btf slot n (tp.bpf.h) */
+enum { KPT_CTX_REGS, KPT_CTX_TP, KPT_CTX_MULTI, KPT_CTX_TRAMP, KPT_CTX_PERF, KPT_CTX_TPBTF = 16 };
 
 #if defined(__TARGET_ARCH_arm64)
 /*

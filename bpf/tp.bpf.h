@@ -13,6 +13,7 @@
 #include "settings.bpf.h"
 #include "scratch.bpf.h"
 #include "mem.bpf.h"
+#include "regs.bpf.h"
 
 /* kpt_tp_word_at() (include/kptrace.h) against this run's bound. */
 static __always_inline int kpt_tp_word(__u32 off, __u32 size)
@@ -96,6 +97,37 @@ static __always_inline void kpt_tp_copy(void *ctx, __u64 *d)
 	KPT_TP_COPY(40) KPT_TP_COPY(48) KPT_TP_COPY(56) KPT_TP_COPY(64)
 	KPT_TP_COPY(72) KPT_TP_COPY(80) KPT_TP_COPY(88) KPT_TP_COPY(96)
 	KPT_TP_COPY(104) KPT_TP_COPY(112) KPT_TP_COPY(120)
+}
+
+/*
+ * BTF-typed tracepoints (tp_btf): slot n's program has kind KPT_CTX_TPBTF + n,
+ * a constant, so its probe and its TP_PROTO's argument count are constants
+ * to the verifier, which checks each program against one tracepoint's
+ * prototype and refuses a read of the context past its last argument.
+ * No cookie: bpf_get_attach_cookie() takes tp_btf programs from 6.10 only.
+ */
+const volatile __u32 kpt_tpbtf_probe[KPT_TPBTF_SLOTS];
+const volatile __u32 kpt_tpbtf_nargs[KPT_TPBTF_SLOTS];
+
+#define KPT_CTX_IS_TPBTF(kind)	((kind) >= KPT_CTX_TPBTF)
+#define KPT_TPBTF_SLOT(kind)	(((kind) - KPT_CTX_TPBTF) & (KPT_TPBTF_SLOTS - 1))
+#define KPT_TPBTF_ARG(k, parm)	if (k < n) parm(r) = ctx[k];
+
+/*
+ * TP_PROTO's arguments where a kprobe's copy has a function's (btfarg.c
+ * names them $argN), so every fetch reads them by the same offsets.
+ */
+static __always_inline void kpt_tpbtf_regs(__u64 *ctx, int kind, struct kpt_regs *r)
+{
+	__u32 n = kpt_tpbtf_nargs[KPT_TPBTF_SLOT(kind)];
+
+	__builtin_memset(r, 0, sizeof(*r));
+	KPT_TPBTF_ARG(0, PT_REGS_PARM1) KPT_TPBTF_ARG(1, PT_REGS_PARM2)
+	KPT_TPBTF_ARG(2, PT_REGS_PARM3) KPT_TPBTF_ARG(3, PT_REGS_PARM4)
+	KPT_TPBTF_ARG(4, PT_REGS_PARM5) KPT_TPBTF_ARG(5, PT_REGS_PARM6)
+#ifdef KPT_ARCH_ARM64
+	KPT_TPBTF_ARG(6, PT_REGS_PARM7) KPT_TPBTF_ARG(7, PT_REGS_PARM8)
+#endif
 }
 
 #endif /* KPT_TP_BPF_H */

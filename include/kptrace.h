@@ -147,6 +147,8 @@ struct kpt_direct_stream {
 
 /* fentry/fexit probes in one run: one BPF program each, verified against its function. */
 #define KPT_TRAMP_SLOTS	16
+/* BTF-typed tracepoints (tp_btf): a program each, verified against its prototype */
+#define KPT_TPBTF_SLOTS	8
 
 /* How the value is stored in the record (ftrace's FETCH_OP_ST_* stage 3). */
 enum kpt_store {

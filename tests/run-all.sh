@@ -107,6 +107,7 @@ suite host-values tests/host/values.sh
 suite host-targeting tests/host/targeting.sh
 suite host-grammar tests/host/grammar.sh
 suite host-usdt tests/host/usdt.sh
+suite host-tpbtf tests/host/tpbtf.sh
 suite host-guidance tests/host/guidance.sh
 suite host-diff tests/host/diff.sh
 suite host-svg tests/host/svg.sh

@@ -182,9 +182,10 @@ static const struct argp_option options[] = {
 	  "Cap what the probes cost: at most PCT% of one CPU, or N recorded events a second, "
 	  "for the whole run; past it a probe is sampled (1 in N, aggregations scaled and "
 	  "marked as estimates), then paused; every hit left out is counted", 0 },
-	{ "backend", OPT_BACKEND, "auto|fentry|kprobe-multi|kprobe", 0,
+	{ "backend", OPT_BACKEND, "auto|fentry|kprobe-multi|kprobe|tracepoint|tp-btf", 0,
 	  "How kernel function probes attach: auto (fentry/fexit for a few probes, kprobe.multi "
-	  "for many functions, where the kernel has them; else kprobes), or forced", 0 },
+	  "for many functions, where the kernel has them; else kprobes), or forced; tracepoints: "
+	  "tp_btf or their record's program (tracepoint)", 0 },
 	{ "kstack", 'K', "DEPTH", OPTION_ARG_OPTIONAL,
 	  "After each event, its kernel stack as ftrace's stacktrace trigger prints it "
 	  "(at most DEPTH frames, default and maximum 127)", 0 },
@@ -653,9 +654,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_BACKEND:
 		if (strcmp(arg, "auto") && strcmp(arg, "kprobe") && strcmp(arg, "kprobe-multi") &&
-		    strcmp(arg, "fentry"))
-			cli_error(st, "--backend: '%s' is not auto, fentry, kprobe-multi or kprobe",
-				   arg);
+		    strcmp(arg, "fentry") && strcmp(arg, "tracepoint") && strcmp(arg, "tp-btf"))
+			cli_error(st, "--backend: '%s' is not auto, fentry, kprobe-multi, kprobe, "
+				  "tracepoint or tp-btf", arg);
 		env->backend = arg;
 		break;
 	case OPT_PMU:

@@ -931,7 +931,7 @@ static int parse_btf(struct ctx *c, struct spec_arg *a, const char *s,
 		return fail(c, SPEC_ERR_BAD_FETCH_ARG, s);
 	/* btf_find_func_proto() needs a function: its entry, or its return;
 	 * a '(' is no fetch argument at all to a kernel without casts */
-	if (c->user || (!c->fentry && !c->ret))
+	if (c->user || (!c->fentry && !c->ret && !c->tp))
 		return fail(c, *q == '(' ? SPEC_ERR_BAD_FETCH_ARG : SPEC_ERR_NOSUP_BTFARG, s);
 	if (*q == '(') {
 		const char *rp = span_chr(q, e, ')');
@@ -1014,6 +1014,9 @@ static int parse_fetch(struct ctx *c, struct spec_arg *a, const char *s,
 	if (c->tp) {
 		struct spec_op *op;
 
+		/* an argument's member chain, a cast: TP_PROTO's, by BTF (btfarg.c) */
+		if (((is_alpha(*s) || *s == '_') && chain_start(s, e)) || *s == '(')
+			return parse_btf(c, a, s, e);
 		/* A field by name; derefs of it and immediates work as usual. */
 		if (is_alpha(*s) || *s == '_') {
 			if (!good_name(s, e))
@@ -1127,7 +1130,7 @@ static int arg_name(struct ctx *c, int idx, struct tok t, bool vfs, const char *
 		memcpy(a->name, t.s, q - t.s);
 	} else if (vfs) {
 		snprintf(a->name, sizeof(a->name), "arg%d", idx + 1);
-	} else if (c->tp && (is_alpha(*t.s) || *t.s == '_')) {
+	} else if (c->tp && (is_alpha(*t.s) || *t.s == '_') && !chain_start(t.s, ne)) {
 		/* a tracepoint field names itself: "bytes_req", "call_site:symbol" */
 		if (ne - t.s >= (int)sizeof(a->name) || !good_name(t.s, ne))
 			return fail(c, SPEC_ERR_BAD_FETCH_ARG, t.s);
@@ -1208,6 +1211,16 @@ static int parse_type(struct ctx *c, struct spec_arg *a, const char *body, const
 			return fail(c, SPEC_ERR_BAD_TYPE, tcol);
 		a->vfs = (*tname)[2];
 		a->type = SPEC_T_STRING;
+		a->btf |= SPEC_BTF_DEFER;
+	} else if (*tname && !a->count && (span_eq(*tname, *tend, "struct") ||
+					   span_eq(*tname, *tend, "*") ||
+					   ((*tend - *tname) == 7 && !memcmp(*tname, "struct", 6) &&
+					    (*tname)[6] >= '1' && (*tname)[6] <= '3'))) {
+		/* the whole struct a BTF value is or points to (btfarg.c) */
+		if (c->user)
+			return fail(c, SPEC_ERR_BAD_TYPE, tcol);
+		a->whole = *tend - *tname == 7 ? (uint8_t)((*tname)[6] - '0') : 1;
+		a->type = SPEC_T_U64;
 		a->btf |= SPEC_BTF_DEFER;
 	} else if (*tname) {
 		a->type = lookup_type(*tname, *tend);

@@ -14,6 +14,8 @@
 
 #include "lang/types.h"
 
+struct btf;	/* libbpf's: a whole struct's types (spec_arg.whole_btf) */
+
 #define SPEC_NAME_MAX	64	/* ftrace's MAX_EVENT_NAME_LEN */
 #define SPEC_ARGSTR_MAX	63	/* ftrace's MAX_ARGSTR_LEN: an argument after NAME=, :TYPE in */
 #define SPEC_TEXT_MAX	4096	/* one definition */
@@ -217,6 +219,12 @@ struct spec_arg {
 	/* :%pd (a dentry's name) or :%pD (a file's): 'd' or 'D'; btfarg.c
 	 * adds the dereferences to the name, with offsets from BTF */
 	char vfs;
+	/* :struct (:*), :struct2, :struct3: the whole struct, its nested
+	 * structs to this depth; btfarg.c makes it an array of its bytes and
+	 * sets its type in the kernel's BTF, which out/structfmt.c prints */
+	uint8_t whole;
+	uint32_t whole_type;
+	const struct btf *whole_btf;
 };
 
 /* spec_arg.btf */

@@ -29,6 +29,24 @@ static void size_keyed(struct bpf_map *m, bool used, uint32_t max_keys)
 		bpf_map__set_max_entries(m, max_keys);
 }
 
+/* Slot program k of prefix's max (kpt_tramp3), or NULL past them. */
+static struct bpf_program *slot_prog(struct bpf_object *obj, const char *prefix, int k, int max)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s%d", prefix, k);
+	return k < max ? bpf_object__find_program_by_name(obj, name) : NULL;
+}
+
+/* None of prefix's slots loaded, until a probe takes one. */
+static void slots_off(struct bpf_object *obj, const char *prefix, int max)
+{
+	int i;
+
+	for (i = 0; i < max; i++)
+		bpf_program__set_autoload(slot_prog(obj, prefix, i, max), false);
+}
+
 /*
  * fentry/fexit: one slot program per probe, given its direction and
  * function; the unused slots are not loaded. Returns how many are used.
@@ -36,21 +54,15 @@ static void size_keyed(struct bpf_map *m, bool used, uint32_t max_keys)
 static int setup_tramps(struct loader *ld, const struct ev_desc *evs, int n, char *msg,
 			size_t msglen)
 {
-	struct bpf_object *obj = ld->skel->obj;
-	char name[32];
 	int i, k = 0, err;
 
-	for (i = 0; i < KPT_TRAMP_SLOTS; i++) {
-		snprintf(name, sizeof(name), "kpt_tramp%d", i);
-		bpf_program__set_autoload(bpf_object__find_program_by_name(obj, name), false);
-	}
+	slots_off(ld->skel->obj, "kpt_tramp", KPT_TRAMP_SLOTS);
 	for (i = 0; i < n; i++) {
 		struct bpf_program *prog;
 
 		if (!evs[i].tramp)
 			continue;
-		snprintf(name, sizeof(name), "kpt_tramp%d", k);
-		prog = k < KPT_TRAMP_SLOTS ? bpf_object__find_program_by_name(obj, name) : NULL;
+		prog = slot_prog(ld->skel->obj, "kpt_tramp", k, KPT_TRAMP_SLOTS);
 		if (!prog) {
 			snprintf(msg, msglen, "more than %d fentry/fexit probes", KPT_TRAMP_SLOTS);
 			return -E2BIG;
@@ -68,6 +80,42 @@ static int setup_tramps(struct loader *ld, const struct ev_desc *evs, int n, cha
 		k++;
 	}
 	return k;
+}
+
+/*
+ * tp_btf: one slot program per probe, verified against its tracepoint's
+ * btf_trace_<event>; its probe and argument count are the slot's settings
+ * (bpf/tp.bpf.h). Kept in ld->tramp: a tracing link, as a trampoline's.
+ */
+static int setup_tpbtf(struct loader *ld, const struct ev_desc *evs, int n, char *msg,
+		       size_t msglen)
+{
+	int i, k = 0, err;
+
+	slots_off(ld->skel->obj, "kpt_tpbtf", KPT_TPBTF_SLOTS);
+	for (i = 0; i < n; i++) {
+		struct bpf_program *prog;
+
+		if (!evs[i].tpbtf)
+			continue;
+		prog = slot_prog(ld->skel->obj, "kpt_tpbtf", k, KPT_TPBTF_SLOTS);
+		if (!prog) {
+			snprintf(msg, msglen, "more than %d tp_btf probes", KPT_TPBTF_SLOTS);
+			return -E2BIG;
+		}
+		err = bpf_program__set_attach_target(prog, 0, evs[i].target.tp_event);
+		if (err) {
+			snprintf(msg, msglen, "no btf_trace_%s, which tp_btf needs: %s; use "
+				 "--backend tracepoint", evs[i].target.tp_event, strerror(-err));
+			return err;
+		}
+		bpf_program__set_autoload(prog, true);
+		ld->skel->rodata->kpt_tpbtf_probe[k] = (__u32)i;
+		ld->skel->rodata->kpt_tpbtf_nargs[k] = evs[i].tp_nargs;
+		ld->tramp[i] = prog;
+		k++;
+	}
+	return 0;
 }
 
 /*
@@ -204,7 +252,7 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 	for (i = 0; i < nprobes; i++) {
 		const struct ev_desc *ev = &o->evs[i];
 
-		use_tp |= ev->kind == SPEC_TRACEPOINT;
+		use_tp |= ev->kind == SPEC_TRACEPOINT && !ev->tpbtf;
 		use_perf |= ev->kind == SPEC_PROFILE;
 		use_multi |= ev->multi;
 		use_entry |= !ev->multi && !ev->tramp && ev->kind != SPEC_TRACEPOINT &&
@@ -308,6 +356,9 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	ld->ntramp = setup_tramps(ld, o->evs, nprobes, msg, msglen);
 	if (ld->ntramp < 0)
 		return ld->ntramp;
+	err = setup_tpbtf(ld, o->evs, nprobes, msg, msglen);
+	if (err)
+		return err;
 	pmu_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);
 	sched_setup(skel, &o->sched, ld->ncpus);
 	stacks_setup(skel, &o->plan.stacks);
@@ -502,6 +553,8 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 		return bpf_program__attach_uprobe_opts(prog, upid ? upid : -1, ev->path,
 						       ev->uoffset, &uo);
 	}
+	if (ev->tpbtf)
+		return bpf_program__attach_trace(ld->tramp[ev->index]);
 	if (ev->kind == SPEC_TRACEPOINT) {
 		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = ev->index);
 

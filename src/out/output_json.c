@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "lang/valfmt.h"
+#include "out/structfmt.h"
 #include "out/output.h"
 #include "out/outtime.h"
 #include "out/umaps.h"
@@ -138,6 +139,13 @@ static bool print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 			json_ob_str(ob, buf, n6);
 			return false;
 		}
+	}
+	if (a->spec && a->spec->whole) {
+		/* :struct: the bytes read, member by member */
+		structfmt(ob, a->spec->whole_btf, a->spec->whole_type,
+			  (const unsigned char *)rec + a->slot, (size_t)a->count * a->size,
+			  a->spec->whole, true);
+		return false;
 	}
 	n = decode_count(a, rec);
 	ob_char(ob, '[');

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "lang/valfmt.h"
+#include "out/structfmt.h"
 #include "out/output.h"
 #include "out/outtime.h"
 #include "out/tpprint.h"
@@ -200,6 +201,13 @@ static void print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 			ob_mem(ob, buf, n6);
 			return;
 		}
+	}
+	if (a->spec && a->spec->whole) {
+		/* :struct: the bytes read, member by member */
+		structfmt(ob, a->spec->whole_btf, a->spec->whole_type,
+			  (const unsigned char *)rec + a->slot, (size_t)a->count * a->size,
+			  a->spec->whole, false);
+		return;
 	}
 	n = decode_count(a, rec);
 	ob_char(ob, '{');

@@ -25,6 +25,10 @@ uint64_t stack_kip(const unsigned char *frames, unsigned int i)
 static const char *const tracing_frames[] = {
 	"bpf_prog_", "bpf_trampoline_", "__bpf_prog_enter", "__bpf_prog_exit",
 	"bpf_trace_run", "__bpf_trace_", "perf_trace_", "trace_call_bpf",
+	/* a raw tracepoint's runner, of 1 to 12 arguments (tp_btf) */
+	"bpf_trace_run1", "bpf_trace_run2", "bpf_trace_run3", "bpf_trace_run4",
+	"bpf_trace_run5", "bpf_trace_run6", "bpf_trace_run7", "bpf_trace_run8",
+	"bpf_trace_run9", "bpf_trace_run10", "bpf_trace_run11", "bpf_trace_run12",
 	"perf_syscall_enter", "perf_syscall_exit",
 	"bpf_get_stack", "bpf_get_stackid", "__bpf_get_stack", "bpf_prog_run",
 	"kprobe_perf_func", "kretprobe_perf_func", "kprobe_dispatcher", "kretprobe_dispatcher",
@@ -85,6 +89,15 @@ unsigned int stack_kernel_first(const struct ksyms *ks, const unsigned char *fra
 	const struct ksym *fn = NULL, *s;
 	unsigned int i;
 
+	if (ks && ev && ev->tpbtf) {
+		/* a tp_btf program, above bpf_trace_run*(), is not in kallsyms
+		 * as read before it loaded either: then as a tracepoint's */
+		for (i = 0; i < n && !ksyms_by_addr(ks, stack_kip(frames, i)); i++)
+			;
+		if (i < n)
+			return i + stack_kernel_skip(ks, frames + (size_t)i * KPT_KFRAME_SIZE,
+						     n - i);
+	}
 	if (ks && ev && ev->tramp && ev->addr)
 		fn = ksyms_by_addr(ks, ev->addr);
 	for (i = 0; fn && i < n; i++) {

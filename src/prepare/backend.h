@@ -22,6 +22,18 @@
 int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 		   const struct kpt_probe_entry *ents, int n, char *msg, size_t msglen);
 
+/*
+ * Each tracepoint probe's program: tp_btf where it reads TP_PROTO's
+ * arguments, and under auto where it reads neither those nor the record
+ * (a count, a latency: tp_btf skips the record's making, KPT_TRAMP_AUTO at
+ * most) if the run reads the kernel's BTF anyway; the tracepoint program
+ * where it reads the record. name also
+ * "tracepoint" or "tp-btf". Marks evs[i].tpbtf; 0, or a negative errno with
+ * msg.
+ */
+int backend_tp(const char *name, struct sysinfo *si, struct ev_desc *evs,
+	       const struct kpt_probe_entry *ents, int n, char *msg, size_t msglen);
+
 /* The kernel refused trampoline programs that auto chose: send their probes
  * to kprobes. True if there were any (then load again). */
 bool backend_fallback(const char *name, struct ev_desc *evs, int n);

@@ -24,8 +24,10 @@
 #include <string.h>
 #include <bpf/btf.h>
 
+#include "kptrace.h"
 #include "prepare/btfarg.h"
 #include "sys/btfwalk.h"
+#include "sys/tracepoint.h"
 #include "util/suggest.h"
 
 struct fn {
@@ -33,6 +35,7 @@ struct fn {
 	struct btf *modbtf;		/* owned when the function is a module's */
 	const struct btf_type *proto;	/* FUNC_PROTO, NULL if not found */
 	const char *name;
+	int first;			/* params before the arguments: a tracepoint's __data */
 };
 
 struct err {
@@ -111,17 +114,56 @@ static int load_fn(struct sysinfo *si, const struct spec_probe *p, struct fn *fn
 	return 0;
 }
 
+/*
+ * A tracepoint's arguments: void *__data then TP_PROTO's, what a BTF-typed
+ * tracepoint program's context holds, one word each. btf_trace_<event>, the
+ * typedef tp_btf attaches by, has their types but not their names: those
+ * are in the iterator every event defines (__traceiter_<event>, 5.10+),
+ * the stub (__probestub_<event>, 6.7+), or a TRACE_EVENT's own
+ * __bpf_trace_<event> (a DEFINE_EVENT's is its class's, of other names).
+ */
+static int load_tp(struct sysinfo *si, const struct spec_probe *p, struct fn *fn)
+{
+	static const char *const fmts[] = { "__traceiter_%s", "__probestub_%s", "__bpf_trace_%s" };
+	const struct btf_type *t;
+	char name[SPEC_NAME_MAX + 16], buf[256];
+	size_t k;
+	int id;
+
+	memset(fn, 0, sizeof(*fn));
+	fn->name = p->tp_event;
+	if (sysinfo_need_btf(si, buf, sizeof(buf)))
+		return -ENOENT;
+	for (k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++) {
+		snprintf(name, sizeof(name), fmts[k], p->tp_event);
+		id = btf__find_by_name_kind(si->btf, name, BTF_KIND_FUNC);
+		t = id > 0 ? btf__type_by_id(si->btf, btf__type_by_id(si->btf, id)->type) : NULL;
+		if (t && btf_is_func_proto(t) && btf_vlen(t) >= 1) {
+			fn->btf = si->btf;
+			fn->proto = t;
+			fn->first = 1;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static const struct btf_param *param(const struct fn *fn, int i)
+{
+	return &btf_params(fn->proto)[fn->first + i];
+}
+
 static const char *param_name(const struct fn *fn, int i)
 {
-	return btf__name_by_offset(fn->btf, btf_params(fn->proto)[i].name_off);
+	return btf__name_by_offset(fn->btf, param(fn, i)->name_off);
 }
 
 static int nparams(const struct fn *fn)
 {
-	int n = btf_vlen(fn->proto);
+	int n = btf_vlen(fn->proto) - fn->first;
 
 	/* "f(int a, ...)": the last param is the variadic marker */
-	if (n && !btf_params(fn->proto)[n - 1].type && !btf_params(fn->proto)[n - 1].name_off)
+	if (n > 0 && !param(fn, n - 1)->type && !param(fn, n - 1)->name_off)
 		n--;
 	return n;
 }
@@ -542,6 +584,54 @@ static int string_from_btf(const struct fn *fn, struct spec_arg *a, __u32 type, 
 }
 
 /*
+ * :struct: the struct the value points to, or the struct member the last
+ * dereference reaches, read whole as an array of words (at most
+ * KPT_MAX_ARRAY, the rest of a bigger struct left out and counted when
+ * printed), its type kept for out/structfmt.c. vmlinux's types only: a
+ * module's BTF is not kept for the run.
+ */
+static int struct_from_btf(const struct fn *fn, struct spec_arg *a, const struct walk *w,
+			   const struct btf *vmlinux, struct err *e)
+{
+	const struct btf_type *t = btf__type_by_id(fn->btf, w->type);
+	char extra[256], desc[128];
+	__u32 sid = 0;
+	long long size;
+
+	if (t && btf_is_ptr(t)) {
+		sid = btfwalk_skip_mods(fn->btf, t->type);
+		if (a->nops == SPEC_MAX_OPS)
+			return fail(e, SPEC_ERR_TOO_MANY_OPS, a->body_col, NULL);
+		a->ops[a->nops].kind = SPEC_OP_DEREF;
+		a->ops[a->nops].col = a->type_col;
+		a->ops[a->nops].imm = 0;
+		a->nops++;
+	} else if (is_aggregate(t) && a->nops > 1) {
+		sid = w->type;	/* the last dereference is at its address */
+	}
+	if (!sid || !is_aggregate(btf__type_by_id(fn->btf, sid))) {
+		type_desc(fn->btf, w->type, desc, sizeof(desc));
+		snprintf(extra, sizeof(extra), " ('%s' is %s, not a struct in memory or a pointer "
+			 "to one)", a->chain ? a->chain + (a->chain[0] == '-' ? 2 : 1) : a->text,
+			 desc);
+		return fail(e, SPEC_ERR_BAD_BTF_TYPE, a->type_col, extra);
+	}
+	if (fn->btf != vmlinux)
+		return fail(e, SPEC_ERR_BAD_BTF_TYPE, a->type_col,
+			    " (:struct prints vmlinux's types, not a module's)");
+	size = btf__resolve_size(fn->btf, sid);
+	if (size <= 0)
+		return fail(e, SPEC_ERR_BAD_BTF_TYPE, a->type_col, " (a struct of no size)");
+	a->type = SPEC_T_X64;
+	a->count = size / 8 + !!(size % 8);
+	if (a->count > KPT_MAX_ARRAY)
+		a->count = KPT_MAX_ARRAY;
+	a->whole_type = sid;
+	a->whole_btf = fn->btf;
+	return 0;
+}
+
+/*
  * The argument's base against the prototype: a parameter's name becomes its
  * number, $argN takes the parameter's name; w->type is the BTF type there.
  */
@@ -573,13 +663,13 @@ static int resolve_base(struct spec_probe *p, int idx, const struct fn *fn, stru
 		base->sym = NULL;
 		base->kind = SPEC_OP_ARG;
 		base->param = (uint32_t)i + 1;
-		w->type = btfwalk_skip_mods(fn->btf, btf_params(fn->proto)[i].type);
+		w->type = btfwalk_skip_mods(fn->btf, param(fn, i)->type);
 		break;
 	case SPEC_OP_ARG:
 		if (fn->proto && base->param <= (uint32_t)nparams(fn)) {
 			int n = (int)base->param - 1;
 
-			w->type = btfwalk_skip_mods(fn->btf, btf_params(fn->proto)[n].type);
+			w->type = btfwalk_skip_mods(fn->btf, param(fn, n)->type);
 			if (a->btf & SPEC_BTF_ARGN) {
 				/* traceprobe_expand_meta_args(): $argN is its name */
 				const char *nm = param_name(fn, n);
@@ -674,7 +764,9 @@ static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn,
 
 	/* the type, where the BTF value is the argument's value */
 	err = 0;
-	if (a->vfs)
+	if (a->whole)
+		err = struct_from_btf(fn, a, &w, vmlinux, e);
+	else if (a->vfs)
 		err = add_vfs_derefs(fn->btf ? fn->btf : vmlinux, a, e);
 	else if (whole && w.type && !a->type_given)
 		err = type_from_btf(fn, a, &w, e);
@@ -783,6 +875,88 @@ static void settle_shorthand(struct sysinfo *si, struct spec_probe *p)
 	*p = alt;
 }
 
+/*
+ * A bare name at a tracepoint is its record's field, as ftrace's; one the
+ * record lacks may be TP_PROTO's argument (tp_resolve()). Marks those in
+ * p's args; how many, or 0 (and then no BTF is read at all: a run of
+ * record fields reads no BTF).
+ */
+static int tp_unknown_names(struct sysinfo *si, const struct spec_probe *p, bool *unknown)
+{
+	struct tp_format fmt = { 0 };
+	char path[512], msg[256];
+	int i, n = 0;
+
+	if (si->tp_format_dir)
+		snprintf(path, sizeof(path), "%s/%s/%s/format", si->tp_format_dir, p->tp_system,
+			 p->tp_event);
+	if (tp_format_load(p->tp_system, p->tp_event, si->tp_format_dir ? path : NULL, &fmt,
+			   msg, sizeof(msg)))
+		return 0;	/* resolve_probe() says why */
+	for (i = 0; i < p->nargs; i++) {
+		const struct spec_arg *a = &p->args[i];
+
+		unknown[i] = a->nops && a->ops[0].kind == SPEC_OP_TPFIELD &&
+			     !tp_field_find(&fmt, a->ops[0].sym);
+		n += unknown[i];
+	}
+	tp_format_free(&fmt);
+	return n;
+}
+
+/*
+ * A tracepoint's TP_PROTO arguments by name and their member chains, from
+ * its BTF prototype (load_tp()): the same ops as a kprobe's parameters
+ * ($argN), which the BTF-typed tracepoint program lays out as a kprobe's
+ * registers.
+ */
+static int tp_resolve(struct sysinfo *si, struct spec_probe *p, struct err *e)
+{
+	bool need = false, *unknown;
+	struct fn fn;
+	char extra[300];
+	int i, err = 0, nunknown;
+
+	unknown = calloc(p->nargs ? p->nargs : 1, sizeof(*unknown));
+	if (!unknown)
+		return -ENOMEM;
+	for (i = 0; i < p->nargs; i++)
+		need |= !!(p->args[i].btf & SPEC_BTF_DEFER);
+	nunknown = tp_unknown_names(si, p, unknown);
+	if (!need && !nunknown)
+		goto out;
+	if (load_tp(si, p, &fn))
+		fn.proto = NULL;
+	for (i = 0; fn.proto && i < p->nargs; i++) {
+		struct spec_arg *a = &p->args[i];
+
+		if (unknown[i] && find_param(&fn, a->ops[0].sym) >= 0) {
+			a->ops[0].kind = SPEC_OP_BTFVAR;
+			a->btf |= SPEC_BTF_DEFER;
+		}
+	}
+	for (i = 0; !err && i < p->nargs; i++) {
+		if (!(p->args[i].btf & SPEC_BTF_DEFER))
+			continue;
+		if (!fn.proto) {
+			if (sysinfo_need_btf(si, extra, sizeof(extra)) == 0)
+				snprintf(extra, sizeof(extra), "no __traceiter_%s, __probestub_%s "
+					 "or __bpf_trace_%s in this kernel's BTF", p->tp_event,
+					 p->tp_event, p->tp_event);
+			snprintf(e->msg, e->msglen, "%s: %s (a tracepoint's arguments by name "
+				 "need its BTF prototype)", spec_strerror(SPEC_ERR_NO_BTF_ENTRY),
+				 extra);
+			*e->col = p->args[i].col;
+			err = -ENOENT;
+			break;
+		}
+		err = resolve_arg(p, i, &fn, si->btf, e);
+	}
+out:
+	free(unknown);
+	return err;
+}
+
 int btfarg_resolve(struct sysinfo *si, struct spec_probe *p, char *msg, size_t msglen, int *col)
 {
 	struct err e = { msg, msglen, col };
@@ -792,6 +966,8 @@ int btfarg_resolve(struct sysinfo *si, struct spec_probe *p, char *msg, size_t m
 
 	*col = -1;
 	settle_shorthand(si, p);
+	if (p->kind == SPEC_TRACEPOINT)
+		return tp_resolve(si, p, &e);
 	/* uretprobes: entry arguments only, no BTF */
 	if (p->kind != SPEC_KPROBE && p->kind != SPEC_KRETPROBE && p->kind != SPEC_URETPROBE)
 		return 0;

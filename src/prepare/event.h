@@ -74,6 +74,8 @@ struct ev_desc {
 	bool multi;		/* attached through one kprobe.multi link with others */
 	bool tramp;		/* attached through a BPF trampoline: fentry, or fexit for returns */
 	const char *not_tramp;	/* why not (--dry-run), where backend_choose() weighed it */
+	bool tpbtf;		/* a tracepoint through tp_btf (backend_tp()) */
+	uint8_t tp_nargs;	/* tpbtf: TP_PROTO's arguments */
 	/* an entry its return probe pairs with (it saves arguments, or starts a
 	 * latency): on after that return and off after it, so no return is ever
 	 * paired with an entry whose own return was never hooked */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/btf.h>
 
 #include "prepare/backend.h"
 #include "prepare/explain.h"
@@ -148,7 +149,10 @@ static void explain_base(FILE *f, const struct ev_desc *ev, const struct spec_op
 		break;
 	case SPEC_OP_ARG:
 		n = op->param;
-		if (n >= 1 && n <= KPT_NR_REG_ARGS) {
+		if (ev->kind == SPEC_TRACEPOINT) {
+			fprintf(f, "TP_PROTO's argument %u, word %u of the tp_btf context", n,
+				n - 1);
+		} else if (n >= 1 && n <= KPT_NR_REG_ARGS) {
 			fprintf(f, "$arg%u = ", n);
 			print_reg(f, arg_regs[n - 1]);
 			fputs(" by the calling convention", f);
@@ -227,6 +231,10 @@ static void explain_arg(FILE *f, const struct ev_desc *ev, const struct ev_arg *
 			ev_arg_is_data_loc(a) ? " (data_loc: len << 16 | offset)" : "");
 	if (!sa || sa->nops < 1)
 		return;
+	if (sa->whole)
+		fprintf(f, "      printed member by member as BTF's %s (type %u), nested structs "
+			"%u deep\n", btf__name_by_offset(sa->whole_btf, btf__type_by_id(sa->whole_btf,
+			sa->whole_type)->name_off), sa->whole_type, sa->whole);
 
 	explain_base(f, ev, &sa->ops[0]);
 	last = &sa->ops[sa->nops - 1];
@@ -467,11 +475,12 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 		const struct ev_desc *ev = &ps->evs[i];
 
 		explain_event(f, ev);
-		if (ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE)
+		if (ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE ||
+		    ev->kind == SPEC_TRACEPOINT)
 			fprintf(f, "attach: %s\n", backend_describe(ev));
-		if (ev->not_tramp && !ev->tramp && !ev->multi)
-			fprintf(f, "not %s: %s\n", ev->kind == SPEC_KRETPROBE ? "fexit" : "fentry",
-				ev->not_tramp);
+		if (ev->not_tramp && !ev->tramp && !ev->multi && !ev->tpbtf)
+			fprintf(f, "not %s: %s\n", ev->kind == SPEC_KRETPROBE ? "fexit" :
+				ev->kind == SPEC_TRACEPOINT ? "tp_btf" : "fentry", ev->not_tramp);
 		if (ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE)
 			unsafe_explain(f, ev->func, ev->kind == SPEC_KRETPROBE);
 		if (ev->target.module[0] && !ev->tramp && !ev->multi)

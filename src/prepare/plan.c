@@ -441,7 +441,13 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 	pl->lat_emit = env->perfetto_path && env->mode == MODE_LATENCY;
 	for (i = 0; i < n && !env->comm && !npmu && !pl->lat_emit; i++)
 		plan_mark_direct(si, &ents[i]);
-	err = backend_choose(env->backend, si, ps->evs, ents, n, msg, msglen);
+	err = backend_tp(env->backend, si, ps->evs, ents, n, msg, msglen);
+	if (err)
+		return err;
+	/* --backend tracepoint or tp-btf: the kernel functions' auto */
+	err = backend_choose(env->backend && (!strcmp(env->backend, "tracepoint") ||
+					      !strcmp(env->backend, "tp-btf")) ?
+			     NULL : env->backend, si, ps->evs, ents, n, msg, msglen);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
@@ -458,7 +464,7 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		pl->regs_mask |= plan_regs_used(&ents[i]);
 		pl->stacks.ucaller |= ustack_at_entry(&ents[i]);
 		loop_bounds(&ents[i], pl);
-		if (ps->evs[i].kind == SPEC_TRACEPOINT)
+		if (ps->evs[i].kind == SPEC_TRACEPOINT && !ps->evs[i].tpbtf)
 			tp_end_bound(&ps->p[i].res.tp, pl);
 	}
 	pl->tp_direct_word = tp_direct_word(ps->evs, ents, n, pl->tp_end);

@@ -430,6 +430,18 @@ static int run_load_opts(struct run *r)
 	return env->timechart ? run_timechart_opts(r) : 0;
 }
 
+/* Whether an argument is a whole struct (:struct), printed from BTF. */
+static bool prints_structs(const struct probeset *ps)
+{
+	int i, k;
+
+	for (i = 0; i < ps->n; i++)
+		for (k = 0; k < ps->evs[i].nargs; k++)
+			if (ps->evs[i].args[k].spec && ps->evs[i].args[k].spec->whole)
+				return true;
+	return false;
+}
+
 /* What loading needs that may still be missing: kallsyms, the cgroup, fds. */
 static int run_before_load(struct run *r)
 {
@@ -443,9 +455,12 @@ static int run_before_load(struct run *r)
 			return err;
 		}
 	}
-	/* libbpf loads the kernel's BTF itself: ours is done with */
-	btf__free(r->si.btf);
-	r->si.btf = NULL;
+	/* libbpf loads the kernel's BTF itself: ours is done with, but
+	 * where a :struct prints its types */
+	if (!prints_structs(&r->ps)) {
+		btf__free(r->si.btf);
+		r->si.btf = NULL;
+	}
 	if (r->env->cgroup && (err = cgroup_id(r->env->cgroup, &r->lo.target_cgroup)))
 		return err;
 	/* a kprobe.multi link is one fd for all its functions */

@@ -9,6 +9,13 @@
 
 #include "sys/elf.h"
 #include "sys/usdt.h"
+#include "kptrace.h"
+
+#ifdef KPT_ARCH_ARM64
+#define USDT_MACHINE	EM_AARCH64
+#else
+#define USDT_MACHINE	EM_X86_64
+#endif
 
 /*
  * x86-64's register names as GNU as writes them, by width (8, 4, 2, 1
@@ -81,29 +88,22 @@ static bool is_sym_start(char c)
 
 static int bad_arg(const char *s, const char *why, char *msg, size_t msglen)
 {
-	const char *e = strchr(s, ' ');
+	size_t n;
+	bool in = false;
 
-	snprintf(msg, msglen, "USDT argument '%.*s': %s", e ? (int)(e - s) : (int)strlen(s), s,
-		 why);
+	/* the argument: to a blank outside arm64's [REG, OFFSET] */
+	for (n = 0; s[n] && (in || s[n] != ' '); n++)
+		in = s[n] == '[' ? true : s[n] == ']' ? false : in;
+	snprintf(msg, msglen, "USDT argument '%.*s': %s", (int)n, s, why);
 	return -EINVAL;
 }
 
-int usdt_arg_parse(const char *s, const char **end, struct usdt_arg *a, char *msg,
-		   size_t msglen)
+/* GNU as's x86-64 operand at q (AT&T syntax); *end past it. */
+static int x86_operand(const char *s, const char *q, const char **end, struct usdt_arg *a,
+		       char *msg, size_t msglen)
 {
-	const char *q = s, *r;
-	int64_t size;
+	const char *r;
 
-	memset(a, 0, sizeof(*a));
-	if (!parse_num(q, &q, &size) || *q != '@')
-		return bad_arg(s, "no SIZE@ (1, 2, 4 or 8 bytes, negative when signed)", msg,
-			       msglen);
-	a->sign = size < 0;
-	size = a->sign ? -size : size;
-	if (size != 1 && size != 2 && size != 4 && size != 8)
-		return bad_arg(s, "the size is not 1, 2, 4 or 8 bytes", msg, msglen);
-	a->size = (uint8_t)size;
-	q++;
 	if (*q == '$') {
 		if (!parse_num(q + 1, &q, &a->val))
 			return bad_arg(s, "a constant that is not a number", msg, msglen);
@@ -139,6 +139,91 @@ int usdt_arg_parse(const char *s, const char **end, struct usdt_arg *a, char *ms
 		a->kind = USDT_ARG_MEM;
 		snprintf(a->reg, sizeof(a->reg), "%s", r);
 	}
+	*end = q;
+	return 0;
+}
+
+/*
+ * "xN", "wN" (xN's low half, which the argument's size keeps) or "sp" at s:
+ * its struct kpt_regs name into reg, *end past it; false if none.
+ */
+static bool arm64_reg(const char *s, const char **end, char *reg, size_t len)
+{
+	int64_t n;
+	const char *q;
+
+	if (!strncmp(s, "sp", 2) && !(s[2] >= 'a' && s[2] <= 'z') && !(s[2] >= '0' && s[2] <= '9')) {
+		*end = s + 2;
+		snprintf(reg, len, "sp");
+		return true;
+	}
+	if ((*s != 'x' && *s != 'w') || !(s[1] >= '0' && s[1] <= '9') ||
+	    !parse_num(s + 1, &q, &n) || n > 30 || (s[1] == '0' && q - s > 2) ||
+	    (*q >= 'a' && *q <= 'z'))
+		return false;
+	*end = q;
+	snprintf(reg, len, "x%d", (int)n);
+	return true;
+}
+
+/* GNU as's arm64 operand at q: REG, [REG], [REG, OFF] (OFF with or without '#'), CONSTANT. */
+static int arm64_operand(const char *s, const char *q, const char **end, struct usdt_arg *a,
+			 char *msg, size_t msglen)
+{
+	if ((*q >= '0' && *q <= '9') || *q == '-' || *q == '+') {
+		if (!parse_num(q, &q, &a->val))
+			return bad_arg(s, "a constant that is not a number", msg, msglen);
+		a->kind = USDT_ARG_IMM;
+	} else if (*q == '[') {
+		if (!arm64_reg(q + 1, &q, a->reg, sizeof(a->reg)))
+			return bad_arg(s, "not [xN], [sp] or [REG, OFFSET]", msg, msglen);
+		if (*q == ',') {
+			while (*++q == ' ')
+				;
+			if (!strncmp(q, "#:lo12:", 7))
+				return bad_arg(s, "a global's low 12 bits (#:lo12:SYM, its page "
+					       "in the register from adrp): not read", msg, msglen);
+			if (*q == '#')
+				q++;
+			if (!parse_num(q, &q, &a->val))
+				return bad_arg(s, "an offset that is not a number", msg, msglen);
+		}
+		if (*q != ']')
+			return bad_arg(s, "not [xN], [sp] or [REG, OFFSET] (an indexed address?)",
+				       msg, msglen);
+		q++;
+		a->kind = USDT_ARG_MEM;
+	} else {
+		if (!arm64_reg(q, &q, a->reg, sizeof(a->reg)))
+			return bad_arg(s, "not an arm64 general register (x0-x30, w0-w30, sp)",
+				       msg, msglen);
+		a->kind = USDT_ARG_REG;
+	}
+	*end = q;
+	return 0;
+}
+
+int usdt_arg_parse(int machine, const char *s, const char **end, struct usdt_arg *a, char *msg,
+		   size_t msglen)
+{
+	const char *q = s;
+	int64_t size;
+	int err;
+
+	memset(a, 0, sizeof(*a));
+	if (!parse_num(q, &q, &size) || *q != '@')
+		return bad_arg(s, "no SIZE@ (1, 2, 4 or 8 bytes, negative when signed)", msg,
+			       msglen);
+	a->sign = size < 0;
+	size = a->sign ? -size : size;
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return bad_arg(s, "the size is not 1, 2, 4 or 8 bytes", msg, msglen);
+	a->size = (uint8_t)size;
+	q++;
+	err = machine == EM_AARCH64 ? arm64_operand(s, q, &q, a, msg, msglen) :
+				      x86_operand(s, q, &q, a, msg, msglen);
+	if (err)
+		return err;
 	if (*q && *q != ' ')
 		return bad_arg(s, "text after the operand", msg, msglen);
 	/* a dereference's offset is an int (ftrace's fetch_insn.offset) */
@@ -167,6 +252,7 @@ void usdt_arg_fetch(const struct usdt_arg *a, char *buf, size_t len)
 
 struct collect {
 	Elf *e;
+	int machine;
 	struct usdt_probe *p;
 	int n, cap;
 };
@@ -218,7 +304,7 @@ static bool rip_relative(Elf *e, uint64_t pc, struct usdt_arg *a, char *why, siz
 }
 
 /* The note's arguments parsed; the first that cannot be read is kept as p->bad. */
-static int parse_args(Elf *e, struct usdt_probe *p)
+static int parse_args(Elf *e, int machine, struct usdt_probe *p)
 {
 	const char *s = p->args, *end;
 	char why[160];
@@ -230,7 +316,7 @@ static int parse_args(Elf *e, struct usdt_probe *p)
 			snprintf(why, sizeof(why), "more than %d arguments", USDT_MAX_ARGS);
 			return (p->bad = strdup(why)) ? 0 : -ENOMEM;
 		}
-		if (usdt_arg_parse(s, &end, &p->arg[p->nargs], why, sizeof(why)) ||
+		if (usdt_arg_parse(machine, s, &end, &p->arg[p->nargs], why, sizeof(why)) ||
 		    (p->arg[p->nargs].sym && !rip_relative(e, p->pc, &p->arg[p->nargs], why,
 							  sizeof(why))))
 			return (p->bad = strdup(why)) ? 0 : -ENOMEM;
@@ -268,7 +354,7 @@ static int collect_one(const struct kelf_sdt *n, void *arg)
 	/* the kernel counts in the file's page: a semaphore in .bss has none */
 	if (p->sema && !kelf_vaddr_offset(c->e, p->sema, &p->sema_off))
 		return -EFAULT;
-	return parse_args(c->e, p);
+	return parse_args(c->e, c->machine, p);
 }
 
 int usdt_read(const char *path, struct usdt_probe **out, int *n, char *msg, size_t msglen)
@@ -284,12 +370,14 @@ int usdt_read(const char *path, struct usdt_probe **out, int *n, char *msg, size
 	if (err)
 		return err;
 	c.e = f.e;
-	if (!gelf_getehdr(f.e, &eh) || eh.e_machine != EM_X86_64) {
-		snprintf(msg, msglen, "%s is not an x86-64 ELF file: kptrace reads x86-64's USDT "
-			 "arguments only", path);
+	/* the probes run on this machine: its binaries only */
+	if (!gelf_getehdr(f.e, &eh) || eh.e_machine != USDT_MACHINE) {
+		snprintf(msg, msglen, "%s is not an %s ELF file, this kptrace's machine", path,
+			 KPT_ARCH_NAME);
 		err = -ENOEXEC;
 		goto cleanup;
 	}
+	c.machine = eh.e_machine;
 	err = kelf_sdt_notes(f.e, collect_one, &c);
 	if (err == -ERANGE || err == -EFAULT)
 		snprintf(msg, msglen, "%s: USDT probe %s:%s's %s 0x%" PRIx64 " is in no segment's "

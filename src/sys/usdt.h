@@ -2,10 +2,10 @@
 /*
  * A binary's USDT probes: its SystemTap SDT notes (read by sys/elf.c) with
  * the file offsets the kernel's uprobes take and each argument's spec
- * ("-4@%eax", "8@16(%rsp)", "-4@$5", "-4@counter(%rip)": SIZE@OPERAND,
- * a negative size signed, the operand in GNU as's x86-64 syntax) made a
- * register, memory or constant read. Only x86-64's forms: another machine's notes are
- * refused by name.
+ * ("-4@%eax", "8@16(%rsp)", "-4@$5", "-4@counter(%rip)"; arm64's "8@x0",
+ * "-4@[sp, 16]", "8@[x1]", "-4@5": SIZE@OPERAND, a negative size signed, the
+ * operand in GNU as's syntax for the machine) made a register, memory or
+ * constant read. A binary of another machine than kptrace's is refused.
  */
 #ifndef KPT_USDT_H
 #define KPT_USDT_H
@@ -48,10 +48,11 @@ struct usdt_probe {
 };
 
 /*
- * One argument spec at s into *a, *end past it (and its blanks). 0, or
- * -EINVAL with the reason in msg.
+ * One argument spec at s into *a, *end past it (and its blanks), in machine's
+ * (EM_X86_64, EM_AARCH64) assembler syntax. 0, or -EINVAL with the reason
+ * in msg.
  */
-int usdt_arg_parse(const char *s, const char **end, struct usdt_arg *a, char *msg,
+int usdt_arg_parse(int machine, const char *s, const char **end, struct usdt_arg *a, char *msg,
 		   size_t msglen);
 
 /*

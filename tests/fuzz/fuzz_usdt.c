@@ -14,6 +14,7 @@
  *   would, at a displacement) is a fetch argument the definition parser
  *   takes: "p:e /bin/sh:0x1 x=FETCH:TYPE" parses, with the type's size.
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -62,7 +63,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s[size] = '\0';
 	for (q = s, n = 0; *q && n < USDT_MAX_ARGS; n++, q = (char *)end) {
 		msg[0] = '\0';
-		err = usdt_arg_parse(q, &end, &a, msg, sizeof(msg));
+		/* both machines' syntax, by the input's length */
+		err = usdt_arg_parse(size % 2 ? EM_AARCH64 : EM_X86_64, q, &end, &a, msg,
+				     sizeof(msg));
 		FUZZ_CHECK(err == 0 || err == -EINVAL, "return %d", err);
 		if (err) {
 			FUZZ_CHECK(!strncmp(msg, "USDT argument '", 15), "message '%s'", msg);

@@ -336,6 +336,47 @@ static void test_errors(void)
 }
 
 /*
+ * A tracepoint's TP_PROTO arguments (tp_btf): $argN of a kprobe's ops, N
+ * counted after __data, the offsets libbpf reads here; a bare name is the
+ * record's field where the format has it (prev_pid), else the argument.
+ */
+static void test_tracepoint(void)
+{
+	unsigned int off, bs, off2;
+	char reg[512];
+
+	if (btf__find_by_name_kind(kbtf, "__probestub_sched_switch", BTF_KIND_FUNC) <= 0 &&
+	    btf__find_by_name_kind(kbtf, "__bpf_trace_sched_switch", BTF_KIND_FUNC) <= 0)
+		return;
+	if (!member("task_struct", "exit_code", &off, &bs) &&
+	    !member("task_struct", "comm", &off2, &bs)) {
+		snprintf(reg, sizeof(reg), "p:x +%u($arg1):s32 +%u($arg1):string", off / 8,
+			 off2 / 8);
+		equiv("t:sched/sched_process_exit p->exit_code p->comm:string", reg,
+		      (const char *const[]){ "arg1", "arg2" });
+	}
+	if (!member("task_struct", "pid", &off, &bs)) {
+		snprintf(reg, sizeof(reg), "p:x +%u($arg2):s32 +%u($arg3):s32 $arg3:x64", off / 8,
+			 off / 8);
+		equiv("t:sched/sched_switch prev->pid next->pid next", reg, NULL);
+	}
+	/* :struct: the words of the struct pointed to, or of the member reached */
+	equiv("p:do_sys_openat2 how:struct", "p:x +0($arg3):x64[3]", NULL);
+	if (!member("task_struct", "se", &off, &bs)) {
+		long long sz = btf__resolve_size(kbtf, btf__find_by_name_kind(kbtf, "sched_entity",
+									   BTF_KIND_STRUCT));
+
+		snprintf(reg, sizeof(reg), "p:x +%u($arg1):x64[%lld]", off / 8,
+			 (sz + 7) / 8 > 64 ? 64 : (sz + 7) / 8);
+		equiv("t:sched/sched_process_exit p->se:struct2", reg, NULL);
+	}
+	refused("p:do_sys_openat2 dfd:^struct", SPEC_ERR_BAD_BTF_TYPE, "not a struct in memory");
+	refused("t:sched/sched_switch prev->^pidd", SPEC_ERR_NO_BTF_FIELD, "did you mean 'pid'");
+	refused("t:sched/sched_switch ^nosuch->pid", SPEC_ERR_NO_BTFARG,
+		"sched_switch(preempt, prev, next");
+}
+
+/*
  * A function of no parameters: query_btf_context()'s nr_params is 0, so
  * traceprobe_expand_meta_args() looks nothing up (issue 37): a bare $argN
  * is a register and the number's to judge, $arg* a variable refused.
@@ -456,6 +497,7 @@ int main(int argc, char **argv)
 	run(test_errors, "test_errors");
 	run(test_noparams, "test_noparams");
 	run(test_enum, "test_enum");
+	run(test_tracepoint, "test_tracepoint");
 	sysinfo_free(&si);
 	return check_report();
 }

@@ -237,7 +237,7 @@ static void test_args(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
-		if (usdt_arg_parse(specs[i].spec, &end, &a, got, sizeof(got)) == 0) {
+		if (usdt_arg_parse(EM_X86_64, specs[i].spec, &end, &a, got, sizeof(got)) == 0) {
 			usdt_arg_fetch(&a, got, sizeof(got));
 			CHECK_STR(got, specs[i].want, specs[i].spec);
 			CHECK(!*end, "%s: %s left", specs[i].spec, end);
@@ -247,14 +247,135 @@ static void test_args(void)
 		}
 	}
 	/* a global: its name kept for usdt_read(), the offset and %ip's word */
-	CHECK_INT(usdt_arg_parse("-4@kpt_rounds+8(%rip)", &end, &a, got, sizeof(got)), 0, "rip");
+	CHECK_INT(usdt_arg_parse(EM_X86_64, "-4@kpt_rounds+8(%rip)", &end, &a, got, sizeof(got)), 0, "rip");
 	CHECK(a.kind == USDT_ARG_MEM && a.sym && a.symlen == 10 && !strncmp(a.sym, "kpt_rounds", 10) &&
 	      a.val == 8 && !strcmp(a.reg, "ip") && a.sign && a.size == 4,
 	      "kpt_rounds+8(%%rip): kind %d, sym %.*s, val %lld, reg %s", a.kind, (int)a.symlen,
 	      a.sym ? a.sym : "", (long long)a.val, a.reg);
 	/* one argument of several: the parser stops at its blank */
-	CHECK_INT(usdt_arg_parse("8@%rbp 8@%r12 -4@%eax", &end, &a, got, sizeof(got)), 0, "list");
+	CHECK_INT(usdt_arg_parse(EM_X86_64, "8@%rbp 8@%r12 -4@%eax", &end, &a, got, sizeof(got)), 0, "list");
 	CHECK_STR(end, "8@%r12 -4@%eax", "the next argument");
+}
+
+/* One spec of machine: its fetch, or the refusal's words (and the spec) in the message. */
+static void one_spec(int machine, const char *spec, const char *want)
+{
+	struct usdt_arg a;
+	const char *end;
+	char got[256];
+
+	if (usdt_arg_parse(machine, spec, &end, &a, got, sizeof(got)) == 0) {
+		usdt_arg_fetch(&a, got, sizeof(got));
+		CHECK_STR(got, want, spec);
+		CHECK(!*end, "%s: %s left", spec, end);
+	} else {
+		CHECK(strstr(got, want) && strstr(got, spec), "%s: %s", spec, got);
+	}
+}
+
+/*
+ * An arm64 note's argument as the test reads it (sscanf), the fetch it
+ * must become; "" where it is none of the forms kptrace reads.
+ */
+static void arm64_want(const char *arg, char *want, size_t len)
+{
+	long long v;
+	int size, reg, n = 0;
+	char t[16];
+
+	want[0] = '\0';
+	if (sscanf(arg, "%d@", &size) != 1)
+		return;
+	snprintf(t, sizeof(t), ":%c%d", size < 0 ? 's' : 'u', abs(size) * 8);
+	if ((sscanf(arg, "%*d@x%d%n", &reg, &n) == 1 || sscanf(arg, "%*d@w%d%n", &reg, &n) == 1) &&
+	    !arg[n])
+		snprintf(want, len, "%%x%d%s", reg, t);
+	else if (sscanf(arg, "%*d@[sp, %lld]%n", &v, &n) == 1 && !arg[n])
+		snprintf(want, len, "%+lld(%%sp)%s", v, t);
+	else if (sscanf(arg, "%*d@[x%d]%n", &reg, &n) == 1 && !arg[n])
+		snprintf(want, len, "+0(%%x%d)%s", reg, t);
+	else if (sscanf(arg, "%*d@%lld%n", &v, &n) == 1 && !arg[n])
+		snprintf(want, len, "\\%lld%s", v, t);
+}
+
+/*
+ * arm64's forms: a table, then tests/host/usdt_target.c built by Debian's
+ * arm64 cross compiler (where installed), each note argument readelf shows
+ * against the test's own reading of it; a global's adrp-relative form
+ * (#:lo12:) refused by name; usdt_read() refuses the file on x86-64.
+ */
+static void test_arm64(void)
+{
+	static const char *const specs[][2] = {
+		{ "8@x0", "%x0:u64" },
+		{ "-8@x19", "%x19:s64" },
+		{ "-4@w1", "%x1:s32" },
+		{ "1@x30", "%x30:u8" },
+		{ "8@sp", "%sp:u64" },
+		{ "-4@[sp, 16]", "+16(%sp):s32" },
+		{ "-1@[sp, 47]", "+47(%sp):s8" },
+		{ "8@[x1]", "+0(%x1):u64" },
+		{ "2@[x29, #-8]", "-8(%x29):u16" },
+		{ "-4@5", "\\5:s32" },
+		{ "-4@-7", "\\-7:s32" },
+		{ "-4@[x0, #:lo12:.LANCHOR1]", "low 12 bits" },
+		{ "8@x31", "not an arm64 general register" },
+		{ "8@x01", "not an arm64 general register" },
+		{ "8@v0", "not an arm64 general register" },
+		{ "4@%eax", "not an arm64 general register" },
+		{ "8@[x1, x2]", "offset that is not a number" },
+		{ "8@[x1", "an indexed address" },
+	};
+	char bin[128], inc[128], want[128], one[256];
+	struct usdt_probe *up;
+	struct rinfo r;
+	size_t i;
+	int k, parsed = 0, refused = 0, n;
+	bool in;
+
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+		one_spec(EM_AARCH64, specs[i][0], specs[i][1]);
+	if (system("command -v aarch64-linux-gnu-gcc > /dev/null 2>&1")) {
+		printf("skip - no aarch64-linux-gnu-gcc: arm64 notes of usdt_target.c\n");
+		return;
+	}
+	snprintf(inc, sizeof(inc), "%s/arm64inc", dir);
+	snprintf(bin, sizeof(bin), "%s/usdt_target.arm64", dir);
+	/* the host's sys/sdt.h is plain asm, the same for every machine */
+	run("mkdir -p %s/sys && cp $(dirname $(echo '#include <sys/sdt.h>' | cpp -H -o /dev/null "
+	    "2>&1 | awk '/sdt.h$/ { print $2; exit }'))/sdt*.h %s/sys/", inc, inc);
+	run("aarch64-linux-gnu-gcc -O1 -g -I%s tests/host/usdt_target.c -o %s", inc, bin);
+	readelf(bin, &r);
+	CHECK(r.nn >= 6, "%s: %d notes", bin, r.nn);
+	for (k = 0; k < r.nn; k++) {
+		const char *q = r.n[k].args;
+
+		while (*q) {
+			/* arguments are split by blanks outside [...] */
+			for (n = 0, in = false; q[n] && (in || q[n] != ' '); n++)
+				in = q[n] == '[' ? true : q[n] == ']' ? false : in;
+			snprintf(one, sizeof(one), "%.*s", n, q);
+			q += n + (q[n] == ' ');
+			arm64_want(one, want, sizeof(want));
+			if (!strcmp(r.n[k].name, "global")) {
+				one_spec(EM_AARCH64, one, "low 12 bits");
+				refused++;
+			} else {
+				CHECK(want[0], "%s: %s, a form the test does not know", r.n[k].name,
+				      one);
+				one_spec(EM_AARCH64, one, want);
+				parsed++;
+			}
+		}
+	}
+	printf("# arm64: %d arguments read, %d refused, of %d notes\n", parsed, refused, r.nn);
+	CHECK(parsed >= 16 && refused == 2, "%d parsed, %d refused", parsed, refused);
+#ifndef KPT_ARCH_ARM64
+	CHECK_INT(usdt_read(bin, &up, &k, one, sizeof(one)), -ENOEXEC, "an arm64 file on x86-64");
+	CHECK(strstr(one, "not an x86-64 ELF file"), "%s", one);
+#else
+	(void)up;
+#endif
 }
 
 int main(void)
@@ -264,6 +385,7 @@ int main(void)
 		return 1;
 	test_args();
 	test_notes();
+	test_arm64();
 	run("rm -rf %s", dir);
 	return check_report();
 }

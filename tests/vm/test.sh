@@ -252,6 +252,20 @@ if [ $VM_ARCH = arm64 ]; then
 	else
 		fail "arm64: cannot build tests/host/unwind_target.c or its objdump chains"
 	fi
+	# USDT's arm64 forms: tests/host/usdt_target.c by the cross compiler,
+	# the host's sys/sdt.h (plain asm, the same for every machine)
+	mkdir -p "$VMOUT/sdtinc/sys"
+	if cp "$(dirname "$(echo '#include <sys/sdt.h>' | cpp -H -o /dev/null 2>&1 |
+		awk '/sdt.h$/ { print $2; exit }')")"/sdt*.h "$VMOUT/sdtinc/sys/" &&
+		aarch64-linux-gnu-gcc -O1 -g -static -I"$VMOUT/sdtinc" tests/host/usdt_target.c \
+			-o "$VMOUT/usdt_target.arm64"; then
+		uw+=(--add "$VMOUT/usdt_target.arm64:/usdt_target"
+		     --add tests/vm/usdt-arm64.sh:/guest.d/usdt-arm64.sh)
+	else
+		fail "arm64: cannot build tests/host/usdt_target.c with sys/sdt.h"
+	fi
+	# tp_btf and :struct, as in x86-64's more-guest.sh boot
+	uw+=(--add tests/vm/tpbtf-guest.sh:/guest.d/tpbtf-guest.sh)
 	arm64_kernel() {
 		local k=$1 ko t0 mod=()
 		# module-guest.sh in the same boot (a second one would cost more

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Host tests of BTF-typed tracepoints (tp_btf): TP_PROTO's arguments by name
+# and member chains (t:sched/sched_process_exit p->exit_code). A workload of
+# children exiting with known codes writes each child's pid and code; the
+# kernel's own ftrace trace of sched_process_exit (a tracefs instance) gives
+# each exit's comm, pid and prio. Both attachments in one run, on the same
+# hits: the record's fields (tracepoint program) and the same values read
+# from the task (tp_btf) against ftrace, the exit codes against the
+# workload's. --dry-run says which attachment each probe takes.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+
+KPT=${KPT:-./kptrace}
+OUT=.output/tests/host-tpbtf
+mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+TR=/sys/kernel/tracing
+EV=sched/sched_process_exit
+[ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, tracefs)"
+[ -e /sys/kernel/btf/vmlinux ] || skip_all "no kernel BTF"
+[ -e $TR/events/$EV ] && [ -d $TR/instances ] || skip_all "no $EV tracepoint or tracefs instances"
+expect_checks 16
+
+echo "# --dry-run: the attachment each probe takes"
+kpt --dry-run "t:$EV p->exit_code" > "$OUT/dry-btf.txt" 2>&1
+check "t:$EV p->exit_code: tp_btf, the argument TP_PROTO's first" sh -c \
+	"grep -q '^attach: tp_btf' '$OUT/dry-btf.txt' && grep -q \"from TP_PROTO's argument 1\" '$OUT/dry-btf.txt'"
+kpt --dry-run "t:$EV pid" > "$OUT/dry-tp.txt" 2>&1
+check "t:$EV pid (a record field): the tracepoint program" grep -q '^attach: tracepoint' "$OUT/dry-tp.txt"
+kpt --dry-run count "t:$EV" > "$OUT/dry-count.txt" 2>&1
+kpt --dry-run count --backend tp-btf "t:$EV" > "$OUT/dry-count-btf.txt" 2>&1
+check "count t:$EV: auto the tracepoint program (no BTF read), --backend tp-btf tp_btf" sh -c \
+	"grep -q '^attach: tracepoint' '$OUT/dry-count.txt' && grep -q '^attach: tp_btf' '$OUT/dry-count-btf.txt'"
+KPT_RC=error kpt --dry-run "t:$EV pid p->exit_code" > "$OUT/dry-both.txt" 2>&1
+check "a record field and an argument in one probe: refused, saying so" \
+	grep -q "reads the record's fields and TP_PROTO's arguments" "$OUT/dry-both.txt"
+
+# children exit with known codes, each writing "PID CODE" first
+CODES="3 7 42 0 255"
+cat > "$OUT/exits.sh" <<SH
+for c in $CODES; do sh -c 'echo "\$\$ '\$c'" >> $OUT/codes; exit '\$c; done
+SH
+
+echo "# both attachments on the same exits, against ftrace and the workload"
+rm -f "$OUT/codes"
+INST=$TR/instances/kpt-tpbtf-$$
+mkdir "$INST"
+echo 1 > "$INST/events/$EV/enable"
+kpt -c "sh $OUT/exits.sh" "t:$EV comm pid prio" \
+	"t:btf/exit $EV pid=p->pid comm=p->comm:string prio=p->prio code=p->exit_code" \
+	> "$OUT/both.txt" 2> "$OUT/both.err"
+echo 0 > "$INST/events/$EV/enable"
+cp "$INST/trace" "$OUT/ftrace.txt"
+rmdir "$INST"
+# "comm=C pid=P prio=N" per exit of the workload's children, sorted; quotes
+# off kptrace's strings; the tp_btf probe's arguments are in that order too
+PIDS=$(awk '{ print $1 }' "$OUT/codes" 2>/dev/null | sort | tr '\n' ' ')
+RE="pid=($(echo $PIDS | tr ' ' '|')) "
+tp_lines() {
+	sed -nE "s/^.* sched_process_exit: (comm=[^ ]+ pid=[0-9]+ prio=-?[0-9]+).*\$/\1/p" "$1" |
+		tr -d '"' | grep -E "$RE" | sort
+}
+FT=$(tp_lines "$OUT/ftrace.txt")
+TP=$(tp_lines "$OUT/both.txt")
+BT=$(sed -nE 's/^.* exit: pid=([0-9]+) comm=([^ ]+) prio=(-?[0-9]+) code=.*$/comm=\2 pid=\1 prio=\3/p' \
+	"$OUT/both.txt" | tr -d '"' | grep -E "$RE" | sort)
+echo "# kpt:children $PIDS"
+echo "# kpt:ftrace $(echo "$FT" | head -n 1)"
+check "the workload's 5 children ran" [ "$(wc -l < "$OUT/codes" 2>/dev/null)" = 5 ]
+check "ftrace's trace has the 5 children's exits" [ "$(echo "$FT" | grep -c pid=)" = 5 ]
+check "tracepoint program: each child's comm, pid, prio as ftrace's own trace has them" \
+	[ -n "$FT" -a "$TP" = "$FT" ]
+check "tp_btf: p->comm, p->pid, p->prio of each child as ftrace's record of the same exit" \
+	[ -n "$FT" -a "$BT" = "$FT" ]
+# p->exit_code is the wait status: the code << 8
+WANT=$(awk '{ print $1, $2 * 256 }' "$OUT/codes" 2>/dev/null | sort)
+GOT=$(sed -nE 's/^.* exit: pid=([0-9]+) .* code=(-?[0-9]+)$/\1 \2/p' "$OUT/both.txt" | sort |
+	grep -E "^($(echo $PIDS | tr ' ' '|')) " || true)
+echo "# kpt:codes $(echo $GOT | tr '\n' ' ')"
+check "tp_btf: p->exit_code of each child its code << 8 ($CODES)" [ -n "$WANT" -a "$GOT" = "$WANT" ]
+
+echo "# counts: tp_btf (--backend tp-btf) and the tracepoint program (auto)"
+kpt --json count --backend tp-btf -c "sh $OUT/exits.sh" "t:$EV" > "$OUT/count-btf.json" \
+	2> "$OUT/count-btf.err"
+kpt --json count -c "sh $OUT/exits.sh" "t:$EV" > "$OUT/count-tp.json" 2> "$OUT/count-tp.err"
+# the workload's exits: its 5 children and the shell
+check "count t:$EV through tp_btf: 6, the workload's exits" \
+	grep -q '"count": *6\b' "$OUT/count-btf.json"
+check "count t:$EV through the tracepoint program: 6" grep -q '"count": *6\b' "$OUT/count-tp.json"
+echo "# :struct, a whole struct, against pahole's layout and the record"
+if command -v pahole > /dev/null; then
+	# pahole's top-level members of struct $1: "OFFSET SIZE NAME" (bitfields: OFFSET:BIT)
+	pa_members() {
+		pahole -C "$1" 2>/dev/null | awk -F'\t' 'NF >= 2 && $1 == "" && $2 !~ /^[ \/}]/ &&
+			match($0, /\/\* +[0-9]+(:[0-9]+)? +[0-9]+ +\*\//) {
+			pos = substr($0, RSTART + 2, RLENGTH - 4); split(pos, f, " ")
+			decl = substr($0, 1, index($0, ";") - 1); sub(/:[ 0-9]+$/, "", decl)
+			sub(/\[[0-9]*\]$/, "", decl); n = split(decl, w, /[ *\t]+/)
+			print f[1], f[2], w[n] }'
+	}
+	# kptrace's top-level ".name=" of one printed struct (nested braces skipped)
+	kpt_members() {
+		awk '{ s = $0; sub(/^[^{]*\{/, "", s); d = 0; name = ""
+			for (i = 1; i <= length(s); i++) { c = substr(s, i, 1)
+				if (c == "{" || c == "[") d++
+				else if (c == "}" || c == "]") { if (d == 0) break; d-- }
+				else if (d == 0 && c == "." && (i == 1 || substr(s, i - 2, 2) == ", ") &&
+					 substr(s, i + 1, 1) ~ /[A-Za-z_]/) {
+					name = substr(s, i + 1); sub(/=.*/, "", name); print name } }
+			exit }'
+	}
+	PRIO_OFF=$(pa_members task_struct | awk '$3 == "prio" { print $1 }')
+	NMEM=$(pahole -C task_struct 2>/dev/null | sed -nE 's/.*members: ([0-9]+) .*/\1/p' | head -n 1)
+	kpt -c "sh $OUT/exits.sh" "t:$EV prio" \
+		"t:btf/whole $EV p:struct prio2=+$PRIO_OFF(p):s32" \
+		"t:btf/avg $EV p->se.avg:struct" > "$OUT/struct.txt" 2> "$OUT/struct.err"
+	# task_struct: the members that fit the 512 bytes read, then the rest counted
+	WANT=$(pa_members task_struct | awk '$1 + $2 <= 512 { print $3 }' | tr '\n' ' ')
+	GOT=$(grep -m1 ' whole: p={' "$OUT/struct.txt" | kpt_members | tr '\n' ' ')
+	echo "# kpt:task_struct $GOT"
+	check "p:struct (task_struct): the members within its first 512 bytes, in pahole's order and names" \
+		[ -n "$WANT" -a "$GOT" = "$WANT" ]
+	NPR=$(echo $WANT | wc -w)
+	check "p:struct: the $((NMEM - NPR)) members past them counted, of pahole's $NMEM" \
+		grep -q "\.\.\.$((NMEM - NPR)) cut}" "$OUT/struct.txt"
+	# .prio of each exit: the record's prio and the read at pahole's offset
+	BAD=$(awk '/ sched_process_exit: prio=/ { r = $NF; sub(/prio=/, "", r) }
+		/ whole: p=\{/ { match($0, /, \.prio=-?[0-9]+/); w = substr($0, RSTART + 8, RLENGTH - 8)
+			o = $NF; sub(/prio2=/, "", o); n++
+			if (w != r || o != r) bad++ }
+		END { print n + 0, bad + 0 }' "$OUT/struct.txt")
+	check "p:struct's .prio: the record's prio and +$PRIO_OFF(p) (pahole's offset) on each exit ($BAD: exits, mismatches)" \
+		[ "${BAD% *}" -ge 6 -a "${BAD#* }" = 0 ]
+	WANT=$(pa_members sched_avg | awk '{ print $3 }' | tr '\n' ' ')
+	GOT=$(grep -m1 ' avg: arg1={' "$OUT/struct.txt" | kpt_members | tr '\n' ' ')
+	check "p->se.avg:struct (sched_avg, a member): every member, pahole's names in order ($GOT)" \
+		[ -n "$WANT" -a "$GOT" = "$WANT" ]
+	kpt --json -c "sh -c 'exit 0'" "t:$EV p->se.avg:struct" > "$OUT/struct.json" 2> "$OUT/struct-j.err"
+	check "--json: the struct an object of pahole's members, numbers" python3 -c "
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+want = sys.argv[2].split()
+o = rows[0]['args']['arg1']
+sys.exit(not (list(o) == want and all(isinstance(v, int) for v in o.values())))" "$OUT/struct.json" "$WANT"
+else
+	env_fault "no pahole (dwarves: make test-deps)"
+fi
+finish

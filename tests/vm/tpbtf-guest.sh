@@ -1,0 +1,64 @@
+#!/bin/sh
+# Guest script (busybox sh), issue 42: BTF-typed tracepoints (tp_btf) on
+# this kernel (6.1's BTF names TP_PROTO by __traceiter_EVENT only). Children
+# exit with known codes: p->exit_code is each code << 8; the record's
+# comm/pid/prio (tracepoint program) and p->comm/p->pid/p->prio (tp_btf) of
+# the same exits in one run against the kernel's own trace of them (a
+# tracefs instance); :struct's .prio against the record's prio.
+T=/sys/kernel/tracing
+EV=sched/sched_process_exit
+W=/tmp/kpt-tpbtf
+mkdir -p $W
+KREL=$(uname -r)
+echo "# kernel $KREL"
+echo "# expect 5 ok"
+ok() { echo "ok - $KREL: $*"; }
+bad() { echo "FAIL - $KREL: $*"; }
+KPT="timeout -s KILL 120 /bin/kptrace"
+[ -e $T/events ] || mount -t tracefs nodev $T
+
+$KPT --dry-run "t:$EV p->exit_code" > $W/dry 2>&1
+grep -q '^attach: tp_btf' $W/dry && ok "t:$EV p->exit_code: tp_btf" ||
+	{ bad "t:$EV p->exit_code: not tp_btf"; sed 's/^/#   /' $W/dry | head -5; }
+
+cat > $W/exits.sh <<SH
+for c in 3 7 42 0 255; do sh -c 'echo "\$\$ '\$c'" >> $W/codes; exit '\$c; done
+SH
+rm -f $W/codes
+I=$T/instances/kpt-tpbtf
+mkdir $I
+echo 1 > $I/events/$EV/enable
+$KPT -c "sh $W/exits.sh" "t:$EV comm pid prio" \
+	"t:btf/exit $EV comm=p->comm:string pid=p->pid prio=p->prio code=p->exit_code" \
+	"t:btf/whole $EV p->se.avg:struct p:struct" > $W/out 2> $W/err
+echo 0 > $I/events/$EV/enable
+cp $I/trace $W/ftrace
+rmdir $I
+PIDS=$(cut -d' ' -f1 $W/codes | tr '\n' '|')
+PIDS=${PIDS%|}
+# "comm=C pid=P prio=N" of the children's exits, quotes off kptrace's strings
+lines() {
+	sed -n "s/^.* $2: \(comm=[^ ]* pid=[0-9]* prio=-*[0-9]*\).*$/\1/p" $1 | tr -d '"' |
+		grep -E "pid=($PIDS) " | sort
+}
+FT=$(lines $W/ftrace sched_process_exit)
+if [ "$(echo "$FT" | grep -c pid=)" = 5 ] && [ "$(lines $W/out sched_process_exit)" = "$FT" ]; then
+	ok "the tracepoint program's comm, pid, prio of 5 exits: the kernel's trace's"
+else
+	bad "the tracepoint program's fields differ from the kernel's trace"; sed 's/^/#   /' $W/err | head -5
+fi
+[ "$(lines $W/out exit)" = "$FT" ] && [ -n "$FT" ] &&
+	ok "tp_btf's p->comm, p->pid, p->prio of the same exits: the kernel's trace's" ||
+	bad "tp_btf's p->comm, p->pid, p->prio differ from the kernel's trace"
+WANT=$(awk '{ print $1, $2 * 256 }' $W/codes | sort)
+GOT=$(sed -n 's/^.* exit: .* pid=\([0-9]*\) .* code=\(-*[0-9]*\)$/\1 \2/p' $W/out | grep -E "^($PIDS) " | sort)
+[ -n "$WANT" ] && [ "$GOT" = "$WANT" ] && ok "p->exit_code of each child: its code << 8" ||
+	bad "p->exit_code: '$(echo $GOT)', want '$(echo $WANT)'"
+# :struct's .prio (task_struct's first members fit the 512 bytes read) and the record's
+BAD=$(awk '/ sched_process_exit: comm=/ { r = $NF; sub(/prio=/, "", r) }
+	/ whole: arg1=\{/ { match($0, /, \.prio=-?[0-9]+/); w = substr($0, RSTART + 8, RLENGTH - 8)
+		n++; if (w != r || $0 !~ /\.last_update_time=[0-9]+/) bad++ }
+	END { print n + 0, bad + 0 }' $W/out)
+[ "${BAD% *}" -ge 6 ] && [ "${BAD#* }" = 0 ] &&
+	ok ":struct: sched_avg whole, task_struct's .prio the record's on each exit ($BAD)" ||
+	{ bad ":struct: $BAD (exits, mismatches)"; grep -m1 ' whole:' $W/out | cut -c1-300 | sed 's/^/#   /'; }
