@@ -92,7 +92,7 @@ static const char args_doc[] = "[explain] DEFINITION...\n"
 				"latency FUNC...\n"
 				"count DEFINITION... --by KEY[,KEY]\n"
 				"profile [-F HZ] [--by KEY[,KEY]] [--folded]\n"
-				"list [GLOB|SUBSYS/EVENT|MOD:GLOB|u:PATH] [--json]\n"
+				"list [GLOB|SUBSYS/EVENT|MOD:GLOB|u:PATH|--containers] [--json]\n"
 				"serve -f FILE [--listen ADDR:PORT] [--check]\n"
 				"diff [--threshold P] [--json] [--svg FILE] A.json B.json";
 
@@ -107,6 +107,7 @@ enum {
 	OPT_PERFETTO,
 	OPT_BUDGET,
 	OPT_UNSAFE,
+	OPT_CONTAINERS,
 };
 
 static const struct argp_option options[] = {
@@ -139,6 +140,7 @@ static const struct argp_option options[] = {
 	{ "tid", 't', "TID", 0, "Trace only this thread; stop when it exits", 0 },
 	{ "comm", OPT_COMM, "NAME", 0, "Trace only tasks with this comm", 0 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Trace only tasks in this cgroup (v2)", 0 },
+	{ "containers", OPT_CONTAINERS, NULL, 0, "list: the containers, not functions", 0 },
 	{ NULL, 0, NULL, 0, "Aggregation (hist, latency, count):", 1 },
 	{ "linear", OPT_LINEAR, "MIN,MAX,STEP", 0, "hist: linear buckets instead of log2", 1 },
 	{ "by", OPT_BY, "KEY[,KEY]", 0,
@@ -402,7 +404,11 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 		cli_error(st, "--key pairs latency --from with --to");
 	if ((env->profile_hz || env->no_idle) && !env->profile)
 		cli_error(st, "-F and --no-idle are for 'kptrace profile'");
+	if (env->list_containers && env->mode != MODE_LIST)
+		cli_error(st, "--containers is for 'kptrace list'");
 	if (env->mode == MODE_LIST) {
+		if (env->list_containers && env->ndefs)
+			cli_error(st, "list --containers takes no GLOB");
 		if (env->ndefs > 1 || env->def_file)
 			cli_error(st, "list takes one GLOB (or none: everything)");
 		return;
@@ -588,6 +594,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_CGROUP:
 		env->cgroup = arg;
+		break;
+	case OPT_CONTAINERS:
+		env->list_containers = true;
 		break;
 	case OPT_FILTER:
 		env->filter = arg;

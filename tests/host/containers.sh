@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Host tests of containers (issue 40) with a real runtime: Debian's runc on
+# OCI bundles written here (a busybox-static root filesystem and a static
+# target, no image registry; no "rlimits" in the spec: this machine's root
+# lacks CAP_SYS_RESOURCE, which podman's and runc's defaults need). Each
+# container runs tests/host/ctr_target.c, rounds of N known getppid() calls
+# through ctr_outer() -> ctr_work(). References: the workloads' own N, and
+# runc's own view (runc list, runc state, /proc/PID/cgroup).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+
+KPT=${KPT:-./kptrace}
+OUT=.output/tests/containers
+mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+
+if [ "$(id -u)" != 0 ]; then
+	skip_all "container tests need root (runc, BPF)"
+fi
+command -v runc >/dev/null || skip_all "runc is missing (make test-deps)"
+[ -x /bin/busybox ] || skip_all "busybox-static is missing (make test-deps)"
+V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+[ -n "$V2" ] || skip_all "no cgroup v2 hierarchy mounted"
+[ -e /sys/kernel/tracing/events/syscalls/sys_enter_getppid ] ||
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+expect_checks 4
+KPT_TIMEOUT=60
+
+# unique names: another run of this suite may share the machine
+TAG=kpt$$
+A=$TAG-a B=$TAG-b C=$TAG-c
+NA=3000 NB=1700 NC=900
+CGP=/kptrace-test-$TAG
+
+gcc -O0 -fno-omit-frame-pointer -fno-inline -static -g tests/host/ctr_target.c \
+	-o "$OUT/ctr_target" || { echo "cannot build the target"; exit 1; }
+
+cleanup() {
+	local n
+	for n in $A $B $C; do
+		runc kill "$n" KILL 2>/dev/null
+		runc delete -f "$n" 2>/dev/null
+	done
+	# the parent cgroups runc made for cgroupsPath, in every hierarchy
+	for d in /sys/fs/cgroup/*"$CGP" "$V2$CGP"; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	done
+	rm -rf "$OUT/b-$TAG"-* "$OUT/rootfs-$TAG"-*
+}
+trap cleanup EXIT
+
+# rootfs DIR: busybox-static and the target, nothing of the host's
+rootfs() {
+	mkdir -p "$1/bin" "$1/proc" "$1/dev" "$1/sync" "$1/tmp"
+	cp /bin/busybox "$1/bin/busybox"
+	ln -sf busybox "$1/bin/sh"
+	cp "$OUT/ctr_target" "$1/ctr_target"
+}
+
+# bundle NAME ROOTFS N: an OCI bundle running the target, its sync folder bound at /sync
+bundle() {
+	local b=$OUT/b-$1
+	mkdir -p "$b/sync"
+	rm -f "$b/sync/"*
+	(cd "$b" && rm -f config.json && runc spec) || return 1
+	python3 - "$b/config.json" "$2" "$3" "$b/sync" "$CGP/$1" <<'EOF'
+import json, sys
+p, root, n, sync, cg = sys.argv[1:]
+c = json.load(open(p))
+c["process"]["terminal"] = False
+c["process"]["args"] = ["/ctr_target", "/sync", n]
+c["process"].pop("rlimits", None)
+c["root"] = {"path": root, "readonly": True}
+c["mounts"].append({"destination": "/sync", "type": "bind", "source": sync,
+                    "options": ["rbind", "rw"]})
+c["linux"]["cgroupsPath"] = cg
+json.dump(c, open(p, "w"))
+EOF
+}
+
+start() {
+	runc run -d --bundle "$OUT/b-$1" "$1" </dev/null >"$OUT/runc-$1.log" 2>&1 ||
+		{ cat "$OUT/runc-$1.log"; return 1; }
+}
+
+# go ROUND NAME...: start a round in each container and wait for it to end
+go_round() {
+	local r=$1 n; shift
+	for n in "$@"; do touch "$OUT/b-$n/sync/go$r"; done
+	for n in "$@"; do
+		wait_for "[ -e $OUT/b-$n/sync/done$r ]" 30 || problem "$n: round $r never ended"
+	done
+}
+
+# by_container FILE KEY: "name:count ..." of count --json rows, by KEY
+by_container() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+c = {}
+for l in open(sys.argv[1]):
+    if l.strip():
+        r = json.loads(l)
+        k = r["key"][sys.argv[2]]
+        c[k] = c.get(k, 0) + r["count"]
+print(" ".join("%s:%d" % (k, c[k]) for k in sorted(c)))
+EOF
+}
+v2_path() { sed -n 's/^0:://p' "/proc/$1/cgroup"; }
+init_pid() { runc state "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])'; }
+
+# A and B share one image (the same inode of /ctr_target); C has its own
+R1=$OUT/rootfs-$TAG-1 R2=$OUT/rootfs-$TAG-2
+rootfs "$R1" && rootfs "$R2" && bundle $A "$R1" $NA && bundle $B "$R1" $NB &&
+	bundle $C "$R2" $NC && start $A && start $B ||
+	skip_all "runc cannot run a container here: $(cat "$OUT/runc-$A.log" 2>/dev/null)"
+
+# ---- list --containers against runc's own list and state ----
+kpt list --containers --json > "$OUT/list.json"
+want=$(for n in $A $B; do echo "$n runc $(init_pid $n) $(v2_path "$(init_pid $n)")"; done)
+got=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["name"].startswith(sys.argv[2]):
+        print(r["name"], r["runtime"], r["pid"], r["cgroup"])' "$OUT/list.json" $TAG | sort)
+check "list --containers: name, runtime, pid, cgroup as runc state says ($got)" \
+	[ "$got" = "$(echo "$want" | sort)" ]
+check "list --containers names what runc list names" \
+	[ "$(runc list -q | grep "^$TAG" | sort | tr '\n' ' ')" = \
+	  "$(python3 -c 'import json,sys; print(" ".join(sorted(json.loads(l)["name"] for l in open(sys.argv[1]) if json.loads(l)["name"].startswith(sys.argv[2]))))' "$OUT/list.json" $TAG) " ]
+
+# ---- the containers gone: nothing left behind ----
+cleanup
+check "no container of ours left (runc list)" [ -z "$(runc list -q | grep "^$TAG")" ]
+check "no cgroup of ours left" [ -z "$(ls -d /sys/fs/cgroup/*"$CGP" "$V2$CGP" 2>/dev/null)" ]
+trap - EXIT
+finish
