@@ -209,6 +209,10 @@ static const char *key_kind_name(const struct kpt_agg *g, const struct ev_desc *
 		return "kstack";
 	case KPT_K_USTACK:
 		return "ustack";
+	case KPT_K_CGROUP:
+		return "cgroup";
+	case KPT_K_CONTAINER:
+		return "container";
 	default:
 		return agg_key_arg(ev, g, i)->name;
 	}
@@ -274,6 +278,16 @@ static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 	v = k->w[(*w)++];
 	if (agg_key_is_stack(g->key_kind[i])) {
 		buf[0] = '\0';		/* printed as frames, under the row (print_key_stacks()) */
+		return;
+	}
+	if (g->key_kind[i] == KPT_K_CGROUP || g->key_kind[i] == KPT_K_CONTAINER) {
+		/* named now, not in the kernel: a cgroup made since is read then */
+		const struct ctr *ct = c->ctrs ? ctr_by_cgid(c->ctrs, v) : NULL;
+
+		if (ct)
+			snprintf(buf, len, "%s", g->key_kind[i] == KPT_K_CGROUP ? ct->path : ct->name);
+		else
+			snprintf(buf, len, "cgroup:%" PRIu64, v);
 		return;
 	}
 	if (g->key_kind[i] != KPT_K_ARG) {

@@ -14,6 +14,7 @@
 #include "out/stackout.h"
 #include "prepare/aggdef.h"
 #include "prepare/event.h"
+#include "sys/container.h"
 #include "sys/ksyms.h"
 #include "kptrace.h"
 
@@ -55,6 +56,8 @@ struct agg_ctx {
 	/* --budget: scale[g], what group g's counts are multiplied by for an
 	 * estimate (1: exact); NULL: no budget */
 	double *scale;
+	/* cgroup and container keys: who names their ids (NULL: printed as numbers) */
+	struct ctr_table *ctrs;
 };
 
 /* Key part i of probe's key k as the text prints it, and the part's name. */

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/wait.h>
 #include <wordexp.h>
 #include <bpf/btf.h>
@@ -37,9 +39,11 @@
 #include "run/consumer.h"
 #include "run/profile.h"
 #include "run/run.h"
+#include "sys/container.h"
 #include "sys/privilege.h"
 #include "sys/usym.h"
 #include "util/clock.h"
+#include "util/keylist.h"
 #include "util/svg.h"
 
 /* One run's state, from its definitions to its last report. */
@@ -64,6 +68,7 @@ struct run {
 	struct budget_ctl budget;	/* --budget's controller (plan.budget) */
 	struct agg_ctx *ac;	/* the aggregations' report, while consuming */
 	uint64_t ucut;		/* user stacks printed cut short (stack_user_shown()) */
+	struct ctr_table *ctrs;	/* --container, --by cgroup/container: the host's cgroups */
 };
 
 static bool verbose;
@@ -174,6 +179,16 @@ static void agg_tick(void *arg, bool final)
 /* A cgroup v2 directory's id is its inode number. */
 static int cgroup_id(const char *path, uint64_t *id)
 {
+	struct statfs sf;
+
+	if (!path)
+		return 0;
+	/* a v1 hierarchy's directory has an inode too, never a task's v2 id */
+	if (!statfs(path, &sf) && sf.f_type != CGROUP2_SUPER_MAGIC) {
+		fprintf(stderr, "kptrace: error: --cgroup %s: not in a cgroup v2 hierarchy (on a "
+			"cgroup v1 host, its path under the unified mount)\n", path);
+		return -EINVAL;
+	}
 	struct stat st;
 
 	if (stat(path, &st)) {
@@ -274,6 +289,49 @@ static void symbols_after_attach(struct sysinfo *si, struct probeset *ps)
 	}
 }
 
+/* Whether --by names a cgroup or container key. */
+static bool by_cgroup(const char *by)
+{
+	struct keylist kl;
+
+	keylist_parse(by, &kl);
+	return keylist_index(&kl, "cgroup") >= 0 || keylist_index(&kl, "container") >= 0;
+}
+
+/*
+ * --container: each ID|NAME's cgroup and those under it, the cgroups traced;
+ * --by cgroup/container: the table that names them when printed.
+ */
+static int run_containers(struct run *r)
+{
+	const struct kpt_opts *env = r->env;
+	struct load_opts *lo = &r->lo;
+	const struct ctr *cs[2];
+	char msg[512];
+	int i, n;
+
+	if (!env->ncontainers && !by_cgroup(env->by))
+		return 0;
+	if (!r->ctrs && !(r->ctrs = ctr_table_new(NULL, NULL, msg, sizeof(msg)))) {
+		fprintf(stderr, "kptrace: error: %s %s: %s\n", env->ncontainers ? "--container" :
+			"--by", env->ncontainers ? env->containers[0] : env->by, msg);
+		return -ENOENT;
+	}
+	for (i = 0; i < env->ncontainers; i++) {
+		n = ctr_match(r->ctrs, env->containers[i], cs, 2);
+		if (n != 1) {
+			fprintf(stderr, "kptrace: error: --container %s: %s (see kptrace list "
+				"--containers)\n", env->containers[i], n ? "names more than one "
+				"container: give more of its id" : "no container has this name or id");
+			return n ? -EINVAL : -ENOENT;
+		}
+		lo->target_ncgroups += ctr_subtree(r->ctrs, cs[0], lo->target_cgroups +
+						   lo->target_ncgroups,
+						   KPT_TARGET_CGROUPS - (int)lo->target_ncgroups);
+	}
+	return 0;
+}
+
 /* The options, the privileges and the counters' names: nothing opened yet. */
 static int run_setup(struct run *r, bool defer)
 {
@@ -293,7 +351,7 @@ static int run_setup(struct run *r, bool defer)
 		fprintf(stderr, "kptrace: error: %s\n", msg);
 		return -EINVAL;
 	}
-	return 0;
+	return run_containers(r);
 }
 
 /* -p/-t's process, --pmu's counters, the output, the -c child: before loading. */
@@ -414,8 +472,10 @@ static int run_before_load(struct run *r)
 	/* libbpf loads the kernel's BTF itself: ours is done with */
 	btf__free(r->si.btf);
 	r->si.btf = NULL;
-	if (r->env->cgroup && (err = cgroup_id(r->env->cgroup, &r->lo.target_cgroup)))
+	if ((err = cgroup_id(r->env->cgroup, &r->lo.target_cgroups[0])))
 		return err;
+	if (r->env->cgroup)
+		r->lo.target_ncgroups = 1;
 	/* a kprobe.multi link is one fd for all its functions */
 	for (i = 0, nfds = 0; i < r->ps.n; i++)
 		nfds += !r->ps.evs[i].multi;
@@ -582,6 +642,7 @@ static int run_consume(struct run *r)
 		ac.folded = env->folded;
 		ac.interval_reset = env->interval > 0;
 		ac.pmu = r->pmu.n ? &r->pmu : NULL;
+		ac.ctrs = r->ctrs;
 		co.report = agg_tick;
 		co.report_arg = r;
 		r->ac = &ac;
@@ -671,6 +732,7 @@ static void run_close(struct run *r)
 	perfetto_close(r->pf, 0);	/* a run that ended before consuming: the file still JSON */
 	probeset_free(&r->ps);
 	sysinfo_free(&r->si);
+	ctr_table_free(r->ctrs);
 }
 
 static int run_once(const struct kpt_opts *env, bool defer, bool *said_attaching)
@@ -792,6 +854,7 @@ void run_visit(struct run *r, agg_series_fn fn, void *arg)
 		.ksyms = r->si.ksyms,
 		.visit = fn,
 		.visit_arg = arg,
+		.ctrs = r->ctrs,
 	};
 
 	ac.syms.ks = r->si.ksyms;

@@ -24,7 +24,7 @@ V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 [ -n "$V2" ] || skip_all "no cgroup v2 hierarchy mounted"
 [ -e /sys/kernel/tracing/events/syscalls/sys_enter_getppid ] ||
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-expect_checks 4
+expect_checks 12
 KPT_TIMEOUT=60
 
 # unique names: another run of this suite may share the machine
@@ -129,6 +129,51 @@ check "list --containers: name, runtime, pid, cgroup as runc state says ($got)" 
 check "list --containers names what runc list names" \
 	[ "$(runc list -q | grep "^$TAG" | sort | tr '\n' ' ')" = \
 	  "$(python3 -c 'import json,sys; print(" ".join(sorted(json.loads(l)["name"] for l in open(sys.argv[1]) if json.loads(l)["name"].startswith(sys.argv[2]))))' "$OUT/list.json" $TAG) " ]
+
+# ---- round 1: per-container counts, C started after kptrace attached ----
+# --comm: runc's own init calls getppid() too, in C's cgroup, as C starts
+kpt_bg "$OUT/r1.err" count --json --comm ctr_target --by container,cgroup \
+	't:syscalls/sys_enter_getppid' \
+	> "$OUT/r1.json"
+start $C || fail "runc run $C"
+go_round 1 $A $B $C
+kpt_stop
+got=$(by_container "$OUT/r1.json" container | tr ' ' '\n' | grep "^$TAG" | tr '\n' ' ')
+check "--by container: each container's count its workload's ($got)" \
+	[ "$got" = "$A:$NA $B:$NB $C:$NC " ]
+check "--by container: $C, started after kptrace attached, named and counted" \
+	grep -q "\"container\":\"$C\"" "$OUT/r1.json"
+want=$(v2_path "$(init_pid $A)")
+check "--by cgroup: $A's row is its v2 cgroup ($want)" python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+sys.exit(not any(r["key"]["container"] == sys.argv[2] and r["key"]["cgroup"] == sys.argv[3]
+                 and r["count"] == int(sys.argv[4]) for r in rows))' "$OUT/r1.json" $A "$want" $NA
+
+# ---- round 2: --container A: its events only ----
+kpt_bg "$OUT/r2.err" count --json --container $A 't:syscalls/sys_enter_getppid' \
+	> "$OUT/r2.json"
+go_round 2 $A $B $C
+kpt_stop
+check "--container $A: only its getppid calls ($NA)" python3 -c '
+import json, sys
+c = sum(r["count"] for r in map(json.loads, open(sys.argv[1])) if "getppid" in r["event"])
+sys.exit(c != int(sys.argv[2]))' "$OUT/r2.json" $NA
+
+# ---- refusals ----
+kpt_expect_fail() { ! timeout 20 $KPT "$@" >/dev/null 2>"$OUT/bad.err"; }
+check "--container of no container: refused, saying so" \
+	eval 'kpt_expect_fail count --container nosuch-$TAG "t:syscalls/sys_enter_getppid" &&
+	      grep -q "no container has this name" "$OUT/bad.err"'
+check "--container TAG (A's and B's prefix): ambiguous, refused" \
+	eval 'kpt_expect_fail count --container $TAG "t:syscalls/sys_enter_getppid" &&
+	      grep -q "more than one container" "$OUT/bad.err"'
+check "--cgroup of a v1 hierarchy's directory: refused (no task has its inode as v2 id)" \
+	eval 'kpt_expect_fail count --cgroup /sys/fs/cgroup/pids "t:syscalls/sys_enter_getppid" &&
+	      grep -q "not in a cgroup v2 hierarchy" "$OUT/bad.err"'
+check "--cgroup with --container: refused" \
+	eval 'kpt_expect_fail count --cgroup "$V2" --container $A "t:syscalls/sys_enter_getppid" &&
+	      grep -q "give one" "$OUT/bad.err"'
 
 # ---- the containers gone: nothing left behind ----
 cleanup
