@@ -141,7 +141,8 @@ static const struct argp_option options[] = {
 	{ "comm", OPT_COMM, "NAME", 0, "Trace only tasks with this comm", 0 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Trace only tasks in this cgroup (v2)", 0 },
 	{ "container", OPT_CONTAINER, "ID|NAME", 0,
-	  "Trace only this container (an id or name prefix; again for more)", 0 },
+	  "Trace only this container (an id or name prefix; again for more); a uprobe's path "
+	  "is the container's", 0 },
 	{ "containers", OPT_CONTAINERS, NULL, 0, "list: the containers, not functions", 0 },
 	{ NULL, 0, NULL, 0, "Aggregation (hist, latency, count):", 1 },
 	{ "linear", OPT_LINEAR, "MIN,MAX,STEP", 0, "hist: linear buckets instead of log2", 1 },

@@ -69,6 +69,7 @@ struct run {
 	struct agg_ctx *ac;	/* the aggregations' report, while consuming */
 	uint64_t ucut;		/* user stacks printed cut short (stack_user_shown()) */
 	struct ctr_table *ctrs;	/* --container, --by cgroup/container: the host's cgroups */
+	char ctr_root[32];	/* --container: the first one's /proc/PID/root, its uprobes' */
 };
 
 static bool verbose;
@@ -324,6 +325,10 @@ static int run_containers(struct run *r)
 				"--containers)\n", env->containers[i], n ? "names more than one "
 				"container: give more of its id" : "no container has this name or id");
 			return n ? -EINVAL : -ENOENT;
+		}
+		if (!i && cs[0]->pid) {
+			snprintf(r->ctr_root, sizeof(r->ctr_root), "/proc/%u/root", cs[0]->pid);
+			r->si.uprobe_root = r->ctr_root;
 		}
 		lo->target_ncgroups += ctr_subtree(r->ctrs, cs[0], lo->target_cgroups +
 						   lo->target_ncgroups,

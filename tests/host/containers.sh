@@ -24,7 +24,7 @@ V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 [ -n "$V2" ] || skip_all "no cgroup v2 hierarchy mounted"
 [ -e /sys/kernel/tracing/events/syscalls/sys_enter_getppid ] ||
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-expect_checks 12
+expect_checks 17
 KPT_TIMEOUT=60
 
 # unique names: another run of this suite may share the machine
@@ -50,12 +50,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# rootfs DIR: busybox-static and the target, nothing of the host's
+# rootfs DIR [stripped]: busybox-static and the target, nothing of the
+# host's; stripped: its symbols only in /ctr_target.debug beside it, which
+# its .gnu_debuglink names
 rootfs() {
 	mkdir -p "$1/bin" "$1/proc" "$1/dev" "$1/sync" "$1/tmp"
 	cp /bin/busybox "$1/bin/busybox"
 	ln -sf busybox "$1/bin/sh"
-	cp "$OUT/ctr_target" "$1/ctr_target"
+	if [ "${2:-}" = stripped ]; then
+		objcopy --only-keep-debug "$OUT/ctr_target" "$1/ctr_target.debug" &&
+			objcopy --strip-all --add-gnu-debuglink="$1/ctr_target.debug" \
+				"$OUT/ctr_target" "$1/ctr_target"
+	else
+		cp "$OUT/ctr_target" "$1/ctr_target"
+	fi
 }
 
 # bundle NAME ROOTFS N: an OCI bundle running the target, its sync folder bound at /sync
@@ -109,9 +117,10 @@ EOF
 v2_path() { sed -n 's/^0:://p' "/proc/$1/cgroup"; }
 init_pid() { runc state "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])'; }
 
-# A and B share one image (the same inode of /ctr_target); C has its own
+# A and B share one image (the same inode of /ctr_target); C has its own,
+# stripped, with a debug file
 R1=$OUT/rootfs-$TAG-1 R2=$OUT/rootfs-$TAG-2
-rootfs "$R1" && rootfs "$R2" && bundle $A "$R1" $NA && bundle $B "$R1" $NB &&
+rootfs "$R1" && rootfs "$R2" stripped && bundle $A "$R1" $NA && bundle $B "$R1" $NB &&
 	bundle $C "$R2" $NC && start $A && start $B ||
 	skip_all "runc cannot run a container here: $(cat "$OUT/runc-$A.log" 2>/dev/null)"
 
@@ -150,15 +159,53 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 sys.exit(not any(r["key"]["container"] == sys.argv[2] and r["key"]["cgroup"] == sys.argv[3]
                  and r["count"] == int(sys.argv[4]) for r in rows))' "$OUT/r1.json" $A "$want" $NA
 
-# ---- round 2: --container A: its events only ----
+# ---- round 2: --container A: its events only, a uprobe by its path in there ----
+[ -e /ctr_target ] && fail "/ctr_target exists on the host: the uprobe test proves nothing"
 kpt_bg "$OUT/r2.err" count --json --container $A 't:syscalls/sys_enter_getppid' \
-	> "$OUT/r2.json"
+	'p:/ctr_target:ctr_work' > "$OUT/r2.json"
 go_round 2 $A $B $C
 kpt_stop
 check "--container $A: only its getppid calls ($NA)" python3 -c '
 import json, sys
 c = sum(r["count"] for r in map(json.loads, open(sys.argv[1])) if "getppid" in r["event"])
 sys.exit(c != int(sys.argv[2]))' "$OUT/r2.json" $NA
+check "--container $A: a uprobe on /ctr_target, a path only in the container, fires $NA times" \
+	python3 -c '
+import json, sys
+c = sum(r["count"] for r in map(json.loads, open(sys.argv[1])) if "ctr_work" in r["event"])
+sys.exit(c != int(sys.argv[2]))' "$OUT/r2.json" $NA
+
+# ---- round 3: one definition for A and B (one image), their stacks ----
+kpt_bg "$OUT/r3.err" count --json --container $A --container $B \
+	--by container,ustack 'p:/ctr_target:ctr_work' > "$OUT/r3.json"
+go_round 3 $A $B $C
+kpt_stop
+check "one uprobe definition covers $A and $B (one image): one probe attached" \
+	grep -q '^Attached 1 probe' "$OUT/r3.err"
+got=$(by_container "$OUT/r3.json" container | tr '\n' ' ')
+check "--container $A --container $B --by container: $got" \
+	[ "$got" = "$A:$NA $B:$NB " ]
+# the chain from the source; the names nm finds in the container's binary
+nm "$OUT/ctr_target" > "$OUT/nm.txt"
+grep -qw ctr_outer "$OUT/nm.txt" || fail "nm finds no ctr_outer in the target"
+check "the uprobe's user stack: ctr_work <- ctr_outer <- main, in every row" python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+def names(r):
+    return [f.get("sym", f.get("symbol", "")) for f in r["key"]["ustack"]]
+ok = rows and all(names(r)[:3] == ["ctr_work", "ctr_outer", "main"] for r in rows)
+if not ok:
+    print([names(r) for r in rows][:3])
+sys.exit(not ok)' "$OUT/r3.json"
+
+# ---- round 4: a tracepoint's user stacks in a container's process ----
+kpt_bg "$OUT/r4.err" count --folded --container $C --by ustack \
+	't:syscalls/sys_enter_getppid' > "$OUT/r4.folded"
+go_round 4 $A $B $C
+kpt_stop
+nm "$R2/ctr_target" 2>&1 | grep -q "no symbols" || fail "$C's /ctr_target is not stripped"
+check "--by ustack of a container's process: its frames named from its debug file in there" \
+	grep -qE "(^|;)main;ctr_outer;(ctr_work;)?[^ ]*getppid[^ ]* $NC\$" "$OUT/r4.folded"
 
 # ---- refusals ----
 kpt_expect_fail() { ! timeout 20 $KPT "$@" >/dev/null 2>"$OUT/bad.err"; }
