@@ -73,6 +73,12 @@ struct run {
 };
 
 static bool verbose;
+
+/* run_drop_gone()'s question to agg_drop_keys(). */
+struct run_gone {
+	struct ctr_table *ctrs;
+	uint64_t after_ns;
+};
 /*
  * run_once(): the kernel refused a function resolved without kallsyms, so
  * the run is resolved again with it; ESTALE, as no kernel call here returns it.
@@ -864,6 +870,29 @@ void run_visit(struct run *r, agg_series_fn fn, void *arg)
 
 	ac.syms.ks = r->si.ksyms;
 	agg_report(&ac, false);
+}
+
+static bool cgroup_gone(void *arg, uint64_t id)
+{
+	const struct run_gone *g = arg;
+
+	return ctr_gone_for(g->ctrs, id, g->after_ns);
+}
+
+int run_drop_gone(struct run *r, uint64_t after_ns)
+{
+	struct agg_opts ao = { .by = r->env->by };
+	struct agg_ctx ac = { .opts = &ao, .ld = &r->ld, .evs = r->ps.evs, .ents = r->ps.ents,
+			      .n = r->ps.n };
+	struct run_gone g = { r->ctrs, after_ns };
+
+	if (!r->ctrs)
+		return 0;
+	/* once a second at most: a read of the cgroup tree is a walk of its folders */
+	ctr_table_refresh(r->ctrs, 1000000000ull);
+	if (!ctr_take_expired(r->ctrs, after_ns))
+		return 0;
+	return agg_drop_keys(&ac, cgroup_gone, &g);
 }
 
 const struct probeset *run_probes(const struct run *r)

@@ -22,6 +22,7 @@ struct ctr_table {
 	char *root, *state_root;
 	struct htab by_id;		/* cgid -> struct ctr */
 	uint64_t scanned_ns;
+	unsigned int reads;		/* the tree's reads so far: struct ctr's seen */
 };
 
 static uint64_t now_ns(void)
@@ -176,6 +177,8 @@ static void add_cgroup(struct ctr_table *t, const char *rel, uint64_t ino)
 	struct hent *e = ht_get(&t->by_id, &ino, sizeof(ino));
 	struct ctr *c;
 
+	if (e && e->val)
+		((struct ctr *)e->val)->seen = t->reads;
 	if (!e || e->val)
 		return;
 	c = calloc(1, sizeof(*c));
@@ -184,6 +187,7 @@ static void add_cgroup(struct ctr_table *t, const char *rel, uint64_t ino)
 		return;
 	}
 	c->cgid = ino;
+	c->seen = t->reads;
 	ctr_name_path(c);
 	e->val = c;
 }
@@ -338,17 +342,57 @@ static void scan(struct ctr_table *t)
 	static const char *const runc_roots[] = { "runc", "containerd/runc", "docker/runtime-runc" };
 	char rel[PATH_MAX] = "", dir[PATH_MAX];
 	struct hent *e = NULL;
+	uint64_t now = now_ns();
 	size_t i;
 
+	t->reads++;
 	walk(t, rel, 0, CTR_DEPTH);
+	/* kept, with its name, for the counts it left: a cgroup id is never reused */
+	while ((e = ht_next(&t->by_id, e))) {
+		struct ctr *c = e->val;
+
+		if (c && c->seen != t->reads && !c->gone_ns)
+			c->gone_ns = now;
+	}
 	for (i = 0; i < sizeof(runc_roots) / sizeof(runc_roots[0]); i++) {
 		snprintf(dir, sizeof(dir), "%s/%s", t->state_root, runc_roots[i]);
 		runc_states(t, dir, i ? 1 : 0);
 	}
 	while ((e = ht_next(&t->by_id, e)))
-		if (e->val && ctr_is_container(e->val))
+		if (e->val && ctr_is_container(e->val) && !((struct ctr *)e->val)->gone_ns)
 			fill_pid(t, e->val);
-	t->scanned_ns = now_ns();
+	t->scanned_ns = now;
+}
+
+void ctr_table_refresh(struct ctr_table *t, uint64_t min_ns)
+{
+	if (now_ns() - t->scanned_ns >= min_ns)
+		scan(t);
+}
+
+int ctr_take_expired(struct ctr_table *t, uint64_t after_ns)
+{
+	struct hent *e = NULL;
+	uint64_t now = now_ns();
+	int n = 0;
+
+	while ((e = ht_next(&t->by_id, e))) {
+		struct ctr *c = e->val;
+
+		if (c && c->gone_ns && !c->expired && now - c->gone_ns >= after_ns) {
+			c->expired = true;
+			n++;
+		}
+	}
+	return n;
+}
+
+bool ctr_gone_for(struct ctr_table *t, uint64_t cgid, uint64_t after_ns)
+{
+	struct hent *e = ht_find(&t->by_id, &cgid, sizeof(cgid));
+	const struct ctr *c = e ? e->val : NULL;
+
+	return c && c->gone_ns && now_ns() - c->gone_ns >= after_ns;
 }
 
 struct ctr_table *ctr_table_new(const char *cg_root, const char *state_root, char *msg,

@@ -27,6 +27,9 @@ struct ctr {
 	char pod[40];		/* a kubepods pod's UID, "" if none */
 	uint32_t pid;		/* a process in it when read, 0 if none */
 	uint64_t mntns, pidns;	/* that process's namespaces' ids, 0 if none */
+	uint64_t gone_ns;	/* CLOCK_MONOTONIC when a read first missed it, 0: there */
+	unsigned int seen;	/* the last read that found it */
+	bool expired;		/* gone long enough: ctr_take_expired() counted it */
 };
 
 struct ctr_table;
@@ -43,6 +46,15 @@ void ctr_table_free(struct ctr_table *t);
 
 /* The cgroup of id cgid (read again once if unseen); NULL when it is gone. */
 const struct ctr *ctr_by_cgid(struct ctr_table *t, uint64_t cgid);
+
+/* Read the tree again if the last read is older than min_ns: new cgroups, gone ones. */
+void ctr_table_refresh(struct ctr_table *t, uint64_t min_ns);
+
+/* Whether the cgroup of id cgid has been gone (removed) for after_ns or more. */
+bool ctr_gone_for(struct ctr_table *t, uint64_t cgid, uint64_t after_ns);
+
+/* The cgroups gone for after_ns or more that no earlier call counted. */
+int ctr_take_expired(struct ctr_table *t, uint64_t after_ns);
 
 /* Whether c is a runtime's container (not the host, a unit or a plain cgroup). */
 bool ctr_is_container(const struct ctr *c);

@@ -24,7 +24,7 @@ V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 [ -n "$V2" ] || skip_all "no cgroup v2 hierarchy mounted"
 [ -e /sys/kernel/tracing/events/syscalls/sys_enter_getppid ] ||
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-expect_checks 17
+expect_checks 22
 KPT_TIMEOUT=60
 
 # unique names: another run of this suite may share the machine
@@ -38,6 +38,8 @@ gcc -O0 -fno-omit-frame-pointer -fno-inline -static -g tests/host/ctr_target.c \
 
 cleanup() {
 	local n
+	[ -n "${KPID:-}" ] && kill $KPID 2>/dev/null && wait $KPID 2>/dev/null
+	[ -n "${KP_CG:-}" ] && rmdir "$KP_CG" "${KP_CG%/*}" "${KP_CG%/*/*}" "$V2/kubepods-$TAG" 2>/dev/null
 	for n in $A $B $C; do
 		runc kill "$n" KILL 2>/dev/null
 		runc delete -f "$n" 2>/dev/null
@@ -207,6 +209,108 @@ nm "$R2/ctr_target" 2>&1 | grep -q "no symbols" || fail "$C's /ctr_target is not
 check "--by ustack of a container's process: its frames named from its debug file in there" \
 	grep -qE "(^|;)main;ctr_outer;(ctr_work;)?[^ ]*getppid[^ ]* $NC\$" "$OUT/r4.folded"
 
+# ---- serve: per-container series, scraped by Prometheus; a gone one's end ----
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# metric FILE: "container:value ..." of /metrics' kptrace_ctr_total samples of ours
+metric() {
+	python3 - "$1" "$TAG" <<'EOF'
+import re, sys
+c = {}
+for l in open(sys.argv[1]):
+    m = re.match(r'kptrace_ctr_total\{(.*)\} (\S+)$', l.strip())
+    if m:
+        lab = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
+        if lab.get("container", "").startswith(sys.argv[2]):
+            c[lab["container"]] = m.group(2)
+print(" ".join("%s:%s" % (k, c[k]) for k in sorted(c)))
+EOF
+}
+# until 'COND' SECONDS: wait_for by the clock, for conditions that take a while to ask
+until_secs() {
+	local end=$((SECONDS + $2))
+	while [ $SECONDS -lt $end ]; do
+		eval "$1" && return 0
+		sleep 0.5
+	done
+	return 1
+}
+scrape() {
+	python3 -c 'import sys, urllib.request
+sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1], timeout=10).read())' \
+		"http://127.0.0.1:$PORT/metrics"
+}
+# query EXPR: "container:value ..." of Prometheus's answer
+query() {
+	python3 - "http://127.0.0.1:$PP/api/v1/query" "$1" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+try:
+    r = json.load(urllib.request.urlopen(sys.argv[1] + "?" + urllib.parse.urlencode({"query": sys.argv[2]}), timeout=5))
+    print(" ".join(sorted("%s:%s" % (x["metric"]["container"], x["value"][1]) for x in r["data"]["result"])))
+except Exception:
+    pass
+EOF
+}
+PORT=$(free_port)
+echo "ctr: count 't:syscalls/sys_enter_getppid' --by container --comm ctr_target" > "$OUT/jobs.kpt"
+timeout -k 5 300 $KPT serve -f "$OUT/jobs.kpt" --listen 127.0.0.1:$PORT --gone-after 2 \
+	2> "$OUT/serve.err" &
+SV=$!
+wait_for "grep -q 'serving http' '$OUT/serve.err'" 60 ||
+	problem "serve did not start: $(tail -c 400 "$OUT/serve.err")"
+go_round 5 $A $B $C
+# a pod as the kubelet's cgroupfs driver lays it out: the target run here, moved in
+POD=0a1b2c3d-$((RANDOM % 9000 + 1000))-4000-8000-00000000$((RANDOM % 9000 + 1000))
+KP_ID=$(printf 'c0ffee%058x' $$)
+KP_CG=$V2/kubepods-$TAG/burstable/pod$POD/$KP_ID
+mkdir -p "$OUT/sync-pod" "$KP_CG" && rm -f "$OUT/sync-pod/"*
+"$OUT/ctr_target" "$OUT/sync-pod" 500 &
+KPID=$!
+echo $KPID > "$KP_CG/cgroup.procs" || fail "cannot move the pod's process into $KP_CG"
+touch "$OUT/sync-pod/go1"
+wait_for "[ -e $OUT/sync-pod/done1 ]" 30 || problem "the pod's round never ended"
+scrape > "$OUT/m1.txt"
+check "serve --by container: a kubepods container's series has its pod's UID label" \
+	grep -q "^kptrace_ctr_total{.*container=\"${KP_ID:0:12}\",pod=\"$POD\"} 500\$" "$OUT/m1.txt"
+kill $KPID 2>/dev/null
+wait $KPID 2>/dev/null
+got=$(metric "$OUT/m1.txt")
+check "serve --by container: one series per container, its workload's count ($got)" \
+	[ "$got" = "$A:$NA $B:$NB $C:$NC" ]
+PR=
+Q="kptrace_ctr_total{container=~\"$TAG-.*\"}"
+if command -v prometheus > /dev/null; then
+	PP=$(free_port)
+	printf '%s\n' "global: { scrape_interval: 1s }" "scrape_configs:" "  - job_name: kptrace" \
+		"    static_configs: [ { targets: ['127.0.0.1:$PORT'] } ]" > "$OUT/prom.yml"
+	rm -rf "$OUT/tsdb"
+	timeout -k 5 240 prometheus --config.file="$OUT/prom.yml" --storage.tsdb.path="$OUT/tsdb" \
+		--web.listen-address=127.0.0.1:$PP > "$OUT/prom.log" 2>&1 &
+	PR=$!
+	until_secs '[ "$(query "$Q")" = "$A:$NA $B:$NB $C:$NC" ]' 60
+	check "Prometheus: kptrace_ctr_total{container} of each container, exact ($(query "$Q"))" \
+		[ "$(query "$Q")" = "$A:$NA $B:$NB $C:$NC" ]
+else
+	env_fault "no prometheus (Debian's prometheus package)"
+fi
+# C removed: its cgroup goes; its series ends --gone-after (2 s) later
+runc kill $C KILL
+wait_for "runc delete $C 2>/dev/null" 10
+until_secs '[ "$(scrape > "$OUT/m2.txt"; metric "$OUT/m2.txt")" = "$A:$NA $B:$NB" ]' 20
+check "serve: $C removed, its series gone from /metrics, A's and B's kept ($(metric "$OUT/m2.txt"))" \
+	[ "$(metric "$OUT/m2.txt")" = "$A:$NA $B:$NB" ]
+if [ -n "$PR" ]; then
+	# a series a scrape no longer has is stale at once for Prometheus
+	until_secs '[ "$(query "$Q")" = "$A:$NA $B:$NB" ]' 20
+	check "Prometheus: $C's series stale, the others there ($(query "$Q"))" \
+		[ "$(query "$Q")" = "$A:$NA $B:$NB" ]
+	kill $PR 2>/dev/null
+	wait $PR 2>/dev/null
+fi
+kill $SV 2>/dev/null
+wait $SV 2>/dev/null
+
 # ---- refusals ----
 kpt_expect_fail() { ! timeout 20 $KPT "$@" >/dev/null 2>"$OUT/bad.err"; }
 check "--container of no container: refused, saying so" \
@@ -225,6 +329,7 @@ check "--cgroup with --container: refused" \
 # ---- the containers gone: nothing left behind ----
 cleanup
 check "no container of ours left (runc list)" [ -z "$(runc list -q | grep "^$TAG")" ]
-check "no cgroup of ours left" [ -z "$(ls -d /sys/fs/cgroup/*"$CGP" "$V2$CGP" 2>/dev/null)" ]
+check "no cgroup of ours left" \
+	[ -z "$(ls -d /sys/fs/cgroup/*"$CGP" "$V2$CGP" "$V2/kubepods-$TAG" 2>/dev/null)" ]
 trap - EXIT
 finish

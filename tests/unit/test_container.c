@@ -3,7 +3,8 @@
  * Containers (sys/container.c): cgroup paths as docker, podman, containerd,
  * CRI-O, the kubelet and systemd make them, named; a cgroup tree built here
  * read by id (inode, as the kernel's cgroup ids are), matched by prefix, its
- * subtrees, and a cgroup made after the first read found when asked for.
+ * subtrees, a cgroup made after the first read found when asked for, and
+ * one removed kept with its name, gone from the read that missed it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -123,6 +124,17 @@ static void test_tree(void)
 		      ids[1] == ino_of(root, "/system.slice/docker-" HEX64 ".scope/init"),
 		      "the subtree's ids, its own first");
 	}
+	/* a cgroup removed: kept with its name, gone from the next read on, counted once */
+	c = ctr_by_cgid(t, ino_of(root, "/system.slice/sshd.service"));
+	snprintf(cmd, sizeof(cmd), "%s/system.slice/sshd.service", root);
+	CHECK(c && !rmdir(cmd), "rmdir %s", cmd);
+	CHECK(c && !ctr_gone_for(t, c->cgid, 0), "not gone before a read sees it");
+	ctr_table_refresh(t, 0);
+	CHECK(c && ctr_gone_for(t, c->cgid, 0) && !ctr_gone_for(t, c->cgid, 3600000000000ull),
+	      "gone since the read that missed it, not for an hour");
+	CHECK(c && !strcmp(c->name, "sshd.service"), "its name kept");
+	CHECK_INT(ctr_take_expired(t, 0), 1, "one cgroup gone");
+	CHECK_INT(ctr_take_expired(t, 0), 0, "counted once");
 	ctr_table_free(t);
 out:
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
