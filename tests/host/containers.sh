@@ -103,19 +103,6 @@ go_round() {
 	done
 }
 
-# by_container FILE KEY: "name:count ..." of count --json rows, by KEY
-by_container() {
-	python3 - "$1" "$2" <<'EOF'
-import json, sys
-c = {}
-for l in open(sys.argv[1]):
-    if l.strip():
-        r = json.loads(l)
-        k = r["key"][sys.argv[2]]
-        c[k] = c.get(k, 0) + r["count"]
-print(" ".join("%s:%d" % (k, c[k]) for k in sorted(c)))
-EOF
-}
 v2_path() { sed -n 's/^0:://p' "/proc/$1/cgroup"; }
 init_pid() { runc state "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])'; }
 
@@ -149,7 +136,7 @@ kpt_bg "$OUT/r1.err" count --json --comm ctr_target --by container,cgroup \
 start $C || fail "runc run $C"
 go_round 1 $A $B $C
 kpt_stop
-got=$(by_container "$OUT/r1.json" container | tr ' ' '\n' | grep "^$TAG" | tr '\n' ' ')
+got=$(by_key "$OUT/r1.json" container | tr ' ' '\n' | grep "^$TAG" | tr '\n' ' ')
 check "--by container: each container's count its workload's ($got)" \
 	[ "$got" = "$A:$NA $B:$NB $C:$NC " ]
 check "--by container: $C, started after kptrace attached, named and counted" \
@@ -184,7 +171,7 @@ go_round 3 $A $B $C
 kpt_stop
 check "one uprobe definition covers $A and $B (one image): one probe attached" \
 	grep -q '^Attached 1 probe' "$OUT/r3.err"
-got=$(by_container "$OUT/r3.json" container | tr '\n' ' ')
+got=$(by_key "$OUT/r3.json" container | tr '\n' ' ')
 check "--container $A --container $B --by container: $got" \
 	[ "$got" = "$A:$NA $B:$NB " ]
 # the chain from the source; the names nm finds in the container's binary
