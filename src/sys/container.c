@@ -19,7 +19,7 @@
 #define CTR_RESCAN_NS	100000000ull	/* an unknown id reads the tree again at most this often */
 
 struct ctr_table {
-	char *root, *state_root;
+	char *root, *sys_root;
 	struct htab by_id;		/* cgid -> struct ctr */
 	uint64_t scanned_ns;
 	unsigned int reads;		/* the tree's reads so far: struct ctr's seen */
@@ -313,6 +313,87 @@ static void runc_states(struct ctr_table *t, const char *dir, int depth)
 	closedir(dp);
 }
 
+/* File path's first len - 1 bytes into buf, NUL-ended; false if unreadable. */
+static bool read_text(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return n > 0;
+}
+
+/* The JSON string after key (as "\"Name\":\"") in text into c's name, less a leading skip. */
+static void name_after(struct ctr *c, const char *text, const char *key, char skip)
+{
+	const char *s = strstr(text, key), *e;
+
+	if (!s)
+		return;
+	s += strlen(key);
+	if (*s == skip)
+		s++;
+	e = strchr(s, '"');
+	if (e && e > s && (size_t)(e - s) < sizeof(c->name))
+		snprintf(c->name, sizeof(c->name), "%.*s", (int)(e - s), s);
+}
+
+/*
+ * Docker's and podman's names for their containers, from their state on
+ * disk: docker's containers/ID/config.v2.json ("Name":"/web"), podman's
+ * (containers/storage's) overlay-containers/containers.json, a list of
+ * {"id":ID,"names":["web"],...}.
+ */
+static void runtime_names(struct ctr_table *t)
+{
+	char p[PATH_MAX], *pods = NULL, *buf = NULL;
+	const char *at, *names, *next;
+	struct hent *e = NULL;
+	size_t cap = 1 << 20;	/* ~2000 containers' entries; past them, short ids */
+	bool pods_read = false;
+
+	while ((e = ht_next(&t->by_id, e))) {
+		struct ctr *c = e->val;
+		char id[sizeof(c->id) + 16];
+
+		if (!c || c->gone_ns || !c->id[0] || c->named)
+			continue;
+		c->named = true;	/* asked once: a container keeps its name */
+		if (!strcmp(c->runtime, "docker")) {
+			snprintf(p, sizeof(p), "%s/var/lib/docker/containers/%s/config.v2.json",
+				 t->sys_root, c->id);
+			/* its whole config, environment and labels: room for them */
+			if ((buf || (buf = malloc(cap))) && read_text(p, buf, cap))
+				name_after(c, buf, "\"Name\":\"", '/');
+		} else if (!strcmp(c->runtime, "podman")) {
+			if (!pods_read) {
+				pods_read = true;
+				snprintf(p, sizeof(p), "%s/var/lib/containers/storage/"
+					 "overlay-containers/containers.json", t->sys_root);
+				if ((pods = malloc(cap)) && !read_text(p, pods, cap)) {
+					free(pods);
+					pods = NULL;
+				}
+			}
+			if (!pods)
+				continue;
+			snprintf(id, sizeof(id), "\"id\":\"%s\"", c->id);
+			at = strstr(pods, id);
+			names = at ? strstr(at, "\"names\":[\"") : NULL;
+			next = at ? strstr(at + 1, "\"id\":") : NULL;
+			/* this container's object: its names before the next one's id */
+			if (names && (!next || names < next))
+				name_after(c, names, "\"names\":[\"", 0);
+		}
+	}
+	free(pods);
+	free(buf);
+}
+
 /* A container's process (the first in cgroup.procs) and its namespaces. */
 static void fill_pid(struct ctr_table *t, struct ctr *c)
 {
@@ -339,7 +420,8 @@ static void fill_pid(struct ctr_table *t, struct ctr *c)
 /* Read the tree again: new cgroups added (the known keep their entries), then named. */
 static void scan(struct ctr_table *t)
 {
-	static const char *const runc_roots[] = { "runc", "containerd/runc", "docker/runtime-runc" };
+	static const char *const runc_roots[] = { "run/runc", "run/containerd/runc",
+						  "run/docker/runtime-runc" };
 	char rel[PATH_MAX] = "", dir[PATH_MAX];
 	struct hent *e = NULL;
 	uint64_t now = now_ns();
@@ -355,11 +437,12 @@ static void scan(struct ctr_table *t)
 			c->gone_ns = now;
 	}
 	for (i = 0; i < sizeof(runc_roots) / sizeof(runc_roots[0]); i++) {
-		snprintf(dir, sizeof(dir), "%s/%s", t->state_root, runc_roots[i]);
+		snprintf(dir, sizeof(dir), "%s/%s", t->sys_root, runc_roots[i]);
 		runc_states(t, dir, i ? 1 : 0);
 	}
+	runtime_names(t);
 	while ((e = ht_next(&t->by_id, e)))
-		if (e->val && ctr_is_container(e->val) && !((struct ctr *)e->val)->gone_ns)
+		if (e->val && ctr_is_container(e->val) && !((struct ctr *)e->val)->mntns)
 			fill_pid(t, e->val);
 	t->scanned_ns = now;
 }
@@ -395,7 +478,7 @@ bool ctr_gone_for(struct ctr_table *t, uint64_t cgid, uint64_t after_ns)
 	return c && c->gone_ns && now_ns() - c->gone_ns >= after_ns;
 }
 
-struct ctr_table *ctr_table_new(const char *cg_root, const char *state_root, char *msg,
+struct ctr_table *ctr_table_new(const char *cg_root, const char *sys_root, char *msg,
 				size_t msglen)
 {
 	char mnt[PATH_MAX];
@@ -412,7 +495,7 @@ struct ctr_table *ctr_table_new(const char *cg_root, const char *state_root, cha
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->root = strdup(cg_root)) ||
-	    !(t->state_root = strdup(state_root ? state_root : "/run"))) {
+	    !(t->sys_root = strdup(sys_root ? sys_root : ""))) {
 		snprintf(msg, msglen, "out of memory");
 		ctr_table_free(t);
 		return NULL;
@@ -436,7 +519,7 @@ void ctr_table_free(struct ctr_table *t)
 		return;
 	ht_free(&t->by_id, ctr_free);
 	free(t->root);
-	free(t->state_root);
+	free(t->sys_root);
 	free(t);
 }
 

@@ -5,8 +5,8 @@
  * mount, where runc, systemd and the runtimes give each container a cgroup
  * of its own), named from its path by the runtimes' conventions (docker,
  * podman, containerd and CRI-O under kubepods: container id, pod UID; systemd
- * units as themselves; "/" the host) and from the runc state on disk (a
- * container's id as `runc list` shows it). Read once, read again when an id
+ * units as themselves; "/" the host) and from the runtimes' state on disk
+ * (a runc container's id as `runc list` shows it, docker's and podman's names). Read once, read again when an id
  * is asked for that the last read did not see (a cgroup made since).
  */
 #ifndef KPT_CONTAINER_H
@@ -30,17 +30,19 @@ struct ctr {
 	uint64_t gone_ns;	/* CLOCK_MONOTONIC when a read first missed it, 0: there */
 	unsigned int seen;	/* the last read that found it */
 	bool expired;		/* gone long enough: ctr_take_expired() counted it */
+	bool named;		/* its runtime's state asked for its name */
 };
 
 struct ctr_table;
 
 /*
  * cg_root: the v2 hierarchy's mount (NULL: found in /proc/self/mountinfo);
- * state_root: where runtimes keep their state (NULL: /run). NULL with a
+ * sys_root: the root the runtimes' state is read under (NULL: "/"; their
+ * run/ and var/lib/ folders: runc's state, docker's and podman's names). NULL with a
  * message in msg when the host has no cgroup v2 hierarchy at all (pure
  * cgroup v1: every task's v2 id is the same root, nothing to tell apart).
  */
-struct ctr_table *ctr_table_new(const char *cg_root, const char *state_root, char *msg,
+struct ctr_table *ctr_table_new(const char *cg_root, const char *sys_root, char *msg,
 				size_t msglen);
 void ctr_table_free(struct ctr_table *t);
 

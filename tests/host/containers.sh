@@ -115,14 +115,17 @@ rootfs "$R1" && rootfs "$R2" stripped && bundle $A "$R1" $NA && bundle $B "$R1" 
 
 # ---- list --containers against runc's own list and state ----
 kpt list --containers --json > "$OUT/list.json"
-want=$(for n in $A $B; do echo "$n runc $(init_pid $n) $(v2_path "$(init_pid $n)")"; done)
+want=$(for n in $A $B; do p=$(init_pid $n)
+	echo "$n runc $p $(v2_path $p) $(stat -L -c %i /proc/$p/ns/mnt) $(stat -L -c %i /proc/$p/ns/pid)"
+done)
 got=$(python3 -c '
 import json, sys
 for l in open(sys.argv[1]):
     r = json.loads(l)
     if r["name"].startswith(sys.argv[2]):
-        print(r["name"], r["runtime"], r["pid"], r["cgroup"])' "$OUT/list.json" $TAG | sort)
-check "list --containers: name, runtime, pid, cgroup as runc state says ($got)" \
+        print(r["name"], r["runtime"], r["pid"], r["cgroup"], r["mntns"], r["pidns"])' \
+	"$OUT/list.json" $TAG | sort)
+check "list --containers: name, runtime, pid, cgroup, namespaces as runc state and /proc say ($got)" \
 	[ "$got" = "$(echo "$want" | sort)" ]
 check "list --containers names what runc list names" \
 	[ "$(runc list -q | grep "^$TAG" | sort | tr '\n' ' ')" = \

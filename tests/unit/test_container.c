@@ -69,6 +69,21 @@ static uint64_t ino_of(const char *root, const char *rel)
 	return stat(p, &st) ? 0 : st.st_ino;
 }
 
+#define PODA "aaaa456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define PODB "bbbb456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static void write_file(const char *root, const char *rel, const char *text)
+{
+	char p[PATH_MAX];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s%s", root, rel);
+	f = fopen(p, "w");
+	CHECK(f && fputs(text, f) >= 0, "write %s", p);
+	if (f)
+		fclose(f);
+}
+
 static void mkdirs(const char *root, const char *rel)
 {
 	char p[PATH_MAX];
@@ -79,7 +94,7 @@ static void mkdirs(const char *root, const char *rel)
 
 static void test_tree(void)
 {
-	char root[] = "/tmp/kpt-ctr-unit.XXXXXX", state[PATH_MAX], msg[256], cmd[PATH_MAX + 16];
+	char root[] = "/tmp/kpt-ctr-unit.XXXXXX", state[256], msg[256], cmd[PATH_MAX + 16];
 	const struct ctr *cs[4], *c;
 	struct ctr_table *t;
 	uint64_t ids[8];
@@ -89,7 +104,19 @@ static void test_tree(void)
 		CHECK(0, "mkdtemp: %s", strerror(errno));
 		return;
 	}
-	snprintf(state, sizeof(state), "%s/state", root);
+	snprintf(state, sizeof(state), "%s/sys", root);
+	/* the runtimes' state: docker's config of HEX64, podman's list (two containers) */
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/var/lib/docker/containers/" HEX64 " %s/var/lib/"
+		 "containers/storage/overlay-containers", state, state);
+	CHECK(!system(cmd), "%s", cmd);
+	write_file(state, "/var/lib/docker/containers/" HEX64 "/config.v2.json",
+		   "{\"ID\":\"" HEX64 "\",\"Config\":{\"Env\":[\"A=1\"]},\"Name\":\"/web\"}");
+	write_file(state, "/var/lib/containers/storage/overlay-containers/containers.json",
+		   "[{\"id\":\"" PODA "\",\"names\":[\"db\"],\"image\":\"x\"},"
+		   "{\"id\":\"" PODB "\",\"names\":[\"cache\",\"c2\"]}]");
+	mkdirs(root, "/machine.slice");
+	mkdirs(root, "/machine.slice/libpod-" PODA ".scope");
+	mkdirs(root, "/machine.slice/libpod-" PODB ".scope");
 	mkdirs(root, "/system.slice");
 	mkdirs(root, "/system.slice/docker-" HEX64 ".scope");
 	mkdirs(root, "/system.slice/docker-" HEX64 ".scope/init");
@@ -101,10 +128,20 @@ static void test_tree(void)
 		goto out;
 	c = ctr_by_cgid(t, ino_of(root, ""));
 	CHECK(c && !strcmp(c->name, "host"), "the root is the host");
+	c = ctr_by_cgid(t, ino_of(root, "/system.slice/docker-" HEX64 ".scope"));
+	CHECK(c && !strcmp(c->name, "web"), "docker's name from its config.v2.json: %s",
+	      c ? c->name : "none");
+	c = ctr_by_cgid(t, ino_of(root, "/machine.slice/libpod-" PODA ".scope"));
+	CHECK(c && !strcmp(c->name, "db"), "podman's name from containers.json: %s",
+	      c ? c->name : "none");
+	c = ctr_by_cgid(t, ino_of(root, "/machine.slice/libpod-" PODB ".scope"));
+	CHECK(c && !strcmp(c->name, "cache"), "the second one's first name: %s",
+	      c ? c->name : "none");
+	CHECK_INT(ctr_match(t, "we", cs, 4), 1, "docker's container by its name's prefix");
 	c = ctr_by_cgid(t, ino_of(root, "/system.slice/sshd.service"));
 	CHECK(c && !strcmp(c->name, "sshd.service") && !strcmp(c->runtime, "systemd"),
 	      "a unit by its id");
-	/* by name (the short id) and by a longer id prefix; ambiguous when short */
+	/* by its id's prefix; ambiguous when short */
 	CHECK_INT(ctr_match(t, "0123456789ab", cs, 4), 1, "a docker container's short id");
 	CHECK_INT(ctr_match(t, HEX64, cs, 4), 1, "its whole id");
 	CHECK_INT(ctr_match(t, "sshd", cs, 4), 0, "a unit is no container");
@@ -116,6 +153,9 @@ static void test_tree(void)
 	CHECK(c && !strcmp(c->runtime, "docker"), "a cgroup made after the first read");
 	n = ctr_match(t, "0123456789ab", cs, 4);
 	CHECK_INT(n, 2, "a prefix two containers share");
+	c = ctr_by_cgid(t, ino_of(root, "/system.slice/docker-0123456789abcdef0123456789abcdef."
+				   "scope"));
+	CHECK(c && !strcmp(c->name, "0123456789ab"), "no config: the short id");
 	n = ctr_match(t, HEX64, cs, 4);
 	if (n == 1) {
 		n = ctr_subtree(t, cs[0], ids, 8);
