@@ -885,6 +885,7 @@ int run_drop_gone(struct run *r, uint64_t after_ns)
 	struct agg_ctx ac = { .opts = &ao, .ld = &r->ld, .evs = r->ps.evs, .ents = r->ps.ents,
 			      .n = r->ps.n };
 	struct run_gone g = { r->ctrs, after_ns };
+	int n;
 
 	if (!r->ctrs)
 		return 0;
@@ -892,7 +893,10 @@ int run_drop_gone(struct run *r, uint64_t after_ns)
 	ctr_table_refresh(r->ctrs, 1000000000ull);
 	if (!ctr_take_expired(r->ctrs, after_ns))
 		return 0;
-	return agg_drop_keys(&ac, cgroup_gone, &g);
+	n = agg_drop_keys(&ac, cgroup_gone, &g);
+	if (n >= 0)
+		ctr_forget_expired(r->ctrs);
+	return n;
 }
 
 const struct probeset *run_probes(const struct run *r)

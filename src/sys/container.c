@@ -171,6 +171,15 @@ bool ctr_is_container(const struct ctr *c)
 	return c->id[0] != '\0';
 }
 
+static void ctr_free(void *p)
+{
+	struct ctr *c = p;
+
+	if (c)
+		free(c->path);
+	free(c);
+}
+
 /* One cgroup directory (path relative to the mount, "/" the root) into the table. */
 static void add_cgroup(struct ctr_table *t, const char *rel, uint64_t ino)
 {
@@ -470,6 +479,18 @@ int ctr_take_expired(struct ctr_table *t, uint64_t after_ns)
 	return n;
 }
 
+void ctr_forget_expired(struct ctr_table *t)
+{
+	struct hent *e = NULL;
+
+	/* the id stays, without its entry: a read does not make it again */
+	while ((e = ht_next(&t->by_id, e)))
+		if (e->val && ((struct ctr *)e->val)->expired) {
+			ctr_free(e->val);
+			e->val = NULL;
+		}
+}
+
 bool ctr_gone_for(struct ctr_table *t, uint64_t cgid, uint64_t after_ns)
 {
 	struct hent *e = ht_find(&t->by_id, &cgid, sizeof(cgid));
@@ -502,15 +523,6 @@ struct ctr_table *ctr_table_new(const char *cg_root, const char *sys_root, char 
 	}
 	scan(t);
 	return t;
-}
-
-static void ctr_free(void *p)
-{
-	struct ctr *c = p;
-
-	if (c)
-		free(c->path);
-	free(c);
 }
 
 void ctr_table_free(struct ctr_table *t)

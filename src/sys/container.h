@@ -57,6 +57,9 @@ bool ctr_gone_for(struct ctr_table *t, uint64_t cgid, uint64_t after_ns);
 
 /* The cgroups gone for after_ns or more that no earlier call counted. */
 int ctr_take_expired(struct ctr_table *t, uint64_t after_ns);
+/* Those counted freed, their names with them (their keys are dropped):
+ * a host that churns containers does not grow the table without bound. */
+void ctr_forget_expired(struct ctr_table *t);
 
 /* Whether c is a runtime's container (not the host, a unit or a plain cgroup). */
 bool ctr_is_container(const struct ctr *c);

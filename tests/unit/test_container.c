@@ -97,7 +97,7 @@ static void test_tree(void)
 	char root[] = "/tmp/kpt-ctr-unit.XXXXXX", state[256], msg[256], cmd[PATH_MAX + 16];
 	const struct ctr *cs[4], *c;
 	struct ctr_table *t;
-	uint64_t ids[8];
+	uint64_t ids[8], gone_id;
 	int n;
 
 	if (!mkdtemp(root)) {
@@ -166,6 +166,7 @@ static void test_tree(void)
 	}
 	/* a cgroup removed: kept with its name, gone from the next read on, counted once */
 	c = ctr_by_cgid(t, ino_of(root, "/system.slice/sshd.service"));
+	gone_id = c ? c->cgid : 0;
 	snprintf(cmd, sizeof(cmd), "%s/system.slice/sshd.service", root);
 	CHECK(c && !rmdir(cmd), "rmdir %s", cmd);
 	CHECK(c && !ctr_gone_for(t, c->cgid, 0), "not gone before a read sees it");
@@ -175,6 +176,10 @@ static void test_tree(void)
 	CHECK(c && !strcmp(c->name, "sshd.service"), "its name kept");
 	CHECK_INT(ctr_take_expired(t, 0), 1, "one cgroup gone");
 	CHECK_INT(ctr_take_expired(t, 0), 0, "counted once");
+	ctr_forget_expired(t);
+	CHECK(ctr_by_cgid(t, ino_of(root, "/system.slice")) != NULL, "the others kept");
+	usleep(150000);	/* past the rescan bound: a lookup of the forgotten id reads the tree */
+	CHECK(!c || !ctr_by_cgid(t, gone_id), "forgotten once expired, not read back");
 	ctr_table_free(t);
 out:
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
