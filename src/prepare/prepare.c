@@ -817,6 +817,12 @@ static int container_paths(struct probeset *ps, const struct sysinfo *si)
 		if ((p->kind != SPEC_UPROBE && p->kind != SPEC_URETPROBE) || !p->path ||
 		    p->path[0] != '/' || !strncmp(p->path, "/proc/", 6))
 			continue;
+		if (!*si->uprobe_root) {
+			probe_report(ps->p[i].where, p->text, "--container: the container has no "
+				     "process now, through whose /proc/PID/root its files are read",
+				     p->target_col);
+			return -ESRCH;
+		}
 		if (asprintf(&path, "%s%s", si->uprobe_root, p->path) < 0)
 			return -ENOMEM;
 		free(p->path);

@@ -332,8 +332,11 @@ static int run_containers(struct run *r)
 				"container: give more of its id" : "no container has this name or id");
 			return n ? -EINVAL : -ENOENT;
 		}
-		if (!i && cs[0]->pid) {
-			snprintf(r->ctr_root, sizeof(r->ctr_root), "/proc/%u/root", cs[0]->pid);
+		if (!i) {
+			/* "": no process to read its files through (prepare says so) */
+			if (cs[0]->pid)
+				snprintf(r->ctr_root, sizeof(r->ctr_root), "/proc/%u/root",
+					 cs[0]->pid);
 			r->si.uprobe_root = r->ctr_root;
 		}
 		lo->target_ncgroups += ctr_subtree(r->ctrs, cs[0], lo->target_cgroups +

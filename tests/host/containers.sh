@@ -24,7 +24,7 @@ V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 [ -n "$V2" ] || skip_all "no cgroup v2 hierarchy mounted"
 [ -e /sys/kernel/tracing/events/syscalls/sys_enter_getppid ] ||
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-expect_checks 22
+expect_checks 23
 KPT_TIMEOUT=60
 
 # unique names: another run of this suite may share the machine
@@ -32,6 +32,7 @@ TAG=kpt$$
 A=$TAG-a B=$TAG-b C=$TAG-c
 NA=3000 NB=1700 NC=900
 CGP=/kptrace-test-$TAG
+EMPTY=$V2$CGP/docker-e0e0$(printf '%060x' $$).scope	# a container's cgroup, no process in it
 
 gcc -O0 -fno-omit-frame-pointer -fno-inline -static -g tests/host/ctr_target.c \
 	-o "$OUT/ctr_target" || { echo "cannot build the target"; exit 1; }
@@ -44,6 +45,7 @@ cleanup() {
 		runc kill "$n" KILL 2>/dev/null
 		runc delete -f "$n" 2>/dev/null
 	done
+	rmdir "$EMPTY" 2>/dev/null
 	# the parent cgroups runc made for cgroupsPath, in every hierarchy
 	for d in /sys/fs/cgroup/*"$CGP" "$V2$CGP"; do
 		[ -d "$d" ] && rmdir "$d" 2>/dev/null
@@ -309,6 +311,11 @@ check "--container of no container: refused, saying so" \
 check "--container TAG (A's and B's prefix): ambiguous, refused" \
 	eval 'kpt_expect_fail count --container $TAG "t:syscalls/sys_enter_getppid" &&
 	      grep -q "more than one container" "$OUT/bad.err"'
+mkdir -p "$EMPTY"
+check "--container of a container with no process, a uprobe by its path: refused, saying why" \
+	eval 'kpt_expect_fail count --container e0e0 "p:/ctr_target:ctr_work" &&
+	      grep -q "has no process now" "$OUT/bad.err"'
+rmdir "$EMPTY"
 check "--cgroup of a v1 hierarchy's directory: refused (no task has its inode as v2 id)" \
 	eval 'kpt_expect_fail count --cgroup /sys/fs/cgroup/pids "t:syscalls/sys_enter_getppid" &&
 	      grep -q "not in a cgroup v2 hierarchy" "$OUT/bad.err"'
