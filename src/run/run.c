@@ -339,9 +339,16 @@ static int run_containers(struct run *r)
 					 cs[0]->pid);
 			r->si.uprobe_root = r->ctr_root;
 		}
-		lo->target_ncgroups += ctr_subtree(r->ctrs, cs[0], lo->target_cgroups +
-						   lo->target_ncgroups,
-						   KPT_TARGET_CGROUPS - (int)lo->target_ncgroups);
+		n = ctr_subtree(r->ctrs, cs[0], lo->target_cgroups + lo->target_ncgroups,
+				KPT_TARGET_CGROUPS - (int)lo->target_ncgroups);
+		if (n > KPT_TARGET_CGROUPS - (int)lo->target_ncgroups) {
+			/* a cgroup left out would be a part of the container untraced */
+			fprintf(stderr, "kptrace: error: --container %s: %d cgroups in all, the "
+				"filter holds %d\n", env->containers[i], (int)lo->target_ncgroups + n,
+				KPT_TARGET_CGROUPS);
+			return -E2BIG;
+		}
+		lo->target_ncgroups += n;
 	}
 	return 0;
 }

@@ -573,13 +573,17 @@ int ctr_subtree(struct ctr_table *t, const struct ctr *c, uint64_t *ids, int max
 	struct hent *e = NULL;
 	int got = 0;
 
-	if (max > 0)
-		ids[got++] = c->cgid;
+	if (got < max)
+		ids[got] = c->cgid;
+	got++;
 	while ((e = ht_next(&t->by_id, e))) {
 		const struct ctr *d = e->val;
 
-		if (d && d != c && !strncmp(d->path, c->path, n) && d->path[n] == '/' && got < max)
-			ids[got++] = d->cgid;
+		if (!d || d == c || d->gone_ns || strncmp(d->path, c->path, n) || d->path[n] != '/')
+			continue;
+		if (got < max)
+			ids[got] = d->cgid;
+		got++;
 	}
 	return got;
 }

@@ -70,7 +70,7 @@ bool ctr_is_container(const struct ctr *c);
  */
 int ctr_match(struct ctr_table *t, const char *pat, const struct ctr **out, int max);
 
-/* The cgroups under c's (c's own first) into ids (at most max); their number. */
+/* The cgroups under c's (c's own first) into ids (at most max); their number, max or not. */
 int ctr_subtree(struct ctr_table *t, const struct ctr *c, uint64_t *ids, int max);
 
 /* Every container, sorted by name, into *out (the table's; free(*out) after); their number. */

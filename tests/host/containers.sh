@@ -24,7 +24,7 @@ V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 [ -n "$V2" ] || skip_all "no cgroup v2 hierarchy mounted"
 [ -e /sys/kernel/tracing/events/syscalls/sys_enter_getppid ] ||
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-expect_checks 23
+expect_checks 24
 KPT_TIMEOUT=60
 
 # unique names: another run of this suite may share the machine
@@ -45,7 +45,7 @@ cleanup() {
 		runc kill "$n" KILL 2>/dev/null
 		runc delete -f "$n" 2>/dev/null
 	done
-	rmdir "$EMPTY" 2>/dev/null
+	rmdir "$EMPTY"/c* "$EMPTY" 2>/dev/null
 	# the parent cgroups runc made for cgroupsPath, in every hierarchy
 	for d in /sys/fs/cgroup/*"$CGP" "$V2$CGP"; do
 		[ -d "$d" ] && rmdir "$d" 2>/dev/null
@@ -315,7 +315,11 @@ mkdir -p "$EMPTY"
 check "--container of a container with no process, a uprobe by its path: refused, saying why" \
 	eval 'kpt_expect_fail count --container e0e0 "p:/ctr_target:ctr_work" &&
 	      grep -q "has no process now" "$OUT/bad.err"'
-rmdir "$EMPTY"
+mkdir "$EMPTY"/c{1..16}
+check "--container of a container of 17 cgroups (the filter holds 16): refused, none left out" \
+	eval 'kpt_expect_fail count --container e0e0 "t:syscalls/sys_enter_getppid" &&
+	      grep -q "17 cgroups in all, the filter holds 16" "$OUT/bad.err"'
+rmdir "$EMPTY"/c* "$EMPTY"
 check "--cgroup of a v1 hierarchy's directory: refused (no task has its inode as v2 id)" \
 	eval 'kpt_expect_fail count --cgroup /sys/fs/cgroup/pids "t:syscalls/sys_enter_getppid" &&
 	      grep -q "not in a cgroup v2 hierarchy" "$OUT/bad.err"'

@@ -160,6 +160,7 @@ static void test_tree(void)
 	if (n == 1) {
 		n = ctr_subtree(t, cs[0], ids, 8);
 		CHECK_INT(n, 2, "the container's cgroup and its init child");
+		CHECK_INT(ctr_subtree(t, cs[0], ids + 4, 1), 2, "the number, past max too");
 		CHECK(n == 2 && ids[0] == cs[0]->cgid &&
 		      ids[1] == ino_of(root, "/system.slice/docker-" HEX64 ".scope/init"),
 		      "the subtree's ids, its own first");
