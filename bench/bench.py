@@ -421,6 +421,8 @@ def bpftrace_script(kind, mech="uprobe"):
                                     'comm, tid, cpu, nsecs, args->fd, args->offset, args->whence); }\n')
         if kind == "hist":
             return begin + probe + " { @ = hist(args->offset); }\n"
+        if kind == "countcg":
+            return begin + probe + " { @[cgroup] = count(); }\n"
         if kind == "pair":
             return (begin + probe + " { @start[tid] = nsecs; }\n"
                     "tracepoint:%s /@start[tid]/ { @ns = hist(nsecs - @start[tid]); "
@@ -473,6 +475,8 @@ def make_tool(config, outfile, bufsize=None, rb_pages=None, mech="uprobe"):
                 argv = [KPT, "hist", "kmalloc"]
             elif mode == "pair":
                 argv = [KPT, "latency", "--from", "t:" + TP, "--to", "t:" + TP_EXIT]
+            elif mode in ("count", "countcg"):
+                argv = [KPT, "count", "t:" + TP] + (["--by", "container"] if mode == "countcg" else [])
             else:
                 argv = [KPT, "hist", "t:%s/tphist %s offset" % (GROUP, TP), "offset"]
             return Proc(config, argv, "stderr:Attached", out=outfile, is_kptrace=True)
@@ -534,6 +538,8 @@ def events_seen(config, proc, outpath, mech="uprobe"):
         lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", text + err))
         if mode == "stream":
             return text.count(": %s: " % event), lost
+        if mode == "countcg":
+            return sum(int(x) for x in re.findall(r"^@\[\d+\]: (\d+)", text, re.M)), lost
         return sum(int(x) for x in re.findall(r"^\[.*?\)?\s+(\d+) \|", text, re.M)), lost
     if tool == "funclatency":
         out = "".join(proc.stdout_lines)
@@ -632,6 +638,9 @@ TRACEPOINT_CONFIGS = [
     # two-event latency: sys_enter_lseek to sys_exit_lseek per thread
     # (issue 19: kptrace latency --from/--to against bpftrace's @start[tid])
     "kptrace-pair", "libbpf-pair", "bpftrace-pair",
+    # counts per container (issue 40): --by container against the same
+    # count unkeyed and bpftrace's @[cgroup] = count()
+    "kptrace-count", "kptrace-countcg", "bpftrace-countcg",
 ]
 TP_EXIT = "syscalls/sys_exit_lseek"
 KMALLOC_TP = "kmem/kmalloc"

@@ -56,6 +56,9 @@ TP_RATIOS = [(m, n, d.replace("uprobe_events", "ftrace"), g) for m, n, d, g in R
     ("pair", "kptrace-pair", "libbpf-pair", 1.1),
     ("pair", "kptrace-pair", "bpftrace-pair", 0.7),
     ("pair", "libbpf-pair", "bpftrace-pair", None),
+    # issue 40: --by container at most +10% over the unkeyed count, <= 0.8x bpftrace's @[cgroup]
+    ("countcg", "kptrace-countcg", "kptrace-count", 1.1),
+    ("countcg", "kptrace-countcg", "bpftrace-countcg", 0.8),
 ]
 TP_PEERS = ["libbpf", "kptrace", "bpftrace", "ftrace"]
 # Kernel stacks on that tracepoint (results.json's "stacks"): each event with
@@ -802,6 +805,8 @@ def _tracepoint_tables(res, tps):
     L.append("|---|---|---:|---:|---:|---|---:|")
     rows = [("tracepoint alone", "libbpf-nop")]
     rows += [(mode, "%s-%s" % (peer, mode)) for mode in TP_MODES for peer in TP_PEERS]
+    rows += [("count", "kptrace-count"), ("count --by container", "kptrace-countcg"),
+             ("count by cgroup", "bpftrace-countcg")]
     for job, c in rows:
         k = cfg.get(c)
         if not k:

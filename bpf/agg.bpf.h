@@ -270,6 +270,12 @@ static __always_inline int kpt_make_key(struct kpt_scratch *s, const struct kpt_
 		case KPT_K_CPU:
 			v = h->cpu;
 			break;
+		case KPT_K_CGROUP:
+		case KPT_K_CONTAINER:
+			/* the v2 (default) hierarchy's: on a v1 host, its "unified"
+			 * mount, where runc and systemd give containers their own */
+			v = bpf_get_current_cgroup_id();
+			break;
 		case KPT_K_KSTACK:
 			v = s->kstack_id;
 			break;

@@ -76,7 +76,8 @@ const volatile __u32 kpt_tp_direct_word = 0;
 /* Targeting (-p, -t, --cgroup, --comm); 0 / empty traces everyone. */
 const volatile __u32 kpt_target_tgid = 0;
 const volatile __u32 kpt_target_tid = 0;
-const volatile __u64 kpt_target_cgroup = 0;
+const volatile __u64 kpt_target_cgroups[KPT_TARGET_CGROUPS] = {};
+const volatile __u32 kpt_target_ncgroups = 0;
 const volatile char kpt_target_comm[KPT_COMM_LEN] = {};
 /* Any of tgid, tid, cgroup: untargeted hits load this one setting only. */
 const volatile bool kpt_targeted = false;

@@ -25,6 +25,24 @@ static __always_inline bool kpt_comm_differs(const char *comm)
 	return false;
 }
 
+/* --cgroup, --container: whether the task's cgroup is one of those traced. */
+static __always_inline bool kpt_cgroup_wanted(void)
+{
+	__u64 id;
+	__u32 i;
+
+	if (!kpt_target_ncgroups)
+		return true;
+	id = bpf_get_current_cgroup_id();
+	for (i = 0; i < KPT_TARGET_CGROUPS; i++) {
+		if (i >= kpt_target_ncgroups)
+			break;
+		if (kpt_target_cgroups[i] == id)
+			return true;
+	}
+	return false;
+}
+
 /*
  * -p, -c, -t, --cgroup: whether the task is one traced (if not, counted as
  * filtered). Its ids are read once a hit, by the caller: every path needs
@@ -39,7 +57,7 @@ static __always_inline bool kpt_task_wanted(struct kpt_stats *st, __u64 pid_tgid
 	if ((kpt_target_set ? !bpf_map_lookup_elem(&kpt_procs, &tgid) :
 			      kpt_target_tgid && tgid != kpt_target_tgid) ||
 	    (kpt_target_tid && (__u32)pid_tgid != kpt_target_tid) ||
-	    (kpt_target_cgroup && bpf_get_current_cgroup_id() != kpt_target_cgroup)) {
+	    !kpt_cgroup_wanted()) {
 		st->filtered++;
 		return false;
 	}

@@ -345,7 +345,11 @@ enum kpt_key_kind {
 	KPT_K_USTACK,		/* the user stack's id: its key in kpt_ustk */
 	KPT_K_STR,		/* key_argi's string: its first KPT_KEY_STR bytes */
 	KPT_K_IPV6,		/* key_argi's 16 bytes: an :ipv6 address */
+	KPT_K_CGROUP,		/* the task's cgroup v2 id, printed as its path */
+	KPT_K_CONTAINER,	/* the same id, printed as its container's name */
 };
+/* --cgroup, --container: the cgroups traced, at most (a container's own and those under it). */
+#define KPT_TARGET_CGROUPS	16
 
 /*
  * Stacks. Frames are bpf_get_stack()'s: a kernel frame an address, a user

@@ -106,6 +106,22 @@ kpt_ubsan() {
 	return 0
 }
 
+# by_key FILE KEY: "value:count ..." of count --json rows, summed by KEY's
+# value (numbers in their order, names in theirs).
+by_key() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+c = {}
+for l in open(sys.argv[1]):
+    if l.strip():
+        r = json.loads(l)
+        k = r["key"][sys.argv[2]]
+        c[k] = c.get(k, 0) + r["count"]
+num = all(str(k).isdigit() for k in c)
+print(" ".join("%s:%d" % (k, c[k]) for k in sorted(c, key=lambda x: int(x) if num else x)))
+EOF
+}
+
 # kpt_bg ERRFILE ARGS...: $KPT ARGS in the background, stderr to ERRFILE,
 # stdout where the caller sends it; KP is its pid (timeout's, which passes
 # signals on; KP_KPT is kptrace's own). Waits, bounded, for "Attached";

@@ -105,6 +105,7 @@ suite host-list tests/host/list.sh
 suite host-pmu tests/host/pmu.sh
 suite host-values tests/host/values.sh
 suite host-targeting tests/host/targeting.sh
+suite host-containers tests/host/containers.sh
 suite host-grammar tests/host/grammar.sh
 suite host-usdt tests/host/usdt.sh
 suite host-tpbtf tests/host/tpbtf.sh

@@ -209,6 +209,10 @@ static const char *key_kind_name(const struct kpt_agg *g, const struct ev_desc *
 		return "kstack";
 	case KPT_K_USTACK:
 		return "ustack";
+	case KPT_K_CGROUP:
+		return "cgroup";
+	case KPT_K_CONTAINER:
+		return "container";
 	default:
 		return agg_key_arg(ev, g, i)->name;
 	}
@@ -276,6 +280,16 @@ static void format_key_part(const struct agg_ctx *c, const struct kpt_agg *g,
 		buf[0] = '\0';		/* printed as frames, under the row (print_key_stacks()) */
 		return;
 	}
+	if (g->key_kind[i] == KPT_K_CGROUP || g->key_kind[i] == KPT_K_CONTAINER) {
+		/* named now, not in the kernel: a cgroup made since is read then */
+		const struct ctr *ct = c->ctrs ? ctr_by_cgid(c->ctrs, v) : NULL;
+
+		if (ct)
+			snprintf(buf, len, "%s", g->key_kind[i] == KPT_K_CGROUP ? ct->path : ct->name);
+		else
+			snprintf(buf, len, "cgroup:%" PRIu64, v);
+		return;
+	}
 	if (g->key_kind[i] != KPT_K_ARG) {
 		snprintf(buf, len, "%" PRIu64, v);
 		return;
@@ -341,6 +355,55 @@ static uint64_t key_word(const struct kpt_agg *g, const struct kpt_key *k, int i
 	int w = key_offset(g, i);
 
 	return w < KPT_KEY_WORDS ? k->w[w] : 0;
+}
+
+/* Whether any cgroup or container part of probe's key k is one drop() names. */
+static bool key_dropped(const struct agg_ctx *c, const struct kpt_key *k, agg_drop_fn drop,
+			void *arg)
+{
+	const struct kpt_agg *g;
+	int i;
+
+	if (k->probe >= (__u32)c->n)
+		return false;
+	g = &c->ents[k->probe].agg;
+	for (i = 0; i < g->nkeys; i++)
+		if ((g->key_kind[i] == KPT_K_CGROUP || g->key_kind[i] == KPT_K_CONTAINER) &&
+		    drop(arg, key_word(g, k, i)))
+			return true;
+	return false;
+}
+
+int agg_drop_keys(const struct agg_ctx *c, agg_drop_fn drop, void *arg)
+{
+	int fd = loader_map_fd(c->ld, LM_KAGG), n = 0, i, err = 0;
+	struct kpt_key key = { 0 }, next = { 0 }, *del = NULL, *grown;
+	void *prev = NULL;
+	size_t cap = 0;
+
+	if (fd < 0)
+		return 0;
+	/* found first, deleted after: a deletion in the walk would restart it */
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!key_dropped(c, &key, drop, arg))
+			continue;
+		if ((size_t)n == cap) {
+			cap = cap ? cap * 2 : 64;
+			grown = realloc(del, cap * sizeof(*del));
+			if (!grown) {
+				err = -ENOMEM;
+				break;
+			}
+			del = grown;
+		}
+		del[n++] = key;
+	}
+	for (i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &del[i]);
+	free(del);
+	return err ? err : n;
 }
 
 /*
@@ -1181,6 +1244,11 @@ void agg_key_text(const struct agg_ctx *c, int probe, const struct kpt_key *k, i
 	int w = key_offset(g, i);
 
 	format_key_part(c, g, &c->evs[probe], k, i, &w, buf, len);
+}
+
+uint64_t agg_key_word(const struct agg_ctx *c, int probe, const struct kpt_key *k, int i)
+{
+	return key_word(&c->ents[probe].agg, k, i);
 }
 
 const char *agg_key_name(const struct agg_ctx *c, int probe, int i)

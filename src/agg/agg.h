@@ -14,6 +14,7 @@
 #include "out/stackout.h"
 #include "prepare/aggdef.h"
 #include "prepare/event.h"
+#include "sys/container.h"
 #include "sys/ksyms.h"
 #include "kptrace.h"
 
@@ -55,6 +56,8 @@ struct agg_ctx {
 	/* --budget: scale[g], what group g's counts are multiplied by for an
 	 * estimate (1: exact); NULL: no budget */
 	double *scale;
+	/* cgroup and container keys: who names their ids (NULL: printed as numbers) */
+	struct ctr_table *ctrs;
 };
 
 /* Key part i of probe's key k as the text prints it, and the part's name. */
@@ -68,6 +71,17 @@ const char *agg_key_name(const struct agg_ctx *c, int probe, int i);
  */
 void agg_probe_name(const struct ev_desc *evs, int n, const struct kpt_agg *g, int i, char *buf,
 		    size_t len);
+
+/*
+ * The keyed entries (counts, buckets, stats) whose cgroup or container key
+ * drop(arg, id) names, deleted from the kernel's map: their series are gone.
+ * The number deleted, or -ENOMEM.
+ */
+typedef bool (*agg_drop_fn)(void *arg, uint64_t cgroup_id);
+int agg_drop_keys(const struct agg_ctx *c, agg_drop_fn drop, void *arg);
+
+/* Key part i's word (a cgroup key's id). */
+uint64_t agg_key_word(const struct agg_ctx *c, int probe, const struct kpt_key *k, int i);
 
 /* Print every aggregating probe's tables; then, for interval output, clear. */
 void agg_report(const struct agg_ctx *c, bool clear);

@@ -93,7 +93,7 @@ static const char args_doc[] = "[explain] DEFINITION...\n"
 				"count DEFINITION... --by KEY[,KEY]\n"
 				"profile [-F HZ] [--by KEY[,KEY]] [--folded]\n"
 				"timechart [-c CMD|-p PID] [-d SECONDS] [--svg FILE]\n"
-				"list [GLOB|SUBSYS/EVENT|MOD:GLOB|u:PATH] [--json]\n"
+				"list [GLOB|SUBSYS/EVENT|MOD:GLOB|u:PATH|--containers] [--json]\n"
 				"serve -f FILE [--listen ADDR:PORT] [--check]\n"
 				"diff [--threshold P] [--json] [--svg FILE] A.json B.json";
 
@@ -109,6 +109,7 @@ enum {
 	OPT_BUDGET,
 	OPT_UNSAFE,
 	OPT_SLICE,
+	OPT_CONTAINER, OPT_CONTAINERS,
 };
 
 static const struct argp_option options[] = {
@@ -141,10 +142,14 @@ static const struct argp_option options[] = {
 	{ "tid", 't', "TID", 0, "Trace only this thread; stop when it exits", 0 },
 	{ "comm", OPT_COMM, "NAME", 0, "Trace only tasks with this comm", 0 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Trace only tasks in this cgroup (v2)", 0 },
+	{ "container", OPT_CONTAINER, "ID|NAME", 0,
+	  "Trace only this container (an id or name prefix; again for more); a uprobe's path "
+	  "is the container's", 0 },
+	{ "containers", OPT_CONTAINERS, NULL, 0, "list: the containers, not functions", 0 },
 	{ NULL, 0, NULL, 0, "Aggregation (hist, latency, count):", 1 },
 	{ "linear", OPT_LINEAR, "MIN,MAX,STEP", 0, "hist: linear buckets instead of log2", 1 },
 	{ "by", OPT_BY, "KEY[,KEY]", 0,
-	  "per key: comm, pid, tid, cpu, an argument name, or (count) probe", 1 },
+	  "per key: comm, pid, tid, cpu, container, cgroup, an argument name, or (count) probe", 1 },
 	{ "top", OPT_TOP, "N", 0, "count: the N largest rows of the whole table only", 1 },
 	{ "zeros", OPT_ZEROS, NULL, 0, "count: a row of 0 for each probe nothing hit", 1 },
 	{ "sum", OPT_SUM, "FIELD", 0, "count: FIELD's sum per key, a column (bpftrace's sum())", 1 },
@@ -439,7 +444,13 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 		cli_error(st, "--key pairs latency --from with --to");
 	if ((env->profile_hz || env->no_idle) && !env->profile)
 		cli_error(st, "-F and --no-idle are for 'kptrace profile'");
+	if (env->list_containers && env->mode != MODE_LIST)
+		cli_error(st, "--containers is for 'kptrace list'");
+	if (env->cgroup && env->ncontainers)
+		cli_error(st, "--cgroup and --container both choose cgroups: give one");
 	if (env->mode == MODE_LIST) {
+		if (env->list_containers && env->ndefs)
+			cli_error(st, "list --containers takes no GLOB");
 		if (env->ndefs > 1 || env->def_file)
 			cli_error(st, "list takes one GLOB (or none: everything)");
 		return;
@@ -628,6 +639,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_CGROUP:
 		env->cgroup = arg;
+		break;
+	case OPT_CONTAINER:
+		if (!*arg || env->ncontainers == KPT_MAX_CONTAINERS)
+			cli_error(st, "--container: %s", *arg ? "too many (at most 8)" : "empty");
+		env->containers[env->ncontainers++] = arg;
+		break;
+	case OPT_CONTAINERS:
+		env->list_containers = true;
 		break;
 	case OPT_FILTER:
 		env->filter = arg;

@@ -15,6 +15,7 @@
 
 #include "cmd/list.h"
 #include "prepare/resolve.h"
+#include "sys/container.h"
 #include "sys/tracepoint.h"
 #include "sys/usdt.h"
 #include "util/json.h"
@@ -607,6 +608,51 @@ out:
 	return err;
 }
 
+/* list --containers: each runtime's container as the kernel's cgroups show it. */
+static int list_containers(bool json)
+{
+	const struct ctr **cs;
+	struct ctr_table *t;
+	char msg[512];
+	int n, i;
+
+	t = ctr_table_new(NULL, NULL, msg, sizeof(msg));
+	if (!t) {
+		fprintf(stderr, "kptrace: error: list --containers: %s\n", msg);
+		return -ENOENT;
+	}
+	n = ctr_containers(t, &cs);
+	if (!json)
+		printf("%-16s %-12s %-10s %-8s %s\n", "NAME", "ID", "RUNTIME", "PID", "CGROUP");
+	for (i = 0; i < n; i++) {
+		const struct ctr *c = cs[i];
+
+		if (!json) {
+			printf("%-16s %-12.12s %-10s %-8" PRIu32 " %s\n", c->name, c->id, c->runtime,
+			       c->pid, c->path);
+			continue;
+		}
+		printf("{\"name\":");
+		json_fput_str(stdout, c->name, SIZE_MAX);
+		printf(",\"id\":");
+		json_fput_str(stdout, c->id, SIZE_MAX);
+		printf(",\"runtime\":\"%s\",\"pid\":%" PRIu32 ",\"cgroup\":", c->runtime, c->pid);
+		json_fput_str(stdout, c->path, SIZE_MAX);
+		printf(",\"cgroup_id\":%" PRIu64 ",\"mntns\":%" PRIu64 ",\"pidns\":%" PRIu64,
+		       c->cgid, c->mntns, c->pidns);
+		if (c->pod[0]) {
+			printf(",\"pod\":");
+			json_fput_str(stdout, c->pod, SIZE_MAX);
+		}
+		printf("}\n");
+	}
+	fflush(stdout);
+	fprintf(stderr, "kptrace: list --containers: %d container%s\n", n, n == 1 ? "" : "s");
+	free(cs);
+	ctr_table_free(t);
+	return 0;
+}
+
 int kpt_list(const struct kpt_opts *env)
 {
 	const char *glob = env->ndefs ? env->defs[0] : "*";
@@ -619,6 +665,8 @@ int kpt_list(const struct kpt_opts *env)
 	int nnames = 0, nfe = 0, ntps = 0, skipped = 0, nobtf = 0, i, err = 0, tperr = 0;
 	static char obuf[1 << 16];
 
+	if (env->list_containers)
+		return list_containers(env->json);
 	if (!strncmp(glob, "u:", 2))
 		return list_usdt(glob + 2, env->json);
 	gbuf = malloc(strlen(glob) + 2);

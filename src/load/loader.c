@@ -272,8 +272,10 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 
 	skel->rodata->kpt_target_tgid = o->target_tgid;
 	skel->rodata->kpt_target_tid = o->target_tid;
-	skel->rodata->kpt_target_cgroup = o->target_cgroup;
-	skel->rodata->kpt_targeted = o->target_tgid || o->target_tid || o->target_cgroup;
+	memcpy((void *)skel->rodata->kpt_target_cgroups, o->target_cgroups,
+	       sizeof(o->target_cgroups));
+	skel->rodata->kpt_target_ncgroups = o->target_ncgroups;
+	skel->rodata->kpt_targeted = o->target_tgid || o->target_tid || o->target_ncgroups;
 	skel->rodata->kpt_self_tgid = o->self_tgid;
 	skel->rodata->kpt_target_set = o->target_set && o->target_tgid;
 	skel->rodata->kpt_nt_pid_off = o->nt_pid_off;

@@ -80,7 +80,8 @@ struct load_opts {
 	 * address under a kretprobe (kpt_rethook_ret()); task_off 0: unknown */
 	uint32_t rh_task_off, rh_llist_off, rh_ret_off, rh_frame_off;
 	pid_t target_tid;	/* 0: every thread */
-	uint64_t target_cgroup;	/* cgroup v2 id, 0: every cgroup */
+	uint64_t target_cgroups[KPT_TARGET_CGROUPS];	/* cgroup v2 ids; none: every cgroup */
+	uint32_t target_ncgroups;
 	const char *target_comm;	/* NULL: every comm */
 	uint32_t buffer_size;	/* ring buffer bytes, power of two; 0: loader_default_ring() */
 	uint32_t hist_buckets;	/* unkeyed histogram buckets of all probes */

@@ -26,6 +26,8 @@ static const struct {
 	{ "CPU", KPT_K_CPU, 1 },
 	{ "kstack", KPT_K_KSTACK, 1 },
 	{ "ustack", KPT_K_USTACK, 1 },
+	{ "cgroup", KPT_K_CGROUP, 1 },
+	{ "container", KPT_K_CONTAINER, 1 },
 };
 
 /* builtin_keys' entry for name, or -1. */
@@ -121,7 +123,7 @@ static int parse_keys(const char *by, const struct ev_desc *ev, const struct ev_
 			g->stack_keys |= stack_key_bit(kind);
 		} else {
 			snprintf(msg, msglen, "--by %s: not comm, pid, tid, cpu, kstack, ustack, "
-				 "probe or an argument of %s/%s%s%s%s", tok, ev->group, ev->event,
+				 "cgroup, container, probe or an argument of %s/%s%s%s%s", tok, ev->group, ev->event,
 				 from ? " (nor of --from's " : "", from ? from->event : "",
 				 from ? ")" : "");
 			return -EINVAL;

@@ -62,6 +62,10 @@ struct kpt_opts {
 	pid_t tid;		/* -t */
 	const char *comm;	/* --comm */
 	const char *cgroup;	/* --cgroup PATH */
+#define KPT_MAX_CONTAINERS	8
+	const char *containers[KPT_MAX_CONTAINERS];	/* --container ID|NAME */
+	int ncontainers;
+	bool list_containers;	/* list --containers */
 	bool no_tracepoint;	/* hist kmalloc: kprobes even where the tracepoint exists */
 	bool slack;		/* hist kmalloc: bytes_alloc - bytes_req */
 	const char *backend;	/* --backend auto|kprobe|kprobe-multi|fentry */

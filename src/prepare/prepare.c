@@ -801,12 +801,44 @@ static void link_entry_savers(struct probeset *ps)
 			ps->evs[i].pair_entry = true;
 }
 
+/*
+ * --container: a uprobe's path is the container's, read through its
+ * process's /proc/PID/root; the uprobe is then on that file's inode, which
+ * every process mapping it shares, in that container or another of its image.
+ */
+static int container_paths(struct probeset *ps, const struct sysinfo *si)
+{
+	int i;
+
+	for (i = 0; si->uprobe_root && i < ps->n; i++) {
+		struct spec_probe *p = &ps->p[i].spec;
+		char *path;
+
+		if ((p->kind != SPEC_UPROBE && p->kind != SPEC_URETPROBE) || !p->path ||
+		    p->path[0] != '/' || !strncmp(p->path, "/proc/", 6))
+			continue;
+		if (!*si->uprobe_root) {
+			probe_report(ps->p[i].where, p->text, "--container: the container has no "
+				     "process now, through whose /proc/PID/root its files are read",
+				     p->target_col);
+			return -ESRCH;
+		}
+		if (asprintf(&path, "%s%s", si->uprobe_root, p->path) < 0)
+			return -ENOMEM;
+		free(p->path);
+		p->path = path;
+	}
+	return 0;
+}
+
 int prepare(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps)
 {
 	char msg[512];
 	int i, err;
 
 	err = read_definitions(env, si, ps);
+	if (!err)
+		err = container_paths(ps, si);
 	if (!err)
 		err = expand_globs(ps, si, env->pid);
 	if (!err)

@@ -47,6 +47,9 @@ struct sysinfo {
 	 * is unreadable), and the directory of SUBSYS/EVENT/format files */
 	const char *functions_path;
 	const char *tp_format_dir;
+	/* --container: a uprobe's absolute path is under this root ("/proc/PID/root"; "": the
+	 * container has no process), NULL: the host's */
+	const char *uprobe_root;
 };
 
 /* A resolved probe point and registers. */

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/wait.h>
 #include <wordexp.h>
 #include <bpf/btf.h>
@@ -38,9 +40,11 @@
 #include "run/consumer.h"
 #include "run/profile.h"
 #include "run/run.h"
+#include "sys/container.h"
 #include "sys/privilege.h"
 #include "sys/usym.h"
 #include "util/clock.h"
+#include "util/keylist.h"
 #include "util/svg.h"
 
 /* One run's state, from its definitions to its last report. */
@@ -67,9 +71,17 @@ struct run {
 	uint64_t ucut;		/* user stacks printed cut short (stack_user_shown()) */
 	struct tchart *tc;	/* kptrace timechart's forks and execs, then its tables */
 	int tc_err;		/* its report's */
+	struct ctr_table *ctrs;	/* --container, --by cgroup/container: the host's cgroups */
+	char ctr_root[32];	/* --container: the first one's /proc/PID/root, its uprobes' */
 };
 
 static bool verbose;
+
+/* run_drop_gone()'s question to agg_drop_keys(). */
+struct run_gone {
+	struct ctr_table *ctrs;
+	uint64_t after_ns;
+};
 /*
  * run_once(): the kernel refused a function resolved without kallsyms, so
  * the run is resolved again with it; ESTALE, as no kernel call here returns it.
@@ -177,6 +189,16 @@ static void agg_tick(void *arg, bool final)
 /* A cgroup v2 directory's id is its inode number. */
 static int cgroup_id(const char *path, uint64_t *id)
 {
+	struct statfs sf;
+
+	if (!path)
+		return 0;
+	/* a v1 hierarchy's directory has an inode too, never a task's v2 id */
+	if (!statfs(path, &sf) && sf.f_type != CGROUP2_SUPER_MAGIC) {
+		fprintf(stderr, "kptrace: error: --cgroup %s: not in a cgroup v2 hierarchy (on a "
+			"cgroup v1 host, its path under the unified mount)\n", path);
+		return -EINVAL;
+	}
 	struct stat st;
 
 	if (stat(path, &st)) {
@@ -280,6 +302,63 @@ static void symbols_after_attach(struct sysinfo *si, struct probeset *ps)
 	}
 }
 
+/* Whether --by names a cgroup or container key. */
+static bool by_cgroup(const char *by)
+{
+	struct keylist kl;
+
+	keylist_parse(by, &kl);
+	return keylist_index(&kl, "cgroup") >= 0 || keylist_index(&kl, "container") >= 0;
+}
+
+/*
+ * --container: each ID|NAME's cgroup and those under it, the cgroups traced;
+ * --by cgroup/container: the table that names them when printed.
+ */
+static int run_containers(struct run *r)
+{
+	const struct kpt_opts *env = r->env;
+	struct load_opts *lo = &r->lo;
+	const struct ctr *cs[2];
+	char msg[512];
+	int i, n;
+
+	if (!env->ncontainers && !by_cgroup(env->by))
+		return 0;
+	if (!r->ctrs && !(r->ctrs = ctr_table_new(NULL, NULL, msg, sizeof(msg)))) {
+		fprintf(stderr, "kptrace: error: %s %s: %s\n", env->ncontainers ? "--container" :
+			"--by", env->ncontainers ? env->containers[0] : env->by, msg);
+		return -ENOENT;
+	}
+	for (i = 0; i < env->ncontainers; i++) {
+		n = ctr_match(r->ctrs, env->containers[i], cs, 2);
+		if (n != 1) {
+			fprintf(stderr, "kptrace: error: --container %s: %s (see kptrace list "
+				"--containers)\n", env->containers[i], n ? "names more than one "
+				"container: give more of its id" : "no container has this name or id");
+			return n ? -EINVAL : -ENOENT;
+		}
+		if (!i) {
+			/* "": no process to read its files through (prepare says so) */
+			if (cs[0]->pid)
+				snprintf(r->ctr_root, sizeof(r->ctr_root), "/proc/%u/root",
+					 cs[0]->pid);
+			r->si.uprobe_root = r->ctr_root;
+		}
+		n = ctr_subtree(r->ctrs, cs[0], lo->target_cgroups + lo->target_ncgroups,
+				KPT_TARGET_CGROUPS - (int)lo->target_ncgroups);
+		if (n > KPT_TARGET_CGROUPS - (int)lo->target_ncgroups) {
+			/* a cgroup left out would be a part of the container untraced */
+			fprintf(stderr, "kptrace: error: --container %s: %d cgroups in all, the "
+				"filter holds %d\n", env->containers[i], (int)lo->target_ncgroups + n,
+				KPT_TARGET_CGROUPS);
+			return -E2BIG;
+		}
+		lo->target_ncgroups += n;
+	}
+	return 0;
+}
+
 /* The options, the privileges and the counters' names: nothing opened yet. */
 static int run_setup(struct run *r, bool defer)
 {
@@ -299,7 +378,7 @@ static int run_setup(struct run *r, bool defer)
 		fprintf(stderr, "kptrace: error: %s\n", msg);
 		return -EINVAL;
 	}
-	return 0;
+	return run_containers(r);
 }
 
 /* -p/-t's process, --pmu's counters, the output, the -c child: before loading. */
@@ -461,8 +540,10 @@ static int run_before_load(struct run *r)
 		btf__free(r->si.btf);
 		r->si.btf = NULL;
 	}
-	if (r->env->cgroup && (err = cgroup_id(r->env->cgroup, &r->lo.target_cgroup)))
+	if ((err = cgroup_id(r->env->cgroup, &r->lo.target_cgroups[0])))
 		return err;
+	if (r->env->cgroup)
+		r->lo.target_ncgroups = 1;
 	/* a kprobe.multi link is one fd for all its functions */
 	for (i = 0, nfds = 0; i < r->ps.n; i++)
 		nfds += !r->ps.evs[i].multi;
@@ -676,6 +757,7 @@ static int run_consume(struct run *r)
 		ac.folded = env->folded;
 		ac.interval_reset = env->interval > 0;
 		ac.pmu = r->pmu.n ? &r->pmu : NULL;
+		ac.ctrs = r->ctrs;
 		co.report = agg_tick;
 		co.report_arg = r;
 		r->ac = &ac;
@@ -768,6 +850,7 @@ static void run_close(struct run *r)
 	probeset_free(&r->ps);
 	sysinfo_free(&r->si);
 	tchart_free(r->tc);
+	ctr_table_free(r->ctrs);
 }
 
 static int run_once(const struct kpt_opts *env, bool defer, bool *said_attaching)
@@ -889,10 +972,38 @@ void run_visit(struct run *r, agg_series_fn fn, void *arg)
 		.ksyms = r->si.ksyms,
 		.visit = fn,
 		.visit_arg = arg,
+		.ctrs = r->ctrs,
 	};
 
 	ac.syms.ks = r->si.ksyms;
 	agg_report(&ac, false);
+}
+
+static bool cgroup_gone(void *arg, uint64_t id)
+{
+	const struct run_gone *g = arg;
+
+	return ctr_gone_for(g->ctrs, id, g->after_ns);
+}
+
+int run_drop_gone(struct run *r, uint64_t after_ns)
+{
+	struct agg_opts ao = { .by = r->env->by };
+	struct agg_ctx ac = { .opts = &ao, .ld = &r->ld, .evs = r->ps.evs, .ents = r->ps.ents,
+			      .n = r->ps.n };
+	struct run_gone g = { r->ctrs, after_ns };
+	int n;
+
+	if (!r->ctrs)
+		return 0;
+	/* once a second at most: a read of the cgroup tree is a walk of its folders */
+	ctr_table_refresh(r->ctrs, 1000000000ull);
+	if (!ctr_take_expired(r->ctrs, after_ns))
+		return 0;
+	n = agg_drop_keys(&ac, cgroup_gone, &g);
+	if (n >= 0)
+		ctr_forget_expired(r->ctrs);
+	return n;
 }
 
 const struct probeset *run_probes(const struct run *r)

@@ -20,6 +20,9 @@ struct loader;
 int run_start(const struct kpt_opts *env, struct run **out);
 /* Each series of the run's tables to fn (agg.h). */
 void run_visit(struct run *r, agg_series_fn fn, void *arg);
+/* --by container/cgroup: the keys of cgroups gone for after_ns deleted (their
+ * series end); the number deleted, or a negative errno. */
+int run_drop_gone(struct run *r, uint64_t after_ns);
 const struct probeset *run_probes(const struct run *r);
 struct loader *run_loader(struct run *r);
 /* Detach and free; NULL-safe. */

@@ -25,6 +25,19 @@ void metrics_job_family(const char *name, enum kpt_mode mode, char *buf, size_t 
 						 : mode == MODE_COUNT ? "_total" : "");
 }
 
+/* A container key's pod, where its cgroup path names one (kubepods): a label of its own. */
+static void pod_label(const struct agg_ctx *c, const struct agg_series *s, int k,
+		      struct prom_labels *l)
+{
+	const struct ctr *ct;
+
+	if (c->ents[s->probe].agg.key_kind[k] != KPT_K_CONTAINER || !c->ctrs)
+		return;
+	ct = ctr_by_cgid(c->ctrs, agg_key_word(c, s->probe, s->key, k));
+	if (ct && ct->pod[0])
+		prom_label(l, "pod", ct->pod);
+}
+
 /* A series' labels: its probe, then each --by key as the text prints it. */
 static void series_labels(const struct agg_ctx *c, const struct agg_series *s,
 			  struct prom_labels *l)
@@ -43,6 +56,8 @@ static void series_labels(const struct agg_ctx *c, const struct agg_series *s,
 		else
 			agg_key_text(c, s->probe, s->key, k, v, sizeof(v));
 		prom_label(l, agg_key_name(c, s->probe, k), v);
+		if (!s->over)
+			pod_label(c, s, k, l);
 	}
 }
 

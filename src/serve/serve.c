@@ -49,6 +49,7 @@ struct serve {
 	struct metrics_self self;
 	struct http_server *http;
 	int stats_fd;		/* BPF_ENABLE_STATS, held while serving */
+	int gone_after;		/* --gone-after: seconds a gone container's series stay */
 };
 
 static double now_s(clockid_t clk)
@@ -380,6 +381,8 @@ static int serve_loop(struct serve *s, int sfd)
 	int r;
 
 	for (;;) {
+		for (int i = 0; i < s->n; i++)
+			run_drop_gone(s->jobs[i]->run, (uint64_t)s->gone_after * 1000000000ull);
 		r = http_step(s->http, 1000, sfd);
 		if (r < 0) {
 			fprintf(stderr, "kptrace serve: error: %s\n", strerror(-r));
@@ -402,6 +405,8 @@ static const struct argp_option serve_options[] = {
 	{ "jobs", 'f', "FILE", 0, "the job file: NAME: hist|latency|count ... per line", 0 },
 	{ "listen", 'l', "ADDR:PORT", 0, "where /metrics is served (default 127.0.0.1:9435)", 0 },
 	{ "check", 'C', NULL, 0, "check the job file and exit (nothing is attached)", 0 },
+	{ "gone-after", 'g', "SECONDS", 0,
+	  "--by container/cgroup: a gone container's series end this long after (default 60)", 0 },
 	{ 0 }
 };
 
@@ -419,6 +424,18 @@ static error_t serve_opt(int key, char *arg, struct argp_state *st)
 	case 'C':
 		s->check = true;
 		break;
+	case 'g': {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || v < 0 || v > 86400)
+			argp_error(st, "--gone-after: '%s' is not a number of seconds, 0 to 86400",
+				   arg);
+		s->gone_after = (int)v;
+		break;
+	}
 	case ARGP_KEY_ARG:
 		argp_error(st, "serve takes its jobs from -f FILE, not '%s'", arg);
 		break;
@@ -477,7 +494,7 @@ int kpt_serve(int argc, char **argv)
 		"Serve the job file's aggregations for Prometheus.\v"
 		"Example:\n  kptrace serve -f /etc/kptrace/jobs.kpt --listen 127.0.0.1:9435\n"
 		"SIGHUP reloads the file: unchanged jobs keep running.", NULL, NULL, NULL };
-	struct serve s = { .listen = "127.0.0.1:9435", .stats_fd = -1 };
+	struct serve s = { .listen = "127.0.0.1:9435", .stats_fd = -1, .gone_after = 60 };
 	int sfd = -1, err, i;
 
 	char *name = argv[0];

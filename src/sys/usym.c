@@ -65,6 +65,8 @@ struct ufile {
 	struct ufile *next_all;
 	char *path;		/* as reported: maps' text, or the indexed path */
 	char *open_path;	/* where it is read from when not path (map_files), or NULL */
+	bool rooted;		/* open_path is the file through /proc/PID/root: its folder
+				 * is the process's, where its debug link points */
 	uint64_t dev, ino;	/* ino 0: not known, not checked */
 	unsigned char id[BUILD_ID_SIZE];
 	bool has_id;
@@ -502,7 +504,7 @@ static int ufile_syms(struct usym *u, struct ufile *f, struct kelf *ef)
 		return -ENOMEM;
 	if (own && f->dwarf_path)
 		return elf_syms(ef->e, SHT_SYMTAB, f);
-	snprintf(base, sizeof(base), "%s", f->path);
+	snprintf(base, sizeof(base), "%s", f->rooted ? f->open_path : f->path);
 	if (strlen(base) > strlen(DELETED) &&
 	    !strcmp(base + strlen(base) - strlen(DELETED), DELETED))
 		base[strlen(base) - strlen(DELETED)] = '\0';
@@ -627,34 +629,52 @@ static struct proc *proc_get(struct usym *u, uint32_t tgid, bool create)
 	return p;
 }
 
-/* The file behind one mapping: cached by dev:inode, else (no inode known) by path. */
+/* Whether path is the file dev:ino (ino 0: any file there). */
+static bool path_is(const char *path, uint64_t dev, uint64_t ino)
+{
+	struct stat st;
+
+	return !stat(path, &st) && (!ino || (st.st_ino == ino && st.st_dev == dev));
+}
+
+/*
+ * The file behind one mapping: cached by dev:inode, else (no inode known) by
+ * path. Not the host's file at its path (a process in another mount
+ * namespace, a container's): read through /proc/PID/root, whose folder holds
+ * its debug link's file too; deleted, replaced or unreachable so: through
+ * the mapping itself, /proc/PID/map_files.
+ */
 static struct ufile *map_file(struct usym *u, uint32_t tgid, const char *path, uint64_t start,
 			      uint64_t end, uint64_t dev, uint64_t ino)
 {
 	char mf[PATH_MAX];
 	bool deleted = strlen(path) > strlen(DELETED) &&
-		       !strcmp(path + strlen(path) - strlen(DELETED), DELETED);
+		       !strcmp(path + strlen(path) - strlen(DELETED), DELETED), rooted = false;
 	struct ufile *f;
 	struct hent *e;
 	uint64_t key[2];
-	struct stat st;
 
 	devino_key(dev, ino, key);
 	e = ino ? ht_find(&u->by_devino, key, sizeof(key)) :
 		  ht_find(&u->by_path, path, strlen(path));
 	if (e)
 		return e->val;
-	/* gone or replaced at its path: the process's own mapping of it still opens */
 	mf[0] = '\0';
-	if (deleted || stat(path, &st) || (ino && (st.st_ino != ino || st.st_dev != dev)))
+	if (!deleted && !path_is(path, dev, ino)) {
+		snprintf(mf, sizeof(mf), "%s/%" PRIu32 "/root%s", u->proc_root, tgid, path);
+		rooted = path_is(mf, dev, ino);
+	}
+	if (deleted || (mf[0] && !rooted))
 		snprintf(mf, sizeof(mf), "%s/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
 			 u->proc_root, tgid, start, end);
 	f = ufile_new(u, path, mf[0] ? mf : NULL, dev, ino);
 	if (!f)
 		return NULL;
+	f->rooted = rooted;
 	ufile_load(u, f);
-	/* not cached when it could not be opened: the next process's map_files may open it */
-	if (!f->unreachable && ufile_index(u, f, !deleted))
+	/* not cached when it could not be opened: the next process's map_files may open it;
+	 * by its path only where that is the host's (a container's is its folder's, scanned) */
+	if (!f->unreachable && (ufile_index(u, f, !mf[0]) || (rooted && note_dir(u, mf))))
 		return NULL;
 	return f;
 }

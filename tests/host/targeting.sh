@@ -26,19 +26,6 @@ fi
 expect_checks 26
 KPT_TIMEOUT=30
 
-# by_key FILE KEY: "value:count ..." of count --json rows, by value.
-by_key() {
-	python3 - "$1" "$2" <<'EOF'
-import json, sys
-c = {}
-for l in open(sys.argv[1]):
-    if l.strip():
-        r = json.loads(l)
-        k = r["key"][sys.argv[2]]
-        c[k] = c.get(k, 0) + r["count"]
-print(" ".join("%s:%d" % (k, c[k]) for k in sorted(c, key=lambda x: int(x))))
-EOF
-}
 # hist_count FILE: the events a hist --json counted.
 hist_count() {
 	python3 -c 'import json,sys; print(sum(json.loads(l)["hist"]["count"] for l in open(sys.argv[1]) if l.strip()))' "$1"
