@@ -527,7 +527,8 @@ __noinline int kpt_save_args(struct kpt_scratch *s, const struct kpt_probe_entry
 	return 0;
 }
 
-/* A --from/--to pair's key for start probe start: its --key values, or the thread. */
+/* A --from/--to pair's key in group start (its first start probe): its
+ * --key values, or the thread. */
 static __always_inline int kpt_pair_key(struct kpt_scratch *s, const struct kpt_probe_entry *p,
 					__u32 start, struct kpt_pair_key *pk)
 {
@@ -540,7 +541,9 @@ static __always_inline int kpt_pair_key(struct kpt_scratch *s, const struct kpt_
 		return 0;
 	}
 	for (i = 0; i < KPT_PAIR_KEYS && i < p->agg.npair; i++)
-		if (kpt_slot_value(s, p, p->agg.pair_argi[i], false, &pk->w[i]))
+		if (p->agg.pair_argi[i] == KPT_PAIR_CPU)
+			pk->w[i] = h->cpu;
+		else if (kpt_slot_value(s, p, p->agg.pair_argi[i], false, &pk->w[i]))
 			return -1;	/* faulted: no key */
 	return 0;
 }
@@ -582,7 +585,7 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 	if (!passed)
 		return;
 	if (p->agg.action == KPT_ACT_PAIR_START) {
-		if (kpt_pair_key(s, p, idx, &pk))
+		if (kpt_pair_key(s, p, p->agg.lat_peer, &pk))
 			return;
 		if (kpt_pair_carry && p->agg.nkeys && kpt_make_key(s, p, k, st))
 			return;
@@ -627,7 +630,7 @@ static __always_inline void kpt_pair_thread(const struct kpt_probe_entry *p, __u
 	if (kpt_pair_carry)
 		return;
 	if (p->agg.action == KPT_ACT_PAIR_START) {
-		pk.probe = idx;
+		pk.probe = p->agg.lat_peer;
 		ts = bpf_ktime_get_ns();
 		if (bpf_map_update_elem(&kpt_pairs, &pk, &ts, BPF_NOEXIST)) {
 			st->pair_replaced++;

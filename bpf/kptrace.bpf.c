@@ -246,6 +246,14 @@ int kpt_tp(void *ctx)
 	return kpt_handle(ctx, KPT_CTX_TP, true);
 }
 
+/* A second definition on one tracepoint (latency's two ends at
+ * sched_switch): the kernel takes a program once per tracepoint. */
+SEC("tracepoint")
+int kpt_tp2(void *ctx)
+{
+	return kpt_handle(ctx, KPT_CTX_TP, true);
+}
+
 /* Many functions through one link each (Linux 5.18+, CONFIG_FPROBE); entries
  * and returns, as above. */
 SEC("kprobe.multi")

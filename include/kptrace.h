@@ -308,9 +308,11 @@ enum kpt_action {
 
 /* Arguments that make a --from/--to pair's key (--key); none: the thread. */
 #define KPT_PAIR_KEYS	3
+/* A pair_argi that is no argument: the CPU (--key cpu, where idle is pid 0 on each) */
+#define KPT_PAIR_CPU	0xff
 
-/* A pair's key in kpt_pairs: its start probe and the --key values (or the
- * thread); the map's key is only as long as the words used. */
+/* A pair's key in kpt_pairs: its group's first start probe and the --key
+ * values (or the thread); the map's key is only as long as the words used. */
 struct kpt_pair_key {
 	__u32 probe;
 	__u32 pad;
@@ -433,7 +435,8 @@ struct kpt_agg {
 				 * make (a --from field at the end), its words left */
 	__u32 hist_base;	/* this probe's first bucket in kpt_hist (unkeyed) */
 	__u32 nbuckets;
-	__u32 lat_peer;		/* KPT_ACT_LAT_END: index of the LAT_START probe */
+	__u32 lat_peer;		/* KPT_ACT_LAT_END: index of the LAT_START probe;
+				 * KPT_ACT_PAIR_*: its pair group's first start */
 	__u32 group;		/* probes with one group share a histogram: kpt_hstat index
 				 * and kpt_key.probe (the first probe's index) */
 	__u8 value_sub_argi;	/* KPT_ACT_HIST: subtract this argument (0xff: none) */

@@ -464,9 +464,20 @@ void agg_probe_name(const struct ev_desc *evs, int n, const struct kpt_agg *g, i
 {
 	const struct ev_desc *peer = &evs[g->lat_peer < (uint32_t)n ? g->lat_peer : (uint32_t)i];
 
-	if (g->action == KPT_ACT_PAIR_END)	/* --from to --to: both events */
-		snprintf(buf, len, "%s->%s", peer->event, evs[i].event);
-	else if (g->action == KPT_ACT_LAT_END)
+	size_t at = 0;
+	int j;
+
+	if (g->action == KPT_ACT_PAIR_END) {
+		/* --from to --to: the starts of its group, '|' between, then the end */
+		for (j = 0; j < n && at < len; j++)
+			if (evs[j].pair_start && evs[j].pair_group == evs[i].pair_group)
+				at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "|" : "",
+						       evs[j].event);
+		if (!at)
+			at = (size_t)snprintf(buf, len, "%s", peer->event);
+		if (at < len)
+			snprintf(buf + at, len - at, "->%s", evs[i].event);
+	} else if (g->action == KPT_ACT_LAT_END)
 		snprintf(buf, len, "%s", peer->func[0] ? peer->func : peer->event);
 	else
 		snprintf(buf, len, "%s", evs[i].event);

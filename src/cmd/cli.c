@@ -157,8 +157,9 @@ static const struct argp_option options[] = {
 	  "hist, latency, count: also draw the tables as an SVG picture in FILE", 1 },
 	{ "unit", OPT_UNIT, "ns|us|ms", 0, "latency: the unit to print (default us)", 1 },
 	{ "from", OPT_FROM, "DEFINITION", 0,
-	  "latency: from this event (any definition) ... ", 1 },
-	{ "to", OPT_TO, "DEFINITION", 0, "... to this one, paired in the kernel by --key", 1 },
+	  "latency: from this event (any definition, glob, repeatable) ... ", 1 },
+	{ "to", OPT_TO, "DEFINITION", 0,
+	  "... to this one (repeatable), paired in the kernel by --key", 1 },
 	{ "key", OPT_KEY, "A[=B][,...]", 0,
 	  "latency --from/--to: pair on --from's argument A and --to's B (default: the thread)",
 	  1 },
@@ -370,24 +371,32 @@ static void profile_definition(struct argp_state *st, struct kpt_opts *env)
 		env->by = "comm,ustack,kstack";
 }
 
-/* latency --from A --to B: the two definitions, in that order, a pair. */
+/* One more --from or --to definition. */
+static void push_def(struct argp_state *st, const char ***v, int *n, const char *arg)
+{
+	const char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		cli_failure(st, 1, ENOMEM, "out of memory");
+	*v = nv;
+	nv[(*n)++] = arg;
+}
+
+/* latency --from A... --to B...: the starts, then the ends (modes.c pairs them). */
 static void pair_definitions(struct argp_state *st, struct kpt_opts *env)
 {
-	const char **nd;
+	int i;
 
 	if (env->mode != MODE_LATENCY)
 		cli_error(st, "--from and --to are for 'kptrace latency'");
-	if (!env->from || !env->to)
+	if (!env->nfrom || !env->nto)
 		cli_error(st, "latency --from DEFINITION --to DEFINITION: give both");
 	if (env->ndefs || env->def_file)
 		cli_error(st, "latency --from/--to times two events: no functions beside them");
-	nd = realloc(env->defs, 2 * sizeof(*nd));
-	if (!nd)
-		cli_failure(st, 1, ENOMEM, "out of memory");
-	env->defs = nd;
-	env->defs[0] = env->from;
-	env->defs[1] = env->to;
-	env->ndefs = 2;
+	for (i = 0; i < env->nfrom; i++)
+		push_def(st, &env->defs, &env->ndefs, env->from[i]);
+	for (i = 0; i < env->nto; i++)
+		push_def(st, &env->defs, &env->ndefs, env->to[i]);
 }
 
 
@@ -396,9 +405,9 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 {
 	if (env->profile)
 		profile_definition(st, env);
-	if (env->from || env->to)
+	if (env->nfrom || env->nto)
 		pair_definitions(st, env);
-	if (env->pair_key && !env->from)
+	if (env->pair_key && !env->nfrom)
 		cli_error(st, "--key pairs latency --from with --to");
 	if ((env->profile_hz || env->no_idle) && !env->profile)
 		cli_error(st, "-F and --no-idle are for 'kptrace profile'");
@@ -502,10 +511,10 @@ static error_t parse_agg_opt(int key, char *arg, struct argp_state *st, struct k
 		stat_option(st, env, key, arg);
 		break;
 	case OPT_FROM:
-		env->from = arg;
+		push_def(st, &env->from, &env->nfrom, arg);
 		break;
 	case OPT_TO:
-		env->to = arg;
+		push_def(st, &env->to, &env->nto, arg);
 		break;
 	case OPT_KEY:
 		env->pair_key = arg;
@@ -728,5 +737,8 @@ int cli_parse_job(int argc, char **argv, struct kpt_opts *env, char *msg, size_t
 void cli_free(struct kpt_opts *env)
 {
 	free(env->defs);
+	free(env->from);
+	free(env->to);
 	env->defs = NULL;
+	env->from = env->to = NULL;
 }

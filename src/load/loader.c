@@ -193,10 +193,28 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
 	return ring;
 }
 
+/*
+ * Whether tracepoint probe ev has an earlier probe on its tracepoint: it
+ * takes the second program, kpt_tp2 (evs are an array, ev->index ev's
+ * place in it).
+ */
+static bool tp_second(const struct ev_desc *ev)
+{
+	const struct ev_desc *e;
+
+	if (ev->kind != SPEC_TRACEPOINT)
+		return false;
+	for (e = ev - ev->index; e < ev; e++)
+		if (e->kind == SPEC_TRACEPOINT && !strcmp(e->target.tp_system, ev->target.tp_system) &&
+		    !strcmp(e->target.tp_event, ev->target.tp_event))
+			return true;
+	return false;
+}
+
 /* Only the programs this run's probes attach are loaded. */
 static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes)
 {
-	bool use_entry = false, use_tp = false, use_multi = false, use_perf = false;
+	bool use_entry = false, use_tp = false, use_multi = false, use_perf = false, use_tp2 = false;
 	int i;
 
 	bpf_program__set_autoload(skel->progs.kpt_newtask, o->target_set && o->follow_forks);
@@ -205,6 +223,7 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 		const struct ev_desc *ev = &o->evs[i];
 
 		use_tp |= ev->kind == SPEC_TRACEPOINT;
+		use_tp2 |= tp_second(ev);
 		use_perf |= ev->kind == SPEC_PROFILE;
 		use_multi |= ev->multi;
 		use_entry |= !ev->multi && !ev->tramp && ev->kind != SPEC_TRACEPOINT &&
@@ -213,6 +232,7 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 	bpf_program__set_autoload(skel->progs.kpt_perf, use_perf);
 	bpf_program__set_autoload(skel->progs.kpt_entry, use_entry);
 	bpf_program__set_autoload(skel->progs.kpt_tp, use_tp);
+	bpf_program__set_autoload(skel->progs.kpt_tp2, use_tp2);
 	bpf_program__set_autoload(skel->progs.kpt_entry_multi, use_multi);
 }
 
@@ -488,6 +508,8 @@ static struct bpf_link *attach_maxactive(struct loader *ld, struct bpf_program *
 	return l;
 }
 
+static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev);
+
 static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, pid_t upid,
 				   char *msg, size_t msglen)
 {
@@ -504,8 +526,7 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 	if (ev->kind == SPEC_TRACEPOINT) {
 		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = ev->index);
 
-		return bpf_program__attach_tracepoint_opts(ld->skel->progs.kpt_tp,
-							   ev->target.tp_system,
+		return bpf_program__attach_tracepoint_opts(prog_of(ld, ev), ev->target.tp_system,
 							   ev->target.tp_event, &to);
 	}
 	if (ev->kind == SPEC_KRETPROBE && ev->target.maxactive)
@@ -1072,7 +1093,7 @@ static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev)
 	if (ev->index >= 0 && ev->index < ld->nprobes && ld->tramp[ev->index])
 		return ld->tramp[ev->index];
 	if (ev->kind == SPEC_TRACEPOINT)
-		return ld->skel->progs.kpt_tp;
+		return tp_second(ev) ? ld->skel->progs.kpt_tp2 : ld->skel->progs.kpt_tp;
 	if (ev->kind == SPEC_PROFILE)
 		return ld->skel->progs.kpt_perf;
 	return ev->multi ? ld->skel->progs.kpt_entry_multi : ld->skel->progs.kpt_entry;

@@ -241,8 +241,10 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 		if (o->stat_field && (err = count_value(o, ev, g, msg, msglen)))
 			return err;
 		break;
-	case KPT_ACT_LAT_START:
 	case KPT_ACT_PAIR_START:
+		g->lat_peer = peer;	/* the group's key (kpt_pair_key.probe) */
+		break;
+	case KPT_ACT_LAT_START:
 		break;
 	default:
 		return 0;

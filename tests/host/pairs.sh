@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Host tests of latency --from/--to pairings (issue 39) on
+# tests/host/pairs_target.c's known workloads: several starts and ends,
+# globs paired by name, one tracepoint at both ends keyed by cpu, and
+# --key fields the definitions do not list. References: the program's own
+# counts, and for sched_switch the kernel's own ftrace buffer.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+
+KPT=${KPT:-./kptrace}
+OUT=.output/tests/host/pairs
+mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+[ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
+expect_checks 7
+B=$OUT/pairs_target
+gcc -O0 -g -static tests/host/pairs_target.c -o "$B" ||
+	gcc -O0 -g tests/host/pairs_target.c -o "$B" ||
+	{ echo "FAIL - cannot build tests/host/pairs_target.c"; exit 1; }
+
+# kptrace in the background (tests/lib.sh's kpt_bg) for events outside the
+# workload's own tasks (a wakeup in an interrupt, a switch in the previous
+# task): the workload runs once it has attached, and ends before -d does
+bg() {
+	local out=$1; shift
+	kpt_bg "$out.err" "$@" > "$out.out"
+}
+# "count N, ..." of the histogram titled $2 (a fixed string) in file $1
+hist_count() {
+	awk -v t="$2" 'index($0, t) == 1 { on = 1; if (match($0, /: count [0-9]+/)) {
+		print substr($0, RSTART + 8, RLENGTH - 8); exit } next }
+		on && /^count / { print $2 + 0; exit }' "$1" | tr -d ,
+}
+
+# runqlat: both wakeups start the clock (a second --from adds, it does
+# not replace the first); 4 forks and 6 sleeps of the program's own
+bg "$OUT/rq" latency -d 2 --key pid=next_pid \
+	--from 't:sched/sched_wakeup comm if comm == "pairs_target"' \
+	--from 't:sched/sched_wakeup_new comm if comm == "pairs_target"' \
+	--to 't:sched/sched_switch'
+"$B" wake
+wait $KP
+# a wakeup of a task not yet off its CPU has no switch to end it: the
+# next start under its pid replaces it, and says so
+n=$(hist_count "$OUT/rq.out" '@sched_wakeup|sched_wakeup_new->sched_switch:')
+r=$(sed -n 's/.*, \([0-9]*\) --from starts NEVER ENDED.*/\1/p' "$OUT/rq.err")
+check "runqlat, sched_wakeup and sched_wakeup_new to sched_switch by pid=next_pid (fields unlisted): 4 forks + 6 sleeps = 10 pairs (or starts replaced): $n + ${r:-0}" \
+	[ $((${n:-0} + ${r:-0})) = 10 ]
+
+# gethostlatency: two functions start, both returns end, by thread
+kpt latency --from "p:$B:lookup_a" --from "p:$B:lookup_b" --to "r:$B:lookup_a" \
+	--to "r:$B:lookup_b" --unit us -c "$B hosts" > "$OUT/gh.out" 2> "$OUT/gh.err"
+check "two --from functions, two --to returns: lookup_a's 3 calls and lookup_b's 2, each >= 2 ms" python3 - "$OUT/gh.out" <<'PY'
+import re, sys
+got, title = {}, None
+for line in open(sys.argv[1]):
+    m = re.match(r"@p_pairs_lookup_a_0\|p_pairs_lookup_b_0->(\S+):$", line)
+    title = m.group(1) if m else title
+    m = re.match(r"count (\d+), sum \S+, avg \S+, min ([\d.]+)us", line)
+    if m and title:
+        got[title] = (int(m.group(1)), float(m.group(2)))
+        title = None
+assert sorted(v[0] for v in got.values()) == [2, 3], got
+assert all(v[1] >= 2000 for v in got.values()), got
+PY
+
+# syscount -L: globs on both sides pair by what the wildcard matched
+kpt latency --from 't:syscalls/sys_enter_get*' --to 't:syscalls/sys_exit_get*' \
+	-c "$B sys" > "$OUT/sc.out" 2> "$OUT/sc.err"
+check "--from sys_enter_get* --to sys_exit_get*: getppid's 7 calls and getuid's 5, each its own pair" \
+	[ "$(hist_count "$OUT/sc.out" '@sys_enter_getppid->sys_exit_getppid:')/$(hist_count "$OUT/sc.out" '@sys_enter_getuid->sys_exit_getuid:')" = 7/5 ]
+KPT_RC=error kpt latency --from 't:syscalls/sys_enter_get*' --to 't:syscalls/sys_exit_get*' \
+	--from 't:syscalls/sys_enter_read' -d 1 > "$OUT/sc2.out" 2> "$OUT/sc2.err"
+check "globs on both sides with a plain --from beside them: refused, saying which" \
+	grep -q "error: --from syscalls/sys_enter_read: globs on both --from and --to pair their matches by name" "$OUT/sc2.err"
+kpt latency --from 't:syscalls/sys_enter_getppid' --from 't:syscalls/sys_enter_getuid' \
+	--to 't:syscalls/sys_exit_get*' -d 1 > "$OUT/sc3.out" 2> "$OUT/sc3.err"
+check "a glob on one side only: every start pairs with every end, nothing refused" \
+	sh -c "! grep -q 'error' '$OUT/sc3.err' && grep -q '^@sys_enter_getppid|sys_enter_getuid->sys_exit_getppid:' '$OUT/sc3.out'"
+
+# cpudist: sched_switch at both ends (two programs on one tracepoint), by
+# cpu; the reference: the kernel's own sched_switch events in an ftrace
+# instance, the switches in of the program followed by its switch out on
+# that CPU
+T=/sys/kernel/tracing
+[ -d $T/instances ] || T=/sys/kernel/debug/tracing
+I=$T/instances/kpt_pairs
+rmdir "$I" 2>/dev/null
+mkdir "$I" || env_fault "cannot make an ftrace instance at $I"
+echo 'prev_comm == "pairs_target" || next_comm == "pairs_target"' > "$I/events/sched/sched_switch/filter"
+echo 1 > "$I/events/sched/sched_switch/enable"
+bg "$OUT/cd" latency -d 2 --key cpu \
+	--from 't:sched/sched_switch if next_comm == "pairs_target"' \
+	--to 't:sched/sched_switch if prev_comm == "pairs_target"'
+"$B" cpu > /dev/null
+wait $KP
+echo 0 > "$I/events/sched/sched_switch/enable"
+cat "$I/trace" > "$OUT/cd.ftrace"
+rmdir "$I"
+want=$(python3 - "$OUT/cd.ftrace" <<'PY'
+import re, sys
+open_on, pairs = {}, 0
+for line in open(sys.argv[1]):
+    m = re.search(r"\[(\d+)\].*prev_comm=(.*?) prev_pid=.*next_comm=(.*?) next_pid=", line)
+    if not m:
+        continue
+    cpu, prev, nxt = m.groups()
+    # a start (switch in) stays open until an end on its CPU closes it
+    if prev == "pairs_target" and open_on.get(cpu):
+        pairs += 1
+        open_on[cpu] = False
+    if nxt == "pairs_target":
+        open_on[cpu] = True
+print(pairs)
+PY
+)
+check "cpudist: sched_switch at both ends by cpu, the program's slices as ftrace's buffer shows them ($want)" \
+	[ "${want:-0}" -gt 0 -a "$(hist_count "$OUT/cd.out" '@sched_switch->sched_switch_to:')" = "${want:-0}" ]
+check "a tracepoint at both ends: no 'File exists', no name clash" \
+	sh -c "! grep -qE 'File exists|already used' '$OUT/cd.err'"
+
+finish
