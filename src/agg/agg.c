@@ -9,6 +9,7 @@
 
 #include "agg/agg.h"
 #include "agg/aggstack.h"
+#include "agg/pairopen.h"
 #include "agg/hist.h"
 #include "agg/pmu_report.h"
 #include "lang/valfmt.h"
@@ -206,9 +207,11 @@ static const char *key_kind_name(const struct kpt_agg *g, const struct ev_desc *
 	case KPT_K_CPU:
 		return "cpu";
 	case KPT_K_KSTACK:
-		return "kstack";
 	case KPT_K_USTACK:
-		return "ustack";
+		/* a pair end's own stack is to_kstack: kstack is its start's */
+		if (g->action == KPT_ACT_PAIR_END && !(g->key_peer & (1u << i)))
+			return g->key_kind[i] == KPT_K_KSTACK ? "to_kstack" : "to_ustack";
+		return g->key_kind[i] == KPT_K_KSTACK ? "kstack" : "ustack";
 	default:
 		return agg_key_arg(ev, g, i)->name;
 	}
@@ -347,6 +350,17 @@ static uint64_t key_word(const struct kpt_agg *g, const struct kpt_key *k, int i
  * A key's stacks, each as -K/-U print one, under its row or histogram title;
  * kernel frames with offsets when another row's would read the same.
  */
+/* Whether a key part is a stack: its own (stack_keys), or a pair start's. */
+static bool has_stack_key(const struct kpt_agg *g)
+{
+	int i;
+
+	for (i = 0; i < g->nkeys && i < KPT_MAX_KEYS; i++)
+		if (agg_key_is_stack(g->key_kind[i]))
+			return true;
+	return false;
+}
+
 static void print_key_stacks(const struct agg_ctx *c, const struct kpt_agg *g,
 			     const struct ev_desc *ev, const struct kpt_key *k, bool offsets)
 {
@@ -356,7 +370,7 @@ static void print_key_stacks(const struct agg_ctx *c, const struct kpt_agg *g,
 	for (i = 0; i < g->nkeys && !key_over(k); i++) {
 		if (!agg_key_is_stack(g->key_kind[i]))
 			continue;
-		aggstack_read(c->ld, ev, g->key_kind[i], key_word(g, k, i), &as);
+		aggstack_read(c->ld, agg_key_ev(ev, g, i), g->key_kind[i], key_word(g, k, i), &as);
 		aggstack_text(c->out, &c->syms, &as, offsets);
 	}
 }
@@ -373,7 +387,8 @@ static uint64_t row_look(const struct agg_ctx *c, const struct table_row *r)
 		n = kpt_key_width(g->key_kind[i]);
 		n = w + n > KPT_KEY_WORDS ? KPT_KEY_WORDS - w : n;
 		if (agg_key_is_stack(g->key_kind[i])) {
-			aggstack_read(c->ld, &c->evs[r->probe], g->key_kind[i], r->key.w[w], &as);
+			aggstack_read(c->ld, agg_key_ev(&c->evs[r->probe], g, i), g->key_kind[i],
+				      r->key.w[w], &as);
 			v = aggstack_look(&c->syms, &as);
 		} else {
 			v = kpt_hash(&r->key.w[w], (size_t)n * sizeof(r->key.w[0]));
@@ -436,7 +451,8 @@ static void json_key(FILE *f, const struct agg_ctx *c, const struct kpt_agg *g,
 			struct agg_stack as;
 
 			fprintf(f, "%s\"%s\":", i ? "," : "", key_kind_name(g, ev, i));
-			aggstack_read(c->ld, ev, g->key_kind[i], key_word(g, k, i), &as);
+			aggstack_read(c->ld, agg_key_ev(ev, g, i), g->key_kind[i],
+				      key_word(g, k, i), &as);
 			aggstack_json(f, &c->syms, &as);
 			continue;
 		}
@@ -694,13 +710,13 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 	/* a latency of one call: its one value on the title's line, a list of them compact */
 	if (is_latency(g) && !(c->pmu && !key) && group_scale(c, g->group) == 1.0 &&
 	    hist_print_one(c->out, title, &h)) {
-		if (key && g->stack_keys) {
+		if (key && has_stack_key(g)) {
 			print_key_stacks(c, g, &c->evs[i], key, false);
 			fputc('\n', c->out);
 		}
 		return;
 	}
-	if (key && g->stack_keys) {
+	if (key && has_stack_key(g)) {
 		/* the title, its stacks, then the histogram */
 		fprintf(c->out, "%s\n", title);
 		print_key_stacks(c, g, &c->evs[i], key, false);
@@ -1102,8 +1118,8 @@ static void report_counts(const struct agg_ctx *c, const struct kset *s)
 	}
 	if (probe_col < 0)
 		fprintf(c->out, "%s/%s:\n", c->evs[first].group, c->evs[first].event);
-	rs = (struct row_stacks){ c, &t, g->stack_keys ? alike_rows(c, &t) : NULL };
-	table_print_each(&t, c->out, g->stack_keys ? count_row_stacks : NULL, &rs);
+	rs = (struct row_stacks){ c, &t, has_stack_key(g) ? alike_rows(c, &t) : NULL };
+	table_print_each(&t, c->out, has_stack_key(g) ? count_row_stacks : NULL, &rs);
 	free((void *)rs.alike);
 	for (i = first; i < c->n; i++)
 		if (c->ents[i].agg.action == KPT_ACT_COUNT && c->ents[i].agg.group == (__u32)i)
@@ -1131,7 +1147,8 @@ static int folded_key(const struct agg_ctx *c, const struct kpt_agg *g, const st
 	for (j = 0; j < 2 && !err && !key_over(k); j++)
 		for (i = 0; i < g->nkeys && !err; i++)
 			if (g->key_kind[i] == kinds[j]) {
-				aggstack_read(c->ld, ev, kinds[j], key_word(g, k, i), &as);
+				aggstack_read(c->ld, agg_key_ev(ev, g, i), kinds[j],
+					      key_word(g, k, i), &as);
 				err = aggstack_names(&c->syms, &as, names, max, n);
 			}
 	return err;
@@ -1194,6 +1211,11 @@ void agg_key_text(const struct agg_ctx *c, int probe, const struct kpt_key *k, i
 	format_key_part(c, g, &c->evs[probe], k, i, &w, buf, len);
 }
 
+uint64_t agg_key_word(const struct agg_ctx *c, int probe, const struct kpt_key *k, int i)
+{
+	return key_word(&c->ents[probe].agg, k, i);
+}
+
 const char *agg_key_name(const struct agg_ctx *c, int probe, int i)
 {
 	return key_kind_name(&c->ents[probe].agg, &c->evs[probe], i);
@@ -1203,11 +1225,13 @@ void agg_report(const struct agg_ctx *c, bool clear)
 {
 	struct kset s = { 0 };
 	int kfd = loader_map_fd(c->ld, LM_KAGG);
-	bool keyed = false;
+	bool keyed = false, pairs = false;
 	int i;
 
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
 		keyed |= c->ents[i].agg.nkeys > 0 || c->ents[i].agg.action == KPT_ACT_COUNT;
+		pairs |= c->ents[i].agg.action == KPT_ACT_PAIR_END;
+	}
 	if (keyed) {
 		kset_load(&s, kfd, c->ld->ncpus, c);
 		kset_add_overflow(&s, c, clear);
@@ -1246,6 +1270,8 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		report_folded(c, &s);
 	else
 		report_counts(c, &s);
+	if (!c->visit && !c->folded && pairs)
+		agg_report_open(c);
 	if (clear) {
 		size_t j;
 

@@ -1061,6 +1061,8 @@ int loader_map_fd(struct loader *ld, enum loader_map m)
 		return bpf_map__fd(ld->skel->maps.kpt_kstk);
 	case LM_USTK:
 		return bpf_map__fd(ld->skel->maps.kpt_ustk);
+	case LM_PAIRS:
+		return bpf_map__fd(ld->skel->maps.kpt_pairs);
 	default:
 		return bpf_map__fd(ld->skel->maps.kpt_kagg);
 	}

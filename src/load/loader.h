@@ -99,6 +99,7 @@ enum loader_map {
 	LM_PMU_STAT,		/* per-CPU array of struct kpt_pmu_stats, per probe */
 	LM_KSTK,		/* hash u64 -> struct kpt_kstack: kstack keys' frames */
 	LM_USTK,		/* hash u64 -> struct kpt_ustack: ustack keys' frames */
+	LM_PAIRS,		/* LRU hash struct kpt_pair_key -> its time (and carried keys) */
 };
 
 /*

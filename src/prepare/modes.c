@@ -693,10 +693,17 @@ static int pair_carry_keys(const struct ev_desc *evs, int e, struct kpt_agg *sta
 	start->key_peer = peer;
 	start->stack_keys = 0;
 	for (k = 0; k < end->nkeys; k++) {
-		const char *name = agg_key_arg(&evs[e], end, k)->name;
+		const char *name;
 
 		if (!(end->key_peer & (1u << k)))
 			continue;
+		/* the start's stack: taken at the start, as its key word */
+		if (agg_key_is_stack(end->key_kind[k])) {
+			start->stack_keys |= end->key_kind[k] == KPT_K_KSTACK ? KPT_SK_KSTACK
+									    : KPT_SK_USTACK;
+			continue;
+		}
+		name = agg_key_arg(&evs[e], end, k)->name;
 		a = ev_arg_index(&evs[s], name);
 		if (a < 0) {
 			snprintf(msg, msglen, "--by %s: --from %s/%s has no argument '%s' (name "

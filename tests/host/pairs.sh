@@ -13,7 +13,7 @@ OUT=.output/tests/host/pairs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 7
+expect_checks 9
 B=$OUT/pairs_target
 gcc -O0 -g -static tests/host/pairs_target.c -o "$B" ||
 	gcc -O0 -g tests/host/pairs_target.c -o "$B" ||
@@ -119,5 +119,45 @@ check "cpudist: sched_switch at both ends by cpu, the program's slices as ftrace
 	[ "${want:-0}" -gt 0 -a "$(hist_count "$OUT/cd.out" '@sched_switch->sched_switch_to:')" = "${want:-0}" ]
 check "a tracepoint at both ends: no 'File exists', no name clash" \
 	sh -c "! grep -qE 'File exists|already used' '$OUT/cd.err'"
+
+# memleak: malloc's return starts, free ends, keyed by the pointer, by the
+# start's user stack: leak_here()'s 20 blocks open at exit, churn()'s 30
+# lifetimes (the program's own counts)
+kpt --json latency --from "r:$B:malloc ptr=\$retval" --to "p:$B:free ptr=%di" --key ptr \
+	--by ustack -c "$B leak" > "$OUT/ml.json" 2> "$OUT/ml.err"
+check "memleak: 20 starts open from leak_here()'s stack, 30 lifetimes from churn()'s, none from the other's" python3 - "$OUT/ml.json" <<'PY'
+import json, sys
+opened, timed = {}, {}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") not in ("open", "latency"):
+        continue
+    syms = {f.get("symbol") for f in o["key"]["ustack"]}
+    for fn in ("leak_here", "churn"):
+        if fn in syms:
+            d = opened if o["type"] == "open" else timed
+            d[fn] = d.get(fn, 0) + (o["count"] if o["type"] == "open" else o["hist"]["count"])
+assert opened == {"leak_here": 20} and timed == {"churn": 30}, (opened, timed)
+PY
+
+# offcputime: --by ustack is the start's (the sleeper switching out), not
+# the end's (the timer's wakeup); to_kstack is the end's
+bg "$OUT/off" --json latency -d 2 --key prev_pid=pid --by ustack,to_kstack \
+	--from 't:sched/sched_switch if prev_comm == "pairs_target"' --to 't:sched/sched_wakeup'
+"$B" off &
+wait $KP
+wait
+check "offcputime: sleeper()'s 5 sleeps under the start's (the sleeper's) user stack; the waker's under to_kstack" python3 - "$OUT/off.out" <<'PY'
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") != "latency":
+        continue
+    assert "to_kstack" in o["key"], o["key"].keys()
+    if "sleeper" in {f.get("symbol") for f in o["key"]["ustack"]}:
+        n += o["hist"]["count"]
+assert n == 5, n
+PY
 
 finish

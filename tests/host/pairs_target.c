@@ -6,8 +6,11 @@
  *          (sched_wakeup each)
  *   hosts: lookup_a() 3 times, lookup_b() 2 times, each a 2 ms sleep
  *   sys:   getppid 7 times, getuid 5 times, as system calls
- *   cpu:   pinned to CPU 0, 8 sleeps of 1 ms; then prints its context
- *          switches (voluntary + involuntary, the kernel's own counts)
+ *   cpu:   pinned to CPU 0, 8 sleeps of 1 ms
+ *   leak:  leak_here() allocates 20 blocks and keeps them; churn()
+ *          allocates 30 and frees each
+ *   off:   sleeper() sleeps 1 ms 5 times, then main() sleeps 3 s (alive
+ *          for its stacks' symbols, a start still open at the end)
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -21,7 +24,7 @@
 
 static void nap_ms(int ms)
 {
-	struct timespec ts = { 0, ms * 1000000L };
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
 
 	nanosleep(&ts, NULL);
 }
@@ -38,19 +41,33 @@ __attribute__((noinline)) int lookup_b(int n)
 	return n + 2;
 }
 
-static long switches(void)
-{
-	char line[128];
-	long n = 0, v;
-	FILE *f = fopen("/proc/self/status", "r");
+static void *kept[20];
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1 ||
-		    sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
-			n += v;
-	if (f)
-		fclose(f);
-	return n;
+__attribute__((noinline)) void leak_here(void)
+{
+	int i;
+
+	for (i = 0; i < 20; i++)
+		kept[i] = malloc(64 + i);
+}
+
+__attribute__((noinline)) void churn(void)
+{
+	int i;
+
+	for (i = 0; i < 30; i++) {
+		void *p = malloc(100 + i);
+
+		free(p);
+	}
+}
+
+__attribute__((noinline)) void sleeper(void)
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		nap_ms(1);
 }
 
 int main(int argc, char **argv)
@@ -83,10 +100,15 @@ int main(int argc, char **argv)
 		sched_setaffinity(0, sizeof(set), &set);
 		for (i = 0; i < 8; i++)
 			nap_ms(1);
-		printf("%ld\n", switches());
-		fflush(stdout);
+	} else if (!strcmp(m, "leak")) {
+		leak_here();
+		churn();
+		nap_ms(300);	/* alive while its stacks are named */
+	} else if (!strcmp(m, "off")) {
+		sleeper();
+		nap_ms(3000);
 	} else {
-		fprintf(stderr, "usage: %s wake|hosts|sys|cpu\n", argv[0]);
+		fprintf(stderr, "usage: %s wake|hosts|sys|cpu|leak|off\n", argv[0]);
 		return 2;
 	}
 	return 0;
