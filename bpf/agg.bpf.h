@@ -548,6 +548,17 @@ static __always_inline int kpt_pair_key(struct kpt_scratch *s, const struct kpt_
 	return 0;
 }
 
+/* A start replaced under its key: by the thread, the idle task's apart (its
+ * pid 0 is every CPU's, so its starts mix: --key cpu is the fix). */
+static __always_inline void kpt_pair_replaced(const struct kpt_probe_entry *p,
+					      const struct kpt_pair_key *pk, struct kpt_stats *st)
+{
+	if (!p->agg.npair && !pk->w[0])
+		st->pair_idle++;
+	else
+		st->pair_replaced++;
+}
+
 /*
  * latency --perfetto: the call just timed, d its latency, as a record of its
  * own: the header in s (the end's) and d after it, over the arguments, which
@@ -591,7 +602,7 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 			return;
 		pv->ts = ts;
 		if (bpf_map_update_elem(&kpt_pairs, &pk, pv, BPF_NOEXIST)) {
-			st->pair_replaced++;
+			kpt_pair_replaced(p, &pk, st);
 			bpf_map_update_elem(&kpt_pairs, &pk, pv, BPF_ANY);
 		}
 		return;
@@ -633,7 +644,7 @@ static __always_inline void kpt_pair_thread(const struct kpt_probe_entry *p, __u
 		pk.probe = p->agg.lat_peer;
 		ts = bpf_ktime_get_ns();
 		if (bpf_map_update_elem(&kpt_pairs, &pk, &ts, BPF_NOEXIST)) {
-			st->pair_replaced++;
+			kpt_pair_replaced(p, &pk, st);
 			bpf_map_update_elem(&kpt_pairs, &pk, &ts, BPF_ANY);
 		}
 		return;

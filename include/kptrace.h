@@ -551,6 +551,8 @@ struct kpt_stats {
 	__u64 stack_full;	/* a stack key's map was full: counted under a lost stack */
 	__u64 stack_deep;	/* a stack reached its depth: its outermost frames are missing */
 	__u64 pair_replaced;	/* --from: a start whose key already had one, never ended */
+	__u64 pair_idle;	/* --from by the thread: such a start of the idle task
+				 * (pid 0, one per CPU: their starts mix) */
 	__u64 keys_cut;		/* a string key longer than KPT_KEY_STR - 1 bytes, cut */
 	__u64 sampled;		/* --budget: hits its 1-in-N sampling left out */
 	__u64 paused;		/* --budget: hits past its rate, the probe paused */

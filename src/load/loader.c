@@ -975,6 +975,7 @@ int loader_stats(struct loader *ld, int idx, struct kpt_stats *out)
 		out->stack_full += v[i].stack_full;
 		out->stack_deep += v[i].stack_deep;
 		out->pair_replaced += v[i].pair_replaced;
+		out->pair_idle += v[i].pair_idle;
 		out->keys_cut += v[i].keys_cut;
 		out->sampled += v[i].sampled;
 		out->paused += v[i].paused;
@@ -1042,6 +1043,20 @@ long long loader_missed(struct loader *ld, int idx)
 unsigned long long loader_procs_full(struct loader *ld)
 {
 	return ld->skel && ld->skel->bss ? ld->skel->bss->kpt_procs_full : 0;
+}
+
+unsigned long long loader_pairs_open(struct loader *ld)
+{
+	unsigned char key[sizeof(struct kpt_pair_key)], next[sizeof(key)];
+	unsigned long long n = 0;
+	int fd;
+
+	if (!ld->skel)
+		return 0;
+	fd = bpf_map__fd(ld->skel->maps.kpt_pairs);
+	for (; fd >= 0 && !bpf_map_get_next_key(fd, n ? key : NULL, next); n++)
+		memcpy(key, next, sizeof(key));
+	return n;
 }
 
 int loader_map_fd(struct loader *ld, enum loader_map m)

@@ -89,6 +89,9 @@ struct load_opts {
 	uint32_t pmu_n;		/* latency --pmu: counters per call (src/load/pmu.c), 0: none */
 };
 
+/* latency --from/--to: the starts still open (in kpt_pairs). */
+unsigned long long loader_pairs_open(struct loader *ld);
+
 /* The aggregation maps, for agg.c. */
 enum loader_map {
 	LM_HIST,		/* per-CPU array of u64 bucket counts */

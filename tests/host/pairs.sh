@@ -13,7 +13,7 @@ OUT=.output/tests/host/pairs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 9
+expect_checks 10
 B=$OUT/pairs_target
 gcc -O0 -g -static tests/host/pairs_target.c -o "$B" ||
 	gcc -O0 -g tests/host/pairs_target.c -o "$B" ||
@@ -119,6 +119,14 @@ check "cpudist: sched_switch at both ends by cpu, the program's slices as ftrace
 	[ "${want:-0}" -gt 0 -a "$(hist_count "$OUT/cd.out" '@sched_switch->sched_switch_to:')" = "${want:-0}" ]
 check "a tracepoint at both ends: no 'File exists', no name clash" \
 	sh -c "! grep -qE 'File exists|already used' '$OUT/cd.err'"
+
+# the causes: lookup_a() returns 1, 2, 3; the --to filter keeps the first,
+# so the second start is replaced by the third, which never ends
+kpt latency --from "p:$B:lookup_a" --to "r:$B:lookup_a ret=\$retval if ret == 1" \
+	-c "$B hosts" > "$OUT/why.out" 2> "$OUT/why.err"
+check "unpaired by cause: 1 start replaced, --to's filter named as the cause (2 ends skipped), 1 start still open" \
+	sh -c "grep -q \", 1 --from starts NEVER ENDED: the next start under their key replaced them, and --to's filter skipped 2 ends, theirs among them (filter --from instead\" '$OUT/why.err' &&
+		grep -q ', 1 --from starts still open at the end' '$OUT/why.err'"
 
 # memleak: malloc's return starts, free ends, keyed by the pointer, by the
 # start's user stack: leak_here()'s 20 blocks open at exit, churn()'s 30
