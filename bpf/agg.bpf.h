@@ -577,6 +577,31 @@ static __always_inline void kpt_emit_call(struct kpt_scratch *s, __u64 d, struct
 }
 
 /*
+ * latency --over: a call at or over it, d its latency: its end's record as
+ * built (s->rec_len bytes) and d after it, before kpt_emit_call() writes
+ * over the arguments. User space adds the start's arguments it was sent.
+ */
+static __always_inline void kpt_emit_slow(struct kpt_scratch *s, __u64 d, struct kpt_stats *st)
+{
+	struct kpt_rec_hdr *h = (struct kpt_rec_hdr *)s->rec;
+	__u64 size = s->rec_len, n;
+
+	barrier_var(size);
+	if (size > KPT_REC_MAX - sizeof(d) || size < KPT_HDR_SIZE)
+		return;
+	__builtin_memcpy(&s->rec[size], &d, sizeof(d));
+	h->kind = KPT_REC_SLOW;
+	h->size = size;
+	n = size + sizeof(d);
+	barrier_var(n);
+	if (n > KPT_REC_MAX)
+		return;
+	if (bpf_ringbuf_output(&kpt_events, s->rec, n, kpt_wakeup_flags(h->ts, n)))
+		st->drops++;
+	h->kind = KPT_REC_EVENT;
+}
+
+/*
  * latency --from/--to: a start keeps its time under its key (a start there
  * already, never ended, is replaced and counted); an end takes the time
  * under its own key's values, counts now - then, and closes the pair. A
@@ -622,6 +647,8 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 			k->w[i] = ((struct kpt_pair_val *)start)->w[i];
 	bpf_map_delete_elem(&kpt_pairs, &pk);
 	kpt_hist_add(s, p, idx, ts, st, k);
+	if (kpt_lat_over && ts >= kpt_lat_over)
+		kpt_emit_slow(s, ts, st);
 	if (kpt_lat_emit)
 		kpt_emit_call(s, ts, st);
 }
@@ -724,6 +751,8 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		/* popped in any case; counted if neither it nor its entry was filtered */
 		if (!kpt_lat_exit(p, h->tid, h->ts, st, &v) && passed) {
 			kpt_hist_add(s, p, idx, v, st, &k);
+			if (kpt_lat_over && v >= kpt_lat_over)
+				kpt_emit_slow(s, v, st);
 			if (kpt_lat_emit)
 				kpt_emit_call(s, v, st);
 		}

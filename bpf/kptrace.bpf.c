@@ -217,9 +217,10 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 		return KPT_USES(EDATA) ? kpt_save_args(s, p, idx) : 0;
 	/* latency --perfetto: a start's arguments, for its call's slice (user
 	 * space finds it by the time the call began) */
-	if (kpt_lat_emit && passed && p->nargs &&
+	if (kpt_lat_emit && passed && (p->nargs || kpt_lat_over) &&
 	    (p->agg.action == KPT_ACT_LAT_START || p->agg.action == KPT_ACT_PAIR_START))
 		kpt_emit(s, h, pos, st);
+	s->rec_len = (__u32)pos;	/* latency --over: an end's record, whole */
 	if (p->agg.action != KPT_ACT_PRINT)
 		return KPT_USES(AGG) ? kpt_aggregate(s, p, idx, st, passed) : 0;
 	if (!passed)

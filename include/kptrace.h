@@ -512,6 +512,9 @@ enum kpt_rec_kind {
 	/* latency --perfetto: a timed call, the header (its return's) then its
 	 * latency, a __u64 of nanoseconds: KPT_HDR_SIZE + 8 bytes */
 	KPT_REC_CALL = 2,
+	/* latency --over: a call at or over it, its end's record (h->size its
+	 * bytes) then its latency, a __u64 of nanoseconds */
+	KPT_REC_SLOW = 3,
 };
 
 /*

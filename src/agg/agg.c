@@ -9,7 +9,6 @@
 
 #include "agg/agg.h"
 #include "agg/aggstack.h"
-#include "agg/pairopen.h"
 #include "agg/hist.h"
 #include "agg/pmu_report.h"
 #include "lang/valfmt.h"
@@ -1225,13 +1224,11 @@ void agg_report(const struct agg_ctx *c, bool clear)
 {
 	struct kset s = { 0 };
 	int kfd = loader_map_fd(c->ld, LM_KAGG);
-	bool keyed = false, pairs = false;
+	bool keyed = false;
 	int i;
 
-	for (i = 0; i < c->n; i++) {
+	for (i = 0; i < c->n; i++)
 		keyed |= c->ents[i].agg.nkeys > 0 || c->ents[i].agg.action == KPT_ACT_COUNT;
-		pairs |= c->ents[i].agg.action == KPT_ACT_PAIR_END;
-	}
 	if (keyed) {
 		kset_load(&s, kfd, c->ld->ncpus, c);
 		kset_add_overflow(&s, c, clear);
@@ -1270,8 +1267,6 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		report_folded(c, &s);
 	else
 		report_counts(c, &s);
-	if (!c->visit && !c->folded && pairs)
-		agg_report_open(c);
 	if (clear) {
 		size_t j;
 

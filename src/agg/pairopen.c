@@ -166,4 +166,5 @@ void agg_report_open(const struct agg_ctx *c)
 	for (i = 0; i < n; i++)
 		print_row(c, &rows[i], now);
 	free(rows);
+	fflush(c->out);
 }

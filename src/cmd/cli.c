@@ -102,6 +102,7 @@ enum {
 	OPT_ZEROS,
 	OPT_KEEP_RUNNING, OPT_FOLDED, OPT_NO_DEMANGLE, OPT_NO_IDLE, OPT_SUM, OPT_AVG, OPT_MIN, OPT_MAX, OPT_SORT,
 	OPT_FROM, OPT_TO, OPT_KEY, OPT_LE_EVERY,
+	OPT_OVER,
 	OPT_SVG,
 	OPT_TIME,
 	OPT_PERFETTO,
@@ -163,6 +164,9 @@ static const struct argp_option options[] = {
 	{ "key", OPT_KEY, "A[=B][,...]", 0,
 	  "latency --from/--to: pair on --from's argument A and --to's B (default: the thread)",
 	  1 },
+	{ "over", OPT_OVER, "DURATION", 0,
+	  "latency: also each call of DURATION (10ms, 500us) or more as a line, both ends' "
+	  "arguments", 1 },
 	{ "max-keys", OPT_MAX_KEYS, "N", 0,
 	  "keyed entries and latency calls in flight (default 10240)", 1 },
 	{ "no-tracepoint", OPT_NO_TP, NULL, 0,
@@ -371,6 +375,24 @@ static void profile_definition(struct argp_state *st, struct kpt_opts *env)
 		env->by = "comm,ustack,kstack";
 }
 
+/* A duration with its unit (ns, us, ms, s) in ns, above 0. */
+static uint64_t parse_duration(struct argp_state *st, const char *opt, const char *arg)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v = strtod(arg, &end);
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (end != arg && !strcmp(end, units[i].unit) && v > 0 && v * units[i].ns < 1e18)
+			return (uint64_t)(v * units[i].ns + 0.5);
+	cli_error(st, "%s: '%s' is not a duration with its unit (10ms, 500us, 2s, 100ns)", opt,
+		  arg);
+	return 0;
+}
+
 /* One more --from or --to definition. */
 static void push_def(struct argp_state *st, const char ***v, int *n, const char *arg)
 {
@@ -426,6 +448,8 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 		cli_error(st, "--keep-running is for -p, -t and -c");
 	if (env->linear && env->mode != MODE_HIST)
 		cli_error(st, "--linear is for 'kptrace hist'");
+	if (env->over_ns && (env->mode != MODE_LATENCY || env->perfetto_path))
+		cli_error(st, "--over is for 'kptrace latency', without --perfetto");
 	if (env->perfetto_path && env->mode != MODE_LATENCY && env->mode != MODE_TRACE)
 		cli_error(st, "--perfetto is for streamed events (each an instant) and 'kptrace "
 			   "latency' (every call a slice)");
@@ -518,6 +542,9 @@ static error_t parse_agg_opt(int key, char *arg, struct argp_state *st, struct k
 		break;
 	case OPT_KEY:
 		env->pair_key = arg;
+		break;
+	case OPT_OVER:
+		env->over_ns = parse_duration(st, "--over", arg);
 		break;
 	case OPT_SORT:
 		env->sort_by = parse_sort(st, arg);

@@ -265,6 +265,7 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_one_probe = nprobes == 1;
 	skel->rodata->kpt_pair_carry = o->plan.pair_carry;
 	skel->rodata->kpt_lat_emit = o->plan.lat_emit;
+	skel->rodata->kpt_lat_over = o->plan.lat_over;
 	skel->rodata->kpt_budget_on = o->plan.budget;
 	for (i = 0; i < nprobes; i++)
 		if (o->evs[i].kind == SPEC_URETPROBE) {

@@ -75,6 +75,7 @@ struct kpt_opts {
 	 * the starts, the rest the ends */
 	const char **from, **to, *pair_key;
 	int nfrom, nto;
+	uint64_t over_ns;	/* latency --over: each call this long or longer a line */
 	/* count --sum/--avg/--min/--max FIELD (agg.h's AGG_ST_* bits), --sort */
 	const char *stat_field;
 	unsigned int stats, sort_by;

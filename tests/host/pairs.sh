@@ -13,7 +13,7 @@ OUT=.output/tests/host/pairs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 10
+expect_checks 12
 B=$OUT/pairs_target
 gcc -O0 -g -static tests/host/pairs_target.c -o "$B" ||
 	gcc -O0 -g tests/host/pairs_target.c -o "$B" ||
@@ -127,6 +127,22 @@ kpt latency --from "p:$B:lookup_a" --to "r:$B:lookup_a ret=\$retval if ret == 1"
 check "unpaired by cause: 1 start replaced, --to's filter named as the cause (2 ends skipped), 1 start still open" \
 	sh -c "grep -q \", 1 --from starts NEVER ENDED: the next start under their key replaced them, and --to's filter skipped 2 ends, theirs among them (filter --from instead\" '$OUT/why.err' &&
 		grep -q ', 1 --from starts still open at the end' '$OUT/why.err'"
+
+# --over: work(2), work(5) and work(7) sleep 20 ms, the 7 others return at
+# once: 3 lines, each with its start's n and its end's ret (10 * n)
+W=(--from "p:$B:work n=%di:s32" --to "r:$B:work ret=\$retval:s32" --over 10ms)
+kpt latency "${W[@]}" -c "$B slow" > "$OUT/ov.out" 2> "$OUT/ov.err"
+check "--over 10ms: the 3 slow calls of the program's 10, one line each with n and ret of both ends" \
+	[ "$(sed -n 's/^@p_pairs_work_0->p_pairs_work_0_to [0-9.]*us: pairs_target-.* n=\([0-9]*\) => pairs_target-.* ret=\([0-9]*\)$/\1:\2/p' "$OUT/ov.out" | paste -sd' ')" = "2:20 5:50 7:70" ]
+kpt --json latency "${W[@]}" -c "$B slow" > "$OUT/ov.json" 2> "$OUT/ov.json.err"
+check "--over --json: the same 3 calls, each over 10 ms, start and end objects with their arguments" python3 - "$OUT/ov.json" <<'PY'
+import json, sys
+calls = [o for o in map(json.loads, open(sys.argv[1])) if o.get("type") == "call"]
+got = [(c["start"]["args"]["n"], c["end"]["args"]["ret"]) for c in calls]
+assert got == [(2, 20), (5, 50), (7, 70)], got
+assert all(c["dur_ns"] >= 10_000_000 and c["end"]["ts"] - c["start"]["ts"] == c["dur_ns"]
+           for c in calls), calls
+PY
 
 # memleak: malloc's return starts, free ends, keyed by the pointer, by the
 # start's user stack: leak_here()'s 20 blocks open at exit, churn()'s 30

@@ -9,6 +9,8 @@
  *   cpu:   pinned to CPU 0, 8 sleeps of 1 ms
  *   leak:  leak_here() allocates 20 blocks and keeps them; churn()
  *          allocates 30 and frees each
+ *   slow:  work(0..9), of which work(2), work(5) and work(7) sleep 20 ms;
+ *          work(n) returns 10 * n
  *   off:   sleeper() sleeps 1 ms 5 times, then main() sleeps 3 s (alive
  *          for its stacks' symbols, a start still open at the end)
  */
@@ -62,6 +64,13 @@ __attribute__((noinline)) void churn(void)
 	}
 }
 
+__attribute__((noinline)) int work(int n)
+{
+	if (n == 2 || n == 5 || n == 7)
+		nap_ms(20);
+	return 10 * n;
+}
+
 __attribute__((noinline)) void sleeper(void)
 {
 	int i;
@@ -104,11 +113,14 @@ int main(int argc, char **argv)
 		leak_here();
 		churn();
 		nap_ms(300);	/* alive while its stacks are named */
+	} else if (!strcmp(m, "slow")) {
+		for (i = 0; i < 10; i++)
+			work(i);
 	} else if (!strcmp(m, "off")) {
 		sleeper();
 		nap_ms(3000);
 	} else {
-		fprintf(stderr, "usage: %s wake|hosts|sys|cpu|leak|off\n", argv[0]);
+		fprintf(stderr, "usage: %s wake|hosts|sys|cpu|leak|slow|off\n", argv[0]);
 		return 2;
 	}
 	return 0;
