@@ -566,9 +566,49 @@ int modes_definitions(const struct kpt_opts *env, struct sysinfo *si, struct pro
 	return err;
 }
 
-static enum kpt_action latency_action(const struct kpt_opts *env, const struct probe *pr)
+/*
+ * latency FUNC ARGS --by ARG: keyed by an argument of its entry, which its
+ * return does not have, a function is timed as --from/--to are, by the
+ * thread, its entry carrying the keys to its return (a recursive call
+ * replaces its caller's start, and is counted).
+ */
+static bool by_entry_args(const struct kpt_opts *env, struct probeset *ps)
 {
-	if (env->nfrom)
+	struct keylist kl;
+	int i, k;
+
+	if (env->mode != MODE_LATENCY || env->nfrom || !env->by)
+		return false;
+	keylist_parse(env->by, &kl);
+	for (k = 0; k < kl.n; k++)
+		for (i = 0; i < ps->nuser; i++)
+			if (ps->p[i].lat == PROBE_LAT_START && ps->p[i].lat_peer >= 0 &&
+			    ev_arg_index(&ps->evs[i], kl.w[k]) >= 0 &&
+			    ev_arg_index(&ps->evs[ps->p[i].lat_peer], kl.w[k]) < 0)
+				return true;
+	return false;
+}
+
+/* A function's pair timed as --from/--to (by_entry_args()): its group, the entry. */
+static void function_pairs(struct probeset *ps)
+{
+	int i;
+
+	for (i = 0; i < ps->nuser; i++) {
+		struct probe *pr = &ps->p[i];
+
+		if (pr->lat == PROBE_LAT_START)
+			pr->lat_peer = i;
+		if (pr->lat != PROBE_LAT_NONE) {
+			ps->evs[i].pair_group = pr->lat_peer + 1;
+			ps->evs[i].pair_start = pr->lat == PROBE_LAT_START;
+		}
+	}
+}
+
+static enum kpt_action latency_action(bool pairs, const struct probe *pr)
+{
+	if (pairs)
 		return pr->lat == PROBE_LAT_END ? KPT_ACT_PAIR_END : KPT_ACT_PAIR_START;
 	return pr->lat == PROBE_LAT_END ? KPT_ACT_LAT_END : KPT_ACT_LAT_START;
 }
@@ -761,6 +801,7 @@ int modes_actions(const struct kpt_opts *env, struct probeset *ps, char *msg, si
 	bool kmalloc = env->mode == MODE_HIST && env->ndefs == 1 &&
 		       !strcmp(env->defs[0], "kmalloc");
 	int i, first = -1, err = 0;
+	bool pairs = env->nfrom > 0;
 
 	*nbuckets = 0;
 	if (kmalloc && !o.field)
@@ -772,6 +813,8 @@ int modes_actions(const struct kpt_opts *env, struct probeset *ps, char *msg, si
 			name_chains(&ps->evs[i]);
 	if (env->nfrom && (err = pair_groups(ps, msg, msglen, which)))
 		return err;
+	if (!env->nfrom && (pairs = by_entry_args(env, ps)))
+		function_pairs(ps);
 	for (i = 0; i < ps->nuser && !err; i++) {
 		const struct probe *pr = &ps->p[i];
 
@@ -795,7 +838,7 @@ int modes_actions(const struct kpt_opts *env, struct probeset *ps, char *msg, si
 			break;
 		case MODE_LATENCY:
 			/* latency_pair() linked them: entry, return; or --from, --to */
-			err = agg_setup(&o, latency_action(env, pr), &evs[i], pr->lat_peer,
+			err = agg_setup(&o, latency_action(pairs, pr), &evs[i], pr->lat_peer,
 					&ents[i].agg, nbuckets, msg, msglen);
 			if (!err && env->nfrom)
 				err = pair_keys(env->pair_key, pr->lat == PROBE_LAT_START,

@@ -9,7 +9,7 @@
  *   cpu:   pinned to CPU 0, 8 sleeps of 1 ms
  *   leak:  leak_here() allocates 20 blocks and keeps them; churn()
  *          allocates 30 and frees each
- *   slow:  work(0..9), of which work(2), work(5) and work(7) sleep 20 ms;
+ *   slow:  work(0..9), of which work(2), work(5) and work(7) sleep 50 ms;
  *          work(n) returns 10 * n
  *   off:   sleeper() sleeps 1 ms 5 times, then main() sleeps 3 s (alive
  *          for its stacks' symbols, a start still open at the end)
@@ -67,7 +67,7 @@ __attribute__((noinline)) void churn(void)
 __attribute__((noinline)) int work(int n)
 {
 	if (n == 2 || n == 5 || n == 7)
-		nap_ms(20);
+		nap_ms(50);
 	return 10 * n;
 }
 
