@@ -13,7 +13,7 @@ OUT=.output/tests/host/pairs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 13
+expect_checks 14
 B=$OUT/pairs_target
 gcc -O0 -g -static tests/host/pairs_target.c -o "$B" ||
 	gcc -O0 -g tests/host/pairs_target.c -o "$B" ||
@@ -144,6 +144,12 @@ assert got == [(2, 20), (5, 50), (7, 70)], got
 assert all(c["dur_ns"] >= 25_000_000 and c["end"]["ts"] - c["start"]["ts"] == c["dur_ns"]
            for c in calls), calls
 PY
+
+# a serve job prints no lines: --over is for one run
+printf '%s\n' "o: latency --from 'p:$B:work' --to 'r:$B:work' --over 1ms" > "$OUT/over.kpt"
+KPT_RC=error kpt serve -f "$OUT/over.kpt" --check > /dev/null 2> "$OUT/over.err"
+check "a serve job with --over: refused, its lines are for one run" \
+	grep -q 'error: .*--over and --dry-run are for one run' "$OUT/over.err"
 
 # a function's own entry argument as a key (its return has none): the
 # program's 10 calls, one per n, 2, 5 and 7 at least their 50 ms sleep
