@@ -655,6 +655,11 @@ static int pair_groups(struct probeset *ps, char *msg, size_t msglen, int *which
 			return -EINVAL;
 		}
 		rep = pair_find(ps, PROBE_LAT_START, named ? pr->pair_stem : NULL);
+		if (rep < 0 && !named) {
+			snprintf(msg, msglen, "--to %s/%s: no --from is left to pair it with (each "
+				 "was skipped, see above)", pr->spec.group, pr->spec.event);
+			return -EINVAL;
+		}
 		if (rep < 0 || (named && pair_find(ps, PROBE_LAT_END, pr->pair_stem) < 0)) {
 			snprintf(msg, msglen, "%s %s/%s: no %s match pairs with it: globs on both "
 				 "sides pair by what their wildcards matched, here '%s'", side,
