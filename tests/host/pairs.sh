@@ -26,6 +26,12 @@ bg() {
 	local out=$1; shift
 	kpt_bg "$out.err" "$@" > "$out.out"
 }
+# the hits the kernel did not run kptrace's program for (another BPF
+# program ran on that CPU: the profile says so), each at most one pair lost
+not_run() {
+	sed -n 's/.*, \([0-9]*\) hits NOT RUN by the kernel.*/\1/p; s/.*"not_run":\([0-9]*\).*/\1/p' "$1" |
+		head -n 1 | grep . || echo 0
+}
 # "count N, ..." of the histogram titled $2 (a fixed string) in file $1
 hist_count() {
 	awk -v t="$2" 'index($0, t) == 1 { on = 1; if (match($0, /: count [0-9]+/)) {
@@ -46,8 +52,9 @@ wait $KP
 n=$(hist_count "$OUT/rq.out" '@sched_wakeup|sched_wakeup_new->sched_switch:')
 r=$(sed -n 's/.*, \([0-9]*\) --from starts NEVER ENDED.*/\1/p' "$OUT/rq.err")
 o=$(sed -n 's/.*, \([0-9]*\) --from starts still open at the end.*/\1/p' "$OUT/rq.err")
-check "runqlat, sched_wakeup and sched_wakeup_new to sched_switch by pid=next_pid (fields unlisted): 4 forks + 6 sleeps = 10 pairs (or starts replaced, or open): $n + ${r:-0} + ${o:-0}" \
-	[ $((${n:-0} + ${r:-0} + ${o:-0})) = 10 -a "${n:-0}" -ge 8 ]
+m=$(not_run "$OUT/rq.err")
+check "runqlat, sched_wakeup and sched_wakeup_new to sched_switch by pid=next_pid (fields unlisted): 4 forks + 6 sleeps = 10 pairs (or starts replaced, or open, or not run): $n + ${r:-0} + ${o:-0} + $m" \
+	[ $((${n:-0} + ${r:-0} + ${o:-0})) -le 10 -a $((${n:-0} + ${r:-0} + ${o:-0} + m)) -ge 10 -a "${n:-0}" -ge 8 ]
 
 # gethostlatency: two functions start, both returns end, by thread
 kpt latency --from "p:$B:lookup_a" --from "p:$B:lookup_b" --to "r:$B:lookup_a" \
@@ -90,6 +97,7 @@ I=$T/instances/kpt_pairs
 rmdir "$I" 2>/dev/null
 mkdir "$I" || env_fault "cannot make an ftrace instance at $I"
 echo 'prev_comm == "pairs_target" || next_comm == "pairs_target"' > "$I/events/sched/sched_switch/filter"
+echo 1 > "$I/options/record-tgid"
 echo 1 > "$I/events/sched/sched_switch/enable"
 bg "$OUT/cd" latency -d 2 --key cpu \
 	--from 't:sched/sched_switch if next_comm == "pairs_target"' \
@@ -99,25 +107,30 @@ wait $KP
 echo 0 > "$I/events/sched/sched_switch/enable"
 cat "$I/trace" > "$OUT/cd.ftrace"
 rmdir "$I"
-want=$(python3 - "$OUT/cd.ftrace" <<'PY'
+want=$(python3 - "$OUT/cd.ftrace" "${KP_KPT:-0}" <<'PY'
 import re, sys
 open_on, pairs = {}, 0
 for line in open(sys.argv[1]):
-    m = re.search(r"\[(\d+)\].*prev_comm=(.*?) prev_pid=.*next_comm=(.*?) next_pid=", line)
+    m = re.search(r"-\d+\s+\(\s*(\d+|-+)\)\s+\[(\d+)\].*prev_comm=(.*?) prev_pid=.*next_comm=(.*?) next_pid=",
+                  line)
     if not m:
         continue
-    cpu, prev, nxt = m.groups()
+    tgid, cpu, prev, nxt = m.groups()
     # a start (switch in) stays open until an end on its CPU closes it
     if prev == "pairs_target" and open_on.get(cpu):
         pairs += 1
         open_on[cpu] = False
+    # kptrace leaves out its own hits: a switch from one of its threads
+    # (the event is the previous task's, its tgid recorded) starts nothing
     if nxt == "pairs_target":
-        open_on[cpu] = True
+        open_on[cpu] = tgid != sys.argv[2]
 print(pairs)
 PY
 )
-check "cpudist: sched_switch at both ends by cpu, the program's slices as ftrace's buffer shows them ($want)" \
-	[ "${want:-0}" -gt 0 -a "$(hist_count "$OUT/cd.out" '@sched_switch->sched_switch_to:')" = "${want:-0}" ]
+got=$(hist_count "$OUT/cd.out" '@sched_switch->sched_switch_to:')
+m=$(not_run "$OUT/cd.err")
+check "cpudist: sched_switch at both ends by cpu, the program's slices as ftrace's buffer shows them ($want; got ${got:-0}, $m hits not run)" \
+	[ "${want:-0}" -gt 0 -a "${got:-0}" -le "${want:-0}" -a $((${got:-0} + m)) -ge "${want:-0}" ]
 check "a tracepoint at both ends: no 'File exists', no name clash" \
 	sh -c "! grep -qE 'File exists|already used' '$OUT/cd.err'"
 
@@ -189,9 +202,9 @@ bg "$OUT/off" --json latency -d 2 --key prev_pid=pid --by ustack,to_kstack \
 "$B" off &
 wait $KP
 wait
-check "offcputime: sleeper()'s 5 sleeps under the start's (the sleeper's) user stack; the waker's under to_kstack" python3 - "$OUT/off.out" <<'PY'
+check "offcputime: sleeper()'s 5 sleeps under the start's (the sleeper's) user stack; the waker's under to_kstack" python3 - "$OUT/off.out" "$(not_run "$OUT/off.err")" <<'PY'
 import json, sys
-n = 0
+n, not_run = 0, int(sys.argv[2])
 for line in open(sys.argv[1]):
     o = json.loads(line)
     if o.get("type") != "latency":
@@ -199,7 +212,7 @@ for line in open(sys.argv[1]):
     assert "to_kstack" in o["key"], o["key"].keys()
     if "sleeper" in {f.get("symbol") for f in o["key"]["ustack"]}:
         n += o["hist"]["count"]
-assert n == 5, n
+assert 5 - not_run <= n <= 5, (n, not_run)
 PY
 
 finish
