@@ -794,18 +794,34 @@ static void interval_count(const struct kpt_agg *g, const uint64_t *counts,
 		stats->count = n;
 }
 
-static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
+/* Whether the run pairs several --to ends (globs: syscount -L's hundreds). */
+static bool several_ends(const struct agg_ctx *c)
+{
+	int i, n = 0;
+
+	for (i = 0; i < c->n && n < 2; i++)
+		n += c->ents[i].agg.action == KPT_ACT_PAIR_END;
+	return n > 1;
+}
+
+/* 1 when left out: among several --to ends, one without a call (unless --zeros). */
+static int report_unkeyed(const struct agg_ctx *c, int i, bool clear)
 {
 	uint64_t *counts = calloc(c->ents[i].agg.nbuckets, sizeof(*counts));
 	struct kpt_aggval stats;
+	int quiet;
 
 	if (!counts)
-		return;
+		return 0;
 	read_unkeyed(c, i, clear, counts, &stats);
 	if (c->interval_reset)
 		interval_count(&c->ents[i].agg, counts, &stats);
-	print_one_hist(c, i, NULL, NULL, counts, &stats, clear);
+	quiet = !stats.count && !c->opts->zeros && c->ents[i].agg.action == KPT_ACT_PAIR_END &&
+		several_ends(c);
+	if (!quiet)
+		print_one_hist(c, i, NULL, NULL, counts, &stats, clear);
 	free(counts);
+	return quiet;
 }
 
 /* A keyed histogram's events past --max-keys, as one more histogram. */
@@ -1225,7 +1241,7 @@ void agg_report(const struct agg_ctx *c, bool clear)
 	struct kset s = { 0 };
 	int kfd = loader_map_fd(c->ld, LM_KAGG);
 	bool keyed = false;
-	int i;
+	int i, quiet = 0;
 
 	for (i = 0; i < c->n; i++)
 		keyed |= c->ents[i].agg.nkeys > 0 || c->ents[i].agg.action == KPT_ACT_COUNT;
@@ -1258,9 +1274,16 @@ void agg_report(const struct agg_ctx *c, bool clear)
 			continue; /* reported with its group's first probe */
 		if (g->action == KPT_ACT_COUNT)
 			continue; /* one table of them all, below */
-		if (g->action == KPT_ACT_HIST || is_latency(g))
-			g->nkeys ? report_keyed_hist(c, i, &s, clear) : report_unkeyed(c, i, clear);
+		if (g->action == KPT_ACT_HIST || is_latency(g)) {
+			if (g->nkeys)
+				report_keyed_hist(c, i, &s, clear);
+			else
+				quiet += report_unkeyed(c, i, clear);
+		}
 	}
+	if (quiet && !c->json && !c->visit)
+		fprintf(c->out, "(%d --from/--to pairs without a call left out: --zeros shows "
+			"them)\n", quiet);
 	if (c->visit)
 		visit_counts(c, &s);
 	else if (c->folded)

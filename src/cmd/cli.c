@@ -145,7 +145,8 @@ static const struct argp_option options[] = {
 	{ "by", OPT_BY, "KEY[,KEY]", 0,
 	  "per key: comm, pid, tid, cpu, an argument name, or (count) probe", 1 },
 	{ "top", OPT_TOP, "N", 0, "count: the N largest rows of the whole table only", 1 },
-	{ "zeros", OPT_ZEROS, NULL, 0, "count: a row of 0 for each probe nothing hit", 1 },
+	{ "zeros", OPT_ZEROS, NULL, 0,
+	  "count: a row of 0 for each probe nothing hit; latency: each pair without a call", 1 },
 	{ "sum", OPT_SUM, "FIELD", 0, "count: FIELD's sum per key, a column (bpftrace's sum())", 1 },
 	{ "avg", OPT_AVG, "FIELD", 0, "count: FIELD's mean per key", 1 },
 	{ "min", OPT_MIN, "FIELD", 0, "count: FIELD's least value per key", 1 },
@@ -468,8 +469,8 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 		cli_error(st, "--budget is for a run of its own, not a job of 'kptrace serve'");
 	if (env->top && env->mode != MODE_COUNT)
 		cli_error(st, "--top is for 'kptrace count'");
-	if (env->zeros && env->mode != MODE_COUNT)
-		cli_error(st, "--zeros is for 'kptrace count'");
+	if (env->zeros && env->mode != MODE_COUNT && env->mode != MODE_LATENCY)
+		cli_error(st, "--zeros is for 'kptrace count' and 'latency'");
 	if (env->unit && env->mode != MODE_LATENCY)
 		cli_error(st, "--unit is for 'kptrace latency'");
 	if (env->by && env->mode == MODE_TRACE)

@@ -13,7 +13,7 @@ OUT=.output/tests/host/pairs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 14
+expect_checks 15
 B=$OUT/pairs_target
 gcc -O0 -g -static tests/host/pairs_target.c -o "$B" ||
 	gcc -O0 -g tests/host/pairs_target.c -o "$B" ||
@@ -78,6 +78,9 @@ kpt latency --from 't:syscalls/sys_enter_get*' --to 't:syscalls/sys_exit_get*' \
 	-c "$B sys" > "$OUT/sc.out" 2> "$OUT/sc.err"
 check "--from sys_enter_get* --to sys_exit_get*: getppid's 7 calls and getuid's 5, each its own pair" \
 	[ "$(hist_count "$OUT/sc.out" '@sys_enter_getppid->sys_exit_getppid:')/$(hist_count "$OUT/sc.out" '@sys_enter_getuid->sys_exit_getuid:')" = 7/5 ]
+check "the get* pairs without a call: left out, counted in one line, no '(no events)' each" \
+	sh -c "grep -qE '^\([0-9]+ --from/--to pairs without a call left out: --zeros shows them\)$' '$OUT/sc.out' &&
+		! grep -q '(no events)' '$OUT/sc.out'"
 KPT_RC=error kpt latency --from 't:syscalls/sys_enter_get*' --to 't:syscalls/sys_exit_get*' \
 	--from 't:syscalls/sys_enter_read' -d 1 > "$OUT/sc2.out" 2> "$OUT/sc2.err"
 check "globs on both sides with a plain --from beside them: refused, saying which" \
