@@ -282,6 +282,34 @@ static void pair_key_names(const char *spec, bool start, char *buf, size_t len)
 }
 
 /*
+ * --by's names that are fields of tracepoint definition def (one, not a
+ * glob), appended to keys: a --from/--to side has them without listing
+ * them, and a name of the other side's only is not added here.
+ */
+static void pair_by_fields(const char *def, const char *by, char *keys, size_t len)
+{
+	struct tp_format fmt;
+	struct spec_probe p;
+	struct spec_error e;
+	struct keylist kl;
+	char msg[256];
+	size_t at = strlen(keys);
+	int k;
+
+	if (!by || spec_parse(def, &p, &e) || p.kind != SPEC_TRACEPOINT || p.glob ||
+	    tp_format_load(p.tp_system, p.tp_event, NULL, &fmt, msg, sizeof(msg))) {
+		spec_free(&p);
+		return;
+	}
+	keylist_parse(by, &kl);
+	for (k = 0; k < kl.n && at < len; k++)
+		if (!agg_builtin_key(kl.w[k]) && tp_field_find(&fmt, kl.w[k]))
+			at += (size_t)snprintf(keys + at, len - at, "%s%s", at ? "," : "", kl.w[k]);
+	tp_format_free(&fmt);
+	spec_free(&p);
+}
+
+/*
  * latency FUNC [FETCHARGS] [if FILTER]: an entry probe (with the arguments
  * and filter) starting the clock and a return probe stopping it. A glob
  * FUNC stands for every traceable kernel function it matches.
@@ -297,8 +325,10 @@ static int latency_defs(const struct kpt_opts *env, struct sysinfo *si, struct d
 		for (i = 0; i < env->ndefs; i++) {
 			char keys[256];
 
-			/* a tracepoint's --key fields, as hist's and --by's */
+			/* a tracepoint's --key fields, as hist's and --by's, and
+			 * those of --by it has (pair_by_fields()) */
 			pair_key_names(env->pair_key, i < env->nfrom, keys, sizeof(keys));
+			pair_by_fields(env->defs[i], env->by, keys, sizeof(keys));
 			err = add_def(env, env->defs[i], keys, out);
 			if (err)
 				return err;

@@ -13,7 +13,7 @@ OUT=.output/tests/host/pairs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 15
+expect_checks 16
 B=$OUT/pairs_target
 gcc -O0 -g -static tests/host/pairs_target.c -o "$B" ||
 	gcc -O0 -g tests/host/pairs_target.c -o "$B" ||
@@ -160,6 +160,13 @@ assert got == [(2, 20), (5, 50), (7, 70)], got
 assert all(c["dur_ns"] >= 25_000_000 and c["end"]["ts"] - c["start"]["ts"] == c["dur_ns"]
            for c in calls), calls
 PY
+
+# --by of fields neither definition lists: the start's which_clock, the
+# end's ret; the program's 8 sleeps of 1 ms (CLOCK_REALTIME, 0 returned)
+kpt latency --from 't:syscalls/sys_enter_clock_nanosleep' --to 't:syscalls/sys_exit_clock_nanosleep' \
+	--by which_clock,ret -c "$B cpu" > "$OUT/bf.out" 2> "$OUT/bf.err"
+check "--by which_clock,ret, fields unlisted: one row [0, 0], the program's 8 sleeps" \
+	[ "$(grep -c '^@' "$OUT/bf.out")/$(hist_count "$OUT/bf.out" '@sys_enter_clock_nanosleep->sys_exit_clock_nanosleep[0, 0]:')" = 1/8 ]
 
 # a serve job prints no lines: --over is for one run
 printf '%s\n' "o: latency --from 'p:$B:work' --to 'r:$B:work' --over 1ms" > "$OUT/over.kpt"
