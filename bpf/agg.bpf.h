@@ -533,7 +533,8 @@ __noinline int kpt_save_args(struct kpt_scratch *s, const struct kpt_probe_entry
 	return 0;
 }
 
-/* A --from/--to pair's key for start probe start: its --key values, or the thread. */
+/* A --from/--to pair's key in group start (its first start probe): its
+ * --key values, or the thread. */
 static __always_inline int kpt_pair_key(struct kpt_scratch *s, const struct kpt_probe_entry *p,
 					__u32 start, struct kpt_pair_key *pk)
 {
@@ -546,9 +547,22 @@ static __always_inline int kpt_pair_key(struct kpt_scratch *s, const struct kpt_
 		return 0;
 	}
 	for (i = 0; i < KPT_PAIR_KEYS && i < p->agg.npair; i++)
-		if (kpt_slot_value(s, p, p->agg.pair_argi[i], false, &pk->w[i]))
+		if (p->agg.pair_argi[i] == KPT_PAIR_CPU)
+			pk->w[i] = h->cpu;
+		else if (kpt_slot_value(s, p, p->agg.pair_argi[i], false, &pk->w[i]))
 			return -1;	/* faulted: no key */
 	return 0;
+}
+
+/* A start replaced under its key: by the thread, the idle task's apart (its
+ * pid 0 is every CPU's, so its starts mix: --key cpu is the fix). */
+static __always_inline void kpt_pair_replaced(const struct kpt_probe_entry *p,
+					      const struct kpt_pair_key *pk, struct kpt_stats *st)
+{
+	if (!p->agg.npair && !pk->w[0])
+		st->pair_idle++;
+	else
+		st->pair_replaced++;
 }
 
 /*
@@ -566,6 +580,31 @@ static __always_inline void kpt_emit_call(struct kpt_scratch *s, __u64 d, struct
 	if (bpf_ringbuf_output(&kpt_events, s->rec, KPT_HDR_SIZE + sizeof(__u64),
 			       kpt_wakeup_flags(h->ts, KPT_HDR_SIZE + sizeof(__u64))))
 		st->drops++;
+}
+
+/*
+ * latency --over: a call at or over it, d its latency: its end's record as
+ * built (s->rec_len bytes) and d after it, before kpt_emit_call() writes
+ * over the arguments. User space adds the start's arguments it was sent.
+ */
+static __always_inline void kpt_emit_slow(struct kpt_scratch *s, __u64 d, struct kpt_stats *st)
+{
+	struct kpt_rec_hdr *h = (struct kpt_rec_hdr *)s->rec;
+	__u64 size = s->rec_len, n;
+
+	barrier_var(size);
+	if (size > KPT_REC_MAX - sizeof(d) || size < KPT_HDR_SIZE)
+		return;
+	__builtin_memcpy(&s->rec[size], &d, sizeof(d));
+	h->kind = KPT_REC_SLOW;
+	h->size = size;
+	n = size + sizeof(d);
+	barrier_var(n);
+	if (n > KPT_REC_MAX)
+		return;
+	if (bpf_ringbuf_output(&kpt_events, s->rec, n, kpt_wakeup_flags(h->ts, n)))
+		st->drops++;
+	h->kind = KPT_REC_EVENT;
 }
 
 /*
@@ -588,13 +627,13 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 	if (!passed)
 		return;
 	if (p->agg.action == KPT_ACT_PAIR_START) {
-		if (kpt_pair_key(s, p, idx, &pk))
+		if (kpt_pair_key(s, p, p->agg.lat_peer, &pk))
 			return;
 		if (kpt_pair_carry && p->agg.nkeys && kpt_make_key(s, p, k, st))
 			return;
 		pv->ts = ts;
 		if (bpf_map_update_elem(&kpt_pairs, &pk, pv, BPF_NOEXIST)) {
-			st->pair_replaced++;
+			kpt_pair_replaced(p, &pk, st);
 			bpf_map_update_elem(&kpt_pairs, &pk, pv, BPF_ANY);
 		}
 		return;
@@ -614,6 +653,8 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 			k->w[i] = ((struct kpt_pair_val *)start)->w[i];
 	bpf_map_delete_elem(&kpt_pairs, &pk);
 	kpt_hist_add(s, p, idx, ts, st, k);
+	if (kpt_lat_over && ts >= kpt_lat_over)
+		kpt_emit_slow(s, ts, st);
 	if (kpt_lat_emit)
 		kpt_emit_call(s, ts, st);
 }
@@ -633,10 +674,10 @@ static __always_inline void kpt_pair_thread(const struct kpt_probe_entry *p, __u
 	if (kpt_pair_carry)
 		return;
 	if (p->agg.action == KPT_ACT_PAIR_START) {
-		pk.probe = idx;
+		pk.probe = p->agg.lat_peer;
 		ts = bpf_ktime_get_ns();
 		if (bpf_map_update_elem(&kpt_pairs, &pk, &ts, BPF_NOEXIST)) {
-			st->pair_replaced++;
+			kpt_pair_replaced(p, &pk, st);
 			bpf_map_update_elem(&kpt_pairs, &pk, &ts, BPF_ANY);
 		}
 		return;
@@ -716,6 +757,8 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		/* popped in any case; counted if neither it nor its entry was filtered */
 		if (!kpt_lat_exit(p, h->tid, h->ts, st, &v) && passed) {
 			kpt_hist_add(s, p, idx, v, st, &k);
+			if (kpt_lat_over && v >= kpt_lat_over)
+				kpt_emit_slow(s, v, st);
 			if (kpt_lat_emit)
 				kpt_emit_call(s, v, st);
 		}

@@ -222,9 +222,10 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 		return KPT_USES(EDATA) ? kpt_save_args(s, p, idx) : 0;
 	/* latency --perfetto: a start's arguments, for its call's slice (user
 	 * space finds it by the time the call began) */
-	if (kpt_lat_emit && passed && p->nargs &&
+	if (kpt_lat_emit && passed && (p->nargs || kpt_lat_over) &&
 	    (p->agg.action == KPT_ACT_LAT_START || p->agg.action == KPT_ACT_PAIR_START))
 		kpt_emit(s, h, pos, st);
+	s->rec_len = (__u32)pos;	/* latency --over: an end's record, whole */
 	if (p->agg.action != KPT_ACT_PRINT)
 		return KPT_USES(AGG) ? kpt_aggregate(s, p, idx, st, passed) : 0;
 	if (!passed)
@@ -260,6 +261,14 @@ int kpt_tp(void *ctx)
 	}
 KPT_TPBTF(0) KPT_TPBTF(1) KPT_TPBTF(2) KPT_TPBTF(3)
 KPT_TPBTF(4) KPT_TPBTF(5) KPT_TPBTF(6) KPT_TPBTF(7)
+
+/* A second definition on one tracepoint (latency's two ends at
+ * sched_switch): the kernel takes a program once per tracepoint. */
+SEC("tracepoint")
+int kpt_tp2(void *ctx)
+{
+	return kpt_handle(ctx, KPT_CTX_TP, true);
+}
 
 /* Many functions through one link each (Linux 5.18+, CONFIG_FPROBE); entries
  * and returns, as above. */

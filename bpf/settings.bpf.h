@@ -30,6 +30,8 @@ const volatile bool kpt_budget_on = false;
 
 /* latency --perfetto: each timed call also a record (KPT_REC_CALL) */
 const volatile bool kpt_lat_emit = false;
+/* latency --over NS: each call at or over it also its end's record (KPT_REC_SLOW) */
+const volatile __u64 kpt_lat_over = 0;
 
 /* task_struct.rethooks and struct rethook_node's llist, ret_addr and frame,
  * from the kernel's BTF: fexit's return address under a kretprobe

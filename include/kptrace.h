@@ -310,9 +310,11 @@ enum kpt_action {
 
 /* Arguments that make a --from/--to pair's key (--key); none: the thread. */
 #define KPT_PAIR_KEYS	3
+/* A pair_argi that is no argument: the CPU (--key cpu, where idle is pid 0 on each) */
+#define KPT_PAIR_CPU	0xff
 
-/* A pair's key in kpt_pairs: its start probe and the --key values (or the
- * thread); the map's key is only as long as the words used. */
+/* A pair's key in kpt_pairs: its group's first start probe and the --key
+ * values (or the thread); the map's key is only as long as the words used. */
 struct kpt_pair_key {
 	__u32 probe;
 	__u32 pad;
@@ -439,7 +441,8 @@ struct kpt_agg {
 				 * make (a --from field at the end), its words left */
 	__u32 hist_base;	/* this probe's first bucket in kpt_hist (unkeyed) */
 	__u32 nbuckets;
-	__u32 lat_peer;		/* KPT_ACT_LAT_END: index of the LAT_START probe */
+	__u32 lat_peer;		/* KPT_ACT_LAT_END: index of the LAT_START probe;
+				 * KPT_ACT_PAIR_*: its pair group's first start */
 	__u32 group;		/* probes with one group share a histogram: kpt_hstat index
 				 * and kpt_key.probe (the first probe's index) */
 	__u8 value_sub_argi;	/* KPT_ACT_HIST: subtract this argument (0xff: none) */
@@ -515,6 +518,9 @@ enum kpt_rec_kind {
 	/* latency --perfetto: a timed call, the header (its return's) then its
 	 * latency, a __u64 of nanoseconds: KPT_HDR_SIZE + 8 bytes */
 	KPT_REC_CALL = 2,
+	/* latency --over: a call at or over it, its end's record (h->size its
+	 * bytes) then its latency, a __u64 of nanoseconds */
+	KPT_REC_SLOW = 3,
 };
 
 /*
@@ -554,6 +560,8 @@ struct kpt_stats {
 	__u64 stack_full;	/* a stack key's map was full: counted under a lost stack */
 	__u64 stack_deep;	/* a stack reached its depth: its outermost frames are missing */
 	__u64 pair_replaced;	/* --from: a start whose key already had one, never ended */
+	__u64 pair_idle;	/* --from by the thread: such a start of the idle task
+				 * (pid 0, one per CPU: their starts mix) */
 	__u64 keys_cut;		/* a string key longer than KPT_KEY_STR - 1 bytes, cut */
 	__u64 sampled;		/* --budget: hits its 1-in-N sampling left out */
 	__u64 paused;		/* --budget: hits past its rate, the probe paused */

@@ -98,6 +98,7 @@ suite host-stacks tests/host/stacks.sh
 suite host-stacks-san env KPT=.output/kptrace-san tests/host/stacks.sh
 suite host-profile tests/host/profile.sh
 suite host-everyday tests/host/everyday.sh
+suite host-pairs tests/host/pairs.sh
 suite host-serve tests/host/serve.sh
 suite host-serve-san env KPT=.output/kptrace-san tests/host/serve.sh
 suite host-harden tests/host/harden.sh

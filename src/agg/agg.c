@@ -206,9 +206,11 @@ static const char *key_kind_name(const struct kpt_agg *g, const struct ev_desc *
 	case KPT_K_CPU:
 		return "cpu";
 	case KPT_K_KSTACK:
-		return "kstack";
 	case KPT_K_USTACK:
-		return "ustack";
+		/* a pair end's own stack is to_kstack: kstack is its start's */
+		if (g->action == KPT_ACT_PAIR_END && !(g->key_peer & (1u << i)))
+			return g->key_kind[i] == KPT_K_KSTACK ? "to_kstack" : "to_ustack";
+		return g->key_kind[i] == KPT_K_KSTACK ? "kstack" : "ustack";
 	case KPT_K_CGROUP:
 		return "cgroup";
 	case KPT_K_CONTAINER:
@@ -410,6 +412,17 @@ int agg_drop_keys(const struct agg_ctx *c, agg_drop_fn drop, void *arg)
  * A key's stacks, each as -K/-U print one, under its row or histogram title;
  * kernel frames with offsets when another row's would read the same.
  */
+/* Whether a key part is a stack: its own (stack_keys), or a pair start's. */
+static bool has_stack_key(const struct kpt_agg *g)
+{
+	int i;
+
+	for (i = 0; i < g->nkeys && i < KPT_MAX_KEYS; i++)
+		if (agg_key_is_stack(g->key_kind[i]))
+			return true;
+	return false;
+}
+
 static void print_key_stacks(const struct agg_ctx *c, const struct kpt_agg *g,
 			     const struct ev_desc *ev, const struct kpt_key *k, bool offsets)
 {
@@ -419,7 +432,7 @@ static void print_key_stacks(const struct agg_ctx *c, const struct kpt_agg *g,
 	for (i = 0; i < g->nkeys && !key_over(k); i++) {
 		if (!agg_key_is_stack(g->key_kind[i]))
 			continue;
-		aggstack_read(c->ld, ev, g->key_kind[i], key_word(g, k, i), &as);
+		aggstack_read(c->ld, agg_key_ev(ev, g, i), g->key_kind[i], key_word(g, k, i), &as);
 		aggstack_text(c->out, &c->syms, &as, offsets);
 	}
 }
@@ -436,7 +449,8 @@ static uint64_t row_look(const struct agg_ctx *c, const struct table_row *r)
 		n = kpt_key_width(g->key_kind[i]);
 		n = w + n > KPT_KEY_WORDS ? KPT_KEY_WORDS - w : n;
 		if (agg_key_is_stack(g->key_kind[i])) {
-			aggstack_read(c->ld, &c->evs[r->probe], g->key_kind[i], r->key.w[w], &as);
+			aggstack_read(c->ld, agg_key_ev(&c->evs[r->probe], g, i), g->key_kind[i],
+				      r->key.w[w], &as);
 			v = aggstack_look(&c->syms, &as);
 		} else {
 			v = kpt_hash(&r->key.w[w], (size_t)n * sizeof(r->key.w[0]));
@@ -499,7 +513,8 @@ static void json_key(FILE *f, const struct agg_ctx *c, const struct kpt_agg *g,
 			struct agg_stack as;
 
 			fprintf(f, "%s\"%s\":", i ? "," : "", key_kind_name(g, ev, i));
-			aggstack_read(c->ld, ev, g->key_kind[i], key_word(g, k, i), &as);
+			aggstack_read(c->ld, agg_key_ev(ev, g, i), g->key_kind[i],
+				      key_word(g, k, i), &as);
 			aggstack_json(f, &c->syms, &as);
 			continue;
 		}
@@ -527,9 +542,20 @@ void agg_probe_name(const struct ev_desc *evs, int n, const struct kpt_agg *g, i
 {
 	const struct ev_desc *peer = &evs[g->lat_peer < (uint32_t)n ? g->lat_peer : (uint32_t)i];
 
-	if (g->action == KPT_ACT_PAIR_END)	/* --from to --to: both events */
-		snprintf(buf, len, "%s->%s", peer->event, evs[i].event);
-	else if (g->action == KPT_ACT_LAT_END)
+	size_t at = 0;
+	int j;
+
+	if (g->action == KPT_ACT_PAIR_END) {
+		/* --from to --to: the starts of its group, '|' between, then the end */
+		for (j = 0; j < n && at < len; j++)
+			if (evs[j].pair_start && evs[j].pair_group == evs[i].pair_group)
+				at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "|" : "",
+						       evs[j].event);
+		if (!at)
+			at = (size_t)snprintf(buf, len, "%s", peer->event);
+		if (at < len)
+			snprintf(buf + at, len - at, "->%s", evs[i].event);
+	} else if (g->action == KPT_ACT_LAT_END)
 		snprintf(buf, len, "%s", peer->func[0] ? peer->func : peer->event);
 	else
 		snprintf(buf, len, "%s", evs[i].event);
@@ -746,13 +772,13 @@ static void print_one_hist(const struct agg_ctx *c, int i, const char *key_text,
 	/* a latency of one call: its one value on the title's line, a list of them compact */
 	if (is_latency(g) && !(c->pmu && !key) && group_scale(c, g->group) == 1.0 &&
 	    hist_print_one(c->out, title, &h)) {
-		if (key && g->stack_keys) {
+		if (key && has_stack_key(g)) {
 			print_key_stacks(c, g, &c->evs[i], key, false);
 			fputc('\n', c->out);
 		}
 		return;
 	}
-	if (key && g->stack_keys) {
+	if (key && has_stack_key(g)) {
 		/* the title, its stacks, then the histogram */
 		fprintf(c->out, "%s\n", title);
 		print_key_stacks(c, g, &c->evs[i], key, false);
@@ -831,18 +857,34 @@ static void interval_count(const struct kpt_agg *g, const uint64_t *counts,
 		stats->count = n;
 }
 
-static void report_unkeyed(const struct agg_ctx *c, int i, bool clear)
+/* Whether the run pairs several --to ends (globs: syscount -L's hundreds). */
+static bool several_ends(const struct agg_ctx *c)
+{
+	int i, n = 0;
+
+	for (i = 0; i < c->n && n < 2; i++)
+		n += c->ents[i].agg.action == KPT_ACT_PAIR_END;
+	return n > 1;
+}
+
+/* 1 when left out: among several --to ends, one without a call (unless --zeros). */
+static int report_unkeyed(const struct agg_ctx *c, int i, bool clear)
 {
 	uint64_t *counts = calloc(c->ents[i].agg.nbuckets, sizeof(*counts));
 	struct kpt_aggval stats;
+	int quiet;
 
 	if (!counts)
-		return;
+		return 0;
 	read_unkeyed(c, i, clear, counts, &stats);
 	if (c->interval_reset)
 		interval_count(&c->ents[i].agg, counts, &stats);
-	print_one_hist(c, i, NULL, NULL, counts, &stats, clear);
+	quiet = !stats.count && !c->opts->zeros && c->ents[i].agg.action == KPT_ACT_PAIR_END &&
+		several_ends(c);
+	if (!quiet)
+		print_one_hist(c, i, NULL, NULL, counts, &stats, clear);
 	free(counts);
+	return quiet;
 }
 
 /* A keyed histogram's events past --max-keys, as one more histogram. */
@@ -1154,8 +1196,8 @@ static void report_counts(const struct agg_ctx *c, const struct kset *s)
 	}
 	if (probe_col < 0)
 		fprintf(c->out, "%s/%s:\n", c->evs[first].group, c->evs[first].event);
-	rs = (struct row_stacks){ c, &t, g->stack_keys ? alike_rows(c, &t) : NULL };
-	table_print_each(&t, c->out, g->stack_keys ? count_row_stacks : NULL, &rs);
+	rs = (struct row_stacks){ c, &t, has_stack_key(g) ? alike_rows(c, &t) : NULL };
+	table_print_each(&t, c->out, has_stack_key(g) ? count_row_stacks : NULL, &rs);
 	free((void *)rs.alike);
 	for (i = first; i < c->n; i++)
 		if (c->ents[i].agg.action == KPT_ACT_COUNT && c->ents[i].agg.group == (__u32)i)
@@ -1183,7 +1225,8 @@ static int folded_key(const struct agg_ctx *c, const struct kpt_agg *g, const st
 	for (j = 0; j < 2 && !err && !key_over(k); j++)
 		for (i = 0; i < g->nkeys && !err; i++)
 			if (g->key_kind[i] == kinds[j]) {
-				aggstack_read(c->ld, ev, kinds[j], key_word(g, k, i), &as);
+				aggstack_read(c->ld, agg_key_ev(ev, g, i), kinds[j],
+					      key_word(g, k, i), &as);
 				err = aggstack_names(&c->syms, &as, names, max, n);
 			}
 	return err;
@@ -1261,7 +1304,7 @@ void agg_report(const struct agg_ctx *c, bool clear)
 	struct kset s = { 0 };
 	int kfd = loader_map_fd(c->ld, LM_KAGG);
 	bool keyed = false;
-	int i;
+	int i, quiet = 0;
 
 	for (i = 0; i < c->n; i++)
 		keyed |= c->ents[i].agg.nkeys > 0 || c->ents[i].agg.action == KPT_ACT_COUNT;
@@ -1294,9 +1337,16 @@ void agg_report(const struct agg_ctx *c, bool clear)
 			continue; /* reported with its group's first probe */
 		if (g->action == KPT_ACT_COUNT)
 			continue; /* one table of them all, below */
-		if (g->action == KPT_ACT_HIST || is_latency(g))
-			g->nkeys ? report_keyed_hist(c, i, &s, clear) : report_unkeyed(c, i, clear);
+		if (g->action == KPT_ACT_HIST || is_latency(g)) {
+			if (g->nkeys)
+				report_keyed_hist(c, i, &s, clear);
+			else
+				quiet += report_unkeyed(c, i, clear);
+		}
 	}
+	if (quiet && !c->json && !c->visit)
+		fprintf(c->out, "(%d --from/--to pairs without a call left out: --zeros shows "
+			"them)\n", quiet);
 	if (c->visit)
 		visit_counts(c, &s);
 	else if (c->folded)

@@ -64,6 +64,8 @@ struct agg_ctx {
 void agg_key_text(const struct agg_ctx *c, int probe, const struct kpt_key *k, int i, char *buf,
 		  size_t len);
 const char *agg_key_name(const struct agg_ctx *c, int probe, int i);
+/* The first word of key part i of probe's key k (a stack's id). */
+uint64_t agg_key_word(const struct agg_ctx *c, int probe, const struct kpt_key *k, int i);
 
 /*
  * What probe i of evs[n] is called in every output: a latency's function

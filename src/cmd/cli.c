@@ -103,6 +103,7 @@ enum {
 	OPT_ZEROS,
 	OPT_KEEP_RUNNING, OPT_FOLDED, OPT_NO_DEMANGLE, OPT_NO_IDLE, OPT_SUM, OPT_AVG, OPT_MIN, OPT_MAX, OPT_SORT,
 	OPT_FROM, OPT_TO, OPT_KEY, OPT_LE_EVERY,
+	OPT_OVER,
 	OPT_SVG,
 	OPT_TIME,
 	OPT_PERFETTO,
@@ -151,7 +152,8 @@ static const struct argp_option options[] = {
 	{ "by", OPT_BY, "KEY[,KEY]", 0,
 	  "per key: comm, pid, tid, cpu, container, cgroup, an argument name, or (count) probe", 1 },
 	{ "top", OPT_TOP, "N", 0, "count: the N largest rows of the whole table only", 1 },
-	{ "zeros", OPT_ZEROS, NULL, 0, "count: a row of 0 for each probe nothing hit", 1 },
+	{ "zeros", OPT_ZEROS, NULL, 0,
+	  "count: a row of 0 for each probe nothing hit; latency: each pair without a call", 1 },
 	{ "sum", OPT_SUM, "FIELD", 0, "count: FIELD's sum per key, a column (bpftrace's sum())", 1 },
 	{ "avg", OPT_AVG, "FIELD", 0, "count: FIELD's mean per key", 1 },
 	{ "min", OPT_MIN, "FIELD", 0, "count: FIELD's least value per key", 1 },
@@ -164,11 +166,15 @@ static const struct argp_option options[] = {
 	  "hist, latency, count: also draw the tables as an SVG picture in FILE", 1 },
 	{ "unit", OPT_UNIT, "ns|us|ms", 0, "latency: the unit to print (default us)", 1 },
 	{ "from", OPT_FROM, "DEFINITION", 0,
-	  "latency: from this event (any definition) ... ", 1 },
-	{ "to", OPT_TO, "DEFINITION", 0, "... to this one, paired in the kernel by --key", 1 },
+	  "latency: from this event (any definition, glob, repeatable) ... ", 1 },
+	{ "to", OPT_TO, "DEFINITION", 0,
+	  "... to this one (repeatable), paired in the kernel by --key", 1 },
 	{ "key", OPT_KEY, "A[=B][,...]", 0,
 	  "latency --from/--to: pair on --from's argument A and --to's B (default: the thread)",
 	  1 },
+	{ "over", OPT_OVER, "DURATION", 0,
+	  "latency: also each call of DURATION (10ms, 500us) or more as a line, both ends' "
+	  "arguments", 1 },
 	{ "max-keys", OPT_MAX_KEYS, "N", 0,
 	  "keyed entries and latency calls in flight (default 10240)", 1 },
 	{ "no-tracepoint", OPT_NO_TP, NULL, 0,
@@ -408,24 +414,50 @@ static void timechart_definitions(struct argp_state *st, struct kpt_opts *env)
 	env->ndefs = 2;
 }
 
-/* latency --from A --to B: the two definitions, in that order, a pair. */
+/* A duration with its unit (ns, us, ms, s) in ns, above 0. */
+static uint64_t parse_duration(struct argp_state *st, const char *opt, const char *arg)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v = strtod(arg, &end);
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (end != arg && !strcmp(end, units[i].unit) && v > 0 && v * units[i].ns < 1e18)
+			return (uint64_t)(v * units[i].ns + 0.5);
+	cli_error(st, "%s: '%s' is not a duration with its unit (10ms, 500us, 2s, 100ns)", opt,
+		  arg);
+	return 0;
+}
+
+/* One more --from or --to definition. */
+static void push_def(struct argp_state *st, const char ***v, int *n, const char *arg)
+{
+	const char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		cli_failure(st, 1, ENOMEM, "out of memory");
+	*v = nv;
+	nv[(*n)++] = arg;
+}
+
+/* latency --from A... --to B...: the starts, then the ends (modes.c pairs them). */
 static void pair_definitions(struct argp_state *st, struct kpt_opts *env)
 {
-	const char **nd;
+	int i;
 
 	if (env->mode != MODE_LATENCY)
 		cli_error(st, "--from and --to are for 'kptrace latency'");
-	if (!env->from || !env->to)
+	if (!env->nfrom || !env->nto)
 		cli_error(st, "latency --from DEFINITION --to DEFINITION: give both");
 	if (env->ndefs || env->def_file)
 		cli_error(st, "latency --from/--to times two events: no functions beside them");
-	nd = realloc(env->defs, 2 * sizeof(*nd));
-	if (!nd)
-		cli_failure(st, 1, ENOMEM, "out of memory");
-	env->defs = nd;
-	env->defs[0] = env->from;
-	env->defs[1] = env->to;
-	env->ndefs = 2;
+	for (i = 0; i < env->nfrom; i++)
+		push_def(st, &env->defs, &env->ndefs, env->from[i]);
+	for (i = 0; i < env->nto; i++)
+		push_def(st, &env->defs, &env->ndefs, env->to[i]);
 }
 
 
@@ -438,9 +470,9 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 		timechart_definitions(st, env);
 	else if (env->tc_slice_ms)
 		cli_error(st, "--slice is for 'kptrace timechart'");
-	if (env->from || env->to)
+	if (env->nfrom || env->nto)
 		pair_definitions(st, env);
-	if (env->pair_key && !env->from)
+	if (env->pair_key && !env->nfrom)
 		cli_error(st, "--key pairs latency --from with --to");
 	if ((env->profile_hz || env->no_idle) && !env->profile)
 		cli_error(st, "-F and --no-idle are for 'kptrace profile'");
@@ -465,6 +497,8 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 		cli_error(st, "--keep-running is for -p, -t and -c");
 	if (env->linear && env->mode != MODE_HIST)
 		cli_error(st, "--linear is for 'kptrace hist'");
+	if (env->over_ns && (env->mode != MODE_LATENCY || env->perfetto_path))
+		cli_error(st, "--over is for 'kptrace latency', without --perfetto");
 	if (env->perfetto_path && env->mode != MODE_LATENCY && env->mode != MODE_TRACE)
 		cli_error(st, "--perfetto is for streamed events (each an instant) and 'kptrace "
 			   "latency' (every call a slice)");
@@ -483,8 +517,8 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 		cli_error(st, "--budget is for a run of its own, not a job of 'kptrace serve'");
 	if (env->top && env->mode != MODE_COUNT)
 		cli_error(st, "--top is for 'kptrace count'");
-	if (env->zeros && env->mode != MODE_COUNT)
-		cli_error(st, "--zeros is for 'kptrace count'");
+	if (env->zeros && env->mode != MODE_COUNT && env->mode != MODE_LATENCY)
+		cli_error(st, "--zeros is for 'kptrace count' and 'latency'");
 	if (env->unit && env->mode != MODE_LATENCY)
 		cli_error(st, "--unit is for 'kptrace latency'");
 	if (env->by && env->mode == MODE_TRACE)
@@ -550,13 +584,16 @@ static error_t parse_agg_opt(int key, char *arg, struct argp_state *st, struct k
 		stat_option(st, env, key, arg);
 		break;
 	case OPT_FROM:
-		env->from = arg;
+		push_def(st, &env->from, &env->nfrom, arg);
 		break;
 	case OPT_TO:
-		env->to = arg;
+		push_def(st, &env->to, &env->nto, arg);
 		break;
 	case OPT_KEY:
 		env->pair_key = arg;
+		break;
+	case OPT_OVER:
+		env->over_ns = parse_duration(st, "--over", arg);
 		break;
 	case OPT_SORT:
 		env->sort_by = parse_sort(st, arg);
@@ -787,5 +824,8 @@ int cli_parse_job(int argc, char **argv, struct kpt_opts *env, char *msg, size_t
 void cli_free(struct kpt_opts *env)
 {
 	free(env->defs);
+	free(env->from);
+	free(env->to);
 	env->defs = NULL;
+	env->from = env->to = NULL;
 }

@@ -102,8 +102,9 @@ int diff_quantile_ci(const struct diff_bucket *b, size_t n, double q, bool has_m
 int diff_fine_bucket(double lo, struct diff_bucket *out);
 
 /*
- * One NDJSON line into row (zeroed first). 0, or -1 with the reason in err
- * (without the FILE:LINE: the caller adds).
+ * One NDJSON line into row (zeroed first). 0, 1 for a line of no table (a
+ * latency's open starts, --over's calls: skipped), or -1 with the reason
+ * in err (without the FILE:LINE: the caller adds).
  */
 int diff_parse_row(const char *text, struct diff_row *row, char *err, size_t errlen);
 void diff_row_free(struct diff_row *row);

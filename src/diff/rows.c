@@ -244,6 +244,9 @@ static int parse_object(json_t *o, struct diff_row *r, char *err, size_t len)
 		return say(err, len, "not a kptrace row: a JSON object expected");
 	if (get_str(o, "type", &type, err, len))
 		return -1;
+	/* latency --from/--to's starts still open, --over's calls: no table's rows */
+	if (!strcmp(type, "open") || !strcmp(type, "call"))
+		return 1;
 	if (!strcmp(type, "count"))
 		r->kind = DIFF_COUNT;
 	else if (!strcmp(type, "hist"))
@@ -439,7 +442,12 @@ static int load_lines(FILE *in, struct diff_file *f, char *err, size_t errlen)
 		lineno++;
 		if (blank(line))
 			continue;
-		if (diff_parse_row(line, &r, why, sizeof(why))) {
+		ret = diff_parse_row(line, &r, why, sizeof(why));
+		if (ret > 0) {
+			ret = 0;
+			continue;
+		}
+		if (ret) {
 			/* the first row not JSON: most likely a text table, without --json */
 			ret = say(err, errlen, "%s:%d: %s%s", f->path, lineno, why,
 				  !f->n && !strncmp(why, "not JSON", 8) ?

@@ -241,10 +241,29 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
 	return ring;
 }
 
+/*
+ * Whether tracepoint probe ev has an earlier probe on its tracepoint: it
+ * takes the second program, kpt_tp2 (evs are an array, ev->index ev's
+ * place in it).
+ */
+static bool tp_second(const struct ev_desc *ev)
+{
+	const struct ev_desc *e;
+
+	if (ev->kind != SPEC_TRACEPOINT || ev->tpbtf)
+		return false;
+	for (e = ev - ev->index; e < ev; e++)
+		if (e->kind == SPEC_TRACEPOINT && !e->tpbtf &&
+		    !strcmp(e->target.tp_system, ev->target.tp_system) &&
+		    !strcmp(e->target.tp_event, ev->target.tp_event))
+			return true;
+	return false;
+}
+
 /* Only the programs this run's probes attach are loaded. */
 static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes)
 {
-	bool use_entry = false, use_tp = false, use_multi = false, use_perf = false;
+	bool use_entry = false, use_tp = false, use_multi = false, use_perf = false, use_tp2 = false;
 	int i;
 
 	bpf_program__set_autoload(skel->progs.kpt_newtask, o->target_set && o->follow_forks);
@@ -253,6 +272,7 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 		const struct ev_desc *ev = &o->evs[i];
 
 		use_tp |= ev->kind == SPEC_TRACEPOINT && !ev->tpbtf;
+		use_tp2 |= tp_second(ev);
 		use_perf |= ev->kind == SPEC_PROFILE;
 		use_multi |= ev->multi;
 		use_entry |= !ev->multi && !ev->tramp && ev->kind != SPEC_TRACEPOINT &&
@@ -261,6 +281,7 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 	bpf_program__set_autoload(skel->progs.kpt_perf, use_perf);
 	bpf_program__set_autoload(skel->progs.kpt_entry, use_entry);
 	bpf_program__set_autoload(skel->progs.kpt_tp, use_tp);
+	bpf_program__set_autoload(skel->progs.kpt_tp2, use_tp2);
 	bpf_program__set_autoload(skel->progs.kpt_entry_multi, use_multi);
 }
 
@@ -295,6 +316,7 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_one_probe = nprobes == 1;
 	skel->rodata->kpt_pair_carry = o->plan.pair_carry;
 	skel->rodata->kpt_lat_emit = o->plan.lat_emit;
+	skel->rodata->kpt_lat_over = o->plan.lat_over;
 	skel->rodata->kpt_budget_on = o->plan.budget;
 	for (i = 0; i < nprobes; i++)
 		if (o->evs[i].kind == SPEC_URETPROBE) {
@@ -542,6 +564,8 @@ static struct bpf_link *attach_maxactive(struct loader *ld, struct bpf_program *
 	return l;
 }
 
+static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev);
+
 static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, pid_t upid,
 				   char *msg, size_t msglen)
 {
@@ -560,8 +584,7 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 	if (ev->kind == SPEC_TRACEPOINT) {
 		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = ev->index);
 
-		return bpf_program__attach_tracepoint_opts(ld->skel->progs.kpt_tp,
-							   ev->target.tp_system,
+		return bpf_program__attach_tracepoint_opts(prog_of(ld, ev), ev->target.tp_system,
 							   ev->target.tp_event, &to);
 	}
 	if (ev->kind == SPEC_KRETPROBE && ev->target.maxactive)
@@ -1017,6 +1040,7 @@ int loader_stats(struct loader *ld, int idx, struct kpt_stats *out)
 		out->stack_full += v[i].stack_full;
 		out->stack_deep += v[i].stack_deep;
 		out->pair_replaced += v[i].pair_replaced;
+		out->pair_idle += v[i].pair_idle;
 		out->keys_cut += v[i].keys_cut;
 		out->sampled += v[i].sampled;
 		out->paused += v[i].paused;
@@ -1086,6 +1110,20 @@ unsigned long long loader_procs_full(struct loader *ld)
 	return ld->skel && ld->skel->bss ? ld->skel->bss->kpt_procs_full : 0;
 }
 
+unsigned long long loader_pairs_open(struct loader *ld)
+{
+	unsigned char key[sizeof(struct kpt_pair_key)], next[sizeof(key)];
+	unsigned long long n = 0;
+	int fd;
+
+	if (!ld->skel)
+		return 0;
+	fd = bpf_map__fd(ld->skel->maps.kpt_pairs);
+	for (; fd >= 0 && !bpf_map_get_next_key(fd, n ? key : NULL, next); n++)
+		memcpy(key, next, sizeof(key));
+	return n;
+}
+
 int loader_map_fd(struct loader *ld, enum loader_map m)
 {
 	switch (m) {
@@ -1103,6 +1141,8 @@ int loader_map_fd(struct loader *ld, enum loader_map m)
 		return bpf_map__fd(ld->skel->maps.kpt_kstk);
 	case LM_USTK:
 		return bpf_map__fd(ld->skel->maps.kpt_ustk);
+	case LM_PAIRS:
+		return bpf_map__fd(ld->skel->maps.kpt_pairs);
 	default:
 		return bpf_map__fd(ld->skel->maps.kpt_kagg);
 	}
@@ -1135,7 +1175,7 @@ static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev)
 	if (ev->index >= 0 && ev->index < ld->nprobes && ld->tramp[ev->index])
 		return ld->tramp[ev->index];
 	if (ev->kind == SPEC_TRACEPOINT)
-		return ld->skel->progs.kpt_tp;
+		return tp_second(ev) ? ld->skel->progs.kpt_tp2 : ld->skel->progs.kpt_tp;
 	if (ev->kind == SPEC_PROFILE)
 		return ld->skel->progs.kpt_perf;
 	return ev->multi ? ld->skel->progs.kpt_entry_multi : ld->skel->progs.kpt_entry;

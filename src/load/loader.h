@@ -93,6 +93,9 @@ struct load_opts {
 	struct sched_opts sched;	/* kptrace timechart's programs (load/sched.h) */
 };
 
+/* latency --from/--to: the starts still open (in kpt_pairs). */
+unsigned long long loader_pairs_open(struct loader *ld);
+
 /* The aggregation maps, for agg.c. */
 enum loader_map {
 	LM_HIST,		/* per-CPU array of u64 bucket counts */
@@ -103,6 +106,7 @@ enum loader_map {
 	LM_PMU_STAT,		/* per-CPU array of struct kpt_pmu_stats, per probe */
 	LM_KSTK,		/* hash u64 -> struct kpt_kstack: kstack keys' frames */
 	LM_USTK,		/* hash u64 -> struct kpt_ustack: ustack keys' frames */
+	LM_PAIRS,		/* LRU hash struct kpt_pair_key -> its time (and carried keys) */
 };
 
 /*

@@ -8,12 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "out/callstart.h"
 #include "out/output.h"
 #include "out/outtime.h"
 #include "out/perfetto.h"
 #include "sys/privilege.h"
-
-#define START_BUCKETS	4096	/* chains of kept starts, by their time */
 
 /* A thread seen: its process and the comm it had last. A process's entry
  * (tid its tgid) has its name, empty while unknown. */
@@ -29,23 +28,12 @@ struct pf_table {
 	size_t n, cap;
 };
 
-/* A call's start with arguments, waiting for the call's end. */
-struct pf_start {
-	struct pf_start *next;
-	uint64_t ts;
-	uint32_t tid;
-	const struct ev_desc *ev;
-	size_t len;
-	unsigned char rec[];
-};
-
 struct perfetto {
 	FILE *f;
 	bool first;
 	uint64_t last_ts;
 	const struct ksyms *ks;
-	struct pf_start *starts[START_BUCKETS];
-	size_t nstarts;
+	struct call_starts starts;
 	struct pf_table threads, procs;
 	/* the lost events' counter: the count in its last sample, at lost_ts; the
 	 * last reading of it, at lost_read; how many samples so far */
@@ -208,62 +196,16 @@ void perfetto_instant(struct perfetto *pf, const struct ev_desc *ev, const void 
 	fputs("}}", pf->f);
 }
 
-static size_t start_bucket(uint64_t ts)
-{
-	return (size_t)((ts * 0x9e3779b97f4a7c15ull) >> 52) & (START_BUCKETS - 1);
-}
-
 void perfetto_start(struct perfetto *pf, const struct ev_desc *ev, const void *rec, size_t len)
 {
-	const struct kpt_rec_hdr *h = rec;
-	struct pf_start *st;
-	size_t b;
-
-	/* past the cap a call's slice goes without its arguments, never missing */
-	if (pf->nstarts >= PERFETTO_MAX_STARTS || decode_check(ev, rec, len))
-		return;
-	st = malloc(sizeof(*st) + len);
-	if (!st)
-		return;
-	st->ts = h->ts;
-	st->tid = h->tid;
-	st->ev = ev;
-	st->len = len;
-	memcpy(st->rec, rec, len);
-	b = start_bucket(h->ts);
-	st->next = pf->starts[b];
-	pf->starts[b] = st;
-	pf->nstarts++;
-}
-
-/* The start kept for a call that began at ts on tid (a --from/--to pair: any thread); unlinked. */
-static struct pf_start *take_start(struct perfetto *pf, uint64_t ts, uint32_t tid)
-{
-	struct pf_start **pp, **any = NULL, *st;
-
-	for (pp = &pf->starts[start_bucket(ts)]; *pp; pp = &(*pp)->next) {
-		if ((*pp)->ts != ts)
-			continue;
-		if ((*pp)->tid == tid)
-			break;
-		if (!any)
-			any = pp;
-	}
-	if (!*pp)
-		pp = any;
-	if (!pp)
-		return NULL;
-	st = *pp;
-	*pp = st->next;
-	pf->nstarts--;
-	return st;
+	callstart_put(&pf->starts, ev, rec, len);
 }
 
 void perfetto_call(struct perfetto *pf, const char *name, const struct kpt_rec_hdr *h,
 		   uint64_t dur)
 {
 	uint64_t start = h->ts >= dur ? h->ts - dur : 0;
-	struct pf_start *st = pf->nstarts ? take_start(pf, start, h->tid) : NULL;
+	struct call_start *st = callstart_take(&pf->starts, start, h->tid);
 
 	put_head(pf, name, "kptrace", "X", h, start);
 	fputs(",\"dur\":", pf->f);
@@ -319,19 +261,6 @@ void perfetto_lost(struct perfetto *pf, uint64_t now, uint64_t lost)
 	pf->lost_read = now;
 }
 
-/* Starts whose calls never ended in the run (in flight, or their return filtered). */
-static void free_starts(struct perfetto *pf)
-{
-	struct pf_start *st, *next;
-	size_t b;
-
-	for (b = 0; b < START_BUCKETS; b++)
-		for (st = pf->starts[b]; st; st = next) {
-			next = st->next;
-			free(st);
-		}
-}
-
 int perfetto_close(struct perfetto *pf, uint64_t lost)
 {
 	size_t i;
@@ -359,7 +288,7 @@ int perfetto_close(struct perfetto *pf, uint64_t lost)
 	err = ferror(pf->f) ? -EIO : 0;
 	if (fclose(pf->f))
 		err = -EIO;
-	free_starts(pf);
+	callstart_free(&pf->starts);
 	free(pf->threads.t);
 	free(pf->procs.t);
 	free(pf);

@@ -46,11 +46,10 @@ void perfetto_set_ksyms(struct perfetto *pf, const struct ksyms *ks);
 /* A streamed event, as an instant. */
 void perfetto_instant(struct perfetto *pf, const struct ev_desc *ev, const void *rec, size_t len);
 /*
- * A call's start with arguments: kept (at most PERFETTO_MAX_STARTS at once)
- * until the call that began at its time ends.
+ * A call's start with arguments: kept (out/callstart.h, at most
+ * CALLSTART_MAX at once) until the call that began at its time ends.
  */
 void perfetto_start(struct perfetto *pf, const struct ev_desc *ev, const void *rec, size_t len);
-#define PERFETTO_MAX_STARTS	65536
 /* One call of name: h its end's header (ts the end), dur its latency in ns. */
 void perfetto_call(struct perfetto *pf, const char *name, const struct kpt_rec_hdr *h,
 		   uint64_t dur);

@@ -57,6 +57,12 @@ bool agg_key_is_stack(int kind)
 	return stack_key_bit(kind) != 0;
 }
 
+/* At a pair's end (from), to_kstack and to_ustack: the end's own stack, as kstack, ustack. */
+static const char *pair_stack(const char *tok, const struct ev_desc *from)
+{
+	return from && (!strcmp(tok, "to_kstack") || !strcmp(tok, "to_ustack")) ? tok + 3 : tok;
+}
+
 /*
  * --by: comm, pid, tid, cpu, kstack, ustack or a scalar argument's name,
  * comma separated. from: at a pair's end, its start, whose arguments the
@@ -113,14 +119,19 @@ static int parse_keys(const char *by, const struct ev_desc *ev, const struct ev_
 			}
 			w = kpt_key_width(kind);
 			g->key_argi[g->nkeys] = a;
-		} else if ((b = builtin_key(tok)) >= 0) {
+		} else if ((b = builtin_key(pair_stack(tok, from))) >= 0) {
 			kind = builtin_keys[b].kind;
 			w = builtin_keys[b].words;
-			if (g->stack_keys & stack_key_bit(kind)) {
+			/* a pair's kstack/ustack: its start's, carried (the sleeper's,
+			 * not the waker's); to_kstack/to_ustack the end's */
+			if (from && stack_key_bit(kind) && tok == pair_stack(tok, from)) {
+				g->key_peer |= 1u << g->nkeys;
+			} else if (g->stack_keys & stack_key_bit(kind)) {
 				snprintf(msg, msglen, "--by %s: given twice", tok);
 				return -EINVAL;
+			} else {
+				g->stack_keys |= stack_key_bit(kind);
 			}
-			g->stack_keys |= stack_key_bit(kind);
 		} else {
 			snprintf(msg, msglen, "--by %s: not comm, pid, tid, cpu, kstack, ustack, "
 				 "cgroup, container, probe or an argument of %s/%s%s%s%s", tok, ev->group, ev->event,
@@ -243,8 +254,10 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 		if (o->stat_field && (err = count_value(o, ev, g, msg, msglen)))
 			return err;
 		break;
-	case KPT_ACT_LAT_START:
 	case KPT_ACT_PAIR_START:
+		g->lat_peer = peer;	/* the group's key (kpt_pair_key.probe) */
+		break;
+	case KPT_ACT_LAT_START:
 		break;
 	default:
 		return 0;
@@ -272,11 +285,14 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
 	return 0;
 }
 
+const struct ev_desc *agg_key_ev(const struct ev_desc *ev, const struct kpt_agg *g, int i)
+{
+	return g->key_peer & (1u << i) ? ev + ((int)g->lat_peer - ev->index) : ev;
+}
+
 const struct ev_arg *agg_key_arg(const struct ev_desc *ev, const struct kpt_agg *g, int i)
 {
-	if (g->key_peer & (1u << i))
-		ev += (int)g->lat_peer - ev->index;
-	return &ev->args[g->key_argi[i]];
+	return &agg_key_ev(ev, g, i)->args[g->key_argi[i]];
 }
 
 

@@ -58,6 +58,8 @@ int agg_setup(const struct agg_opts *o, enum kpt_action action, const struct ev_
  * ev's place in it).
  */
 const struct ev_arg *agg_key_arg(const struct ev_desc *ev, const struct kpt_agg *g, int i);
+/* The probe that makes key i of probe ev's g: ev, or a pair's start (key_peer). */
+const struct ev_desc *agg_key_ev(const struct ev_desc *ev, const struct kpt_agg *g, int i);
 
 /* Whether key kind kind (KPT_K_*) is a stack: kstack or ustack. */
 bool agg_key_is_stack(int kind);

@@ -80,6 +80,10 @@ struct ev_desc {
 	 * latency): on after that return and off after it, so no return is ever
 	 * paired with an entry whose own return was never hooked */
 	bool pair_entry;
+	/* latency --from/--to: 1 + the index of its pair group's first start
+	 * (modes.c), 0: none; pair_start: it starts the clock */
+	int pair_group;
+	bool pair_start;
 	bool kstack, ustack;	/* -K/-U: its records end with the stacks */
 	uint16_t kstack_show;	/* -K DEPTH: the frames printed, below the tracing's own */
 	struct ev_target target;

@@ -254,6 +254,61 @@ static int latency_refuse(struct sysinfo *si, const char *func, char *msg, size_
 	return -EINVAL;
 }
 
+static int add_def(const struct kpt_opts *env, const char *def, const char *keys,
+		   struct deflist *out);
+
+/*
+ * --key A[=B],... as the names one side keys by: the starts' A (start), the
+ * ends' B (or A), comma separated, into buf.
+ */
+static void pair_key_names(const char *spec, bool start, char *buf, size_t len)
+{
+	struct keylist kl;
+	size_t at = 0;
+	int k;
+
+	buf[0] = 0;
+	if (!spec)
+		return;
+	keylist_parse(spec, &kl);
+	for (k = 0; k < kl.n && at < len; k++) {
+		char *eq = strchr(kl.w[k], '=');
+
+		if (eq)
+			*eq = 0;
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "",
+				       start || !eq ? kl.w[k] : eq + 1);
+	}
+}
+
+/*
+ * --by's names that are fields of tracepoint definition def (one, not a
+ * glob), appended to keys: a --from/--to side has them without listing
+ * them, and a name of the other side's only is not added here.
+ */
+static void pair_by_fields(const char *def, const char *by, char *keys, size_t len)
+{
+	struct tp_format fmt;
+	struct spec_probe p;
+	struct spec_error e;
+	struct keylist kl;
+	char msg[256];
+	size_t at = strlen(keys);
+	int k;
+
+	if (!by || spec_parse(def, &p, &e) || p.kind != SPEC_TRACEPOINT || p.glob ||
+	    tp_format_load(p.tp_system, p.tp_event, NULL, &fmt, msg, sizeof(msg))) {
+		spec_free(&p);
+		return;
+	}
+	keylist_parse(by, &kl);
+	for (k = 0; k < kl.n && at < len; k++)
+		if (!agg_builtin_key(kl.w[k]) && tp_field_find(&fmt, kl.w[k]))
+			at += (size_t)snprintf(keys + at, len - at, "%s%s", at ? "," : "", kl.w[k]);
+	tp_format_free(&fmt);
+	spec_free(&p);
+}
+
 /*
  * latency FUNC [FETCHARGS] [if FILTER]: an entry probe (with the arguments
  * and filter) starting the clock and a return probe stopping it. A glob
@@ -264,15 +319,20 @@ static int latency_defs(const struct kpt_opts *env, struct sysinfo *si, struct d
 {
 	int i, n = 0, err;
 
-	if (env->from) {
-		/* --from/--to: the two definitions as given, a pair */
-		err = deflist_add(out, "%s", env->from);
-		if (!err)
-			err = deflist_add(out, "%s", env->to);
-		if (err)
-			return err;
-		out->peer[0] = 1;
-		out->peer[1] = 0;
+	if (env->nfrom) {
+		/* --from/--to: the definitions as given; modes_definitions() sets
+		 * their roles, pair_groups() their pairs */
+		for (i = 0; i < env->ndefs; i++) {
+			char keys[256];
+
+			/* a tracepoint's --key fields, as hist's and --by's, and
+			 * those of --by it has (pair_by_fields()) */
+			pair_key_names(env->pair_key, i < env->nfrom, keys, sizeof(keys));
+			pair_by_fields(env->defs[i], env->by, keys, sizeof(keys));
+			err = add_def(env, env->defs[i], keys, out);
+			if (err)
+				return err;
+		}
 		return 0;
 	}
 
@@ -395,7 +455,8 @@ static bool has_arg(const struct spec_probe *p, const char *name)
  * field of the tracepoint is then refused where fields are resolved, with a
  * caret under it.
  */
-static int add_def(const struct kpt_opts *env, const char *def, struct deflist *out)
+static int add_def(const struct kpt_opts *env, const char *def, const char *keys,
+		   struct deflist *out)
 {
 	char extra[512] = "";
 	struct keylist by;
@@ -410,12 +471,15 @@ static int add_def(const struct kpt_opts *env, const char *def, struct deflist *
 	}
 	if (env->mode == MODE_HIST && env->field && !has_arg(&p, env->field))
 		snprintf(extra, sizeof(extra), " %s", env->field);
-	keylist_parse(env->by, &by);
+	keylist_parse(keys, &by);
 	for (int k = 0; k < by.n; k++) {
 		const char *tok = by.w[k];
 
-		/* "probe" is the table's probe column, no field */
-		if (!agg_builtin_key(tok) && strcmp(tok, "probe") && !has_arg(&p, tok) &&
+		/* "probe" is the table's probe column, no field; a pair's only
+		 * builtin key is cpu */
+		bool builtin = env->mode == MODE_LATENCY ? !strcmp(tok, "cpu") : agg_builtin_key(tok);
+
+		if (!builtin && strcmp(tok, "probe") && !has_arg(&p, tok) &&
 		    !(env->field && !strcmp(tok, env->field)) &&
 		    strlen(extra) + strlen(tok) + 2 < sizeof(extra))
 			strcat(strcat(extra, " "), tok);
@@ -444,11 +508,61 @@ static int mode_texts(const struct kpt_opts *env, struct sysinfo *si, struct def
 	if (env->mode == MODE_HIST && env->ndefs == 1 && !strcmp(env->defs[0], "kmalloc"))
 		return kmalloc_defs(env, si, out, msg, msglen);
 	for (i = 0; i < env->ndefs; i++) {
-		err = add_def(env, env->defs[i], out);
+		err = add_def(env, env->defs[i], env->by, out);
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+/*
+ * A --from (start) or --to definition, probe base + i. One tracepoint or
+ * function at both ends is two probes of it: unnamed, the second is named
+ * EVENT_to, for the first's name is not its to take (check_appends()).
+ */
+static void pair_role(struct probeset *ps, int base, int i, bool start)
+{
+	struct spec_probe *p = &ps->p[base + i].spec;
+	int j;
+
+	ps->p[base + i].lat = start ? PROBE_LAT_START : PROBE_LAT_END;
+	for (j = base; j < base + i && !p->event_given; j++)
+		if (!strcmp(ps->p[j].spec.event, p->event) &&
+		    !strcmp(ps->p[j].spec.group, p->group)) {
+			snprintf(p->event + strnlen(p->event, SPEC_NAME_MAX - 4),
+				 4, "_to");
+			break;
+		}
+}
+
+/* What a glob's wildcards matched in name: name less the pattern's fixed ends. */
+static char *glob_stem(const char *pat, const char *name)
+{
+	size_t pre = strcspn(pat, "*?["), plen = strlen(pat), nlen = strlen(name), suf = 0;
+
+	while (suf < plen - pre && !strchr("*?]", pat[plen - 1 - suf]))
+		suf++;
+	if (pre + suf > nlen || strncmp(pat, name, pre) ||
+	    strcmp(pat + plen - suf, name + nlen - suf))
+		return strdup(name);
+	return strndup(name + pre, nlen - pre - suf);
+}
+
+int modes_glob_match(struct probeset *ps, int glob, int match, const char *name)
+{
+	const struct spec_probe *g = &ps->p[glob].spec;
+	const char *fn = strrchr(name, ':');
+	char pat[2 * SPEC_NAME_MAX + 2];
+
+	ps->p[match].lat = ps->p[glob].lat;
+	if (ps->p[glob].lat == PROBE_LAT_NONE || ps->p[glob].lat_peer >= 0)
+		return 0;	/* no --from/--to */
+	if (g->kind == SPEC_TRACEPOINT)
+		snprintf(pat, sizeof(pat), "%s/%s", g->tp_system, g->tp_event);
+	else
+		snprintf(pat, sizeof(pat), "%s", g->usym ? g->usym : g->symbol ? g->symbol : "");
+	ps->p[match].pair_stem = glob_stem(pat, g->kind == SPEC_TRACEPOINT || !fn ? name : fn + 1);
+	return ps->p[match].pair_stem ? 0 : -ENOMEM;
 }
 
 int modes_definitions(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps,
@@ -469,6 +583,10 @@ int modes_definitions(const struct kpt_opts *env, struct sysinfo *si, struct pro
 	}
 	/* latency's pairs: each of its texts one probe, none a removal */
 	for (i = 0; !err && ps->n == base + dl.n && i < dl.n; i++) {
+		if (env->nfrom) {
+			pair_role(ps, base, i, i < env->nfrom);
+			continue;
+		}
 		if (dl.peer[i] < 0)
 			continue;
 		ps->p[base + i].lat = dl.peer[i] > i ? PROBE_LAT_START : PROBE_LAT_END;
@@ -478,17 +596,118 @@ int modes_definitions(const struct kpt_opts *env, struct sysinfo *si, struct pro
 	return err;
 }
 
-static enum kpt_action latency_action(const struct kpt_opts *env, const struct probe *pr)
+/*
+ * latency FUNC ARGS --by ARG: keyed by an argument of its entry, which its
+ * return does not have, a function is timed as --from/--to are, by the
+ * thread, its entry carrying the keys to its return (a recursive call
+ * replaces its caller's start, and is counted).
+ */
+static bool by_entry_args(const struct kpt_opts *env, struct probeset *ps)
 {
-	if (env->from)
+	struct keylist kl;
+	int i, k;
+
+	if (env->mode != MODE_LATENCY || env->nfrom || !env->by)
+		return false;
+	keylist_parse(env->by, &kl);
+	for (k = 0; k < kl.n; k++)
+		for (i = 0; i < ps->nuser; i++)
+			if (ps->p[i].lat == PROBE_LAT_START && ps->p[i].lat_peer >= 0 &&
+			    ev_arg_index(&ps->evs[i], kl.w[k]) >= 0 &&
+			    ev_arg_index(&ps->evs[ps->p[i].lat_peer], kl.w[k]) < 0)
+				return true;
+	return false;
+}
+
+/* A function's pair timed as --from/--to (by_entry_args()): its group, the entry. */
+static void function_pairs(struct probeset *ps)
+{
+	int i;
+
+	for (i = 0; i < ps->nuser; i++) {
+		struct probe *pr = &ps->p[i];
+
+		if (pr->lat == PROBE_LAT_START)
+			pr->lat_peer = i;
+		if (pr->lat != PROBE_LAT_NONE) {
+			ps->evs[i].pair_group = pr->lat_peer + 1;
+			ps->evs[i].pair_start = pr->lat == PROBE_LAT_START;
+		}
+	}
+}
+
+static enum kpt_action latency_action(bool pairs, const struct probe *pr)
+{
+	if (pairs)
 		return pr->lat == PROBE_LAT_END ? KPT_ACT_PAIR_END : KPT_ACT_PAIR_START;
 	return pr->lat == PROBE_LAT_END ? KPT_ACT_LAT_END : KPT_ACT_LAT_START;
 }
 
+/* A start or end of another stem than stem (NULL: any), the first; or -1. */
+static int pair_find(const struct probeset *ps, enum probe_lat lat, const char *stem)
+{
+	int j;
+
+	for (j = 0; j < ps->nuser; j++)
+		if (ps->p[j].lat == lat && (!stem || !strcmp(ps->p[j].pair_stem, stem)))
+			return j;
+	return -1;
+}
+
+/*
+ * latency --from/--to: each start's and end's group, the index of the
+ * group's first start, in lat_peer (kpt_pair_key.probe: any end of a group
+ * finds the time of any of its starts). One group of all, unless globs on
+ * both sides pair their matches by name: a start and an end whose globs'
+ * wildcards matched the same text (sys_enter_read, sys_exit_read: "read").
+ */
+static int pair_groups(struct probeset *ps, char *msg, size_t msglen, int *which)
+{
+	bool named_from = false, named_to = false, named;
+	int i, rep;
+
+	for (i = 0; i < ps->nuser; i++) {
+		named_from |= ps->p[i].pair_stem && ps->p[i].lat == PROBE_LAT_START;
+		named_to |= ps->p[i].pair_stem && ps->p[i].lat == PROBE_LAT_END;
+	}
+	named = named_from && named_to;
+	for (i = 0; i < ps->nuser; i++) {
+		struct probe *pr = &ps->p[i];
+		const char *side = pr->lat == PROBE_LAT_START ? "--from" : "--to";
+
+		if (pr->lat == PROBE_LAT_NONE)
+			continue;
+		*which = i;
+		if (named && !pr->pair_stem) {
+			snprintf(msg, msglen, "%s %s/%s: globs on both --from and --to pair their "
+				 "matches by name, and this is no glob's match (time it in a "
+				 "run of its own)", side, pr->spec.group, pr->spec.event);
+			return -EINVAL;
+		}
+		rep = pair_find(ps, PROBE_LAT_START, named ? pr->pair_stem : NULL);
+		if (rep < 0 && !named) {
+			snprintf(msg, msglen, "--to %s/%s: no --from is left to pair it with (each "
+				 "was skipped, see above)", pr->spec.group, pr->spec.event);
+			return -EINVAL;
+		}
+		if (rep < 0 || (named && pair_find(ps, PROBE_LAT_END, pr->pair_stem) < 0)) {
+			snprintf(msg, msglen, "%s %s/%s: no %s match pairs with it: globs on both "
+				 "sides pair by what their wildcards matched, here '%s'", side,
+				 pr->spec.group, pr->spec.event,
+				 pr->lat == PROBE_LAT_START ? "--to" : "--from", pr->pair_stem);
+			return -EINVAL;
+		}
+		pr->lat_peer = rep;
+		ps->evs[i].pair_group = rep + 1;
+		ps->evs[i].pair_start = pr->lat == PROBE_LAT_START;
+	}
+	return 0;
+}
+
 /*
  * --key A[=B],...: the pair's key, --from's argument A and --to's B (B
- * defaults to A); each a scalar argument its definition names. None: the
- * thread.
+ * defaults to A); each a scalar argument of its definition, or cpu (an
+ * argument so named first). None: the thread.
  */
 static int pair_keys(const char *spec, bool from, const struct ev_desc *ev, struct kpt_agg *g,
 		     char *msg, size_t msglen)
@@ -511,6 +730,10 @@ static int pair_keys(const char *spec, bool from, const struct ev_desc *ev, stru
 			return -EINVAL;
 		}
 		a = ev_arg_index(ev, name);
+		if (a < 0 && !strcmp(name, "cpu")) {
+			g->pair_argi[g->npair++] = KPT_PAIR_CPU;
+			continue;
+		}
 		if (a < 0 || ev->args[a].count || spec_type_is_string(ev->args[a].type)) {
 			snprintf(msg, msglen, "--key %s: %s %s/%s has no scalar argument '%s' (name "
 				 "it in the definition, e.g. '... %s')", spec, from ? "--from" : "--to",
@@ -523,17 +746,48 @@ static int pair_keys(const char *spec, bool from, const struct ev_desc *ev, stru
 }
 
 /*
- * A pair whose end's --by names fields of its start: the start makes those
- * keys, in the end's layout, and keeps them with its time; the end fills in
- * the rest (kpt_pair()).
+ * A pair whose end's --by names fields of its starts: each start of its
+ * group makes those keys, in the end's layout, by name from its own
+ * fields, and keeps them with its time; the end fills in the rest
+ * (kpt_pair()). The ends of a group must agree on that layout.
  */
-static void pair_carry_keys(const struct kpt_agg *end, struct kpt_agg *start)
+static int pair_carry_keys(const struct ev_desc *evs, int e, struct kpt_agg *start, int s,
+			   const struct kpt_agg *end, char *msg, size_t msglen)
 {
+	uint8_t peer = (uint8_t)(~end->key_peer & ((1u << end->nkeys) - 1));
+	int k, a;
+
+	if (start->nkeys && (start->nkeys != end->nkeys || start->key_peer != peer ||
+			     memcmp(start->key_kind, end->key_kind, sizeof(end->key_kind)))) {
+		snprintf(msg, msglen, "--by %s: ends of one pair make different keys",
+			 evs[e].event);
+		return -EINVAL;
+	}
 	start->nkeys = end->nkeys;
 	memcpy(start->key_kind, end->key_kind, sizeof(start->key_kind));
-	memcpy(start->key_argi, end->key_argi, sizeof(start->key_argi));
-	start->key_peer = (uint8_t)(~end->key_peer & ((1u << end->nkeys) - 1));
+	start->key_peer = peer;
 	start->stack_keys = 0;
+	for (k = 0; k < end->nkeys; k++) {
+		const char *name;
+
+		if (!(end->key_peer & (1u << k)))
+			continue;
+		/* the start's stack: taken at the start, as its key word */
+		if (agg_key_is_stack(end->key_kind[k])) {
+			start->stack_keys |= end->key_kind[k] == KPT_K_KSTACK ? KPT_SK_KSTACK
+									    : KPT_SK_USTACK;
+			continue;
+		}
+		name = agg_key_arg(&evs[e], end, k)->name;
+		a = ev_arg_index(&evs[s], name);
+		if (a < 0) {
+			snprintf(msg, msglen, "--by %s: --from %s/%s has no argument '%s' (name "
+				 "it in each --from)", name, evs[s].group, evs[s].event, name);
+			return -EINVAL;
+		}
+		start->key_argi[k] = (uint8_t)a;
+	}
+	return 0;
 }
 
 /*
@@ -582,6 +836,7 @@ int modes_actions(const struct kpt_opts *env, struct probeset *ps, char *msg, si
 	bool kmalloc = env->mode == MODE_HIST && env->ndefs == 1 &&
 		       !strcmp(env->defs[0], "kmalloc");
 	int i, first = -1, err = 0;
+	bool pairs = env->nfrom > 0;
 
 	*nbuckets = 0;
 	if (kmalloc && !o.field)
@@ -591,6 +846,10 @@ int modes_actions(const struct kpt_opts *env, struct probeset *ps, char *msg, si
 	for (i = 0; i < ps->nuser; i++)
 		if (env->mode == MODE_HIST || env->mode == MODE_COUNT || env->mode == MODE_LATENCY)
 			name_chains(&ps->evs[i]);
+	if (env->nfrom && (err = pair_groups(ps, msg, msglen, which)))
+		return err;
+	if (!env->nfrom && (pairs = by_entry_args(env, ps)))
+		function_pairs(ps);
 	for (i = 0; i < ps->nuser && !err; i++) {
 		const struct probe *pr = &ps->p[i];
 
@@ -614,9 +873,9 @@ int modes_actions(const struct kpt_opts *env, struct probeset *ps, char *msg, si
 			break;
 		case MODE_LATENCY:
 			/* latency_pair() linked them: entry, return; or --from, --to */
-			err = agg_setup(&o, latency_action(env, pr), &evs[i], pr->lat_peer,
+			err = agg_setup(&o, latency_action(pairs, pr), &evs[i], pr->lat_peer,
 					&ents[i].agg, nbuckets, msg, msglen);
-			if (!err && env->from)
+			if (!err && env->nfrom)
 				err = pair_keys(env->pair_key, pr->lat == PROBE_LAT_START,
 						&evs[i], &ents[i].agg, msg, msglen);
 			break;
@@ -625,8 +884,15 @@ int modes_actions(const struct kpt_opts *env, struct probeset *ps, char *msg, si
 			break;
 		}
 	}
-	for (i = 0; i < ps->nuser && !err; i++)
-		if (ents[i].agg.action == KPT_ACT_PAIR_END && ents[i].agg.key_peer)
-			pair_carry_keys(&ents[i].agg, &ents[ents[i].agg.lat_peer].agg);
+	for (i = 0; i < ps->nuser && !err; i++) {
+		if (ents[i].agg.action != KPT_ACT_PAIR_END || !ents[i].agg.key_peer)
+			continue;
+		*which = i;
+		for (int s = 0; s < ps->nuser && !err; s++)
+			if (ents[s].agg.action == KPT_ACT_PAIR_START &&
+			    ents[s].agg.lat_peer == ents[i].agg.lat_peer)
+				err = pair_carry_keys(evs, i, &ents[s].agg, s, &ents[i].agg, msg,
+						      msglen);
+	}
 	return err;
 }

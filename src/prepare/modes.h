@@ -25,6 +25,13 @@ int modes_definitions(const struct kpt_opts *env, struct sysinfo *si, struct pro
 		      char *msg, size_t msglen);
 
 /*
+ * Probe match of glob probe glob, on name (its tracepoint "SUBSYS/EVENT" or
+ * function): a --from/--to glob's role, and what its wildcards matched, by
+ * which globs on both sides pair. 0 or -ENOMEM.
+ */
+int modes_glob_match(struct probeset *ps, int glob, int match, const char *name);
+
+/*
  * Set the action of each of ps's definitions for env's mode; ps->nbuckets
  * gets the unkeyed histogram buckets needed. Returns 0 or -EINVAL with msg
  * about probe *which.

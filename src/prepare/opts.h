@@ -75,8 +75,11 @@ struct kpt_opts {
 	int kstack, ustack;	/* -K/-U: frames per event, 0: none */
 	bool no_demangle;	/* --no-demangle: user symbols as in the file */
 	bool folded;		/* --folded: aggregated stacks as root;...;leaf COUNT */
-	/* latency --from DEF --to DEF [--key A[=B],...]: defs[0] and defs[1] */
-	const char *from, *to, *pair_key;
+	/* latency --from DEF... --to DEF... [--key A[=B],...]: defs[0, nfrom)
+	 * the starts, the rest the ends */
+	const char **from, **to, *pair_key;
+	int nfrom, nto;
+	uint64_t over_ns;	/* latency --over: each call this long or longer a line */
 	/* count --sum/--avg/--min/--max FIELD (agg.h's AGG_ST_* bits), --sort */
 	const char *stat_field;
 	unsigned int stats, sort_by;

@@ -438,7 +438,8 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 	/* --comm compares the comm a record holds, --pmu reads its counters in
 	 * kpt_aggregate(): the direct path has neither */
 	/* latency --perfetto: each call a record, from kpt_aggregate(), so never direct */
-	pl->lat_emit = env->perfetto_path && env->mode == MODE_LATENCY;
+	pl->lat_emit = (env->perfetto_path || env->over_ns) && env->mode == MODE_LATENCY;
+	pl->lat_over = env->mode == MODE_LATENCY ? env->over_ns : 0;
 	for (i = 0; i < n && !env->comm && !npmu && !pl->lat_emit; i++)
 		plan_mark_direct(si, &ents[i]);
 	err = backend_tp(env->backend, si, ps->evs, ents, n, msg, msglen);

@@ -41,6 +41,7 @@ struct plan {
 	bool pair_carry;	/* a start keeps key words for its end (--by of its fields) */
 	bool edata;		/* a return probe reads entry arguments */
 	bool lat_emit;		/* latency --perfetto: each call a record (KPT_REC_CALL) */
+	uint64_t lat_over;	/* latency --over: each call this long a KPT_REC_SLOW too */
 	bool budget;		/* --budget: a bucket per probe, asked first at each hit */
 	uint32_t uses;		/* KPT_USE_*: what the probes need of the handler */
 	uint64_t regs_mask;	/* the pt_regs words they read (plan_regs_used()) */

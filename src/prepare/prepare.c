@@ -373,9 +373,14 @@ static int expand_globs(struct probeset *ps, struct sysinfo *si, pid_t pid)
 			err = tp_glob_matches(si, &ps->p[i], &names, &n);
 		else
 			err = uprobe_glob_matches(&ps->p[i], &names, &n);
-		for (k = 0; k < n && !err; k++)
+		for (k = 0; k < n && !err; k++) {
+			int before = ps->n;
+
 			err = is_kernel_glob(&ps->p[i].spec) ? add_glob_match(ps, i, names[k]) :
 			      add_other_match(ps, i, names[k]);
+			if (!err && ps->n > before)
+				err = modes_glob_match(ps, i, ps->n - 1, names[k]);
+		}
 		for (k = 0; k < n; k++)
 			free(names[k]);
 		free(names);

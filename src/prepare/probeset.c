@@ -41,6 +41,7 @@ void probeset_remove(struct probeset *ps, int i)
 
 	spec_free(&ps->p[i].spec);
 	free(ps->p[i].where);
+	free(ps->p[i].pair_stem);
 	resolved_free(&ps->p[i].res);
 	memmove(&ps->p[i], &ps->p[i + 1], (ps->n - i - 1) * sizeof(ps->p[0]));
 	ps->n--;

@@ -34,7 +34,9 @@ struct probe {
 	int saver;		/* the probe saving its entry arguments, or -1 */
 	int saves;		/* PROBE_SAVER: the return probe it saves for, else -1 */
 	enum probe_lat lat;
-	int lat_peer;		/* the other half of its latency pair, or -1 */
+	int lat_peer;		/* the other half of its latency pair, or -1; --from/--to:
+				 * its group's first start */
+	char *pair_stem;	/* --from/--to glob's match: what the glob matched (heap) */
 	struct resolved res;
 };
 

@@ -63,6 +63,34 @@ struct ctx {
 
 static bool keep_consuming(struct ctx *c);
 
+/*
+ * latency --over: a call's KPT_REC_SLOW, its end's record then its latency;
+ * the record, a copy marked as the event it is, checked, to on_slow.
+ */
+static int on_slow(struct ctx *c, const void *data, size_t len)
+{
+	const struct kpt_rec_hdr *h = data;
+	struct kpt_rec_hdr *copy;
+	uint64_t dur;
+
+	len -= sizeof(dur);
+	copy = len >= KPT_HDR_SIZE && c->o->on_slow ? malloc(len) : NULL;
+	if (copy) {
+		memcpy(copy, data, len);
+		copy->kind = KPT_REC_EVENT;
+	}
+	if (!copy || decode_check(&c->o->evs[h->probe], copy, len)) {
+		free(copy);
+		c->bad++;
+		return 0;
+	}
+	memcpy(&dur, (const char *)data + len, sizeof(dur));
+	c->o->on_slow(c->o->hook_arg, &c->o->evs[h->probe], copy, len, dur);
+	free(copy);
+	c->records++;
+	return 0;
+}
+
 static int on_record(void *arg, void *data, size_t len)
 {
 	struct ctx *c = arg;
@@ -89,6 +117,8 @@ static int on_record(void *arg, void *data, size_t len)
 		c->records++;
 		return 0;
 	}
+	if (h->kind == KPT_REC_SLOW)
+		return on_slow(c, data, len);
 	/* a user stack is named from its process's files: their maps now, while it lives */
 	if (c->o->syms.us && h->nustack)
 		usym_capture(c->o->syms.us, h->tgid);

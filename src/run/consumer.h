@@ -51,6 +51,9 @@ struct consume_opts {
 	/* and each event's record, checked; only there when hook_only (latency's starts) */
 	void (*on_event)(void *arg, const struct ev_desc *ev, const void *rec, size_t len);
 	bool hook_only;
+	/* latency --over: a call at or over it, its end's record (KPT_REC_SLOW) */
+	void (*on_slow)(void *arg, const struct ev_desc *ev, const void *rec, size_t len,
+			uint64_t dur);
 	void *hook_arg;
 	/* why the profile's COST is not known (NULL: BPF_ENABLE_STATS is held) */
 	const char *cost_off;

@@ -16,6 +16,7 @@ struct profile {
 	struct kpt_stats sum;		/* the counters summed over the probes */
 	unsigned long long misses;	/* the kernel's per-probe misses, where it tells */
 	unsigned long long printed, dropped, procs_full;
+	unsigned long long pairs_open;	/* --from starts in kpt_pairs at the end */
 	uint64_t cost_ns, cost_runs;	/* the distinct programs' run time, summed once each */
 	bool shared;			/* a COST is a share of a program serving several probes */
 };
@@ -32,6 +33,7 @@ static void stats_add(struct kpt_stats *sum, const struct kpt_stats *st)
 	sum->stack_full += st->stack_full;
 	sum->stack_deep += st->stack_deep;
 	sum->pair_replaced += st->pair_replaced;
+	sum->pair_idle += st->pair_idle;
 	sum->keys_cut += st->keys_cut;
 	sum->sampled += st->sampled;
 	sum->paused += st->paused;
@@ -63,6 +65,7 @@ static int profile_read(struct loader *ld, const struct consume_opts *o,
 	p->dropped = o->sink ? outsink_dropped_lines(o->sink) : 0;
 	p->printed = run->records - (p->dropped < run->records ? p->dropped : run->records);
 	p->procs_full = loader_procs_full(ld);
+	p->pairs_open = loader_pairs_open(ld);
 	return 0;
 }
 
@@ -74,10 +77,6 @@ static double cost_pct(const struct profile *p, const struct consume_result *run
 /* The stacks' and pairs' losses, summed over the probes, each with what to do about it. */
 static void print_more_losses(const struct kpt_stats *sum)
 {
-	if (sum->pair_replaced)
-		fprintf(stderr, ", %llu --from starts NEVER ENDED: the next start under their key "
-			"replaced them (a --key that tells them apart?)",
-			(unsigned long long)sum->pair_replaced);
 	if (sum->stack_failed)
 		fprintf(stderr, ", %llu stacks NOT CAPTURED (the kernel could not walk them: a "
 			"user stack needs frame pointers, a kernel thread has none)",
@@ -94,6 +93,58 @@ static void print_more_losses(const struct kpt_stats *sum)
 		fprintf(stderr, ", %llu string keys CUT to their first %d bytes (longer strings "
 			"that share them are counted as one)", (unsigned long long)sum->keys_cut,
 			KPT_KEY_STR - 1);
+}
+
+/* The events probes of one role (--from: starts) skipped by their own filter. */
+static unsigned long long pair_filtered(const struct consume_opts *o, const struct profile *p,
+					bool starts)
+{
+	unsigned long long n = 0;
+	int i;
+
+	for (i = 0; i < o->nevs && i < p->n; i++)
+		if (o->evs[i].pair_group && o->evs[i].pair_start == starts &&
+		    o->evs[i].spec && o->evs[i].spec->filter)
+			n += p->st[i].filtered;
+	return n;
+}
+
+/*
+ * latency --from/--to: each kind of unpaired event by its cause, with the
+ * fix for that cause: an end without its start, a start replaced under its
+ * key (the --to filter skipping its end, or keys that do not tell starts
+ * apart), the idle task's starts (pid 0 on every CPU), a start whose end
+ * never came.
+ */
+static void print_pair_losses(const struct consume_opts *o, const struct profile *p)
+{
+	unsigned long long ends_skipped = pair_filtered(o, p, false);
+	unsigned long long starts_skipped = pair_filtered(o, p, true);
+
+	if (p->sum.unmatched) {
+		fprintf(stderr, ", %llu --to ends without their start (begun before tracing",
+			(unsigned long long)p->sum.unmatched);
+		if (starts_skipped)
+			fprintf(stderr, "; or their start skipped by --from's filter, which "
+				"skipped %llu", starts_skipped);
+		fputs("; or evicted: raise --max-keys)", stderr);
+	}
+	if (p->sum.pair_replaced && ends_skipped)
+		fprintf(stderr, ", %llu --from starts NEVER ENDED: the next start under their key "
+			"replaced them, and --to's filter skipped %llu ends, theirs among them "
+			"(filter --from instead, or widen --to's filter)",
+			(unsigned long long)p->sum.pair_replaced, ends_skipped);
+	else if (p->sum.pair_replaced)
+		fprintf(stderr, ", %llu --from starts NEVER ENDED: the next start under their key "
+			"replaced them (a --key that tells them apart?)",
+			(unsigned long long)p->sum.pair_replaced);
+	if (p->sum.pair_idle)
+		fprintf(stderr, ", %llu --from starts of the IDLE task replaced: its pid 0 is "
+			"every CPU's, so by the thread their starts mix (pair by --key cpu)",
+			(unsigned long long)p->sum.pair_idle);
+	if (p->pairs_open)
+		fprintf(stderr, ", %llu --from starts still open at the end: their end never "
+			"came (listed above)", p->pairs_open);
 }
 
 /* The summary line after the table: what was printed, and every loss with its cause. */
@@ -128,10 +179,11 @@ static void print_losses(const struct consume_opts *o, const struct consume_resu
 			(unsigned long long)p->sum.faults);
 	if (run->bad)
 		fprintf(stderr, ", %llu malformed records skipped", run->bad);
-	if (p->sum.unmatched)
-		fprintf(stderr, ", %llu returns (or --to ends) without their entry (started "
-			"before tracing, or evicted: raise --max-keys)",
-			(unsigned long long)p->sum.unmatched);
+	if (o->nevs && o->evs[0].pair_group)
+		print_pair_losses(o, p);
+	else if (p->sum.unmatched)
+		fprintf(stderr, ", %llu returns without their entry (started before tracing, "
+			"or evicted: raise --max-keys)", (unsigned long long)p->sum.unmatched);
 	if (p->sum.keys_full)
 		fprintf(stderr, ", %llu events past --max-keys counted under <overflow> (the "
 			"key map was full: raise --max-keys)", (unsigned long long)p->sum.keys_full);
@@ -354,6 +406,8 @@ static void print_json(const struct consume_opts *o, const struct consume_result
 	json_u64("past_max_keys", p->sum.keys_full);
 	json_u64("procs_not_followed", p->procs_full);
 	json_u64("pairs_never_ended", p->sum.pair_replaced);
+	json_u64("pairs_idle_replaced", p->sum.pair_idle);
+	json_u64("pairs_open", p->pairs_open);
 	json_u64("stacks_not_captured", p->sum.stack_failed);
 	json_u64("stacks_lost", p->sum.stack_full);
 	json_u64("stacks_truncated", p->sum.stack_deep);

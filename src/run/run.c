@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "agg/agg.h"
+#include "agg/pairopen.h"
 #include "agg/aggstack.h"
 #include "agg/tchart.h"
 #include "load/budget.h"
@@ -31,6 +32,7 @@
 #include "out/output.h"
 #include "out/outtime.h"
 #include "out/perfetto.h"
+#include "out/slowcall.h"
 #include "prepare/backend.h"
 #include "prepare/explain.h"
 #include "prepare/opts.h"
@@ -60,6 +62,7 @@ struct run {
 	FILE *out;
 	FILE *svg;		/* --svg's file, open from before loading */
 	struct perfetto *pf;	/* --perfetto's trace, open from before loading */
+	struct call_starts *over;	/* latency --over: the starts' records, for its lines */
 	pid_t child;
 	int go_fd;		/* the -c child's pipe: it execs once written */
 	int status;
@@ -184,6 +187,9 @@ static void agg_tick(void *arg, bool final)
 		budget_scales(&r->budget, r->ps.ents, clear, c->scale);
 	/* with -i each report covers one interval: print, then reset */
 	agg_report(c, clear);
+	/* --from/--to: the starts still open, at each report (not reset) */
+	if (r->env->nfrom && !c->folded)
+		agg_report_open(c);
 }
 
 /* A cgroup v2 directory's id is its inode number. */
@@ -676,6 +682,33 @@ static void timechart_report(void *arg, bool final)
 			strerror(-err));
 }
 
+/* latency --over: a start's record, kept for its call's line. */
+static void over_on_start(void *arg, const struct ev_desc *ev, const void *rec, size_t len)
+{
+	callstart_put(((struct run *)arg)->over, ev, rec, len);
+}
+
+/* latency --over: any call ended; its start, if still kept, goes. */
+static void over_on_call(void *arg, const struct kpt_rec_hdr *h, uint64_t dur)
+{
+	free(callstart_take(((struct run *)arg)->over, h->ts >= dur ? h->ts - dur : 0, h->tid));
+}
+
+/* latency --over: a call at or over it, its line with its start's arguments. */
+static void over_on_slow(void *arg, const struct ev_desc *ev, const void *rec, size_t len,
+			 uint64_t dur)
+{
+	struct run *r = arg;
+	const struct kpt_rec_hdr *h = rec;
+	struct call_start *st = callstart_take(r->over, h->ts >= dur ? h->ts - dur : 0, h->tid);
+	char name[2 * SPEC_NAME_MAX + 3];
+
+	agg_probe_name(r->ps.evs, r->ps.n, &r->ps.ents[h->probe].agg, h->probe, name, sizeof(name));
+	slowcall_print(r->out, r->env->json, r->si.ksyms, name,
+		       r->env->unit ? r->env->unit : "us", st, ev, rec, len, dur);
+	free(st);
+}
+
 /* --perfetto's file finished: the records the ring buffer had no room for as its counter. */
 static int run_perfetto_close(struct run *r)
 {
@@ -737,6 +770,18 @@ static int run_consume(struct run *r)
 		co.hook_arg = r;
 		co.report = timechart_report;
 		co.report_arg = r;
+	}
+	if (env->over_ns) {
+		r->over = calloc(1, sizeof(*r->over));
+		if (!r->over) {
+			err = -ENOMEM;
+			goto out;
+		}
+		co.on_call = over_on_call;
+		co.on_event = over_on_start;
+		co.on_slow = over_on_slow;
+		co.hook_only = true;
+		co.hook_arg = r;
 	}
 	if (env->mode != MODE_TRACE) {
 		ao.unit = env->unit;
@@ -800,6 +845,11 @@ static int run_consume(struct run *r)
 	}
 out:
 	r->ac = NULL;
+	if (r->over) {
+		callstart_free(r->over);
+		free(r->over);
+		r->over = NULL;
+	}
 	free(ac.scale);
 	svg_free(ac.svg);
 	aggstack_seen_free(&sw.seen);

@@ -212,6 +212,8 @@ static const struct {
 	  offsetof(struct kpt_stats, keys_cut) },
 	{ "kptrace_probe_pair_replaced", "--from starts replaced before their end",
 	  offsetof(struct kpt_stats, pair_replaced) },
+	{ "kptrace_probe_pair_idle", "--from starts of the idle task replaced (pairs by thread)",
+	  offsetof(struct kpt_stats, pair_idle) },
 };
 
 /*

@@ -134,11 +134,12 @@ static const char *job_refusal(const struct kpt_opts *e)
 		       "--cgroup and filters narrow it)";
 	if (e->duration > 0 || e->interval > 0)
 		return "-d and -i are for one run: a job runs until serve stops";
-	if (e->out_path || e->json || e->folded || e->dry_run || e->svg_path)
-		return "-o, --json, --folded, --svg and --dry-run are for one run";
+	if (e->out_path || e->json || e->folded || e->dry_run || e->svg_path || e->over_ns)
+		return "-o, --json, --folded, --svg, --over and --dry-run are for one run";
 	keylist_parse(e->by, &by);
 	if (e->kstack || e->ustack || keylist_index(&by, "kstack") >= 0 ||
-	    keylist_index(&by, "ustack") >= 0)
+	    keylist_index(&by, "ustack") >= 0 || keylist_index(&by, "to_kstack") >= 0 ||
+	    keylist_index(&by, "to_ustack") >= 0)
 		return "stacks are not labels: -K, -U and --by kstack/ustack are for one run";
 	if (e->pmu)
 		return "--pmu is for one run";

@@ -114,7 +114,7 @@ assert rows["5"][0] == 1 and 1000 <= rows["5"][1] < 15000, rows
 assert "99" not in rows, rows
 ' "$OUT/pk.got"
 check "the profile counts the end without a start (99) and the start replaced (5)" \
-	sh -c "grep -q ', 1 returns (or --to ends) without their entry' '$OUT/pk.err' &&
+	sh -c "grep -q ', 1 --to ends without their start' '$OUT/pk.err' &&
 		grep -q ', 1 --from starts NEVER ENDED' '$OUT/pk.err'"
 # the thread as the key pairs begin(2) with end(1): the control for --key
 kpt latency "${PAIR[@]}" --unit us -c "$B pairs" > "$OUT/pt.out" 2> "$OUT/pt.err"
@@ -151,11 +151,11 @@ check "--by of neither side's argument: refused, naming both events" \
 kpt latency --from 't:syscalls/sys_enter_openat filename:ustring if filename ~ "/nonexistent/*"' \
 	--to 't:syscalls/sys_exit_openat ret:errno' --by filename,ret -c "$B opens" \
 	> "$OUT/pf.out" 2> "$OUT/pf.err"
-check "a filter on --from: one row, the missing path's 3 pairs; /dev/zero's ends unmatched" \
+check "a filter on --from: one row, the missing path's 3 pairs; /dev/zero's ends unmatched, --from's filter named" \
 	sh -c "[ \"\$(grep -c '^@' '$OUT/pf.out')\" = 1 ] &&
 		grep -q '^@.*\[/nonexistent/kptrace-everyday, -ENOENT\]:' '$OUT/pf.out' &&
 		grep -q '^count 3, sum' '$OUT/pf.out' &&
-		grep -q ', 2 returns (or --to ends) without their entry' '$OUT/pf.err'"
+		grep -q \", 2 --to ends without their start (begun before tracing; or their start skipped by --from's filter\" '$OUT/pf.err'"
 KPT_RC=error kpt latency "${PAIR[@]}" --key nosuch -c "$B pairs" > /dev/null 2> "$OUT/r4.err"
 check "--key of no argument: refused, naming it and the side" grep -q "\-\-from .* no scalar argument 'nosuch'" "$OUT/r4.err"
 

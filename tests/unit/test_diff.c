@@ -356,6 +356,13 @@ static void test_keys(void)
 	CHECK(r[0].ncoarse == 3 && isinf(r[0].coarse[0].lo) && r[0].coarse[0].hi == 0 &&
 	      r[0].coarse[1].hi == 10 && isinf(r[0].coarse[2].hi), "open ends as infinities");
 	diff_row_free(&r[0]);
+	/* latency --from/--to's lines of no table: skipped, not refused */
+	CHECK(diff_parse_row("{\"type\":\"open\",\"pair\":\"a->b\",\"key\":{},\"count\":2,"
+			     "\"oldest_s\":1.5}", &r[0], err, sizeof(err)) == 1,
+	      "a latency's open starts: skipped");
+	CHECK(diff_parse_row("{\"type\":\"call\",\"pair\":\"a->b\",\"dur_ns\":9,"
+			     "\"start\":null,\"end\":null}", &r[0], err, sizeof(err)) == 1,
+	      "--over's call: skipped");
 }
 
 /* The command on files made here: its exit status, stdout and stderr. */

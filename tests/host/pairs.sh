@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Host tests of latency --from/--to pairings (issue 39) on
+# tests/host/pairs_target.c's known workloads: several starts and ends,
+# globs paired by name, one tracepoint at both ends keyed by cpu, and
+# --key fields the definitions do not list. References: the program's own
+# counts, and for sched_switch the kernel's own ftrace buffer.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+
+KPT=${KPT:-./kptrace}
+OUT=.output/tests/host/pairs
+mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+[ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
+expect_checks 16
+B=$OUT/pairs_target
+gcc -O0 -g -static tests/host/pairs_target.c -o "$B" ||
+	gcc -O0 -g tests/host/pairs_target.c -o "$B" ||
+	{ echo "FAIL - cannot build tests/host/pairs_target.c"; exit 1; }
+
+# kptrace in the background (tests/lib.sh's kpt_bg) for events outside the
+# workload's own tasks (a wakeup in an interrupt, a switch in the previous
+# task): the workload runs once it has attached, and ends before -d does
+bg() {
+	local out=$1; shift
+	kpt_bg "$out.err" "$@" > "$out.out"
+}
+# the hits the kernel did not run kptrace's program for (another BPF
+# program ran on that CPU: the profile says so), each at most one pair lost
+not_run() {
+	sed -n 's/.*, \([0-9]*\) hits NOT RUN by the kernel.*/\1/p; s/.*"not_run":\([0-9]*\).*/\1/p' "$1" |
+		head -n 1 | grep . || echo 0
+}
+# "count N, ..." of the histogram titled $2 (a fixed string) in file $1
+hist_count() {
+	awk -v t="$2" 'index($0, t) == 1 { on = 1; if (match($0, /: count [0-9]+/)) {
+		print substr($0, RSTART + 8, RLENGTH - 8); exit } next }
+		on && /^count / { print $2 + 0; exit }' "$1" | tr -d ,
+}
+
+# runqlat: both wakeups start the clock (a second --from adds, it does
+# not replace the first); 4 forks and 6 sleeps of the program's own
+bg "$OUT/rq" latency -d 2 --key pid=next_pid \
+	--from 't:sched/sched_wakeup comm if comm == "pairs_target"' \
+	--from 't:sched/sched_wakeup_new comm if comm == "pairs_target"' \
+	--to 't:sched/sched_switch'
+"$B" wake
+wait $KP
+# a wakeup of a task not yet off its CPU has no switch to end it: the
+# next start under its pid replaces it, or it stays open; each is said
+n=$(hist_count "$OUT/rq.out" '@sched_wakeup|sched_wakeup_new->sched_switch:')
+r=$(sed -n 's/.*, \([0-9]*\) --from starts NEVER ENDED.*/\1/p' "$OUT/rq.err")
+o=$(sed -n 's/.*, \([0-9]*\) --from starts still open at the end.*/\1/p' "$OUT/rq.err")
+m=$(not_run "$OUT/rq.err")
+check "runqlat, sched_wakeup and sched_wakeup_new to sched_switch by pid=next_pid (fields unlisted): 4 forks + 6 sleeps = 10 pairs (or starts replaced, or open, or not run): $n + ${r:-0} + ${o:-0} + $m" \
+	[ $((${n:-0} + ${r:-0} + ${o:-0})) -le 10 -a $((${n:-0} + ${r:-0} + ${o:-0} + m)) -ge 10 -a "${n:-0}" -ge 8 ]
+
+# gethostlatency: two functions start, both returns end, by thread
+kpt latency --from "p:$B:lookup_a" --from "p:$B:lookup_b" --to "r:$B:lookup_a" \
+	--to "r:$B:lookup_b" --unit us -c "$B hosts" > "$OUT/gh.out" 2> "$OUT/gh.err"
+check "two --from functions, two --to returns: lookup_a's 3 calls and lookup_b's 2, each >= 2 ms" python3 - "$OUT/gh.out" <<'PY'
+import re, sys
+got, title = {}, None
+for line in open(sys.argv[1]):
+    m = re.match(r"@p_pairs_lookup_a_0\|p_pairs_lookup_b_0->(\S+):$", line)
+    title = m.group(1) if m else title
+    m = re.match(r"count (\d+), sum \S+, avg \S+, min ([\d.]+)us", line)
+    if m and title:
+        got[title] = (int(m.group(1)), float(m.group(2)))
+        title = None
+assert sorted(v[0] for v in got.values()) == [2, 3], got
+assert all(v[1] >= 2000 for v in got.values()), got
+PY
+
+# syscount -L: globs on both sides pair by what the wildcard matched
+kpt latency --from 't:syscalls/sys_enter_get*' --to 't:syscalls/sys_exit_get*' \
+	-c "$B sys" > "$OUT/sc.out" 2> "$OUT/sc.err"
+check "--from sys_enter_get* --to sys_exit_get*: getppid's 7 calls and getuid's 5, each its own pair" \
+	[ "$(hist_count "$OUT/sc.out" '@sys_enter_getppid->sys_exit_getppid:')/$(hist_count "$OUT/sc.out" '@sys_enter_getuid->sys_exit_getuid:')" = 7/5 ]
+check "the get* pairs without a call: left out, counted in one line, no '(no events)' each" \
+	sh -c "grep -qE '^\([0-9]+ --from/--to pairs without a call left out: --zeros shows them\)$' '$OUT/sc.out' &&
+		! grep -q '(no events)' '$OUT/sc.out'"
+KPT_RC=error kpt latency --from 't:syscalls/sys_enter_get*' --to 't:syscalls/sys_exit_get*' \
+	--from 't:syscalls/sys_enter_read' -d 1 > "$OUT/sc2.out" 2> "$OUT/sc2.err"
+check "globs on both sides with a plain --from beside them: refused, saying which" \
+	grep -q "error: --from syscalls/sys_enter_read: globs on both --from and --to pair their matches by name" "$OUT/sc2.err"
+kpt latency --from 't:syscalls/sys_enter_getppid' --from 't:syscalls/sys_enter_getuid' \
+	--to 't:syscalls/sys_exit_get*' -d 1 > "$OUT/sc3.out" 2> "$OUT/sc3.err"
+check "a glob on one side only: every start pairs with every end, nothing refused" \
+	sh -c "! grep -q 'error' '$OUT/sc3.err' && grep -q '^@sys_enter_getppid|sys_enter_getuid->sys_exit_getppid:' '$OUT/sc3.out'"
+
+# cpudist: sched_switch at both ends (two programs on one tracepoint), by
+# cpu; the reference: the kernel's own sched_switch events in an ftrace
+# instance, the switches in of the program followed by its switch out on
+# that CPU
+T=/sys/kernel/tracing
+[ -d $T/instances ] || T=/sys/kernel/debug/tracing
+I=$T/instances/kpt_pairs
+rmdir "$I" 2>/dev/null
+mkdir "$I" || env_fault "cannot make an ftrace instance at $I"
+echo 'prev_comm == "pairs_target" || next_comm == "pairs_target"' > "$I/events/sched/sched_switch/filter"
+echo 1 > "$I/options/record-tgid"
+echo 1 > "$I/events/sched/sched_switch/enable"
+bg "$OUT/cd" latency -d 2 --key cpu \
+	--from 't:sched/sched_switch if next_comm == "pairs_target"' \
+	--to 't:sched/sched_switch if prev_comm == "pairs_target"'
+"$B" cpu > /dev/null
+wait $KP
+echo 0 > "$I/events/sched/sched_switch/enable"
+cat "$I/trace" > "$OUT/cd.ftrace"
+rmdir "$I"
+want=$(python3 - "$OUT/cd.ftrace" "${KP_KPT:-0}" <<'PY'
+import re, sys
+open_on, pairs = {}, 0
+for line in open(sys.argv[1]):
+    m = re.search(r"-\d+\s+\(\s*(\d+|-+)\)\s+\[(\d+)\].*prev_comm=(.*?) prev_pid=.*next_comm=(.*?) next_pid=",
+                  line)
+    if not m:
+        continue
+    tgid, cpu, prev, nxt = m.groups()
+    # a start (switch in) stays open until an end on its CPU closes it
+    if prev == "pairs_target" and open_on.get(cpu):
+        pairs += 1
+        open_on[cpu] = False
+    # kptrace leaves out its own hits: a switch from one of its threads
+    # (the event is the previous task's, its tgid recorded) starts nothing
+    if nxt == "pairs_target":
+        open_on[cpu] = tgid != sys.argv[2]
+print(pairs)
+PY
+)
+got=$(hist_count "$OUT/cd.out" '@sched_switch->sched_switch_to:')
+m=$(not_run "$OUT/cd.err")
+check "cpudist: sched_switch at both ends by cpu, the program's slices as ftrace's buffer shows them ($want; got ${got:-0}, $m hits not run)" \
+	[ "${want:-0}" -gt 0 -a "${got:-0}" -le "${want:-0}" -a $((${got:-0} + m)) -ge "${want:-0}" ]
+check "a tracepoint at both ends: no 'File exists', no name clash" \
+	sh -c "! grep -qE 'File exists|already used' '$OUT/cd.err'"
+
+# the causes: lookup_a() returns 1, 2, 3; the --to filter keeps the first,
+# so the second start is replaced by the third, which never ends
+kpt latency --from "p:$B:lookup_a" --to "r:$B:lookup_a ret=\$retval if ret == 1" \
+	-c "$B hosts" > "$OUT/why.out" 2> "$OUT/why.err"
+check "unpaired by cause: 1 start replaced, --to's filter named as the cause (2 ends skipped), 1 start still open" \
+	sh -c "grep -q \", 1 --from starts NEVER ENDED: the next start under their key replaced them, and --to's filter skipped 2 ends, theirs among them (filter --from instead\" '$OUT/why.err' &&
+		grep -q ', 1 --from starts still open at the end' '$OUT/why.err'"
+
+# --over: work(2), work(5) and work(7) sleep 50 ms, the 7 others return at
+# once: 3 lines, each with its start's n and its end's ret (10 * n)
+W=(--from "p:$B:work n=%di:s32" --to "r:$B:work ret=\$retval:s32" --over 25ms)
+kpt latency "${W[@]}" -c "$B slow" > "$OUT/ov.out" 2> "$OUT/ov.err"
+check "--over 25ms: the 3 slow calls of the program's 10, one line each with n and ret of both ends" \
+	[ "$(sed -n 's/^@p_pairs_work_0->p_pairs_work_0_to [0-9.]*us: pairs_target-.* n=\([0-9]*\) => pairs_target-.* ret=\([0-9]*\)$/\1:\2/p' "$OUT/ov.out" | paste -sd' ')" = "2:20 5:50 7:70" ]
+kpt --json latency "${W[@]}" -c "$B slow" > "$OUT/ov.json" 2> "$OUT/ov.json.err"
+check "--over --json: the same 3 calls, each over 25 ms, start and end objects with their arguments" python3 - "$OUT/ov.json" <<'PY'
+import json, sys
+calls = [o for o in map(json.loads, open(sys.argv[1])) if o.get("type") == "call"]
+got = [(c["start"]["args"]["n"], c["end"]["args"]["ret"]) for c in calls]
+assert got == [(2, 20), (5, 50), (7, 70)], got
+assert all(c["dur_ns"] >= 25_000_000 and c["end"]["ts"] - c["start"]["ts"] == c["dur_ns"]
+           for c in calls), calls
+PY
+
+# --by of fields neither definition lists: the start's which_clock, the
+# end's ret; the program's 8 sleeps of 1 ms (CLOCK_REALTIME, 0 returned)
+kpt latency --from 't:syscalls/sys_enter_clock_nanosleep' --to 't:syscalls/sys_exit_clock_nanosleep' \
+	--by which_clock,ret -c "$B cpu" > "$OUT/bf.out" 2> "$OUT/bf.err"
+check "--by which_clock,ret, fields unlisted: one row [0, 0], the program's 8 sleeps" \
+	[ "$(grep -c '^@' "$OUT/bf.out")/$(hist_count "$OUT/bf.out" '@sys_enter_clock_nanosleep->sys_exit_clock_nanosleep[0, 0]:')" = 1/8 ]
+
+# a serve job prints no lines: --over is for one run
+printf '%s\n' "o: latency --from 'p:$B:work' --to 'r:$B:work' --over 1ms" > "$OUT/over.kpt"
+KPT_RC=error kpt serve -f "$OUT/over.kpt" --check > /dev/null 2> "$OUT/over.err"
+check "a serve job with --over: refused, its lines are for one run" \
+	grep -q 'error: .*--over and --dry-run are for one run' "$OUT/over.err"
+
+# a function's own entry argument as a key (its return has none): the
+# program's 10 calls, one per n, 2, 5 and 7 at least their 50 ms sleep
+kpt --json latency "$B:work n=%di:s32" --by n -c "$B slow" > "$OUT/fk.json" 2> "$OUT/fk.err"
+check "latency FUNC n=%di --by n: 10 rows n=0..9, one call each; n=2, 5, 7 at least their 50 ms" python3 - "$OUT/fk.json" <<'PY'
+import json, sys
+rows = {int(o["key"]["n"]): o["hist"] for o in map(json.loads, open(sys.argv[1]))
+        if o.get("type") == "latency"}
+assert sorted(rows) == list(range(10)) and all(h["count"] == 1 for h in rows.values()), rows
+assert all(rows[n]["min"] >= 50_000_000 for n in (2, 5, 7)), rows   # ns
+PY
+
+# memleak: malloc's return starts, free ends, keyed by the pointer, by the
+# start's user stack: leak_here()'s 20 blocks open at exit, churn()'s 30
+# lifetimes (the program's own counts)
+kpt --json latency --from "r:$B:malloc ptr=\$retval" --to "p:$B:free ptr=%di" --key ptr \
+	--by ustack -c "$B leak" > "$OUT/ml.json" 2> "$OUT/ml.err"
+check "memleak: 20 starts open from leak_here()'s stack, 30 lifetimes from churn()'s, none from the other's" python3 - "$OUT/ml.json" <<'PY'
+import json, sys
+opened, timed = {}, {}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") not in ("open", "latency"):
+        continue
+    syms = {f.get("symbol") for f in o["key"]["ustack"]}
+    for fn in ("leak_here", "churn"):
+        if fn in syms:
+            d = opened if o["type"] == "open" else timed
+            d[fn] = d.get(fn, 0) + (o["count"] if o["type"] == "open" else o["hist"]["count"])
+assert opened == {"leak_here": 20} and timed == {"churn": 30}, (opened, timed)
+PY
+
+# offcputime: --by ustack is the start's (the sleeper switching out), not
+# the end's (the timer's wakeup); to_kstack is the end's
+bg "$OUT/off" --json latency -d 2 --key prev_pid=pid --by ustack,to_kstack \
+	--from 't:sched/sched_switch if prev_comm == "pairs_target"' --to 't:sched/sched_wakeup'
+"$B" off &
+wait $KP
+wait
+check "offcputime: sleeper()'s 5 sleeps under the start's (the sleeper's) user stack; the waker's under to_kstack" python3 - "$OUT/off.out" "$(not_run "$OUT/off.err")" <<'PY'
+import json, sys
+n, not_run = 0, int(sys.argv[2])
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") != "latency":
+        continue
+    assert "to_kstack" in o["key"], o["key"].keys()
+    if "sleeper" in {f.get("symbol") for f in o["key"]["ustack"]}:
+        n += o["hist"]["count"]
+assert 5 - not_run <= n <= 5, (n, not_run)
+PY
+
+finish

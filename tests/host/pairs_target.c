@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Known workloads for tests/host/pairs.sh (latency --from/--to): each mode
+ * makes events whose counts it knows.
+ *   wake:  4 children forked (sched_wakeup_new each), then 6 sleeps of 1 ms
+ *          (sched_wakeup each)
+ *   hosts: lookup_a() 3 times, lookup_b() 2 times, each a 2 ms sleep
+ *   sys:   getppid 7 times, getuid 5 times, as system calls
+ *   cpu:   pinned to CPU 0, 8 sleeps of 1 ms
+ *   leak:  leak_here() allocates 20 blocks and keeps them; churn()
+ *          allocates 30 and frees each
+ *   slow:  work(0..9), of which work(2), work(5) and work(7) sleep 50 ms;
+ *          work(n) returns 10 * n
+ *   off:   sleeper() sleeps 1 ms 5 times, then main() sleeps 3 s (alive
+ *          for its stacks' symbols, a start still open at the end)
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static void nap_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+__attribute__((noinline)) int lookup_a(int n)
+{
+	nap_ms(2);
+	return n + 1;
+}
+
+__attribute__((noinline)) int lookup_b(int n)
+{
+	nap_ms(2);
+	return n + 2;
+}
+
+static void *kept[20];
+
+__attribute__((noinline)) void leak_here(void)
+{
+	int i;
+
+	for (i = 0; i < 20; i++)
+		kept[i] = malloc(64 + i);
+}
+
+__attribute__((noinline)) void churn(void)
+{
+	int i;
+
+	for (i = 0; i < 30; i++) {
+		void *p = malloc(100 + i);
+
+		free(p);
+	}
+}
+
+__attribute__((noinline)) int work(int n)
+{
+	if (n == 2 || n == 5 || n == 7)
+		nap_ms(50);
+	return 10 * n;
+}
+
+__attribute__((noinline)) void sleeper(void)
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		nap_ms(1);
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+	int i;
+
+	if (!strcmp(m, "wake")) {
+		signal(SIGCHLD, SIG_IGN);	/* reaped by the kernel: no wait */
+		for (i = 0; i < 4; i++)
+			if (fork() == 0)
+				_exit(0);
+		for (i = 0; i < 6; i++)
+			nap_ms(1);
+	} else if (!strcmp(m, "hosts")) {
+		for (i = 0; i < 3; i++)
+			lookup_a(i);
+		for (i = 0; i < 2; i++)
+			lookup_b(i);
+	} else if (!strcmp(m, "sys")) {
+		for (i = 0; i < 7; i++)
+			syscall(SYS_getppid);
+		for (i = 0; i < 5; i++)
+			syscall(SYS_getuid);
+	} else if (!strcmp(m, "cpu")) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		for (i = 0; i < 8; i++)
+			nap_ms(1);
+	} else if (!strcmp(m, "leak")) {
+		leak_here();
+		churn();
+		nap_ms(300);	/* alive while its stacks are named */
+	} else if (!strcmp(m, "slow")) {
+		for (i = 0; i < 10; i++)
+			work(i);
+	} else if (!strcmp(m, "off")) {
+		sleeper();
+		nap_ms(3000);
+	} else {
+		fprintf(stderr, "usage: %s wake|hosts|sys|cpu|leak|slow|off\n", argv[0]);
+		return 2;
+	}
+	return 0;
+}
