@@ -62,6 +62,8 @@ struct loader {
 	pid_t reaper;
 };
 
+struct cfi_set;
+
 struct load_opts {
 	struct plan plan;	/* what the verifier gets for this run (prepare/plan.h) */
 	pid_t self_tgid;	/* kptrace's own process: never traced (0: none) */
@@ -87,6 +89,7 @@ struct load_opts {
 	 * time), and each fentry/fexit program's function */
 	const struct ev_desc *evs;
 	uint32_t pmu_n;		/* latency --pmu: counters per call (src/load/pmu.c), 0: none */
+	const struct cfi_set *cfi;	/* user stacks' CFI tables (load/cfi.h), NULL: none */
 };
 
 /* The aggregation maps, for agg.c. */

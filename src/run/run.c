@@ -21,6 +21,7 @@
 #include "agg/agg.h"
 #include "agg/aggstack.h"
 #include "load/budget.h"
+#include "load/cfi.h"
 #include "load/loader.h"
 #include "load/modwatch.h"
 #include "load/pmu.h"
@@ -64,6 +65,7 @@ struct run {
 	struct budget_ctl budget;	/* --budget's controller (plan.budget) */
 	struct agg_ctx *ac;	/* the aggregations' report, while consuming */
 	uint64_t ucut;		/* user stacks printed cut short (stack_user_shown()) */
+	struct cfi_set cfi;	/* the binaries' unwind tables, for user stacks */
 };
 
 static bool verbose;
@@ -382,6 +384,18 @@ static int run_load_opts(struct run *r)
 				loader_rethook_layout(lo, r->si.btf);
 			break;
 		}
+	/* user stacks through code without frame pointers: the binaries' CFI */
+	if (pl->stacks.ustacks && !sysinfo_need_btf(&r->si, msg, sizeof(msg)) &&
+	    cfi_layout(&r->cfi, r->si.btf)) {
+		cfi_collect(&r->cfi, r->ps.evs, r->ps.n, r->child ? 0 : env->pid,
+			    r->child ? env->command : NULL);
+		lo->cfi = &r->cfi;
+		if (r->cfi.dropped)
+			fprintf(stderr, "kptrace: warning: the unwind tables of %d binaries (%s "
+				"first) did not fit in %u rows: their frames are walked by frame "
+				"pointers only\n", r->cfi.dropped, r->cfi.dropped_path,
+				KPT_CFI_ROWS_MAX);
+	}
 	lo->buffer_size = env->buffer_size;
 	lo->target_tid = env->tid;
 	lo->target_comm = env->comm;
@@ -662,6 +676,7 @@ static void run_close(struct run *r)
 		waitpid(r->child, &r->status, 0);
 	modwatch_free(r->mw);
 	loader_close(&r->ld);
+	cfi_free(&r->cfi);
 	pmu_close(&r->pmu);
 	target_close(&r->target);
 	if (r->out)
