@@ -368,7 +368,9 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		again.cfi = NULL;
 		free(ld->tramp);
 		kptrace_bpf__destroy(skel);
-		return loader_load(ld, &again, nprobes, msg, msglen);
+		err = loader_load(ld, &again, nprobes, msg, msglen);
+		ld->cfi_refused = o->cfi && o->cfi->n;
+		return err;
 	}
 	if (err) {
 		load_refused(ld, o->evs, err, msg, msglen);

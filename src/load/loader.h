@@ -27,6 +27,7 @@ struct kpt_budget;
 
 struct loader {
 	struct kptrace_bpf *skel;
+	bool cfi_refused;		/* the verifier refused the CFI unwinder: loaded without */
 	struct bpf_link **links;	/* links[i] is probe i's */
 	bool *pair_entry;		/* probe i's ev_desc.pair_entry: off last */
 	struct tfs_probe *tfs;		/* probe i's tracefs kretprobe, for "rN:" */

@@ -207,6 +207,10 @@ static int load_attach(struct run *r, bool deferred, bool *said_attaching)
 	for (;;) {
 		attaching = false;
 		err = loader_load(ld, lo, n, msg, sizeof(msg));
+		if (!err && ld->cfi_refused)
+			fprintf(stderr, "kptrace: warning: this kernel refused the unwinder of user "
+				"stacks (-v shows the verifier's log): they are walked by frame "
+				"pointers only, cut short in code without them\n");
 		for (i = 0; !err && i < n; i++)
 			err = loader_set_probe(ld, i, &r->ps.ents[i]);
 		if (!err && lo->plan.budget) {
