@@ -123,6 +123,12 @@ int cfi_add_file(struct cfi_set *cs, const char *path, char *msg, size_t msglen)
 	err = rows_of(f.e, &t, b);
 	if (err)
 		goto out;
+	b->path = strdup(path);
+	if (!b->path) {
+		free(b->rows);
+		err = -ENOMEM;
+		goto out;
+	}
 	b->val.first = cs->rows;
 	cs->rows += b->val.nrows;
 	cs->n++;
@@ -179,8 +185,10 @@ void cfi_free(struct cfi_set *cs)
 {
 	int i;
 
-	for (i = 0; i < cs->n; i++)
+	for (i = 0; i < cs->n; i++) {
 		free(cs->bins[i].rows);
+		free(cs->bins[i].path);
+	}
 	cs->n = 0;
 	cs->rows = 0;
 }

@@ -20,6 +20,7 @@ struct btf;
 struct ev_desc;
 
 struct cfi_bin {
+	char *path;			/* as given (the symbolizer's, too) */
 	struct kpt_cfi_key key;
 	struct kpt_cfi_bin val;
 	struct kpt_cfi_row *rows;	/* val.nrows of them */

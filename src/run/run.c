@@ -501,6 +501,10 @@ static struct usym *run_usym(struct run *r)
 	for (i = 0; us && i < r->ps.n; i++)
 		if (r->ps.evs[i].is_user && r->ps.evs[i].path)
 			usym_add_file(us, r->ps.evs[i].path);
+	/* the files the unwinder has tables of: their frames come with build
+	 * ids, named by them after the process is gone */
+	for (i = 0; us && i < r->cfi.n; i++)
+		usym_add_file(us, r->cfi.bins[i].path);
 	return us;
 }
 
