@@ -438,9 +438,10 @@ FUZZ_SRCS_elf    := src/sys/elf.c src/sys/usym.c src/sys/procmaps.c src/util/hta
 FUZZ_SRCS_diff   := $(wildcard src/diff/*.c) src/util/svg.c src/util/table.c src/agg/hist.c \
 	src/util/htab.c
 FUZZ_SRCS_usdt   := src/sys/usdt.c src/sys/elf.c src/lang/spec.c src/lang/types.c
+FUZZ_SRCS_ehframe := src/sys/ehframe.c src/sys/elf.c
 FUZZ_BINS := $(FUZZ_OUT)/bin/fuzz_spec $(FUZZ_OUT)/bin/fuzz_filter $(FUZZ_OUT)/bin/fuzz_decode \
 	$(FUZZ_OUT)/bin/fuzz_jobs $(FUZZ_OUT)/bin/fuzz_http $(FUZZ_OUT)/bin/fuzz_usdt \
-	$(FUZZ_OUT)/bin/fuzz_elf $(FUZZ_OUT)/bin/fuzz_diff
+	$(FUZZ_OUT)/bin/fuzz_elf $(FUZZ_OUT)/bin/fuzz_diff $(FUZZ_OUT)/bin/fuzz_ehframe
 
 .PHONY: fuzz fuzz-smoke fuzz-build
 
@@ -474,6 +475,11 @@ $(FUZZ_OUT)/bin/fuzz_usdt: tests/fuzz/fuzz_usdt.c $(FUZZ_SRCS_usdt) $(FUZZ_HDRS)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_usdt) -lelf -lz -o $@
+
+$(FUZZ_OUT)/bin/fuzz_ehframe: tests/fuzz/fuzz_ehframe.c $(FUZZ_SRCS_ehframe) $(FUZZ_HDRS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_SRCS_ehframe) -lelf -lz -o $@
 
 $(FUZZ_OUT)/bin/fuzz_elf: tests/fuzz/fuzz_elf.c $(FUZZ_SRCS_elf) $(FUZZ_HDRS)
 	$(call msg,FUZZ-CC,$@)

@@ -193,6 +193,22 @@ struct {
 	__type(value, struct kpt_budget);
 } kpt_budget SEC(".maps");
 
+/* The binaries' CFI rows (unwind.bpf.h), filled by the loader before the
+ * probes attach; one entry each where there are none */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KPT_CFI_BINS);
+	__type(key, struct kpt_cfi_key);
+	__type(value, struct kpt_cfi_bin);
+} kpt_cfi_bins SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpt_cfi_row);
+} kpt_cfi_rows SEC(".maps");
+
 /*
  * Record scratch, one per CPU. A plain array indexed by CPU rather than a
  * per-CPU array: per-CPU values are capped at 32 KiB and a record with its

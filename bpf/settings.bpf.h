@@ -49,6 +49,18 @@ const volatile bool kpt_func_ip = false;
  * the caller at an entry probe gets its binary's build id (stack.bpf.h) */
 const volatile bool kpt_have_find_vma = false;
 
+/* User stacks unwound from the binaries' CFI (unwind.bpf.h): on where the
+ * loader filled kpt_cfi_bins, with where a vm_area_struct's file offset and
+ * file, a file's inode, an inode's number and super block and a super
+ * block's dev_t are (the kernel's BTF, read by the loader: no CO-RE) */
+const volatile bool kpt_cfi_on = false;
+const volatile __u32 kpt_vma_pgoff_off = 0;
+const volatile __u32 kpt_vma_file_off = 0;
+const volatile __u32 kpt_file_inode_off = 0;
+const volatile __u32 kpt_inode_ino_off = 0;
+const volatile __u32 kpt_inode_sb_off = 0;
+const volatile __u32 kpt_sb_dev_off = 0;
+
 /* The words of struct kpt_regs the run's probes read (kpt_copy_regs()). */
 const volatile __u64 kpt_regs_mask = ~0ull;	/* arm64 has 34 */
 

@@ -18,6 +18,7 @@
 #include "maps.bpf.h"
 #include "scratch.bpf.h"
 #include "regs.bpf.h"
+#include "unwind.bpf.h"
 
 /* User frames with build ids (struct bpf_stack_build_id), kernel frames plain. */
 #define KPT_USTACK_FLAGS	(BPF_F_USER_STACK | BPF_F_USER_BUILD_ID)
@@ -111,15 +112,29 @@ static __always_inline void kpt_caller_frame(__u64 *f, long nframes, const struc
 
 /*
  * The user stack into buf (size bytes: whole frames); its bytes or the
- * helper's error. With a caller c (kpt_entry_caller()), the kernel's
- * frames go one frame further and the caller is put between the first two.
+ * helper's error. The binaries' CFI first (unwind.bpf.h), where it has the
+ * first frame's; else the kernel's frame-pointer walk: with a caller c
+ * (kpt_entry_caller()), its frames go one frame further and the caller is
+ * put between the first two. A function of its own: its locals on its own
+ * frame, not the program's, which with kpt_aggregate()'s and
+ * kpt_pmu_exit()'s must stay within 6.1's 512 bytes (it went 32 past).
  */
-static __always_inline long kpt_ustack_get(void *ctx, __u8 *buf, __u64 size,
-					   const struct kpt_caller *c)
+static __noinline long kpt_ustack_get(void *ctx, struct kpt_scratch *s, __u8 *buf, __u64 size,
+				      const struct kpt_caller *c)
 {
 	__u64 *f;
 	long got;
 
+	got = kpt_unwind(size / KPT_UFRAME_SIZE) * KPT_UFRAME_SIZE;
+	if (got > 0 && got <= KPT_STACK_MAX * KPT_UFRAME_SIZE) {
+		/* masked for the copy's bound (no change: got is below 8 KiB, the
+		 * buffer's slack past a masked offset): 6.12's verifier does not
+		 * carry clang's check on a copy over to this register. Onto
+		 * itself where buf is s->ustk.frame (a stack key's): harmless. */
+		if (bpf_probe_read_kernel(buf, got & 8191, s->ustk.frame))
+			return -1;
+		return got;
+	}
 	if (!c || size < 2 * KPT_UFRAME_SIZE)
 		return bpf_get_stack(ctx, buf, size, KPT_USTACK_FLAGS);
 	got = bpf_get_stack(ctx, buf + KPT_UFRAME_SIZE, size - KPT_UFRAME_SIZE, KPT_USTACK_FLAGS);
@@ -171,7 +186,7 @@ static __always_inline __u32 kpt_stack_put(void *ctx, struct kpt_scratch *s, __u
 	 * which the verifier no longer sees on the spilled copy */
 	barrier_var(off);
 	off &= KPT_OFF_MASK;
-	got = user ? kpt_ustack_get(ctx, &s->rec[off], size, c)
+	got = user ? kpt_ustack_get(ctx, s, &s->rec[off], size, c)
 		   : bpf_get_stack(ctx, &s->rec[off], size, 0);
 	if (got < 0) {
 		st->stack_failed++;
@@ -196,15 +211,22 @@ static __always_inline __u32 kpt_stacks_put(void *ctx, struct kpt_scratch *s, st
 }
 
 /*
- * FNV-1a over the words of a stack's frames. A user stack whose frames all
- * have build ids is the same stack in every process; one with a bare
- * address is its process's own (its maps name it), so its tgid counts.
+ * FNV-1a over the words of a stack's frames (s's user or kernel stack). A
+ * user stack whose frames all have build ids is the same stack in every
+ * process; one with a bare address is its process's own (its maps name it),
+ * so its tgid counts. A global function, verified once: inlined, its loop
+ * was verified again for every path into it (the CFI walk's and the
+ * kernel's), past the verifier's million instructions.
  */
-static __always_inline __u64 kpt_stack_hash(const __u64 *w, __u32 nwords, bool user, __u32 tgid)
+__noinline __u64 kpt_stack_hash(struct kpt_scratch *s, __u32 nwords, bool user, __u32 tgid)
 {
-	__u64 hash = 0xcbf29ce484222325ull;
+	__u64 hash = 0xcbf29ce484222325ull, *w;
 	bool bare = false;
 	__u32 i;
+
+	if (!s)
+		return 1;
+	w = user ? (__u64 *)s->ustk.frame : s->kstk.ip;
 
 	for (i = 0; i < KPT_STACK_MAX * KPT_UFRAME_SIZE / 8 && i < nwords; i++) {
 		/* a frame's first word: its status, 1 is BPF_STACK_BUILD_ID_VALID */
@@ -233,7 +255,7 @@ static __always_inline __u64 kpt_stack_intern(void *ctx, struct kpt_scratch *s, 
 
 	if (size > KPT_STACK_MAX * KPT_UFRAME_SIZE || !size)
 		return KPT_STACK_LOST;
-	got = user ? kpt_ustack_get(ctx, (__u8 *)frames, size, c)
+	got = user ? kpt_ustack_get(ctx, s, (__u8 *)frames, size, c)
 		   : bpf_get_stack(ctx, frames, size, 0);
 	if (got < 0) {
 		st->stack_failed++;
@@ -248,7 +270,7 @@ static __always_inline __u64 kpt_stack_intern(void *ctx, struct kpt_scratch *s, 
 		s->kstk.nframes = (__u32)got / fsize;
 		s->kstk.tgid = tgid;
 	}
-	key = kpt_stack_hash(frames, (__u32)got / 8, user, tgid);
+	key = kpt_stack_hash(s, (__u32)got / 8, user, tgid);
 	if (bpf_map_lookup_elem(map, &key))
 		return key;
 	err = bpf_map_update_elem(map, &key, val, BPF_NOEXIST);

@@ -378,6 +378,39 @@ struct kpt_ustack {
  * counted as lost (kpt_stats.stack_full). */
 #define KPT_KSTACK_KEYS		16384
 #define KPT_USTACK_KEYS		8192
+/*
+ * User stacks from the binaries' own CFI (bpf/unwind.bpf.h, load/cfi.c):
+ * the binaries by the device and inode of their mapping's file (the
+ * kernel's dev_t: major << 20 | minor), each with its build id and its
+ * rows in kpt_cfi_rows, sorted by file offset; a row holds up to the next.
+ */
+#define KPT_CFI_BINS		64
+#define KPT_CFI_ROWS_MAX	(1u << 20)	/* 16 MiB of rows */
+#define KPT_CFI_SEARCH		21		/* binary search steps: log2(KPT_CFI_ROWS_MAX) + 1 */
+enum kpt_cfi_kind {		/* sys/ehframe.h's enum ehf_cfa */
+	KPT_CFI_GAP,		/* no FDE: the walk stops (cut short) */
+	KPT_CFI_SP,		/* CFA = sp + cfa_off */
+	KPT_CFI_FP,		/* CFA = bp + cfa_off */
+	KPT_CFI_BAD,		/* a rule not kept: the walk stops (cut short) */
+	KPT_CFI_END,		/* the outermost frame (_start): the walk ends whole */
+};
+struct kpt_cfi_key {
+	__u64 dev, ino;
+};
+struct kpt_cfi_bin {
+	/* its frames' first 24 bytes: struct bpf_stack_build_id's status
+	 * (BPF_STACK_BUILD_ID_VALID) and build id, then the file offset */
+	__u64 head[3];
+	__u32 first, nrows;	/* its rows in kpt_cfi_rows */
+};
+struct kpt_cfi_row {
+	__u32 off;		/* the file offset the row starts at */
+	__s32 cfa_off;
+	__s16 ra_off;		/* the return address at CFA + ra_off */
+	__s16 fp_off;		/* the caller's bp at CFA + fp_off; 0: unchanged */
+	__u8 kind;		/* enum kpt_cfi_kind */
+	__u8 pad[3];
+};
 /* kpt_agg.stack_keys */
 #define KPT_SK_KSTACK		1
 #define KPT_SK_USTACK		2

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "load/cfi.h"
 #include "load/loader.h"
 #include "load/reaper.h"
 #include "load/tracefs_kretprobe.h"
@@ -195,6 +196,48 @@ static void stacks_setup(struct kptrace_bpf *skel, const struct stack_plan *sp)
 	bpf_map__set_max_entries(skel->maps.kpt_ustk, sp->ukeys ? KPT_USTACK_KEYS : 1);
 }
 
+/* The CFI unwinder's settings and its rows' room (bpf/unwind.bpf.h), where a run has tables. */
+static void cfi_setup(struct kptrace_bpf *skel, const struct cfi_set *cs)
+{
+	if (!cs || !cs->n || !cs->vma_file_off)
+		return;
+	skel->rodata->kpt_cfi_on = true;
+	skel->rodata->kpt_vma_pgoff_off = cs->vma_pgoff_off;
+	skel->rodata->kpt_vma_file_off = cs->vma_file_off;
+	skel->rodata->kpt_file_inode_off = cs->file_inode_off;
+	skel->rodata->kpt_inode_ino_off = cs->inode_ino_off;
+	skel->rodata->kpt_inode_sb_off = cs->inode_sb_off;
+	skel->rodata->kpt_sb_dev_off = cs->sb_dev_off;
+	bpf_map__set_max_entries(skel->maps.kpt_cfi_rows, cs->rows ? cs->rows : 1);
+}
+
+/* The tables into their maps, before anything is attached: a batch per binary's rows. */
+static int cfi_fill(struct kptrace_bpf *skel, const struct cfi_set *cs, char *msg,
+		    size_t msglen)
+{
+	int bins = bpf_map__fd(skel->maps.kpt_cfi_bins), rows = bpf_map__fd(skel->maps.kpt_cfi_rows);
+	uint32_t *keys = NULL, n, j;
+	int i, err = 0;
+
+	for (i = 0; i < cs->n && !err; i++) {
+		const struct cfi_bin *b = &cs->bins[i];
+
+		n = b->val.nrows;
+		keys = realloc(keys, (n ? n : 1) * sizeof(*keys));
+		if (!keys)
+			return -ENOMEM;
+		for (j = 0; j < n; j++)
+			keys[j] = b->val.first + j;
+		err = bpf_map_update_elem(bins, &b->key, &b->val, BPF_ANY);
+		if (!err && n)
+			err = bpf_map_update_batch(rows, keys, b->rows, &n, NULL);
+		if (err)
+			snprintf(msg, msglen, "cannot load the unwind tables: %s", strerror(errno));
+	}
+	free(keys);
+	return err ? -errno : 0;
+}
+
 static void pmu_setup(struct kptrace_bpf *skel, uint32_t n, int ncpus, uint32_t max_keys)
 {
 	if (!n)
@@ -327,7 +370,7 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 		}
 	/* asked only when used: a probe program's load */
 	skel->rodata->kpt_have_find_vma =
-		o->plan.stacks.ucaller &&
+		(o->plan.stacks.ucaller || skel->rodata->kpt_cfi_on) &&
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_find_vma, NULL) == 1;
 	if (nprobes == 1) {	/* the BPF side writes probe 0's records, counts its buckets */
 		memcpy((void *)&skel->rodata->kpt_ds, &o->plan.ds, sizeof(o->plan.ds));
@@ -386,25 +429,32 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	pmu_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);
 	sched_setup(skel, &o->sched, ld->ncpus);
 	stacks_setup(skel, &o->plan.stacks);
+	cfi_setup(skel, o->cfi);
 	set_rodata(skel, o, nprobes, ring);
 
 	err = kptrace_bpf__load(skel);
 	if (err && skel->rodata->kpt_have_find_vma) {
 		/* 6.1's verifier adds bpf_find_vma()'s callback's frame to the
 		 * program's stack, past 512 bytes: again without it, the caller at
-		 * an entry then a bare address (bpf/stack.bpf.h) */
+		 * an entry then a bare address (bpf/stack.bpf.h), user stacks by
+		 * frame pointers only (bpf/unwind.bpf.h) */
 		struct load_opts again = *o;
 
 		again.plan.stacks.ucaller = false;
+		again.cfi = NULL;
 		free(ld->tramp);
 		kptrace_bpf__destroy(skel);
-		return loader_load(ld, &again, nprobes, msg, msglen);
+		err = loader_load(ld, &again, nprobes, msg, msglen);
+		ld->cfi_refused = o->cfi && o->cfi->n;
+		return err;
 	}
 	if (err) {
 		load_refused(ld, o->evs, err, msg, msglen);
 		return err;
 	}
 	drop_object_pages();
+	if (skel->rodata->kpt_cfi_on && (err = cfi_fill(skel, o->cfi, msg, msglen)))
+		return err;
 	if (o->plan.budget) {
 		ld->budget_len = (size_t)nprobes * sizeof(struct kpt_budget);
 		ld->budget = mmap(NULL, ld->budget_len, PROT_READ | PROT_WRITE, MAP_SHARED,

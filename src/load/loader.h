@@ -28,6 +28,7 @@ struct kpt_budget;
 
 struct loader {
 	struct kptrace_bpf *skel;
+	bool cfi_refused;		/* the verifier refused the CFI unwinder: loaded without */
 	struct bpf_link **links;	/* links[i] is probe i's */
 	bool *pair_entry;		/* probe i's ev_desc.pair_entry: off last */
 	struct tfs_probe *tfs;		/* probe i's tracefs kretprobe, for "rN:" */
@@ -64,6 +65,8 @@ struct loader {
 	pid_t reaper;
 };
 
+struct cfi_set;
+
 struct load_opts {
 	struct plan plan;	/* what the verifier gets for this run (prepare/plan.h) */
 	pid_t self_tgid;	/* kptrace's own process: never traced (0: none) */
@@ -91,6 +94,7 @@ struct load_opts {
 	const struct ev_desc *evs;
 	uint32_t pmu_n;		/* latency --pmu: counters per call (src/load/pmu.c), 0: none */
 	struct sched_opts sched;	/* kptrace timechart's programs (load/sched.h) */
+	const struct cfi_set *cfi;	/* user stacks' CFI tables (load/cfi.h), NULL: none */
 };
 
 /* latency --from/--to: the starts still open (in kpt_pairs). */

@@ -464,6 +464,8 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		pl->uses |= handler_uses(&ents[i]);
 		pl->regs_mask |= plan_regs_used(&ents[i]);
 		pl->stacks.ucaller |= ustack_at_entry(&ents[i]);
+		pl->stacks.ustacks |= (ents[i].flags & KPT_PF_USTACK) ||
+				      (ents[i].agg.stack_keys & KPT_SK_USTACK);
 		loop_bounds(&ents[i], pl);
 		if (ps->evs[i].kind == SPEC_TRACEPOINT && !ps->evs[i].tpbtf)
 			tp_end_bound(&ps->p[i].res.tp, pl);

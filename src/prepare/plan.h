@@ -30,6 +30,7 @@ struct stack_plan {
 	uint32_t kdepth, udepth;
 	bool kkeys, ukeys;
 	bool ucaller;	/* a user stack at a function's entry: its caller is added */
+	bool ustacks;	/* a probe takes user stacks (-U, a ustack key) */
 };
 
 struct plan {

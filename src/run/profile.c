@@ -190,8 +190,8 @@ static void print_losses(const struct consume_opts *o, const struct consume_resu
 	print_more_losses(&p->sum);
 	if (o->syms.cut && *o->syms.cut)
 		fprintf(stderr, ", %llu user stacks printed CUT SHORT (marked [cut short]: the "
-			"frame-pointer walk ended before the process's start, in code built "
-			"without frame pointers)", (unsigned long long)*o->syms.cut);
+			"walk ended before the process's start, in code without unwind tables "
+			"read or frame pointers)", (unsigned long long)*o->syms.cut);
 	if (p->sum.sampled + p->sum.paused)
 		fprintf(stderr, ", %llu hits SKIPPED by --budget (%llu sampled out, %llu while "
 			"paused)%s", (unsigned long long)(p->sum.sampled + p->sum.paused),

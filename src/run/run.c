@@ -25,6 +25,7 @@
 #include "agg/aggstack.h"
 #include "agg/tchart.h"
 #include "load/budget.h"
+#include "load/cfi.h"
 #include "load/loader.h"
 #include "load/modwatch.h"
 #include "load/pmu.h"
@@ -76,6 +77,7 @@ struct run {
 	int tc_err;		/* its report's */
 	struct ctr_table *ctrs;	/* --container, --by cgroup/container: the host's cgroups */
 	char ctr_root[32];	/* --container: the first one's /proc/PID/root, its uprobes' */
+	struct cfi_set cfi;	/* the binaries' unwind tables, for user stacks */
 };
 
 static bool verbose;
@@ -236,6 +238,10 @@ static int load_attach(struct run *r, bool deferred, bool *said_attaching)
 	for (;;) {
 		attaching = false;
 		err = loader_load(ld, lo, n, msg, sizeof(msg));
+		if (!err && ld->cfi_refused)
+			fprintf(stderr, "kptrace: warning: this kernel refused the unwinder of user "
+				"stacks (-v shows the verifier's log): they are walked by frame "
+				"pointers only, cut short in code without them\n");
 		for (i = 0; !err && i < n; i++)
 			err = loader_set_probe(ld, i, &r->ps.ents[i]);
 		if (!err && lo->plan.budget) {
@@ -499,6 +505,18 @@ static int run_load_opts(struct run *r)
 				loader_rethook_layout(lo, r->si.btf);
 			break;
 		}
+	/* user stacks through code without frame pointers: the binaries' CFI */
+	if (pl->stacks.ustacks && !sysinfo_need_btf(&r->si, msg, sizeof(msg)) &&
+	    cfi_layout(&r->cfi, r->si.btf)) {
+		cfi_collect(&r->cfi, r->ps.evs, r->ps.n, r->child ? 0 : env->pid,
+			    r->child ? env->command : NULL);
+		lo->cfi = &r->cfi;
+		if (r->cfi.dropped)
+			fprintf(stderr, "kptrace: warning: the unwind tables of %d binaries (%s "
+				"first) did not fit in %u rows: their frames are walked by frame "
+				"pointers only\n", r->cfi.dropped, r->cfi.dropped_path,
+				KPT_CFI_ROWS_MAX);
+	}
 	lo->buffer_size = env->buffer_size;
 	lo->target_tid = env->tid;
 	lo->target_comm = env->comm;
@@ -617,6 +635,10 @@ static struct usym *run_usym(struct run *r)
 	for (i = 0; us && i < r->ps.n; i++)
 		if (r->ps.evs[i].is_user && r->ps.evs[i].path)
 			usym_add_file(us, r->ps.evs[i].path);
+	/* the files the unwinder has tables of: their frames come with build
+	 * ids, named by them after the process is gone */
+	for (i = 0; us && i < r->cfi.n; i++)
+		usym_add_file(us, r->cfi.bins[i].path);
 	return us;
 }
 
@@ -890,6 +912,7 @@ static void run_close(struct run *r)
 		waitpid(r->child, &r->status, 0);
 	modwatch_free(r->mw);
 	loader_close(&r->ld);
+	cfi_free(&r->cfi);
 	pmu_close(&r->pmu);
 	target_close(&r->target);
 	if (r->out)

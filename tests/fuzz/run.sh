@@ -13,20 +13,20 @@
 # .output/fuzz/logs/NAME.log; on failure the log's report is printed.
 # FUZZ_JOBS harnesses run at once (default: nproc).
 #
-#   tests/fuzz/run.sh SECONDS [NAME...]     NAME: spec, filter, decode, jobs, http, usdt, elf, diff
+#   tests/fuzz/run.sh SECONDS [NAME...]     NAME: spec, filter, decode, jobs, http, usdt, elf, diff, ehframe
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 
 secs=${1:-}
 case "$secs" in
 '' | *[!0-9]*)
-	echo "usage: $0 SECONDS [spec|filter|decode|jobs|http|usdt|elf|diff ...]" >&2
+	echo "usage: $0 SECONDS [spec|filter|decode|jobs|http|usdt|elf|diff|ehframe ...]" >&2
 	exit 2
 	;;
 esac
 shift
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(spec filter decode jobs http usdt elf diff)
+[ ${#names[@]} -gt 0 ] || names=(spec filter decode jobs http usdt elf diff ehframe)
 
 BIN=${FUZZ_BIN:-.output/fuzz/bin}
 WORK=.output/fuzz
@@ -46,6 +46,7 @@ max_len() {
 	usdt) echo 512 ;;
 	elf) echo 16384 ;;	# the seeds' small programs, 1-8 KB
 	diff) echo 16384 ;;	# two files of a few tables each
+	ehframe) echo 8192 ;;	# a small program's .eh_frame, 1-2 KB
 	esac
 }
 

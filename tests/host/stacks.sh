@@ -6,7 +6,9 @@
 # binary, a shared library and C++ (names demangled, as c++filt prints
 # them), and of a process that exits at once, against the call sites
 # objdump finds in the binaries; -U and --by ustack --folded at each
-# function's entry of tests/host/unwind_target.c against gdb's bt.
+# function's entry of tests/host/unwind_target.c (-O1 with frame pointers,
+# -O2 without: unwound from .eh_frame), libc's getppid and malloc and
+# Debian's bash against gdb's bt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -16,7 +18,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 89
+expect_checks 103
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -540,38 +542,54 @@ else
 fi
 
 # Without frame pointers (-O2 -fomit-frame-pointer: a tail call, a .cold
-# split) the walk is cut short: each -U stack is gdb's whole, or a part of
-# gdb's marked [cut short] and counted in the exit profile, never a part
-# passed off as whole.
+# split), unwound from the binaries' .eh_frame in BPF: at each function's
+# entry, gdb's backtrace exactly, through -U and --by ustack --folded; libc's
+# getppid and malloc called from the frameless code (libc is Debian's -O2
+# build), and Debian's bash at echo_builtin (a stripped -O2 binary: its
+# static functions are [unknown] to both).
 B=$OUT/uw-o2
 if command -v gdb > /dev/null &&
 	gcc -O2 -g -fomit-frame-pointer tests/host/unwind_target.c -o "$B"; then
-	for fn in uw_leaf uw_middle main; do
-		gdb_stacks "$B" "$fn" 2 rare | sort -u > "$OUT/o2-$fn.ref"
-		kpt -U -c "$B 2 rare" "p:$B:$fn" > "$OUT/o2-$fn.out" 2> "$OUT/o2-$fn.err"
-		stacks_of "$OUT/o2-$fn.out" "*" user | to_main > "$OUT/o2-$fn.got"
-		cut=$(grep -c '|\[cut short\]$' "$OUT/o2-$fn.got")
-		check "o2-$fn: each -U stack is gdb's, or a part of it marked [cut short] ($cut cut)" \
-			python3 -c '
+	LIBC=$(ldd "$B" | awk '/libc\.so/ {print $3}')
+	for fn in uw_leaf uw_tail uw_rare uw_middle uw_outer main; do
+		gdb_case "o2-$fn" "$B" "$fn" 2 rare
+	done
+	ALSO="p:$B:uw_rare" gdb_case o2-getppid "$B" "$LIBC:getppid" 2
+	# no probe in the binary: its frames named by the unwinder's files
+	gdb_case o2-malloc "$B" "$LIBC:malloc" 2 alloc
+	printf 'echo a > /dev/null\nf() { echo b > /dev/null; }\nf\ng() { f; }\ng\n' > "$OUT/echo.sh"
+	gdb_case bash-echo /bin/bash echo_builtin "$OUT/echo.sh"
+	check "o2: no stack of the -O2 binaries and bash is marked cut short" \
+		sh -c "! grep -ql 'cut short' '$OUT'/g-o2-*.out '$OUT'/g-bash-*.out"
+else
+	fail "cannot build tests/host/unwind_target.c at -O2 (or no gdb)"
+fi
+
+# The control: the same -O2 binary without its .eh_frame (no table to
+# read) is walked by frame pointers, which it has not: each -U stack is a
+# part of gdb's marked [cut short] and counted in the exit profile, never a
+# part passed off as whole.
+B=$OUT/uw-o2-noeh
+if [ -s "$OUT/g-o2-uw_leaf.ref" ] &&
+	objcopy -R .eh_frame -R .eh_frame_hdr "$OUT/uw-o2" "$B"; then
+	fn=uw_leaf
+	kpt -U -c "$B 2 rare" "p:$B:$fn" > "$OUT/noeh.out" 2> "$OUT/noeh.err"
+	stacks_of "$OUT/noeh.out" "*" user | to_main > "$OUT/noeh.got"
+	cut=$(grep -c '|\[cut short\]$' "$OUT/noeh.got")
+	check "o2 without .eh_frame: each of the 6 -U stacks is a part of gdb's marked [cut short] ($cut cut)" \
+		python3 -c '
 import sys
 ref = [l.rstrip("\n").split("|") for l in open(sys.argv[1])]
 got = [l.rstrip("\n").split("|") for l in open(sys.argv[2])]
-assert ref and got, "no stacks"
+assert len(got) == 6, len(got)
 for g in got:
-    if g[-1] == "[cut short]":
-        # cut below main: past the reference, which ends at main
-        assert any(r[:len(g) - 1] == g[:-1] for r in ref), g
-    else:
-        assert g in ref, g
-' "$OUT/o2-$fn.ref" "$OUT/o2-$fn.got"
-		check "o2-$fn: the exit profile counts the $cut stacks CUT SHORT" \
-			sh -c "[ $cut = 0 ] && ! grep -q 'CUT SHORT' '$OUT/o2-$fn.err' ||
-				grep -q '$cut user stacks printed CUT SHORT' '$OUT/o2-$fn.err'"
-	done
-	check "o2: uw_leaf's stacks are cut short (the positive control)" \
-		grep -q 'cut short' "$OUT/o2-uw_leaf.out"
+    assert g[-1] == "[cut short]", g
+    assert any(r[:len(g) - 1] == g[:-1] for r in ref), g
+' "$OUT/g-o2-uw_leaf.ref" "$OUT/noeh.got"
+	check "o2 without .eh_frame: the exit profile counts the $cut stacks CUT SHORT" \
+		grep -q "$cut user stacks printed CUT SHORT" "$OUT/noeh.err"
 else
-	fail "cannot build tests/host/unwind_target.c at -O2 (or no gdb)"
+	fail "cannot strip .eh_frame from the -O2 build (or it has no gdb reference)"
 fi
 
 # --- a ring too small for the stacks: whole or counted --------------------

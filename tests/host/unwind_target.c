@@ -4,7 +4,7 @@
  * main -> uw_outer -> uw_middle -> uw_leaf, N times, and from uw_middle
  * uw_tail (a tail call to uw_leaf at -O2) and libc's getppid (no frame of
  * its own); with "rare", uw_middle's cold path too (uw_rare, called from
- * uw_middle.cold at -O2). Built -O1 -fno-omit-frame-pointer -fno-inline,
+ * uw_middle.cold at -O2); with "alloc", libc's malloc from uw_alloc. Built -O1 -fno-omit-frame-pointer -fno-inline,
  * where gcc gives the leaves no frame, and -O2 -fomit-frame-pointer.
  */
 #include <stdlib.h>
@@ -24,6 +24,16 @@ __attribute__((noinline)) int uw_tail(int x)
 	return uw_leaf(x + 1);
 }
 
+/* kept: gcc drops a malloc whose block is freed unread */
+void *volatile uw_block;
+
+__attribute__((noinline)) int uw_alloc(int x)
+{
+	uw_block = malloc((unsigned)x + 16);
+	free(uw_block);
+	return x;
+}
+
 /* a cold function: the block calling it is cold too, split off at -O2 */
 __attribute__((noinline, cold)) int uw_rare(int x)
 {
@@ -34,8 +44,10 @@ __attribute__((noinline)) int uw_middle(int x, int rare)
 {
 	int r = 0;
 
-	if (rare)
+	if (rare == 1)
 		r = uw_rare(x);
+	else if (rare == 2)
+		r = uw_alloc(x);
 	r += uw_leaf(x);
 	r += uw_tail(x);
 	uw_sink = getppid();
@@ -49,10 +61,12 @@ __attribute__((noinline)) int uw_outer(int x, int rare)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 1, rare = argc > 2 && !strcmp(argv[2], "rare");
+	int n = argc > 1 ? atoi(argv[1]) : 1, rare = 0;
 	long s = 0;
 	int i;
 
+	if (argc > 2)
+		rare = !strcmp(argv[2], "rare") ? 1 : !strcmp(argv[2], "alloc") ? 2 : 0;
 	for (i = 0; i < n; i++)
 		s += uw_outer(i, rare);
 	return s == -1;

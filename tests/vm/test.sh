@@ -356,6 +356,12 @@ x86_kernel() {
 	more+=(--add "$BPFTOOL:/bin/bpftool")
 	# util-linux's setpriv (caps-guest.sh): busybox's cannot change the uid
 	more+=(--add "$SETPRIV:/usr/local/bin/setpriv")
+	# ustack-guest.sh's binary without frame pointers (its .eh_frame unwound)
+	if gcc -O2 -fomit-frame-pointer -static tests/host/unwind_target.c -o "$VMOUT/uw2"; then
+		more+=(--add "$VMOUT/uw2:/uw2")
+	else
+		fail "$k: cannot build tests/host/unwind_target.c -O2 -static for ustack-guest.sh"
+	fi
 	# Its timeout only bounds a live guest on a slow machine (one took 800 s
 	# at a load of 12 on 2 cores): a fault stops it in seconds, a frozen
 	# guest after KPT_VM_SILENCE, a hung script at more-guest.sh's LIMIT.

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The binaries' CFI tables for the BPF unwinder (cfi.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <bpf/btf.h>
+
+#include "load/cfi.h"
+#include "prepare/event.h"
+#include "sys/btfwalk.h"
+#include "sys/ehframe.h"
+#include "sys/elf.h"
+#include "sys/libpath.h"
+#include "sys/procmaps.h"
+
+_Static_assert((int)KPT_CFI_GAP == EHF_GAP && (int)KPT_CFI_SP == EHF_SP &&
+	       (int)KPT_CFI_FP == EHF_FP && (int)KPT_CFI_BAD == EHF_BAD &&
+	       (int)KPT_CFI_END == EHF_END,
+	       "the BPF rows' kinds are ehframe.h's");
+
+bool cfi_layout(struct cfi_set *cs, const struct btf *btf)
+{
+	return btfwalk_struct_member(btf, "vm_area_struct", "vm_pgoff", &cs->vma_pgoff_off) &&
+	       btfwalk_struct_member(btf, "vm_area_struct", "vm_file", &cs->vma_file_off) &&
+	       btfwalk_struct_member(btf, "file", "f_inode", &cs->file_inode_off) &&
+	       btfwalk_struct_member(btf, "inode", "i_ino", &cs->inode_ino_off) &&
+	       btfwalk_struct_member(btf, "inode", "i_sb", &cs->inode_sb_off) &&
+	       btfwalk_struct_member(btf, "super_block", "s_dev", &cs->sb_dev_off);
+}
+
+/* The kernel's dev_t (MKDEV: major << 20 | minor), as a super block holds it. */
+static uint64_t kdev(dev_t d)
+{
+	return (uint64_t)major(d) << 20 | minor(d);
+}
+
+/*
+ * The file offset of virtual address v: from the PT_LOAD segment holding
+ * it, its end included (an FDE's end is a gap row's start).
+ */
+static bool file_offset(Elf *e, uint64_t v, uint64_t *off)
+{
+	GElf_Phdr ph;
+	size_t i = 0;
+
+	while (kelf_next_load(e, &i, &ph))
+		if (v >= ph.p_vaddr && v <= ph.p_vaddr + ph.p_filesz) {
+			*off = v - ph.p_vaddr + ph.p_offset;
+			return true;
+		}
+	return false;
+}
+
+/* t's rows as the BPF side reads them, into b; rows out of a segment or of range dropped. */
+static int rows_of(Elf *e, const struct ehf_table *t, struct cfi_bin *b)
+{
+	uint64_t off;
+	size_t i;
+
+	b->rows = calloc(t->n ? t->n : 1, sizeof(*b->rows));
+	if (!b->rows)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++) {
+		const struct ehf_row *r = &t->rows[i];
+		struct kpt_cfi_row *o = &b->rows[b->val.nrows];
+
+		if (!file_offset(e, r->pc, &off) || off > UINT32_MAX)
+			continue;
+		o->off = (uint32_t)off;
+		o->kind = r->cfa;
+		o->cfa_off = r->cfa_off;
+		/* a save further than 32 KiB from the CFA is no x86-64 frame's */
+		if (r->ra_off < INT16_MIN || r->ra_off > INT16_MAX || r->fp_off < INT16_MIN ||
+		    r->fp_off > INT16_MAX)
+			o->kind = KPT_CFI_BAD;
+		o->ra_off = (int16_t)r->ra_off;
+		o->fp_off = (int16_t)r->fp_off;
+		b->val.nrows++;
+	}
+	return 0;
+}
+
+int cfi_add_file(struct cfi_set *cs, const char *path, char *msg, size_t msglen)
+{
+	struct ehf_table t = { 0 };
+	struct cfi_bin *b;
+	struct kelf f;
+	int i, err;
+
+	err = kelf_open(path, &f, msg, msglen);
+	if (err)
+		return err;
+	for (i = 0; i < cs->n; i++)
+		if (cs->bins[i].key.dev == kdev(f.st.st_dev) && cs->bins[i].key.ino == f.st.st_ino)
+			goto out;
+	err = ehframe_read(f.e, &t, msg, msglen);
+	if (err == -ENOENT || err == -EOPNOTSUPP) {
+		err = 0;	/* no table: its frames are walked by frame pointers */
+		goto out;
+	}
+	if (err)
+		goto out;
+	if (cs->n == KPT_CFI_BINS || t.n > KPT_CFI_ROWS_MAX - cs->rows) {
+		if (!cs->dropped++)
+			snprintf(cs->dropped_path, sizeof(cs->dropped_path), "%s", path);
+		goto out;
+	}
+	b = &cs->bins[cs->n];
+	memset(b, 0, sizeof(*b));
+	b->key.dev = kdev(f.st.st_dev);
+	b->key.ino = f.st.st_ino;
+	{
+		/* struct bpf_stack_build_id's head: status 1 (BPF_STACK_BUILD_ID_VALID),
+		 * the build id after it */
+		unsigned char head[24] = { 1 };
+
+		kelf_build_id(f.e, head + 4);
+		memcpy(b->val.head, head, sizeof(head));
+	}
+	err = rows_of(f.e, &t, b);
+	if (err)
+		goto out;
+	b->path = strdup(path);
+	if (!b->path) {
+		free(b->rows);
+		err = -ENOMEM;
+		goto out;
+	}
+	b->val.first = cs->rows;
+	cs->rows += b->val.nrows;
+	cs->n++;
+out:
+	ehframe_free(&t);
+	kelf_close(&f);
+	return err;
+}
+
+static int add_mapping(void *arg, const struct procmap *m)
+{
+	char msg[256];
+
+	/* an executable mapping of a file: its tables (errors: no table, frame pointers then) */
+	if (m->perms[2] == 'x' && m->path[0] == '/')
+		cfi_add_file(arg, m->path, msg, sizeof(msg));
+	return 0;
+}
+
+int cfi_add_process(struct cfi_set *cs, pid_t pid)
+{
+	return procmaps_each("/proc", (uint32_t)pid, add_mapping, cs);
+}
+
+void cfi_collect(struct cfi_set *cs, const struct ev_desc *evs, int n, pid_t pid,
+		 const char *command)
+{
+	static const char *const libs[] = { "libc", "ld-linux-x86-64" };
+	char path[4096], msg[256];
+	size_t len;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (evs[i].is_user && evs[i].path)
+			cfi_add_file(cs, evs[i].path, msg, sizeof(msg));
+	if (pid > 0)
+		cfi_add_process(cs, pid);
+	if (command) {
+		/* the first word, found as execvp() would */
+		len = strcspn(command, " \t");
+		if (len < sizeof(path)) {
+			memcpy(path, command, len);
+			path[len] = '\0';
+			if (strchr(path, '/') || !libpath_find(path, path, sizeof(path)))
+				cfi_add_file(cs, path, msg, sizeof(msg));
+		}
+	}
+	for (i = 0; i < (int)(sizeof(libs) / sizeof(libs[0])); i++)
+		if (!libpath_find(libs[i], path, sizeof(path)))
+			cfi_add_file(cs, path, msg, sizeof(msg));
+}
+
+void cfi_free(struct cfi_set *cs)
+{
+	int i;
+
+	for (i = 0; i < cs->n; i++) {
+		free(cs->bins[i].rows);
+		free(cs->bins[i].path);
+	}
+	cs->n = 0;
+	cs->rows = 0;
+}

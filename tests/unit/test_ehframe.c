@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * sys/ehframe.c against binutils' readelf --debug-dump=frames-interp on
+ * real binaries: /bin/bash and libc (Debian's -O2 builds, without frame
+ * pointers), the dynamic linker, this test program (static: glibc's own
+ * objects), and tests/host/unwind_target.c built -O2 -fomit-frame-pointer
+ * here (a tail call, a .cold split). For every FDE readelf prints, each of
+ * its rows' CFA rule, return address and rbp rule are the row ehframe_find()
+ * gives at that address, and each of our rows inside the FDE is readelf's
+ * row at its address (the two step functions are equal); past an FDE's end
+ * where no other starts, ours says no FDE covers it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "sys/elf.h"
+#include "sys/ehframe.h"
+
+/* One readelf row, already as the walk keeps it. */
+struct rrow {
+	uint64_t pc;
+	struct ehf_row want;
+};
+
+struct rfde {
+	uint64_t start, end;
+	struct ehf_row cie;	/* its CIE's initial rules */
+	struct rrow *rows;
+	size_t n;
+};
+
+/* readelf's rule texts as ehframe.h's row: "rsp+8", "c-16", "u", "exp" */
+static struct ehf_row want_of(const char *cfa, const char *rbp, const char *ra)
+{
+	struct ehf_row w = { .cfa = EHF_BAD };
+	int n;
+
+	if (!strcmp(ra, "u")) {
+		w.cfa = EHF_END;
+		return w;
+	}
+	if (sscanf(cfa, "rsp+%d", &n) == 1)
+		w.cfa = EHF_SP;
+	else if (sscanf(cfa, "rbp+%d", &n) == 1)
+		w.cfa = EHF_FP;
+	else
+		return w;
+	w.cfa_off = n;
+	if (sscanf(ra, "c%d", &n) != 1 || !n) {
+		w.cfa = EHF_BAD;
+		return w;
+	}
+	w.ra_off = n;
+	if (sscanf(rbp, "c%d", &n) == 1)
+		w.fp_off = n;
+	else if (strcmp(rbp, "u") && strcmp(rbp, "s"))
+		w = (struct ehf_row){ .cfa = EHF_BAD };
+	return w;
+}
+
+static bool row_eq(const struct ehf_row *g, const struct ehf_row *w)
+{
+	if (g->cfa != w->cfa)
+		return false;
+	if (g->cfa == EHF_BAD || g->cfa == EHF_END)
+		return true;
+	return g->cfa_off == w->cfa_off && g->ra_off == w->ra_off && g->fp_off == w->fp_off;
+}
+
+static const char *row_str(const struct ehf_row *r, char *b, size_t n)
+{
+	static const char *k[] = { "gap", "sp", "fp", "bad", "end" };
+
+	snprintf(b, n, "%s%+d ra %d fp %d", r->cfa <= EHF_END ? k[r->cfa] : "?", r->cfa_off,
+		 r->ra_off, r->fp_off);
+	return b;
+}
+
+/* The columns of a "LOC CFA reg... ra" header: rbp's and ra's indexes (-1: none). */
+static void columns(char *line, int *rbp, int *ra)
+{
+	char *tok, *save;
+	int i = 0;
+
+	*rbp = *ra = -1;
+	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++) {
+		if (!strcmp(tok, "rbp"))
+			*rbp = i;
+		else if (!strcmp(tok, "ra"))
+			*ra = i;
+	}
+}
+
+static void add_row(struct rfde *f, uint64_t pc, const struct ehf_row *w)
+{
+	f->rows = realloc(f->rows, (f->n + 1) * sizeof(*f->rows));
+	if (!f->rows)
+		exit(2);
+	f->rows[f->n].pc = pc;
+	f->rows[f->n++].want = *w;
+}
+
+/* readelf's FDEs of path; an FDE without rows of its own takes its CIE's. */
+static struct rfde *readelf_fdes(const char *path, size_t *nf)
+{
+	char cmd[512], line[4096], *tok[64], *save;
+	struct ehf_row cies[64] = { 0 };
+	unsigned long cie_off[64];
+	unsigned long long a, b, off, cie;
+	struct rfde *f = NULL, *cur = NULL;
+	int ncie = 0, rbp = -1, ra = -1, nt, i;
+	bool in_cie = false;
+	FILE *p;
+
+	*nf = 0;
+	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames-interp '%s' 2>/dev/null", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	while (fgets(line, sizeof(line), p)) {
+		if (strstr(line, " CIE ") && sscanf(line, "%llx", &off) == 1) {
+			in_cie = true;
+			cur = NULL;
+			if (ncie < 64)
+				cie_off[ncie++] = off;
+			continue;
+		}
+		if (sscanf(line, "%llx %*x %*x FDE cie=%llx pc=%llx..%llx", &off, &cie, &a, &b) == 4) {
+			in_cie = false;
+			f = realloc(f, (*nf + 1) * sizeof(*f));
+			if (!f)
+				exit(2);
+			cur = &f[(*nf)++];
+			*cur = (struct rfde){ .start = a, .end = b };
+			for (i = 0; i < ncie; i++)
+				if (cie_off[i] == cie)
+					cur->cie = cies[i];
+			continue;
+		}
+		if (strstr(line, "LOC") && strstr(line, "CFA")) {
+			columns(line, &rbp, &ra);
+			continue;
+		}
+		if (strstr(line, "ZERO terminator"))
+			continue;
+		/* a register rule prints as "r10 (r10)": one column */
+		nt = 0;
+		for (char *t = strtok_r(line, " \n", &save); t && nt < 63;
+		     t = strtok_r(NULL, " \n", &save))
+			if (*t != '(')
+				tok[nt++] = t;
+		if (nt < 3 || ra < 0 || ra >= nt || sscanf(tok[0], "%llx", &a) != 1)
+			continue;
+		{
+			struct ehf_row w = want_of(tok[1], rbp > 0 && rbp < nt ? tok[rbp] : "u",
+						   tok[ra]);
+
+			if (in_cie && ncie)
+				cies[ncie - 1] = w;
+			else if (cur)
+				add_row(cur, a, &w);
+		}
+	}
+	pclose(p);
+	/* rowless FDEs: readelf prints nothing, the CIE's initial rules hold */
+	for (size_t j = 0; j < *nf; j++)
+		if (!f[j].n)
+			add_row(&f[j], f[j].start, &f[j].cie);
+	return f;
+}
+
+/* path's rows against readelf's. */
+static void check_file(const char *path, size_t min)
+{
+	struct ehf_table t = { 0 };
+	struct rfde *f;
+	struct kelf k;
+	char msg[256], g[64], w[64], ctx[512];
+	size_t nf, i, j, r, mism = 0, checked = 0;
+	int err;
+
+	err = kelf_open(path, &k, msg, sizeof(msg));
+	CHECK(!err, "%s: %s", path, msg);
+	if (err)
+		return;
+	err = ehframe_read(k.e, &t, msg, sizeof(msg));
+	CHECK(!err, "%s: ehframe_read: %s", path, msg);
+	f = readelf_fdes(path, &nf);
+	CHECK(nf >= min / 10, "%s: readelf printed %zu FDEs", path, nf);
+	CHECK(t.fdes >= nf, "%s: %zu FDEs read, readelf prints %zu", path, t.fdes, nf);
+	for (i = 0; i < nf; i++) {
+		const struct rfde *d = &f[i];
+
+		for (j = 0; j < d->n; j++) {
+			const struct ehf_row *got = ehframe_find(&t, d->rows[j].pc);
+
+			checked++;
+			if (!got || !row_eq(got, &d->rows[j].want)) {
+				if (mism++ < 8) {
+					snprintf(ctx, sizeof(ctx), "%s at 0x%" PRIx64 ": got %s, want %s",
+						 path, d->rows[j].pc,
+						 got ? row_str(got, g, sizeof(g)) : "none",
+						 row_str(&d->rows[j].want, w, sizeof(w)));
+					CHECK(0, "%s", ctx);
+				}
+			}
+		}
+		/* ours inside the FDE: each is readelf's row at its pc */
+		for (r = 0; r < t.n && d->n; r++) {
+			const struct ehf_row *o = &t.rows[r];
+			const struct rrow *want = NULL;
+
+			if (o->pc < d->start || o->pc >= d->end)
+				continue;
+			for (j = 0; j < d->n && d->rows[j].pc <= o->pc; j++)
+				want = &d->rows[j];
+			checked++;
+			if (!want || !row_eq(o, &want->want)) {
+				if (mism++ < 8)
+					CHECK(0, "%s: our row at 0x%" PRIx64 " (%s) is not readelf's (%s)",
+					      path, o->pc, row_str(o, g, sizeof(g)),
+					      want ? row_str(&want->want, w, sizeof(w)) : "none");
+			}
+		}
+		free(f[i].rows);
+	}
+	CHECK(!mism, "%s: %zu of %zu rows differ from readelf's", path, mism, checked);
+	CHECK(checked >= min, "%s: only %zu rows compared", path, checked);
+	printf("# %s: %zu FDEs, %zu rows (%zu kept as not walkable), %zu compared\n", path, t.fdes,
+	       t.n, t.bad, checked);
+	free(f);
+	ehframe_free(&t);
+	kelf_close(&k);
+}
+
+/* Hostile tables: each refused with the place named, nothing read outside. */
+static void check_bad(void)
+{
+	/* a CIE ("zR", code 1, data -8, ra 16, R = pcrel|sdata4), then an FDE */
+	static const uint8_t good[] = {
+		0x14, 0, 0, 0,  0, 0, 0, 0,  1, 'z', 'R', 0, 1, 0x78, 0x10, 1, 0x1b,
+		0x0c, 0x07, 0x08, 0x90, 0x01, 0, 0,
+		0x14, 0, 0, 0,  0x1c, 0, 0, 0,  0x10, 0, 0, 0,  0x20, 0, 0, 0,  0,
+		0x41, 0x0e, 0x10, 0,
+		0, 0, 0, 0,
+	};
+	struct ehf_table t = { 0 };
+	const struct ehf_row *r;
+	uint8_t b[sizeof(good)];
+	char msg[256];
+	size_t i;
+
+	CHECK_INT(ehframe_parse(good, sizeof(good), 0x1000, EM_X86_64, &t, msg, sizeof(msg)), 0,
+		  "a CIE and an FDE");
+	/* the FDE's pc: pcrel from its field at 0x1000 + 0x20, plus 0x10 */
+	r = ehframe_find(&t, 0x1030);
+	CHECK(r && r->cfa == EHF_SP && r->cfa_off == 8 && r->ra_off == -8, "entry row");
+	r = ehframe_find(&t, 0x1031);
+	CHECK(r && r->cfa == EHF_SP && r->cfa_off == 16, "after advance_loc 1");
+	r = ehframe_find(&t, 0x1050);
+	CHECK(r && r->cfa == EHF_GAP, "past the FDE's 0x20 bytes");
+	ehframe_free(&t);
+	memcpy(b, good, sizeof(b));
+	b[24] = 0x40;	/* the FDE's length past the section */
+	CHECK_INT(ehframe_parse(b, sizeof(b), 0x1000, EM_X86_64, &t, msg, sizeof(msg)), -ENOEXEC,
+		  "an FDE past the section");
+	CHECK(strstr(msg, "0x18"), "the FDE's offset named: %s", msg);
+	ehframe_free(&t);
+	memcpy(b, good, sizeof(b));
+	b[28] = 0x7f;	/* the CIE pointer before the section */
+	CHECK_INT(ehframe_parse(b, sizeof(b), 0x1000, EM_X86_64, &t, msg, sizeof(msg)), -ENOEXEC,
+		  "a CIE pointer before the section");
+	ehframe_free(&t);
+	memcpy(b, good, sizeof(b));
+	b[16] = 0x05;	/* an encoding not known */
+	CHECK_INT(ehframe_parse(b, sizeof(b), 0x1000, EM_X86_64, &t, msg, sizeof(msg)), -ENOEXEC,
+		  "an unknown pointer encoding");
+	ehframe_free(&t);
+	CHECK_INT(ehframe_parse(good, sizeof(good), 0, EM_PPC64, &t, msg, sizeof(msg)),
+		  -EOPNOTSUPP, "another machine");
+	/* every prefix: refused or read, never out of bounds (ASan's run) */
+	for (i = 0; i < sizeof(good); i++) {
+		uint8_t *cut = malloc(i ? i : 1);
+
+		memcpy(cut, good, i);
+		ehframe_parse(cut, i, 0, EM_X86_64, &t, msg, sizeof(msg));
+		ehframe_free(&t);
+		free(cut);
+	}
+}
+
+int main(void)
+{
+	char self[4096], tgt[] = "/tmp/kpt_ehframe_XXXXXX", cmd[512];
+	ssize_t n;
+	int fd;
+
+	check_bad();
+	check_file("/bin/bash", 1000);
+	check_file("/lib/x86_64-linux-gnu/libc.so.6", 1000);
+	check_file("/lib64/ld-linux-x86-64.so.2", 1000);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		check_file(self, 1000);
+	}
+	fd = mkstemp(tgt);
+	if (fd >= 0) {
+		close(fd);
+		snprintf(cmd, sizeof(cmd),
+			 "cc -O2 -fomit-frame-pointer tests/host/unwind_target.c -o %s", tgt);
+		if (!system(cmd))
+			check_file(tgt, 30);
+		else
+			CHECK(0, "cannot build tests/host/unwind_target.c: %s", cmd);
+		unlink(tgt);
+	}
+	return check_report();
+}

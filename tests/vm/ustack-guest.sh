@@ -1,0 +1,41 @@
+#!/bin/sh
+# Guest script (busybox sh) for issue 38: user stacks through code without
+# frame pointers, unwound from the binary's own .eh_frame in BPF. /uw2 is
+# tests/host/unwind_target.c built -O2 -fomit-frame-pointer -static
+# (tests/vm/test.sh adds it): at uw_leaf, "/uw2 2 rare" calls it from
+# uw_middle twice, through uw_tail twice (a tail call: uw_middle is the
+# caller on the stack) and from uw_rare (called from uw_middle.cold) twice,
+# all under uw_outer and main: the workload's chains, by name, are the
+# reference. The walk loads on 6.1's verifier too (its 512-byte call chains
+# and callbacks), so every stack is whole on every kernel.
+KREL=$(uname -r)
+. /guest-lib.sh
+W=/tmp/kpt-ustack
+mkdir -p $W
+echo "# expect 2 ok"
+
+if [ ! -x /uw2 ]; then
+	bad "no /uw2 (tests/vm/test.sh adds it): no user stacks without frame pointers"
+	exit 1
+fi
+WANT="main;uw_outer;uw_middle.cold;uw_rare;uw_leaf 2
+main;uw_outer;uw_middle;uw_leaf 4"
+# the names from main on, counted, as --folded prints them (root first)
+kpt count --by ustack --folded -c "/uw2 2 rare" p:/uw2:uw_leaf > $W/f.out 2> $W/f.err
+GOT=$(sed -n 's/^.*;\(main;\)/\1/p' $W/f.out | sort)
+if [ "$GOT" = "$WANT" ] && ! grep -q 'cut short' $W/f.out; then
+	ok "count --by ustack --folded at uw_leaf of an -O2 frameless static binary: the workload's chains, whole"
+else
+	bad "count --by ustack --folded at uw_leaf: '$(tr '\n' '|' < $W/f.out)' want '$(echo "$WANT" | tr '\n' '|')'; $(tail -n 3 $W/f.err | tr '\n' ' ')"
+fi
+# -U: each stack from uw_leaf down to main, none cut short
+kpt -U -c "/uw2 1 rare" p:/uw2:uw_leaf > $W/u.out 2> $W/u.err
+N=$(grep -c '<user stack trace>' $W/u.out)
+FIRST=$(grep -A1 '<user stack trace>' $W/u.out | grep -c '^ => uw_leaf+0x0 ')
+WHOLE=$(grep -c '^ => main+' $W/u.out)
+CUTU=$(grep -c '^ => \[cut short\]' $W/u.out)
+if [ "$N" = 3 ] && [ "$FIRST" = 3 ] && [ "$WHOLE" = 3 ] && [ "$CUTU" = 0 ]; then
+	ok "-U at uw_leaf: 3 stacks from uw_leaf, each whole down to main"
+else
+	bad "-U at uw_leaf: $N stacks, $FIRST from uw_leaf, $WHOLE through main, $CUTU cut short: $(head -c 600 $W/u.out | tr '\n' '|') $(tail -n 3 $W/u.err | tr '\n' ' ')"
+fi
