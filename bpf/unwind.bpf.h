@@ -34,6 +34,7 @@ struct kpt_uw {
 	__u32 notable;			/* the first frame's file has no table */
 };
 
+#ifndef KPT_ARCH_ARM64	/* the walk reads x86-64's registers only, for now */
 /* bpf_find_vma()'s callback: the mapping's bounds and file, by offsets from
  * the kernel's BTF (settings.bpf.h; vm_start and vm_end its first words) */
 static long kpt_uw_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -197,6 +198,7 @@ __noinline long kpt_unwind_walk(__u32 max)
 	bpf_loop(KPT_STACK_MAX, kpt_uw_step, &w, 0);
 	return w.notable ? 0 : w.n;
 }
+#endif
 
 /*
  * The user stack into s->ustk.frame by the tables, at most max frames: its
