@@ -19,13 +19,10 @@ summary() {
 }
 
 TIMES=()
-suite() {
-	local name=$1 status p f s t0=$SECONDS; shift
-	echo "=== $name"
-	"$@" 2>&1 | tee ".output/tests/$name.log"
-	status=${PIPESTATUS[0]}
-	TIMES+=("$name $((SECONDS - t0))s")
-	echo "# time: $name $((SECONDS - t0))s"
+# counted NAME STATUS: the suite's log summed into all.log; a suite that
+# exited non-zero with no failure counted is one failure
+counted() {
+	local name=$1 status=$2 p f s
 	read -r p f s < <(summary ".output/tests/$name.log")
 	if [ "$status" != 0 ]; then
 		rc=1
@@ -38,11 +35,20 @@ suite() {
 	echo "$name: $p passed, $f failed, $s skipped" >> "$LOG"
 }
 
+suite() {
+	local name=$1 status t0=$SECONDS; shift
+	echo "=== $name"
+	"$@" 2>&1 | tee ".output/tests/$name.log"
+	status=${PIPESTATUS[0]}
+	TIMES+=("$name $((SECONDS - t0))s")
+	echo "# time: $name $((SECONDS - t0))s"
+	counted "$name" "$status"
+}
+
 # The VM suites (qemu's TCG: CPU-bound, ~850 s) run beside the host suites
 # (which mostly wait on their workloads), niced so that the host suites'
 # workloads and clocks still get the CPU first. Their lines are printed and
-# counted where they stood, after the host suites. KPT_VM_BESIDE=0: after
-# them, as before.
+# counted after the host suites. KPT_VM_BESIDE=0: run after them.
 VM_BG=''
 vm_suites() {
 	local t0=$SECONDS
@@ -63,22 +69,13 @@ fi
 # collected NAME: a suite that ran in the background (vm_suites), printed and
 # counted as suite() does; its seconds are its own, overlapped with others'
 collected() {
-	local name=$1 status secs p f s
+	local name=$1 status secs
 	echo "=== $name (ran beside the host suites)"
 	cat ".output/tests/$name.log"
 	read -r status secs < ".output/tests/$name.status" 2>/dev/null || { status=1 secs=0; }
 	TIMES+=("$name ${secs}s (beside)")
 	echo "# time: $name ${secs}s, beside the host suites"
-	read -r p f s < <(summary ".output/tests/$name.log")
-	if [ "$status" != 0 ]; then
-		rc=1
-		if [ "$f" = 0 ]; then
-			echo "FAIL - suite $name exited $status with no failure counted (crashed, killed or cut short)"
-			f=1
-		fi
-		echo "=== $name FAILED"
-	fi
-	echo "$name: $p passed, $f failed, $s skipped" >> "$LOG"
+	counted "$name" "$status"
 }
 
 # src/'s folders are layers: no upward include, none without its folder, no cycle

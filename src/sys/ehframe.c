@@ -74,7 +74,8 @@ static uint64_t rd_bytes(struct rd *r, size_t n)
 	return v;
 }
 
-static uint64_t rd_uleb(struct rd *r)
+/* A LEB128 number; a signed one has its last byte's bit 6 extended. */
+static uint64_t rd_leb(struct rd *r, bool sign)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -90,28 +91,19 @@ static uint64_t rd_uleb(struct rd *r)
 			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 	} while (b & 0x80);
+	if (sign && shift < 64 && (b & 0x40))
+		v |= ~0ull << shift;
 	return v;
+}
+
+static uint64_t rd_uleb(struct rd *r)
+{
+	return rd_leb(r, false);
 }
 
 static int64_t rd_sleb(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-
-	do {
-		if (r->bad || r->p >= r->end) {
-			r->bad = true;
-			return 0;
-		}
-		b = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~0ull << shift;
-	return (int64_t)v;
+	return (int64_t)rd_leb(r, true);
 }
 
 /* An encoded pointer (DW_EH_PE_*); false for an encoding this reader does not take. */
