@@ -289,14 +289,16 @@ static void pair_key_names(const char *spec, bool start, char *buf, size_t len)
 static void pair_by_fields(const char *def, const char *by, char *keys, size_t len)
 {
 	struct tp_format fmt;
-	struct spec_probe p;
+	struct spec_probe p = { 0 };
 	struct spec_error e;
 	struct keylist kl;
 	char msg[256];
 	size_t at = strlen(keys);
 	int k;
 
-	if (!by || spec_parse(def, &p, &e) || p.kind != SPEC_TRACEPOINT || p.glob ||
+	if (!by)
+		return;
+	if (spec_parse(def, &p, &e) || p.kind != SPEC_TRACEPOINT || p.glob ||
 	    tp_format_load(p.tp_system, p.tp_event, NULL, &fmt, msg, sizeof(msg))) {
 		spec_free(&p);
 		return;
