@@ -43,42 +43,13 @@
 #include "run/consumer.h"
 #include "run/profile.h"
 #include "run/run.h"
+#include "run/state.h"
 #include "sys/container.h"
 #include "sys/privilege.h"
 #include "sys/usym.h"
 #include "util/clock.h"
 #include "util/keylist.h"
 #include "util/svg.h"
-
-/* One run's state, from its definitions to its last report. */
-struct run {
-	const struct kpt_opts *env;
-	struct sysinfo si;
-	struct probeset ps;
-	struct pmu_set pmu;
-	struct target target;
-	struct loader ld;
-	struct load_opts lo;
-	struct outsink *sink;
-	FILE *out;
-	FILE *svg;		/* --svg's file, open from before loading */
-	struct perfetto *pf;	/* --perfetto's trace, open from before loading */
-	struct call_starts *over;	/* latency --over: the starts' records, for its lines */
-	pid_t child;
-	int go_fd;		/* the -c child's pipe: it execs once written */
-	int status;
-	int stats_fd;		/* BPF_ENABLE_STATS for the profile's COST; -1 none */
-	struct modwatch *mw;	/* module functions as their modules come and go */
-	char stats_off[160];	/* why COST is not known, "" when it is */
-	struct budget_ctl budget;	/* --budget's controller (plan.budget) */
-	struct agg_ctx *ac;	/* the aggregations' report, while consuming */
-	uint64_t ucut;		/* user stacks printed cut short (stack_user_shown()) */
-	struct tchart *tc;	/* kptrace timechart's forks and execs, then its tables */
-	int tc_err;		/* its report's */
-	struct ctr_table *ctrs;	/* --container, --by cgroup/container: the host's cgroups */
-	char ctr_root[32];	/* --container: the first one's /proc/PID/root, its uprobes' */
-	struct cfi_set cfi;	/* the binaries' unwind tables, for user stacks */
-};
 
 static bool verbose;
 
@@ -642,95 +613,6 @@ static struct usym *run_usym(struct run *r)
 	return us;
 }
 
-/* --perfetto: a timed call, named as its histogram is (the function, or --from->--to). */
-static void perfetto_on_call(void *arg, const struct kpt_rec_hdr *h, uint64_t dur)
-{
-	struct run *r = arg;
-	char name[2 * SPEC_NAME_MAX + 3];
-
-	agg_probe_name(r->ps.evs, r->ps.n, &r->ps.ents[h->probe].agg, h->probe, name, sizeof(name));
-	perfetto_call(r->pf, name, h, dur);
-}
-
-/* --perfetto: a streamed event, an instant. */
-static void perfetto_on_event(void *arg, const struct ev_desc *ev, const void *rec, size_t len)
-{
-	perfetto_instant(((struct run *)arg)->pf, ev, rec, len);
-}
-
-/* --perfetto: a latency's start, with the arguments its slice shows. */
-static void perfetto_on_start(void *arg, const struct ev_desc *ev, const void *rec, size_t len)
-{
-	perfetto_start(((struct run *)arg)->pf, ev, rec, len);
-}
-
-/* timechart: a fork or exec (its probes' only records), a mark on its process's lane. */
-static void timechart_on_event(void *arg, const struct ev_desc *ev, const void *rec, size_t len)
-{
-	const struct kpt_rec_hdr *h = rec;
-	struct run *r = arg;
-
-	if (len < KPT_HDR_SIZE)
-		return;
-	tchart_event(r->tc, strstr(ev->event, "exec") != NULL, h->comm, h->ts, h->tid, h->tgid);
-	if (r->pf)
-		perfetto_instant(r->pf, ev, rec, len);
-}
-
-/*
- * timechart: the consumer's last report, once stopped and drained (every
- * fork and exec in): the kernel's tables read as the run stopped, then each
- * output.
- */
-static void timechart_report(void *arg, bool final)
-{
-	struct run *r = arg;
-	uint64_t end = r->ld.stopped ? (uint64_t)(r->ld.stopped * 1e9) : kpt_mono_ns();
-	int err;
-
-	if (!final)
-		return;
-	err = r->tc_err = tchart_read(r->tc, &r->ld, end);
-	if (err) {
-		fprintf(stderr, "kptrace: error: timechart: cannot read its tables: %s\n",
-			strerror(-err));
-		return;
-	}
-	tchart_summary(r->tc, r->out, r->env->json);
-	if (r->pf)
-		tchart_perfetto(r->tc, r->pf);
-	if (r->svg && (err = r->tc_err = tchart_svg(r->tc, r->svg)))
-		fprintf(stderr, "kptrace: error: --svg: cannot write %s: %s\n", r->env->svg_path,
-			strerror(-err));
-}
-
-/* latency --over: a start's record, kept for its call's line. */
-static void over_on_start(void *arg, const struct ev_desc *ev, const void *rec, size_t len)
-{
-	callstart_put(((struct run *)arg)->over, ev, rec, len);
-}
-
-/* latency --over: any call ended; its start, if still kept, goes. */
-static void over_on_call(void *arg, const struct kpt_rec_hdr *h, uint64_t dur)
-{
-	free(callstart_take(((struct run *)arg)->over, h->ts >= dur ? h->ts - dur : 0, h->tid));
-}
-
-/* latency --over: a call at or over it, its line with its start's arguments. */
-static void over_on_slow(void *arg, const struct ev_desc *ev, const void *rec, size_t len,
-			 uint64_t dur)
-{
-	struct run *r = arg;
-	const struct kpt_rec_hdr *h = rec;
-	struct call_start *st = callstart_take(r->over, h->ts >= dur ? h->ts - dur : 0, h->tid);
-	char name[2 * SPEC_NAME_MAX + 3];
-
-	agg_probe_name(r->ps.evs, r->ps.n, &r->ps.ents[h->probe].agg, h->probe, name, sizeof(name));
-	slowcall_print(r->out, r->env->json, r->si.ksyms, name,
-		       r->env->unit ? r->env->unit : "us", st, ev, rec, len, dur);
-	free(st);
-}
-
 /* --perfetto's file finished: the records the ring buffer had no room for as its counter. */
 static int run_perfetto_close(struct run *r)
 {
@@ -778,33 +660,9 @@ static int run_consume(struct run *r)
 	co.budget = r->lo.plan.budget ? &r->budget : NULL;
 	co.tick = run_tick;
 	co.tick_arg = r;
-	if (r->pf) {
-		perfetto_set_ksyms(r->pf, r->si.ksyms);
-		co.on_call = perfetto_on_call;
-		/* latency's records of events are its starts' arguments, not lines */
-		co.on_event = env->mode == MODE_TRACE ? perfetto_on_event : perfetto_on_start;
-		co.hook_only = env->mode != MODE_TRACE;
-		co.hook_arg = r;
-	}
-	if (r->tc) {
-		co.on_event = timechart_on_event;
-		co.hook_only = true;
-		co.hook_arg = r;
-		co.report = timechart_report;
-		co.report_arg = r;
-	}
-	if (env->over_ns) {
-		r->over = calloc(1, sizeof(*r->over));
-		if (!r->over) {
-			err = -ENOMEM;
-			goto out;
-		}
-		co.on_call = over_on_call;
-		co.on_event = over_on_start;
-		co.on_slow = over_on_slow;
-		co.hook_only = true;
-		co.hook_arg = r;
-	}
+	err = run_hooks(r, &co);
+	if (err)
+		goto out;
 	if (env->mode != MODE_TRACE) {
 		ao.unit = env->unit;
 		ao.top = env->top;
