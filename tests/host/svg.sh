@@ -2,7 +2,8 @@
 # Host tests of --svg: the pictures of hist, latency (bars and an -i heatmap)
 # and count, each well-formed (xmllint), its structure checked against the
 # text or JSON of the same run (a bar per non-empty row, its count in its
-# tooltip; a heat cell per interval and row), and rendered in headless
+# tooltip; a heat cell per interval and row), hist's bars against the
+# workload's own calls, and rendered in headless
 # Chromium to a PNG of the stated size that is not blank. The PNGs stay in
 # .output/tests/host/svg as artefacts. Bad input: --svg refused in trace
 # mode, and an unwritable path refused before anything attaches.
@@ -19,7 +20,7 @@ gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot bui
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
 command -v xmllint > /dev/null || skip_all "xmllint is not installed (libxml2-utils)"
 command -v chromium > /dev/null || skip_all "chromium is not installed"
-expect_checks 40
+expect_checks 41
 rm -f "$OUT"/*.svg "$OUT"/*.png "$OUT"/*.txt "$OUT"/*.json
 
 DEF="p:sz $B:kpt_size n=%di:u64 k=+0(%si):u8"
@@ -218,8 +219,34 @@ def check_count(svg, txt):
         fail("no axis name COUNT")
     print("%d count bars as the text's rows, axis %r" % (len(rows), ticks))
 
+def number(t):
+    """A label's edge as a number: "512" -> 512, "1K" -> 1024."""
+    m = re.fullmatch(r"(-?\d+)([KMGTP]?)", t)
+    if not m:
+        fail("an edge I cannot read: %r" % t)
+    return int(m.group(1)) << (10 * " KMGTP".index(m.group(2) or " "))
+
+def check_workload(svg):
+    """target dist's calls, n = 0..999 and 7 three times: each bar's count
+    the number of those in its [lo, hi), every call in a bar."""
+    vals = list(range(1000)) + [7] * 3
+    ps = panels(svg)
+    if len(ps) != 1:
+        fail("%d panels, want 1" % len(ps))
+    total = 0
+    for bar in ps[0]["bars"]:
+        label, count = bar.rsplit(": ", 1)
+        lo, hi = map(number, edges(label))
+        want = sum(1 for v in vals if lo <= v < hi)
+        if int(count) != want:
+            fail("bar %s: %s, the workload made %d" % (label, count, want))
+        total += int(count)
+    if total != len(vals):
+        fail("the bars hold %d calls, the workload made %d" % (total, len(vals)))
+    print("%d bars, each the workload's count" % len(ps[0]["bars"]))
+
 {"bars": check_bars, "json": check_json, "heat": check_heat,
- "count": check_count}[sys.argv[1]](*sys.argv[2:])
+ "count": check_count, "workload": check_workload}[sys.argv[1]](*sys.argv[2:])
 EOF
 
 # render NAME COLOUR: NAME.svg to NAME.png, checked (tests/lib.sh's render_png)
@@ -236,6 +263,8 @@ kpt hist -c "$B dist" "$DEF" n --json -o "$OUT/hist.json" --svg "$OUT/histj.svg"
 check "hist --json: well-formed" well_formed "$OUT/histj.svg"
 check "hist --json: the bars are the JSON's buckets" \
 	python3 "$OUT/svg_check.py" json "$OUT/histj.svg" "$OUT/hist.json"
+check "hist: each bar's count the workload's (n = 0..999 and 7 three times)" \
+	python3 "$OUT/svg_check.py" workload "$OUT/hist.svg"
 check "hist: rendered" render hist e8743b
 
 # --- hist --by: a panel per key ---
