@@ -63,28 +63,27 @@ traced() {
 		bad "$b: nobody with CAP_BPF+CAP_PERFMON$2: exit $rc, dd's reads '$got' (want 777 223 0): $(grep -v '^Attach' $W/$b.err | head -n 3 | tr '\n' ' ')"
 	fi
 }
+# refused B WHY TEXT: kptrace --backend B as nobody with the capabilities
+# exits 1 with TEXT in its message
+refused() {
+	timeout -s KILL 120 $NOBODY $CAPS /bin/kptrace --backend $1 -d 1 "$DEF" \
+		> $W/$1.out 2> $W/$1.err
+	rc=$?
+	if [ $rc = 1 ] && grep -q "$3" $W/$1.err; then
+		ok "$1: nobody, $2: refused, saying so"
+	else
+		bad "$1: nobody, $2: exit $rc, $(head -c 300 $W/$1.err)"
+	fi
+}
 # kprobe.multi attaches by address: what kallsyms shows nobody decides it
 hidden=no
 $NOBODY head -n 1 /proc/kallsyms | grep -q '^0000000000000000 ' && hidden=yes
 for b in $BACKENDS; do
 	if [ $b = kprobe-multi ] && [ $hidden = yes ]; then
-		timeout -s KILL 120 $NOBODY $CAPS /bin/kptrace --backend $b -d 1 "$DEF" \
-			> $W/$b.out 2> $W/$b.err
-		rc=$?
-		if [ $rc = 1 ] && grep -q 'attaches by address, and kallsyms hides them from this user' $W/$b.err; then
-			ok "$b: nobody, kallsyms' addresses hidden from it: refused, saying so"
-		else
-			bad "$b: nobody, kallsyms' addresses hidden from it: exit $rc, $(head -c 300 $W/$b.err)"
-		fi
+		refused $b "kallsyms' addresses hidden from it" \
+			'attaches by address, and kallsyms hides them from this user'
 	elif [ $b = kprobe ] && [ "$PARANOID" -gt 2 ]; then
-		timeout -s KILL 120 $NOBODY $CAPS /bin/kptrace --backend $b -d 1 "$DEF" \
-			> $W/$b.out 2> $W/$b.err
-		rc=$?
-		if [ $rc = 1 ] && grep -q "kernel.perf_event_paranoid is $PARANOID" $W/$b.err; then
-			ok "$b: nobody, perf_event_paranoid $PARANOID: refused, naming it"
-		else
-			bad "$b: nobody, perf_event_paranoid $PARANOID: exit $rc, $(head -c 300 $W/$b.err)"
-		fi
+		refused $b "perf_event_paranoid $PARANOID" "kernel.perf_event_paranoid is $PARANOID"
 		echo 2 > /proc/sys/kernel/perf_event_paranoid
 		traced $b ", perf_event_paranoid 2,"
 		echo $PARANOID > /proc/sys/kernel/perf_event_paranoid
