@@ -288,12 +288,18 @@ static __always_inline void kpt_tc_out(__u64 *args, __u32 tid, __u64 ran, __u64 
 	kpt_tc_enter(t, tid, kpt_tc_state_of(args[0], args[3]), now);
 }
 
+/*
+ * A raw tracepoint's context is its arguments, u64 each: read as a plain
+ * array, not as struct bpf_raw_tracepoint_args, whose access would be a
+ * CO-RE relocation, and one of those makes libbpf parse the kernel's whole
+ * BTF for every run (agg.sh's "kallsyms and the kernel's BTF not read").
+ */
 /* sched_switch(bool preempt, struct task_struct *prev, *next, unsigned int prev_state) */
 SEC("raw_tp")
-int kpt_tc_switch(struct bpf_raw_tracepoint_args *ctx)
+int kpt_tc_switch(__u64 *args)
 {
-	__u32 prev = kpt_tc_task_u32(ctx->args[1], kpt_tc_pid_off);
-	__u32 next = kpt_tc_task_u32(ctx->args[2], kpt_tc_pid_off), zero = 0;
+	__u32 prev = kpt_tc_task_u32(args[1], kpt_tc_pid_off);
+	__u32 next = kpt_tc_task_u32(args[2], kpt_tc_pid_off), zero = 0;
 	__u64 now = bpf_ktime_get_ns(), ran = 0;
 	struct kpt_tc_oncpu *oc;
 	struct kpt_tc_task *t;
@@ -309,11 +315,11 @@ int kpt_tc_switch(struct bpf_raw_tracepoint_args *ctx)
 		oc->pid = next;
 	}
 	if (prev)
-		kpt_tc_out(ctx->args, prev, ran, now);
+		kpt_tc_out(args, prev, ran, now);
 	if (!next)
 		return KPT_TC_PASS;
 	t = bpf_map_lookup_elem(&kpt_tc_tasks, &next);
-	if (!t && kpt_tc_wanted(kpt_tc_task_u32(ctx->args[2], kpt_tc_tgid_off)))
+	if (!t && kpt_tc_wanted(kpt_tc_task_u32(args[2], kpt_tc_tgid_off)))
 		t = kpt_tc_task_new(next, KPT_TC_RUN, now);
 	if (t && !(t->flags & KPT_TC_F_UNWANTED))
 		kpt_tc_enter(t, next, KPT_TC_RUN, now);
@@ -355,23 +361,23 @@ static __always_inline int kpt_tc_wake(__u64 p, bool fresh)
 
 /* sched_wakeup(struct task_struct *p) */
 SEC("raw_tp")
-int kpt_tc_wakeup(struct bpf_raw_tracepoint_args *ctx)
+int kpt_tc_wakeup(__u64 *args)
 {
-	return kpt_tc_wake(ctx->args[0], false);
+	return kpt_tc_wake(args[0], false);
 }
 
 SEC("raw_tp")
-int kpt_tc_wakeup_new(struct bpf_raw_tracepoint_args *ctx)
+int kpt_tc_wakeup_new(__u64 *args)
 {
-	return kpt_tc_wake(ctx->args[0], true);
+	return kpt_tc_wake(args[0], true);
 }
 
 /* sched_process_fork(struct task_struct *parent, *child), in the parent's context. */
 SEC("raw_tp")
-int kpt_tc_fork(struct bpf_raw_tracepoint_args *ctx)
+int kpt_tc_fork(__u64 *args)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u32 child = kpt_tc_task_u32(ctx->args[1], kpt_tc_pid_off);
+	__u32 child = kpt_tc_task_u32(args[1], kpt_tc_pid_off);
 	struct kpt_tc_task *t;
 
 	if (kpt_tc_off() || !kpt_tc_wanted(tgid))
@@ -386,12 +392,12 @@ int kpt_tc_fork(struct bpf_raw_tracepoint_args *ctx)
 
 /* sched_process_exit(struct task_struct *p, ...), p the current task. */
 SEC("raw_tp")
-int kpt_tc_exit(struct bpf_raw_tracepoint_args *ctx)
+int kpt_tc_exit(__u64 *args)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct kpt_tc_task *t;
 
-	(void)ctx;
+	(void)args;
 	if (kpt_tc_off() || !(t = bpf_map_lookup_elem(&kpt_tc_tasks, &tid)))
 		return KPT_TC_PASS;
 	t->died = bpf_ktime_get_ns();
@@ -400,10 +406,10 @@ int kpt_tc_exit(struct bpf_raw_tracepoint_args *ctx)
 
 /* block_rq_issue(struct request *rq) by the current task: counted, timed to its completion. */
 SEC("raw_tp")
-int kpt_tc_rq_issue(struct bpf_raw_tracepoint_args *ctx)
+int kpt_tc_rq_issue(__u64 *args)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 k = ctx->args[0];
+	__u64 k = args[0];
 	struct kpt_tc_rq rq = { .tid = tid };
 	struct kpt_tc_task *t;
 	struct kpt_tc_slice *v;
@@ -424,9 +430,9 @@ int kpt_tc_rq_issue(struct bpf_raw_tracepoint_args *ctx)
 
 /* block_rq_complete(struct request *rq, blk_status_t error, unsigned int nr_bytes) */
 SEC("raw_tp")
-int kpt_tc_rq_complete(struct bpf_raw_tracepoint_args *ctx)
+int kpt_tc_rq_complete(__u64 *args)
 {
-	__u64 k = ctx->args[0];
+	__u64 k = args[0];
 	struct kpt_tc_task *t;
 	struct kpt_tc_rq *rq;
 

@@ -169,17 +169,10 @@ static void agg_tick(void *arg, bool final)
 static int cgroup_id(const char *path, uint64_t *id)
 {
 	struct statfs sf;
+	struct stat st;
 
 	if (!path)
 		return 0;
-	/* a v1 hierarchy's directory has an inode too, never a task's v2 id */
-	if (!statfs(path, &sf) && sf.f_type != CGROUP2_SUPER_MAGIC) {
-		fprintf(stderr, "kptrace: error: --cgroup %s: not in a cgroup v2 hierarchy (on a "
-			"cgroup v1 host, its path under the unified mount)\n", path);
-		return -EINVAL;
-	}
-	struct stat st;
-
 	if (stat(path, &st)) {
 		fprintf(stderr, "kptrace: error: --cgroup %s: %s\n", path, strerror(errno));
 		return -errno;
@@ -187,6 +180,12 @@ static int cgroup_id(const char *path, uint64_t *id)
 	if (!S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "kptrace: error: --cgroup %s: not a cgroup directory\n", path);
 		return -ENOTDIR;
+	}
+	/* a v1 hierarchy's directory has an inode too, never a task's v2 id */
+	if (!statfs(path, &sf) && sf.f_type != CGROUP2_SUPER_MAGIC) {
+		fprintf(stderr, "kptrace: error: --cgroup %s: not in a cgroup v2 hierarchy (on a "
+			"cgroup v1 host, its path under the unified mount)\n", path);
+		return -EINVAL;
 	}
 	*id = st.st_ino;
 	return 0;
