@@ -380,9 +380,9 @@ static void test_listen(void)
 
 #define METRICS_LEN	(100 * 1024 + 7)
 #define BIG_LEN		(4 << 20)
-/* the server's deadline: long enough that a loaded machine (the VM suites
- * run beside the unit tests, ASan doubles the work) still serves another
- * client well inside it, so the checks below judge the server, not the load */
+/* the server's deadline: long enough that a loaded machine (a shared CI
+ * host, ASan doubling the work) still serves another client well inside
+ * it, so the checks below judge the server, not the load */
 #define TIMEOUT_MS	1000
 #define MAX_CLIENTS	4
 #define BURST		1000

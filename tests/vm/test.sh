@@ -377,7 +377,7 @@ x86_kernel() {
 	if [ "$k" = "${KPT_VM_SAN_KERNEL:-6.12}" ]; then
 		local san=(--add .output/kptrace-san:/bin/kptrace --add "$BPFTOOL:/bin/bpftool"
 			--add tests/vm/more-guest.sh:/more-guest.sh --add tests/vm/guest-lib.sh:/guest-lib.sh)
-		for g in module targeting stacks guidance serve; do
+		for g in module targeting guidance serve; do
 			san+=(--add "tests/vm/$g-guest.sh:/guest.san/$g-guest.sh")
 		done
 		[ -z "$ko" ] || san+=(--add "$ko:/lib/etn.ko")
