@@ -246,10 +246,19 @@ int kpt_entry(struct pt_regs *ctx)
 	return kpt_handle(ctx, KPT_CTX_REGS, true);
 }
 
+/*
+ * A classic tracepoint's programs return 1: the kernel hands the event to
+ * the tracepoint's perf events only when every program on it returns
+ * non-zero, and those events are shared, so a 0 would hide the event from
+ * a perf record or perf stat running beside kptrace.
+ */
+#define KPT_TP_PASS 1
+
 SEC("tracepoint")
 int kpt_tp(void *ctx)
 {
-	return kpt_handle(ctx, KPT_CTX_TP, true);
+	kpt_handle(ctx, KPT_CTX_TP, true);
+	return KPT_TP_PASS;
 }
 
 /* BTF-typed tracepoints: a slot each (tp.bpf.h), the loader sets its target */
@@ -267,7 +276,8 @@ KPT_TPBTF(4) KPT_TPBTF(5) KPT_TPBTF(6) KPT_TPBTF(7)
 SEC("tracepoint")
 int kpt_tp2(void *ctx)
 {
-	return kpt_handle(ctx, KPT_CTX_TP, true);
+	kpt_handle(ctx, KPT_CTX_TP, true);
+	return KPT_TP_PASS;
 }
 
 /* Many functions through one link each (Linux 5.18+, CONFIG_FPROBE); entries
@@ -321,15 +331,15 @@ int kpt_newtask(void *ctx)
 	long err;
 
 	if (!bpf_map_lookup_elem(&kpt_procs, &tgid))
-		return 0;
+		return KPT_TP_PASS;
 	if (bpf_probe_read_kernel(&flags, sizeof(flags), (void *)((__u64)ctx + kpt_nt_flags_off)) ||
 	    (flags & KPT_CLONE_THREAD) ||
 	    bpf_probe_read_kernel(&pid, sizeof(pid), (void *)((__u64)ctx + kpt_nt_pid_off)))
-		return 0;
+		return KPT_TP_PASS;
 	err = bpf_map_update_elem(&kpt_procs, &pid, &one, BPF_NOEXIST);
 	if (err && err != -KPT_EEXIST)	/* full: -E2BIG */
 		__sync_fetch_and_add(&kpt_procs_full, 1);
-	return 0;
+	return KPT_TP_PASS;
 }
 
 /*
@@ -345,5 +355,5 @@ int kpt_procfree(void *ctx)
 
 	if (!bpf_probe_read_kernel(&pid, sizeof(pid), (void *)((__u64)ctx + kpt_free_pid_off)))
 		bpf_map_delete_elem(&kpt_procs, &pid);
-	return 0;
+	return KPT_TP_PASS;
 }

@@ -15,7 +15,7 @@ OUT=$(realpath "$OUT")
 BIN=$OUT/target
 gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$BIN" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "hardening tests need root (BPF, uprobes, setpriv)"
-expect_checks 36
+expect_checks 37
 
 # kptrace's BPF programs (names kpt_*) and what tracefs lists of this
 # suite's target: compared before and after each run ("nothing left
@@ -295,4 +295,27 @@ check "no /tmp path, mkstemp, tmpfile or tmpnam in src/ (but perf maps read, the
 		grep -vE '^src/sys/usym\.[ch]:[0-9]+:.*perf_map_dir|^src/sys/debuginfod\.c:[0-9]+:	fd = mkstemp\(tmp\);'"
 check "-o: nothing left attached after all of it" nothing_left
 
+# Another tool's perf events on a tracepoint kptrace traces: the kernel
+# hands the event to them only when every BPF program on the tracepoint
+# returns non-zero. The reference: perf stat's counts of a workload's
+# lseek(2) calls (1003 each run) and forks, alone and while a kptrace -c
+# runs (its own programs on task_newtask follow -c's forks).
+perf_pair() {
+	perf stat -x, -e syscalls:sys_enter_lseek,task:task_newtask -o "$1" -- \
+		sh -c "$BIN seek; $BIN seek & wait" &&
+		awk -F, '/sys_enter_lseek|task_newtask/ { printf "%s%s", s, $1; s = "/" }' "$1"
+}
+if command -v perf > /dev/null; then
+	alone=$(perf_pair "$OUT/perf-alone.csv")
+	beside=
+	if kpt_bg "$OUT/pb.err" count 't:syscalls/sys_enter_lseek' -c "sleep 30" > "$OUT/pb.out"; then
+		beside=$(perf_pair "$OUT/perf-beside.csv")
+		kill -INT $KP 2>/dev/null
+		wait $KP
+	fi
+	check "perf stat beside kptrace on the same tracepoints sees what it sees alone (lseeks/forks: $alone alone, $beside beside)" \
+		test "$alone" = "2006/2" -a "$beside" = "$alone"
+else
+	skip "perf is not installed (linux-perf): perf beside kptrace"
+fi
 finish

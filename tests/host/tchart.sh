@@ -40,10 +40,10 @@ dd if=/dev/urandom of="$DATA" bs=1M count=16 status=none && sync
 # perf on CLOCK_MONOTONIC, the timechart's clock, so timehist reads the same
 # window (not the -c child's life before kptrace attached); 16 MiB buffers,
 # or perf drops events on a busy host. A perf event tracepoint records for
-# perf only when the BPF programs on it return non-zero, and kptrace's (or
-# another tool's) t:sched/sched_switch returns 0: another suite running one
-# on this shared host stops perf's sched_switch stream. Such a run is done
-# again, at most twice.
+# perf only when the BPF programs on it return non-zero (kptrace's do, and
+# its timechart's are raw tracepoints): another tool's program returning 0
+# on sched_switch, on a shared host, stops perf's stream. Such a run is
+# done again, at most twice.
 perf_run() {
 	local perf_pid
 	perf sched record -m 16M -k CLOCK_MONOTONIC -a -o "$OUT/perf.data" > /dev/null \
