@@ -84,21 +84,21 @@ suite layers tests/layers.sh
 suite unit tests/run-unit.sh .output/tests/test_* .output/tests/san/test_*
 # a smoke: the regressions and 10 s of search each (make fuzz: the campaign)
 suite fuzz tests/fuzz/run.sh 10
-suite host tests/host/run.sh
-suite host-agg tests/host/agg.sh
-suite host-badinput tests/host/badinput.sh
-# the differential, aggregation and bad-input suites again on kptrace built
-# with ASan+UBSan: any report fails the run (tests/lib.sh collects them)
-suite host-san env KPT=.output/kptrace-san tests/host/run.sh
-suite host-agg-san env KPT=.output/kptrace-san tests/host/agg.sh
-suite host-badinput-san env KPT=.output/kptrace-san tests/host/badinput.sh
-suite host-stacks tests/host/stacks.sh
-suite host-stacks-san env KPT=.output/kptrace-san tests/host/stacks.sh
+# The differential, aggregation, bad-input, stacks, serve and budget suites
+# run once, on kptrace built with ASan+UBSan (the same -O2): any report
+# fails the run (tests/lib.sh collects them). The same code as the static
+# build's, which every other suite and the VM's run; a second, plain run
+# of these six could fail only where the two builds differ (static
+# glibc), which the VM suites cover.
+SAN="env KPT=.output/kptrace-san"
+suite host-san $SAN tests/host/run.sh
+suite host-agg-san $SAN tests/host/agg.sh
+suite host-badinput-san $SAN tests/host/badinput.sh
+suite host-stacks-san $SAN tests/host/stacks.sh
 suite host-profile tests/host/profile.sh
 suite host-everyday tests/host/everyday.sh
 suite host-pairs tests/host/pairs.sh
-suite host-serve tests/host/serve.sh
-suite host-serve-san env KPT=.output/kptrace-san tests/host/serve.sh
+suite host-serve-san $SAN tests/host/serve.sh
 suite host-harden tests/host/harden.sh
 suite host-list tests/host/list.sh
 suite host-pmu tests/host/pmu.sh
@@ -116,8 +116,7 @@ suite host-globs tests/host/globs.sh
 suite host-stop tests/host/stop.sh
 suite host-perfetto tests/host/perfetto.sh
 suite host-cost tests/host/cost.sh
-suite host-budget tests/host/budget.sh
-suite host-budget-san env KPT=.output/kptrace-san tests/host/budget.sh
+suite host-budget-san $SAN tests/host/budget.sh
 suite host-install tests/host/install.sh
 if [ "${KPT_SKIP_VM:-0}" = 1 ]; then
 	echo "skip - VM tests (KPT_SKIP_VM=1)"
