@@ -153,12 +153,20 @@ int cfi_add_process(struct cfi_set *cs, pid_t pid)
 	return procmaps_each("/proc", (uint32_t)pid, add_mapping, cs);
 }
 
+/* An object -c's program links: its tables (errors: no table, frame pointers then) */
+static int add_linked(const char *path, void *arg)
+{
+	char msg[256];
+
+	cfi_add_file(arg, path, msg, sizeof(msg));
+	return 0;
+}
+
 void cfi_collect(struct cfi_set *cs, const struct ev_desc *evs, int n, pid_t pid,
 		 const char *command)
 {
 	static const char *const libs[] = { "libc", "ld-linux-x86-64" };
 	char path[4096], msg[256];
-	size_t len;
 	int i;
 
 #ifdef KPT_ARCH_ARM64
@@ -169,16 +177,8 @@ void cfi_collect(struct cfi_set *cs, const struct ev_desc *evs, int n, pid_t pid
 			cfi_add_file(cs, evs[i].path, msg, sizeof(msg));
 	if (pid > 0)
 		cfi_add_process(cs, pid);
-	if (command) {
-		/* the first word, found as execvp() would */
-		len = strcspn(command, " \t");
-		if (len < sizeof(path)) {
-			memcpy(path, command, len);
-			path[len] = '\0';
-			if (strchr(path, '/') || !libpath_find(path, path, sizeof(path)))
-				cfi_add_file(cs, path, msg, sizeof(msg));
-		}
-	}
+	if (command)
+		libpath_command_objects(command, add_linked, cs);
 	for (i = 0; i < (int)(sizeof(libs) / sizeof(libs[0])); i++)
 		if (!libpath_find(libs[i], path, sizeof(path)))
 			cfi_add_file(cs, path, msg, sizeof(msg));

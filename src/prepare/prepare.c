@@ -352,7 +352,8 @@ static int add_other_match(struct probeset *ps, int i, const char *name)
  * Kernel functions kprobes cannot take are skipped and counted; a match
  * its arguments or filter do not fit is skipped later (btf_arguments()).
  */
-static int expand_globs(struct probeset *ps, struct sysinfo *si, pid_t pid)
+static int expand_globs(struct probeset *ps, struct sysinfo *si, pid_t pid,
+			const char *command)
 {
 	int i, k, n, err = 0, first = ps->n;
 	char **names = NULL;
@@ -361,7 +362,7 @@ static int expand_globs(struct probeset *ps, struct sysinfo *si, pid_t pid)
 		const struct spec_probe *p = &ps->p[i].spec;
 
 		if (p->usdt) {
-			err = usdtdef_expand(ps, i, pid);
+			err = usdtdef_expand(ps, i, pid, command);
 			continue;
 		}
 		if (!p->glob)
@@ -845,7 +846,7 @@ int prepare(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps)
 	if (!err)
 		err = container_paths(ps, si);
 	if (!err)
-		err = expand_globs(ps, si, env->pid);
+		err = expand_globs(ps, si, env->pid, env->command);
 	if (!err)
 		err = btf_arguments(env, ps, si);
 	if (!err)

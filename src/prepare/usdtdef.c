@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sys/libpath.h"
 #include "sys/procmaps.h"
 #include "sys/usdt.h"
 #include "prepare/usdtdef.h"
@@ -208,17 +209,15 @@ struct mapped {
 	int n, cap;
 };
 
-/* Each file mapped executable, once: where a process's USDT probes can be. */
-static int add_mapped(void *arg, const struct procmap *m)
+/* path, once */
+static int add_object(const char *path, void *arg)
 {
 	struct mapped *mp = arg;
 	char **np;
 	int k;
 
-	if (m->path[0] != '/' || !strchr(m->perms, 'x') || strstr(m->path, " (deleted)"))
-		return 0;
 	for (k = 0; k < mp->n; k++)
-		if (!strcmp(mp->paths[k], m->path))
+		if (!strcmp(mp->paths[k], path))
 			return 0;
 	if (mp->n == mp->cap) {
 		mp->cap = mp->cap ? 2 * mp->cap : 16;
@@ -227,27 +226,46 @@ static int add_mapped(void *arg, const struct procmap *m)
 			return -ENOMEM;
 		mp->paths = np;
 	}
-	mp->paths[mp->n] = strdup(m->path);
+	mp->paths[mp->n] = strdup(path);
 	return mp->paths[mp->n] ? (mp->n++, 0) : -ENOMEM;
 }
 
-/* u:*:PROVIDER:NAME: the probes of every object process pid maps. */
+/* Each file mapped executable: where a process's USDT probes can be. */
+static int add_mapped(void *arg, const struct procmap *m)
+{
+	if (m->path[0] != '/' || !strchr(m->perms, 'x') || strstr(m->path, " (deleted)"))
+		return 0;
+	return add_object(m->path, arg);
+}
+
+/*
+ * u:*:PROVIDER:NAME: the probes of every object process pid maps, or -c's
+ * command will map as it starts (its program, loader and libraries).
+ */
 static int expand_process(struct probeset *ps, const struct spec_probe *p, const char *where,
-			  pid_t pid, int *matched, int *nobj)
+			  pid_t pid, const char *command, int *matched, int *nobj)
 {
 	struct mapped mp = { 0 };
 	char msg[256];
 	int k, before, err;
 
-	if (pid <= 0) {
+	if (pid <= 0 && !command) {
 		probe_report(where, p->text, "u:*:PROVIDER:NAME is every object a process maps: "
-			     "give the process, -p PID", p->target_col);
+			     "give the process, -p PID or -c COMMAND", p->target_col);
 		return -EINVAL;
 	}
-	err = procmaps_each("/proc", (uint32_t)pid, add_mapped, &mp);
+	if (pid > 0)
+		err = procmaps_each("/proc", (uint32_t)pid, add_mapped, &mp);
+	else
+		err = libpath_command_objects(command, add_object, &mp);
 	if (err && err != -ENOMEM) {
-		snprintf(msg, sizeof(msg), "cannot read /proc/%d/maps: %s", (int)pid,
-			 strerror(-err));
+		if (pid > 0)
+			snprintf(msg, sizeof(msg), "cannot read /proc/%d/maps: %s", (int)pid,
+				 strerror(-err));
+		else
+			snprintf(msg, sizeof(msg), "cannot find the program -c runs (%s): %s",
+				 command, err == -ENOEXEC ? "not an ELF program or a script of one" :
+				 strerror(-err));
 		probe_report(where, p->text, msg, p->target_col);
 	}
 	for (k = 0; !err && k < mp.n; k++) {
@@ -261,7 +279,7 @@ static int expand_process(struct probeset *ps, const struct spec_probe *p, const
 	return err;
 }
 
-int usdtdef_expand(struct probeset *ps, int i, pid_t pid)
+int usdtdef_expand(struct probeset *ps, int i, pid_t pid, const char *command)
 {
 	/* a copy: adding definitions moves ps->p, not what its pointers point to */
 	struct spec_probe p = ps->p[i].spec;
@@ -269,13 +287,20 @@ int usdtdef_expand(struct probeset *ps, int i, pid_t pid)
 	bool all = !strcmp(p.path, "*");
 	struct usdt_probe *u = NULL;
 	int n = 0, matched = 0, nobj = 0, err;
-	char msg[768], names[512] = "";
+	char msg[768], names[512] = "", whose[32];
 
-	err = all ? expand_process(ps, &p, where, pid, &matched, &nobj) :
+	err = all ? expand_process(ps, &p, where, pid, command, &matched, &nobj) :
 		    expand_path(ps, &p, where, p.path, false, &matched);
+	if (pid > 0)
+		snprintf(whose, sizeof(whose), "process %d", (int)pid);
+	else
+		snprintf(whose, sizeof(whose), "-c's program");
 	if (!err && !matched) {
-		if (all)
+		if (all && pid > 0)
 			snprintf(names, sizeof(names), "of the objects process %d maps", (int)pid);
+		else if (all)
+			snprintf(names, sizeof(names), "of the objects -c's program links (those it "
+				 "will dlopen() are not known before it runs: -p PID then)");
 		else if (!usdt_read(p.path, &u, &n, msg, sizeof(msg)))
 			probe_names(u, n, names, sizeof(names));
 		snprintf(msg, sizeof(msg), "no USDT probe %s%s matches %s:%s%s%s%s",
@@ -286,8 +311,8 @@ int usdtdef_expand(struct probeset *ps, int i, pid_t pid)
 		return -ENOENT;
 	}
 	if (!err && all)
-		fprintf(stderr, "kptrace: 'u:*:%s:%s' of process %d: %d USDT location%s in %d "
-			"object%s\n", p.usdt_provider, p.usdt_name, (int)pid, matched,
+		fprintf(stderr, "kptrace: 'u:*:%s:%s' of %s: %d USDT location%s in %d "
+			"object%s\n", p.usdt_provider, p.usdt_name, whose, matched,
 			matched == 1 ? "" : "s", nobj, nobj == 1 ? "" : "s");
 	else if (!err && p.glob)
 		fprintf(stderr, "kptrace: '%s:%s:%s': %d USDT location%s\n", p.path,

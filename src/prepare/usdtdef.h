@@ -17,8 +17,9 @@
 /*
  * Probe i of ps (spec.usdt): its locations' definitions appended to ps
  * (probe i stays: the caller drops it); PATH "*" is every file process pid
- * (-p, 0 if none) maps executable. 0, or a negative errno (reported).
+ * (-p, 0 if none) maps executable, or without one, every object command
+ * (-c) links. 0, or a negative errno (reported).
  */
-int usdtdef_expand(struct probeset *ps, int i, pid_t pid);
+int usdtdef_expand(struct probeset *ps, int i, pid_t pid, const char *command);
 
 #endif /* KPT_USDTDEF_H */

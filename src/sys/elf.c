@@ -96,6 +96,50 @@ bool kelf_next_load(Elf *e, size_t *i, GElf_Phdr *ph)
 	return false;
 }
 
+bool kelf_interp(Elf *e, char *path, size_t len)
+{
+	size_t i, n, size;
+	const char *raw = elf_rawfile(e, &size);
+	GElf_Phdr ph;
+
+	if (!raw || kelf_phnum(e, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		if (ph.p_offset >= size || ph.p_filesz > size - ph.p_offset || !ph.p_filesz ||
+		    ph.p_filesz > len || raw[ph.p_offset + ph.p_filesz - 1])
+			return false;
+		memcpy(path, raw + ph.p_offset, ph.p_filesz);
+		return true;
+	}
+	return false;
+}
+
+int kelf_dyn_strings(Elf *e, int (*fn)(int64_t tag, const char *s, void *arg), void *arg)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = kelf_next_section(e, NULL, SHT_DYNAMIC, &sh);
+	Elf_Data *d;
+	GElf_Dyn dyn;
+	const char *s;
+	size_t i;
+	int err;
+
+	if (!scn || !(d = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+		return 0;
+	for (i = 0; i < sh.sh_size / sh.sh_entsize && gelf_getdyn(d, (int)i, &dyn); i++) {
+		if (dyn.d_tag == DT_NULL)
+			break;
+		if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RPATH && dyn.d_tag != DT_RUNPATH)
+			continue;
+		s = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+		if (s && (err = fn(dyn.d_tag, s, arg)))
+			return err;
+	}
+	return 0;
+}
+
 /* The NT_GNU_BUILD_ID note in d (a note section or segment). */
 static bool note_build_id(Elf_Data *d, unsigned char id[KELF_BUILD_ID_SIZE])
 {

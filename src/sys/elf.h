@@ -64,6 +64,14 @@ int kelf_phnum(Elf *e, size_t *n);
  */
 bool kelf_build_id(Elf *e, unsigned char id[KELF_BUILD_ID_SIZE]);
 
+/* PT_INTERP's path (the dynamic loader) into path; false if e has none or it does not fit. */
+bool kelf_interp(Elf *e, char *path, size_t len);
+/*
+ * fn on each DT_NEEDED, DT_RPATH and DT_RUNPATH string of e's dynamic
+ * section, in order, until it returns non-zero (returned); 0 when done or
+ * when e has no dynamic section.
+ */
+int kelf_dyn_strings(Elf *e, int (*fn)(int64_t tag, const char *s, void *arg), void *arg);
 /* The section of type (0: any) named name, its header into *sh; NULL if there is none. */
 Elf_Scn *kelf_section_named(Elf *e, GElf_Word type, const char *name, GElf_Shdr *sh);
 

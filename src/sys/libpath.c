@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wordexp.h>
 #include <sys/stat.h>
 
+#include "sys/elf.h"
 #include "sys/libpath.h"
 
 #define LIBPATH_DIRS	64
@@ -115,17 +117,30 @@ static bool plain_name(const char *s)
 	return true;
 }
 
-static int find_library(const char *name, char *path, size_t len)
+static void dirs_free(struct dirs *ds)
+{
+	while (ds->n)
+		free(ds->d[--ds->n]);
+}
+
+/* The dynamic linker's own directories: ld.so.conf's, then the defaults. */
+static void system_dirs(struct dirs *ds)
 {
 	static const char *const defaults[] = { "/lib64", "/usr/lib64", "/lib", "/usr/lib" };
+	size_t k;
+
+	read_conf(ds, "/etc/ld.so.conf", 0);
+	for (k = 0; k < sizeof(defaults) / sizeof(defaults[0]); k++)
+		dirs_add(ds, defaults[k]);
+}
+
+static int find_library(const char *name, char *path, size_t len)
+{
 	struct dirs ds = { 0 };
 	char pat[600];
 	int i, err = -ENOENT;
-	size_t k;
 
-	read_conf(&ds, "/etc/ld.so.conf", 0);
-	for (k = 0; k < sizeof(defaults) / sizeof(defaults[0]); k++)
-		dirs_add(&ds, defaults[k]);
+	system_dirs(&ds);
 	for (i = 0; i < ds.n && err; i++) {
 		snprintf(pat, sizeof(pat), "%s/%s.so*", ds.d[i], name);
 		err = first_elf(pat, path, len);
@@ -134,25 +149,21 @@ static int find_library(const char *name, char *path, size_t len)
 			err = first_elf(pat, path, len);
 		}
 	}
-	for (i = 0; i < ds.n; i++)
-		free(ds.d[i]);
+	dirs_free(&ds);
 	return err;
 }
 
-int libpath_find(const char *name, char *path, size_t len)
+/* name in $PATH (execvp()'s default where it is unset): an executable, ELF if elf. */
+static int find_in_path(const char *name, bool elf, char *path, size_t len)
 {
 	const char *env = getenv("PATH"), *s, *e;
 	char cand[600];
 
-	if (!plain_name(name))
-		return -ENOENT;
-	if (!find_library(name, path, len))
-		return 0;
 	for (s = env && *env ? env : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"; *s; s = e) {
 		e = strchrnul(s, ':');
 		if (e > s && *s == '/') {
 			snprintf(cand, sizeof(cand), "%.*s/%s", (int)(e - s), s, name);
-			if (!access(cand, X_OK) && is_elf(cand)) {
+			if (!access(cand, X_OK) && (!elf || is_elf(cand))) {
 				snprintf(path, len, "%s", cand);
 				return 0;
 			}
@@ -161,6 +172,73 @@ int libpath_find(const char *name, char *path, size_t len)
 			e++;
 	}
 	return -ENOENT;
+}
+
+int libpath_find(const char *name, char *path, size_t len)
+{
+	if (!plain_name(name))
+		return -ENOENT;
+	if (!find_library(name, path, len))
+		return 0;
+	return find_in_path(name, true, path, len);
+}
+
+/*
+ * A script's "#!" line: its interpreter into path, "/usr/bin/env NAME"'s
+ * NAME found in $PATH. 0, or -ENOEXEC if file is no script.
+ */
+static int interpreter(const char *file, char *path, size_t len)
+{
+	char line[512], *s, *w;
+	FILE *f = fopen(file, "re");
+	bool ok;
+
+	if (!f)
+		return -errno;
+	ok = fgets(line, sizeof(line), f) && !strncmp(line, "#!", 2);
+	fclose(f);
+	if (!ok)
+		return -ENOEXEC;
+	s = line + 2 + strspn(line + 2, " \t");
+	w = s + strcspn(s, " \t\r\n");
+	if (*w && *w != '\r' && *w != '\n') {
+		*w++ = '\0';
+		w += strspn(w, " \t");
+		w[strcspn(w, " \t\r\n")] = '\0';
+	} else {
+		*w = '\0';
+		w = NULL;
+	}
+	if (w && *w && strchr(s, '/') && !strcmp(strrchr(s, '/'), "/env"))
+		return find_in_path(w, false, path, len);
+	snprintf(path, len, "%s", s);
+	return *s == '/' ? 0 : -ENOEXEC;
+}
+
+int libpath_program(const char *command, char *path, size_t len)
+{
+	wordexp_t we;
+	char interp[4096];
+	int err, depth;
+
+	if (wordexp(command, &we, WRDE_NOCMD))
+		return -EINVAL;
+	if (!we.we_wordc) {
+		wordfree(&we);
+		return -EINVAL;
+	}
+	err = strchr(we.we_wordv[0], '/') ? (access(we.we_wordv[0], X_OK) ? -errno : 0) :
+					     find_in_path(we.we_wordv[0], false, path, len);
+	if (!err && strchr(we.we_wordv[0], '/'))
+		snprintf(path, len, "%s", we.we_wordv[0]);
+	wordfree(&we);
+	/* a script runs its interpreter (which may be a script: the kernel takes 4) */
+	for (depth = 0; !err && depth < 4 && !is_elf(path); depth++) {
+		err = interpreter(path, interp, sizeof(interp));
+		if (!err)
+			snprintf(path, len, "%s", interp);
+	}
+	return err ? err : is_elf(path) ? 0 : -ENOEXEC;
 }
 
 bool libpath_module_name_eq(const char *a, const char *b)
@@ -226,4 +304,167 @@ bool libpath_module_loaded(const char *name)
 	found = libpath_module_find(mods, name, state, sizeof(state), addr, sizeof(addr));
 	free(mods);
 	return found;
+}
+
+/* What a program links, breadth first: paths[0] the program, then its loader and libraries. */
+struct closure {
+	char *paths[LIBPATH_OBJECTS];
+	int n;
+	unsigned char cls;	/* the program's ELF class and machine: a library must match */
+	GElf_Half machine;
+	struct dirs rpath, runpath;	/* the object being read's */
+	char origin[4096];		/* its directory, for $ORIGIN */
+	char *needed[LIBPATH_OBJECTS];
+	int nneeded;
+};
+
+static void closure_add(struct closure *c, const char *path)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->paths[i], path))
+			return;
+	if (c->n < LIBPATH_OBJECTS && (c->paths[c->n] = strdup(path)))
+		c->n++;
+}
+
+/* A DT_RPATH or DT_RUNPATH list, ':'-separated, $ORIGIN replaced. */
+static void add_search_list(struct closure *c, struct dirs *ds, const char *list)
+{
+	char d[4096];
+	const char *s, *e;
+	int skip, n;
+
+	for (s = list; *s; s = *e ? e + 1 : e) {
+		e = strchrnul(s, ':');
+		skip = !strncmp(s, "$ORIGIN", 7) && (s + 7 == e || s[7] == '/') ? 7 :
+		       !strncmp(s, "${ORIGIN}", 9) && (s + 9 == e || s[9] == '/') ? 9 : 0;
+		n = snprintf(d, sizeof(d), "%s%.*s", skip ? c->origin : "", (int)(e - s - skip),
+			     s + skip);
+		if (n > 0 && n < (int)sizeof(d))
+			dirs_add(ds, d);
+	}
+}
+
+static int on_dyn(int64_t tag, const char *s, void *arg)
+{
+	struct closure *c = arg;
+
+	if (tag == DT_RPATH)
+		add_search_list(c, &c->rpath, s);
+	else if (tag == DT_RUNPATH)
+		add_search_list(c, &c->runpath, s);
+	else if (c->nneeded < LIBPATH_OBJECTS && (c->needed[c->nneeded] = strdup(s)))
+		c->nneeded++;
+	return 0;
+}
+
+/* path is an ELF object of the program's class and machine */
+static bool same_kind(const struct closure *c, const char *path)
+{
+	struct kelf f;
+	GElf_Ehdr eh;
+	bool ok;
+
+	if (kelf_open(path, &f, NULL, 0))
+		return false;
+	ok = gelf_getehdr(f.e, &eh) && eh.e_ident[EI_CLASS] == c->cls && eh.e_machine == c->machine;
+	kelf_close(&f);
+	return ok;
+}
+
+/* name in the directories of ds, the first of the program's kind */
+static bool find_in(const struct closure *c, const struct dirs *ds, const char *name,
+		    char *path, size_t len)
+{
+	int i;
+
+	for (i = 0; i < ds->n; i++) {
+		snprintf(path, len, "%s/%s", ds->d[i], name);
+		if (same_kind(c, path))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A DT_NEEDED name as ld.so looks for it (ld.so(8)): DT_RPATH where there
+ * is no DT_RUNPATH, LD_LIBRARY_PATH, DT_RUNPATH, the system's directories.
+ */
+static bool resolve_needed(struct closure *c, const struct dirs *sys, const char *name,
+			   char *path, size_t len)
+{
+	struct dirs env = { 0 };
+	const char *llp = getenv("LD_LIBRARY_PATH");
+	bool found;
+
+	if (strchr(name, '/')) {
+		snprintf(path, len, "%s", name);
+		return same_kind(c, path);
+	}
+	if (!c->runpath.n && find_in(c, &c->rpath, name, path, len))
+		return true;
+	if (llp)
+		add_search_list(c, &env, llp);
+	found = find_in(c, &env, name, path, len) || find_in(c, &c->runpath, name, path, len) ||
+		find_in(c, sys, name, path, len);
+	dirs_free(&env);
+	return found;
+}
+
+/* paths[i]'s loader (the program's) and libraries into the closure */
+static void read_object(struct closure *c, const struct dirs *sys, int i)
+{
+	char path[4096], *slash;
+	struct kelf f;
+	GElf_Ehdr eh;
+	int k;
+
+	if (kelf_open(c->paths[i], &f, NULL, 0))
+		return;
+	if (i == 0 && gelf_getehdr(f.e, &eh)) {
+		c->cls = eh.e_ident[EI_CLASS];
+		c->machine = eh.e_machine;
+		if (kelf_interp(f.e, path, sizeof(path)))
+			closure_add(c, path);
+	}
+	snprintf(c->origin, sizeof(c->origin), "%s", c->paths[i]);
+	slash = strrchr(c->origin, '/');
+	if (slash)
+		*slash = '\0';
+	kelf_dyn_strings(f.e, on_dyn, c);
+	kelf_close(&f);
+	for (k = 0; k < c->nneeded; k++) {
+		if (resolve_needed(c, sys, c->needed[k], path, sizeof(path)))
+			closure_add(c, path);
+		free(c->needed[k]);
+	}
+	c->nneeded = 0;
+	dirs_free(&c->rpath);
+	dirs_free(&c->runpath);
+}
+
+int libpath_command_objects(const char *command, int (*fn)(const char *path, void *arg),
+			    void *arg)
+{
+	struct closure c = { .n = 0 };
+	struct dirs sys = { 0 };
+	char path[4096];
+	int i, err;
+
+	err = libpath_program(command, path, sizeof(path));
+	if (err)
+		return err;
+	closure_add(&c, path);
+	system_dirs(&sys);
+	for (i = 0; i < c.n; i++)
+		read_object(&c, &sys, i);
+	dirs_free(&sys);
+	for (i = 0; i < c.n; i++) {
+		if (!err)
+			err = fn(c.paths[i], arg);
+		free(c.paths[i]);
+	}
+	return err;
 }

@@ -19,6 +19,26 @@
 int libpath_find(const char *name, char *path, size_t len);
 
 /*
+ * The program command (a command line, as -c takes it) runs: its first
+ * word as execvp() finds it, a "#!" script's interpreter in its place
+ * ("/usr/bin/env NAME": NAME in $PATH). Its path into path: 0, -EINVAL for
+ * an empty or unparsable command, -ENOENT, or -ENOEXEC for no ELF program.
+ */
+int libpath_program(const char *command, char *path, size_t len);
+
+#define LIBPATH_OBJECTS	256	/* a program and the objects it links, at most */
+/*
+ * The objects command's program maps when it starts: the program, its
+ * dynamic loader (PT_INTERP) and the libraries it needs, each found as the
+ * loader would (DT_NEEDED through DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH and
+ * the system's directories; of the program's class and machine). fn on
+ * each path, the program first, until it returns non-zero (returned).
+ * Libraries it will dlopen() are not known here.
+ */
+int libpath_command_objects(const char *command, int (*fn)(const char *path, void *arg),
+			    void *arg);
+
+/*
  * Whether kernel module name is loaded (/proc/modules; '-' and '_' are one
  * to the kernel). True when that cannot be read (nothing to say then), false
  * on a kernel without modules.

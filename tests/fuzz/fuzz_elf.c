@@ -6,7 +6,8 @@
  * It is written to a file, then:
  *
  * - kelf_open() and every walk elf.h offers: sections, both symbol tables
- *   symbol by symbol, PT_LOAD headers, the build id, .gnu_debuglink;
+ *   symbol by symbol, PT_LOAD headers, the build id, .gnu_debuglink, the
+ *   interpreter and the dynamic section's strings;
  * - usym_add_file(), then a made-up /proc/1/maps mapping the file twice
  *   (at 0x400000 from offset 0, and from the input's first PT_LOAD's offset
  *   at 0x7f0000000000), usym_capture(), and lookups by address (every
@@ -92,6 +93,16 @@ static void check_frame(const struct usym_frame *f, const char *what)
 }
 
 /* Every walk elf.h offers; the first PT_LOAD's offset and the build id out. */
+/* a DT_NEEDED/RPATH/RUNPATH string: NUL-terminated within the file */
+static int dyn_string(int64_t tag, const char *str, void *arg)
+{
+	(void)arg;
+	FUZZ_CHECK(tag == DT_NEEDED || tag == DT_RPATH || tag == DT_RUNPATH, "tag %lld",
+		   (long long)tag);
+	FUZZ_CHECK(strlen(str) < SIZE_MAX, "a dynamic string");
+	return 0;
+}
+
 static bool walk_elf(uint64_t *load_off, unsigned char id[KELF_BUILD_ID_SIZE], uint64_t *vals,
 		     size_t *nvals, size_t maxvals)
 {
@@ -141,6 +152,9 @@ static bool walk_elf(uint64_t *load_off, unsigned char id[KELF_BUILD_ID_SIZE], u
 	has_id = kelf_build_id(f.e, id);
 	if (kelf_debuglink(f.e, link, sizeof(link), &crc))
 		FUZZ_CHECK(memchr(link, 0, sizeof(link)), "a debuglink name without its NUL");
+	if (kelf_interp(f.e, link, sizeof(link)))
+		FUZZ_CHECK(memchr(link, 0, sizeof(link)), "an interpreter without its NUL");
+	kelf_dyn_strings(f.e, dyn_string, NULL);
 	kelf_close(&f);
 	return has_id;
 }

@@ -23,7 +23,7 @@ OUT=$(realpath "$OUT")
 [ -e /usr/include/sys/sdt.h ] || [ -e /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
 	skip_all "no sys/sdt.h (Debian's systemtap-sdt-dev: make test-deps)"
 PY=/usr/bin/python3.11
-expect_checks 29
+expect_checks 30
 T=$OUT/usdt_target
 gcc -O1 -g tests/host/usdt_target.c -o "$T" ||
 	{ echo "FAIL - cannot build tests/host/usdt_target.c"; exit 1; }
@@ -136,6 +136,19 @@ kpt count "u:$LIB:libstdcxx:*" -c "$X" > "$OUT/cxx.out" 2> /dev/null
 check "libstdc++: throw 7, rethrow 2, catch 9 for the program's 7 throws, 2 rethrows ($(grep -c . "$OUT/cxx.out") lines)" \
 	sh -c "grep -q '^caught 9$' '$OUT/cxx.out' && grep -qE '^ +7  sdt_libstdcxx/throw$' '$OUT/cxx.out' &&
 	       grep -qE '^ +2  sdt_libstdcxx/rethrow$' '$OUT/cxx.out' && grep -qE '^ +9  sdt_libstdcxx/catch$' '$OUT/cxx.out'"
+# u:*: with -c: the objects the program links, found as ld.so finds them,
+# here a copy of libstdc++ through the program's DT_RUNPATH ($ORIGIN/lib):
+# the reference is the program's own counts and ldd's choice of the copy
+mkdir -p "$OUT/lib"
+cp "$LIB" "$OUT/lib/"
+g++ -O1 tests/host/usdt_throw.cc -Wl,--enable-new-dtags,-rpath,'$ORIGIN/lib' -o "$X.rp" ||
+	{ echo "FAIL - cannot build tests/host/usdt_throw.cc with a run path"; exit 1; }
+kpt count 'u:*:libstdcxx:*' -c "$X.rp" > "$OUT/cxx-all.out" 2> "$OUT/cxx-all.err"
+check "u:*:libstdcxx:* with -c: the libstdc++ ldd picks ($(ldd "$X.rp" | awk '/libstdc\+\+/ { print $3 }')), throw 7, rethrow 2, catch 9; $(grep -o "[0-9]* USDT locations in [0-9]* objects*" "$OUT/cxx-all.err")" \
+	sh -c "[ '$(ldd "$X.rp" | awk '/libstdc\+\+/ { print $3 }')' = '$OUT/lib/$(basename "$LIB")' ] &&
+	       grep -q \"of -c's program: [0-9]* USDT locations in 1 object\$\" '$OUT/cxx-all.err' &&
+	       grep -q '^caught 9$' '$OUT/cxx-all.out' && grep -qE '^ +7  sdt_libstdcxx/throw$' '$OUT/cxx-all.out' &&
+	       grep -qE '^ +2  sdt_libstdcxx/rethrow$' '$OUT/cxx-all.out' && grep -qE '^ +9  sdt_libstdcxx/catch$' '$OUT/cxx-all.out'"
 
 # ---- python3.11: -p on a running interpreter
 if [ ! -x $PY ] || ! readelf -n $PY 2>/dev/null | grep -q 'Name: function__entry'; then
