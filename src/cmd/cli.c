@@ -497,8 +497,8 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 		cli_error(st, "--keep-running is for -p, -t and -c");
 	if (env->linear && env->mode != MODE_HIST)
 		cli_error(st, "--linear is for 'kptrace hist'");
-	if (env->over_ns && (env->mode != MODE_LATENCY || env->perfetto_path))
-		cli_error(st, "--over is for 'kptrace latency', without --perfetto");
+	if (env->over_ns && env->mode != MODE_LATENCY)
+		cli_error(st, "--over is for 'kptrace latency'");
 	if (env->perfetto_path && env->mode != MODE_LATENCY && env->mode != MODE_TRACE)
 		cli_error(st, "--perfetto is for streamed events (each an instant) and 'kptrace "
 			   "latency' (every call a slice)");

@@ -219,6 +219,29 @@ void perfetto_call(struct perfetto *pf, const char *name, const struct kpt_rec_h
 	fputs("}}", pf->f);
 }
 
+void perfetto_slow(struct perfetto *pf, const char *name, const struct call_start *st,
+		   const struct ev_desc *ev, const void *rec, size_t len, uint64_t dur)
+{
+	const struct kpt_rec_hdr *h = rec;
+	uint64_t start = h->ts >= dur ? h->ts - dur : 0;
+
+	if (decode_check(ev, rec, len))
+		return;		/* the text output counts it as malformed */
+	put_head(pf, name, "kptrace", "X", h, start);
+	fputs(",\"dur\":", pf->f);
+	put_us(pf->f, dur);
+	fprintf(pf->f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"ts_ns\":%" PRIu64 ",\"dur_ns\":%" PRIu64,
+		h->tgid, h->tid, start + (uint64_t)outtime_offset(), dur);
+	if (st) {
+		fputs(",\"start\":{", pf->f);
+		output_json_args(pf->f, st->ev, pf->ks, st->rec, st->len, false);
+		fputc('}', pf->f);
+	}
+	fputs(",\"end\":{", pf->f);
+	output_json_args(pf->f, ev, pf->ks, rec, len, false);
+	fputs("}}}", pf->f);
+}
+
 /* A metadata event: process_name or thread_name. */
 static void put_name(struct perfetto *pf, const char *what, uint32_t pid, uint32_t tid,
 		     const char *name)

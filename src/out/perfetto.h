@@ -9,7 +9,9 @@
  * the entry's (or --from's) fetched arguments taken from its record, which
  * the kernel sends only for this and which is matched by its time: a call
  * starts at its end minus its latency, to the nanosecond. Calls nest by
- * their times, per thread, as recursion does.
+ * their times, per thread, as recursion does. With --over, only the calls
+ * at or over it, each with "start" and "end" objects of both ends'
+ * arguments in args.
  * Streamed events: each an instant on its thread,
  *	{"name":EVENT,"cat":GROUP,"ph":"I","s":"t","ts":US,"pid":TGID,
  *	 "tid":TID,"args":{"ts_ns":NS,ARGUMENTS}}
@@ -38,6 +40,7 @@
 struct perfetto;
 struct ev_desc;
 struct ksyms;
+struct call_start;
 
 /* Open path for writing: NULL when it cannot be, with msg (empty: said on stderr already). */
 struct perfetto *perfetto_open(const char *path, char *msg, size_t msglen);
@@ -55,6 +58,13 @@ void perfetto_call(struct perfetto *pf, const char *name, const struct kpt_rec_h
 		   uint64_t dur);
 /* How long between two readings of the lost events, at least, ns. */
 #define PERFETTO_LOST_EVERY_NS	100000000ull
+/*
+ * latency --over: a call at or over it, as perfetto_call()'s slice, with
+ * its start's arguments (st, NULL if not kept) under args.start and its
+ * end's (the record rec of ev) under args.end.
+ */
+void perfetto_slow(struct perfetto *pf, const char *name, const struct call_start *st,
+		   const struct ev_desc *ev, const void *rec, size_t len, uint64_t dur);
 /* Whether the lost events are due a reading at now (monotonic ns). */
 bool perfetto_lost_due(const struct perfetto *pf, uint64_t now);
 /* The records lost so far, read at now (monotonic ns): samples when the count changed. */

@@ -88,7 +88,7 @@ static void over_on_call(void *arg, const struct kpt_rec_hdr *h, uint64_t dur)
 	free(callstart_take(((struct run *)arg)->over, h->ts >= dur ? h->ts - dur : 0, h->tid));
 }
 
-/* latency --over: a call at or over it, its line with its start's arguments. */
+/* latency --over: a call at or over it, its line (and slice) with both ends' arguments. */
 static void over_on_slow(void *arg, const struct ev_desc *ev, const void *rec, size_t len,
 			 uint64_t dur)
 {
@@ -100,6 +100,8 @@ static void over_on_slow(void *arg, const struct ev_desc *ev, const void *rec, s
 	agg_probe_name(r->ps.evs, r->ps.n, &r->ps.ents[h->probe].agg, h->probe, name, sizeof(name));
 	slowcall_print(r->out, r->env->json, r->si.ksyms, name,
 		       r->env->unit ? r->env->unit : "us", st, ev, rec, len, dur);
+	if (r->pf)
+		perfetto_slow(r->pf, name, st, ev, rec, len, dur);
 	free(st);
 }
 

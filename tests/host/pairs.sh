@@ -13,7 +13,7 @@ OUT=.output/tests/host/pairs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 16
+expect_checks 17
 B=$OUT/pairs_target
 gcc -O0 -g -static tests/host/pairs_target.c -o "$B" ||
 	gcc -O0 -g tests/host/pairs_target.c -o "$B" ||
@@ -111,23 +111,24 @@ wait $KP
 echo 0 > "$I/events/sched/sched_switch/enable"
 cat "$I/trace" > "$OUT/cd.ftrace"
 rmdir "$I"
-want=$(python3 - "$OUT/cd.ftrace" "${KP_KPT:-0}" <<'PY'
+want=$(python3 - "$OUT/cd.ftrace" "${KP_KPT:-0}" "$(basename "$KPT" | cut -c1-15)" <<'PY'
 import re, sys
 open_on, pairs = {}, 0
 for line in open(sys.argv[1]):
-    m = re.search(r"-\d+\s+\(\s*(\d+|-+)\)\s+\[(\d+)\].*prev_comm=(.*?) prev_pid=.*next_comm=(.*?) next_pid=",
+    m = re.search(r"-\d+\s+\(\s*(\d+|-+)\)\s+\[(\d+)\].*prev_comm=(.*?) prev_pid=(\d+) .*next_comm=(.*?) next_pid=",
                   line)
     if not m:
         continue
-    tgid, cpu, prev, nxt = m.groups()
+    tgid, cpu, prev, prev_pid, nxt = m.groups()
     # a start (switch in) stays open until an end on its CPU closes it
     if prev == "pairs_target" and open_on.get(cpu):
         pairs += 1
         open_on[cpu] = False
     # kptrace leaves out its own hits: a switch from one of its threads
-    # (the event is the previous task's, its tgid recorded) starts nothing
+    # (the event is the previous task's: its tgid, where ftrace recorded
+    # one, else its pid or its comm) starts nothing
     if nxt == "pairs_target":
-        open_on[cpu] = tgid != sys.argv[2]
+        open_on[cpu] = sys.argv[2] not in (tgid, prev_pid) and prev != sys.argv[3]
 print(pairs)
 PY
 )
@@ -147,20 +148,51 @@ check "unpaired by cause: 1 start replaced, --to's filter named as the cause (2 
 		grep -q ', 1 --from starts still open at the end' '$OUT/why.err'"
 
 # --over: work(2), work(5) and work(7) sleep 50 ms, the 7 others return at
-# once: 3 lines, each with its start's n and its end's ret (10 * n)
+# once: 3 lines, each with its start's n and its end's ret (10 * n). The
+# reference is each run's own times of its calls (a fast call preempted
+# 25 ms on a loaded host is slow too): every call the program timed at
+# 26 ms or more printed, none it timed under 25 ms (the uprobes' own time
+# is inside the program's), each as "n:10n", at least the three sleepers.
 W=(--from "p:$B:work n=%di:s32" --to "r:$B:work ret=\$retval:s32" --over 25ms)
+# over_judge ERR GOT: GOT ("n:ret ...", kptrace's calls) against ERR's "work N NS" lines
+over_judge() {
+	python3 - "$1" "$2" <<'PY'
+import re, sys
+times = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r"^work (\d+) (\d+)$", open(sys.argv[1]).read(), re.M)}
+got = [tuple(map(int, w.split(":"))) for w in sys.argv[2].split()]
+ns = [n for n, _ in got]
+assert len(times) == 10, times
+assert all(r == 10 * n for n, r in got), got
+assert {2, 5, 7} <= set(ns) and len(ns) == len(set(ns)), got
+assert all(times[n] >= 25_000_000 for n in ns), (got, times)
+assert all(n in ns for n, t in times.items() if t >= 26_000_000), (got, times)
+PY
+}
 kpt latency "${W[@]}" -c "$B slow" > "$OUT/ov.out" 2> "$OUT/ov.err"
-check "--over 25ms: the 3 slow calls of the program's 10, one line each with n and ret of both ends" \
-	[ "$(sed -n 's/^@p_pairs_work_0->p_pairs_work_0_to [0-9.]*us: pairs_target-.* n=\([0-9]*\) => pairs_target-.* ret=\([0-9]*\)$/\1:\2/p' "$OUT/ov.out" | paste -sd' ')" = "2:20 5:50 7:70" ]
-kpt --json latency "${W[@]}" -c "$B slow" > "$OUT/ov.json" 2> "$OUT/ov.json.err"
-check "--over --json: the same 3 calls, each over 25 ms, start and end objects with their arguments" python3 - "$OUT/ov.json" <<'PY'
+got=$(sed -n 's/^@p_pairs_work_0->p_pairs_work_0_to [0-9.]*us: pairs_target-.* n=\([0-9]*\) => pairs_target-.* ret=\([0-9]*\)$/\1:\2/p' "$OUT/ov.out" | paste -sd' ')
+check "--over 25ms: the slow calls of the program's 10 ($got), one line each with n and ret of both ends" \
+	over_judge "$OUT/ov.err" "$got"
+kpt --json latency "${W[@]}" --perfetto "$OUT/ov.pf.json" -c "$B slow" > "$OUT/ov.json" 2> "$OUT/ov.json.err"
+got=$(python3 - "$OUT/ov.json" <<'PY'
 import json, sys
 calls = [o for o in map(json.loads, open(sys.argv[1])) if o.get("type") == "call"]
-got = [(c["start"]["args"]["n"], c["end"]["args"]["ret"]) for c in calls]
-assert got == [(2, 20), (5, 50), (7, 70)], got
-assert all(c["dur_ns"] >= 25_000_000 and c["end"]["ts"] - c["start"]["ts"] == c["dur_ns"]
-           for c in calls), calls
+ok = all(c["dur_ns"] >= 25_000_000 and c["end"]["ts"] - c["start"]["ts"] == c["dur_ns"] for c in calls)
+print(" ".join("%d:%d" % (c["start"]["args"]["n"], c["end"]["args"]["ret"]) for c in calls) if ok else "bad")
 PY
+)
+check "--over --json: the same calls ($got), each over 25 ms, start and end objects with their arguments" \
+	over_judge "$OUT/ov.json.err" "$got"
+got=$(python3 - "$OUT/ov.pf.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+xs = sorted((e for e in ev if e["ph"] == "X"), key=lambda e: e["ts"])
+ok = all(e["args"]["dur_ns"] >= 25_000_000 and e["dur"] * 1000 == e["args"]["dur_ns"] for e in xs)
+print(" ".join("%d:%d" % (e["args"]["start"]["n"], e["args"]["end"]["ret"]) for e in xs) if ok else "bad")
+PY
+)
+check "--over --perfetto: the same calls ($got) as slices, each its start's n and its end's ret in args" \
+	over_judge "$OUT/ov.json.err" "$got"
 
 # --by of fields neither definition lists: the start's which_clock, the
 # end's ret; the program's 8 sleeps of 1 ms (CLOCK_REALTIME, 0 returned)
