@@ -201,17 +201,24 @@ void perfetto_start(struct perfetto *pf, const struct ev_desc *ev, const void *r
 	callstart_put(&pf->starts, ev, rec, len);
 }
 
+/* A call's complete event up to its args' timing members, the object still open. */
+static void put_call_head(struct perfetto *pf, const char *name, const struct kpt_rec_hdr *h,
+			  uint64_t start, uint64_t dur)
+{
+	put_head(pf, name, "kptrace", "X", h, start);
+	fputs(",\"dur\":", pf->f);
+	put_us(pf->f, dur);
+	fprintf(pf->f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"ts_ns\":%" PRIu64 ",\"dur_ns\":%" PRIu64,
+		h->tgid, h->tid, start + (uint64_t)outtime_offset(), dur);
+}
+
 void perfetto_call(struct perfetto *pf, const char *name, const struct kpt_rec_hdr *h,
 		   uint64_t dur)
 {
 	uint64_t start = h->ts >= dur ? h->ts - dur : 0;
 	struct call_start *st = callstart_take(&pf->starts, start, h->tid);
 
-	put_head(pf, name, "kptrace", "X", h, start);
-	fputs(",\"dur\":", pf->f);
-	put_us(pf->f, dur);
-	fprintf(pf->f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"ts_ns\":%" PRIu64 ",\"dur_ns\":%" PRIu64,
-		h->tgid, h->tid, start + (uint64_t)outtime_offset(), dur);
+	put_call_head(pf, name, h, start, dur);
 	if (st) {
 		output_json_args(pf->f, st->ev, pf->ks, st->rec, st->len, true);
 		free(st);
@@ -223,15 +230,10 @@ void perfetto_slow(struct perfetto *pf, const char *name, const struct call_star
 		   const struct ev_desc *ev, const void *rec, size_t len, uint64_t dur)
 {
 	const struct kpt_rec_hdr *h = rec;
-	uint64_t start = h->ts >= dur ? h->ts - dur : 0;
 
 	if (decode_check(ev, rec, len))
 		return;		/* the text output counts it as malformed */
-	put_head(pf, name, "kptrace", "X", h, start);
-	fputs(",\"dur\":", pf->f);
-	put_us(pf->f, dur);
-	fprintf(pf->f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"ts_ns\":%" PRIu64 ",\"dur_ns\":%" PRIu64,
-		h->tgid, h->tid, start + (uint64_t)outtime_offset(), dur);
+	put_call_head(pf, name, h, h->ts >= dur ? h->ts - dur : 0, dur);
 	if (st) {
 		fputs(",\"start\":{", pf->f);
 		output_json_args(pf->f, st->ev, pf->ks, st->rec, st->len, false);
