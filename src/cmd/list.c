@@ -662,6 +662,9 @@ int kpt_list(const struct kpt_opts *env)
 	static char obuf[1 << 16];
 
 	si.btf_path = env->btf_path;
+	/* our messages say what BTF is missing; libbpf's own are for -v */
+	if (!env->verbose)
+		libbpf_set_print(NULL);
 	if (env->btf_path && sysinfo_need_btf(&si, msg, sizeof(msg))) {
 		fprintf(stderr, "kptrace: error: %s\n", msg);
 		sysinfo_free(&si);

@@ -21,7 +21,7 @@ T=/sys/kernel/tracing
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, mounts, tracefs)"
 [ -s /sys/kernel/btf/vmlinux ] || skip_all "no kernel BTF to hide"
 command -v unshare > /dev/null || skip_all "no unshare (util-linux)"
-expect_checks 25
+expect_checks 27
 
 cp /sys/kernel/btf/vmlinux "$OUT/vmlinux.btf"
 # the BTF hidden in a mount namespace of the run's own: nobody else's view changes
@@ -140,6 +140,15 @@ else
 	env_fault "no gdb (or no -O2 build): no reference for -U"
 	env_fault "no gdb (or no -O2 build): no reference for -U"
 fi
+
+SIG='ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)'
+kpt list "${BTF[@]}" vfs_read > "$OUT/list-btf.txt" 2> "$OUT/list-btf.err"
+check "--btf: list vfs_read prints its signature (the kernel's source): $SIG" \
+	grep -qxF "$SIG" "$OUT/list-btf.txt"
+kpt list vfs_read > "$OUT/list-none.txt" 2> "$OUT/list-none.err"
+check "no BTF: list vfs_read lists it '(no BTF)', warning with the fix, no libbpf noise" \
+	sh -c "grep -qx 'vfs_read (no BTF)' '$OUT/list-none.txt' &&
+		grep -qF -- '--btf FILE' '$OUT/list-none.err' && ! grep -q '^libbpf' '$OUT/list-none.err'"
 
 echo "# wrong files: refused, named"
 head -c 8192 /dev/urandom > "$OUT/junk.bin"
