@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Host tests of a kernel without BTF: /sys/kernel/btf/vmlinux hidden from
 # kptrace alone (a mount namespace of its own, /dev/null bound over it).
-# With none: the register/offset grammar, tracepoint fields, hist, count
-# and -K run (the workload's counts, the kernel's stacktrace trigger);
+# With none: the register/offset grammar, tracepoint fields, hist, count,
+# latency and -K run (the workload's counts, the kernel's stacktrace trigger);
 # names, -> chains, :struct, fentry, tp_btf and timechart are refused with
 # the fix. With --btf and the kernel's BTF copied first: offsets as pahole
 # gives them, timechart's pids as the workload's, -U through .eh_frame as
@@ -21,7 +21,7 @@ T=/sys/kernel/tracing
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, mounts, tracefs)"
 [ -s /sys/kernel/btf/vmlinux ] || skip_all "no kernel BTF to hide"
 command -v unshare > /dev/null || skip_all "no unshare (util-linux)"
-expect_checks 27
+expect_checks 28
 
 cp /sys/kernel/btf/vmlinux "$OUT/vmlinux.btf"
 # the BTF hidden in a mount namespace of the run's own: nobody else's view changes
@@ -59,6 +59,10 @@ kpt --json hist -c "dd if=/dev/zero of=/dev/null bs=4096 count=10" \
 	't:syscalls/sys_enter_write count' --filter 'count == 4096' > "$OUT/hist.json" 2> "$OUT/hist.err"
 check "hist of a tracepoint field: dd's 10 writes of 4096 bytes in [4096, 8191]" \
 	grep -q '"min": *4096, *"max": *8191, *"count": *10\b' "$OUT/hist.json"
+kpt latency -c "sh -c 'sleep 0.01; sleep 0.01; sleep 0.01'" --from t:syscalls/sys_enter_clock_nanosleep \
+	--to t:syscalls/sys_exit_clock_nanosleep > "$OUT/lat.txt" 2> "$OUT/lat.err"
+check "latency --from/--to on tracepoints: 3 calls, the workload's 3 sleeps" \
+	grep -q '^count 3, ' "$OUT/lat.txt"
 kpt --dry-run 'p:do_sys_openat2 dfd=%di name=+0(%si):string $arg3 +8($arg3):x64' \
 	> "$OUT/regs.txt" 2> "$OUT/regs.err"
 check "p: with registers, +OFF(...), \$argN: accepted, as ftrace takes them" \
