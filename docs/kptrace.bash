@@ -14,12 +14,12 @@ _kptrace_options="--file --output --json --pid --command --keep-running --durati
 	--buffer-size --verbose --filter --tid --comm --cgroup --linear --by --top --zeros --sum
 	--avg --min --max --sort --interval --svg --unit --from --to --key --max-keys --over
 	--container --containers
-	--no-tracepoint --perfetto --time --le-every --slack --budget --backend --kstack --ustack
+	--no-tracepoint --perfetto --time --le-every --slack --budget --backend --btf --kstack --ustack
 	--no-demangle --frequency --no-idle --slice --folded --pmu --help --usage --version"
 _kptrace_serve_options="--jobs --listen --check --gone-after --help --usage --version"
 _kptrace_diff_options="--threshold --min-shift --json --svg --help"
 # the options that take the next word as their value
-_kptrace_valued="-f|--file|-o|--output|-p|--pid|-c|--command|-d|--duration|--buffer-size|--filter|-t|--tid|--comm|--cgroup|--container|--linear|--by|--top|--sum|--avg|--min|--max|--sort|-i|--interval|--svg|--unit|--from|--to|--key|--max-keys|--over|--perfetto|--time|--le-every|--budget|--backend|--pmu|-F|--frequency|--slice|--jobs|-l|--listen|-g|--gone-after|--threshold|--min-shift"
+_kptrace_valued="-f|--file|-o|--output|-p|--pid|-c|--command|-d|--duration|--buffer-size|--filter|-t|--tid|--comm|--cgroup|--container|--linear|--by|--top|--sum|--avg|--min|--max|--sort|-i|--interval|--svg|--unit|--from|--to|--key|--max-keys|--over|--perfetto|--time|--le-every|--budget|--backend|--btf|--pmu|-F|--frequency|--slice|--jobs|-l|--listen|-g|--gone-after|--threshold|--min-shift"
 
 # The cache directory for this boot and kernel, built when missing; fails
 # (no names) where kptrace list gives nothing, e.g. without the rights.
@@ -191,7 +191,7 @@ _kptrace_value() {
 		compgen -W "$lst" -- "${cur##*,}" | sed "s|^|$pre|"
 		;;
 	--from | --to) _kptrace_def "$cur" "$kpt" ;;
-	-f | --file | -o | --output | --svg | --perfetto | --jobs) compgen -f -- "$cur" ;;
+	-f | --file | -o | --output | --svg | --perfetto | --jobs | --btf) compgen -f -- "$cur" ;;
 	-c | --command) compgen -c -- "$cur" ;;
 	-p | --pid) compgen -W "$(cd /proc && echo [0-9]*)" -- "$cur" ;;
 	esac

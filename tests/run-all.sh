@@ -108,6 +108,7 @@ suite host-containers tests/host/containers.sh
 suite host-grammar tests/host/grammar.sh
 suite host-usdt tests/host/usdt.sh
 suite host-tpbtf tests/host/tpbtf.sh
+suite host-nobtf tests/host/nobtf.sh
 suite host-guidance tests/host/guidance.sh
 suite host-diff tests/host/diff.sh
 suite host-svg tests/host/svg.sh

@@ -111,6 +111,7 @@ enum {
 	OPT_UNSAFE,
 	OPT_SLICE,
 	OPT_CONTAINER, OPT_CONTAINERS,
+	OPT_BTF,
 };
 
 static const struct argp_option options[] = {
@@ -197,6 +198,10 @@ static const struct argp_option options[] = {
 	  "How kernel function probes attach: auto (fentry/fexit for a few probes, kprobe.multi "
 	  "for many functions, where the kernel has them; else kprobes), or forced; tracepoints: "
 	  "tp_btf or their record's program (tracepoint)", 0 },
+	{ "btf", OPT_BTF, "FILE", 0,
+	  "The kernel's BTF from FILE (raw, as BTFHub ships it, or an ELF file with a .BTF "
+	  "section), for a kernel without /sys/kernel/btf/vmlinux: BTF arguments of kprobes; "
+	  "fentry and tp_btf still need the kernel's own", 0 },
 	{ "kstack", 'K', "DEPTH", OPTION_ARG_OPTIONAL,
 	  "After each event, its kernel stack as ftrace's stacktrace trigger prints it "
 	  "(at most DEPTH frames, default and maximum 127)", 0 },
@@ -717,6 +722,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_PMU:
 		env->pmu = arg;
+		break;
+	case OPT_BTF:
+		env->btf_path = arg;
 		break;
 	case OPT_BUDGET: {
 		char msg[160];

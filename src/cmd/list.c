@@ -282,6 +282,7 @@ struct modbtf {
 struct lister {
 	FILE *out;
 	bool json;
+	struct sysinfo *si;
 	struct btf *vmlinux;
 	struct list_btf *core;
 	struct modbtf *mods;
@@ -293,7 +294,6 @@ struct lister {
 static struct list_btf *btf_for(struct lister *l, const char *mod)
 {
 	struct modbtf *nm;
-	char path[256];
 	int i;
 
 	if (!mod)
@@ -311,12 +311,8 @@ static struct list_btf *btf_for(struct lister *l, const char *mod)
 	if (!nm->mod)
 		return NULL;
 	l->nmods++;
-	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", mod);
-	if (l->vmlinux) {
-		nm->btf = btf__parse_split(path, l->vmlinux);
-		if (libbpf_get_error(nm->btf))
-			nm->btf = NULL;
-	}
+	if (l->vmlinux)
+		nm->btf = sysinfo_module_btf(l->si, mod);
 	if (nm->btf)
 		nm->lb = list_btf_new(nm->btf);
 	return nm->lb;
@@ -658,13 +654,22 @@ int kpt_list(const struct kpt_opts *env)
 	const char *glob = env->ndefs ? env->defs[0] : "*";
 	const char *fmod, *ffunc, *tsys, *tev;
 	struct sysinfo si = { 0 };
-	struct lister l = { .out = stdout, .json = env->json };
+	struct lister l = { .out = stdout, .json = env->json, .si = &si };
 	struct fentry *fe = NULL;
 	struct tpentry *tps = NULL;
 	char **names = NULL, msg[512], *gbuf;
 	int nnames = 0, nfe = 0, ntps = 0, skipped = 0, nobtf = 0, i, err = 0, tperr = 0;
 	static char obuf[1 << 16];
 
+	si.btf_path = env->btf_path;
+	/* our messages say what BTF is missing; libbpf's own are for -v */
+	if (!env->verbose)
+		libbpf_set_print(NULL);
+	if (env->btf_path && sysinfo_need_btf(&si, msg, sizeof(msg))) {
+		fprintf(stderr, "kptrace: error: %s\n", msg);
+		sysinfo_free(&si);
+		return -EINVAL;
+	}
 	if (env->list_containers)
 		return list_containers(env->json);
 	if (!strncmp(glob, "u:", 2))

@@ -395,6 +395,7 @@ void loader_rethook_layout(struct load_opts *lo, const struct btf *btf)
 int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
 		size_t msglen)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
 	struct kptrace_bpf *skel;
 	uint32_t ring;
 	int err;
@@ -407,7 +408,10 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		snprintf(msg, msglen, "cannot count CPUs: %s", strerror(-ld->ncpus));
 		return ld->ncpus ? ld->ncpus : -EINVAL;
 	}
-	skel = kptrace_bpf__open();
+	/* CO-RE relocations, were there any, against --btf's file: libbpf
+	 * finds no kernel BTF of its own there */
+	open_opts.btf_custom_path = o->btf_path;
+	skel = kptrace_bpf__open_opts(&open_opts);
 	if (!skel) {
 		err = -errno;
 		snprintf(msg, msglen, "cannot open the BPF object: %s", strerror(errno));

@@ -69,6 +69,7 @@ struct cfi_set;
 
 struct load_opts {
 	struct plan plan;	/* what the verifier gets for this run (prepare/plan.h) */
+	const char *btf_path;	/* --btf FILE: libbpf's CO-RE target, NULL: the kernel's */
 	pid_t self_tgid;	/* kptrace's own process: never traced (0: none) */
 	pid_t target_tgid;	/* 0: everyone */
 	/* the traced processes are a set in the kernel, target_tgid the first

@@ -7,6 +7,7 @@
 
 #include "prepare/backend.h"
 #include "prepare/unsafe.h"
+#include "sys/kbtf.h"
 
 /* auto: kprobe.multi from this many distinct functions (one link, one syscall) */
 #define KPT_MULTI_MIN	8
@@ -58,6 +59,7 @@ static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 				 const struct kpt_probe_entry *ent)
 {
 	bool ret = ev->kind == SPEC_KRETPROBE;
+	const char *why;
 	int i, reg;
 
 	if (ev->kind != SPEC_KPROBE && !ret)
@@ -73,11 +75,13 @@ static const char *tramp_why_not(struct sysinfo *si, const struct ev_desc *ev,
 #ifdef KPT_ARCH_ARM64
 	/* arm64's trampoline frame is not x86-64's: kpt_tramp_ip() cannot say
 	 * where the function returns to, so only returns that never show it */
-	const char *why = ret ? backend_ret_needs_caller(ent) : NULL;
-
+	why = ret ? backend_ret_needs_caller(ent) : NULL;
 	if (why)
 		return why;
 #endif
+	why = kbtf_ids_why_not(si->btf_path);
+	if (why)
+		return why;
 	if (sysinfo_need_regs_btf(si, NULL, 0))
 		return "the registers' layout is unknown";
 	for (i = 0; i < ent->nargs && i < KPT_MAX_ARGS; i++) {
@@ -177,6 +181,12 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 		bool force = !strcmp(b, "fentry");
 
 		const char *lock = run_on_lock(evs, n);
+
+		why = kbtf_ids_why_not(si->btf_path);
+		if (force && why) {
+			snprintf(msg, msglen, "--backend fentry: %s; use --backend kprobe", why);
+			return -EOPNOTSUPP;
+		}
 
 		/* marked where a trampoline can go; auto may take them back */
 		for (i = 0; i < n; i++) {
@@ -327,6 +337,12 @@ int backend_tp(const char *name, struct sysinfo *si, struct ev_desc *evs,
 			 * hit's BPF time */
 			ev->not_tramp = "auto: no probe of this run reads the kernel's BTF, which "
 					"tp_btf would (--backend tp-btf takes it)";
+			continue;
+		}
+		ev->not_tramp = kbtf_ids_why_not(si->btf_path);
+		if (ev->not_tramp) {
+			if (args || force_btf)
+				goto refuse;
 			continue;
 		}
 		na = tp_btf_nargs(si, ev->target.tp_event);

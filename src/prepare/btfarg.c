@@ -97,7 +97,7 @@ static int load_fn(struct sysinfo *si, const struct spec_probe *p, struct fn *fn
 	}
 	btf = si->btf;
 	if (mod) {
-		fn->modbtf = btf__load_module_btf(mod, si->btf);
+		fn->modbtf = sysinfo_module_btf(si, mod);
 		if (!fn->modbtf)
 			return -ENOENT;
 		btf = fn->modbtf;
@@ -914,7 +914,7 @@ static int tp_resolve(struct sysinfo *si, struct spec_probe *p, struct err *e)
 {
 	bool need = false, *unknown;
 	struct fn fn;
-	char extra[300];
+	char extra[512];
 	int i, err = 0, nunknown;
 
 	unknown = calloc(p->nargs ? p->nargs : 1, sizeof(*unknown));
@@ -980,14 +980,23 @@ int btfarg_resolve(struct sysinfo *si, struct spec_probe *p, char *msg, size_t m
 		return 0;
 	/* Typing a bare $argN or $retval is a bonus: only names need BTF. */
 	if ((need || typed) && load_fn(si, p, &fn) && need) {
-		char extra[256];
+		char extra[512];
 
-		if (sysinfo_need_btf(si, extra, sizeof(extra)))
-			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), "%s", "");
-		else
-			snprintf(extra, sizeof(extra), "no BTF function '%s'%s%s in this kernel",
-				 fn.name ? fn.name : p->symbol ? p->symbol : "at this address",
-				 p->module[0] ? " in module " : "", p->module);
+		if (sysinfo_need_btf(si, extra, sizeof(extra))) {
+			/* no BTF at all: the argument is what cannot be, not the function */
+			for (i = 0; i < p->nargs && !arg_needs_btf(&p->args[i]); i++)
+				;
+			snprintf(msg, msglen, "an argument by name, a -> chain or a type from BTF "
+				 "needs the kernel's BTF: %s", extra);
+			*col = i < p->nargs ? p->args[i].col : p->target_col;
+			err = -ENOENT;
+			goto out;
+		}
+		snprintf(extra, sizeof(extra), "no BTF function '%s'%s%s in this kernel%s",
+			 fn.name ? fn.name : p->symbol ? p->symbol : "at this address",
+			 p->module[0] ? " in module " : "", p->module,
+			 p->module[0] && si->btf_path ? " (a module's BTF is split on the "
+			 "running kernel's own, which --btf does not stand in for)" : "");
 		snprintf(msg, msglen, "%s: %s", spec_strerror(SPEC_ERR_NO_BTF_ENTRY), extra);
 		*col = p->target_col;
 		err = -ENOENT;

@@ -69,6 +69,7 @@ struct kpt_opts {
 	bool no_tracepoint;	/* hist kmalloc: kprobes even where the tracepoint exists */
 	bool slack;		/* hist kmalloc: bytes_alloc - bytes_req */
 	const char *backend;	/* --backend auto|kprobe|kprobe-multi|fentry */
+	const char *btf_path;	/* --btf FILE: the kernel's BTF, where it has none (sys/kbtf.h) */
 	const char *pmu;	/* latency --pmu EVENT[,EVENT] (src/load/pmu.c) */
 	const char *svg_path;	/* --svg FILE: the tables drawn (src/util/svg.c) */
 	struct budget_spec budget;	/* --budget PCT|N/s; both 0: none (src/load/budget.c) */

@@ -18,6 +18,7 @@
 #include "prepare/unsafe.h"
 #include "sys/btfwalk.h"
 #include "sys/elf.h"
+#include "sys/kbtf.h"
 #include "sys/libpath.h"
 #include "sys/objbtf.h"
 #include "sys/tracepoint.h"
@@ -505,15 +506,24 @@ int sysinfo_need_regs_btf(struct sysinfo *si, char *msg, size_t msglen)
 
 int sysinfo_need_btf(struct sysinfo *si, char *msg, size_t msglen)
 {
+	char kmsg[256];
+
 	if (si->btf)
 		return 0;
-	si->btf = btf__load_vmlinux_btf();
-	if (!si->btf) {
-		snprintf(msg, msglen, "cannot load the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
-			 strerror(errno));
-		return -ENOENT;
-	}
-	return 0;
+	/* a file is checked against kallsyms, where this user may read it */
+	if (si->btf_path && !si->ksyms)
+		sysinfo_need_ksyms(si, kmsg, sizeof(kmsg));
+	si->btf = kbtf_load(si->btf_path, si->ksyms, msg, msglen);
+	return si->btf ? 0 : -ENOENT;
+}
+
+struct btf *sysinfo_module_btf(struct sysinfo *si, const char *mod)
+{
+	/* a module's BTF is split on the running kernel's: its ids are not a
+	 * --btf file's */
+	if (si->btf_path || sysinfo_need_btf(si, NULL, 0))
+		return NULL;
+	return kbtf_load_module(mod, si->btf);
 }
 
 bool sysinfo_have_kprobes(struct sysinfo *si)

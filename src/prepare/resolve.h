@@ -31,6 +31,7 @@ struct btf;
 struct sysinfo {
 	struct ksyms *ksyms;		/* NULL until a kprobe needs it */
 	struct btf *btf;		/* vmlinux BTF, NULL until BTF arguments need it */
+	const char *btf_path;		/* --btf FILE: the kernel's BTF from FILE (sys/kbtf.h) */
 	struct btf *regs_btf;		/* our BPF object's BTF: its struct pt_regs */
 	char **blacklist;		/* sorted NOKPROBE symbols, NULL if unreadable */
 	int nblacklist;
@@ -73,6 +74,9 @@ void sysinfo_free(struct sysinfo *si);
 /* Load kallsyms (and the blacklist) / the kernel's BTF once; 0 or -errno with msg. */
 int sysinfo_need_ksyms(struct sysinfo *si, char *msg, size_t msglen);
 int sysinfo_need_btf(struct sysinfo *si, char *msg, size_t msglen);
+/* Module mod's BTF (free with btf__free), NULL where it has none or the
+ * kernel's BTF is a --btf file's. */
+struct btf *sysinfo_module_btf(struct sysinfo *si, const char *mod);
 /* Whether the kernel has kprobes (the perf kprobe PMU); sets have_kprobes. */
 bool sysinfo_have_kprobes(struct sysinfo *si);
 /* Whether vmlinux's BTF has a function called name (loading the BTF). */

@@ -354,8 +354,14 @@ static int run_setup(struct run *r, bool defer)
 	r->si.defer_ksyms = defer;
 	r->si.explain = env->dry_run;
 	r->si.unsafe = env->unsafe;
+	r->si.btf_path = env->btf_path;
 	if (!env->dry_run && (err = privilege_check()))
 		return err;
+	/* a wrong --btf file is named now, whether or not a definition reads BTF */
+	if (env->btf_path && (err = sysinfo_need_btf(&r->si, msg, sizeof(msg)))) {
+		fprintf(stderr, "kptrace: error: %s\n", msg);
+		return err;
+	}
 	if (env->pmu && pmu_parse(env->pmu, &r->pmu, msg, sizeof(msg))) {
 		fprintf(stderr, "kptrace: error: %s\n", msg);
 		return -EINVAL;
@@ -475,9 +481,12 @@ static int run_load_opts(struct run *r)
 				loader_rethook_layout(lo, r->si.btf);
 			break;
 		}
-	/* user stacks through code without frame pointers: the binaries' CFI */
-	if (pl->stacks.ustacks && !sysinfo_need_btf(&r->si, msg, sizeof(msg)) &&
-	    cfi_layout(&r->cfi, r->si.btf)) {
+	/* user stacks through code without frame pointers: the binaries' CFI,
+	 * found through vm_area_struct's offsets in the kernel's BTF */
+	if (pl->stacks.ustacks && sysinfo_need_btf(&r->si, msg, sizeof(msg)))
+		fprintf(stderr, "kptrace: warning: user stacks are walked by frame pointers "
+			"only (the unwinder reads the kernel's structs by BTF): %s\n", msg);
+	else if (pl->stacks.ustacks && cfi_layout(&r->cfi, r->si.btf)) {
 		cfi_collect(&r->cfi, r->ps.evs, r->ps.n, r->child ? 0 : env->pid,
 			    r->child ? env->command : NULL);
 		lo->cfi = &r->cfi;
@@ -488,6 +497,7 @@ static int run_load_opts(struct run *r)
 				KPT_CFI_ROWS_MAX);
 	}
 	lo->buffer_size = env->buffer_size;
+	lo->btf_path = env->btf_path;
 	lo->target_tid = env->tid;
 	lo->target_comm = env->comm;
 	lo->hist_buckets = r->ps.nbuckets;
