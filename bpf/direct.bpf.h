@@ -20,6 +20,7 @@
 #include "target.bpf.h"
 #include "ringbuf.bpf.h"
 #include "agg.bpf.h"
+#include "why.bpf.h"
 
 /*
  * Argument register reg (0 to KPT_NR_REG_ARGS - 1) or %ax (KPT_DIRECT_AX) of a registers or
@@ -152,6 +153,9 @@ __noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt
 	case KPT_ACT_PAIR_END:
 		kpt_pair_thread(p, idx, st, tid);
 		return 0;
+	case KPT_ACT_WHY:
+		kpt_why(p, idx, st, v, tid);
+		return 0;
 	default:
 		return 0;
 	}
@@ -250,6 +254,9 @@ kpt_fast_paths(void *ctx, int kind, bool may_direct, __u64 dh, bool dh_on, const
 			st->faults++;
 			return NULL;
 		}
+		/* kptrace why: a return's value, for its log and the root's condition */
+		if (p->agg.action == KPT_ACT_WHY && (p->flags & KPT_PF_RETURN))
+			v = kpt_direct_reg(ctx, kind, KPT_DIRECT_AX);
 		/* a histogram inline, but in the sixteen trampoline slots:
 		 * one global function there, where sixteen copies would be
 		 * resident object */

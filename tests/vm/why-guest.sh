@@ -1,0 +1,93 @@
+#!/bin/sh
+# Guest script (busybox sh) for kptrace why (issue 43): bpf(BPF_MAP_CREATE)
+# of an array map with an 8-byte key, which array_map_alloc_check() refuses
+# with -EINVAL (kernel/bpf/arraymap.c: an array's key is a u32), made by
+# /why_target (tests/vm/why_target.c). The references are the kernel's
+# source for the origin and its ftrace function_graph tracer for the tree:
+# the same call traced with set_graph_function on the root and
+# set_ftrace_filter on the same globs, compared function by function and
+# nesting by nesting (and the origin's return value, where 6.5+'s
+# funcgraph-retval prints it). A call that does not fail prints nothing.
+W=/tmp/kpt-why
+mkdir -p $W
+KREL=$(uname -r)
+T=/sys/kernel/tracing
+echo "# kernel $KREL"
+echo "# expect 4 ok"
+ok() { echo "ok - $KREL: $*"; }
+bad() { echo "FAIL - $KREL: $*"; }
+KPT="timeout -s KILL 120 /bin/kptrace"
+ROOT=__sys_bpf
+UNDER='array_map_* map_create security_bpf*'
+
+# tree FILE: "DEPTH NAME" per call of a function_graph listing (ftrace's or
+# kptrace's: " CPU) DURATION |  " then two spaces a level), in order
+tree() {
+	sed -n 's/^[^|]*|  \( *\)\([A-Za-z_][A-Za-z0-9_.]*\)() {.*/\1 \2/p
+		s/^[^|]*|  \( *\)\([A-Za-z_][A-Za-z0-9_.]*\)();.*/\1 \2/p' "$1" |
+		awk '{ print (index($0, $NF) - 2) / 2, $NF }'
+}
+
+# ftrace's function_graph of one run of /why_target ARG, its pid's alone
+[ -e $T/available_tracers ] || mount -t tracefs nodev $T
+echo 0 > $T/tracing_on
+echo > $T/trace
+echo "$ROOT $UNDER" > $T/set_ftrace_filter
+echo $ROOT > $T/set_graph_function
+echo function_graph > $T/current_tracer
+[ -e $T/options/funcgraph-retval ] && echo 1 > $T/options/funcgraph-retval
+sh -c "echo \$\$ > $T/set_ftrace_pid; echo 1 > $T/tracing_on; exec /why_target" > $W/ft.run
+echo 0 > $T/tracing_on
+cat $T/trace > $W/ft.trace
+echo nop > $T/current_tracer
+echo > $T/set_ftrace_pid
+echo > $T/set_graph_function
+echo > $T/set_ftrace_filter
+tree $W/ft.trace > $W/ft.tree
+
+$KPT why $ROOT --error --under "$UNDER" -o $W/why.out -c /why_target > $W/why.run 2> $W/why.err
+rc=$?
+tree $W/why.out > $W/why.tree
+calls=$(grep -c '^# why: ' $W/why.out)
+if [ $rc = 0 ] && [ "$calls" = 1 ] && [ -s $W/ft.tree ] && cmp -s $W/ft.tree $W/why.tree; then
+	ok "why $ROOT --error: the call tree is ftrace function_graph's, $(wc -l < $W/ft.tree) calls in the same nesting ($(tr '\n' ' ' < $W/ft.tree))"
+else
+	bad "why $ROOT --error: exit $rc, $calls trees; kptrace's: $(tr '\n' ' ' < $W/why.tree); ftrace's: $(tr '\n' ' ' < $W/ft.tree); $(tail -c 300 $W/why.err | tr '\n' ' ')"
+fi
+
+# the origin: the kernel's source says array_map_alloc_check(); ftrace's
+# return value says -22 where the kernel prints them
+ftret=ok
+if [ -e $T/options/funcgraph-retval ]; then
+	grep -q 'array_map_alloc_check(); /\* = -22 \*/' $W/ft.trace || ftret="ftrace's line: $(grep array_map_alloc_check $W/ft.trace)"
+fi
+if grep -q '^# origin: array_map_alloc_check = -22 (EINVAL),' $W/why.out &&
+	[ "$(grep -c '<== origin' $W/why.out)" = 1 ] &&
+	grep -q 'array_map_alloc_check(); /\* = -22 (EINVAL) \*/  <== origin' $W/why.out &&
+	[ "$ftret" = ok ]; then
+	ok "why $ROOT --error: the origin is array_map_alloc_check = -22 (EINVAL), as the source and ftrace say"
+else
+	bad "why $ROOT --error: origin: $(grep -e '^# origin' -e '<== origin' $W/why.out | tr '\n' ' '); ftrace: $ftret"
+fi
+
+# --json: the origin's stack from the root, as ftrace's nesting has it
+want=$(awk '{ s[$1] = $2 } $2 == "array_map_alloc_check" { for (i = 0; i <= $1; i++) printf "%s\"%s\"", i ? "," : "", s[i]; exit }' $W/ft.tree)
+$KPT why $ROOT --error --under "$UNDER" --json -o $W/why.json -c /why_target > /dev/null 2> $W/why.json.err
+rc=$?
+if [ $rc = 0 ] && [ "$(grep -c '^{"why":' $W/why.json)" = 1 ] && [ -n "$want" ] &&
+	grep -q "\"origin\":\"array_map_alloc_check\",\"origin_stack\":\[$want\]" $W/why.json; then
+	ok "why --json: one object, the origin's stack [$want] as ftrace's nesting"
+else
+	bad "why --json: exit $rc, want origin_stack [$want]: $(head -c 400 $W/why.json) $(tail -c 200 $W/why.json.err | tr '\n' ' ')"
+fi
+
+# a call that does not fail: nothing printed
+$KPT why $ROOT --error --under "$UNDER" -o $W/good.out -c '/why_target good' > $W/good.run 2> $W/good.err
+rc=$?
+if [ $rc = 0 ] && grep -q ' = [0-9]' $W/good.run && [ ! -s $W/good.out ] &&
+	grep -q 'why: 0 calls printed' $W/good.err; then
+	ok "why $ROOT --error over a call that succeeds: nothing printed"
+else
+	bad "why over a good call: exit $rc, $(head -c 300 $W/good.out) $(cat $W/good.run) $(tail -c 300 $W/good.err | tr '\n' ' ')"
+fi
+echo "# done"
