@@ -186,8 +186,9 @@ static void text_line(FILE *f, const struct wtree *t, const struct wnode *n, boo
 		fprintf(f, "%7.3f us    |  ", (double)(n->end - n->start) / 1e3);
 	else
 		fprintf(f, "              |  ");
+	/* the origin marked where its return value is */
 	fprintf(f, "%*s%s%s\n", 2 * n->depth, "", text,
-		t->origin >= 0 && n == &t->n[t->origin] ? "  <== origin" : "");
+		dur && t->origin >= 0 && n == &t->n[t->origin] ? "  <== origin" : "");
 }
 
 /* Call i and those beneath it: a leaf "f();", else "f() {" ... "}", as ftrace prints them. */

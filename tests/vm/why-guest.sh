@@ -13,7 +13,7 @@ mkdir -p $W
 KREL=$(uname -r)
 T=/sys/kernel/tracing
 echo "# kernel $KREL"
-echo "# expect 4 ok"
+echo "# expect 6 ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
@@ -28,22 +28,29 @@ tree() {
 		awk '{ print (index($0, $NF) - 2) / 2, $NF }'
 }
 
-# ftrace's function_graph of one run of /why_target ARG, its pid's alone
+# ftrace ROOT "GLOBS" OUT CMD...: ftrace's function_graph of one run of
+# CMD, its pid's calls alone, into OUT.trace and OUT.tree
 [ -e $T/available_tracers ] || mount -t tracefs nodev $T
-echo 0 > $T/tracing_on
-echo > $T/trace
-echo "$ROOT $UNDER" > $T/set_ftrace_filter
-echo $ROOT > $T/set_graph_function
-echo function_graph > $T/current_tracer
-[ -e $T/options/funcgraph-retval ] && echo 1 > $T/options/funcgraph-retval
-sh -c "echo \$\$ > $T/set_ftrace_pid; echo 1 > $T/tracing_on; exec /why_target" > $W/ft.run
-echo 0 > $T/tracing_on
-cat $T/trace > $W/ft.trace
-echo nop > $T/current_tracer
-echo > $T/set_ftrace_pid
-echo > $T/set_graph_function
-echo > $T/set_ftrace_filter
-tree $W/ft.trace > $W/ft.tree
+ftrace() {
+	local root=$1 globs=$2 out=$3
+	shift 3
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+	echo "$root $globs" > $T/set_ftrace_filter
+	echo $root > $T/set_graph_function
+	echo function_graph > $T/current_tracer
+	[ -e $T/options/funcgraph-retval ] && echo 1 > $T/options/funcgraph-retval
+	sh -c "echo \$\$ > $T/set_ftrace_pid; echo 1 > $T/tracing_on; exec \"\$@\"" sh "$@" > $out.run 2>&1
+	echo 0 > $T/tracing_on
+	cat $T/trace > $out.trace
+	echo nop > $T/current_tracer
+	echo > $T/set_ftrace_pid
+	echo > $T/set_graph_function
+	echo > $T/set_ftrace_filter
+	tree $out.trace > $out.tree
+}
+
+ftrace $ROOT "$UNDER" $W/ft /why_target
 
 $KPT why $ROOT --error --under "$UNDER" -o $W/why.out -c /why_target > $W/why.run 2> $W/why.err
 rc=$?
@@ -89,5 +96,43 @@ if [ $rc = 0 ] && grep -q ' = [0-9]' $W/good.run && [ ! -s $W/good.out ] &&
 	ok "why $ROOT --error over a call that succeeds: nothing printed"
 else
 	bad "why over a good call: exit $rc, $(head -c 300 $W/good.out) $(cat $W/good.run) $(tail -c 300 $W/good.err | tr '\n' ' ')"
+fi
+
+# --slower: a call that succeeds, slower than 1 ns as every call is: its
+# tree, longer than the failing one's (the map made), as ftrace's
+ftrace $ROOT "$UNDER" $W/ftgood /why_target good
+$KPT why $ROOT --slower 1ns --under "$UNDER" -o $W/slow.out -c '/why_target good' > $W/slow.run 2> $W/slow.err
+rc=$?
+tree $W/slow.out > $W/slow.tree
+if [ $rc = 0 ] && [ "$(grep -c '^# why: ' $W/slow.out)" = 1 ] && ! grep -q origin $W/slow.out &&
+	[ -s $W/ftgood.tree ] && cmp -s $W/ftgood.tree $W/slow.tree; then
+	ok "why $ROOT --slower 1ns: the good call's tree is ftrace's, $(wc -l < $W/slow.tree) calls, no origin"
+else
+	bad "why --slower 1ns: exit $rc; kptrace's: $(tr '\n' ' ' < $W/slow.tree); ftrace's: $(tr '\n' ' ' < $W/ftgood.tree); $(tail -c 300 $W/slow.err | tr '\n' ' ')"
+fi
+
+# a log past its 128 entries: an open(2) of a path 80 directories deep,
+# inode_permission() once a directory (ftrace counts them, N), fails
+# -ENOENT at its last name; the first 64 calls kept, 2N - 128 entries and
+# returns counted as not kept, the tree marked and the run's count said
+D=$W/d
+i=0
+while [ $i -lt 80 ]; do D=$D/d; i=$((i + 1)); done
+mkdir -p $D
+ftrace do_sys_openat2 inode_permission $W/ftdeep cat $D/missing
+# the root's calls alone: an exec's inode_permission() may come before it
+awk '$1 == 0 && $2 == "do_sys_openat2" { on = 1 } on' $W/ftdeep.tree > $W/ftdeep.root
+n=$(grep -c '^1 inode_permission$' $W/ftdeep.root)
+$KPT why do_sys_openat2 --error --under inode_permission -o $W/deep.out -c "cat $D/missing" > $W/deep.run 2> $W/deep.err
+rc=$?
+tree $W/deep.out > $W/deep.tree
+head -n 65 $W/ftdeep.root > $W/ftdeep.first
+kept=$(grep -c 'inode_permission();' $W/deep.out)
+if [ $rc = 0 ] && [ "$n" -gt 64 ] && [ "$kept" = 64 ] && cmp -s $W/ftdeep.first $W/deep.tree &&
+	grep -q "^# cut short: $((2 * n - 128)) entries and returns past the log's bounds" $W/deep.out &&
+	grep -q 'why: 1 calls printed, 1 of them cut short' $W/deep.err; then
+	ok "why over a log past its bounds: ftrace's first 64 of $n calls kept, $((2 * n - 128)) entries and returns counted, marked"
+else
+	bad "why past the log's bounds: exit $rc, ftrace $n calls, kptrace kept $kept: $(grep '^#' $W/deep.out | tr '\n' ' ') $(tail -c 300 $W/deep.err | tr '\n' ' ')"
 fi
 echo "# done"
