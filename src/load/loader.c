@@ -1164,6 +1164,11 @@ unsigned long long loader_procs_full(struct loader *ld)
 	return ld->skel && ld->skel->bss ? ld->skel->bss->kpt_procs_full : 0;
 }
 
+unsigned long long loader_why_full(struct loader *ld)
+{
+	return ld->skel && ld->skel->bss ? ld->skel->bss->kpt_why_full : 0;
+}
+
 unsigned long long loader_pairs_open(struct loader *ld)
 {
 	unsigned char key[sizeof(struct kpt_pair_key)], next[sizeof(key)];

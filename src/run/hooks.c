@@ -116,6 +116,7 @@ static void why_on_record(void *arg, const void *rec, size_t len)
 static void why_report(void *arg, bool final)
 {
 	struct run *r = arg;
+	unsigned long long full = loader_why_full(&r->ld);
 
 	if (!final)
 		return;
@@ -125,6 +126,8 @@ static void why_report(void *arg, bool final)
 			r->why.cut, KPT_WHY_ENTRIES, KPT_WHY_DEPTH);
 	if (r->why.bad)
 		fprintf(stderr, ", %lu logs unreadable", r->why.bad);
+	if (full)
+		fprintf(stderr, ", %llu calls not logged (no room for their thread's log)", full);
 	fprintf(stderr, "\n");
 }
 

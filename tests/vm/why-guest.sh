@@ -13,7 +13,9 @@ mkdir -p $W
 KREL=$(uname -r)
 T=/sys/kernel/tracing
 echo "# kernel $KREL"
-echo "# expect 6 ok"
+BACKENDS="kprobe fentry"
+grep -q ' register_fprobe_ips$' /proc/kallsyms && BACKENDS="$BACKENDS kprobe-multi"
+echo "# expect $((6 + $(echo $BACKENDS | wc -w))) ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
@@ -97,6 +99,21 @@ if [ $rc = 0 ] && grep -q ' = [0-9]' $W/good.run && [ ! -s $W/good.out ] &&
 else
 	bad "why over a good call: exit $rc, $(head -c 300 $W/good.out) $(cat $W/good.run) $(tail -c 300 $W/good.err | tr '\n' ' ')"
 fi
+
+# each backend this kernel has, on few functions (fentry's 16 programs)
+FEW='map_create array_map_alloc_check security_bpf'
+ftrace $ROOT "$FEW" $W/ftfew /why_target
+for b in $BACKENDS; do
+	$KPT why $ROOT --error --under "$FEW" --backend $b -o $W/$b.out -c /why_target > $W/$b.run 2> $W/$b.err
+	rc=$?
+	tree $W/$b.out > $W/$b.tree
+	if [ $rc = 0 ] && [ -s $W/ftfew.tree ] && cmp -s $W/ftfew.tree $W/$b.tree &&
+		grep -q 'array_map_alloc_check(); /\* = -22 (EINVAL) \*/  <== origin' $W/$b.out; then
+		ok "why --backend $b: ftrace's tree ($(tr '\n' ' ' < $W/ftfew.tree)), the origin array_map_alloc_check"
+	else
+		bad "why --backend $b: exit $rc; kptrace's: $(tr '\n' ' ' < $W/$b.tree); ftrace's: $(tr '\n' ' ' < $W/ftfew.tree); $(tail -c 300 $W/$b.err | tr '\n' ' ')"
+	fi
+done
 
 # --slower: a call that succeeds, slower than 1 ns as every call is: its
 # tree, longer than the failing one's (the map made), as ftrace's
