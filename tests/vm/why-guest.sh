@@ -20,7 +20,7 @@ ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
 ROOT=__sys_bpf
-UNDER='array_map_* map_create security_bpf*'
+UNDER='array_map_alloc* map_create security_bpf*'
 
 # tree FILE: "DEPTH NAME" per call of a function_graph listing (ftrace's or
 # kptrace's: " CPU) DURATION |  " then two spaces a level), in order
