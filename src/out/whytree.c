@@ -27,8 +27,11 @@ struct wtree {
 	unsigned int misnested;	/* returns of another function than the open one */
 };
 
-/* A return's value as its type reads (the return probe's ret=$retval): -1 void. */
-enum wkind { W_VOID, W_SIGNED, W_UNSIGNED, W_PTR };
+/*
+ * A return's kind by its type (the return probe's ret=$retval); W_UNKNOWN: a
+ * type given where BTF has none (why_ret_arg()), an errno if an int's is.
+ */
+enum wkind { W_VOID, W_SIGNED, W_UNSIGNED, W_PTR, W_UNKNOWN };
 
 static enum wkind ret_kind(const struct wtree *t, int probe, int64_t *v, uint64_t raw)
 {
@@ -39,6 +42,10 @@ static enum wkind ret_kind(const struct wtree *t, int probe, int64_t *v, uint64_
 	if (!a) {
 		*v = 0;
 		return W_VOID;
+	}
+	if (a->spec && a->spec->type_given) {
+		*v = (int32_t)raw < 0 && (int32_t)raw >= -4095 ? (int32_t)raw : (int64_t)raw;
+		return W_UNKNOWN;
 	}
 	num = spec_type_info(a->type)->num;
 	if (a->size == 4)
@@ -57,7 +64,7 @@ static bool is_error(enum wkind k, int64_t v)
 {
 	if (k == W_PTR)
 		return !v || (v < 0 && v >= -4095);
-	return k == W_SIGNED && v < 0 && v >= -4095;
+	return (k == W_SIGNED || k == W_UNKNOWN) && v < 0 && v >= -4095;
 }
 
 static bool node_error(const struct wtree *t, const struct wnode *n, int64_t *v)
@@ -167,7 +174,7 @@ static void fmt_ret(const struct wtree *t, const struct wnode *n, char *buf, siz
 	enum wkind k = ret_kind(t, n->ret_probe, &v, n->ret);
 	const char *name = is_error(k, v) && v ? valfmt_errno_name((int)-v) : NULL;
 
-	if (k == W_PTR && !(v < 0 && v >= -4095))
+	if ((k == W_PTR || k == W_UNKNOWN) && !(v < 0 && v >= -4095))
 		snprintf(buf, len, "0x%" PRIx64, (uint64_t)v);
 	else if (k == W_UNSIGNED)
 		snprintf(buf, len, "%" PRIu64, (uint64_t)v);
@@ -270,7 +277,11 @@ static void json_node(FILE *f, const struct wtree *t, int i)
 		case W_VOID:
 			break;
 		case W_PTR:
-			fprintf(f, ",\"ret\":\"0x%" PRIx64 "\"", (uint64_t)v);
+		case W_UNKNOWN:
+			if (v < 0 && v >= -4095)
+				fprintf(f, ",\"ret\":%" PRId64, v);
+			else
+				fprintf(f, ",\"ret\":\"0x%" PRIx64 "\"", (uint64_t)v);
 			break;
 		case W_UNSIGNED:
 			fprintf(f, ",\"ret\":%" PRIu64, (uint64_t)v);

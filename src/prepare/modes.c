@@ -89,20 +89,25 @@ static void event_name(const char *func, int n, char *buf, size_t len)
 #define LATENCY_GLOB_MAX 500	/* functions one glob may expand to (two probes each) */
 
 /*
- * Whether kernel function func returns nothing, by BTF: its return probe
- * then takes no $retval (the kernel's refusal). Without BTF: not known, no.
+ * why's return argument of kernel function func: none where BTF says it
+ * returns nothing (the kernel refuses $retval there), its BTF type where
+ * BTF has the function, else x64 given (a clone such as "f.part.0" has no
+ * BTF): the type left unknown, which out/whytree.c reads as an int's errno
+ * or a hex value.
  */
-static bool returns_void(struct sysinfo *si, const char *func)
+static const char *why_ret_arg(struct sysinfo *si, const char *func)
 {
 	const struct btf_type *t;
 	int id;
 
 	if (!si->btf && sysinfo_need_btf(si, NULL, 0))
-		return false;
+		return " ret=$retval:x64";
 	id = btf__find_by_name_kind(si->btf, func, BTF_KIND_FUNC);
 	t = id > 0 ? btf__type_by_id(si->btf, id) : NULL;
 	t = t ? btf__type_by_id(si->btf, t->type) : NULL;
-	return t && btf_is_func_proto(t) && !t->type;
+	if (!t || !btf_is_func_proto(t))
+		return " ret=$retval:x64";
+	return t->type ? " ret=$retval" : "";
 }
 
 /*
@@ -120,7 +125,7 @@ static int func_pair(struct sysinfo *si, struct deflist *out, const char *group,
 	err = deflist_add(out, "p:%s/%s_%d %s%s", group, name, n, func, rest);
 	if (!err)
 		err = deflist_add(out, "r:%s/%s_%d_ret %s%s", group, name, n, func,
-				  why && !returns_void(si, func) ? " ret=$retval" : "");
+				  why ? why_ret_arg(si, func) : "");
 	if (err)
 		return err;
 	out->peer[out->n - 2] = out->n - 1;
@@ -428,36 +433,32 @@ static int why_defs(const struct kpt_opts *env, struct sysinfo *si, struct defli
 		    char *msg, size_t msglen)
 {
 	const char *root = env->defs[0];
-	char globs[1024], *g, *save = NULL;
+	const char *ret = why_ret_arg(si, root);
+	char *globs, *g, *save = NULL;
 	int n = 0, err;
 
-	if (returns_void(si, root)) {
-		snprintf(msg, msglen, "why %s: it returns nothing (void)%s", root,
-			 env->why_error ? ", so no error: --slower DURATION only" : "");
-		if (env->why_error)
-			return -EINVAL;
+	if (!ret[0] && env->why_error) {
+		snprintf(msg, msglen, "why %s --error: it returns nothing (void), so no error: "
+			 "--slower DURATION only", root);
+		return -EINVAL;
 	}
 	err = deflist_add(out, "p:why/root %s", root);
 	if (!err)
-		err = deflist_add(out, "r:why/root_ret %s%s", root,
-				  returns_void(si, root) ? "" : " ret=$retval");
-	if (err)
-		return err;
-	msg[0] = 0;
-	snprintf(globs, sizeof(globs), "%s", env->why_under ? env->why_under : "");
-	for (g = strtok_r(globs, " \t", &save); g; g = strtok_r(NULL, " \t", &save)) {
+		err = deflist_add(out, "r:why/root_ret %s%s", root, ret);
+	globs = err ? NULL : strdup(env->why_under ? env->why_under : "");
+	if (!globs)
+		return -ENOMEM;
+	for (g = strtok_r(globs, " \t", &save); g && !err; g = strtok_r(NULL, " \t", &save))
 		err = strpbrk(g, "*?[") ? func_glob(si, "why", g, "", root, out, &n, msg, msglen) :
 		      strcmp(g, root) ? func_pair(si, out, "why", g, "", n++) : 0;
-		if (err)
-			return err;
-	}
-	if (n > WHY_KPROBES_MAX && !have_multi(si)) {
+	free(globs);
+	if (!err && n > WHY_KPROBES_MAX && !have_multi(si)) {
 		snprintf(msg, msglen, "why --under: %d functions, and this kernel has no "
 			 "kprobe.multi (Linux 5.18+ with CONFIG_FPROBE): one kprobe each, at most "
 			 "%d; narrow the globs", n, WHY_KPROBES_MAX);
-		return -E2BIG;
+		err = -E2BIG;
 	}
-	return 0;
+	return err;
 }
 
 /*

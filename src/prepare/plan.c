@@ -427,7 +427,8 @@ static int budget_check(const struct probeset *ps, char *msg, size_t msglen)
 
 /*
  * kptrace why: what the root's return must be, its width from the type of
- * its ret=$retval (why_defs()): a pointer's is x64, BTF's.
+ * its ret=$retval (why_defs()): a pointer's is x64, BTF's; a type given (no
+ * BTF for it) is unknown, and its errno an int's (a long's -22 is one too).
  */
 static void plan_why(const struct kpt_opts *env, const struct probeset *ps, struct plan *pl)
 {
@@ -440,6 +441,10 @@ static void plan_why(const struct kpt_opts *env, const struct probeset *ps, stru
 		if (ps->ents[i].agg.action != KPT_ACT_WHY ||
 		    ps->ents[i].agg.why_role != KPT_WHY_ROOT || !ev->is_return || !ev->nargs)
 			continue;
+		if (ev->args[0].spec && ev->args[0].spec->type_given) {
+			pl->why_ret_size = 4;
+			continue;
+		}
 		pl->why_ret_size = ev->args[0].size == 4 ? 4 : 8;
 		if (ev->args[0].type == SPEC_T_X64)
 			pl->why_cond |= KPT_WHY_PTR;

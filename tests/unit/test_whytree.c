@@ -3,7 +3,8 @@
  * kptrace why's trees (out/whytree.c) from logs made by hand, as
  * bpf/why.bpf.h writes them: the origin is the call the error came up
  * from, not an earlier one whose error its caller handled; an errno
- * carried from a pointer's ERR_PTR; a call whose return the log did not
+ * carried from a pointer's ERR_PTR, and from a function BTF does not type
+ * (an int's errno in its low half); a call whose return the log did not
  * keep, and a log cut short, marked and counted; records that are no log
  * refused, nothing printed.
  */
@@ -15,15 +16,18 @@
 #include "out/whytree.h"
 
 /* The probes, as why_defs() makes them: the root's two, then a pair a function. */
-enum { ROOT, ROOT_RET, A, A_RET, B, B_RET, P, P_RET, NPROBES };
+enum { ROOT, ROOT_RET, A, A_RET, B, B_RET, P, P_RET, U, U_RET, NPROBES };
 
 static struct ev_arg s32 = { .name = "ret", .type = SPEC_T_S32, .size = 4 };
 static struct ev_arg ptr = { .name = "ret", .type = SPEC_T_X64, .size = 8 };
+/* why_ret_arg()'s ret=$retval:x64 where BTF has no type: the type given */
+static struct spec_arg given = { .type = SPEC_T_X64, .type_given = true };
+static struct ev_arg unknown = { .name = "ret", .type = SPEC_T_X64, .size = 8, .spec = &given };
 static struct ev_desc evs[NPROBES];
 
 static void setup(void)
 {
-	static const char *const funcs[] = { "root_fn", "a", "b", "p" };
+	static const char *const funcs[] = { "root_fn", "a", "b", "p", "u.part.0" };
 	int i;
 
 	for (i = 0; i < NPROBES; i++) {
@@ -34,7 +38,7 @@ static void setup(void)
 			 i % 2 ? "_ret" : "");
 		evs[i].is_return = i % 2;
 		evs[i].nargs = i % 2;
-		evs[i].args = i == P_RET ? &ptr : &s32;
+		evs[i].args = i == P_RET ? &ptr : i == U_RET ? &unknown : &s32;
 	}
 }
 
@@ -131,6 +135,27 @@ static void test_err_ptr(void)
 	free(s);
 }
 
+/* A function BTF does not type: an int's -22 (its upper half zero) is an errno, a pointer hex. */
+static void test_untyped(void)
+{
+	struct why_counts c = { 0 };
+	char *s;
+
+	start(-22);
+	ent(U, 2000, 0);
+	ent(U_RET, 2500, 0xffffffea);
+	ent(U, 3000, 0);
+	ent(U_RET, 3500, 0xffff888000001000ull);
+	s = print(false, used(), &c);
+	CHECK(strstr(s, "u.part.0(); /* = -22 (EINVAL) */  <== origin\n"), "%s", s);
+	CHECK(strstr(s, "u.part.0(); /* = 0xffff888000001000 */\n"), "%s", s);
+	free(s);
+	s = print(true, used(), &c);
+	CHECK(strstr(s, "\"origin\":\"u.part.0\""), "%s", s);
+	CHECK(strstr(s, "\"ret\":\"0xffff888000001000\"}"), "%s", s);
+	free(s);
+}
+
 /* A log past its bounds: a's return not kept, 3 more not kept; marked, counted. */
 static void test_cut_short(void)
 {
@@ -192,6 +217,7 @@ int main(void)
 	setup();
 	test_handled_error();
 	test_err_ptr();
+	test_untyped();
 	test_cut_short();
 	test_refused();
 	return check_report();

@@ -14,8 +14,10 @@ KREL=$(uname -r)
 T=/sys/kernel/tracing
 echo "# kernel $KREL"
 BACKENDS="kprobe fentry"
-grep -q ' register_fprobe_ips$' /proc/kallsyms && BACKENDS="$BACKENDS kprobe-multi"
-echo "# expect $((6 + $(echo $BACKENDS | wc -w))) ok"
+MULTI=
+grep -q ' register_fprobe_ips$' /proc/kallsyms && MULTI=1 BACKENDS="$BACKENDS kprobe-multi"
+# 6 checks, one a backend (2 or 3), and without kprobe.multi the refusal of many
+echo "# expect 9 ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
@@ -114,6 +116,21 @@ for b in $BACKENDS; do
 		bad "why --backend $b: exit $rc; kptrace's: $(tr '\n' ' ' < $W/$b.tree); ftrace's: $(tr '\n' ' ' < $W/ftfew.tree); $(tail -c 300 $W/$b.err | tr '\n' ' ')"
 	fi
 done
+
+# without kprobe.multi, a kprobe a function: more than 64 refused, saying
+# why, before anything is attached (security_*: hundreds, as the kernel's
+# own list of traceable functions counts them)
+if [ -z "$MULTI" ]; then
+	n=$(grep -c '^security_' $T/available_filter_functions)
+	$KPT why $ROOT --error --under 'security_*' -c /why_target > $W/many.out 2> $W/many.err
+	rc=$?
+	if [ $rc = 1 ] && [ "$n" -gt 64 ] && ! grep -q Attach $W/many.err &&
+		grep -q 'error: why --under: [0-9]* functions, and this kernel has no kprobe.multi .*at most 64' $W/many.err; then
+		ok "why --under 'security_*' ($n functions) without kprobe.multi: refused, saying why"
+	else
+		bad "why over $n functions without kprobe.multi: exit $rc: $(tail -c 300 $W/many.err | tr '\n' ' ')"
+	fi
+fi
 
 # --slower: a call that succeeds, slower than 1 ns as every call is: its
 # tree, longer than the failing one's (the map made), as ftrace's
