@@ -124,8 +124,10 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
  * of an argument; inline in the handler but through trampolines), or one
  * half of a latency (kpt_aggregate()'s, for a call nothing filters: the
  * clock read last at an entry and first at a return, so as little of
- * kptrace as may be is timed). Global: one copy verified once, where every
- * program inlines the handler (the object's size is resident memory).
+ * kptrace as may be is timed), or a why probe's entry or return in its
+ * thread's log (why.bpf.h; v a return's %ax). Global: one copy verified
+ * once, where every program inlines the handler (the object's size is
+ * resident memory).
  */
 __noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt_stats *st,
 			  __u64 v, __u32 tid)
@@ -218,8 +220,9 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 /*
  * The fast paths, all tried here once a hit is counted: a direct histogram
  * (kpt_dh) or stream (kpt_ds), each of a run of one probe, or a
- * KPT_PF_DIRECT probe's histogram or latency half. Returns the probe for
- * the generic path to run, or NULL when the hit is done (or has no probe).
+ * KPT_PF_DIRECT probe's histogram, latency half or why log entry. Returns
+ * the probe for the generic path to run, or NULL when the hit is done (or
+ * has no probe).
  * may_direct: the program may take kpt_dh or kpt_ds, every program but
  * trampoline slots 1-15 (a run of one probe uses slot 0, and copies in the
  * others would be resident object); dh: kpt_dh's first word, 0 where not
