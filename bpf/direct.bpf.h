@@ -20,6 +20,7 @@
 #include "target.bpf.h"
 #include "ringbuf.bpf.h"
 #include "agg.bpf.h"
+#include "why.bpf.h"
 
 /*
  * Argument register reg (0 to KPT_NR_REG_ARGS - 1) or %ax (KPT_DIRECT_AX) of a registers or
@@ -123,8 +124,10 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
  * of an argument; inline in the handler but through trampolines), or one
  * half of a latency (kpt_aggregate()'s, for a call nothing filters: the
  * clock read last at an entry and first at a return, so as little of
- * kptrace as may be is timed). Global: one copy verified once, where every
- * program inlines the handler (the object's size is resident memory).
+ * kptrace as may be is timed), or a why probe's entry or return in its
+ * thread's log (why.bpf.h; v a return's %ax). Global: one copy verified
+ * once, where every program inlines the handler (the object's size is
+ * resident memory).
  */
 __noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt_stats *st,
 			  __u64 v, __u32 tid)
@@ -151,6 +154,9 @@ __noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt
 	case KPT_ACT_PAIR_START:
 	case KPT_ACT_PAIR_END:
 		kpt_pair_thread(p, idx, st, tid);
+		return 0;
+	case KPT_ACT_WHY:
+		kpt_why(p, idx, st, v, tid);
 		return 0;
 	default:
 		return 0;
@@ -214,8 +220,9 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 /*
  * The fast paths, all tried here once a hit is counted: a direct histogram
  * (kpt_dh) or stream (kpt_ds), each of a run of one probe, or a
- * KPT_PF_DIRECT probe's histogram or latency half. Returns the probe for
- * the generic path to run, or NULL when the hit is done (or has no probe).
+ * KPT_PF_DIRECT probe's histogram, latency half or why log entry. Returns
+ * the probe for the generic path to run, or NULL when the hit is done (or
+ * has no probe).
  * may_direct: the program may take kpt_dh or kpt_ds, every program but
  * trampoline slots 1-15 (a run of one probe uses slot 0, and copies in the
  * others would be resident object); dh: kpt_dh's first word, 0 where not
@@ -250,6 +257,9 @@ kpt_fast_paths(void *ctx, int kind, bool may_direct, __u64 dh, bool dh_on, const
 			st->faults++;
 			return NULL;
 		}
+		/* kptrace why: a return's value, for its log and the root's condition */
+		if (p->agg.action == KPT_ACT_WHY && (p->flags & KPT_PF_RETURN))
+			v = kpt_direct_reg(ctx, kind, KPT_DIRECT_AX);
 		/* a histogram inline, but in the sixteen trampoline slots:
 		 * one global function there, where sixteen copies would be
 		 * resident object */

@@ -306,6 +306,8 @@ enum kpt_action {
 				 * thread, per depth) for the return to read */
 	KPT_ACT_PAIR_START,	/* latency --from: the time, under the pair's key */
 	KPT_ACT_PAIR_END,	/* latency --to: histogram of now - the time under its key */
+	KPT_ACT_WHY,		/* kptrace why: the root's call (agg.why_role) or one of its
+				 * log's (bpf/why.bpf.h) */
 };
 
 /* Arguments that make a --from/--to pair's key (--key); none: the thread. */
@@ -480,7 +482,8 @@ struct kpt_agg {
 				 * and kpt_key.probe (the first probe's index) */
 	__u8 value_sub_argi;	/* KPT_ACT_HIST: subtract this argument (0xff: none) */
 	__u8 count_value;	/* KPT_ACT_COUNT: add value_argi's value (--sum...), not 1 */
-	__u8 pad2[2];
+	__u8 why_role;		/* KPT_ACT_WHY: KPT_WHY_ROOT or KPT_WHY_UNDER */
+	__u8 pad2;
 	__u8 npair;		/* KPT_ACT_PAIR_*: the key's arguments, 0: the thread */
 	__u8 pair_argi[KPT_PAIR_KEYS];
 	__u32 pmu_base;		/* KPT_ACT_LAT_END with --pmu: counter e's log-linear
@@ -554,6 +557,9 @@ enum kpt_rec_kind {
 	/* latency --over: a call at or over it, its end's record (h->size its
 	 * bytes) then its latency, a __u64 of nanoseconds */
 	KPT_REC_SLOW = 3,
+	/* kptrace why: a root call that met the condition, a struct
+	 * kpt_why_log of h.size bytes (its first i.n entries) */
+	KPT_REC_WHY = 4,
 };
 
 /*
@@ -579,6 +585,51 @@ struct kpt_rec_hdr {
 };
 
 #define KPT_HDR_SIZE	((unsigned int)sizeof(struct kpt_rec_hdr))
+
+/*
+ * kptrace why (bpf/why.bpf.h): per thread inside a root call, a log of the
+ * entries and returns of the --under functions beneath it. Bounded so one
+ * pass of the verifier takes it without bpf_loop() (Linux 5.17): entries
+ * past KPT_WHY_ENTRIES or nested past KPT_WHY_DEPTH under the root are
+ * counted in i.dropped, not kept.
+ */
+#define KPT_WHY_ENTRIES	128	/* a power of two: the index is masked */
+#define KPT_WHY_DEPTH	16
+#define KPT_WHY_THREADS	1024	/* threads inside a root at once (an LRU) */
+#define KPT_WHY_ROOT	1	/* kpt_agg.why_role */
+#define KPT_WHY_UNDER	2
+/* kpt_why_cond: what a root call must meet to be sent, each given one */
+#define KPT_WHY_ERROR	(1u << 0)	/* its return an errno (-4095..-1) */
+#define KPT_WHY_PTR	(1u << 1)	/* with KPT_WHY_ERROR: a pointer, NULL or ERR_PTR */
+#define KPT_WHY_SLOWER	(1u << 2)	/* at least kpt_why_slower ns */
+#define KPT_WHY_RET	1	/* kpt_why_ent.flags: a return, else an entry */
+
+struct kpt_why_ent {
+	__u16 probe;		/* the entry's or return's probe */
+	__u16 flags;		/* KPT_WHY_RET */
+	__u32 pad;
+	__u64 ts;
+	__u64 ret;		/* a return's %ax, as the register held it */
+};
+
+struct kpt_why_info {
+	__u64 end;		/* the root's return time */
+	__u64 ret;		/* its return value */
+	__u32 n;		/* entries kept */
+	__u32 dropped;		/* entries and returns not kept (the bounds) */
+	__u32 depth;		/* under the root now: calls open (kept or not) */
+	__u32 root_depth;	/* the root's own calls open (recursion) */
+	__u32 unmatched;	/* returns with no entry seen (a missed hit) */
+	__u32 pad;
+};
+
+struct kpt_why_log {
+	struct kpt_rec_hdr h;	/* kind KPT_REC_WHY, probe the root's entry, ts its start */
+	struct kpt_why_info i;
+	struct kpt_why_ent e[KPT_WHY_ENTRIES];
+};
+
+#define KPT_WHY_HDR_SIZE	((unsigned int)__builtin_offsetof(struct kpt_why_log, e))
 
 /* Per-probe, per-CPU counters. */
 struct kpt_stats {

@@ -90,6 +90,7 @@ static const char doc[] =
 static const char args_doc[] = "[explain] DEFINITION...\n"
 				"hist DEFINITION|kmalloc [FIELD]\n"
 				"latency FUNC...\n"
+				"why FUNC --error|--slower DURATION [--under GLOBS]\n"
 				"count DEFINITION... --by KEY[,KEY]\n"
 				"profile [-F HZ] [--by KEY[,KEY]] [--folded]\n"
 				"timechart [-c CMD|-p PID] [-d SECONDS] [--svg FILE]\n"
@@ -112,6 +113,7 @@ enum {
 	OPT_SLICE,
 	OPT_CONTAINER, OPT_CONTAINERS,
 	OPT_BTF,
+	OPT_ERROR, OPT_UNDER, OPT_SLOWER,
 };
 
 static const struct argp_option options[] = {
@@ -176,6 +178,14 @@ static const struct argp_option options[] = {
 	{ "over", OPT_OVER, "DURATION", 0,
 	  "latency: also each call of DURATION (10ms, 500us) or more as a line, both ends' "
 	  "arguments", 1 },
+	{ "error", OPT_ERROR, NULL, 0,
+	  "why: the root's calls that returned an errno (NULL or ERR_PTR where it returns a "
+	  "pointer)", 1 },
+	{ "slower", OPT_SLOWER, "DURATION", 0,
+	  "why: the root's calls of DURATION (10ms, 500us) or more", 1 },
+	{ "under", OPT_UNDER, "GLOBS", 0,
+	  "why: the kernel functions whose calls beneath the root are logged, globs "
+	  "separated by spaces (default: the root's alone)", 1 },
 	{ "max-keys", OPT_MAX_KEYS, "N", 0,
 	  "keyed entries and latency calls in flight (default 10240)", 1 },
 	{ "no-tracepoint", OPT_NO_TP, NULL, 0,
@@ -289,7 +299,7 @@ static void parse_linear(struct argp_state *st, struct kpt_opts *env, const char
 	env->lin_step = v[2];
 }
 
-static const char *const modes[] = { NULL, "hist", "latency", "count", "list" };
+static const char *const modes[] = { NULL, "hist", "latency", "count", "list", "why" };
 
 /* A word that is not an option: a subcommand, hist's field or a definition. */
 static void positional(struct argp_state *st, struct kpt_opts *env, char *arg)
@@ -466,6 +476,25 @@ static void pair_definitions(struct argp_state *st, struct kpt_opts *env)
 }
 
 
+/* kptrace why: one root function, a condition; a call's log needs all its hits. */
+static void why_checks(struct argp_state *st, struct kpt_opts *env)
+{
+	if (env->mode != MODE_WHY) {
+		if (env->why_error || env->why_slower_ns || env->why_under)
+			cli_error(st, "--error, --slower and --under are for 'kptrace why'");
+		return;
+	}
+	if (env->ndefs != 1 || env->def_file || strpbrk(env->defs[0], "*?[ \t:"))
+		cli_error(st, "why takes one kernel function, the root (--under names the "
+			   "functions beneath it)");
+	if (!env->why_error && !env->why_slower_ns)
+		cli_error(st, "why: say which calls matter: --error, --slower DURATION, or both");
+	if (env->by || env->interval || env->kstack || env->ustack || env->filter || env->comm ||
+	    env->perfetto_path || env->budget.pct > 0 || env->budget.rate)
+		cli_error(st, "why prints each call's tree: no --by, -i, -K, -U, --filter, "
+			   "--comm, --perfetto or --budget (a log needs every entry and return)");
+}
+
 /* Cross-option checks, in one place. */
 static void check_options(struct argp_state *st, struct kpt_opts *env)
 {
@@ -477,6 +506,7 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 		cli_error(st, "--slice is for 'kptrace timechart'");
 	if (env->nfrom || env->nto)
 		pair_definitions(st, env);
+	why_checks(st, env);
 	if (env->pair_key && !env->nfrom)
 		cli_error(st, "--key pairs latency --from with --to");
 	if ((env->profile_hz || env->no_idle) && !env->profile)
@@ -596,6 +626,15 @@ static error_t parse_agg_opt(int key, char *arg, struct argp_state *st, struct k
 		break;
 	case OPT_KEY:
 		env->pair_key = arg;
+		break;
+	case OPT_ERROR:
+		env->why_error = true;
+		break;
+	case OPT_SLOWER:
+		env->why_slower_ns = parse_duration(st, "--slower", arg);
+		break;
+	case OPT_UNDER:
+		env->why_under = arg;
 		break;
 	case OPT_OVER:
 		env->over_ns = parse_duration(st, "--over", arg);

@@ -267,6 +267,7 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
 	bpf_map__set_max_entries(skel->maps.kpt_events, ring);
 	bpf_map__set_max_entries(skel->maps.kpt_hist, o->hist_buckets ? o->hist_buckets : 1);
 	bpf_map__set_max_entries(skel->maps.kpt_hstat, nprobes);
+	bpf_map__set_max_entries(skel->maps.kpt_why_logs, o->plan.why_cond ? KPT_WHY_THREADS : 1);
 	/* Maps this run never touches get one entry: memory, and start-up. */
 	size_keyed(skel->maps.kpt_kagg, o->plan.keyed, o->max_keys);
 	/* probe, bucket and the words the keys use: a string's room only for a string */
@@ -361,6 +362,9 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_lat_emit = o->plan.lat_emit;
 	skel->rodata->kpt_lat_over = o->plan.lat_over;
 	skel->rodata->kpt_budget_on = o->plan.budget;
+	skel->rodata->kpt_why_cond = o->plan.why_cond;
+	skel->rodata->kpt_why_ret_size = o->plan.why_ret_size;
+	skel->rodata->kpt_why_slower = o->plan.why_slower;
 	for (i = 0; i < nprobes; i++)
 		if (o->evs[i].kind == SPEC_URETPROBE) {
 			skel->rodata->kpt_func_ip = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
@@ -1162,6 +1166,11 @@ long long loader_missed(struct loader *ld, int idx)
 unsigned long long loader_procs_full(struct loader *ld)
 {
 	return ld->skel && ld->skel->bss ? ld->skel->bss->kpt_procs_full : 0;
+}
+
+unsigned long long loader_why_full(struct loader *ld)
+{
+	return ld->skel && ld->skel->bss ? ld->skel->bss->kpt_why_full : 0;
 }
 
 unsigned long long loader_pairs_open(struct loader *ld)

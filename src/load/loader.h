@@ -189,6 +189,8 @@ unsigned long long loader_prog_misses(struct loader *ld);
 long long loader_missed(struct loader *ld, int idx);
 /* Processes created by traced ones and not followed: the set was full. */
 unsigned long long loader_procs_full(struct loader *ld);
+/* kptrace why: the root's calls not logged, no thread slot made (bpf/why.bpf.h). */
+unsigned long long loader_why_full(struct loader *ld);
 /* fd of an aggregation map, or of the traced processes'. */
 int loader_map_fd(struct loader *ld, enum loader_map m);
 /* Ring buffer fd for the consumer. */

@@ -438,6 +438,9 @@ static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps
 		fprintf(f, "hist: %s taken straight from the context into its bucket, no record "
 			"built%s\n", ps->evs[i].args[e->agg.value_argi].name,
 			pl->dh.on ? ", its parameters constants to the verifier" : "");
+	else if ((e->flags & KPT_PF_DIRECT) && e->agg.action == KPT_ACT_WHY)
+		fprintf(f, "why: %s of the thread's log of the root's call, no record built\n",
+			e->agg.why_role == KPT_WHY_ROOT ? "starts or ends and sends" : "an entry");
 	else if (e->flags & KPT_PF_DIRECT)
 		fprintf(f, "latency: timed straight from the context, no record built\n");
 	else if (pl->ds.size)

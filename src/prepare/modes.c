@@ -11,6 +11,7 @@
 #include "prepare/aggdef.h"
 #include "prepare/modes.h"
 #include "prepare/unsafe.h"
+#include "sys/ksyms.h"
 #include "sys/libpath.h"
 #include "sys/pmu.h"
 #include "sys/tracepoint.h"
@@ -87,15 +88,44 @@ static void event_name(const char *func, int n, char *buf, size_t len)
  */
 #define LATENCY_GLOB_MAX 500	/* functions one glob may expand to (two probes each) */
 
-static int latency_pair(struct deflist *out, const char *func, const char *rest, int n)
+/*
+ * why's return argument of kernel function func: none where BTF says it
+ * returns nothing (the kernel refuses $retval there), its BTF type where
+ * BTF has the function, else x64 given (a clone such as "f.part.0" has no
+ * BTF): the type left unknown, which out/whytree.c reads as an int's errno
+ * or a hex value.
+ */
+static const char *why_ret_arg(struct sysinfo *si, const char *func)
 {
+	const struct btf_type *t;
+	int id;
+
+	if (!si->btf && sysinfo_need_btf(si, NULL, 0))
+		return " ret=$retval:x64";
+	id = btf__find_by_name_kind(si->btf, func, BTF_KIND_FUNC);
+	t = id > 0 ? btf__type_by_id(si->btf, id) : NULL;
+	t = t ? btf__type_by_id(si->btf, t->type) : NULL;
+	if (!t || !btf_is_func_proto(t))
+		return " ret=$retval:x64";
+	return t->type ? " ret=$retval" : "";
+}
+
+/*
+ * A function's entry and return, paired: latency's (the entry with the
+ * arguments and filter, rest), or why's (the return's value, typed by BTF).
+ */
+static int func_pair(struct sysinfo *si, struct deflist *out, const char *group,
+		     const char *func, const char *rest, int n)
+{
+	bool why = !strcmp(group, "why");
 	char name[64];
 	int err;
 
 	event_name(func, n, name, sizeof(name));
-	err = deflist_add(out, "p:latency/%s_%d %s%s", name, n, func, rest);
+	err = deflist_add(out, "p:%s/%s_%d %s%s", group, name, n, func, rest);
 	if (!err)
-		err = deflist_add(out, "r:latency/%s_%d_ret %s", name, n, func);
+		err = deflist_add(out, "r:%s/%s_%d_ret %s%s", group, name, n, func,
+				  why ? why_ret_arg(si, func) : "");
 	if (err)
 		return err;
 	out->peer[out->n - 2] = out->n - 1;
@@ -132,7 +162,7 @@ static int latency_uglob(const char *pat, const char *rest, struct deflist *out,
 		char func[512];
 
 		snprintf(func, sizeof(func), "%s:%s", path, names[i]);
-		err = latency_pair(out, func, rest, (*n)++);
+		err = func_pair(NULL, out, "latency", func, rest, (*n)++);
 	}
 	if (!err)
 		fprintf(stderr, "kptrace: latency %s: %d functions%s\n", pat, count,
@@ -143,45 +173,62 @@ static int latency_uglob(const char *pat, const char *rest, struct deflist *out,
 	return err;
 }
 
-/* latency 'vfs_*': every traceable match, the skipped ones reported. */
-static int latency_glob(struct sysinfo *si, const char *pat, const char *rest,
-			struct deflist *out, int *n, char *msg, size_t msglen)
+/* Drop name skip (why's root, probed on its own) from names. */
+static void drop_name(char **names, int *count, const char *skip)
+{
+	int i;
+
+	for (i = 0; skip && i < *count; i++)
+		if (!strcmp(names[i], skip)) {
+			free(names[i]);
+			names[i--] = names[--*count];
+		}
+}
+
+/*
+ * latency 'vfs_*', why --under 'vfs_*': every traceable match, the skipped
+ * ones reported; mode the subcommand, skip a name left out (or NULL).
+ */
+static int func_glob(struct sysinfo *si, const char *mode, const char *pat, const char *rest,
+		     const char *skip, struct deflist *out, int *n, char *msg, size_t msglen)
 {
 	char **names;
 	int count, skipped, ambiguous = 0, unsafe = 0, i, err;
 
-	if (strchr(pat, '/'))
+	if (strchr(pat, '/') && !strcmp(mode, "latency"))
 		return latency_uglob(pat, rest, out, n, msg, msglen);
 	err = sysinfo_glob_functions(si, pat, &names, &count, &skipped, msg, msglen);
 	/* a name several functions have is refused by name: left out, counted */
 	if (!err)
 		ambiguous = sysinfo_drop_non_unique(si, names, &count);
-	/* a latency ends at a return */
+	if (!err)
+		drop_name(names, &count, skip);
+	/* both end at a return */
 	if (!err)
 		unsafe = unsafe_drop(names, &count, true, si->unsafe, pat, stderr);
 	if (!err && !count) {
-		snprintf(msg, msglen, "latency %s: no traceable kernel function matches%s%s%s", pat,
-			 skipped ? " (only blacklisted ones)" : "",
+		snprintf(msg, msglen, "%s %s: no traceable kernel function matches%s%s%s", mode,
+			 pat, skipped ? " (only blacklisted ones)" : "",
 			 ambiguous ? " (only names several functions have)" : "",
 			 unsafe ? " (only ones that can hang the machine: see above)" : "");
 		err = -ENOENT;
 	}
 	if (!err && count > LATENCY_GLOB_MAX) {
-		snprintf(msg, msglen, "latency %s: %d functions match, at most %d: narrow the "
-			 "pattern", pat, count, LATENCY_GLOB_MAX);
+		snprintf(msg, msglen, "%s %s: %d functions match, at most %d: narrow the "
+			 "pattern", mode, pat, count, LATENCY_GLOB_MAX);
 		err = -E2BIG;
 	}
 	for (i = 0; !err && i < count; i++)
-		err = latency_pair(out, names[i], rest, (*n)++);
+		err = func_pair(si, out, mode, names[i], rest, (*n)++);
 	if (!err)
-		fprintf(stderr, "kptrace: latency %s: %d functions%s\n", pat, count,
+		fprintf(stderr, "kptrace: %s %s: %d functions%s\n", mode, pat, count,
 			skipped || ambiguous || unsafe ? "" : ", none skipped");
 	if (!err && skipped)
-		fprintf(stderr, "kptrace: latency %s: %d matching functions skipped: the kernel "
-			"blacklists them (NOKPROBE)\n", pat, skipped);
+		fprintf(stderr, "kptrace: %s %s: %d matching functions skipped: the kernel "
+			"blacklists them (NOKPROBE)\n", mode, pat, skipped);
 	if (!err && ambiguous)
-		fprintf(stderr, "kptrace: latency %s: %d matching names skipped: several functions "
-			"have each (the kernel refuses them by name)\n", pat, ambiguous);
+		fprintf(stderr, "kptrace: %s %s: %d matching names skipped: several functions "
+			"have each (the kernel refuses them by name)\n", mode, pat, ambiguous);
 	for (i = 0; i < count; i++)
 		free(names[i]);
 	free(names);
@@ -354,13 +401,64 @@ static int latency_defs(const struct kpt_opts *env, struct sysinfo *si, struct d
 		if (err)
 			return err;
 		if (strpbrk(func, "*?["))
-			err = latency_glob(si, func, rest, out, &n, msg, msglen);
+			err = func_glob(si, "latency", func, rest, NULL, out, &n, msg, msglen);
 		else
-			err = latency_pair(out, func, rest, n++);
+			err = func_pair(si, out, "latency", func, rest, n++);
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+/*
+ * Functions a why run takes through one kprobe each where the kernel has no
+ * kprobe.multi (Linux 6.1 without CONFIG_FPROBE): a perf link and an
+ * attach each, seconds apiece under TCG.
+ */
+#define WHY_KPROBES_MAX 64
+
+/* Whether the kernel has kprobe.multi links (CONFIG_FPROBE), by kallsyms. */
+static bool have_multi(struct sysinfo *si)
+{
+	return !sysinfo_need_ksyms(si, NULL, 0) &&
+	       ksyms_by_name(si->ksyms, "register_fprobe_ips", NULL);
+}
+
+/*
+ * why ROOT [--under 'GLOB...']: the root's entry and return (why/root,
+ * why/root_ret: modes_actions() knows them by name), then each function the
+ * globs match, the root left out, an entry and a return each.
+ */
+static int why_defs(const struct kpt_opts *env, struct sysinfo *si, struct deflist *out,
+		    char *msg, size_t msglen)
+{
+	const char *root = env->defs[0];
+	const char *ret = why_ret_arg(si, root);
+	char *globs, *g, *save = NULL;
+	int n = 0, err;
+
+	if (!ret[0] && env->why_error) {
+		snprintf(msg, msglen, "why %s --error: it returns nothing (void), so no error: "
+			 "--slower DURATION only", root);
+		return -EINVAL;
+	}
+	err = deflist_add(out, "p:why/root %s", root);
+	if (!err)
+		err = deflist_add(out, "r:why/root_ret %s%s", root, ret);
+	globs = err ? NULL : strdup(env->why_under ? env->why_under : "");
+	if (!globs)
+		return -ENOMEM;
+	for (g = strtok_r(globs, " \t", &save); g && !err; g = strtok_r(NULL, " \t", &save))
+		err = strpbrk(g, "*?[") ? func_glob(si, "why", g, "", root, out, &n, msg, msglen) :
+		      strcmp(g, root) ? func_pair(si, out, "why", g, "", n++) : 0;
+	free(globs);
+	if (!err && n > WHY_KPROBES_MAX && !have_multi(si)) {
+		snprintf(msg, msglen, "why --under: %d functions, and this kernel has no "
+			 "kprobe.multi (Linux 5.18+ with CONFIG_FPROBE): one kprobe each, at most "
+			 "%d; narrow the globs", n, WHY_KPROBES_MAX);
+		err = -E2BIG;
+	}
+	return err;
 }
 
 /*
@@ -507,6 +605,8 @@ static int mode_texts(const struct kpt_opts *env, struct sysinfo *si, struct def
 
 	if (env->mode == MODE_LATENCY)
 		return latency_defs(env, si, out, msg, msglen);
+	if (env->mode == MODE_WHY)
+		return why_defs(env, si, out, msg, msglen);
 	if (env->mode == MODE_HIST && env->ndefs == 1 && !strcmp(env->defs[0], "kmalloc"))
 		return kmalloc_defs(env, si, out, msg, msglen);
 	for (i = 0; i < env->ndefs; i++) {
@@ -880,6 +980,13 @@ int modes_actions(const struct kpt_opts *env, struct probeset *ps, char *msg, si
 			if (!err && env->nfrom)
 				err = pair_keys(env->pair_key, pr->lat == PROBE_LAT_START,
 						&evs[i], &ents[i].agg, msg, msglen);
+			break;
+		case MODE_WHY:
+			/* why_defs(): the root's two probes, then the --under functions' */
+			ents[i].agg.action = KPT_ACT_WHY;
+			ents[i].agg.why_role = !strcmp(evs[i].event, "root") ||
+					       !strcmp(evs[i].event, "root_ret") ?
+					       KPT_WHY_ROOT : KPT_WHY_UNDER;
 			break;
 		default:
 			ents[i].agg.action = KPT_ACT_PRINT;

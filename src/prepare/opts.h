@@ -26,6 +26,7 @@ enum kpt_mode {
 	MODE_LATENCY,		/* kptrace latency FUNC... */
 	MODE_COUNT,		/* kptrace count DEF... --by KEYS */
 	MODE_LIST,		/* kptrace list [GLOB] (src/cmd/list.c) */
+	MODE_WHY,		/* kptrace why ROOT --error|--slower D [--under GLOBS] */
 };
 
 struct kpt_opts {
@@ -93,6 +94,11 @@ struct kpt_opts {
 	/* kptrace timechart: the scheduler's tables (MODE_TRACE for the forks and execs) */
 	bool timechart;
 	double tc_slice_ms;	/* --slice, 0: from -d */
+	/* kptrace why: the root's calls that returned an error, or took
+	 * --slower's ns, with the --under functions (globs, space-separated) */
+	bool why_error;
+	uint64_t why_slower_ns;
+	const char *why_under;
 };
 
 #endif /* KPT_OPTS_H */

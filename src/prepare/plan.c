@@ -73,6 +73,8 @@ void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 		if (e->agg.npair)
 			return;
 		break;
+	case KPT_ACT_WHY:	/* a return's %ax, no argument read */
+		break;
 	default:
 		return;
 	}
@@ -423,6 +425,37 @@ static int budget_check(const struct probeset *ps, char *msg, size_t msglen)
 	return 0;
 }
 
+/*
+ * kptrace why: what the root's return must be, its width from the type of
+ * its ret=$retval (why_defs()): a pointer's is x64, BTF's; a type given (no
+ * BTF for it) is unknown, and its errno an int's (a long's -22 is one too).
+ */
+static void plan_why(const struct kpt_opts *env, const struct probeset *ps, struct plan *pl)
+{
+	int i;
+
+	pl->why_ret_size = 8;
+	for (i = 0; i < ps->n; i++) {
+		const struct ev_desc *ev = &ps->evs[i];
+
+		if (ps->ents[i].agg.action != KPT_ACT_WHY ||
+		    ps->ents[i].agg.why_role != KPT_WHY_ROOT || !ev->is_return || !ev->nargs)
+			continue;
+		if (ev->args[0].spec && ev->args[0].spec->type_given) {
+			pl->why_ret_size = 4;
+			continue;
+		}
+		pl->why_ret_size = ev->args[0].size == 4 ? 4 : 8;
+		if (ev->args[0].type == SPEC_T_X64)
+			pl->why_cond |= KPT_WHY_PTR;
+	}
+	if (env->why_error)
+		pl->why_cond |= KPT_WHY_ERROR;
+	if (env->why_slower_ns)
+		pl->why_cond |= KPT_WHY_SLOWER;
+	pl->why_slower = env->why_slower_ns;
+}
+
 int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps, uint32_t npmu,
 	      struct plan *pl, char *msg, size_t msglen)
 {
@@ -440,6 +473,8 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 	/* latency --perfetto: each call a record, from kpt_aggregate(), so never direct */
 	pl->lat_emit = (env->perfetto_path || env->over_ns) && env->mode == MODE_LATENCY;
 	pl->lat_over = env->mode == MODE_LATENCY ? env->over_ns : 0;
+	if (env->mode == MODE_WHY)
+		plan_why(env, ps, pl);
 	for (i = 0; i < n && !env->comm && !npmu && !pl->lat_emit; i++)
 		plan_mark_direct(si, &ents[i]);
 	err = backend_tp(env->backend, si, ps->evs, ents, n, msg, msglen);

@@ -44,6 +44,9 @@ struct plan {
 	bool lat_emit;		/* latency --perfetto: each call a record (KPT_REC_CALL) */
 	uint64_t lat_over;	/* latency --over: each call this long a KPT_REC_SLOW too */
 	bool budget;		/* --budget: a bucket per probe, asked first at each hit */
+	/* kptrace why: the condition (KPT_WHY_*), the root's return width, --slower */
+	uint32_t why_cond, why_ret_size;
+	uint64_t why_slower;
 	uint32_t uses;		/* KPT_USE_*: what the probes need of the handler */
 	uint64_t regs_mask;	/* the pt_regs words they read (plan_regs_used()) */
 	/* the BPF loops' bounds: the largest argument count, dereference chain

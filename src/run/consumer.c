@@ -119,6 +119,14 @@ static int on_record(void *arg, void *data, size_t len)
 	}
 	if (h->kind == KPT_REC_SLOW)
 		return on_slow(c, data, len);
+	if (h->kind == KPT_REC_WHY) {
+		if (c->o->on_why)
+			c->o->on_why(c->o->hook_arg, data, len);
+		else
+			c->bad++;
+		c->records++;
+		return 0;
+	}
 	/* a user stack is named from its process's files: their maps now, while it lives */
 	if (c->o->syms.us && h->nustack)
 		usym_capture(c->o->syms.us, h->tgid);

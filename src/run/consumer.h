@@ -54,6 +54,8 @@ struct consume_opts {
 	/* latency --over: a call at or over it, its end's record (KPT_REC_SLOW) */
 	void (*on_slow)(void *arg, const struct ev_desc *ev, const void *rec, size_t len,
 			uint64_t dur);
+	/* kptrace why: a root call's log (KPT_REC_WHY), its bytes */
+	void (*on_why)(void *arg, const void *rec, size_t len);
 	void *hook_arg;
 	/* why the profile's COST is not known (NULL: BPF_ENABLE_STATS is held) */
 	const char *cost_off;

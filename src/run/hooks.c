@@ -11,6 +11,7 @@
 #include "agg/tchart.h"
 #include "out/perfetto.h"
 #include "out/slowcall.h"
+#include "out/whytree.h"
 #include "run/state.h"
 #include "util/clock.h"
 
@@ -105,8 +106,41 @@ static void over_on_slow(void *arg, const struct ev_desc *ev, const void *rec, s
 	free(st);
 }
 
+/* kptrace why: a root call that met the condition, its tree. */
+static void why_on_record(void *arg, const void *rec, size_t len)
+{
+	struct run *r = arg;
+
+	whytree_print(r->out, r->env->json, r->ps.evs, r->ps.n, rec, len, &r->why);
+}
+
+/* kptrace why: at the end, what was printed and what was cut short (stderr). */
+static void why_report(void *arg, bool final)
+{
+	struct run *r = arg;
+	unsigned long long full = loader_why_full(&r->ld);
+
+	if (!final)
+		return;
+	fprintf(stderr, "kptrace: why: %lu calls printed", r->why.calls);
+	if (r->why.cut)
+		fprintf(stderr, ", %lu of them cut short (the log keeps %d entries, %d deep)",
+			r->why.cut, KPT_WHY_ENTRIES, KPT_WHY_DEPTH);
+	if (r->why.bad)
+		fprintf(stderr, ", %lu logs unreadable", r->why.bad);
+	if (full)
+		fprintf(stderr, ", %llu calls not logged (no room for their thread's log)", full);
+	fprintf(stderr, "\n");
+}
+
 int run_hooks(struct run *r, struct consume_opts *co)
 {
+	if (r->env->mode == MODE_WHY) {
+		co->on_why = why_on_record;
+		co->hook_arg = r;
+		co->report = why_report;
+		co->report_arg = r;
+	}
 	if (r->pf) {
 		perfetto_set_ksyms(r->pf, r->si.ksyms);
 		co->on_call = perfetto_on_call;

@@ -153,7 +153,7 @@ static void print_losses(const struct consume_opts *o, const struct consume_resu
 {
 	char why[512];
 
-	if (o->report)
+	if (o->report && !o->on_why)	/* why's report is its count of trees */
 		fprintf(stderr, "aggregated in the kernel");
 	else
 		fprintf(stderr, "%llu events printed", p->printed);

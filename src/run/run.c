@@ -505,8 +505,10 @@ static int run_load_opts(struct run *r)
 	/* Size what this run uses: aggregation never writes the ring buffer, and
 	 * streaming never the keyed maps (measured: 8 MB of RSS, ms of start-up).
 	 * latency --perfetto, the one aggregation that streams (each call, each
-	 * start with arguments), needs streaming's ring: 4 KB lost half of 50k. */
-	if (env->mode != MODE_TRACE && !env->buffer_size && !pl->lat_emit)
+	 * start with arguments), needs streaming's ring: 4 KB lost half of 50k;
+	 * why's call logs are up to 3 KB each. */
+	if (env->mode != MODE_TRACE && env->mode != MODE_WHY && !env->buffer_size &&
+	    !pl->lat_emit)
 		lo->buffer_size = 4096;
 	lo->pmu_n = r->pmu.n;
 	lo->evs = r->ps.evs;
@@ -672,7 +674,7 @@ static int run_consume(struct run *r)
 	err = run_hooks(r, &co);
 	if (err)
 		goto out;
-	if (env->mode != MODE_TRACE) {
+	if (env->mode != MODE_TRACE && env->mode != MODE_WHY) {
 		ao.unit = env->unit;
 		ao.top = env->top;
 		ao.zeros = env->zeros;

@@ -18,6 +18,7 @@
 #include "prepare/opts.h"
 #include "prepare/probeset.h"
 #include "prepare/resolve.h"
+#include "out/whytree.h"
 #include "run/consumer.h"
 
 /* One run's state, from its definitions to its last report. */
@@ -43,6 +44,7 @@ struct run {
 	struct budget_ctl budget;	/* --budget's controller (plan.budget) */
 	struct agg_ctx *ac;	/* the aggregations' report, while consuming */
 	uint64_t ucut;		/* user stacks printed cut short (stack_user_shown()) */
+	struct why_counts why;	/* kptrace why: the calls printed */
 	struct tchart *tc;	/* kptrace timechart's forks and execs, then its tables */
 	int tc_err;		/* its report's */
 	struct ctr_table *ctrs;	/* --container, --by cgroup/container: the host's cgroups */

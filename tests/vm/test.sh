@@ -362,6 +362,12 @@ x86_kernel() {
 	else
 		fail "$k: cannot build tests/host/unwind_target.c -O2 -static for ustack-guest.sh"
 	fi
+	# why-guest.sh's system calls that fail deep in the kernel
+	if gcc -O2 -static tests/vm/why_target.c -o "$VMOUT/why_target"; then
+		more+=(--add "$VMOUT/why_target:/why_target")
+	else
+		fail "$k: cannot build tests/vm/why_target.c -static for why-guest.sh"
+	fi
 	# Its timeout only bounds a live guest on a slow machine (one took 800 s
 	# at a load of 12 on 2 cores): a fault stops it in seconds, a frozen
 	# guest after KPT_VM_SILENCE, a hung script at more-guest.sh's LIMIT.

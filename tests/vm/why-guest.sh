@@ -1,0 +1,172 @@
+#!/bin/sh
+# Guest script (busybox sh) for kptrace why (issue 43): bpf(BPF_MAP_CREATE)
+# of an array map with an 8-byte key, which array_map_alloc_check() refuses
+# with -EINVAL (kernel/bpf/arraymap.c: an array's key is a u32), made by
+# /why_target (tests/vm/why_target.c). The references are the kernel's
+# source for the origin and its ftrace function_graph tracer for the tree:
+# the same call traced with set_graph_function on the root and
+# set_ftrace_filter on the same globs, compared function by function and
+# nesting by nesting (and the origin's return value, where 6.5+'s
+# funcgraph-retval prints it). A call that does not fail prints nothing.
+W=/tmp/kpt-why
+mkdir -p $W
+KREL=$(uname -r)
+T=/sys/kernel/tracing
+echo "# kernel $KREL"
+BACKENDS="kprobe fentry"
+MULTI=
+grep -q ' register_fprobe_ips$' /proc/kallsyms && MULTI=1 BACKENDS="$BACKENDS kprobe-multi"
+# 6 checks, one a backend (2 or 3), and without kprobe.multi the refusal of many
+echo "# expect 9 ok"
+ok() { echo "ok - $KREL: $*"; }
+bad() { echo "FAIL - $KREL: $*"; }
+KPT="timeout -s KILL 120 /bin/kptrace"
+ROOT=__sys_bpf
+UNDER='array_map_alloc* map_create security_bpf*'
+
+# tree FILE: "DEPTH NAME" per call of a function_graph listing (ftrace's or
+# kptrace's: " CPU) DURATION |  " then two spaces a level), in order
+tree() {
+	sed -n 's/^[^|]*|  \( *\)\([A-Za-z_][A-Za-z0-9_.]*\)() {.*/\1 \2/p
+		s/^[^|]*|  \( *\)\([A-Za-z_][A-Za-z0-9_.]*\)();.*/\1 \2/p' "$1" |
+		awk '{ print (index($0, $NF) - 2) / 2, $NF }'
+}
+
+# ftrace ROOT "GLOBS" OUT CMD...: ftrace's function_graph of one run of
+# CMD, its pid's calls alone, into OUT.trace and OUT.tree
+[ -e $T/available_tracers ] || mount -t tracefs nodev $T
+ftrace() {
+	local root=$1 globs=$2 out=$3
+	shift 3
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+	echo "$root $globs" > $T/set_ftrace_filter
+	echo $root > $T/set_graph_function
+	echo function_graph > $T/current_tracer
+	[ -e $T/options/funcgraph-retval ] && echo 1 > $T/options/funcgraph-retval
+	sh -c "echo \$\$ > $T/set_ftrace_pid; echo 1 > $T/tracing_on; exec \"\$@\"" sh "$@" > $out.run 2>&1
+	echo 0 > $T/tracing_on
+	cat $T/trace > $out.trace
+	echo nop > $T/current_tracer
+	echo > $T/set_ftrace_pid
+	echo > $T/set_graph_function
+	echo > $T/set_ftrace_filter
+	tree $out.trace > $out.tree
+}
+
+ftrace $ROOT "$UNDER" $W/ft /why_target
+
+$KPT why $ROOT --error --under "$UNDER" -o $W/why.out -c /why_target > $W/why.run 2> $W/why.err
+rc=$?
+tree $W/why.out > $W/why.tree
+calls=$(grep -c '^# why: ' $W/why.out)
+if [ $rc = 0 ] && [ "$calls" = 1 ] && [ -s $W/ft.tree ] && cmp -s $W/ft.tree $W/why.tree; then
+	ok "why $ROOT --error: the call tree is ftrace function_graph's, $(wc -l < $W/ft.tree) calls in the same nesting ($(tr '\n' ' ' < $W/ft.tree))"
+else
+	bad "why $ROOT --error: exit $rc, $calls trees; kptrace's: $(tr '\n' ' ' < $W/why.tree); ftrace's: $(tr '\n' ' ' < $W/ft.tree); $(tail -c 300 $W/why.err | tr '\n' ' ')"
+fi
+
+# the origin: the kernel's source says array_map_alloc_check(); ftrace's
+# return value says -22 where the kernel prints them
+ftret=ok
+if [ -e $T/options/funcgraph-retval ]; then
+	grep -q 'array_map_alloc_check(); /\* = -22 \*/' $W/ft.trace || ftret="ftrace's line: $(grep array_map_alloc_check $W/ft.trace)"
+fi
+if grep -q '^# origin: array_map_alloc_check = -22 (EINVAL),' $W/why.out &&
+	[ "$(grep -c '<== origin' $W/why.out)" = 1 ] &&
+	grep -q 'array_map_alloc_check(); /\* = -22 (EINVAL) \*/  <== origin' $W/why.out &&
+	[ "$ftret" = ok ]; then
+	ok "why $ROOT --error: the origin is array_map_alloc_check = -22 (EINVAL), as the source and ftrace say"
+else
+	bad "why $ROOT --error: origin: $(grep -e '^# origin' -e '<== origin' $W/why.out | tr '\n' ' '); ftrace: $ftret"
+fi
+
+# --json: the origin's stack from the root, as ftrace's nesting has it
+want=$(awk '{ s[$1] = $2 } $2 == "array_map_alloc_check" { for (i = 0; i <= $1; i++) printf "%s\"%s\"", i ? "," : "", s[i]; exit }' $W/ft.tree)
+$KPT why $ROOT --error --under "$UNDER" --json -o $W/why.json -c /why_target > /dev/null 2> $W/why.json.err
+rc=$?
+if [ $rc = 0 ] && [ "$(grep -c '^{"why":' $W/why.json)" = 1 ] && [ -n "$want" ] &&
+	grep -q "\"origin\":\"array_map_alloc_check\",\"origin_stack\":\[$want\]" $W/why.json; then
+	ok "why --json: one object, the origin's stack [$want] as ftrace's nesting"
+else
+	bad "why --json: exit $rc, want origin_stack [$want]: $(head -c 400 $W/why.json) $(tail -c 200 $W/why.json.err | tr '\n' ' ')"
+fi
+
+# a call that does not fail: nothing printed
+$KPT why $ROOT --error --under "$UNDER" -o $W/good.out -c '/why_target good' > $W/good.run 2> $W/good.err
+rc=$?
+if [ $rc = 0 ] && grep -q ' = [0-9]' $W/good.run && [ ! -s $W/good.out ] &&
+	grep -q 'why: 0 calls printed' $W/good.err; then
+	ok "why $ROOT --error over a call that succeeds: nothing printed"
+else
+	bad "why over a good call: exit $rc, $(head -c 300 $W/good.out) $(cat $W/good.run) $(tail -c 300 $W/good.err | tr '\n' ' ')"
+fi
+
+# each backend this kernel has, on few functions (fentry's 16 programs)
+FEW='map_create array_map_alloc_check security_bpf'
+ftrace $ROOT "$FEW" $W/ftfew /why_target
+for b in $BACKENDS; do
+	$KPT why $ROOT --error --under "$FEW" --backend $b -o $W/$b.out -c /why_target > $W/$b.run 2> $W/$b.err
+	rc=$?
+	tree $W/$b.out > $W/$b.tree
+	if [ $rc = 0 ] && [ -s $W/ftfew.tree ] && cmp -s $W/ftfew.tree $W/$b.tree &&
+		grep -q 'array_map_alloc_check(); /\* = -22 (EINVAL) \*/  <== origin' $W/$b.out; then
+		ok "why --backend $b: ftrace's tree ($(tr '\n' ' ' < $W/ftfew.tree)), the origin array_map_alloc_check"
+	else
+		bad "why --backend $b: exit $rc; kptrace's: $(tr '\n' ' ' < $W/$b.tree); ftrace's: $(tr '\n' ' ' < $W/ftfew.tree); $(tail -c 300 $W/$b.err | tr '\n' ' ')"
+	fi
+done
+
+# without kprobe.multi, a kprobe a function: more than 64 refused, saying
+# why, before anything is attached (security_*: hundreds, as the kernel's
+# own list of traceable functions counts them)
+if [ -z "$MULTI" ]; then
+	n=$(grep -c '^security_' $T/available_filter_functions)
+	$KPT why $ROOT --error --under 'security_*' -c /why_target > $W/many.out 2> $W/many.err
+	rc=$?
+	if [ $rc = 1 ] && [ "$n" -gt 64 ] && ! grep -q Attach $W/many.err &&
+		grep -q 'error: why --under: [0-9]* functions, and this kernel has no kprobe.multi .*at most 64' $W/many.err; then
+		ok "why --under 'security_*' ($n functions) without kprobe.multi: refused, saying why"
+	else
+		bad "why over $n functions without kprobe.multi: exit $rc: $(tail -c 300 $W/many.err | tr '\n' ' ')"
+	fi
+fi
+
+# --slower: a call that succeeds, slower than 1 ns as every call is: its
+# tree, longer than the failing one's (the map made), as ftrace's
+ftrace $ROOT "$UNDER" $W/ftgood /why_target good
+$KPT why $ROOT --slower 1ns --under "$UNDER" -o $W/slow.out -c '/why_target good' > $W/slow.run 2> $W/slow.err
+rc=$?
+tree $W/slow.out > $W/slow.tree
+if [ $rc = 0 ] && [ "$(grep -c '^# why: ' $W/slow.out)" = 1 ] && ! grep -q origin $W/slow.out &&
+	[ -s $W/ftgood.tree ] && cmp -s $W/ftgood.tree $W/slow.tree; then
+	ok "why $ROOT --slower 1ns: the good call's tree is ftrace's, $(wc -l < $W/slow.tree) calls, no origin"
+else
+	bad "why --slower 1ns: exit $rc; kptrace's: $(tr '\n' ' ' < $W/slow.tree); ftrace's: $(tr '\n' ' ' < $W/ftgood.tree); $(tail -c 300 $W/slow.err | tr '\n' ' ')"
+fi
+
+# a log past its 128 entries: an open(2) of a path 80 directories deep,
+# inode_permission() once a directory (ftrace counts them, N), fails
+# -ENOENT at its last name; the first 64 calls kept, 2N - 128 entries and
+# returns counted as not kept, the tree marked and the run's count said
+D=$W/d
+i=0
+while [ $i -lt 80 ]; do D=$D/d; i=$((i + 1)); done
+mkdir -p $D
+ftrace do_sys_openat2 inode_permission $W/ftdeep cat $D/missing
+# the root's calls alone: an exec's inode_permission() may come before it
+awk '$1 == 0 && $2 == "do_sys_openat2" { on = 1 } on' $W/ftdeep.tree > $W/ftdeep.root
+n=$(grep -c '^1 inode_permission$' $W/ftdeep.root)
+$KPT why do_sys_openat2 --error --under inode_permission -o $W/deep.out -c "cat $D/missing" > $W/deep.run 2> $W/deep.err
+rc=$?
+tree $W/deep.out > $W/deep.tree
+head -n 65 $W/ftdeep.root > $W/ftdeep.first
+kept=$(grep -c 'inode_permission();' $W/deep.out)
+if [ $rc = 0 ] && [ "$n" -gt 64 ] && [ "$kept" = 64 ] && cmp -s $W/ftdeep.first $W/deep.tree &&
+	grep -q "^# cut short: $((2 * n - 128)) entries and returns past the log's bounds" $W/deep.out &&
+	grep -q 'why: 1 calls printed, 1 of them cut short' $W/deep.err; then
+	ok "why over a log past its bounds: ftrace's first 64 of $n calls kept, $((2 * n - 128)) entries and returns counted, marked"
+else
+	bad "why past the log's bounds: exit $rc, ftrace $n calls, kptrace kept $kept: $(grep '^#' $W/deep.out | tr '\n' ' ') $(tail -c 300 $W/deep.err | tr '\n' ' ')"
+fi
+echo "# done"

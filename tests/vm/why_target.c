@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * kptrace why's workload (tests/vm/why-guest.sh): system calls that fail
+ * deep inside the kernel, at a function known from the kernel's source.
+ *   why_target array: bpf(BPF_MAP_CREATE) of an array map with an 8-byte
+ *     key, which kernel/bpf/arraymap.c's array_map_alloc_check() refuses
+ *     (-EINVAL): an array's key is a u32;
+ *   why_target good: the same map with a 4-byte key, created (no error).
+ * Prints each call's result, as the kernel returned it.
+ */
+#include <errno.h>
+#include <linux/bpf.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static long map_create(unsigned int key_size)
+{
+	union bpf_attr attr;
+	long r;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_ARRAY;
+	attr.key_size = key_size;
+	attr.value_size = 4;
+	attr.max_entries = 1;
+	r = syscall(SYS_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+	printf("bpf(BPF_MAP_CREATE, key_size %u) = %ld%s%s\n", key_size, r < 0 ? -errno : r,
+	       r < 0 ? " " : "", r < 0 ? strerror(errno) : "");
+	if (r >= 0)
+		close((int)r);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "array";
+
+	if (!strcmp(what, "good"))
+		return map_create(4) < 0;
+	return map_create(8) >= 0;
+}
