@@ -257,8 +257,12 @@ kpt_fast_paths(void *ctx, int kind, bool may_direct, __u64 dh, bool dh_on, const
 			st->faults++;
 			return NULL;
 		}
-		/* kptrace why: a return's value, for its log and the root's condition */
-		if (p->agg.action == KPT_ACT_WHY && (p->flags & KPT_PF_RETURN))
+		/* kptrace why: a return's value, for its log and the root's
+		 * condition. Never in a tracepoint's program: a read of the
+		 * registers' %ax there is past a small record's end, and the
+		 * kernel refuses to attach such a program (EACCES). */
+		if (kind != KPT_CTX_TP && !KPT_CTX_IS_TPBTF(kind) &&
+		    p->agg.action == KPT_ACT_WHY && (p->flags & KPT_PF_RETURN))
 			v = kpt_direct_reg(ctx, kind, KPT_DIRECT_AX);
 		/* a histogram inline, but in the sixteen trampoline slots:
 		 * one global function there, where sixteen copies would be
