@@ -720,7 +720,8 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 
 		return bpf_program__attach_trace_opts(ld->tramp[ev->index], &to);
 	}
-	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = cookie_of(ld, ev), .retprobe = ev->is_return);
+	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = cookie_of(ld, ev),
+		    .retprobe = ev->is_return);
 	if (!ev->target.by_name) {
 		/* raw address: libbpf takes it as the offset with no function */
 		ko.offset = ev->addr;
