@@ -6,9 +6,12 @@
  * kprobe, a kretprobe's handler to the kretprobe's (whose addr is the
  * function's entry): its addr tells the function, and the registers' ip
  * the direction (just past the probe's breakpoint at an entry, the return
- * trampoline at a return). A tracepoint's record starts with its event id.
- * A uprobe runs with no current kprobe: a run's only uprobe, as its only
- * profile. The loader refuses what this cannot tell apart.
+ * trampoline at a return). A tracepoint's record would start with its
+ * event id, but the kernel writes the registers' address over its first 8
+ * bytes before the program runs (perf_trace_run_bpf_submit()): the run's
+ * only tracepoint. A uprobe runs with no current kprobe: the run's only
+ * uprobe, as its only profile. The loader refuses what this cannot tell
+ * apart.
  */
 #ifndef KPT_IDENT_BPF_H
 #define KPT_IDENT_BPF_H
@@ -37,10 +40,6 @@ static __always_inline __u32 kpt_probe_of(void *ctx, int kind)
 	if (!kpt_no_cookie)
 		return (__u32)bpf_get_attach_cookie(ctx);
 	if (kind == KPT_CTX_TP) {
-		__u16 id = 0;
-
-		bpf_probe_read_kernel(&id, sizeof(id), ctx);
-		k.addr = id;
 		k.what = KPT_ID_TP;
 	} else if (kind == KPT_CTX_REGS) {
 		cpu = bpf_get_smp_processor_id();

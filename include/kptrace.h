@@ -583,9 +583,8 @@ struct kpt_rec_hdr {
 /*
  * What a hit is, where the kernel has no BPF cookie (before 5.15): a
  * kprobe's or kretprobe's address (struct kprobe's addr) with
- * KPT_ID_ENTRY or KPT_ID_RETURN, a tracepoint's event id with KPT_ID_TP,
- * a uprobe or profile (0, KPT_ID_OTHER): the key of kpt_ident, the probe
- * its value.
+ * KPT_ID_ENTRY or KPT_ID_RETURN, a tracepoint (0, KPT_ID_TP), a uprobe or
+ * profile (0, KPT_ID_OTHER): the key of kpt_ident, the probe its value.
  */
 enum { KPT_ID_ENTRY, KPT_ID_RETURN, KPT_ID_TP, KPT_ID_OTHER };
 struct kpt_ident {

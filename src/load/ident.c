@@ -7,7 +7,6 @@
 #include "load/ident.h"
 #include "sys/btfwalk.h"
 #include "sys/kfeat.h"
-#include "sys/tracepoint.h"
 
 /* Probe ev's key, as bpf/ident.bpf.h makes it of a hit; 0, or -errno with msg. */
 static int ident_key(const struct ev_desc *ev, const struct ksyms *ks, struct kpt_ident *k,
@@ -38,13 +37,7 @@ static int ident_key(const struct ev_desc *ev, const struct ksyms *ks, struct kp
 	case SPEC_TRACEPOINT:
 		if (ev->tpbtf)
 			return 1;	/* a slot's constant: no key */
-		if (!ev->tp_fmt || !ev->tp_fmt->id) {
-			snprintf(msg, msglen, "%s/%s: its tracepoint's event id is unknown, which "
-				 "this kernel (no BPF cookies) needs", ev->group, ev->event);
-			return -ENOENT;
-		}
-		k->addr = (uint64_t)ev->tp_fmt->id;
-		k->what = KPT_ID_TP;
+		k->what = KPT_ID_TP;	/* the run's only one (bpf/ident.bpf.h) */
 		return 0;
 	default:
 		return 0;	/* a uprobe, a profile: the run's only one */
@@ -60,7 +53,7 @@ static const char *ident_what(const struct kpt_ident *k)
 	case KPT_ID_RETURN:
 		return "the same function's return";
 	case KPT_ID_TP:
-		return "the same tracepoint";
+		return "a tracepoint (more than one)";
 	default:
 		return "a uprobe or a profile (more than one of those)";
 	}

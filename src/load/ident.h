@@ -3,8 +3,8 @@
  * Which probe a hit is, on a kernel without BPF cookies (before 5.15): each
  * probe's kpt_ident key, what bpf/ident.bpf.h makes of a hit, and where
  * that reads the running kprobe. Probes whose hits look the same (two on
- * one function's entry, two uprobes, two on one tracepoint) cannot share a
- * run there: refused, saying so.
+ * one function's entry, two uprobes, two tracepoints) cannot share a run
+ * there: refused, saying so.
  */
 #ifndef KPT_LOAD_IDENT_H
 #define KPT_LOAD_IDENT_H

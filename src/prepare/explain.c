@@ -506,9 +506,9 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 	/* the kernel's features, probed: what this run falls back to */
 	if (ps->n > 1 && !kfeat_cookies())
 		fprintf(f, "\nprobes told apart: by what each hits (a kprobe's address and "
-			"direction, a tracepoint's id), as this kernel has no BPF cookies (Linux "
-			"5.15); two probes on one address, two uprobes or two on one tracepoint "
-			"cannot share a run here\n");
+			"direction), as this kernel has no BPF cookies (Linux 5.15); two probes "
+			"on one address, two uprobes or two tracepoints cannot share a run "
+			"here\n");
 	if (!kfeat_loop())
 		fprintf(f, "\nBPF object: the one without callbacks, as this kernel has no "
 			"bpf_loop() (Linux 5.17): user stacks by frame pointers only, a caller's "

@@ -118,10 +118,10 @@ if [ $OLD_TRAMP != 0 ]; then
 fi
 
 if [ $NO_COOKIE = 1 ]; then
-	$KPT count -c "$WORK" 'p:vfs_read' 'p:vfs_read n=%dx' > $W/dup.out 2> $W/dup.err
+	$KPT count -c "$WORK" 'p:one vfs_read' 'p:two vfs_read n=%dx' > $W/dup.out 2> $W/dup.err
 	rc=$?
 	if [ $rc = 1 ] && ! grep -q '^Attach' $W/dup.err &&
-		grep -q 'vfs_read.* and .*vfs_read.*: this kernel has no BPF cookies (Linux 5.15+).*the same kernel address; run them in separate kptrace runs' $W/dup.err; then
+		grep -q 'kprobes/one and kprobes/two: this kernel has no BPF cookies (Linux 5.15+).*the same kernel address; run them in separate kptrace runs' $W/dup.err; then
 		ok "two probes on vfs_read's entry before 5.15: refused, naming both and the way out"
 	else
 		bad "two probes on vfs_read's entry before 5.15: exit $rc: $(tail -c 300 $W/dup.err | tr "\n" " ")"
