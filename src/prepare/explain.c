@@ -509,7 +509,8 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 			"direction), as this kernel has no BPF cookies (Linux 5.15); two probes "
 			"on one address, two uprobes or two tracepoints cannot share a run "
 			"here\n");
-	if (!kfeat_loop())
+	/* asked where it changes what the run prints: a test load allocates */
+	if (pl->stacks.ustacks && !kfeat_loop())
 		fprintf(f, "\nBPF object: the one without callbacks, as this kernel has no "
 			"bpf_loop() (Linux 5.17): user stacks by frame pointers only, a caller's "
 			"build id not looked up\n");
