@@ -105,7 +105,7 @@ $(OUTPUT)/obj/cmd/version.o $(OUTPUT)/san/cmd/version.o: $(OUTPUT)/version.h $(O
 FORCE:
 
 # The skeleton is order-only: the .d files name it for the objects that include it.
-$(OUTPUT)/obj/%.o: src/%.c | $(OUTPUT)/kptrace.skel.h
+$(OUTPUT)/obj/%.o: src/%.c | $(OUTPUT)/kptrace.skel.h $(OUTPUT)/kptrace_compat.skel.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -146,7 +146,36 @@ $(ARM64_OUT)/kptrace.skel.h: $(ARM64_OUT)/kptrace.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name kptrace_bpf > $@
 
-$(ARM64_OUT)/obj/%.o: src/%.c | $(ARM64_OUT)/kptrace.skel.h $(ARM64_SYSROOT)/.stamp
+# The object for kernels without bpf_loop() (before 5.17; load/loader.c):
+# no callback code at all, which kernels before 5.13 refuse even where it
+# is never run. The main skeleton opens it, so it must lay out its maps,
+# programs and variables as the main object does: the two skeletons are
+# compared with the bytes left out; only its bytes are kept.
+$(OUTPUT)/kptrace_compat.bpf.o $(ARM64_OUT)/kptrace_compat.bpf.o: %/kptrace_compat.bpf.o: \
+		bpf/kptrace.bpf.c $(BPF_HDRS) vmlinux/arm64/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(if $(filter $(ARM64_OUT),$*),$(call bpf_cflags,arm64),$(BPF_CFLAGS)) \
+		-DKPT_COMPAT -c $< -o $*/kptrace_compat.unlinked.bpf.o
+	$(Q)$(BPFTOOL) gen object $@ $*/kptrace_compat.unlinked.bpf.o
+
+# a skeleton's layout: without its bytes, and its maps as a sorted list (the
+# open finds them by name, so their order in the object does not matter)
+skel_layout = { awk '/^static inline const void \*kptrace_bpf__elf_bytes\(size_t \*sz\)$$/ { s = 1 } \
+	!s; s && /^}$$/ { s = 0 }' $(1) | grep -v 'maps\[[0-9]*\]\|struct bpf_map \*'; \
+	grep -o 'obj->maps\.[a-z0-9_]*' $(1) | sort; }
+$(OUTPUT)/kptrace_compat.skel.h $(ARM64_OUT)/kptrace_compat.skel.h: %/kptrace_compat.skel.h: \
+		%/kptrace_compat.bpf.o %/kptrace.skel.h
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name kptrace_bpf > $@.full
+	$(Q)$(call skel_layout,$@.full) > $@.layout && $(call skel_layout,$*/kptrace.skel.h) | \
+		cmp -s - $@.layout || { echo "$@: the compat object's layout differs from" \
+		"kptrace.bpf.o's (its skeleton: $@.full)"; exit 1; }
+	$(Q)$(BPFTOOL) gen skeleton $< name kptrace_compat_bpf | \
+		awk '/^static inline const void \*kptrace_compat_bpf__elf_bytes\(size_t \*sz\)$$/ { s = 1 } s; s && /^}$$/ { exit }' > $@
+	$(Q)rm -f $@.full $@.layout
+
+$(ARM64_OUT)/obj/%.o: src/%.c | $(ARM64_OUT)/kptrace.skel.h $(ARM64_OUT)/kptrace_compat.skel.h $(ARM64_SYSROOT)/.stamp
 	$(call msg,CC-ARM64,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(ARM64_CC) $(ARM64_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -297,7 +326,7 @@ SAN_TESTS := $(patsubst tests/unit/%.c,$(TEST_BIN)/san/%,$(wildcard tests/unit/t
 # compiling every source again for each of them took most of make test's build.
 SAN_OBJS := $(patsubst src/%.c,$(OUTPUT)/san/%.o,$(LIB_SRCS))
 
-$(OUTPUT)/san/%.o: src/%.c | $(OUTPUT)/kptrace.skel.h
+$(OUTPUT)/san/%.o: src/%.c | $(OUTPUT)/kptrace.skel.h $(OUTPUT)/kptrace_compat.skel.h
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c $< -o $@

@@ -13,6 +13,7 @@
 #include "kpt_buckets.h"
 #include "settings.bpf.h"
 #include "maps.bpf.h"
+#include "compat.bpf.h"
 #include "scratch.bpf.h"
 #include "filter.bpf.h"	/* kpt_pred_load() */
 
@@ -482,9 +483,9 @@ __noinline int kpt_pmu_enter(__u32 tid, __u32 probe, __u32 depth, __u32 cpu, __u
  * first, then the entry's values at the depth the entry recorded (the
  * caller pops it afterwards).
  */
-__noinline int kpt_pmu_exit(const struct kpt_probe_entry *p, __u32 idx, __u32 tid, __u32 cpu,
-			    __u32 passed)
-{
+KPT_GLOBAL(int, kpt_pmu_exit,
+	   (const struct kpt_probe_entry *p, __u32 idx, __u32 tid, __u32 cpu, __u32 passed),
+	   (__u32 idx, __u32 tid, __u32 cpu, __u32 passed), KPT_C_PROBE(p, idx))
 	struct kpt_start_key sk = { .tid = tid };
 	struct kpt_pmu_vals pv, *start;
 	struct kpt_calls *c;
@@ -513,8 +514,8 @@ __noinline int kpt_pmu_exit(const struct kpt_probe_entry *p, __u32 idx, __u32 ti
  * would push kpt_aggregate's call chain past 6.1's 512-byte stack budget
  * (and 6.1 takes no map value from other memory).
  */
-__noinline int kpt_save_args(struct kpt_scratch *s, const struct kpt_probe_entry *p, __u32 idx)
-{
+KPT_GLOBAL(int, kpt_save_args, (struct kpt_scratch *s, const struct kpt_probe_entry *p, __u32 idx),
+	   (__u32 idx), KPT_C_SCRATCH(s) KPT_C_PROBE(p, idx))
 	struct kpt_start_key sk = {};
 	struct kpt_calls *c;
 	struct kpt_edata ed;
@@ -698,9 +699,10 @@ static __always_inline void kpt_pair_thread(const struct kpt_probe_entry *p, __u
  * The action of probe idx, for the event in s that passed its filter (or, for
  * a latency start, with passed saying whether it did). Global: verified once.
  */
-__noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry *p, __u32 idx,
-			     struct kpt_stats *st, __u32 passed)
-{
+KPT_GLOBAL(int, kpt_aggregate,
+	   (struct kpt_scratch *s, const struct kpt_probe_entry *p, __u32 idx, struct kpt_stats *st,
+	    __u32 passed),
+	   (__u32 idx, __u32 passed), KPT_C_SCRATCH(s) KPT_C_PROBE(p, idx) KPT_C_STATS(st))
 	const struct kpt_rec_hdr *h;
 	struct kpt_key k = {};
 	__u64 v = 0, *ts;
@@ -753,7 +755,8 @@ __noinline int kpt_aggregate(struct kpt_scratch *s, const struct kpt_probe_entry
 		return 0;
 	case KPT_ACT_LAT_END:
 		if (kpt_pmu_n)
-			kpt_pmu_exit(p, idx, h->tid, h->cpu, passed);
+			KPT_CALL(kpt_pmu_exit, (p, idx, h->tid, h->cpu, passed),
+				 (idx, h->tid, h->cpu, passed));
 		/* popped in any case; counted if neither it nor its entry was filtered */
 		if (!kpt_lat_exit(p, h->tid, h->ts, st, &v) && passed) {
 			kpt_hist_add(s, p, idx, v, st, &k);

@@ -13,6 +13,7 @@
 #include "kptrace.h"
 #include "settings.bpf.h"
 #include "maps.bpf.h"
+#include "compat.bpf.h"
 #include "mem.bpf.h"
 #include "regs.bpf.h"
 #include "tramp.bpf.h"
@@ -129,9 +130,9 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
  * once, where every program inlines the handler (the object's size is
  * resident memory).
  */
-__noinline int kpt_direct(const struct kpt_probe_entry *p, __u32 idx, struct kpt_stats *st,
-			  __u64 v, __u32 tid)
-{
+KPT_GLOBAL(int, kpt_direct,
+	   (const struct kpt_probe_entry *p, __u32 idx, struct kpt_stats *st, __u64 v, __u32 tid),
+	   (__u32 idx, __u64 v, __u32 tid), KPT_C_PROBE(p, idx) KPT_C_STATS(st))
 	__u64 now, *ts;
 	__u32 depth;
 
@@ -270,7 +271,8 @@ kpt_fast_paths(void *ctx, int kind, bool may_direct, __u64 dh, bool dh_on, const
 		if (p->agg.action == KPT_ACT_HIST && kind != KPT_CTX_TRAMP)
 			kpt_hist_unkeyed(p, v, st);
 		else
-			kpt_direct(p, *idx, st, v, (__u32)pid_tgid);
+			KPT_CALL(kpt_direct, (p, *idx, st, v, (__u32)pid_tgid),
+				 (*idx, v, (__u32)pid_tgid));
 		return NULL;
 	}
 	return p;

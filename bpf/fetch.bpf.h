@@ -18,6 +18,7 @@
 #include "kptrace.h"
 #include "settings.bpf.h"
 #include "scratch.bpf.h"
+#include "compat.bpf.h"
 #include "mem.bpf.h"
 #include "regs.bpf.h"
 #include "tp.bpf.h"
@@ -108,9 +109,10 @@ static __always_inline __u32 kpt_put_comm(struct kpt_scratch *s, __u32 slot, __u
  * record. Global for the same reason as kpt_fetch_arg(): verified once, not
  * once per array element.
  */
-__noinline int kpt_store_elem(struct kpt_scratch *s, const struct kpt_fetch *f, __u64 val,
-			      __u32 pos, __u32 el)
-{
+KPT_GLOBAL(int, kpt_store_elem,
+	   (struct kpt_scratch *s, const struct kpt_fetch *f, __u64 val, __u32 pos, __u32 el),
+	   (__u32 idx, __u64 val, __u32 pos, __u32 el),
+	   KPT_C_SCRATCH(s) KPT_C_PROBE(p, idx) KPT_C_FETCH(f, p, KPT_EL_ARGI(el)))
 	int home, mode;
 	__u32 argi = KPT_EL_ARGI(el), i = KPT_EL_IDX(el), size, slot;
 	__u64 v = 0, addr = 0;
@@ -194,9 +196,10 @@ static __always_inline bool kpt_put_reg(struct kpt_scratch *s, const struct kpt_
  * then one kpt_store_elem() per element. Strings are appended at pos.
  * Returns the new end of the record. pflags are the probe's KPT_PF_* flags.
  */
-__noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, __u32 argi,
-			     __u32 pos, __u32 pflags)
-{
+KPT_GLOBAL(int, kpt_fetch_arg,
+	   (struct kpt_scratch *s, const struct kpt_fetch *f, __u32 argi, __u32 pos, __u32 pflags),
+	   (__u32 idx, __u32 argi, __u32 pos, __u32 pflags),
+	   KPT_C_SCRATCH(s) KPT_C_PROBE(p, idx) KPT_C_FETCH(f, p, argi))
 	int home = (pflags & KPT_PF_USER) ? KPT_RD_USER : KPT_RD_KERNEL;
 	__u32 i, count, param, fault = 0, end = 0;
 	__u64 val = 0, addr;
@@ -281,7 +284,8 @@ __noinline int kpt_fetch_arg(struct kpt_scratch *s, const struct kpt_fetch *f, _
 	for (i = 0; i < KPT_MAX_ARRAY && i < kpt_max_count; i++) {
 		if (i >= count)
 			break;
-		pos = kpt_store_elem(s, f, val, pos, KPT_EL(argi, i, fault) | end);
+		pos = KPT_CALL(kpt_store_elem, (s, f, val, pos, KPT_EL(argi, i, fault) | end),
+			       (idx, val, pos, KPT_EL(argi, i, fault) | end));
 		if (pos & KPT_POS_END)
 			end = KPT_EL_END;
 		pos &= ~KPT_POS_END;

@@ -48,6 +48,7 @@
 #endif
 #include "kptrace.h"
 #include "scratch.bpf.h"
+#include "compat.bpf.h"
 
 /* Record offsets are masked to this: every access stays inside rec[]. */
 #define KPT_PRED_MASK		(KPT_REC_MAX - 1)
@@ -127,8 +128,8 @@ static __always_inline __u32 kpt_str_at(const __u8 *rec, __u32 off, __u32 len, _
  * takes one pattern token (a character, '?', '*', '\c', the opening of a
  * class) or one span of a class. Returns KPT_GLOB_CONT while undecided.
  */
-__noinline int kpt_glob_run(struct kpt_scratch *s, const struct kpt_pred_prog *prog, __u32 w)
-{
+KPT_GLOBAL(int, kpt_glob_run, (struct kpt_scratch *s, const struct kpt_pred_prog *prog, __u32 w),
+	   (__u32 idx, __u32 post, __u32 w), KPT_C_SCRATCH(s) KPT_C_PROBE(p, idx) KPT_C_PRED(prog, p, post))
 	__u32 off = KPT_GW_OFF(w), len = KPT_GW_LEN(w), k = KPT_GW_STR(w);
 	__u32 i, pi, si, bp, bs, fl, a, b, c, d;
 	volatile struct kpt_glob_state *g;
@@ -230,13 +231,13 @@ backtrack:
 }
 
 /* KPT_GLOB_RUNS times kpt_glob_run(), or until it has an answer. */
-__noinline int kpt_glob_runs(struct kpt_scratch *s, const struct kpt_pred_prog *prog, __u32 w)
-{
+KPT_GLOBAL(int, kpt_glob_runs, (struct kpt_scratch *s, const struct kpt_pred_prog *prog, __u32 w),
+	   (__u32 idx, __u32 post, __u32 w))
 	__u32 i;
 	int r;
 
 	for (i = 0; i < KPT_GLOB_RUNS; i++) {
-		r = kpt_glob_run(s, prog, w);
+		r = KPT_CALL(kpt_glob_run, (s, prog, w), (idx, post, w));
 		if (r != KPT_GLOB_CONT)
 			return r;
 	}
@@ -299,8 +300,8 @@ static __always_inline int kpt_pred_streq(const __u8 *rec, __u32 off, __u32 len,
 }
 
 /* Term i of prog: 1 or 0. */
-__noinline int kpt_pred_term(struct kpt_scratch *s, const struct kpt_pred_prog *prog, __u32 i)
-{
+KPT_GLOBAL(int, kpt_pred_term, (struct kpt_scratch *s, const struct kpt_pred_prog *prog, __u32 i),
+	   (__u32 idx, __u32 post, __u32 i), KPT_C_SCRATCH(s) KPT_C_PROBE(p, idx) KPT_C_PRED(prog, p, post))
 	volatile struct kpt_glob_state *g;
 	const struct kpt_pred_op *op;
 	__u32 argi, slot, off, len, k, j, w;
@@ -363,7 +364,7 @@ __noinline int kpt_pred_term(struct kpt_scratch *s, const struct kpt_pred_prog *
 	g->flags = 0;
 	w = KPT_GW(off, len, k);
 	for (j = 0; j < KPT_GLOB_CALLS; j++) {
-		r = kpt_glob_runs(s, prog, w);
+		r = KPT_CALL(kpt_glob_runs, (s, prog, w), (idx, post, w));
 		if (r != KPT_GLOB_CONT)
 			return r == KPT_GLOB_MATCH;
 	}
@@ -375,8 +376,8 @@ __noinline int kpt_pred_term(struct kpt_scratch *s, const struct kpt_pred_prog *
  * of booleans is the bits of st, the top in bit 0. A malformed program
  * (src/prepare/filter.c makes none) gives some answer, never an unsafe access.
  */
-__noinline int kpt_filter_eval(struct kpt_scratch *s, const struct kpt_pred_prog *prog)
-{
+KPT_GLOBAL(int, kpt_filter_eval, (struct kpt_scratch *s, const struct kpt_pred_prog *prog),
+	   (__u32 idx, __u32 post), KPT_C_SCRATCH(s) KPT_C_PROBE(p, idx) KPT_C_PRED(prog, p, post))
 	__u64 st = 0, top;
 	__u32 i, n;
 
@@ -390,7 +391,7 @@ __noinline int kpt_filter_eval(struct kpt_scratch *s, const struct kpt_pred_prog
 			break;
 		switch (prog->ops[i].op) {
 		case KPT_PO_TERM:
-			st = (st << 1) | (kpt_pred_term(s, prog, i) & 1);
+			st = (st << 1) | (KPT_CALL(kpt_pred_term, (s, prog, i), (idx, post, i)) & 1);
 			break;
 		case KPT_PO_AND:
 			top = st & (st >> 1) & 1;

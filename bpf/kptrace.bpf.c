@@ -22,6 +22,7 @@
 #include "regs.bpf.h"
 #include "tramp.bpf.h"
 #include "tp.bpf.h"
+#include "ident.bpf.h"
 #include "target.bpf.h"
 #include "ringbuf.bpf.h"
 #include "fetch.bpf.h"
@@ -126,11 +127,11 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	bool is_tp = kind == KPT_CTX_TP || KPT_CTX_IS_TPBTF(kind);
 	/* a direct histogram's parameters, one load (kpt_hist_direct()) */
 	__u64 dh = may_direct ? *(const volatile __u64 *)&kpt_dh : 0;
-	/* the probe: the attachment's cookie, but a run of one has one, and
-	 * a direct histogram's run is one (each load counts under TCG); a
-	 * tp_btf slot's is a constant */
+	/* the probe: the attachment's (ident.bpf.h), but a run of one has
+	 * one, and a direct histogram's run is one (each load counts under
+	 * TCG); a tp_btf slot's is a constant */
 	__u32 idx = KPT_CTX_IS_TPBTF(kind) ? kpt_tpbtf_probe[KPT_TPBTF_SLOT(kind)] :
-		    KPT_DH_BYTE(dh, on) || kpt_one_probe ? 0 : (__u32)bpf_get_attach_cookie(ctx);
+		    KPT_DH_BYTE(dh, on) || kpt_one_probe ? 0 : kpt_probe_of(ctx, kind);
 	struct kpt_probe_entry *p;
 	struct kpt_scratch *s;
 	struct kpt_stats *st;
@@ -189,7 +190,8 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 		return 0;
 	}
 	/* The filter's cheap part first: no argument fetched for nothing. */
-	passed = !KPT_USES(FILTER) || !p->pre.nops || kpt_filter_eval(s, &p->pre);
+	passed = !KPT_USES(FILTER) || !p->pre.nops ||
+		 KPT_CALL(kpt_filter_eval, (s, &p->pre), (idx, 0));
 	/* A latency start goes on when filtered: its return must see the depth. */
 	if (!passed && p->agg.action != KPT_ACT_LAT_START) {
 		st->filtered++;
@@ -207,11 +209,12 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 			break;
 		if (!KPT_USES(FETCH) || kpt_put_reg(s, f))
 			continue;
-		pos = kpt_fetch_arg(s, f, i, pos, p->flags);
+		pos = KPT_CALL(kpt_fetch_arg, (s, f, i, pos, p->flags), (idx, i, pos, p->flags));
 	}
 	if (s->nfaults)
 		st->faults += s->nfaults;
-	if (KPT_USES(FILTER) && passed && p->post.nops && !kpt_filter_eval(s, &p->post))
+	if (KPT_USES(FILTER) && passed && p->post.nops &&
+	    !KPT_CALL(kpt_filter_eval, (s, &p->post), (idx, 1)))
 		passed = 0;
 	if (!passed)
 		st->filtered++;
@@ -219,7 +222,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	if (KPT_USES(STACK) && passed && p->agg.stack_keys)
 		kpt_stack_keys(ctx, s, p, h->tgid, st);
 	if (p->agg.action == KPT_ACT_SAVE_ARGS)
-		return KPT_USES(EDATA) ? kpt_save_args(s, p, idx) : 0;
+		return KPT_USES(EDATA) ? KPT_CALL(kpt_save_args, (s, p, idx), (idx)) : 0;
 	/* latency --perfetto: a start's arguments, for its call's slice (user
 	 * space finds it by the time the call began) */
 	if (kpt_lat_emit && passed && (p->nargs || kpt_lat_over) &&
@@ -227,7 +230,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 		kpt_emit(s, h, pos, st);
 	s->rec_len = (__u32)pos;	/* latency --over: an end's record, whole */
 	if (p->agg.action != KPT_ACT_PRINT)
-		return KPT_USES(AGG) ? kpt_aggregate(s, p, idx, st, passed) : 0;
+		return KPT_USES(AGG) ? KPT_CALL(kpt_aggregate, (s, p, idx, st, passed), (idx, passed)) : 0;
 	if (!passed)
 		return 0;
 	if (KPT_USES(STACK) && (p->flags & (KPT_PF_KSTACK | KPT_PF_USTACK)))

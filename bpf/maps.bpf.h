@@ -169,6 +169,15 @@ struct {
 	__type(value, __u32);
 } kpt_procs SEC(".maps");
 
+/* No BPF cookie (ident.bpf.h): what a hit is -> its probe, one entry where
+ * the kernel has cookies */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct kpt_ident);
+	__type(value, __u32);
+} kpt_ident SEC(".maps");
+
 /* One entry per probe definition: what each probe fetches and does. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -45,6 +45,15 @@ const volatile __u32 kpt_rh_frame_off = 0;
  * uretprobe's record gets its function's address (kpt_ufunc()). */
 const volatile bool kpt_func_ip = false;
 
+/* No BPF cookie in this kernel (before 5.15): a probe is told by what it
+ * hit (ident.bpf.h). Where the per-CPU current_kprobe is (kallsyms: an
+ * offset into each CPU's area), the per-CPU areas' table __per_cpu_offset,
+ * and struct kprobe's addr (the kernel's BTF). */
+const volatile bool kpt_no_cookie = false;
+const volatile __u64 kpt_id_curkp = 0;
+const volatile __u64 kpt_id_pcpu = 0;
+const volatile __u32 kpt_id_addr_off = 0;
+
 /* Linux 5.17's bpf_find_vma(), where the kernel has it (the loader asks):
  * the caller at an entry probe gets its binary's build id (stack.bpf.h) */
 const volatile bool kpt_have_find_vma = false;

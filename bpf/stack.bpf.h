@@ -16,6 +16,7 @@
 #include "kptrace.h"
 #include "settings.bpf.h"
 #include "maps.bpf.h"
+#include "compat.bpf.h"
 #include "scratch.bpf.h"
 #include "regs.bpf.h"
 #include "unwind.bpf.h"
@@ -62,6 +63,7 @@ struct kpt_vma {
 	__u64 start, end;
 };
 
+#ifndef KPT_COMPAT	/* no callbacks there: the bare address (kpt_caller_frame()) */
 /* bpf_find_vma()'s callback: the mapping's bounds, vm_start and vm_end,
  * the first words of struct vm_area_struct on every kernel (no CO-RE) */
 static long kpt_vma_bounds(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -69,6 +71,7 @@ static long kpt_vma_bounds(struct task_struct *task, struct vm_area_struct *vma,
 	bpf_probe_read_kernel(data, sizeof(struct kpt_vma), vma);
 	return 0;
 }
+#endif
 
 /*
  * The caller's frame into f[4..7], where f[0..3] is the function's frame
@@ -82,9 +85,11 @@ static long kpt_vma_bounds(struct task_struct *task, struct vm_area_struct *vma,
  */
 static __always_inline void kpt_caller_frame(__u64 *f, long nframes, const struct kpt_caller *c)
 {
-	struct kpt_vma v = { 0, 0 };
 	__u64 ip = c->ip;
 	int from = 0;
+
+#ifndef KPT_COMPAT
+	struct kpt_vma v = { 0, 0 };
 
 	if (kpt_have_find_vma &&
 	    !bpf_find_vma(bpf_get_current_task_btf(), c->ret, kpt_vma_bounds, &v, 0)) {
@@ -97,6 +102,7 @@ static __always_inline void kpt_caller_frame(__u64 *f, long nframes, const struc
 			ip = c->next;
 		}
 	}
+#endif
 	if (from) {
 		f[4] = f[from == 1 ? 0 : 8];
 		f[5] = f[from == 1 ? 1 : 9];
@@ -218,8 +224,8 @@ static __always_inline __u32 kpt_stacks_put(void *ctx, struct kpt_scratch *s, st
  * was verified again for every path into it (the CFI walk's and the
  * kernel's), past the verifier's million instructions.
  */
-__noinline __u64 kpt_stack_hash(struct kpt_scratch *s, __u32 nwords, bool user, __u32 tgid)
-{
+KPT_GLOBAL(__u64, kpt_stack_hash, (struct kpt_scratch *s, __u32 nwords, bool user, __u32 tgid),
+	   (__u32 nwords, bool user, __u32 tgid), KPT_C_SCRATCH(s))
 	__u64 hash = 0xcbf29ce484222325ull, *w;
 	bool bare = false;
 	__u32 i;
@@ -270,7 +276,7 @@ static __always_inline __u64 kpt_stack_intern(void *ctx, struct kpt_scratch *s, 
 		s->kstk.nframes = (__u32)got / fsize;
 		s->kstk.tgid = tgid;
 	}
-	key = kpt_stack_hash(s, (__u32)got / 8, user, tgid);
+	key = KPT_CALL(kpt_stack_hash, (s, (__u32)got / 8, user, tgid), ((__u32)got / 8, user, tgid));
 	if (bpf_map_lookup_elem(map, &key))
 		return key;
 	err = bpf_map_update_elem(map, &key, val, BPF_NOEXIST);

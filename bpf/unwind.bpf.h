@@ -34,7 +34,9 @@ struct kpt_uw {
 	__u32 notable;			/* the first frame's file has no table */
 };
 
-#ifndef KPT_ARCH_ARM64	/* the walk reads x86-64's registers only, for now */
+/* the walk reads x86-64's registers only, for now; the compat object
+ * (KPT_COMPAT) has no callbacks: kernels before 5.13 refuse one in any code */
+#if !defined(KPT_ARCH_ARM64) && !defined(KPT_COMPAT)
 /* bpf_find_vma()'s callback: the mapping's bounds and file, by offsets from
  * the kernel's BTF (settings.bpf.h; vm_start and vm_end its first words) */
 static long kpt_uw_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -209,7 +211,7 @@ __noinline long kpt_unwind_walk(__u32 max)
  */
 static __always_inline long kpt_unwind(__u32 max)
 {
-#ifdef KPT_ARCH_ARM64
+#if defined(KPT_ARCH_ARM64) || defined(KPT_COMPAT)
 	return 0;
 #else
 	if (!kpt_cfi_on || !kpt_have_find_vma)

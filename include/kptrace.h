@@ -631,6 +631,19 @@ struct kpt_why_log {
 
 #define KPT_WHY_HDR_SIZE	((unsigned int)__builtin_offsetof(struct kpt_why_log, e))
 
+/*
+ * What a hit is, where the kernel has no BPF cookie (before 5.15): a
+ * kprobe's or kretprobe's address (struct kprobe's addr) with
+ * KPT_ID_ENTRY or KPT_ID_RETURN, a tracepoint (0, KPT_ID_TP), a uprobe or
+ * profile (0, KPT_ID_OTHER): the key of kpt_ident, the probe its value.
+ */
+enum { KPT_ID_ENTRY, KPT_ID_RETURN, KPT_ID_TP, KPT_ID_OTHER };
+struct kpt_ident {
+	__u64 addr;
+	__u32 what;
+	__u32 pad;
+};
+
 /* Per-probe, per-CPU counters. */
 struct kpt_stats {
 	__u64 hits;		/* times the program ran for this probe (after the pid filter) */

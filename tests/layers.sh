@@ -14,7 +14,7 @@ import os, re, sys
 LAYERS = [["util"], ["lang"], ["sys"], ["prepare"], ["load"], ["out"], ["agg"], ["run"],
           ["cmd"], ["serve", "diff"], [""]]
 rank = {d: i for i, ds in enumerate(LAYERS) for d in ds}
-EXTERNAL = set(os.listdir("include")) | {"kptrace.skel.h", "bpf_id.h", "version.h"}
+EXTERNAL = set(os.listdir("include")) | {"kptrace.skel.h", "kptrace_compat.skel.h", "bpf_id.h", "version.h"}
 inc_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 files = []

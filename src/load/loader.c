@@ -12,14 +12,17 @@
 #include <bpf/libbpf.h>
 
 #include "load/cfi.h"
+#include "load/ident.h"
 #include "load/loader.h"
 #include "load/reaper.h"
 #include "load/tracefs_kretprobe.h"
 #include "sys/btfwalk.h"
+#include "sys/kfeat.h"
 #include "sys/tracepoint.h"
 #include "util/clock.h"
 #include "kpt_budget.h"
 #include "kptrace.skel.h"
+#include "kptrace_compat.skel.h"
 
 /* A per-key map: one entry when unused, --max-keys when given, else as declared. */
 static void size_keyed(struct bpf_map *m, bool used, uint32_t max_keys)
@@ -126,11 +129,12 @@ static int setup_tpbtf(struct loader *ld, const struct ev_desc *evs, int n, char
  * this process's RSS for the rest of the run (a later read, as a reload
  * after a fallback, faults them back in from the page cache).
  */
-static void drop_object_pages(void)
+static void drop_object_pages(bool compat)
 {
 	size_t sz = 0;
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t start = (uintptr_t)kptrace_bpf__elf_bytes(&sz);
+	uintptr_t start = compat ? (uintptr_t)kptrace_compat_bpf__elf_bytes(&sz) :
+				   (uintptr_t)kptrace_bpf__elf_bytes(&sz);
 	uintptr_t b = (start + pg - 1) & ~(pg - 1), e = (start + sz) & ~(pg - 1);
 
 	if (pg && e > b)
@@ -188,12 +192,20 @@ uint32_t loader_default_ring(int ncpus)
 
 /* latency --pmu: size and configure the counters' maps (src/load/pmu.c fills them). */
 /* Stack keys' maps (allocated as stacks come: their size only bounds them) and the depths. */
-static void stacks_setup(struct kptrace_bpf *skel, const struct stack_plan *sp)
+static void stacks_setup(struct kptrace_bpf *skel, const struct stack_plan *sp, bool compat)
 {
 	skel->rodata->kpt_kstack_depth = sp->kdepth ? sp->kdepth : KPT_STACK_MAX;
 	skel->rodata->kpt_ustack_depth = sp->udepth ? sp->udepth : KPT_STACK_MAX;
 	bpf_map__set_max_entries(skel->maps.kpt_kstk, sp->kkeys ? KPT_KSTACK_KEYS : 1);
 	bpf_map__set_max_entries(skel->maps.kpt_ustk, sp->ukeys ? KPT_USTACK_KEYS : 1);
+	/* Before 6.1 a kprobe program with a map allocated as it fills is the
+	 * verifier's WARN ("trace type BPF program uses run-time allocation",
+	 * a panic under panic_on_warn; measured on 5.10): the compat object's
+	 * kernels (before 5.17) get them allocated up front. */
+	if (compat) {
+		bpf_map__set_map_flags(skel->maps.kpt_kstk, 0);
+		bpf_map__set_map_flags(skel->maps.kpt_ustk, 0);
+	}
 }
 
 /* The CFI unwinder's settings and its rows' room (bpf/unwind.bpf.h), where a run has tables. */
@@ -358,6 +370,13 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_tp_end = o->plan.tp_end;
 	skel->rodata->kpt_tp_direct_word = o->plan.tp_direct_word;
 	skel->rodata->kpt_one_probe = nprobes == 1;
+	if (o->ident && o->ident->keys) {	/* no BPF cookies (load/ident.h) */
+		skel->rodata->kpt_no_cookie = true;
+		skel->rodata->kpt_id_curkp = o->ident->curkp;
+		skel->rodata->kpt_id_pcpu = o->ident->pcpu;
+		skel->rodata->kpt_id_addr_off = o->ident->addr_off;
+		bpf_map__set_max_entries(skel->maps.kpt_ident, nprobes);
+	}
 	skel->rodata->kpt_pair_carry = o->plan.pair_carry;
 	skel->rodata->kpt_lat_emit = o->plan.lat_emit;
 	skel->rodata->kpt_lat_over = o->plan.lat_over;
@@ -396,6 +415,53 @@ void loader_rethook_layout(struct load_opts *lo, const struct btf *btf)
 		lo->rh_task_off = 0;
 }
 
+/*
+ * The skeleton on the object this kernel loads: kernels without bpf_loop()
+ * (before 5.17) get the one built without callbacks (KPT_COMPAT), which
+ * kernels before 5.13 refuse in any code, run or not; the Makefile checks
+ * that it lays out as the main one. NULL and errno on failure.
+ */
+static struct kptrace_bpf *open_object(bool compat, const struct bpf_object_open_opts *opts)
+{
+	struct kptrace_bpf *skel = calloc(1, sizeof(*skel));
+	int err;
+
+	if (!skel)
+		return NULL;
+	err = kptrace_bpf__create_skeleton(skel);
+	if (!err && compat)
+		skel->skeleton->data = kptrace_compat_bpf__elf_bytes(&skel->skeleton->data_sz);
+	if (!err)
+		err = bpf_object__open_skeleton(skel->skeleton, opts);
+	if (err) {
+		kptrace_bpf__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
+}
+
+/* No BPF cookies: each probe's key into kpt_ident (load/ident.h). */
+static int ident_fill(struct loader *ld, const struct ident_set *id, char *msg, size_t msglen)
+{
+	int i, err;
+
+	for (i = 0; i < ld->nprobes; i++) {
+		__u32 idx = (__u32)i;
+
+		if (id->keys[i].what == ~0u)
+			continue;	/* a tp_btf slot's: a constant */
+		err = bpf_map__update_elem(ld->skel->maps.kpt_ident, &id->keys[i],
+					   sizeof(id->keys[i]), &idx, sizeof(idx), BPF_NOEXIST);
+		if (err) {
+			snprintf(msg, msglen, "cannot write probe %d's key (no BPF cookies): %s", i,
+				 strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char *msg,
 		size_t msglen)
 {
@@ -412,10 +478,12 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		snprintf(msg, msglen, "cannot count CPUs: %s", strerror(-ld->ncpus));
 		return ld->ncpus ? ld->ncpus : -EINVAL;
 	}
+	ld->compat = !kfeat_loop();
+	ld->no_cookie = o->ident && o->ident->keys;
 	/* CO-RE relocations, were there any, against --btf's file: libbpf
 	 * finds no kernel BTF of its own there */
 	open_opts.btf_custom_path = o->btf_path;
-	skel = kptrace_bpf__open_opts(&open_opts);
+	skel = open_object(ld->compat, &open_opts);
 	if (!skel) {
 		err = -errno;
 		snprintf(msg, msglen, "cannot open the BPF object: %s", strerror(errno));
@@ -436,7 +504,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		return err;
 	pmu_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);
 	sched_setup(skel, &o->sched, ld->ncpus);
-	stacks_setup(skel, &o->plan.stacks);
+	stacks_setup(skel, &o->plan.stacks, ld->compat);
 	cfi_setup(skel, o->cfi);
 	set_rodata(skel, o, nprobes, ring);
 
@@ -460,7 +528,9 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		load_refused(ld, o->evs, err, msg, msglen);
 		return err;
 	}
-	drop_object_pages();
+	drop_object_pages(ld->compat);
+	if (ld->no_cookie && (err = ident_fill(ld, o->ident, msg, msglen)))
+		return err;
 	if (skel->rodata->kpt_cfi_on && (err = cfi_fill(skel, o->cfi, msg, msglen)))
 		return err;
 	if (o->plan.budget) {
@@ -592,11 +662,17 @@ enum spec_err loader_attach_error(const struct ev_desc *ev, int err)
 	}
 }
 
+/* The attachment's BPF cookie: the probe's index, where the kernel has them. */
+static __u64 cookie_of(const struct loader *ld, const struct ev_desc *ev)
+{
+	return ld->no_cookie ? 0 : (__u64)ev->index;
+}
+
 /* "rN:": the perf kprobe PMU has no maxactive, tracefs has. */
 static struct bpf_link *attach_maxactive(struct loader *ld, struct bpf_program *prog,
 					 const struct ev_desc *ev, char *msg, size_t msglen)
 {
-	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = ev->index);
+	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = cookie_of(ld, ev));
 	struct tfs_probe *tp = &ld->tfs[ev->index];
 	struct bpf_link *l;
 	char func[160];
@@ -631,7 +707,7 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 
 	if (ev->is_user) {
 		/* a USDT semaphore: the kernel counts it up while attached */
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = ev->index,
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookie_of(ld, ev),
 			    .retprobe = ev->is_return, .ref_ctr_offset = ev->target.ref_ctr_offset);
 
 		return bpf_program__attach_uprobe_opts(prog, upid ? upid : -1, ev->path,
@@ -640,7 +716,7 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 	if (ev->tpbtf)
 		return bpf_program__attach_trace(ld->tramp[ev->index]);
 	if (ev->kind == SPEC_TRACEPOINT) {
-		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = ev->index);
+		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = cookie_of(ld, ev));
 
 		return bpf_program__attach_tracepoint_opts(prog_of(ld, ev), ev->target.tp_system,
 							   ev->target.tp_event, &to);
@@ -648,11 +724,12 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 	if (ev->kind == SPEC_KRETPROBE && ev->target.maxactive)
 		return attach_maxactive(ld, prog, ev, msg, msglen);
 	if (ld->tramp[ev->index]) {
-		LIBBPF_OPTS(bpf_trace_opts, to, .cookie = ev->index);
+		LIBBPF_OPTS(bpf_trace_opts, to, .cookie = cookie_of(ld, ev));
 
 		return bpf_program__attach_trace_opts(ld->tramp[ev->index], &to);
 	}
-	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = ev->index, .retprobe = ev->is_return);
+	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = cookie_of(ld, ev),
+		    .retprobe = ev->is_return);
 	if (!ev->target.by_name) {
 		/* raw address: libbpf takes it as the offset with no function */
 		ko.offset = ev->addr;
@@ -676,7 +753,7 @@ static int attach_profile(struct loader *ld, const struct ev_desc *ev, char *msg
 		.sample_freq = ev->target.hz,
 		.freq = 1,
 	};
-	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = ev->index);
+	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = cookie_of(ld, ev));
 	struct bpf_link **grown, *l;
 	int cpu, fd, err;
 

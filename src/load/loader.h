@@ -28,6 +28,8 @@ struct kpt_budget;
 
 struct loader {
 	struct kptrace_bpf *skel;
+	bool compat;			/* the object without callbacks (no bpf_loop()) */
+	bool no_cookie;			/* no BPF cookies: probes told apart by kpt_ident */
 	bool cfi_refused;		/* the verifier refused the CFI unwinder: loaded without */
 	struct bpf_link **links;	/* links[i] is probe i's */
 	bool *pair_entry;		/* probe i's ev_desc.pair_entry: off last */
@@ -66,6 +68,7 @@ struct loader {
 };
 
 struct cfi_set;
+struct ident_set;
 
 struct load_opts {
 	struct plan plan;	/* what the verifier gets for this run (prepare/plan.h) */
@@ -96,6 +99,7 @@ struct load_opts {
 	uint32_t pmu_n;		/* latency --pmu: counters per call (src/load/pmu.c), 0: none */
 	struct sched_opts sched;	/* kptrace timechart's programs (load/sched.h) */
 	const struct cfi_set *cfi;	/* user stacks' CFI tables (load/cfi.h), NULL: none */
+	const struct ident_set *ident;	/* no BPF cookies: the probes' keys (load/ident.h) */
 };
 
 /* latency --from/--to: the starts still open (in kpt_pairs). */

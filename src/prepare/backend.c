@@ -8,6 +8,7 @@
 #include "prepare/backend.h"
 #include "prepare/unsafe.h"
 #include "sys/kbtf.h"
+#include "sys/kfeat.h"
 
 /* auto: kprobe.multi from this many distinct functions (one link, one syscall) */
 #define KPT_MULTI_MIN	8
@@ -158,6 +159,11 @@ static bool kernel_has(struct sysinfo *si, const char *fn, char *msg, size_t msg
 	return sysinfo_btf_has_func(si, fn);
 }
 
+/* Why no probe goes through a trampoline on a kernel before 5.17. */
+#define TRAMP_OLD "this kernel's fentry/fexit programs lack bpf_get_func_arg_cnt() and " \
+		  "bpf_get_func_ret(), which kptrace's take (Linux 5.17, as bpf_loop(), " \
+		  "which this kernel lacks too)"
+
 int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 		   const struct kpt_probe_entry *ents, int n, char *msg, size_t msglen)
 {
@@ -186,6 +192,15 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 		if (force && why) {
 			snprintf(msg, msglen, "--backend fentry: %s; use --backend kprobe", why);
 			return -EOPNOTSUPP;
+		}
+		/* before 5.17 (sys/kfeat.h): not tried, the verifier would refuse them */
+		if (!kfeat_loop()) {
+			if (force) {
+				snprintf(msg, msglen, "--backend fentry: %s; use --backend kprobe",
+					 TRAMP_OLD);
+				return -EOPNOTSUPP;
+			}
+			lock = TRAMP_OLD;
 		}
 
 		/* marked where a trampoline can go; auto may take them back */

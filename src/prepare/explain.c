@@ -17,6 +17,7 @@
 #include "prepare/filter.h"
 #include "prepare/plan.h"
 #include "prepare/unsafe.h"
+#include "sys/kfeat.h"
 #include "kptrace.h"
 
 #ifdef KPT_ARCH_ARM64
@@ -505,6 +506,17 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 		filter_explain(f, &e->post, ev);
 		fputc('\n', f);
 	}
+	/* the kernel's features, probed: what this run falls back to */
+	if (ps->n > 1 && !kfeat_cookies())
+		fprintf(f, "\nprobes told apart: by what each hits (a kprobe's address and "
+			"direction), as this kernel has no BPF cookies (Linux 5.15); two probes "
+			"on one address, two uprobes or two tracepoints cannot share a run "
+			"here\n");
+	/* asked where it changes what the run prints: a test load allocates */
+	if (pl->stacks.ustacks && !kfeat_loop())
+		fprintf(f, "\nBPF object: the one without callbacks, as this kernel has no "
+			"bpf_loop() (Linux 5.17): user stacks by frame pointers only, a caller's "
+			"build id not looked up\n");
 	/* a glob's count, said first on stderr, is screens away by now */
 	if (nglob && ps->n > 2)
 		fprintf(f, "\n%d probes explained above, %d of them a glob's matches (a probe "

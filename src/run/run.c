@@ -26,6 +26,7 @@
 #include "agg/tchart.h"
 #include "load/budget.h"
 #include "load/cfi.h"
+#include "load/ident.h"
 #include "load/loader.h"
 #include "load/modwatch.h"
 #include "load/pmu.h"
@@ -45,6 +46,7 @@
 #include "run/run.h"
 #include "run/state.h"
 #include "sys/container.h"
+#include "sys/kfeat.h"
 #include "sys/privilege.h"
 #include "sys/usym.h"
 #include "util/clock.h"
@@ -512,6 +514,17 @@ static int run_load_opts(struct run *r)
 		lo->buffer_size = 4096;
 	lo->pmu_n = r->pmu.n;
 	lo->evs = r->ps.evs;
+	/* no BPF cookies (before 5.15): the probes are told apart by what they hit */
+	if (r->ps.n > 1 && !kfeat_cookies()) {
+		if ((err = sysinfo_need_ksyms(&r->si, msg, sizeof(msg))) ||
+		    (err = sysinfo_need_btf(&r->si, msg, sizeof(msg))) ||
+		    (err = ident_setup(&r->ident, r->ps.evs, r->ps.n, r->si.ksyms, r->si.btf, msg,
+				       sizeof(msg)))) {
+			fprintf(stderr, "kptrace: error: %s\n", msg);
+			return err;
+		}
+		lo->ident = &r->ident;
+	}
 	return env->timechart ? run_timechart_opts(r) : 0;
 }
 
@@ -782,6 +795,7 @@ static void run_close(struct run *r)
 	modwatch_free(r->mw);
 	loader_close(&r->ld);
 	cfi_free(&r->cfi);
+	ident_free(&r->ident);
 	pmu_close(&r->pmu);
 	target_close(&r->target);
 	if (r->out)

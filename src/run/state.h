@@ -12,6 +12,7 @@
 
 #include "load/budget.h"
 #include "load/cfi.h"
+#include "load/ident.h"
 #include "load/loader.h"
 #include "load/pmu.h"
 #include "load/target.h"
@@ -50,6 +51,7 @@ struct run {
 	struct ctr_table *ctrs;	/* --container, --by cgroup/container: the host's cgroups */
 	char ctr_root[32];	/* --container: the first one's /proc/PID/root, its uprobes' */
 	struct cfi_set cfi;	/* the binaries' unwind tables, for user stacks */
+	struct ident_set ident;	/* no BPF cookies: the probes' keys (load/ident.h) */
 };
 
 /*

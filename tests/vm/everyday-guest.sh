@@ -9,9 +9,21 @@ W=/tmp/kpt-every
 mkdir -p $W
 KREL=$(uname -r)
 echo "# kernel $KREL"
-BACKENDS="kprobe fentry"
+# kptrace's fentry/fexit programs take bpf_get_func_arg_cnt() and
+# bpf_get_func_ret(), which came in Linux 5.17 (the kernel's history):
+# before, the backend is refused and auto takes kprobes, each saying why
+case $KREL in
+[1-4].* | 5.[0-9].* | 5.1[0-6].*) BACKENDS="kprobe" OLD_TRAMP=2 ;;
+*) BACKENDS="kprobe fentry" OLD_TRAMP=0 ;;
+esac
+# BPF cookies came in 5.15: before, two probes on one function's entry are
+# refused in one run, naming both
+case $KREL in
+[1-4].* | 5.[0-9].* | 5.1[0-4].*) NO_COOKIE=1 ;;
+*) NO_COOKIE=0 ;;
+esac
 grep -q ' register_fprobe_ips$' /proc/kallsyms && BACKENDS="$BACKENDS kprobe-multi"
-n=0
+n=$((OLD_TRAMP + NO_COOKIE))
 for b in $BACKENDS; do n=$((n + 5)); done
 echo "# expect $n ok"
 ok() { echo "ok - $KREL: $*"; }
@@ -85,3 +97,33 @@ for b in $BACKENDS; do
 		bad "count --sum --backend $b: exit $rc, want '2 1000 dd': $(head -c 300 $W/$b.sum | tr "\n" " ") $(tail -c 200 $W/$b.sum.err | tr "\n" " ")"
 	fi
 done
+
+if [ $OLD_TRAMP != 0 ]; then
+	$KPT count --backend fentry -c "$WORK" p:vfs_read > $W/old.out 2> $W/old.err
+	rc=$?
+	if [ $rc != 0 ] && grep -q "lack bpf_get_func_arg_cnt() and bpf_get_func_ret().*use --backend kprobe" $W/old.err; then
+		ok "--backend fentry before 5.17: refused, naming the helpers the kernel lacks and the way out"
+	else
+		bad "--backend fentry before 5.17: exit $rc, want a refusal naming the helpers: $(tail -c 300 $W/old.err | tr "\n" " ")"
+	fi
+	$KPT --dry-run count p:vfs_read > $W/old.dry 2>&1
+	$KPT count -c "$WORK" p:vfs_read --by comm > $W/old.auto 2> $W/old.auto.err
+	rc=$?
+	if [ $rc = 0 ] && grep -qE '^ +3 +dd$' $W/old.auto && grep -q '^attach: kprobe$' $W/old.dry &&
+		grep -q '^not fentry: this kernel.s fentry/fexit programs lack' $W/old.dry; then
+		ok "auto before 5.17: kprobes, dd's 3 reads, --dry-run saying why not fentry"
+	else
+		bad "auto before 5.17: exit $rc: $(head -c 200 $W/old.auto | tr "\n" " ") $(grep -E '^(attach|not fentry)' $W/old.dry | tr "\n" " ")"
+	fi
+fi
+
+if [ $NO_COOKIE = 1 ]; then
+	$KPT count -c "$WORK" 'p:one vfs_read' 'p:two vfs_read n=%dx' > $W/dup.out 2> $W/dup.err
+	rc=$?
+	if [ $rc = 1 ] && ! grep -q '^Attach' $W/dup.err &&
+		grep -q 'kprobes/one and kprobes/two: this kernel has no BPF cookies (Linux 5.15+).*the same kernel address; run them in separate kptrace runs' $W/dup.err; then
+		ok "two probes on vfs_read's entry before 5.15: refused, naming both and the way out"
+	else
+		bad "two probes on vfs_read's entry before 5.15: exit $rc: $(tail -c 300 $W/dup.err | tr "\n" " ")"
+	fi
+fi

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Sourced by the guest scripts (busybox sh) that run kptrace against the
-# kernel's own tracing: tests/vm/guest.sh, guest-arm64.sh, module-guest.sh.
+# kernel's own tracing: tests/vm/guest.sh, guest-arm64.sh, module-guest.sh,
+# and by lockdown.sh for dmesg_check.
 # test.sh adds it as /guest-lib.sh. They set KREL first.
 
 # ok and FAIL lines go to fd 3, the console, even from a function whose
@@ -72,4 +73,22 @@ gone() {
 # Pids in order of first appearance: two runs of one workload compare.
 renumber() {
 	awk '{ if (!($1 in n)) n[$1] = ++k; $1 = n[$1]; print }'
+}
+
+# The kernel's log: a WARNING, BUG, oops or RCU stall during the boot fails
+# it, whatever the script's checks said (loglevel=1 keeps most of them off the
+# console test.sh reads). The boot's banner is the positive control: dmesg
+# read the log.
+dmesg_check() {
+	local log faults
+
+	log=$(dmesg)
+	faults=$(echo "$log" | grep -E 'WARNING:|BUG:|kernel BUG|Oops|\[#[0-9]+\]|rcu: INFO:|detected stalls? on|blocked for more than')
+	if ! echo "$log" | grep -q 'Linux version'; then
+		bad "dmesg: no kernel banner, the log was not read: '$(echo "$log" | head -c 200)'"
+	elif [ -n "$faults" ]; then
+		bad "dmesg: the kernel reported: $(echo "$faults" | head -n 5 | tr '\n' '|' | cut -c1-500)"
+	else
+		ok "dmesg: no kernel WARNING, BUG, oops or stall in $(echo "$log" | wc -l) lines"
+	fi
 }

@@ -12,12 +12,24 @@ KREL=$(uname -r)
 echo "# kernel $KREL"
 # The checks this script runs on each kernel (each an ok or FAIL line).
 case $KREL in
+5.10.*) echo "# expect 31 ok" ;;
 6.1.*) echo "# expect 92 ok" ;;
 6.12.*) echo "# expect 101 ok" ;;
+esac
+# Before 5.15 (the kernel's history: BPF cookies came in 5.15) kptrace
+# refuses two probes on one function in one run, saying so: there each
+# definition runs in a kptrace of its own, all at once (kpt_start), and
+# the script ends after the ftrace-differential passes (OLD_KERNEL)
+case $KREL in
+[1-4].* | 5.[0-9].* | 5.1[0-4].*) OLD_KERNEL=1 ;;
+*) OLD_KERNEL= ;;
 esac
 
 # ok/bad, the bounded kpt and $KPTBG, stop, wait_attached, gone, renumber
 . /guest-lib.sh || { echo "FAIL - $KREL: no /guest-lib.sh (tests/vm/test.sh adds it)"; exit 1; }
+# a kptrace a definition (OLD_KERNEL) lives while the others load: 14 of
+# them took 15 s each under TCG on a busy host
+[ -z "$OLD_KERNEL" ] || KPTBG="timeout -s KILL 900 /bin/kptrace"
 
 # Addresses for the raw-address forms: a function, and a constant string.
 ADDR=0x$(grep -m1 ' [tT] do_sys_openat2$' /proc/kallsyms | cut -d' ' -f1)
@@ -130,22 +142,55 @@ ftrace_stop() {
 }
 
 kpt_start() {
+	local n=0 def
 	# no "Attached" left from the last run: the wait below would see it
 	# before this kptrace truncates the file, and signal it while starting
-	rm -f $W/kpt.err
-	$KPTBG ${KPT_FLAGS:-} -f "$1" > $W/kpt.out 2> $W/kpt.err &
-	KP=$!
-	wait_attached $W/kpt.err "kptrace ${KPT_FLAGS:-}-f $1"
+	rm -f $W/kpt.err $W/kpt.err.* $W/kpt.out.*
+	if [ -z "$OLD_KERNEL" ]; then
+		$KPTBG ${KPT_FLAGS:-} -f "$1" > $W/kpt.out 2> $W/kpt.err &
+		KP=$!
+		KPS=$KP
+		wait_attached $W/kpt.err "kptrace ${KPT_FLAGS:-}-f $1"
+		return
+	fi
+	KPS=
+	while read -r def; do
+		n=$((n + 1))
+		echo "$def" > $W/one.$n.defs
+		$KPTBG ${KPT_FLAGS:-} -f $W/one.$n.defs > $W/kpt.out.$n 2> $W/kpt.err.$n &
+		KP=$!
+		KPS="$KPS $KP"
+		wait_attached $W/kpt.err.$n "kptrace ${KPT_FLAGS:-}-f $1 (its line $n alone)"
+		echo "# $1: line $n's kptrace attached"	# the console's not silent
+	done < "$1"
 }
 
 # The workload ran to its end before SIGINT: kptrace must drain every
 # record it made before it exits.
 kpt_stop() {
-	stop $KP
+	local p rc=0
+	for p in $KPS; do
+		stop $p
+		[ $RC = 0 ] || rc=$RC
+	done
+	RC=$rc
+	if [ -n "$OLD_KERNEL" ]; then
+		cat $W/kpt.out.* > $W/kpt.out
+		cat $W/kpt.err.* > $W/kpt.err
+	fi
 	norm < $W/kpt.out > "$1"
 	if [ $RC != 0 ]; then
 		bad "kptrace exit status $RC: $(tail -n 5 $W/kpt.err)"
 	fi
+}
+
+# A return's caller, version-gated before 5.15 (OLD_KERNEL): there a
+# kretprobe's program sees the registers at kretprobe_trampoline, and the
+# caller is in the kernel's kretprobe_instance, out of the program's reach
+# (5.19's rethooks restore it first); compared without it, said in the line.
+gate_caller() {
+	[ -n "$OLD_KERNEL" ] && grep -q " $1: (.* <- " $W/ref.$1 || return 1
+	sed -i 's/^\([0-9]* [^ ]*: (\)[^ ]* <- /\1CALLER <- /' $W/ref.$1 $W/got.$1
 }
 
 compare() {
@@ -161,6 +206,7 @@ compare() {
 			grep " $ev: " $W/got | xf $ev got | sort > $W/got.$ev
 			how="ftrace's through '$sub'"
 		fi
+		gate_caller $ev && how="$how but the caller (gated: 5.10's kretprobe programs see the trampoline)"
 		if [ "$sub" = - ]; then
 			bad "$ev: this kernel's kprobe_events refuses it and the test has no substitute"
 		elif [ ! -s $W/ref.$ev ]; then
@@ -308,7 +354,9 @@ direct_said() {
 	$KPT --dry-run "$@" 2>&1 | grep -q '^stream: the record written straight from the registers' ||
 		bad "not a direct stream: $* ($($KPT --dry-run "$@" 2>&1 | tail -n 2))"
 }
+# kptrace's fentry/fexit programs take bpf_get_func_arg_cnt() (Linux 5.17)
 DBACKENDS="kprobe fentry"
+[ -z "$OLD_KERNEL" ] || DBACKENDS=kprobe
 grep -q ' register_fprobe_ips$' /proc/kallsyms && DBACKENDS="$DBACKENDS kprobe-multi"
 for b in $DBACKENDS; do
 	direct_said --backend $b -f $W/dent.defs
@@ -320,13 +368,22 @@ for b in $DBACKENDS; do
 	kpt_stop $W/got
 	compare dent
 done
-for b in kprobe fentry; do
+for b in ${DBACKENDS% kprobe-multi}; do
 	direct_said --backend $b -f $W/dret.defs
 	echo "# direct stream through $b, a return"
 	KPT_FLAGS="--backend $b" one_after_other $W/dret.defs
 	compare dret
 done
 
+
+
+# Before 5.15 the passes against the kernel's own kprobe_events are the
+# script (OLD_KERNEL): what follows needs newer kernels' features
+if [ -n "$OLD_KERNEL" ]; then
+	dmesg_check
+	echo "# done"
+	exit 0
+fi
 
 # SIGKILL leaves no probe behind: the kernel lists every registered kprobe.
 LIST=/sys/kernel/debug/kprobes/list
@@ -428,7 +485,10 @@ KP=$KTP wait_attached $W/km_tp.err "hist kmalloc"
 $KPTBG hist kmalloc --no-tracepoint --json --comm kptkm -o $W/km_kp.json > /dev/null 2> $W/km_kp.err &
 KK=$!
 KP=$KK wait_attached $W/km_kp.err "hist kmalloc --no-tracepoint"
-for i in 1 2 3; do $W/kptkm --dry-run 'p vfs_read' > /dev/null 2>&1; done
+# --backend kprobe: no BPF test load (sys/kfeat.c) in it, whose verifier
+# state is a 16384-byte kmalloc that 6.12's kmem:kmalloc recorded twice
+# and its kprobes once (12 and 6, measured)
+for i in 1 2 3; do $W/kptkm --backend kprobe --dry-run 'p vfs_read' > /dev/null 2>&1; done
 stop $KTP
 tprc=$RC
 stop $KK
@@ -1060,17 +1120,5 @@ echo 0 > $I/events/enable
 rmdir $I
 echo > $T/kprobe_events
 
-# The kernel's log: a WARNING, BUG, oops or RCU stall during the run fails
-# it, whatever the checks above said (loglevel=1 keeps most of them off the
-# console test.sh reads). The boot's banner is the positive control: dmesg
-# read the log.
-log=$(dmesg)
-faults=$(echo "$log" | grep -E 'WARNING:|BUG:|kernel BUG|Oops|\[#[0-9]+\]|rcu: INFO:|detected stalls? on|blocked for more than')
-if ! echo "$log" | grep -q 'Linux version'; then
-	bad "dmesg: no kernel banner, the log was not read: '$(echo "$log" | head -c 200)'"
-elif [ -n "$faults" ]; then
-	bad "dmesg: the kernel reported: $(echo "$faults" | head -n 5 | tr '\n' '|' | cut -c1-500)"
-else
-	ok "dmesg: no kernel WARNING, BUG, oops or stall in $(echo "$log" | wc -l) lines"
-fi
+dmesg_check
 echo "# done"

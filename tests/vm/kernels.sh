@@ -4,7 +4,8 @@
 #   lib/modules/<uname -r>/  (with modules.dep, so run.sh --module can resolve deps)
 # Exactly the versions tests/vm/pins.txt pins; idempotent: fetched again only when the pin
 # changed.
-# Only apt is used (the only network we have). Usage: tests/vm/kernels.sh [6.1|6.12]...
+# Only apt is used (the only network we have); 5.10 is Debian 11's, fetched through a private
+# apt state (pins_apt_opts). Usage: tests/vm/kernels.sh [5.10|6.1|6.12]...
 # KPT_VM_ARCH=arm64: Debian's arm64 cloud kernels instead, into .output/vm/arm64/kernels/
 # (apt must know arm64: vmlinux/arm64-debs.sh adds it).
 set -euo pipefail
@@ -26,7 +27,8 @@ die() { echo "kernels.sh: error: $*" >&2; exit 1; }
 # architecture's: PKG:arm64.
 fetch() {
   local name=$1 pkg ver q='' dest stage krel
-  [[ $name == 6.1 || $name == 6.12 ]] || die "unknown kernel '$name' (expected 6.1 or 6.12)"
+  [[ $name == 5.10 || $name == 6.1 || $name == 6.12 ]] ||
+    die "unknown kernel '$name' (expected 5.10, 6.1 or 6.12)"
   read -r pkg ver < <(pins_get kernel "$DEB_ARCH" "$name") ||
     die "tests/vm/pins.txt pins no $DEB_ARCH kernel $name"
   [[ $DEB_ARCH == "$(dpkg --print-architecture)" ]] || q=":$DEB_ARCH"
@@ -36,14 +38,15 @@ fetch() {
     echo "kernel $name: $pkg $ver (cached, $(cat "$dest/version"))"
     return
   fi
-  apt-cache madison "$pkg" 2>/dev/null | awk -F' *[|] *' -v v="$ver" '$2 == v { f = 1 } END { exit !f }' ||
+  pins_apt_opts "$name" || die "no apt state for kernel $name"
+  apt-cache "${PINS_APT[@]}" madison "$pkg" 2>/dev/null | awk -F' *[|] *' -v v="$ver" '$2 == v { f = 1 } END { exit !f }' ||
     die "apt has no $pkg=$ver, the version tests/vm/pins.txt pins (apt offers:" \
-      "$(apt-cache madison "$pkg" 2>/dev/null | awk -F' *[|] *' '{ print $2 }' | tr '\n' ' ')); after" \
+      "$(apt-cache "${PINS_APT[@]}" madison "$pkg" 2>/dev/null | awk -F' *[|] *' '{ print $2 }' | tr '\n' ' ')); after" \
       "'apt-get update', tests/vm/pins.sh check says what moved, tests/vm/pins.sh update pins it"
   echo "kernel $name: fetching $pkg $ver"
   stage=$(mktemp -d "$OUT/.stage-$name.XXXXXX")
   # apt-get download as root wants the _apt user to write the cwd; sandbox off avoids the warning.
-  (cd "$stage" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$ver" >/dev/null) ||
+  (cd "$stage" && apt-get "${PINS_APT[@]}" download -q -o APT::Sandbox::User=root "$pkg=$ver" >/dev/null) ||
     { rm -rf "$stage"; die "apt-get download $pkg=$ver failed"; }
   dpkg-deb -x "$stage"/*.deb "$stage/x"
   krel=$(find "$stage/x/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' | head -n1)

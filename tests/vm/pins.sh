@@ -15,6 +15,25 @@ pins_of() {
 	awk -v k="$1" -v a="$2" '!/^#/ && $1 == k && $2 == a { print $4 "=" $5 }' "$PINS_FILE"
 }
 
+# pins_apt_opts NAME: the apt options that see kernel NAME's Debian release.
+# 5.10 is Debian 11's: a private apt state (its own sources list, lists and
+# cache under .output/vm/apt-bullseye) with a bullseye main source, updated
+# here when it has no lists yet, so the machine's own lists stay bookworm's.
+# Sets the array PINS_APT (empty for the machine's own release).
+pins_apt_opts() {
+	local d
+	PINS_APT=()
+	[ "$1" = 5.10 ] || return 0
+	d=$(cd "$(dirname "$PINS_FILE")/../.." && pwd)/.output/vm/apt-bullseye
+	PINS_APT=(-o "Dir::Etc::sourcelist=$d/sources.list" -o Dir::Etc::sourceparts=/dev/null
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache")
+	compgen -G "$d/lists/*_Packages*" >/dev/null && [ "${2:-}" != update ] && return 0
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	echo 'deb http://deb.debian.org/debian bullseye main' > "$d/sources.list"
+	apt-get -q "${PINS_APT[@]}" update >/dev/null ||
+		{ echo "pins.sh: apt-get update of the private bullseye state ($d) failed" >&2; return 1; }
+}
+
 # pins_deb_arch x86|arm64: Debian's name of it
 pins_deb_arch() { [ "$1" = arm64 ] && echo arm64 || echo amd64; }
 
@@ -84,13 +103,15 @@ print("@paulirish/trace_engine", d["node_modules/@paulirish/trace_engine"]["vers
 
 # pins_latest KIND ARCH NAME PKG: what apt would pick today, "PACKAGE VERSION"
 # (6.1: what the linux-image-cloud-ARCH metapackage pulls in, bookworm's
-# default; 6.12: the newest 6.12 cloud build bookworm carries, only ever
-# "-unsigned" there, which qemu -kernel boots do not mind)
+# default; 5.10: the same metapackage in bullseye, through pins_apt_opts;
+# 6.12: the newest 6.12 cloud build bookworm carries, only ever "-unsigned"
+# there, which qemu -kernel boots do not mind)
 pins_latest() {
 	local q='' p
 	[ "$2" = "$(dpkg --print-architecture)" ] || q=:$2
+	pins_apt_opts "$3" || return 1
 	case $1/$3 in
-	kernel/6.1) p=$(apt-cache depends "linux-image-cloud-$2$q" 2>/dev/null |
+	kernel/6.1 | kernel/5.10) p=$(apt-cache "${PINS_APT[@]}" depends "linux-image-cloud-$2$q" 2>/dev/null |
 		awk '/Depends: linux-image-[0-9]/ { print $2; exit }') ;;
 	kernel/6.12) p=$(apt-cache search --names-only "^linux-image-6\\.12\\..*-cloud-$2-unsigned\$" 2>/dev/null |
 		awk '{ print $1 }' | sort -V | tail -n 1) ;;
@@ -98,7 +119,7 @@ pins_latest() {
 	esac
 	p=${p%:"$2"}
 	[ -n "$p" ] || return 1
-	echo "$p $(apt-cache policy "$p$q" 2>/dev/null | awk '/Candidate:/ { print $2 }')"
+	echo "$p $(apt-cache "${PINS_APT[@]}" policy "$p$q" 2>/dev/null | awk '/Candidate:/ { print $2 }')"
 }
 
 pins_main() {
@@ -107,6 +128,8 @@ pins_main() {
 	check | update) ;;
 	*) echo "usage: tests/vm/pins.sh check|update" >&2; return 2 ;;
 	esac
+	# bullseye's lists are private: refresh them as the maintainer's apt-get update does bookworm's
+	pins_apt_opts 5.10 update || return 1
 	tmp=$(mktemp)
 	while IFS= read -r line; do
 		read -r kind arch name pkg ver <<< "$line"

@@ -2,7 +2,7 @@
 # Boot a Debian cloud kernel in qemu (TCG: no KVM here) with a throwaway busybox initramfs,
 # run one guest script as root, and exit with that script's exit code.
 #
-# usage: tests/vm/run.sh --kernel 6.1|6.12 --script GUEST_SCRIPT
+# usage: tests/vm/run.sh --kernel 5.10|6.1|6.12 --script GUEST_SCRIPT
 #          [--add HOSTPATH[:GUESTPATH]]...  (GUESTPATH defaults to /<basename>; dynamically
 #                                            linked ELF files get their shared libs copied too)
 #          [--module NAME]...               (load kernel module NAME + deps before the script;
@@ -64,7 +64,7 @@ while (($#)); do
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
-[[ $KERNEL == 6.1 || $KERNEL == 6.12 ]] || die "--kernel must be 6.1 or 6.12"
+[[ $KERNEL == 5.10 || $KERNEL == 6.1 || $KERNEL == 6.12 ]] || die "--kernel must be 5.10, 6.1 or 6.12"
 [[ -f $SCRIPT ]] || die "--script '$SCRIPT' is not a file"
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout must be whole seconds"
 [[ $SMP =~ ^[1-9][0-9]*$ ]] || die "--smp must be a CPU count"
