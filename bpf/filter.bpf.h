@@ -45,10 +45,14 @@
 #ifdef __KPT_BPF__
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include "compat.bpf.h"
+#else
+/* plain C (the unit tests, the fuzzer): the functions as 5.12+ takes them */
+#define KPT_GLOBAL(ret, name, args, cargs, ...)	__noinline ret name args {
+#define KPT_CALL(name, args, cargs)		name args
 #endif
 #include "kptrace.h"
 #include "scratch.bpf.h"
-#include "compat.bpf.h"
 
 /* Record offsets are masked to this: every access stays inside rec[]. */
 #define KPT_PRED_MASK		(KPT_REC_MAX - 1)
