@@ -649,6 +649,57 @@ static int list_containers(bool json)
 	return 0;
 }
 
+/*
+ * The kernel functions matching ffunc (in modules matching fmod, if given)
+ * into *fe, sorted, their names owned by *names; the BTF their prototypes
+ * come from into l. 0, or a negative errno (said).
+ */
+static int load_functions(struct lister *l, const char *fmod, const char *ffunc, char ***names,
+			  int *nnames, struct fentry **out, int *nout, int *skipped)
+{
+	struct sysinfo *si = l->si;
+	struct fentry *fe;
+	char msg[512];
+	int i, nfe = 0, err;
+
+	err = sysinfo_glob_functions(si, ffunc, names, nnames, skipped, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "kptrace: error: %s\n", msg);
+		return err;
+	}
+	fe = *out = calloc(*nnames ? *nnames : 1, sizeof(*fe));
+	if (!fe)
+		return -ENOMEM;
+	for (i = 0; i < *nnames; i++) {
+		char *colon = strchr((*names)[i], ':');
+
+		if (colon) {
+			fe[nfe].mod = strndup((*names)[i], colon - (*names)[i]);
+			fe[nfe].name = colon + 1;
+		} else {
+			fe[nfe].name = (*names)[i];
+		}
+		if (fmod && (!fe[nfe].mod || fnmatch(fmod, fe[nfe].mod, 0))) {
+			free(fe[nfe].mod);
+			fe[nfe].mod = NULL;
+			continue;
+		}
+		fe[nfe++].full = (*names)[i];
+	}
+	*nout = nfe;
+	qsort(fe, nfe, sizeof(*fe), fentry_cmp);
+	if (!nfe)
+		return 0;
+	/* Without BTF every function is listed, as "(no BTF)". */
+	if (!sysinfo_need_btf(si, msg, sizeof(msg))) {
+		l->vmlinux = si->btf;
+		l->core = list_btf_new(si->btf);
+	} else {
+		fprintf(stderr, "kptrace: warning: %s: no prototypes\n", msg);
+	}
+	return 0;
+}
+
 int kpt_list(const struct kpt_opts *env)
 {
 	const char *glob = env->ndefs ? env->defs[0] : "*";
@@ -681,43 +732,9 @@ int kpt_list(const struct kpt_opts *env)
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 
 	if (ffunc) {
-		err = sysinfo_glob_functions(&si, ffunc, &names, &nnames, &skipped, msg,
-					     sizeof(msg));
-		if (err) {
-			fprintf(stderr, "kptrace: error: %s\n", msg);
+		err = load_functions(&l, fmod, ffunc, &names, &nnames, &fe, &nfe, &skipped);
+		if (err)
 			goto out;
-		}
-		fe = calloc(nnames ? nnames : 1, sizeof(*fe));
-		if (!fe) {
-			err = -ENOMEM;
-			goto out;
-		}
-		for (i = 0; i < nnames; i++) {
-			char *colon = strchr(names[i], ':');
-
-			if (colon) {
-				fe[nfe].mod = strndup(names[i], colon - names[i]);
-				fe[nfe].name = colon + 1;
-			} else {
-				fe[nfe].name = names[i];
-			}
-			if (fmod && (!fe[nfe].mod || fnmatch(fmod, fe[nfe].mod, 0))) {
-				free(fe[nfe].mod);
-				fe[nfe].mod = NULL;
-				continue;
-			}
-			fe[nfe++].full = names[i];
-		}
-		qsort(fe, nfe, sizeof(*fe), fentry_cmp);
-		if (nfe) {
-			/* Without BTF every function is listed, as "(no BTF)". */
-			if (!sysinfo_need_btf(&si, msg, sizeof(msg))) {
-				l.vmlinux = si.btf;
-				l.core = list_btf_new(si.btf);
-			} else {
-				fprintf(stderr, "kptrace: warning: %s: no prototypes\n", msg);
-			}
-		}
 	}
 	if (tev)
 		tperr = load_tracepoints(tsys, tev, &tps, &ntps);
