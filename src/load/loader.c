@@ -415,6 +415,17 @@ void loader_rethook_layout(struct load_opts *lo, const struct btf *btf)
 		lo->rh_task_off = 0;
 }
 
+int loader_object_maps(void)
+{
+	struct kptrace_bpf *skel = calloc(1, sizeof(*skel));
+	int n = 0;
+
+	if (skel && !kptrace_bpf__create_skeleton(skel))
+		n = skel->skeleton->map_cnt;
+	kptrace_bpf__destroy(skel);
+	return n;
+}
+
 /*
  * The skeleton on the object this kernel loads: kernels without bpf_loop()
  * (before 5.17) get the one built without callbacks (KPT_COMPAT), which

@@ -191,6 +191,8 @@ struct kpt_stats *loader_stats_cpus(struct loader *ld, int idx);
 unsigned long long loader_prog_misses(struct loader *ld);
 /* Kernel-side misses of probe idx's kprobe (Linux 6.7+), or -1 where unknown. */
 long long loader_missed(struct loader *ld, int idx);
+/* The BPF object's maps: each an open file while a run is loaded. */
+int loader_object_maps(void);
 /* Processes created by traced ones and not followed: the set was full. */
 unsigned long long loader_procs_full(struct loader *ld);
 /* kptrace why: the root's calls not logged, no thread slot made (bpf/why.bpf.h). */

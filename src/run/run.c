@@ -566,7 +566,7 @@ static int run_before_load(struct run *r)
 	/* a kprobe.multi link is one fd for all its functions */
 	for (i = 0, nfds = 0; i < r->ps.n; i++)
 		nfds += !r->ps.evs[i].multi;
-	if ((err = fd_limit_check(nfds + 2)))
+	if ((err = fd_limit_check(nfds + 2, loader_object_maps())))
 		return err;
 	/* kallsyms read after all (an @symbol, kprobe.multi's addresses...):
 	 * what was resolved without it is checked now, before anything loads */

@@ -30,10 +30,10 @@
 #define CAP_BPF		39
 #endif
 
-/* Descriptors besides the two per probe: stdio, the output, about ten maps,
- * three programs, BTF, epoll, the -c pipe; and what libbpf opens while
- * loading (measured: 21 in all with one probe). */
-#define FD_BASE		40
+/* Descriptors besides the two per probe and one per map: stdio, the
+ * output, the programs, BTF, epoll, bpf_stats, the -c pipe; and what libbpf
+ * opens while loading (measured: 15 of these with one probe). */
+#define FD_BASE		24
 
 static const char lockdown_path[] = "/sys/kernel/security/lockdown";
 
@@ -111,10 +111,10 @@ int privilege_check(void)
 	return 0;
 }
 
-int fd_limit_check(int nprobes)
+int fd_limit_check(int nprobes, int nmaps)
 {
 	struct rlimit rl;
-	rlim_t need = (rlim_t)nprobes * 2 + FD_BASE;
+	rlim_t need = (rlim_t)nprobes * 2 + nmaps + FD_BASE;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
 		return 0;
@@ -127,7 +127,8 @@ int fd_limit_check(int nprobes)
 		"kptrace: error: %d probe%s need%s about %llu open files (two per probe, plus "
 		"about %d for maps and programs), but the open-file limit (ulimit -n) is "
 		"%llu; raise it (ulimit -n %llu) or trace fewer probes\n",
-		nprobes, nprobes == 1 ? "" : "s", nprobes == 1 ? "s" : "", (unsigned long long)need, FD_BASE,
+		nprobes, nprobes == 1 ? "" : "s", nprobes == 1 ? "s" : "", (unsigned long long)need,
+		nmaps + FD_BASE,
 		(unsigned long long)(rl.rlim_max < rl.rlim_cur ? rl.rlim_max : rl.rlim_cur),
 		(unsigned long long)need);
 	return -EMFILE;

@@ -16,11 +16,11 @@
 int privilege_check(void);
 
 /*
- * File descriptors for nprobes probes (two each: perf event and link) and
- * the maps and programs: raises the soft RLIMIT_NOFILE up to the hard one
- * if needed. Returns 0, or -EMFILE after printing the limit and the need.
+ * File descriptors for nprobes probes (two each: perf event and link),
+ * nmaps maps and the programs: raises the soft RLIMIT_NOFILE up to the hard
+ * one if needed. Returns 0, or -EMFILE after printing the limit and the need.
  */
-int fd_limit_check(int nprobes);
+int fd_limit_check(int nprobes, int nmaps);
 
 /* After a failed load or attach with err (negative errno): one more line
  * saying what to change, where one applies. */
