@@ -309,6 +309,8 @@ bool libpath_module_loaded(const char *name)
 /* What a program links, breadth first: paths[0] the program, then its loader and libraries. */
 struct closure {
 	char *paths[LIBPATH_OBJECTS];
+	dev_t dev[LIBPATH_OBJECTS];	/* each path's file: one file by two paths is one object */
+	ino_t ino[LIBPATH_OBJECTS];
 	int n;
 	unsigned char cls;	/* the program's ELF class and machine: a library must match */
 	GElf_Half machine;
@@ -320,13 +322,18 @@ struct closure {
 
 static void closure_add(struct closure *c, const char *path)
 {
+	struct stat st;
 	int i;
 
+	if (stat(path, &st))
+		return;
 	for (i = 0; i < c->n; i++)
-		if (!strcmp(c->paths[i], path))
+		if (c->dev[i] == st.st_dev && c->ino[i] == st.st_ino)
 			return;
-	if (c->n < LIBPATH_OBJECTS && (c->paths[c->n] = strdup(path)))
-		c->n++;
+	if (c->n < LIBPATH_OBJECTS && (c->paths[c->n] = strdup(path))) {
+		c->dev[c->n] = st.st_dev;
+		c->ino[c->n++] = st.st_ino;
+	}
 }
 
 /* A DT_RPATH or DT_RUNPATH list, ':'-separated, $ORIGIN replaced. */
