@@ -315,6 +315,7 @@ struct closure {
 	unsigned char cls;	/* the program's ELF class and machine: a library must match */
 	GElf_Half machine;
 	struct dirs rpath, runpath;	/* the object being read's */
+	struct dirs llp;		/* LD_LIBRARY_PATH's, $ORIGIN the program's */
 	char origin[4096];		/* its directory, for $ORIGIN */
 	char *needed[LIBPATH_OBJECTS];
 	int nneeded;
@@ -402,22 +403,14 @@ static bool find_in(const struct closure *c, const struct dirs *ds, const char *
 static bool resolve_needed(struct closure *c, const struct dirs *sys, const char *name,
 			   char *path, size_t len)
 {
-	struct dirs env = { 0 };
-	const char *llp = getenv("LD_LIBRARY_PATH");
-	bool found;
-
 	if (strchr(name, '/')) {
 		snprintf(path, len, "%s", name);
 		return same_kind(c, path);
 	}
 	if (!c->runpath.n && find_in(c, &c->rpath, name, path, len))
 		return true;
-	if (llp)
-		add_search_list(c, &env, llp);
-	found = find_in(c, &env, name, path, len) || find_in(c, &c->runpath, name, path, len) ||
-		find_in(c, sys, name, path, len);
-	dirs_free(&env);
-	return found;
+	return find_in(c, &c->llp, name, path, len) || find_in(c, &c->runpath, name, path, len) ||
+	       find_in(c, sys, name, path, len);
 }
 
 /* paths[i]'s loader (the program's) and libraries into the closure */
@@ -440,6 +433,8 @@ static void read_object(struct closure *c, const struct dirs *sys, int i)
 	slash = strrchr(c->origin, '/');
 	if (slash)
 		*slash = '\0';
+	if (i == 0 && getenv("LD_LIBRARY_PATH"))
+		add_search_list(c, &c->llp, getenv("LD_LIBRARY_PATH"));
 	kelf_dyn_strings(f.e, on_dyn, c);
 	kelf_close(&f);
 	for (k = 0; k < c->nneeded; k++) {
@@ -468,6 +463,7 @@ int libpath_command_objects(const char *command, int (*fn)(const char *path, voi
 	for (i = 0; i < c.n; i++)
 		read_object(&c, &sys, i);
 	dirs_free(&sys);
+	dirs_free(&c.llp);
 	for (i = 0; i < c.n; i++) {
 		if (!err)
 			err = fn(c.paths[i], arg);
