@@ -156,16 +156,21 @@ refuse "a PMU that does not exist" "no PMU 'nosuchpmu' on this machine" 1 latenc
 
 echo "# without --pmu, no PMU code runs"
 xlated_calls() {	# kpt_entry of our kptrace, once attached: its calls of the PMU functions
-	local id= n=
+	local id= n= i held=
 	if kpt_bg "$OUT/xl.err" latency "$@" "$B:kpt_nap" > /dev/null; then
-		# our programs: the bpf-prog fds of this kptrace (fdinfo prog_id)
-		id=$(for f in /proc/$KP_KPT/fdinfo/*; do sed -n 's/^prog_id:\t*//p' "$f"; done 2>/dev/null |
-			while read -r i; do
+		# our programs: those the tree under timeout(1) holds, by name
+		for i in 1 2 3 4 5; do
+			held=$(held_by "$KP")
+			id=$(for i in $held; do
 				bpftool prog show id "$i" 2>/dev/null | grep -q ' name kpt_entry ' && echo "$i"
 			done | head -1)
+			[ -n "$id" ] && break
+			sleep 0.2
+		done
 		[ -n "$id" ] && n=$(bpftool prog dump xlated id "$id" 2>/dev/null | grep -c 'call .*kpt_pmu_\(enter\|exit\)')
 	fi
 	kpt_stop
+	[ -n "$id" ] || echo "# no kpt_entry held: programs held '${held# }', exit $RC, $(tail -1 "$OUT/xl.err")" >&2
 	echo "${id:-none}:${n:-none}"
 }
 without=$(xlated_calls)
