@@ -207,6 +207,7 @@ rm -f "$OUT/go"
 sh -c "while [ ! -e $OUT/go ]; do sleep 0.05; done; exec $B $DATA" > "$OUT/p.phases" &
 W=$!
 kpt_bg "$OUT/d.err" timechart -d 30 --json > "$OUT/d.json"
+rm -f "$OUT/p.err"	# a stale "Attached" would be read before kptrace truncates it
 timeout -k 5 "$KPT_TIMEOUT" $KPT timechart -p $W --json -o "$OUT/p.json" 2> "$OUT/p.err" &
 PK=$!
 wait_for "grep -q '^Attached' $OUT/p.err" 20

@@ -25,8 +25,9 @@ CB=$V2/kpt-b
 mkdir -p $CA $CB || { bad "cannot make cgroups under $V2"; exit 1; }
 NA=300 NB=170
 
-# reads CGROUP N: N 1-byte reads by dd, in CGROUP from its first instruction
-reads() { sh -c "echo \$\$ > $1/cgroup.procs && exec dd if=/dev/zero of=/dev/null bs=1 count=$2" 2> /dev/null & }
+# reads CGROUP N: N 1-byte reads by dd, in CGROUP from its first
+# instruction; its pid in RP (job numbers would count the earlier runs')
+reads() { sh -c "echo \$\$ > $1/cgroup.procs && exec dd if=/dev/zero of=/dev/null bs=1 count=$2" 2> /dev/null & RP=$!; }
 
 # sums FILE KEY: "key:count ..." of count --json rows
 sums() {
@@ -37,12 +38,16 @@ sums() {
 # cgroups read, stopped by SIGINT once they are done
 run_both() {
 	local out=$1 err=$2 i=0; shift 2
+	# the last backend's "Attached" would be read before this kptrace
+	# truncates ERR: dd would run before it attached
+	rm -f $err
 	$KPT count --comm dd "$@" 'p:vfs_read count=%dx:u64 if count == 1' > $out 2> $err &
 	KP=$!
 	while ! grep -q '^Attached' $err 2>/dev/null && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
 	reads $CA $NA
+	local pa=$RP
 	reads $CB $NB
-	wait %2 %3 2> /dev/null
+	wait $pa $RP
 	sleep 0.5
 	kill -INT $KP
 	wait $KP
