@@ -490,9 +490,9 @@ static void why_checks(struct argp_state *st, struct kpt_opts *env)
 	if (!env->why_error && !env->why_slower_ns)
 		cli_error(st, "why: say which calls matter: --error, --slower DURATION, or both");
 	if (env->by || env->interval || env->kstack || env->ustack || env->filter || env->comm ||
-	    env->perfetto_path || env->budget.pct > 0 || env->budget.rate)
+	    env->budget.pct > 0 || env->budget.rate)
 		cli_error(st, "why prints each call's tree: no --by, -i, -K, -U, --filter, "
-			   "--comm, --perfetto or --budget (a log needs every entry and return)");
+			   "--comm or --budget (a log needs every entry and return)");
 }
 
 /* Cross-option checks, in one place. */
@@ -534,9 +534,10 @@ static void check_options(struct argp_state *st, struct kpt_opts *env)
 		cli_error(st, "--linear is for 'kptrace hist'");
 	if (env->over_ns && env->mode != MODE_LATENCY)
 		cli_error(st, "--over is for 'kptrace latency'");
-	if (env->perfetto_path && env->mode != MODE_LATENCY && env->mode != MODE_TRACE)
-		cli_error(st, "--perfetto is for streamed events (each an instant) and 'kptrace "
-			   "latency' (every call a slice)");
+	if (env->perfetto_path && env->mode != MODE_LATENCY && env->mode != MODE_TRACE &&
+	    env->mode != MODE_WHY)
+		cli_error(st, "--perfetto is for streamed events (each an instant), 'kptrace "
+			   "latency' (every call a slice) and 'kptrace why' (each tree's calls)");
 	if (env->time_set && env->mode != MODE_TRACE)
 		cli_error(st, "--time is for streamed events (the aggregations print no event's "
 			   "time)");

@@ -226,6 +226,15 @@ void perfetto_call(struct perfetto *pf, const char *name, const struct kpt_rec_h
 	fputs("}}", pf->f);
 }
 
+void perfetto_slice(struct perfetto *pf, const char *name, const struct kpt_rec_hdr *h,
+		    uint64_t start, uint64_t dur, const char *args)
+{
+	put_call_head(pf, name, h, start, dur);
+	if (args && *args)
+		fprintf(pf->f, ",%s", args);
+	fputs("}}", pf->f);
+}
+
 void perfetto_slow(struct perfetto *pf, const char *name, const struct call_start *st,
 		   const struct ev_desc *ev, const void *rec, size_t len, uint64_t dur)
 {

@@ -12,6 +12,9 @@
  * their times, per thread, as recursion does. With --over, only the calls
  * at or over it, each with "start" and "end" objects of both ends'
  * arguments in args.
+ * kptrace why: each call of a printed tree a complete event, on the root's
+ * thread, args {"ts_ns","dur_ns"[,"ret"][,"origin":true][,"returned":false]}
+ * (a call whose return the log did not keep ends with its parent).
  * Streamed events: each an instant on its thread,
  *	{"name":EVENT,"cat":GROUP,"ph":"I","s":"t","ts":US,"pid":TGID,
  *	 "tid":TID,"args":{"ts_ns":NS,ARGUMENTS}}
@@ -56,6 +59,10 @@ void perfetto_start(struct perfetto *pf, const struct ev_desc *ev, const void *r
 /* One call of name: h its end's header (ts the end), dur its latency in ns. */
 void perfetto_call(struct perfetto *pf, const char *name, const struct kpt_rec_hdr *h,
 		   uint64_t dur);
+/* One slice of name on h's thread from start for dur ns, args a JSON
+ * fragment of more members of its "args" (NULL: none). */
+void perfetto_slice(struct perfetto *pf, const char *name, const struct kpt_rec_hdr *h,
+		    uint64_t start, uint64_t dur, const char *args);
 /* How long between two readings of the lost events, at least, ns. */
 #define PERFETTO_LOST_EVERY_NS	100000000ull
 /*

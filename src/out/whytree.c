@@ -5,6 +5,7 @@
 
 #include "kptrace.h"
 #include "lang/valfmt.h"
+#include "out/perfetto.h"
 #include "out/whytree.h"
 #include "util/json.h"
 
@@ -337,8 +338,41 @@ static void json_print(FILE *f, const struct wtree *t)
 	fprintf(f, "}\n");
 }
 
-void whytree_print(FILE *f, bool json, const struct ev_desc *evs, int nevs, const void *rec,
-		   size_t len, struct why_counts *c)
+/* The tree as nested slices on the root's thread: Perfetto nests them by
+ * their times, as function_graph by its braces. */
+static void perfetto_tree(struct perfetto *pf, const struct wtree *t)
+{
+	uint64_t end[KPT_WHY_ENTRIES + 1];
+	struct kpt_rec_hdr h = t->log->h;
+	char args[96];
+	int64_t v;
+	int i, at;
+
+	for (i = 0; i < t->count; i++) {
+		const struct wnode *n = &t->n[i];
+
+		/* a return not kept: the call ends with its parent */
+		end[i] = n->ret_probe >= 0 || n->parent < 0 ? n->end : end[n->parent];
+		if (end[i] < n->start)
+			end[i] = n->start;
+		at = 0;
+		if (n->ret_probe < 0)
+			at = snprintf(args, sizeof(args), "\"returned\":false");
+		else if (ret_kind(t, n->ret_probe, &v, n->ret) == W_UNSIGNED)
+			at = snprintf(args, sizeof(args), "\"ret\":%" PRIu64, (uint64_t)v);
+		else if (ret_kind(t, n->ret_probe, &v, n->ret) != W_VOID)
+			at = snprintf(args, sizeof(args), "\"ret\":%" PRId64, v);
+		if (t->origin == i)
+			snprintf(args + at, sizeof(args) - at, "%s\"origin\":true", at ? "," : "");
+		else if (!at)
+			args[0] = 0;
+		h.ts = end[i];
+		perfetto_slice(pf, fname(t, n->probe), &h, n->start, end[i] - n->start, args);
+	}
+}
+
+void whytree_print(FILE *f, bool json, struct perfetto *pf, const struct ev_desc *evs, int nevs,
+		   const void *rec, size_t len, struct why_counts *c)
 {
 	static struct wtree t;	/* 4 KiB of nodes; the consumer is one thread */
 
@@ -357,4 +391,6 @@ void whytree_print(FILE *f, bool json, const struct ev_desc *evs, int nevs, cons
 		json_print(f, &t);
 	else
 		text_print(f, &t);
+	if (pf)
+		perfetto_tree(pf, &t);
 }

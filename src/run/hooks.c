@@ -111,7 +111,7 @@ static void why_on_record(void *arg, const void *rec, size_t len)
 {
 	struct run *r = arg;
 
-	whytree_print(r->out, r->env->json, r->ps.evs, r->ps.n, rec, len, &r->why);
+	whytree_print(r->out, r->env->json, r->pf, r->ps.evs, r->ps.n, rec, len, &r->why);
 }
 
 /* kptrace why: at the end, what was printed and what was cut short (stderr). */
@@ -141,7 +141,8 @@ int run_hooks(struct run *r, struct consume_opts *co)
 		co->report = why_report;
 		co->report_arg = r;
 	}
-	if (r->pf) {
+	/* why's trees go to --perfetto from why_on_record() */
+	if (r->pf && r->env->mode != MODE_WHY) {
 		perfetto_set_ksyms(r->pf, r->si.ksyms);
 		co->on_call = perfetto_on_call;
 		/* latency's records of events are its starts' arguments, not lines */

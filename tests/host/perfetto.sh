@@ -207,8 +207,8 @@ check "DevTools' trace engine refuses a cut trace (the check can fail): $(head -
 	test $rc = 1
 
 KPT_RC=64 kpt count --perfetto "$OUT/x.json" "p:$B:kpt_sleep" > /dev/null 2> "$OUT/r1.err"
-check "--perfetto in count: refused, for streams and latency" \
-	grep -q -- "--perfetto is for streamed events (each an instant) and 'kptrace latency'" "$OUT/r1.err"
+check "--perfetto in count: refused, for streams, latency and why" \
+	grep -q -- "--perfetto is for streamed events (each an instant), 'kptrace latency' (every call a slice) and 'kptrace why'" "$OUT/r1.err"
 KPT_RC=error kpt latency --perfetto /nonexistent/dir/x.json -c "$B sleep" "$B:kpt_sleep" \
 	> /dev/null 2> "$OUT/r2.err"
 check "--perfetto to a path that cannot be written: refused before attaching" \

@@ -72,7 +72,7 @@ static char *print(bool json, size_t len, struct why_counts *c)
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 
-	whytree_print(f, json, evs, NPROBES, &lg, len, c);
+	whytree_print(f, json, NULL, evs, NPROBES, &lg, len, c);
 	fclose(f);
 	return buf;
 }

@@ -16,8 +16,8 @@ echo "# kernel $KREL"
 BACKENDS="kprobe fentry"
 MULTI=
 grep -q ' register_fprobe_ips$' /proc/kallsyms && MULTI=1 BACKENDS="$BACKENDS kprobe-multi"
-# 6 checks, one a backend (2 or 3), and without kprobe.multi the refusal of many
-echo "# expect 9 ok"
+# 7 checks, one a backend (2 or 3), and without kprobe.multi the refusal of many
+echo "# expect 10 ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
@@ -56,7 +56,8 @@ ftrace() {
 
 ftrace $ROOT "$UNDER" $W/ft /why_target
 
-$KPT why $ROOT --error --under "$UNDER" -o $W/why.out -c /why_target > $W/why.run 2> $W/why.err
+$KPT why $ROOT --error --under "$UNDER" -o $W/why.out --perfetto $W/why.pf -c /why_target \
+	> $W/why.run 2> $W/why.err
 rc=$?
 tree $W/why.out > $W/why.tree
 calls=$(grep -c '^# why: ' $W/why.out)
@@ -64,6 +65,26 @@ if [ $rc = 0 ] && [ "$calls" = 1 ] && [ -s $W/ft.tree ] && cmp -s $W/ft.tree $W/
 	ok "why $ROOT --error: the call tree is ftrace function_graph's, $(wc -l < $W/ft.tree) calls in the same nesting ($(tr '\n' ' ' < $W/ft.tree))"
 else
 	bad "why $ROOT --error: exit $rc, $calls trees; kptrace's: $(tr '\n' ' ' < $W/why.tree); ftrace's: $(tr '\n' ' ' < $W/ft.tree); $(tail -c 300 $W/why.err | tr '\n' ' ')"
+fi
+
+# --perfetto: the same tree as slices, nested by their own times as
+# Perfetto nests them ("DEPTH NAME" as tree() gives them), the origin's
+# slice marked and its return the errno
+slices() {
+	awk 'index($0, "\"ph\":\"X\"") {
+		n = $0; sub(/.*"name":"/, "", n); sub(/".*/, "", n)
+		t = $0; sub(/.*"ts":/, "", t); sub(/,.*/, "", t)
+		d = $0; sub(/.*"dur":/, "", d); sub(/,.*/, "", d)
+		while (sp > 0 && end[sp] <= t + 0) sp--
+		print sp + 0, n
+		end[++sp] = t + d }' "$1"
+}
+slices $W/why.pf > $W/pf.tree
+if [ -s $W/ft.tree ] && cmp -s $W/ft.tree $W/pf.tree &&
+	grep -q '"name":"array_map_alloc_check".*"ret":-22,"origin":true' $W/why.pf; then
+	ok "why --perfetto: $(wc -l < $W/pf.tree) slices nested by their times as ftrace's tree, the origin's marked with -22"
+else
+	bad "why --perfetto: slices $(tr '\n' ' ' < $W/pf.tree); ftrace's: $(tr '\n' ' ' < $W/ft.tree); origin: $(grep -o '"name":"array_map_alloc_check"[^}]*}' $W/why.pf | head -c 300)"
 fi
 
 # the origin: the kernel's source says array_map_alloc_check(); ftrace's
