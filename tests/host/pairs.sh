@@ -13,7 +13,7 @@ OUT=.output/tests/host/pairs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 17
+expect_checks 18
 B=$OUT/pairs_target
 gcc -O0 -g -static tests/host/pairs_target.c -o "$B" ||
 	gcc -O0 -g tests/host/pairs_target.c -o "$B" ||
@@ -257,5 +257,37 @@ for line in open(sys.argv[1]):
         n += o["hist"]["count"]
 assert 5 - not_run <= n <= 5, (n, not_run)
 PY
+
+# tcpconnlat: one tracepoint at both ends, SYN_SENT (2) to ESTABLISHED (1)
+# by the socket's address, of connections to a port of this run's own: the
+# workload's 7 connect()s to its own listener on the loopback
+PORT=$((40000 + $$ % 20000))
+bg "$OUT/tc" latency -d 3 --key skaddr \
+	--from "t:sock/inet_sock_set_state if newstate == 2 && dport == $PORT" \
+	--to "t:sock/inet_sock_set_state if oldstate == 2 && newstate == 1 && dport == $PORT"
+python3 - 7 $PORT > "$OUT/tc.work" <<'PY'
+import socket, sys, threading
+n, port = int(sys.argv[1]), int(sys.argv[2])
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", port))
+s.listen(64)
+def accept():
+    for _ in range(n):
+        s.accept()[0].close()
+t = threading.Thread(target=accept)
+t.start()
+made = 0
+for _ in range(n):
+    socket.create_connection(("127.0.0.1", port)).close()
+    made += 1
+t.join()
+print(made)
+PY
+wait $KP
+n=$(hist_count "$OUT/tc.out" '@inet_sock_set_state->inet_sock_set_state_to:')
+m=$(not_run "$OUT/tc.err")
+check "tcpconnlat, inet_sock_set_state at both ends by skaddr: the workload's $(cat "$OUT/tc.work") connects = ${n:-0} pairs (not run: $m)" \
+	[ "$(cat "$OUT/tc.work")" = 7 -a "${n:-0}" -le 7 -a $((${n:-0} + m)) -ge 7 ]
 
 finish

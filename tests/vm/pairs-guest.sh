@@ -2,7 +2,8 @@
 # Guest script (busybox sh) for issue 39's pairings through real kernel
 # functions: fileslower as latency --from/--to over vfs_read's entry and
 # return, --over printing the one slow read with its file's name (the
-# start's) and its result (the end's), through each backend this kernel has.
+# start's) and its result (the end's), through each backend this kernel has;
+# and tcpconnlat, a connect()'s start to its handshake's end by the socket.
 W=/tmp/kpt-pairs
 mkdir -p $W
 KREL=$(uname -r)
@@ -10,7 +11,7 @@ echo "# kernel $KREL"
 BACKENDS="kprobe fentry"
 grep -q ' register_fprobe_ips$' /proc/kallsyms && BACKENDS="$BACKENDS kprobe-multi"
 n=0
-for b in $BACKENDS; do n=$((n + 2)); done
+for b in $BACKENDS; do n=$((n + 3)); done
 echo "# expect $n ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
@@ -42,4 +43,38 @@ for b in $BACKENDS; do
 		bad "fileslower --backend $b: $c calls, want at least dd's 4; a mark line: $(grep -c 'name="mark"' $W/$b.slow)"
 	fi
 done
+# tcpconnlat: tcp_v4_connect()'s entry to tcp_finish_connect()'s (the
+# SYN-ACK taken; in whichever task's softirq) keyed by the socket, the
+# whole machine's: N connections of busybox nc to a busybox nc listening
+# on the loopback, each paired once
+ip link set lo up
+nc -ll -p 7777 -e /bin/true &
+NCS=$!
+N=5
+for b in $BACKENDS; do
+	rm -f $W/tc.err	# a stale "Attached" would be read before kptrace truncates it
+	$KPT latency --backend $b --key sk --from 'p:tcp_v4_connect sk=$arg1:x64' \
+		--to 'p:tcp_finish_connect sk=$arg1:x64' > $W/tc.out 2> $W/tc.err &
+	kp=$!
+	i=0
+	while ! grep -q '^Attached' $W/tc.err 2>/dev/null && kill -0 $kp 2>/dev/null && [ $i -lt 600 ]; do
+		i=$((i + 1)); sleep 0.1
+	done
+	made=0
+	while [ $made -lt $N ]; do
+		nc 127.0.0.1 7777 < /dev/null > /dev/null 2>&1 || break
+		made=$((made + 1))
+	done
+	sleep 0.5
+	kill -INT $kp
+	wait $kp
+	rc=$?
+	c=$(sed -n 's/^count \([0-9]*\), sum.*/\1/p' $W/tc.out | head -n 1)
+	if [ $rc = 0 ] && [ $made = $N ] && [ "$c" = $N ] && ! grep -q 'NEVER ENDED' $W/tc.err; then
+		ok "tcpconnlat --backend $b: tcp_v4_connect to tcp_finish_connect by sk, nc's $N connections = $c pairs"
+	else
+		bad "tcpconnlat --backend $b: exit $rc, $made of $N connections made, $c pairs: $(head -c 300 $W/tc.out | tr "\n" " ") $(tail -c 300 $W/tc.err | tr "\n" " ")"
+	fi
+done
+kill $NCS 2>/dev/null
 echo "# done"
