@@ -455,7 +455,8 @@ FUZZ_HDRS    := tests/fuzz/fuzz_common.h tests/unit/ev_layout.h $(wildcard src/*
 # What each harness links: the stage it fuzzes and what that stage calls.
 FUZZ_SRCS_spec   := src/lang/spec.c src/lang/types.c
 FUZZ_SRCS_filter := src/prepare/filter.c src/lang/spec.c src/lang/types.c src/lang/valfmt.c
-FUZZ_SRCS_decode := src/out/decode.c src/out/output_text.c src/out/output_json.c src/util/json.c src/util/fmt.c \
+FUZZ_SRCS_decode := src/out/decode.c src/out/output_text.c src/out/output_json.c src/out/nspid.c \
+	src/util/json.c src/util/fmt.c \
 	src/sys/ksyms.c src/lang/valfmt.c src/out/umaps.c src/sys/procmaps.c src/lang/spec.c src/lang/types.c \
 	src/out/stackout.c src/sys/usym.c src/sys/elf.c src/out/tpprint.c src/sys/tracepoint.c src/util/suggest.c \
 	src/out/outtime.c src/util/htab.c src/util/demangle.c src/sys/dwline.c \

@@ -59,6 +59,9 @@ struct dec_stacks {
 };
 void decode_stacks(const void *rec, size_t len, struct dec_stacks *st);
 
+/* --json's events carry "ns_pid" and "ns_tid" for tasks in a pid namespace
+ * below ours (out/nspid.h): /proc is read once per task. Off by default. */
+void output_json_nspids(bool on);
 /* One event line/object to f. Returns 0, or -EINVAL for a malformed record. */
 int output_text(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
 		size_t len);

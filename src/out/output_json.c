@@ -2,9 +2,14 @@
 /*
  * JSON: one NDJSON object per event, values typed:
  *
- *   {"ts":NS[,"time":ISO],"cpu":N,"pid":TGID,"tid":N,"comm":"..","group":"..",
+ *   {"ts":NS[,"time":ISO],"cpu":N,"pid":TGID,"tid":N[,"ns_pid":N,"ns_tid":N],
+ *    "comm":"..","group":"..",
  *    "event":"..","probe":"..", LOCATION, "args":{"name":VALUE,...}
  *    [,"faults":["name",...]]}
+ *
+ * ns_pid and ns_tid: the ids in the task's own pid namespace, for a task in
+ * one below kptrace's (a container's) that still lived at its first event
+ * (out/nspid.h), once output_json_nspids() turned them on.
  *
  * ts is on --time's clock (outtime.h): monotonic ns by default, boot, ns
  * since the epoch for wall (with its ISO 8601 text as "time"), or since
@@ -23,6 +28,7 @@
 #include "lang/valfmt.h"
 #include "out/structfmt.h"
 #include "out/output.h"
+#include "out/nspid.h"
 #include "out/outtime.h"
 #include "out/umaps.h"
 #include "util/json.h"
@@ -228,10 +234,18 @@ static void print_location(struct outbuf *ob, const struct ev_desc *ev,
 	json_hex(ob, ip);
 }
 
+static bool with_nspids;
+
+void output_json_nspids(bool on)
+{
+	with_nspids = on;
+}
+
 /* "{\"ts\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":" */
 static void print_header(struct outbuf *ob, const struct kpt_rec_hdr *h)
 {
-	char *p = ob_room(ob, 64 + 4 * FMT_NUM_MAX + OUTTIME_TEXT_MAX);
+	char *p = ob_room(ob, 96 + 6 * FMT_NUM_MAX + OUTTIME_TEXT_MAX);
+	struct nspid ns;
 
 	/* --time's clock in nanoseconds (wall: since the epoch), and wall's text beside */
 	memcpy(p, "{\"ts\":", 6);
@@ -247,6 +261,12 @@ static void print_header(struct outbuf *ob, const struct kpt_rec_hdr *h)
 	p = fmt_u64(p + 7, h->tgid);
 	memcpy(p, ",\"tid\":", 7);
 	p = fmt_u64(p + 7, h->tid);
+	if (with_nspids && nspid_get(h->tid, h->comm, &ns)) {
+		memcpy(p, ",\"ns_pid\":", 10);
+		p = fmt_u64(p + 10, ns.tgid);
+		memcpy(p, ",\"ns_tid\":", 10);
+		p = fmt_u64(p + 10, ns.tid);
+	}
 	memcpy(p, ",\"comm\":", 8);
 	ob_commit(ob, p + 8);
 }

@@ -668,6 +668,8 @@ static int run_consume(struct run *r)
 	outtime_init(env->time_clock);
 	co.out = r->out;
 	co.format = env->json ? OUT_JSON : OUT_TEXT;
+	/* a container's processes by its own pids too, beside the host's */
+	output_json_nspids(env->json && env->mode == MODE_TRACE);
 	co.duration = env->duration;
 	co.child = r->child;
 	co.target = r->target.pid ? &r->target : NULL;

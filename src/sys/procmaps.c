@@ -72,3 +72,47 @@ long procstatus_field(pid_t id, const char *key)
 	fclose(f);
 	return v;
 }
+
+/* The last number of a status line's value ("\t4242\t7\n": 7), and how many there were. */
+static int last_number(const char *v, uint32_t *out)
+{
+	int n = 0;
+	char *end;
+
+	for (;;) {
+		unsigned long x = strtoul(v, &end, 10);
+
+		if (end == v)
+			return n;
+		*out = (uint32_t)x;
+		n++;
+		v = end;
+	}
+}
+
+int procstatus_nspids(pid_t id, uint32_t *tgid, uint32_t *tid)
+{
+	char path[64], line[256];
+	int levels = -1, got = 0, n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)id);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (got < 2 && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "NStgid:", 7)) {
+			n = last_number(line + 7, tgid);
+			got++;
+		} else if (!strncmp(line, "NSpid:", 6)) {
+			levels = n = last_number(line + 6, tid);
+			got++;
+		} else {
+			continue;
+		}
+		if (n < 1)
+			levels = -1, got = 2;
+	}
+	fclose(f);
+	return got == 2 ? levels : -1;
+}

@@ -32,5 +32,12 @@ int procmaps_each(const char *proc_root, uint32_t tgid,
 
 /* The number on /proc/ID/status's line "KEY:" (Tgid, PPid...), -1 when the task is gone. */
 long procstatus_field(pid_t id, const char *key);
+/*
+ * Task id's process and thread ids as its own pid namespace numbers them:
+ * the last numbers of NStgid and NSpid (Linux 4.1). The namespace levels
+ * below the reader's plus one (1: the reader's own), -1 when the task is
+ * gone or the lines are missing.
+ */
+int procstatus_nspids(pid_t id, uint32_t *tgid, uint32_t *tid);
 
 #endif /* KPT_PROCMAPS_H */

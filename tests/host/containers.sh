@@ -24,7 +24,7 @@ V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 [ -n "$V2" ] || skip_all "no cgroup v2 hierarchy mounted"
 [ -e /sys/kernel/tracing/events/syscalls/sys_enter_getppid ] ||
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-expect_checks 24
+expect_checks 25
 KPT_TIMEOUT=60
 
 # unique names: another run of this suite may share the machine
@@ -302,6 +302,38 @@ if [ -n "$PR" ]; then
 fi
 kill $SV 2>/dev/null
 wait $SV 2>/dev/null
+
+# ---- --json's pids: the host's and the pid namespace's own ----
+# A shell in a pid namespace of its own (unshare, the host's /proc left
+# mounted) knows both its ids: $$ is the namespace's, /proc/self/stat read
+# by its own builtin the host's. Its 23-byte write: both in its event (it
+# lives on a second: /proc is read at its first event's printing); its
+# parent's after it, on the host: no namespace ids
+cat > "$OUT/ns.sh" <<'EOF'
+if [ "$1" = inner ]; then
+	read -r h x < /proc/self/stat
+	echo "$$ $h" > "$2"
+	echo namespace-marker-inner > /dev/null
+	sleep 1
+else
+	unshare --pid --fork sh "$0" inner "$2"
+	echo namespace-marker-outer > /dev/null
+fi
+EOF
+rm -f "$OUT/ns.ids"
+kpt --json -c "sh $OUT/ns.sh outer $OUT/ns.ids" 't:syscalls/sys_enter_write count if count == 23' \
+	> "$OUT/ns.json" 2> "$OUT/ns.err"
+read -r nsp hostp < "$OUT/ns.ids"
+check "--json in a pid namespace: pid $hostp and ns_pid $nsp as each side numbers the shell; none outside" \
+	python3 - "$OUT/ns.json" "${hostp:-0}" "${nsp:-0}" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"ts"')]
+host, ns = int(sys.argv[2]), int(sys.argv[3])
+assert len(ev) == 2 and ns == 1 and host > 1, ev
+inner, outer = ev
+assert (inner["pid"], inner["tid"], inner["ns_pid"], inner["ns_tid"]) == (host, host, ns, ns), inner
+assert outer["pid"] != host and "ns_pid" not in outer and "ns_tid" not in outer, outer
+PY
 
 # ---- refusals ----
 kpt_expect_fail() { ! timeout 20 $KPT "$@" >/dev/null 2>"$OUT/bad.err"; }
