@@ -158,7 +158,7 @@ static bool arm64_reg(const char *s, const char **end, char *reg, size_t len)
 		return true;
 	}
 	if ((*s != 'x' && *s != 'w') || !(s[1] >= '0' && s[1] <= '9') ||
-	    !parse_num(s + 1, &q, &n) || n > 30 || (s[1] == '0' && q - s > 2) ||
+	    !parse_num(s + 1, &q, &n) || n < 0 || n > 30 || (s[1] == '0' && q - s > 2) ||
 	    (*q >= 'a' && *q <= 'z'))
 		return false;
 	*end = q;

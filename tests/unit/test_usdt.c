@@ -320,6 +320,8 @@ static void test_arm64(void)
 		{ "-4@-7", "\\-7:s32" },
 		{ "-4@[x0, #:lo12:.LANCHOR1]", "low 12 bits" },
 		{ "8@x31", "not an arm64 general register" },
+		/* past int64_t: strtoull's value, negative as a signed number */
+		{ "4@x11111111111511111111", "not an arm64 general register" },
 		{ "8@x01", "not an arm64 general register" },
 		{ "8@v0", "not an arm64 general register" },
 		{ "4@%eax", "not an arm64 general register" },
