@@ -14,6 +14,7 @@
  * arguments in args.
  * kptrace why: each call of a printed tree a complete event, on the root's
  * thread, args {"ts_ns","dur_ns"[,"ret"][,"origin":true][,"returned":false]}
+ * ("ret" as --json gives it)
  * (a call whose return the log did not keep ends with its parent).
  * Streamed events: each an instant on its thread,
  *	{"name":EVENT,"cat":GROUP,"ph":"I","s":"t","ts":US,"pid":TGID,

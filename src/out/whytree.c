@@ -263,34 +263,45 @@ static void text_print(FILE *f, const struct wtree *t)
 	fprintf(f, "\n");
 }
 
+/* A kept return's "ret" member as --json and --perfetto give it (a
+ * pointer's as a hex string, an errno's as a number) into buf; false for
+ * a function that returns nothing. */
+static bool json_ret(const struct wtree *t, const struct wnode *n, char *buf, size_t len)
+{
+	int64_t v;
+
+	switch (ret_kind(t, n->ret_probe, &v, n->ret)) {
+	case W_VOID:
+		return false;
+	case W_PTR:
+	case W_UNKNOWN:
+		if (v < 0 && v >= -4095)
+			snprintf(buf, len, "\"ret\":%" PRId64, v);
+		else
+			snprintf(buf, len, "\"ret\":\"0x%" PRIx64 "\"", (uint64_t)v);
+		return true;
+	case W_UNSIGNED:
+		snprintf(buf, len, "\"ret\":%" PRIu64, (uint64_t)v);
+		return true;
+	default:
+		snprintf(buf, len, "\"ret\":%" PRId64, v);
+		return true;
+	}
+}
+
 static void json_node(FILE *f, const struct wtree *t, int i)
 {
 	const struct wnode *n = &t->n[i];
 	const char *sep = "";
-	int64_t v;
+	char rv[48];
 	int c;
 
 	fprintf(f, "{\"func\":");
 	json_fput_str(f, fname(t, n->probe), 128);
 	if (n->ret_probe >= 0) {
 		fprintf(f, ",\"duration_ns\":%" PRIu64, n->end - n->start);
-		switch (ret_kind(t, n->ret_probe, &v, n->ret)) {
-		case W_VOID:
-			break;
-		case W_PTR:
-		case W_UNKNOWN:
-			if (v < 0 && v >= -4095)
-				fprintf(f, ",\"ret\":%" PRId64, v);
-			else
-				fprintf(f, ",\"ret\":\"0x%" PRIx64 "\"", (uint64_t)v);
-			break;
-		case W_UNSIGNED:
-			fprintf(f, ",\"ret\":%" PRIu64, (uint64_t)v);
-			break;
-		default:
-			fprintf(f, ",\"ret\":%" PRId64, v);
-			break;
-		}
+		if (json_ret(t, n, rv, sizeof(rv)))
+			fprintf(f, ",%s", rv);
 	} else {
 		fprintf(f, ",\"returned\":false");
 	}
@@ -345,7 +356,6 @@ static void perfetto_tree(struct perfetto *pf, const struct wtree *t)
 	uint64_t end[KPT_WHY_ENTRIES + 1];
 	struct kpt_rec_hdr h = t->log->h;
 	char args[96];
-	int64_t v;
 	int i, at;
 
 	for (i = 0; i < t->count; i++) {
@@ -358,10 +368,8 @@ static void perfetto_tree(struct perfetto *pf, const struct wtree *t)
 		at = 0;
 		if (n->ret_probe < 0)
 			at = snprintf(args, sizeof(args), "\"returned\":false");
-		else if (ret_kind(t, n->ret_probe, &v, n->ret) == W_UNSIGNED)
-			at = snprintf(args, sizeof(args), "\"ret\":%" PRIu64, (uint64_t)v);
-		else if (ret_kind(t, n->ret_probe, &v, n->ret) != W_VOID)
-			at = snprintf(args, sizeof(args), "\"ret\":%" PRId64, v);
+		else if (json_ret(t, n, args, sizeof(args)))
+			at = (int)strlen(args);
 		if (t->origin == i)
 			snprintf(args + at, sizeof(args) - at, "%s\"origin\":true", at ? "," : "");
 		else if (!at)
