@@ -12,7 +12,10 @@
  *   slow:  work(0..9), of which work(2), work(5) and work(7) sleep 50 ms;
  *          work(n) returns 10 * n; "work N NS" on stderr, each call's time
  *   off:   sleeper() sleeps 1 ms 5 times, then main() sleeps 3 s (alive
- *          for its stacks' symbols, a start still open at the end)
+ *          for its stacks' symbols, a start still open at the end);
+ *          "switches N" on stderr, the kernel's count of sleeper()'s
+ *          voluntary switches (a sleep whose timer fires before the
+ *          thread gets to schedule(), as on a busy VM, switches not)
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -126,7 +130,12 @@ int main(int argc, char **argv)
 				(b.tv_sec - a.tv_sec) * 1000000000LL + b.tv_nsec - a.tv_nsec);
 		}
 	} else if (!strcmp(m, "off")) {
+		struct rusage a, b;
+
+		getrusage(RUSAGE_THREAD, &a);
 		sleeper();
+		getrusage(RUSAGE_THREAD, &b);
+		fprintf(stderr, "switches %ld\n", b.ru_nvcsw - a.ru_nvcsw);
 		nap_ms(3000);
 	} else {
 		fprintf(stderr, "usage: %s wake|hosts|sys|cpu|leak|slow|off\n", argv[0]);
