@@ -123,10 +123,21 @@ static void dirs_free(struct dirs *ds)
 		free(ds->d[--ds->n]);
 }
 
-/* The dynamic linker's own directories: ld.so.conf's, then the defaults. */
+/*
+ * The dynamic linker's own directories: ld.so.conf's, then the defaults,
+ * Debian's multiarch ones first as its ld.so has them built in (a system
+ * without ld.so.conf, as a minimal image, still finds its libc there).
+ */
 static void system_dirs(struct dirs *ds)
 {
-	static const char *const defaults[] = { "/lib64", "/usr/lib64", "/lib", "/usr/lib" };
+#ifdef KPT_ARCH_ARM64
+#define KPT_MULTIARCH "aarch64-linux-gnu"
+#else
+#define KPT_MULTIARCH "x86_64-linux-gnu"
+#endif
+	static const char *const defaults[] = {
+		"/lib/" KPT_MULTIARCH, "/usr/lib/" KPT_MULTIARCH, "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+	};
 	size_t k;
 
 	read_conf(ds, "/etc/ld.so.conf", 0);
