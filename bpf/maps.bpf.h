@@ -218,6 +218,23 @@ struct {
 	__type(value, struct kpt_cfi_row);
 } kpt_cfi_rows SEC(".maps");
 
+/* The processes' mappings the walk falls back on, filled by user space
+ * (load/cfi.c) for the processes the walk asks for (a plain hash: asked
+ * from NMIs too, where an LRU's list lock could be the interrupted one's) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, KPT_UW_PROCS);
+	__type(key, __u32);
+	__type(value, struct kpt_uw_proc);
+} kpt_uw_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KPT_UW_WANTED);
+	__type(key, __u32);
+	__type(value, __u64);
+} kpt_uw_wanted SEC(".maps");
+
 /*
  * Record scratch, one per CPU. A plain array indexed by CPU rather than a
  * per-CPU array: per-CPU values are capped at 32 KiB and a record with its

@@ -23,6 +23,7 @@
 #include "scratch.bpf.h"
 
 #define KPT_PAGE_SHIFT	12	/* vm_pgoff's unit: x86-64's pages */
+#define KPT_EBUSY	16	/* bpf_find_vma()'s "not now" */
 
 /* A walk's state, on the stack: bpf_loop() and bpf_find_vma() take their
  * callbacks' data there only. */
@@ -126,6 +127,45 @@ static __always_inline long kpt_uw_cfi_step(struct kpt_uw *w, const struct kpt_c
 }
 
 /*
+ * The index of pc's mapping in the process's table (kpt_uw_procs), or -1;
+ * a process without one, or with one read for another mm (it ran exec
+ * since), is asked for in kpt_uw_wanted. Global: verified once, where
+ * inlined into the walk's callback it tripled the load's time.
+ */
+__noinline int kpt_uw_find(__u64 pc)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, i;
+	const struct kpt_uw_proc *p = bpf_map_lookup_elem(&kpt_uw_procs, &tgid);
+	__u64 mm = 0;
+
+	bpf_probe_read_kernel(&mm, sizeof(mm), (void *)bpf_get_current_task() + kpt_task_mm_off);
+	if (!p || p->mm != mm) {
+		bpf_map_update_elem(&kpt_uw_wanted, &tgid, &mm, BPF_NOEXIST);
+		return -1;
+	}
+	for (i = 0; i < KPT_UW_MAPS && i < p->n; i++)
+		if (pc >= p->m[i].start && pc < p->m[i].end)
+			return (int)i;
+	return -1;
+}
+
+/* pc's mapping from the process's table, where bpf_find_vma() gave none. */
+static __always_inline void kpt_uw_known(struct kpt_uw *w, __u64 pc)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	const struct kpt_uw_proc *p;
+	int i = kpt_uw_find(pc);
+
+	if (i < 0 || !(p = bpf_map_lookup_elem(&kpt_uw_procs, &tgid)))
+		return;
+	i &= KPT_UW_MAPS - 1;
+	w->vstart = p->m[i].start;
+	w->vend = p->m[i].end;
+	w->vpgoff = p->m[i].pgoff;
+	w->key = p->m[i].key;
+}
+
+/*
  * bpf_loop()'s callback: frame w->n into the scratch's user stack, as
  * bpf_get_stack() gives it with build ids (the table's, with the pc's file
  * offset), or the bare address in a file without one; then the caller.
@@ -150,7 +190,9 @@ static long kpt_uw_step(__u32 i, void *data)
 	if (pc < w->vstart || pc >= w->vend) {
 		w->key.dev = w->key.ino = 0;
 		w->vstart = w->vend = 0;
-		bpf_find_vma(bpf_get_current_task_btf(), pc, kpt_uw_vma, w, 0);
+		/* -EBUSY past a run's first call where interrupts are off */
+		if (bpf_find_vma(bpf_get_current_task_btf(), pc, kpt_uw_vma, w, 0) == -KPT_EBUSY)
+			kpt_uw_known(w, pc);
 	}
 	if (w->key.ino)
 		b = bpf_map_lookup_elem(&kpt_cfi_bins, &w->key);

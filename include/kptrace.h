@@ -413,6 +413,24 @@ struct kpt_cfi_row {
 	__u8 kind;		/* enum kpt_cfi_kind */
 	__u8 pad[3];
 };
+/*
+ * A process's mappings of binaries with tables, from /proc/PID/maps: the
+ * walk's answer where bpf_find_vma() has none (-EBUSY: one call per run
+ * where interrupts are off), for the mm they were read for. The BPF side
+ * asks for a process in kpt_uw_wanted (its tgid: the mm it found).
+ */
+#define KPT_UW_MAPS		16
+#define KPT_UW_PROCS		1024
+#define KPT_UW_WANTED		256
+struct kpt_uw_map {
+	__u64 start, end, pgoff;	/* pgoff in pages, as vm_pgoff */
+	struct kpt_cfi_key key;
+};
+struct kpt_uw_proc {
+	__u64 mm;
+	__u32 n, pad;
+	struct kpt_uw_map m[KPT_UW_MAPS];
+};
 /* kpt_agg.stack_keys */
 #define KPT_SK_KSTACK		1
 #define KPT_SK_USTACK		2

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 
 #include "load/cfi.h"
@@ -15,6 +16,7 @@
 #include "sys/elf.h"
 #include "sys/libpath.h"
 #include "sys/procmaps.h"
+#include "util/clock.h"
 
 _Static_assert((int)KPT_CFI_GAP == EHF_GAP && (int)KPT_CFI_SP == EHF_SP &&
 	       (int)KPT_CFI_FP == EHF_FP && (int)KPT_CFI_BAD == EHF_BAD &&
@@ -28,7 +30,8 @@ bool cfi_layout(struct cfi_set *cs, const struct btf *btf)
 	       btfwalk_struct_member(btf, "file", "f_inode", &cs->file_inode_off) &&
 	       btfwalk_struct_member(btf, "inode", "i_ino", &cs->inode_ino_off) &&
 	       btfwalk_struct_member(btf, "inode", "i_sb", &cs->inode_sb_off) &&
-	       btfwalk_struct_member(btf, "super_block", "s_dev", &cs->sb_dev_off);
+	       btfwalk_struct_member(btf, "super_block", "s_dev", &cs->sb_dev_off) &&
+	       btfwalk_struct_member(btf, "task_struct", "mm", &cs->task_mm_off);
 }
 
 /* The kernel's dev_t (MKDEV: major << 20 | minor), as a super block holds it. */
@@ -182,6 +185,56 @@ void cfi_collect(struct cfi_set *cs, const struct ev_desc *evs, int n, pid_t pid
 	for (i = 0; i < (int)(sizeof(libs) / sizeof(libs[0])); i++)
 		if (!libpath_find(libs[i], path, sizeof(path)))
 			cfi_add_file(cs, path, msg, sizeof(msg));
+}
+
+struct proc_fill {
+	const struct cfi_set *cs;
+	struct kpt_uw_proc p;
+};
+
+/* An executable mapping of a binary with a table: into the process's table. */
+static int fill_mapping(void *arg, const struct procmap *m)
+{
+	struct proc_fill *f = arg;
+	struct kpt_cfi_key key = { kdev(m->dev), m->ino };
+	int i;
+
+	if (m->perms[2] != 'x' || f->p.n == KPT_UW_MAPS)
+		return 0;
+	for (i = 0; i < f->cs->n; i++)
+		if (f->cs->bins[i].key.dev == key.dev && f->cs->bins[i].key.ino == key.ino) {
+			f->p.m[f->p.n++] = (struct kpt_uw_map){ m->start, m->end, m->pgoff >> 12, key };
+			break;
+		}
+	return 0;
+}
+
+void cfi_fill_wanted(struct cfi_set *cs, int procs_fd, int wanted_fd)
+{
+	enum { BATCH = 64 };
+	__u32 tgid[BATCH], key;
+	__u64 mm[BATCH];
+	struct proc_fill f;
+	void *prev = NULL;
+	int n = 0, i;
+
+	if (!cs->n || kpt_mono_s() < cs->next_fill)
+		return;
+	cs->next_fill = kpt_mono_s() + 0.1;
+	for (i = 0; i < 2 * BATCH && n < BATCH && !bpf_map_get_next_key(wanted_fd, prev, &key);
+	     i++, prev = &key)
+		if (!bpf_map_lookup_elem(wanted_fd, &key, &mm[n]))
+			tgid[n++] = key;
+	for (i = 0; i < n; i++) {
+		memset(&f, 0, sizeof(f));
+		f.cs = cs;
+		f.p.mm = mm[i];
+		/* a process gone: nothing to fill; one without such mappings gets
+		 * an empty table all the same, so that its walks stop asking */
+		if (!procmaps_each("/proc", tgid[i], fill_mapping, &f))
+			bpf_map_update_elem(procs_fd, &tgid[i], &f.p, BPF_ANY);
+		bpf_map_delete_elem(wanted_fd, &tgid[i]);
+	}
 }
 
 void cfi_free(struct cfi_set *cs)

@@ -34,7 +34,8 @@ struct cfi_set {
 	char dropped_path[256];	/* the first of them */
 	/* where a mapping's file is: offsets from the kernel's BTF; 0: not found */
 	uint32_t vma_pgoff_off, vma_file_off, file_inode_off, inode_ino_off, inode_sb_off,
-		sb_dev_off;
+		sb_dev_off, task_mm_off;
+	double next_fill;	/* cfi_fill_wanted()'s next round, monotonic seconds */
 };
 
 /* The kernel's layout of a mapping's file into cs; false if the BTF lacks a member. */
@@ -59,6 +60,14 @@ int cfi_add_process(struct cfi_set *cs, pid_t pid);
  */
 void cfi_collect(struct cfi_set *cs, const struct ev_desc *evs, int n, pid_t pid,
 		 const char *command);
+
+/*
+ * The processes the BPF walk asked for (kpt_uw_wanted, at wanted_fd): each
+ * one's executable mappings of cs's binaries into kpt_uw_procs (procs_fd),
+ * for the mm it asked with. At most every 100 ms: a new process's walks
+ * where interrupts are off go without it until then, marked cut short.
+ */
+void cfi_fill_wanted(struct cfi_set *cs, int procs_fd, int wanted_fd);
 
 void cfi_free(struct cfi_set *cs);
 

@@ -211,8 +211,11 @@ static void stacks_setup(struct kptrace_bpf *skel, const struct stack_plan *sp, 
 /* The CFI unwinder's settings and its rows' room (bpf/unwind.bpf.h), where a run has tables. */
 static void cfi_setup(struct kptrace_bpf *skel, const struct cfi_set *cs)
 {
-	if (!cs || !cs->n || !cs->vma_file_off)
+	if (!cs || !cs->n || !cs->vma_file_off) {
+		bpf_map__set_max_entries(skel->maps.kpt_uw_procs, 1);
+		bpf_map__set_max_entries(skel->maps.kpt_uw_wanted, 1);
 		return;
+	}
 	skel->rodata->kpt_cfi_on = true;
 	skel->rodata->kpt_vma_pgoff_off = cs->vma_pgoff_off;
 	skel->rodata->kpt_vma_file_off = cs->vma_file_off;
@@ -220,6 +223,7 @@ static void cfi_setup(struct kptrace_bpf *skel, const struct cfi_set *cs)
 	skel->rodata->kpt_inode_ino_off = cs->inode_ino_off;
 	skel->rodata->kpt_inode_sb_off = cs->inode_sb_off;
 	skel->rodata->kpt_sb_dev_off = cs->sb_dev_off;
+	skel->rodata->kpt_task_mm_off = cs->task_mm_off;
 	bpf_map__set_max_entries(skel->maps.kpt_cfi_rows, cs->rows ? cs->rows : 1);
 }
 
@@ -1294,6 +1298,10 @@ int loader_map_fd(struct loader *ld, enum loader_map m)
 		return bpf_map__fd(ld->skel->maps.kpt_ustk);
 	case LM_PAIRS:
 		return bpf_map__fd(ld->skel->maps.kpt_pairs);
+	case LM_UW_PROCS:
+		return bpf_map__fd(ld->skel->maps.kpt_uw_procs);
+	case LM_UW_WANTED:
+		return bpf_map__fd(ld->skel->maps.kpt_uw_wanted);
 	default:
 		return bpf_map__fd(ld->skel->maps.kpt_kagg);
 	}

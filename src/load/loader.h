@@ -116,6 +116,8 @@ enum loader_map {
 	LM_KSTK,		/* hash u64 -> struct kpt_kstack: kstack keys' frames */
 	LM_USTK,		/* hash u64 -> struct kpt_ustack: ustack keys' frames */
 	LM_PAIRS,		/* LRU hash struct kpt_pair_key -> its time (and carried keys) */
+	LM_UW_PROCS,		/* LRU hash tgid -> struct kpt_uw_proc: the unwinder's mappings */
+	LM_UW_WANTED,		/* hash tgid -> mm: the processes it asks mappings of */
 };
 
 /*

@@ -147,6 +147,8 @@ static void run_tick(void *arg)
 	uint64_t now;
 
 	modwatch_tick(r->mw);
+	cfi_fill_wanted(&r->cfi, loader_map_fd(&r->ld, LM_UW_PROCS),
+			loader_map_fd(&r->ld, LM_UW_WANTED));
 	if (r->pf && perfetto_lost_due(r->pf, now = kpt_mono_ns()))
 		perfetto_lost(r->pf, now, loader_lost(&r->ld));
 }

@@ -19,7 +19,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 103
+expect_checks 104
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -510,6 +510,44 @@ for g in got:
 		grep -q "$cut user stacks printed CUT SHORT" "$OUT/noeh.err"
 else
 	fail "cannot strip .eh_frame from the -O2 build (or it has no gdb reference)"
+fi
+
+# Where interrupts are off (sched_switch here; kprobes, profile's timer),
+# the kernel's bpf_find_vma() answers once a run: past the first frame's
+# mapping the walk takes the process's mappings from /proc/PID/maps, read
+# at its first ask. -p's -O2 process naps 10 ms 300 times; each stack of
+# its sleeps is gdb's at clock_nanosleep from the caller on, whole, or,
+# before its mappings came (the first round, 100 ms), a part of it marked
+# [cut short]: most are whole.
+B=$OUT/uw-o2
+if [ -s "$OUT/g-o2-uw_leaf.ref" ]; then
+	gdb_stacks "$B" clock_nanosleep 2 nap | cut -d'|' -f2- | sort -u > "$OUT/nap.ref"
+	"$B" 300 nap & NAP=$!
+	kpt -U -p $NAP -d 2 't:sched/sched_switch if prev_state == 1' > "$OUT/nap.out" 2> "$OUT/nap.err"
+	kill $NAP 2> /dev/null
+	wait $NAP 2> /dev/null
+	stacks_of "$OUT/nap.out" "*" user | to_main > "$OUT/nap.got"
+	check "o2 at sched_switch (interrupts off): each sleep's -U stack gdb's from clock_nanosleep's caller, whole, or a part marked [cut short] before its mappings came ($(grep -vc 'cut short' "$OUT/nap.got") whole, $(grep -c 'cut short' "$OUT/nap.got") cut)" \
+		python3 - "$OUT/nap.ref" "$OUT/nap.got" <<'PY'
+import sys
+ref = open(sys.argv[1]).read().split()
+assert len(ref) == 1, ref
+ref = ref[0].split("|")
+whole = cut = 0
+for line in open(sys.argv[2]):
+    g = line.rstrip("\n").split("|")
+    assert g[0].startswith("clock_nanosleep+"), g
+    g = g[1:]
+    if g[-1] == "[cut short]":
+        assert ref[:len(g) - 1] == g[:-1], (g, ref)
+        cut += 1
+    else:
+        assert g == ref, (g, ref)
+        whole += 1
+assert whole >= 50 and cut < whole, (whole, cut)
+PY
+else
+	fail "no gdb reference of the -O2 build: no check at sched_switch"
 fi
 
 # --- a ring too small for the stacks: whole or counted --------------------

@@ -4,11 +4,13 @@
  * main -> uw_outer -> uw_middle -> uw_leaf, N times, and from uw_middle
  * uw_tail (a tail call to uw_leaf at -O2) and libc's getppid (no frame of
  * its own); with "rare", uw_middle's cold path too (uw_rare, called from
- * uw_middle.cold at -O2); with "alloc", libc's malloc from uw_alloc. Built -O1 -fno-omit-frame-pointer -fno-inline,
+ * uw_middle.cold at -O2); with "alloc", libc's malloc from uw_alloc; with
+ * "nap", a 10 ms nanosleep from uw_nap. Built -O1 -fno-omit-frame-pointer -fno-inline,
  * where gcc gives the leaves no frame, and -O2 -fomit-frame-pointer.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 volatile int uw_sink;
@@ -34,6 +36,14 @@ __attribute__((noinline)) int uw_alloc(int x)
 	return x;
 }
 
+__attribute__((noinline)) int uw_nap(int x)
+{
+	struct timespec t = { 0, 10000000 };
+
+	nanosleep(&t, NULL);
+	return x;
+}
+
 /* a cold function: the block calling it is cold too, split off at -O2 */
 __attribute__((noinline, cold)) int uw_rare(int x)
 {
@@ -48,6 +58,8 @@ __attribute__((noinline)) int uw_middle(int x, int rare)
 		r = uw_rare(x);
 	else if (rare == 2)
 		r = uw_alloc(x);
+	else if (rare == 3)
+		r = uw_nap(x);
 	r += uw_leaf(x);
 	r += uw_tail(x);
 	uw_sink = getppid();
@@ -66,7 +78,8 @@ int main(int argc, char **argv)
 	int i;
 
 	if (argc > 2)
-		rare = !strcmp(argv[2], "rare") ? 1 : !strcmp(argv[2], "alloc") ? 2 : 0;
+		rare = !strcmp(argv[2], "rare") ? 1 : !strcmp(argv[2], "alloc") ? 2 :
+		       !strcmp(argv[2], "nap") ? 3 : 0;
 	for (i = 0; i < n; i++)
 		s += uw_outer(i, rare);
 	return s == -1;

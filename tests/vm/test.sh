@@ -386,6 +386,12 @@ x86_kernel() {
 	else
 		fail "$k: cannot build tests/host/unwind_target.c -O2 -static for ustack-guest.sh"
 	fi
+	# and linked to libc (run.sh copies the libraries), for walks across mappings
+	if gcc -O2 -fomit-frame-pointer tests/host/unwind_target.c -o "$VMOUT/uw2d"; then
+		more+=(--add "$VMOUT/uw2d:/uw2d")
+	else
+		fail "$k: cannot build tests/host/unwind_target.c -O2 for ustack-guest.sh"
+	fi
 	# why-guest.sh's system calls that fail deep in the kernel
 	if gcc -O2 -static tests/vm/why_target.c -o "$VMOUT/why_target"; then
 		more+=(--add "$VMOUT/why_target:/why_target")

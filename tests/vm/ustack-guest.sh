@@ -12,7 +12,7 @@ KREL=$(uname -r)
 . /guest-lib.sh
 W=/tmp/kpt-ustack
 mkdir -p $W
-echo "# expect 2 ok"
+echo "# expect 4 ok"
 
 if [ ! -x /uw2 ]; then
 	bad "no /uw2 (tests/vm/test.sh adds it): no user stacks without frame pointers"
@@ -39,3 +39,26 @@ if [ "$N" = 3 ] && [ "$FIRST" = 3 ] && [ "$WHOLE" = 3 ] && [ "$CUTU" = 0 ]; then
 else
 	bad "-U at uw_leaf: $N stacks, $FIRST from uw_leaf, $WHOLE through main, $CUTU cut short: $(head -c 600 $W/u.out | tr '\n' '|') $(tail -n 3 $W/u.err | tr '\n' ' ')"
 fi
+# Across mappings: /uw2d is the -O2 build linked to libc (found where the
+# guest has no ld.so.conf, as ld.so finds it), naps of 10 ms. At a kprobe
+# at hrtimer_nanosleep (on its ftrace site: interrupts on) every nap is
+# whole. At sched_switch interrupts are off and bpf_find_vma() answers once
+# a run: the other mappings come from /proc/PID/maps, read at the walk's
+# first ask (each 100 ms): the naps before are cut short, the others whole.
+if [ ! -x /uw2d ]; then
+	bad "no /uw2d (tests/vm/test.sh adds it): no walk across mappings"
+	exit 1
+fi
+naps() {
+	kpt count --backend kprobe --by ustack --folded -c "/uw2d 60 nap" "$1" > $W/k.out 2> $W/k.err
+	WHOLE=$(sed -n 's/^_start;.*;\(main;uw_outer;uw_middle;uw_nap;nanosleep;clock_nanosleep\) \([0-9]*\)$/\2/p' $W/k.out)
+	ALL=$(awk '{ n += $NF } END { print n + 0 }' $W/k.out)
+	OTHER=$(grep -v '^_start;' $W/k.out | grep -vc '^\[cut short\];')
+	if [ "${WHOLE:-0}" -ge "$2" ] && [ "$ALL" = 60 ] && [ "$OTHER" = 0 ]; then
+		ok "$1 --by ustack across libc and an -O2 binary: ${WHOLE:-0} of the 60 naps whole to _start (want >= $2), the others cut short"
+	else
+		bad "$1 --by ustack: ${WHOLE:-0} whole of $ALL (want >= $2 of 60), $OTHER neither whole nor cut: $(head -c 600 $W/k.out | tr '\n' '|') $(tail -n 3 $W/k.err | tr '\n' ' ')"
+	fi
+}
+naps p:hrtimer_nanosleep 60
+naps 't:sched/sched_switch if prev_state == 1' 30
