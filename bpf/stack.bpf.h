@@ -116,18 +116,29 @@ static __always_inline void kpt_caller_frame(__u64 *f, long nframes, const struc
 	f[7] = c->ret;
 }
 
+/* The caller to add to a probe's user stacks, or NULL (kpt_entry_caller()). */
+static __always_inline const struct kpt_caller *kpt_caller_of(void *ctx, struct kpt_scratch *s,
+							     __u32 flags)
+{
+	return (flags & KPT_PF_UENTRY) && kpt_entry_caller(ctx, s, &s->ucaller) ? &s->ucaller
+									      : NULL;
+}
+
 /*
  * The user stack into buf (size bytes: whole frames); its bytes or the
  * helper's error. The binaries' CFI first (unwind.bpf.h), where it has the
- * first frame's; else the kernel's frame-pointer walk: with a caller c
- * (kpt_entry_caller()), its frames go one frame further and the caller is
- * put between the first two. A function of its own: its locals on its own
- * frame, not the program's, which with kpt_aggregate()'s and
+ * first frame's; else the kernel's frame-pointer walk: at an entry probe
+ * (flags' KPT_PF_UENTRY) with a caller to add (kpt_entry_caller(), asked
+ * only here: its two-frame walk from a frameless binary's stray bp faults,
+ * some 5 us a hit on this VM), its frames go one frame further and the
+ * caller is put between the first two. A function of its own: its locals
+ * on its own frame, not the program's, which with kpt_aggregate()'s and
  * kpt_pmu_exit()'s must stay within 6.1's 512 bytes (it went 32 past).
  */
 static __noinline long kpt_ustack_get(void *ctx, struct kpt_scratch *s, __u8 *buf, __u64 size,
-				      const struct kpt_caller *c)
+				      __u32 flags)
 {
+	const struct kpt_caller *c;
 	__u64 *f;
 	long got;
 
@@ -141,6 +152,7 @@ static __noinline long kpt_ustack_get(void *ctx, struct kpt_scratch *s, __u8 *bu
 			return -1;
 		return got;
 	}
+	c = kpt_caller_of(ctx, s, flags);
 	if (!c || size < 2 * KPT_UFRAME_SIZE)
 		return bpf_get_stack(ctx, buf, size, KPT_USTACK_FLAGS);
 	got = bpf_get_stack(ctx, buf + KPT_UFRAME_SIZE, size - KPT_UFRAME_SIZE, KPT_USTACK_FLAGS);
@@ -156,21 +168,12 @@ static __noinline long kpt_ustack_get(void *ctx, struct kpt_scratch *s, __u8 *bu
 	return got;
 }
 
-/* The caller to add to a probe's user stacks, or NULL (kpt_entry_caller()). */
-static __always_inline const struct kpt_caller *kpt_caller_of(void *ctx, struct kpt_scratch *s,
-							     __u32 flags)
-{
-	return (flags & KPT_PF_UENTRY) && kpt_entry_caller(ctx, s, &s->ucaller) ? &s->ucaller
-									      : NULL;
-}
-
 /*
  * One stack into the record at pos (its end so far), as many frames as
  * the depth and the record's room allow; *n its frames. The new end.
  */
 static __always_inline __u32 kpt_stack_put(void *ctx, struct kpt_scratch *s, __u32 pos, bool user,
-					   const struct kpt_caller *c, __u16 *n,
-					   struct kpt_stats *st)
+					   __u32 flags, __u16 *n, struct kpt_stats *st)
 {
 	__u32 fsize = user ? KPT_UFRAME_SIZE : KPT_KFRAME_SIZE;
 	__u32 depth = user ? kpt_ustack_depth : kpt_kstack_depth;
@@ -192,7 +195,7 @@ static __always_inline __u32 kpt_stack_put(void *ctx, struct kpt_scratch *s, __u
 	 * which the verifier no longer sees on the spilled copy */
 	barrier_var(off);
 	off &= KPT_OFF_MASK;
-	got = user ? kpt_ustack_get(ctx, s, &s->rec[off], size, c)
+	got = user ? kpt_ustack_get(ctx, s, &s->rec[off], size, flags)
 		   : bpf_get_stack(ctx, &s->rec[off], size, 0);
 	if (got < 0) {
 		st->stack_failed++;
@@ -209,10 +212,9 @@ static __always_inline __u32 kpt_stacks_put(void *ctx, struct kpt_scratch *s, st
 					    __u32 flags, __u32 pos, struct kpt_stats *st)
 {
 	if (flags & KPT_PF_KSTACK)
-		pos = kpt_stack_put(ctx, s, pos, false, NULL, &h->nkstack, st);
+		pos = kpt_stack_put(ctx, s, pos, false, 0, &h->nkstack, st);
 	if (flags & KPT_PF_USTACK)
-		pos = kpt_stack_put(ctx, s, pos, true, kpt_caller_of(ctx, s, flags),
-				    &h->nustack, st);
+		pos = kpt_stack_put(ctx, s, pos, true, flags, &h->nustack, st);
 	return pos;
 }
 
@@ -248,8 +250,7 @@ KPT_GLOBAL(__u64, kpt_stack_hash, (struct kpt_scratch *s, __u32 nwords, bool use
 
 /* The event's stack stored once in its map; its key, or KPT_STACK_LOST. */
 static __always_inline __u64 kpt_stack_intern(void *ctx, struct kpt_scratch *s, bool user,
-					      __u32 tgid, const struct kpt_caller *c,
-					      struct kpt_stats *st)
+					      __u32 tgid, __u32 flags, struct kpt_stats *st)
 {
 	__u32 fsize = user ? KPT_UFRAME_SIZE : KPT_KFRAME_SIZE;
 	__u64 size = (__u64)(user ? kpt_ustack_depth : kpt_kstack_depth) * fsize;
@@ -261,7 +262,7 @@ static __always_inline __u64 kpt_stack_intern(void *ctx, struct kpt_scratch *s, 
 
 	if (size > KPT_STACK_MAX * KPT_UFRAME_SIZE || !size)
 		return KPT_STACK_LOST;
-	got = user ? kpt_ustack_get(ctx, s, (__u8 *)frames, size, c)
+	got = user ? kpt_ustack_get(ctx, s, (__u8 *)frames, size, flags)
 		   : bpf_get_stack(ctx, frames, size, 0);
 	if (got < 0) {
 		st->stack_failed++;
@@ -293,10 +294,9 @@ static __always_inline void kpt_stack_keys(void *ctx, struct kpt_scratch *s,
 					   struct kpt_stats *st)
 {
 	if (p->agg.stack_keys & KPT_SK_KSTACK)
-		s->kstack_id = kpt_stack_intern(ctx, s, false, tgid, NULL, st);
+		s->kstack_id = kpt_stack_intern(ctx, s, false, tgid, 0, st);
 	if (p->agg.stack_keys & KPT_SK_USTACK)
-		s->ustack_id = kpt_stack_intern(ctx, s, true, tgid,
-						kpt_caller_of(ctx, s, p->flags), st);
+		s->ustack_id = kpt_stack_intern(ctx, s, true, tgid, p->flags, st);
 }
 
 #endif /* KPT_STACK_BPF_H */
