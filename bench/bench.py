@@ -37,6 +37,7 @@ import vmbench  # noqa: E402  (the kprobe scenarios, in qemu)
 import servebench  # noqa: E402  (kptrace serve, scraped)
 import stopbench  # noqa: E402  (the end of a run over 360 tracepoints)
 import tchartbench  # noqa: E402  (timechart against perf sched record)
+import ustackbench  # noqa: E402  (user stacks without frame pointers, against perf's dwarf)
 
 OUT = os.path.join(ROOT, ".output", "bench")
 KPT = os.path.join(ROOT, "kptrace")
@@ -66,7 +67,7 @@ TP_STATS_CALLS = 20000  # the same, lseek loop (cheaper per call)
 
 running = []            # processes to stop on the way out
 SCENARIOS = ["overhead", "tracepoint", "stacks", "decoder", "throughput", "serve", "stop",
-             "timechart", "vm"]
+             "timechart", "ustack", "vm"]
 
 
 def log(msg):
@@ -964,7 +965,7 @@ def main():
         with open(args.output) as f:
             prev = json.load(f)
         for k in ("params", "overhead", "tracepoint", "stacks", "decoder", "throughput", "serve",
-                  "stop", "timechart"):
+                  "stop", "timechart", "ustack"):
             if k in prev:
                 res[k] = prev[k]
         res["meta"]["host_results_date"] = prev.get("meta", {}).get("date")
@@ -1000,6 +1001,9 @@ def main():
             res["stop"] = stopbench.scenario_stop(args, log, KPT, OUT)
         if "timechart" in only:
             res["timechart"] = tchartbench.scenario_timechart(args, log, KPT, OUT)
+        if "ustack" in only:
+            res["ustack"] = ustackbench.scenario_ustack(args, log, KPT, OUT,
+                                                        os.path.join(HERE, "ustack_workload.c"))
         if "vm" in only:
             # the host's results first, should the VM part be cut short
             save(res, args.output, t0)

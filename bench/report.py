@@ -77,6 +77,8 @@ DECODER_GOAL = 5e6
 SERVE_SCRAPED_GOAL = 1.05       # a probe's cost scraped every second / not scraped
 SERVE_RSS_GOAL_KB = 8 * 1024    # serve with the issue's four jobs
 STOP_GOAL_S = 2.0               # from -d's deadline to the exit, 360 tracepoints
+USTACK_PERF_GOAL = 0.5     # kptrace without frame pointers / perf --call-graph dwarf
+USTACK_FP_GOAL = 2.0       # kptrace without frame pointers / with them
 TCHART_RATIO_GOAL = 0.5         # timechart's cost a context switch / perf sched record's
 
 # The VM scenarios (bench/vm/): kprobes, fentry and kprobe.multi on ksys_lseek.
@@ -248,6 +250,8 @@ def summarize(res):
         s["stop"] = summarize_stop(res["stop"], goals)
     if res.get("timechart"):
         s["timechart"] = summarize_timechart(res["timechart"], goals)
+    if res.get("ustack"):
+        s["ustack"] = summarize_ustack(res["ustack"], goals)
     if res.get("vm"):
         s["vm"] = summarize_vm(res["vm"], goals)
     tp = res.get("throughput")
@@ -344,6 +348,66 @@ def summarize_timechart(tc, goals):
     goals.append(_goal("timechart: CPU a context switch, kptrace / perf sched record",
                        out["ratio"] and out["ratio"]["median"], "<=", TCHART_RATIO_GOAL,
                        out["ratio"]))
+    return out
+
+
+USTACK_RATIOS = [("kptrace", "nofp", "perf-dwarf", "nofp"),
+                 ("kptrace", "nofp", "perf-dwarf+report", "nofp"), ("kptrace", "nofp", "kptrace", "fp"),
+                 ("kptrace", "fp", "bpftrace", "fp"), ("kptrace", "fp", "perf-fp", "fp")]
+# a stack's own share: the job less the same tool's uprobe with no stack
+USTACK_OWN = [("kptrace", "nofp", "kptrace-nostack"), ("perf-dwarf", "nofp", "perf-nostack")]
+
+
+def summarize_ustack(us, goals):
+    """Per tool and build: CPU ns per event (its run's CPU less its 0-call
+    run's, over the calls, less the untraced loop's of the same build,
+    within a repeat; perf's with its report's CPU too, as "+report");
+    ratios within a repeat; kptrace's stacks whole from _start."""
+    def ns(r):
+        return 1e9 * (r["cpu_s"] - r["cpu0_s"]) / r["calls"]
+
+    reps = {}
+    for r in us["runs"]:
+        if "error" not in r:
+            reps.setdefault(r["rep"], {})[(r["tool"], r["build"])] = r
+    cost, ratios, whole, own = {}, {}, {}, {}
+    for rr in reps.values():
+        per = {}
+        for (tool, b), r in rr.items():
+            base = rr.get(("none", b))
+            if tool != "none" and base:
+                per[(tool, b)] = ns(r) - ns(base)
+                if "report_cpu_s" in r:
+                    per[(tool + "+report", b)] = per[(tool, b)] + 1e9 * r["report_cpu_s"] / r["calls"]
+            if tool == "kptrace" and r.get("stacks"):
+                whole.setdefault(b, []).append(r["whole"] / r["stacks"])
+        for (tool, b), v in per.items():
+            cost.setdefault("%s %s" % (tool, b), []).append(v)
+        for t, b, t0 in USTACK_OWN:
+            if (t, b) in per and (t0, b) in per:
+                own.setdefault("%s %s" % (t, b), []).append(per[(t, b)] - per[(t0, b)])
+        for t1, b1, t2, b2 in USTACK_RATIOS:
+            if (t1, b1) in per and per.get((t2, b2), 0) > 0:
+                ratios.setdefault("%s %s / %s %s" % (t1, b1, t2, b2), []).append(
+                    per[(t1, b1)] / per[(t2, b2)])
+    out = {"calls": us["calls"], "depth": us["depth"],
+           "ns_per_event": {k: stat(v) for k, v in cost.items()},
+           "ratios": {k: stat(v) for k, v in ratios.items()},
+           "stack_ns": {k: stat(v) for k, v in own.items()},
+           "whole": {k: stat(v) for k, v in whole.items()},
+           "errors": ["%s %s: %s" % (r["tool"], r["build"], r["error"])
+                      for r in us["runs"] if "error" in r]}
+    # perf's stack is whole only once perf report has unwound the copy
+    r = out["ratios"].get("kptrace nofp / perf-dwarf+report nofp")
+    goals.append(_goal("ustack: CPU an event without frame pointers, kptrace / perf record "
+                       "--call-graph dwarf and its report", r and r["median"], "<=",
+                       USTACK_PERF_GOAL, r))
+    r = out["ratios"].get("kptrace nofp / perf-dwarf nofp")
+    goals.append(_goal("ustack: the same, perf record's CPU alone", r and r["median"], "<=",
+                       USTACK_PERF_GOAL, r, info=True))
+    r = out["ratios"].get("kptrace nofp / kptrace fp")
+    goals.append(_goal("ustack: kptrace without frame pointers / with them",
+                       r and r["median"], "<=", USTACK_FP_GOAL, r))
     return out
 
 
@@ -640,6 +704,36 @@ def tables(res, stacks=True):
         if v["ratio"]:
             L.append("kptrace / perf, per context switch: %s×." % _st(v["ratio"], 2))
             L.append("")
+    if s.get("ustack"):
+        v = s["ustack"]
+        L.append("### User stacks with and without frame pointers")
+        L.append("")
+        L.append("A uprobe at `us_leaf`, %d frames deep to `_start` (bench/ustack_workload.c, "
+                 "built -O2 with and without frame pointers), %s calls: CPU ns per event, the run's CPU time "
+                 "(tool and workload) less the same run's with 0 calls, over the calls, less the "
+                 "untraced loop's. kptrace: `count --by ustack --folded`, and `count` (no stack); "
+                 "bpftrace: `@[ustack] = count()` (frame pointers only); perf: `perf record` of "
+                 "the same uprobe (`perf probe -x`), `--call-graph fp`, `dwarf` (8 KiB of stack "
+                 "copied per event) or none; *+report*: with `perf report`'s CPU over the "
+                 "file added (where perf unwinds and names; kptrace does both in the run)." %
+                 (v["depth"], _n(v["calls"])))
+        L.append("")
+        L.append("| tool | build | CPU ns per event, median [min–max] |")
+        L.append("|---|---|---:|")
+        for k, st in sorted(v["ns_per_event"].items()):
+            tool, b = k.split()
+            L.append("| %s | %s | %s |" % (tool, b, _st(st)))
+        L.append("")
+        for k, st in v["ratios"].items():
+            L.append("- %s: %s×" % (k, _st(st, 2)))
+        for k, st in v.get("stack_ns", {}).items():
+            L.append("- the stack's own share, %s (less the uprobe with no stack): %s ns" %
+                     (k, _st(st)))
+        for b, st in v["whole"].items():
+            L.append("- kptrace's stacks whole to `_start`, %s: %s" % (b, _st(st, 3)))
+        for e in v["errors"]:
+            L.append("- ERROR %s" % e[:200])
+        L.append("")
     if s.get("throughput"):
         L.append("### 4. Streaming to a file without loss")
         L.append("")
