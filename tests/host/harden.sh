@@ -180,7 +180,7 @@ check "ulimit -n 20: nothing left loaded" nothing_left
 head -n 100 "$OUT/many.defs" > "$OUT/soft.defs"
 want100=0
 for i in $(seq 0 99); do want100=$((want100 + want[m$i] / R)); done
-(ulimit -Hn 4096; ulimit -Sn 64; kpt -f "$OUT/soft.defs" -c "$BIN 1") > "$OUT/soft.out" 2> "$OUT/soft.err"
+(ulimit -Sn 64 && ulimit -Hn 4096 && kpt -f "$OUT/soft.defs" -c "$BIN 1") > "$OUT/soft.out" 2> "$OUT/soft.err"
 rc=$?
 got=$(grep -c ' m[0-9]*: (' "$OUT/soft.out")
 check "soft limit 64, hard 4096: raised, 100 probes run (exit $rc, $got of $want100 lines)" \
