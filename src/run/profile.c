@@ -271,17 +271,20 @@ static void print_row(const struct consume_opts *o, const struct consume_result 
 
 /*
  * The probes that never fired, one line: their count, and their names as
- * far as a line holds them (--json lists each probe).
+ * far as a line holds them (--json lists each probe). With others, those
+ * whose every hit was another task's than -p, -c, -t or --cgroup select
+ * (filtered, no hit): a wakeup, say, fires in the waker.
  */
-static void print_never_fired(const struct consume_opts *o, const int *never, int n,
-			      size_t cols)
+static void print_never_fired(const struct consume_opts *o, const struct profile *p,
+			      const int *never, int n, size_t cols, bool others)
 {
+	const char *head = others ? "fired only in tasks not traced" : "never fired";
 	size_t used;
 	int i;
 
 	if (!n)
 		return;
-	used = (size_t)fprintf(stderr, "never fired: %d probe%s (", n, n == 1 ? "" : "s");
+	used = (size_t)fprintf(stderr, "%s: %d probe%s (", head, n, n == 1 ? "" : "s");
 	for (i = 0; i < n; i++) {
 		const struct ev_desc *ev = &o->evs[never[i]];
 		size_t len = strlen(ev->group) + 1 + strlen(ev->event) + (i ? 2 : 0);
@@ -292,8 +295,12 @@ static void print_never_fired(const struct consume_opts *o, const int *never, in
 			break;
 		}
 		used += (size_t)fprintf(stderr, "%s%s/%s", i ? ", " : "", ev->group, ev->event);
+		if (others)
+			used += (size_t)fprintf(stderr, " %llu",
+						(unsigned long long)p->st[never[i]].filtered);
 	}
-	fputs(")\n", stderr);
+	fputs(others ? " hits filtered: -p, -c, -t and --cgroup trace their own tasks only)\n"
+		     : ")\n", stderr);
 }
 
 /*
@@ -305,11 +312,14 @@ static void print_table(const struct consume_opts *o, const struct consume_resul
 {
 	int *order = calloc(p->n ? p->n : 1, sizeof(*order));
 	int *never = calloc(p->n ? p->n : 1, sizeof(*never));
-	int i, nrows = 0, nnever = 0, width = 32;
+	int *others = calloc(p->n ? p->n : 1, sizeof(*others));
+	int i, nrows = 0, nnever = 0, nothers = 0, width = 32;
+	size_t cols;
 
-	if (!order || !never) {
+	if (!order || !never || !others) {
 		free(order);
 		free(never);
+		free(others);
 		fprintf(stderr, "kptrace: warning: no profile table: %s\n", strerror(ENOMEM));
 		return;
 	}
@@ -317,7 +327,10 @@ static void print_table(const struct consume_opts *o, const struct consume_resul
 		int len = (int)(strlen(o->evs[i].group) + 1 + strlen(o->evs[i].event));
 
 		if (!fired(run, p, i)) {
-			never[nnever++] = i;
+			if (p->st[i].filtered)
+				others[nothers++] = i;
+			else
+				never[nnever++] = i;
 			continue;
 		}
 		order[nrows++] = i;
@@ -334,11 +347,14 @@ static void print_table(const struct consume_opts *o, const struct consume_resul
 	for (i = 0; i < nrows; i++)
 		print_row(o, run, p, order[i], width);
 	/* as wide as the rows: the name, HITS, four counters, SKIPPED, NS/HIT, CPU% */
-	print_never_fired(o, never, nnever, (size_t)width + 13 + 44 + (o->budget ? 11 : 0) + 19);
+	cols = (size_t)width + 13 + 44 + (o->budget ? 11 : 0) + 19;
+	print_never_fired(o, p, never, nnever, cols, false);
+	print_never_fired(o, p, others, nothers, cols, true);
 	print_losses(o, run, p);
 	print_cost_line(o, run, p);
 	free(order);
 	free(never);
+	free(others);
 }
 
 /* A counter as a JSON member: its name, then the number (members after the first). */

@@ -23,7 +23,7 @@ fi
 [ -e /sys/kernel/tracing/events/syscalls ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 [ -e /sys/kernel/tracing/events/syscalls/sys_enter_lseek ] ||
 	skip_all "no syscalls tracepoints in this kernel"
-expect_checks 26
+expect_checks 27
 KPT_TIMEOUT=30
 
 # hist_count FILE: the events a hist --json counted.
@@ -123,6 +123,19 @@ kpt count --json --by tid -p $SPIN -d 1 "$MARK" > "$OUT/p.json" 2> "$OUT/p.err"
 want=$(awk '$1 == "tid" { print $2 }' "$OUT/spin.out" | sort -n | tr '\n' ' ')
 got=$(python3 -c 'import json,sys; print(" ".join(sorted((json.loads(l)["key"]["tid"] for l in open(sys.argv[1]) if l.strip()), key=int)))' "$OUT/p.json")
 check "-p PID counts each of its three threads (tids $got; want $want)" test "$got " = "$want"
+# a probe only other tasks hit (a getppid loop of ours beside it, bounded):
+# said apart from one none hit, with the hits -p filtered
+python3 -c 'import os, time
+t = time.time() + 4
+while time.time() < t:
+    os.getppid()
+    time.sleep(0.001)' & GP=$!
+kpt count -p $SPIN -d 1 "$MARK" t:syscalls/sys_enter_getppid t:syscalls/sys_enter_acct \
+	> /dev/null 2> "$OUT/po.err"
+kill $GP 2> /dev/null; wait $GP 2> /dev/null
+check "-p: a probe only other tasks hit said so, its hits filtered; one none hit, never fired: $(grep fired "$OUT/po.err" | tr '\n' '|')" \
+	sh -c "grep -qE '^fired only in tasks not traced: 1 probe \(syscalls/sys_enter_getppid [1-9][0-9]* hits filtered' '$OUT/po.err' &&
+		grep -qx 'never fired: 1 probe (syscalls/sys_enter_acct)' '$OUT/po.err'"
 kpt_bg "$OUT/pe.err" -p $SPIN "$MARK" > /dev/null
 kill $SPIN; wait $SPIN 2>/dev/null
 KPT_RC=0 kpt_stop 0
