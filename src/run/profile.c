@@ -287,20 +287,22 @@ static void print_never_fired(const struct consume_opts *o, const struct profile
 	used = (size_t)fprintf(stderr, "%s: %d probe%s (", head, n, n == 1 ? "" : "s");
 	for (i = 0; i < n; i++) {
 		const struct ev_desc *ev = &o->evs[never[i]];
-		size_t len = strlen(ev->group) + 1 + strlen(ev->event) + (i ? 2 : 0);
+		char hits[24] = "";
+		size_t len;
 
+		if (others)
+			snprintf(hits, sizeof(hits), " %llu hits",
+				 (unsigned long long)p->st[never[i]].filtered);
+		len = strlen(ev->group) + 1 + strlen(ev->event) + strlen(hits) + (i ? 2 : 0);
 		/* the names that fit in the table's width, "... and N more" after them */
 		if (i && used + len + 24 > cols && n - i > 1) {
 			fprintf(stderr, ", ... and %d more", n - i);
 			break;
 		}
-		used += (size_t)fprintf(stderr, "%s%s/%s", i ? ", " : "", ev->group, ev->event);
-		if (others)
-			used += (size_t)fprintf(stderr, " %llu",
-						(unsigned long long)p->st[never[i]].filtered);
+		used += (size_t)fprintf(stderr, "%s%s/%s%s", i ? ", " : "", ev->group, ev->event,
+					hits);
 	}
-	fputs(others ? " hits filtered: -p, -c, -t and --cgroup trace their own tasks only)\n"
-		     : ")\n", stderr);
+	fputs(others ? "): -p, -c, -t and --cgroup trace their own tasks only\n" : ")\n", stderr);
 }
 
 /*

@@ -134,7 +134,7 @@ kpt count -p $SPIN -d 1 "$MARK" t:syscalls/sys_enter_getppid t:syscalls/sys_ente
 	> /dev/null 2> "$OUT/po.err"
 kill $GP 2> /dev/null; wait $GP 2> /dev/null
 check "-p: a probe only other tasks hit said so, its hits filtered; one none hit, never fired: $(grep fired "$OUT/po.err" | tr '\n' '|')" \
-	sh -c "grep -qE '^fired only in tasks not traced: 1 probe \(syscalls/sys_enter_getppid [1-9][0-9]* hits filtered' '$OUT/po.err' &&
+	sh -c "grep -qE '^fired only in tasks not traced: 1 probe \(syscalls/sys_enter_getppid [1-9][0-9]* hits\): -p, -c, -t and --cgroup trace their own tasks only$' '$OUT/po.err' &&
 		grep -qx 'never fired: 1 probe (syscalls/sys_enter_acct)' '$OUT/po.err'"
 kpt_bg "$OUT/pe.err" -p $SPIN "$MARK" > /dev/null
 kill $SPIN; wait $SPIN 2>/dev/null
