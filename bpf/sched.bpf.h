@@ -26,9 +26,9 @@
 #include "settings.bpf.h"
 #include "maps.bpf.h"
 
-/* Slice width, ns, and task_struct's pid and tgid (the kernel's BTF). */
+/* Slice width, ns, and task_struct's pid, tgid and se.sum_exec_runtime (the kernel's BTF; 0: none). */
 const volatile __u64 kpt_tc_width = 50000000;
-const volatile __u32 kpt_tc_pid_off = 0, kpt_tc_tgid_off = 0;
+const volatile __u32 kpt_tc_pid_off = 0, kpt_tc_tgid_off = 0, kpt_tc_sum_off = 0;
 
 /* A raw tracepoint program's return value is not looked at. */
 #define KPT_TC_PASS	0
@@ -37,6 +37,8 @@ const volatile __u32 kpt_tc_pid_off = 0, kpt_tc_tgid_off = 0;
 __u64 kpt_tc_t0 = 0;
 /* What did not fit: tasks, (task, slice) pairs, requests; time past the last slice. */
 __u64 kpt_tc_tasks_full = 0, kpt_tc_slices_full = 0, kpt_tc_rqs_full = 0, kpt_tc_past = 0;
+/* Switches into a traced task the tracepoint never showed, recovered from its CPU time. */
+__u64 kpt_tc_unseen = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -228,6 +230,40 @@ static __always_inline __u32 kpt_tc_task_u32(__u64 task, __u32 off)
 	return v;
 }
 
+/* Task's CPU time so far, remembered in its entry. */
+static __always_inline void kpt_tc_mark(struct kpt_tc_task *t, __u64 task)
+{
+	__u64 sum = 0;
+
+	if (!kpt_tc_sum_off)
+		return;
+	bpf_probe_read_kernel(&sum, sizeof(sum), (void *)(task + kpt_tc_sum_off));
+	t->sum = sum;
+	t->flags |= KPT_TC_F_SUM;
+}
+
+/*
+ * The task switching out was not running as far as we saw: its switch in
+ * never reached the tracepoint's programs (a task whose events the kernel
+ * does not trace switched to it; or this program was busy). Its run is the
+ * growth of its CPU time since it was last seen, so it began that long ago.
+ */
+static __always_inline void kpt_tc_unseen_in(struct kpt_tc_task *t, __u32 tid, __u64 task,
+					     __u64 now)
+{
+	__u64 sum = 0, ran, in;
+
+	if (!kpt_tc_sum_off || !(t->flags & KPT_TC_F_SUM))
+		return;
+	bpf_probe_read_kernel(&sum, sizeof(sum), (void *)(task + kpt_tc_sum_off));
+	if (sum <= t->sum)
+		return;
+	ran = sum - t->sum;
+	in = now - ran > t->since ? now - ran : t->since;
+	kpt_tc_enter(t, tid, KPT_TC_RUN, in);
+	__sync_fetch_and_add(&kpt_tc_unseen, 1);
+}
+
 /*
  * The raw sched_switch's preempt and prev_state (5.18+): a task preempted or
  * still TASK_RUNNING waits for a CPU; TASK_DEAD (0x80) has exited;
@@ -283,9 +319,12 @@ static __always_inline void kpt_tc_out(__u64 *args, __u32 tid, __u64 ran, __u64 
 	if (t->flags & KPT_TC_F_UNWANTED)
 		return;
 	bpf_get_current_comm(t->comm, sizeof(t->comm));
+	if (t->state != KPT_TC_RUN)
+		kpt_tc_unseen_in(t, tid, args[1], now);
 	if (t->state == KPT_TC_RUN && now > t->since)
 		kpt_tc_on_cpu(tid, now - (t->since > kpt_tc_t0 ? t->since : kpt_tc_t0));
 	kpt_tc_enter(t, tid, kpt_tc_state_of(args[0], args[3]), now);
+	kpt_tc_mark(t, args[1]);
 }
 
 /*
@@ -321,8 +360,10 @@ int kpt_tc_switch(__u64 *args)
 	t = bpf_map_lookup_elem(&kpt_tc_tasks, &next);
 	if (!t && kpt_tc_wanted(kpt_tc_task_u32(args[2], kpt_tc_tgid_off)))
 		t = kpt_tc_task_new(next, KPT_TC_RUN, now);
-	if (t && !(t->flags & KPT_TC_F_UNWANTED))
+	if (t && !(t->flags & KPT_TC_F_UNWANTED)) {
 		kpt_tc_enter(t, next, KPT_TC_RUN, now);
+		kpt_tc_mark(t, args[2]);
+	}
 	return KPT_TC_PASS;
 }
 
@@ -352,6 +393,7 @@ static __always_inline int kpt_tc_wake(__u64 p, bool fresh)
 	if (t->state != KPT_TC_SLEEP && t->state != KPT_TC_DISK)
 		return KPT_TC_PASS;	/* woken before it slept: no sleep to end */
 	kpt_tc_enter(t, pid, KPT_TC_WAIT, now);
+	kpt_tc_mark(t, p);
 	t->wakeups++;
 	s = kpt_tc_slice_of(now, kpt_tc_t0, kpt_tc_width);
 	if (s < KPT_TC_SLICES && (v = kpt_tc_slice_get(pid, (__u32)s)))
@@ -386,6 +428,7 @@ int kpt_tc_fork(__u64 *args)
 	if (t) {
 		t->ppid = tgid;
 		t->born = t->since;
+		kpt_tc_mark(t, args[1]);
 	}
 	return KPT_TC_PASS;
 }

@@ -33,6 +33,7 @@ enum kpt_tc_state {
 
 /* kpt_tc_task.flags */
 #define KPT_TC_F_UNWANTED	1	/* of a process the run does not trace (-p, -c) */
+#define KPT_TC_F_SUM		2	/* .sum holds its CPU time when last seen */
 
 /* Per task (thread id): its state now and its totals since the run began. */
 struct kpt_tc_task {
@@ -40,6 +41,7 @@ struct kpt_tc_task {
 	__u64 ns[KPT_TC_NSTATES];	/* time in each state */
 	__u64 io_ns;		/* its block requests' time from issue to completion */
 	__u64 born, died;	/* fork and exit times, 0: before / after the run */
+	__u64 sum;		/* its se.sum_exec_runtime when last seen switched, woken, forked */
 	__u32 tgid;		/* its process, 0 until it is first switched out */
 	__u32 ppid;		/* the process that forked it during the run, 0: unknown */
 	__u32 state;		/* enum kpt_tc_state */

@@ -447,6 +447,7 @@ int tchart_read(struct tchart *tc, struct loader *ld, uint64_t end)
 	tc->slices_full = m.slices_full;
 	tc->rqs_full = m.rqs_full;
 	tc->past_ns = m.past_ns;
+	tc->unseen = m.unseen;
 	n = (tc->end - tc->t0 + tc->width - 1) / tc->width;
 	tc->nslices = n > KPT_TC_SLICES ? KPT_TC_SLICES : (uint32_t)n;
 	tc->ncpus = libbpf_num_possible_cpus();
@@ -510,8 +511,8 @@ static void summary_json(const struct tchart *tc, FILE *out)
 			p->wakeups, p->ios, p->io_ns, p->threads);
 	}
 	fprintf(out, "],\"lost\":{\"tasks\":%" PRIu64 ",\"slices\":%" PRIu64 ",\"requests\":%"
-		PRIu64 ",\"past_ns\":%" PRIu64 "}}}\n", tc->tasks_full, tc->slices_full,
-		tc->rqs_full, tc->past_ns);
+		PRIu64 ",\"past_ns\":%" PRIu64 "},\"switches_unseen\":%" PRIu64 "}}\n",
+		tc->tasks_full, tc->slices_full, tc->rqs_full, tc->past_ns, tc->unseen);
 }
 
 void tchart_summary(const struct tchart *tc, FILE *out, bool json)
@@ -552,6 +553,10 @@ void tchart_summary(const struct tchart *tc, FILE *out, bool json)
 		fprintf(stderr, "kptrace: warning: timechart: the picture ends after %u slices; "
 			"%.3f s of task time is in the totals only (a wider --slice)\n",
 			KPT_TC_SLICES, tc->past_ns / 1e9);
+	if (tc->unseen)
+		fprintf(stderr, "kptrace: timechart: %" PRIu64 " switches into traced tasks never "
+			"reached sched_switch's programs; their runs are counted from the tasks' "
+			"CPU time\n", tc->unseen);
 }
 
 /* A thread's slice as its states one after another from the slice's start. */

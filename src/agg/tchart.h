@@ -60,6 +60,7 @@ struct tchart {
 	struct tc_event *ev;
 	size_t nev, evcap;
 	uint64_t tasks_full, slices_full, rqs_full, past_ns;
+	uint64_t unseen;	/* switches in no program saw, recovered from CPU time */
 };
 
 /* Process p's ns in state k of slice s (0 in a slice it has none of). */

@@ -12,6 +12,12 @@
 
 int sched_layout(struct sched_opts *so, const struct btf *btf, char *msg, size_t msglen)
 {
+	__u32 se, sum;
+
+	/* without it, a switch in no program saw leaves the run counted as a wait */
+	if (btfwalk_struct_member(btf, "task_struct", "se", &se) &&
+	    btfwalk_struct_member(btf, "sched_entity", "sum_exec_runtime", &sum))
+		so->sum_off = se + sum;
 	if (btfwalk_struct_member(btf, "task_struct", "pid", &so->pid_off) &&
 	    btfwalk_struct_member(btf, "task_struct", "tgid", &so->tgid_off))
 		return 0;
@@ -62,6 +68,7 @@ void sched_setup(struct kptrace_bpf *skel, const struct sched_opts *so, int ncpu
 	skel->rodata->kpt_tc_width = so->width_ns;
 	skel->rodata->kpt_tc_pid_off = so->pid_off;
 	skel->rodata->kpt_tc_tgid_off = so->tgid_off;
+	skel->rodata->kpt_tc_sum_off = so->sum_off;
 }
 
 int sched_attach(struct kptrace_bpf *skel, struct bpf_link **links, char *msg, size_t msglen)
@@ -97,4 +104,5 @@ void sched_maps(struct kptrace_bpf *skel, struct sched_maps *m)
 	m->slices_full = skel->bss->kpt_tc_slices_full;
 	m->rqs_full = skel->bss->kpt_tc_rqs_full;
 	m->past_ns = skel->bss->kpt_tc_past;
+	m->unseen = skel->bss->kpt_tc_unseen;
 }

@@ -23,6 +23,7 @@ struct sched_opts {
 	uint64_t width_ns;	/* a slice's width */
 	uint32_t max_tasks;	/* 0: KPT_TC_TASKS */
 	uint32_t pid_off, tgid_off;	/* in struct task_struct */
+	uint32_t sum_off;	/* se.sum_exec_runtime in it, 0: not known */
 };
 
 /* task_struct's layout from the kernel's BTF: 0, or -ENOENT with msg. */
@@ -37,6 +38,7 @@ struct sched_maps {
 	int tasks, slices, spans, cpu, cpuns;
 	uint64_t t0, width;
 	uint64_t tasks_full, slices_full, rqs_full, past_ns;
+	uint64_t unseen;	/* switches in recovered from a task's CPU time */
 };
 
 void sched_maps(struct kptrace_bpf *skel, struct sched_maps *m);

@@ -21,7 +21,7 @@ OUT=$(realpath "$OUT")
 command -v perf > /dev/null || skip_all "perf is not installed (linux-perf)"
 command -v xmllint > /dev/null || skip_all "xmllint is not installed (libxml2-utils)"
 command -v chromium > /dev/null || skip_all "chromium is not installed"
-expect_checks 26
+expect_checks 27
 B=$OUT/tchart_target
 gcc -O1 tests/host/tchart_target.c -o "$B" || { echo "FAIL - cannot build tchart_target"; exit 1; }
 rm -f "$OUT"/*.json "$OUT"/*.svg "$OUT"/*.png "$OUT"/*.txt "$OUT"/perf.data*
@@ -43,7 +43,7 @@ dd if=/dev/urandom of="$DATA" bs=1M count=16 status=none && sync
 # perf only when the BPF programs on it return non-zero (kptrace's do, and
 # its timechart's are raw tracepoints): another tool's program returning 0
 # on sched_switch, on a shared host, stops perf's stream. Such a run is
-# done again, at most twice.
+# done again, at most twice. Switches no tracer sees are judge.py's holes.
 perf_run() {
 	local perf_pid
 	perf sched record -m 16M -k CLOCK_MONOTONIC -a -o "$OUT/perf.data" > /dev/null \
@@ -60,32 +60,12 @@ print("%.6f,%.6f" % (d["start_ns"] / 1e9, d["end_ns"] / 1e9))' "$OUT/tc.json" 2>
 	perf sched timehist -i "$OUT/perf.data" -s --time "${WIN:-0,}" > "$OUT/timehist.txt" 2> /dev/null
 	perf script -i "$OUT/perf.data" -F cpu,time,event,trace --time "${WIN:-0,}" 2> /dev/null |
 		grep sched_switch > "$OUT/switches.txt"
-	# perf's stream whole: a sched_switch in the window's last 100 ms, and
-	# no switch of the workload's out of its stream. On this host the
-	# switches from one daemon's threads (tokio-rt-worker, nice -10) are
-	# in neither perf's stream nor kptrace's: a workload task switched
-	# out twice with no switch-in between (once 132 ms of its running,
-	# which its CPU clock counts and no tracer can)
-	awk -v end="${WIN#*,}" '{ t = $2 + 0 } END { exit !(t > end - 0.1) }' "$OUT/switches.txt" &&
-		python3 - "$OUT/switches.txt" <<'PY'
-import re, sys
-state = {}
-for line in open(sys.argv[1]):
-    m = re.search(r"prev_comm=(.*) prev_pid=(\d+) .*next_comm=(.*) next_pid=(\d+)", line)
-    if not m:
-        continue
-    pc, prev, nc, nxt = m.groups()
-    if pc == "tchart_target":
-        if state.get(prev) == "out":
-            sys.exit("pid %s switched out twice: %s" % (prev, line.strip()))
-        state[prev] = "out"
-    if nc == "tchart_target":
-        state[nxt] = "in"
-PY
+	# perf's stream not stopped: a sched_switch in the window's last 100 ms
+	awk -v end="${WIN#*,}" '{ t = $2 + 0 } END { exit !(t > end - 0.1) }' "$OUT/switches.txt"
 }
 for try in 1 2 3; do
 	perf_run && break
-	echo "# try $try: perf's sched_switch stream stopped or has a hole (another tracer on sched_switch?)"
+	echo "# try $try: perf's sched_switch stream stopped (another tracer on sched_switch?)"
 done
 cat "$OUT/phases.txt"
 
@@ -142,13 +122,13 @@ life = P["run_ns"] + P["runnable_ns"] + P["sleep_ns"] + P["blocked_ns"]
 walls = sum(p[0][1] for n, p in ph.items() if n != "child")
 say(near(ms(life), ms(walls), 50, 5),
     "parent: its states' sum %.3f ms, its phases' wall %.3f ms (50 ms for its start, + 5%%)" % (ms(life), ms(walls)))
-for pid in [parent] + kids:
-    got, want = ms(tc[pid]["run_ns"]), perf.get(pid)
-    say(want is not None and near(got, want, 5, 5),
-        "pid %d: running %.3f ms, perf sched timehist %s ms (5 ms + 5%%)" % (pid, got, want))
 # each one's running per CPU, against perf's sched_switch events: on each
-# CPU, from a task's switch in to its switch out
-on, since, bycpu = {}, {}, {}
+# CPU, from a task's switch in to its switch out. A switch out of a task
+# that, in perf's stream, was not on that CPU ends a hole: on this host the
+# switches of one daemon's threads (tokio-rt-worker) reach no tracer, so a
+# workload task they ran before is switched in unseen. Its run in the hole
+# is between none of it and all of it (from the CPU's last event).
+on, since, bycpu, hole, nholes = {}, {}, {}, {}, {}
 for line in open(sys.argv[4]):
     m = re.match(r"\s*\[(\d+)\]\s+([0-9.]+):.*prev_pid=(\d+) .*next_pid=(\d+) ", line)
     if not m:
@@ -157,13 +137,32 @@ for line in open(sys.argv[4]):
     if on.get(cpu) == prev:
         bycpu.setdefault(prev, {}).setdefault(cpu, 0.0)
         bycpu[prev][cpu] += (t - since[cpu]) * 1e3
+    elif cpu in since:
+        hole.setdefault(prev, {}).setdefault(cpu, 0.0)
+        hole[prev][cpu] += (t - since[cpu]) * 1e3
+        nholes[prev] = nholes.get(prev, 0) + 1
     on[cpu], since[cpu] = nxt, t
 for pid in [parent] + kids:
     got = [ms(x) for x in tc[pid]["run_ns_by_cpu"]]
-    want = [bycpu.get(pid, {}).get(c, 0.0) for c in range(len(got))]
-    say(all(near(g, w, 3, 3) for g, w in zip(got, want)),
-        "pid %d: running per CPU %s ms, perf's sched_switch events %s ms (3 ms + 3%% each)"
-        % (pid, " ".join("%.3f" % g for g in got), " ".join("%.3f" % w for w in want)))
+    lo = [bycpu.get(pid, {}).get(c, 0.0) for c in range(len(got))]
+    hi = [lo[c] + hole.get(pid, {}).get(c, 0.0) for c in range(len(got))]
+    say(all(l - 3 - l * 0.03 <= g <= h + 3 + h * 0.03 for g, l, h in zip(got, lo, hi)),
+        "pid %d: running per CPU %s ms, perf's sched_switch events %s ms, their holes up to %s ms "
+        "more (3 ms + 3%% each)" % (pid, " ".join("%.3f" % g for g in got),
+                                   " ".join("%.3f" % w for w in lo),
+                                   " ".join("%.3f" % (h - l) for l, h in zip(lo, hi))))
+# timehist counts a hole as the task's run: it may be up to the holes more
+for pid in [parent] + kids:
+    got, want = ms(tc[pid]["run_ns"]), perf.get(pid)
+    gap = sum(hole.get(pid, {}).values())
+    say(want is not None and want - gap - 5 - want * 0.05 <= got <= want + 5 + want * 0.05,
+        "pid %d: running %.3f ms, perf sched timehist %s ms, less its holes' %.3f ms at most "
+        "(5 ms + 5%%)" % (pid, got, want, gap))
+holes = sum(nholes.get(pid, 0) for pid in [parent] + kids)
+unseen = json.load(open(sys.argv[2]))["timechart"]["switches_unseen"]
+say(holes == 0 or unseen > 0,
+    "switches into the workload missing from perf's stream: %d; kptrace recovered %d "
+    "(its switches_unseen)" % (holes, unseen))
 EOF
 while IFS=$'\t' read -r verdict what; do
 	if [ "$verdict" = ok ]; then pass "$what"; else fail "$what"; fi

@@ -125,7 +125,7 @@ static void make_and_cc1(void)
 		  "\"runnable_ns\":0,\"sleep_ns\":0,\"blocked_ns\":0,\"run_ns_by_cpu\":[0,0],"
 		  "\"wakeups\":0,\"ios\":0,"
 		  "\"io_ns\":0,\"threads\":1}],\"lost\":{\"tasks\":0,\"slices\":0,\"requests\":0,"
-		  "\"past_ns\":0}}}\n", "--json");
+		  "\"past_ns\":0},\"switches_unseen\":0}}\n", "--json");
 	free(s);
 	free(procs[0].slices);
 	free(procs[1].slices);
