@@ -29,6 +29,8 @@
 /* Slice width, ns, and task_struct's pid, tgid and se.sum_exec_runtime (the kernel's BTF; 0: none). */
 const volatile __u64 kpt_tc_width = 50000000;
 const volatile __u32 kpt_tc_pid_off = 0, kpt_tc_tgid_off = 0, kpt_tc_sum_off = 0;
+/* Before 5.18 sched_switch has no prev_state argument: task_struct's (__)state, read. */
+const volatile __u32 kpt_tc_state_off = 0;
 
 /* A raw tracepoint program's return value is not looked at. */
 #define KPT_TC_PASS	0
@@ -299,7 +301,8 @@ static void kpt_tc_on_cpu(__u32 tid, __u64 d)
 }
 
 /* The task switched out: its run (from ran, if new to us) counted, the state it leaves in set. */
-static __always_inline void kpt_tc_out(__u64 *args, __u32 tid, __u64 ran, __u64 now)
+static __always_inline void kpt_tc_out(__u64 *args, __u64 prev_state, __u32 tid, __u64 ran,
+				       __u64 now)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;	/* the current task is prev */
 	struct kpt_tc_task *t = bpf_map_lookup_elem(&kpt_tc_tasks, &tid);
@@ -323,7 +326,7 @@ static __always_inline void kpt_tc_out(__u64 *args, __u32 tid, __u64 ran, __u64 
 		kpt_tc_unseen_in(t, tid, args[1], now);
 	if (t->state == KPT_TC_RUN && now > t->since)
 		kpt_tc_on_cpu(tid, now - (t->since > kpt_tc_t0 ? t->since : kpt_tc_t0));
-	kpt_tc_enter(t, tid, kpt_tc_state_of(args[0], args[3]), now);
+	kpt_tc_enter(t, tid, kpt_tc_state_of(args[0], prev_state), now);
 	kpt_tc_mark(t, args[1]);
 }
 
@@ -333,9 +336,7 @@ static __always_inline void kpt_tc_out(__u64 *args, __u32 tid, __u64 ran, __u64 
  * CO-RE relocation, and one of those makes libbpf parse the kernel's whole
  * BTF for every run (agg.sh's "kallsyms and the kernel's BTF not read").
  */
-/* sched_switch(bool preempt, struct task_struct *prev, *next, unsigned int prev_state) */
-SEC("raw_tp")
-int kpt_tc_switch(__u64 *args)
+static __always_inline int kpt_tc_switched(__u64 *args, __u64 prev_state)
 {
 	__u32 prev = kpt_tc_task_u32(args[1], kpt_tc_pid_off);
 	__u32 next = kpt_tc_task_u32(args[2], kpt_tc_pid_off), zero = 0;
@@ -354,7 +355,7 @@ int kpt_tc_switch(__u64 *args)
 		oc->pid = next;
 	}
 	if (prev)
-		kpt_tc_out(args, prev, ran, now);
+		kpt_tc_out(args, prev_state, prev, ran, now);
 	if (!next)
 		return KPT_TC_PASS;
 	t = bpf_map_lookup_elem(&kpt_tc_tasks, &next);
@@ -365,6 +366,26 @@ int kpt_tc_switch(__u64 *args)
 		kpt_tc_mark(t, args[2]);
 	}
 	return KPT_TC_PASS;
+}
+
+/* sched_switch(bool preempt, struct task_struct *prev, *next, unsigned int prev_state) */
+SEC("raw_tp")
+int kpt_tc_switch(__u64 *args)
+{
+	return kpt_tc_switched(args, args[3]);
+}
+
+/*
+ * sched_switch(bool preempt, struct task_struct *prev, *next) before 5.18: a
+ * raw tracepoint's program may not read past the tracepoint's arguments.
+ */
+SEC("raw_tp")
+int kpt_tc_switch3(__u64 *args)
+{
+	__u32 state = 0;
+
+	bpf_probe_read_kernel(&state, sizeof(state), (void *)(args[1] + kpt_tc_state_off));
+	return kpt_tc_switched(args, state);
 }
 
 /* A wakeup (or a new task's first) of task p: its sleep counted, runnable from now. */

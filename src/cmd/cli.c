@@ -12,6 +12,7 @@
 #include "load/budget.h"
 #include "out/outtime.h"
 #include "prepare/hint.h"
+#include "sys/kfeat.h"
 #include "util/keylist.h"
 #include "kptrace.h"
 
@@ -427,6 +428,12 @@ static void timechart_definitions(struct argp_state *st, struct kpt_opts *env)
 	env->defs[0] = "t:sched/sched_process_fork";
 	env->defs[1] = "t:sched/sched_process_exec";
 	env->ndefs = 2;
+	/* before 5.15 two tracepoints' hits look the same to kptrace (load/ident.h) */
+	if (!kfeat_cookies()) {
+		env->ndefs = 1;
+		fprintf(stderr, "kptrace: timechart: forks marked, not execs: this kernel has no "
+			"BPF cookies (Linux 5.15+) to tell two tracepoints apart\n");
+	}
 }
 
 /* A duration with its unit (ns, us, ms, s) in ns, above 0. */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "load/sched.h"
@@ -12,12 +13,25 @@
 
 int sched_layout(struct sched_opts *so, const struct btf *btf, char *msg, size_t msglen)
 {
+	const struct btf_type *t;
 	__u32 se, sum;
+	int id;
 
 	/* without it, a switch in no program saw leaves the run counted as a wait */
 	if (btfwalk_struct_member(btf, "task_struct", "se", &se) &&
 	    btfwalk_struct_member(btf, "sched_entity", "sum_exec_runtime", &sum))
 		so->sum_off = se + sum;
+	/* sched_switch's prev_state argument came in 5.18: before, the task's own */
+	id = btf__find_by_name_kind(btf, "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
+	t = id > 0 ? btf__type_by_id(btf, btf__type_by_id(btf, id)->type) : NULL;
+	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
+	if (t && btf_is_func_proto(t) && btf_vlen(t) == 4 &&
+	    !btfwalk_struct_member(btf, "task_struct", "__state", &so->state_off) &&
+	    !btfwalk_struct_member(btf, "task_struct", "state", &so->state_off)) {
+		snprintf(msg, msglen, "timechart reads task_struct's state on this kernel, which "
+			 "the kernel's BTF does not have");
+		return -ENOENT;
+	}
 	if (btfwalk_struct_member(btf, "task_struct", "pid", &so->pid_off) &&
 	    btfwalk_struct_member(btf, "task_struct", "tgid", &so->tgid_off))
 		return 0;
@@ -28,7 +42,8 @@ int sched_layout(struct sched_opts *so, const struct btf *btf, char *msg, size_t
 
 static struct bpf_program **progs(struct kptrace_bpf *skel, struct bpf_program *p[SCHED_NTP])
 {
-	p[0] = skel->progs.kpt_tc_switch;
+	p[0] = bpf_program__autoload(skel->progs.kpt_tc_switch3) ? skel->progs.kpt_tc_switch3 :
+								    skel->progs.kpt_tc_switch;
 	p[1] = skel->progs.kpt_tc_wakeup;
 	p[2] = skel->progs.kpt_tc_wakeup_new;
 	p[3] = skel->progs.kpt_tc_fork;
@@ -49,8 +64,10 @@ void sched_setup(struct kptrace_bpf *skel, const struct sched_opts *so, int ncpu
 	struct bpf_program *p[SCHED_NTP];
 	int i;
 
+	bpf_program__set_autoload(skel->progs.kpt_tc_switch3, so->on && so->state_off);
+	bpf_program__set_autoload(skel->progs.kpt_tc_switch, so->on && !so->state_off);
 	progs(skel, p);
-	for (i = 0; p[i]; i++)
+	for (i = 1; p[i]; i++)
 		bpf_program__set_autoload(p[i], so->on);
 	if (!so->on) {
 		bpf_map__set_max_entries(skel->maps.kpt_tc_tasks, 1);
@@ -69,6 +86,7 @@ void sched_setup(struct kptrace_bpf *skel, const struct sched_opts *so, int ncpu
 	skel->rodata->kpt_tc_pid_off = so->pid_off;
 	skel->rodata->kpt_tc_tgid_off = so->tgid_off;
 	skel->rodata->kpt_tc_sum_off = so->sum_off;
+	skel->rodata->kpt_tc_state_off = so->state_off;
 }
 
 int sched_attach(struct kptrace_bpf *skel, struct bpf_link **links, char *msg, size_t msglen)

@@ -24,6 +24,7 @@ struct sched_opts {
 	uint32_t max_tasks;	/* 0: KPT_TC_TASKS */
 	uint32_t pid_off, tgid_off;	/* in struct task_struct */
 	uint32_t sum_off;	/* se.sum_exec_runtime in it, 0: not known */
+	uint32_t state_off;	/* (__)state in it before 5.18, else 0: sched_switch's argument */
 };
 
 /* task_struct's layout from the kernel's BTF: 0, or -ENOENT with msg. */

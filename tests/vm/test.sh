@@ -9,7 +9,8 @@
 # a fault (tests/vm/faults.sh), falls silent, does not run its script to its
 # end, or runs fewer checks than the script says it has.
 # 5.10 (Debian 11's, the fleet's LTS) has a shorter lane: guest.sh's passes
-# against its own kprobe_events, and everyday-guest.sh (x86_old_kernel).
+# against its own kprobe_events, everyday-guest.sh and tchart-guest.sh
+# (x86_old_kernel).
 # KPT_VM_KERNELS (5.10 6.1 6.12), KPT_VM_TCG (single), KPT_VM_SILENCE (120): see
 # tests/vm/run.sh. The kernels boot side by side (KPT_VM_JOBS=1: one after
 # the other).
@@ -310,7 +311,8 @@ else
 fi
 
 # 5.10: guest.sh's passes against this kernel's own kprobe_events (the
-# script ends after them there), then everyday-guest.sh, in two boots under
+# script ends after them there), then everyday-guest.sh and tchart-guest.sh
+# (sched_switch without prev_state), in two boots under
 # the same fault rules as the other kernels'
 x86_old_kernel() {
 	local k=$1 offsets=.output/vm/btf-offsets-$1 btf
@@ -325,7 +327,8 @@ x86_old_kernel() {
 		--add ./kptrace:/bin/kptrace --add tests/vm/guest-lib.sh:/guest-lib.sh --add "$offsets:/etc/kpt-btf-offsets" --timeout 1200
 	guest "$k more" ".output/vm/more-$k.out" --script tests/vm/more-guest.sh \
 		--add ./kptrace:/bin/kptrace --add tests/vm/guest-lib.sh:/guest-lib.sh \
-		--add tests/vm/everyday-guest.sh:/guest.d/everyday-guest.sh --timeout 600
+		--add tests/vm/everyday-guest.sh:/guest.d/everyday-guest.sh \
+		--add tests/vm/tchart-guest.sh:/guest.d/tchart-guest.sh --timeout 600
 }
 
 x86_kernel() {
