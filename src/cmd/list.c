@@ -563,12 +563,22 @@ static void print_usdt(FILE *f, bool json, const struct usdt_probe *u)
  */
 static int list_usdt(const char *spec, bool json)
 {
-	char *path = strdup(spec), *c2, *c1, msg[512];
+	const char *ctr = spec_container_colon(spec, spec + strlen(spec));
 	const char *prov = "*", *name = "*";
+	char *path, *c2, *c1, msg[512], root[64] = "", who[128];
 	struct usdt_probe *u = NULL;
 	int n = 0, k, shown = 0, err;
 
-	if (!path)
+	if (ctr) {
+		snprintf(who, sizeof(who), "%.*s", (int)(ctr - spec), spec);
+		err = ctr_proc_root(who, root, sizeof(root), msg, sizeof(msg));
+		if (err) {
+			fprintf(stderr, "kptrace: error: %s\n", msg);
+			return err;
+		}
+		spec = ctr + 1;
+	}
+	if (asprintf(&path, "%s%s", root, spec) < 0)
 		return -ENOMEM;
 	if (access(path, F_OK) && (c2 = strrchr(path, ':'))) {
 		*c2 = '\0';

@@ -434,7 +434,8 @@ static bool name_is_target(const char *s, const char *e, const char *rest)
 	const char *slash = span_chr(s, e, '/');
 	struct tok t;
 
-	if (s == e || (slash && !(colon && slash < colon)))
+	/* CONTAINER:/PATH:... (split_container()) is a target too */
+	if (s == e || (slash && !(colon && (slash < colon || colon[1] == '/'))))
 		return false;
 	/* no event name has a ':': "p:MOD:SYM count" is MOD's SYM, count by name */
 	if (colon)
@@ -575,6 +576,28 @@ static const char *utarget_colon(const char *s, const char *e)
 			return colon;
 	}
 	return q;
+}
+
+const char *spec_container_colon(const char *s, const char *e)
+{
+	const char *colon = span_chr(s, e, ':');
+
+	return colon && colon > s && colon + 1 < e && colon[1] == '/' && !span_chr(s, colon, '/') ?
+	       colon : NULL;
+}
+
+static int split_container(struct ctx *c, struct tok *t)
+{
+	const char *colon = spec_container_colon(t->s, t->e);
+
+	if (!colon)
+		return 0;
+	c->p->container = span_dup(t->s, colon);
+	if (!c->p->container)
+		return -ENOMEM;
+	t->s = colon + 1;
+	c->p->target_col = (int)(t->s - c->text);
+	return 0;
 }
 
 /*
@@ -1538,6 +1561,9 @@ static int parse_usdt(struct ctx *c, struct tok head, const char *pos)
 			&target))
 		return -EINVAL;
 	p->target_col = (int)(target.s - c->text);
+	ret = split_container(c, &target);
+	if (ret)
+		return ret;
 	c2 = span_rchr(target.s, target.e, ':');
 	c1 = c2 ? span_rchr(target.s, c2, ':') : NULL;
 	if (!c1 || c1 == target.s)
@@ -1607,6 +1633,9 @@ static int parse_probe(struct ctx *c)
 			return fail(c, SPEC_ERR_NO_TARGET, head.e + 1);
 	}
 	p->target_col = (int)(target.s - c->text);
+	ret = split_container(c, &target);
+	if (ret)
+		return ret;
 
 	/* A '/' before the first ':' is a path: "./bin:f", not "ext4:f". */
 	colon = span_chr(target.s, target.e, ':');
@@ -1859,6 +1888,8 @@ static bool same_probe_point(const struct spec_probe *a, const struct spec_probe
 {
 	if (a->path || b->path)
 		return a->path && b->path && !strcmp(a->path, b->path) &&
+		       !a->container == !b->container &&
+		       (!a->container || !strcmp(a->container, b->container)) &&
 		       !a->usym == !b->usym && (!a->usym || !strcmp(a->usym, b->usym)) &&
 		       a->uoffset == b->uoffset && a->ref_ctr_offset == b->ref_ctr_offset;
 	if (!a->symbol || !b->symbol)
@@ -2000,6 +2031,7 @@ void spec_free(struct spec_probe *p)
 	free(p->args);
 	free(p->text);
 	free(p->symbol);
+	free(p->container);
 	free(p->path);
 	free(p->usym);
 	free(p->filter);

@@ -253,6 +253,7 @@ struct spec_probe {
 	uint64_t addr;			/* MEMADDR when symbol == NULL */
 	uint32_t hz;			/* profile:hz:N */
 	/* uprobe target */
+	char *container;		/* CONTAINER:/PATH: the container whose PATH it is (heap) */
 	char *path;			/* heap */
 	char *usym;			/* PATH:SYMBOL, NULL for PATH:OFFSET (heap) */
 	uint64_t uoffset;		/* PATH:OFFSET, or +offs after the symbol */
@@ -294,6 +295,14 @@ struct spec_probe {
 	 * closing brace): its column, for a warning; 0 if none */
 	int ignored_col;
 };
+
+/*
+ * CONTAINER:/PATH...: a uprobe's path inside a container (prepare.c reads it
+ * through a process of the container). No '/' before the first ':' and one
+ * right after it: a kernel MOD:SYM's symbol never starts with '/'. The ':'
+ * of [s, e) that ends CONTAINER, or NULL.
+ */
+const char *spec_container_colon(const char *s, const char *e);
 
 /*
  * Parse one definition. Returns 0, or -EINVAL with *err set (code and

@@ -13,6 +13,7 @@
 #include "prepare/prepare.h"
 #include "prepare/unsafe.h"
 #include "prepare/usdtdef.h"
+#include "sys/container.h"
 
 static int read_def_file(struct probeset *ps, const char *path)
 {
@@ -808,33 +809,47 @@ static void link_entry_savers(struct probeset *ps)
 }
 
 /*
- * --container: a uprobe's path is the container's, read through its
- * process's /proc/PID/root; the uprobe is then on that file's inode, which
- * every process mapping it shares, in that container or another of its image.
+ * A uprobe's path inside a container (CONTAINER:/PATH, or any absolute path
+ * under --container) is read through a process of it, /proc/PID/root; the
+ * uprobe is then on that file's inode, which every process mapping it
+ * shares, in that container or another of its image.
  */
 static int container_paths(struct probeset *ps, const struct sysinfo *si)
 {
-	int i;
+	char root[64], msg[512];
+	int i, err = 0;
 
-	for (i = 0; si->uprobe_root && i < ps->n; i++) {
+	for (i = 0; !err && i < ps->n; i++) {
 		struct spec_probe *p = &ps->p[i].spec;
+		const char *r = si->uprobe_root;
 		char *path;
 
 		if ((p->kind != SPEC_UPROBE && p->kind != SPEC_URETPROBE) || !p->path ||
-		    p->path[0] != '/' || !strncmp(p->path, "/proc/", 6))
+		    p->path[0] != '/' || !strncmp(p->path, "/proc/", 6) || (!r && !p->container))
 			continue;
-		if (!*si->uprobe_root) {
+		if (p->container) {
+			/* read for each: a few definitions, and each finds new containers */
+			err = ctr_proc_root(p->container, root, sizeof(root), msg, sizeof(msg));
+			if (err)
+				probe_report(ps->p[i].where, p->text, msg,
+					     p->target_col - (int)strlen(p->container) - 1);
+			r = root;
+		} else if (!*r) {
 			probe_report(ps->p[i].where, p->text, "--container: the container has no "
 				     "process now, through whose /proc/PID/root its files are read",
 				     p->target_col);
-			return -ESRCH;
+			err = -ESRCH;
 		}
-		if (asprintf(&path, "%s%s", si->uprobe_root, p->path) < 0)
-			return -ENOMEM;
+		if (err)
+			break;
+		if (asprintf(&path, "%s%s", r, p->path) < 0) {
+			err = -ENOMEM;
+			break;
+		}
 		free(p->path);
 		p->path = path;
 	}
-	return 0;
+	return err;
 }
 
 int prepare(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps)

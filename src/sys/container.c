@@ -567,6 +567,27 @@ int ctr_match(struct ctr_table *t, const char *pat, const struct ctr **out, int 
 	return got;
 }
 
+int ctr_proc_root(const char *pat, char *root, size_t rootlen, char *msg, size_t msglen)
+{
+	struct ctr_table *t = ctr_table_new(NULL, NULL, msg, msglen);
+	const struct ctr *cs[2];
+	int n;
+
+	*root = '\0';
+	if (!t)
+		return -ENOENT;
+	n = ctr_match(t, pat, cs, 2);
+	if (n == 1 && cs[0]->pid)
+		snprintf(root, rootlen, "/proc/%u/root", cs[0]->pid);
+	else
+		snprintf(msg, msglen, "container '%s': %s (kptrace list --containers)", pat,
+			 n > 1 ? "names more than one container: give more of its id" :
+			 n ? "has no process now, through whose /proc/PID/root its files are read" :
+			 "no container has this name or id");
+	ctr_table_free(t);
+	return n == 1 && *root ? 0 : n > 1 ? -EINVAL : n ? -ESRCH : -ENOENT;
+}
+
 int ctr_subtree(struct ctr_table *t, const struct ctr *c, uint64_t *ids, int max)
 {
 	size_t n = strlen(c->path);

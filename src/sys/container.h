@@ -70,6 +70,12 @@ bool ctr_is_container(const struct ctr *c);
  */
 int ctr_match(struct ctr_table *t, const char *pat, const struct ctr **out, int max);
 
+/*
+ * "/proc/PID/root" of a process of the one container whose name or id starts
+ * with pat, into root (a table read for it): 0, or -errno with msg.
+ */
+int ctr_proc_root(const char *pat, char *root, size_t rootlen, char *msg, size_t msglen);
+
 /* The cgroups under c's (c's own first) into ids (at most max); their number, max or not. */
 int ctr_subtree(struct ctr_table *t, const struct ctr *c, uint64_t *ids, int max);
 

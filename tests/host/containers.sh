@@ -24,7 +24,7 @@ V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 [ -n "$V2" ] || skip_all "no cgroup v2 hierarchy mounted"
 [ -e /sys/kernel/tracing/events/syscalls/sys_enter_getppid ] ||
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-expect_checks 25
+expect_checks 27
 KPT_TIMEOUT=60
 
 # unique names: another run of this suite may share the machine
@@ -201,6 +201,14 @@ nm "$R2/ctr_target" 2>&1 | grep -q "no symbols" || fail "$C's /ctr_target is not
 check "--by ustack of a container's process: its frames named from its debug file in there" \
 	grep -qE "(^|;)main;ctr_outer;(ctr_work;)?[^ ]*getppid[^ ]* $NC\$" "$OUT/r4.folded"
 
+# ---- round 5: CONTAINER:/PATH, no filter: every container of A's image ----
+kpt_bg "$OUT/r5.err" count --json --by container "p:$A:/ctr_target:ctr_work" > "$OUT/r5.json"
+go_round 5 $A $B $C
+kpt_stop
+got=$(by_key "$OUT/r5.json" container | tr '\n' ' ')
+check "p:$A:/ctr_target:ctr_work, unfiltered: A's and B's (its image's) calls, not C's ($got)" \
+	[ "$got" = "$A:$NA $B:$NB " ]
+
 # ---- serve: per-container series, scraped by Prometheus; a gone one's end ----
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -251,7 +259,7 @@ timeout -k 5 300 $KPT serve -f "$OUT/jobs.kpt" --listen 127.0.0.1:$PORT --gone-a
 SV=$!
 wait_for "grep -q 'serving http' '$OUT/serve.err'" 60 ||
 	problem "serve did not start: $(tail -c 400 "$OUT/serve.err")"
-go_round 5 $A $B $C
+go_round 6 $A $B $C
 # a pod as the kubelet's cgroupfs driver lays it out: the target run here, moved in
 POD=0a1b2c3d-$((RANDOM % 9000 + 1000))-4000-8000-00000000$((RANDOM % 9000 + 1000))
 KP_ID=$(printf 'c0ffee%058x' $$)
@@ -344,6 +352,9 @@ check "--container TAG (A's and B's prefix): ambiguous, refused" \
 	eval 'kpt_expect_fail count --container $TAG "t:syscalls/sys_enter_getppid" &&
 	      grep -q "more than one container" "$OUT/bad.err"'
 mkdir -p "$EMPTY"
+check "p:CONTAINER:/PATH of no container: refused at the name, saying so" \
+	eval 'kpt_expect_fail count "p:nosuch-$TAG:/ctr_target:ctr_work" &&
+	      grep -q "container .nosuch-$TAG.: no container has this name" "$OUT/bad.err"'
 check "--container of a container with no process, a uprobe by its path: refused, saying why" \
 	eval 'kpt_expect_fail count --container e0e0 "p:/ctr_target:ctr_work" &&
 	      grep -q "has no process now" "$OUT/bad.err"'

@@ -120,6 +120,8 @@ static void describe(const struct spec_probe *p, char *out, size_t size)
 	} else if (p->kind == SPEC_PROFILE) {
 		put(&b, " hz=%u", p->hz);
 	} else if (p->kind == SPEC_UPROBE || p->kind == SPEC_URETPROBE) {
+		if (p->container)
+			put(&b, " container=%s", p->container);
 		put(&b, " path=%s", p->path);
 		if (p->usym)
 			put(&b, " usym=%s+%llu", p->usym,
@@ -210,6 +212,13 @@ static const struct good {
 	  "uprobe uprobes/zfree_entry path=/bin/zsh off=0x46420"
 	  " | arg1 (x64) reg:ip | arg2 (x64) reg:ax" },
 	{ "p ./a.out:main", "uprobe uprobes/p_a_main_0 auto path=./a.out usym=main+0" },
+	/* CONTAINER:/PATH: the path inside a container; a module's symbol has no '/' */
+	{ "p web:/usr/sbin/nginx:main",
+	  "uprobe uprobes/p_nginx_main_0 auto container=web path=/usr/sbin/nginx usym=main+0" },
+	{ "p:web:/usr/sbin/nginx:main",
+	  "uprobe uprobes/p_nginx_main_0 auto container=web path=/usr/sbin/nginx usym=main+0" },
+	{ "r:g/e 3f2a9c:/bin/x:0x10",
+	  "uretprobe g/e container=3f2a9c path=/bin/x off=0x10" },
 	{ "p /usr/lib/libc.so.6:malloc+4 %di",
 	  "uprobe uprobes/p_libc_malloc_4 auto path=/usr/lib/libc.so.6"
 	  " usym=malloc+4 | arg1 (x64) reg:di" },
@@ -1623,6 +1632,8 @@ static void test_usdt(void)
 		{ "u:/a:b/c:d:e:gc__*", "/a:b/c:d", "e", "gc__*", "sdt_e", "gc___", true },
 		{ "u:g/ev ./x:p:n", "./x", "p", "n", "g", "ev", false },
 		{ "u:ev ./x:p:n", "./x", "p", "n", "sdt_p", "ev", false },
+		{ "u:web:/usr/bin/python3:python:line", "/usr/bin/python3", "python", "line",
+		  "sdt_python", "line", false },
 		/* a ':' in the head makes it the probe point: "*" is -p's objects */
 		{ "u:*:python:gc__start arg1", "*", "python", "gc__start", "sdt_python", "gc__start",
 		  false },
