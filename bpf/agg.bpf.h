@@ -643,7 +643,11 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 		return;
 	start = bpf_map_lookup_elem(&kpt_pairs, &pk);
 	if (!start) {
-		st->unmatched++;
+		/* any task's end: mostly other tasks', for starts never traced */
+		if (p->flags & KPT_PF_ANY_TASK)
+			st->filtered++;
+		else
+			st->unmatched++;
 		return;
 	}
 	ts -= *start;

@@ -147,7 +147,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	st = bpf_map_lookup_elem(&kpt_stats, &idx);
 	if (!st)
 		return 0;
-	if (!kpt_task_wanted(st, pid_tgid))
+	if (!kpt_task_wanted(st, pid_tgid, idx))
 		return 0;
 	st->hits++;
 	if (kpt_budget_on && kpt_budget_skip(idx, st))
@@ -179,7 +179,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	*(__u32 *)&h->nkstack = 0;
 	if (KPT_USES(COMM))
 		bpf_get_current_comm(h->comm, sizeof(h->comm));
-	if (kpt_target_comm[0] && kpt_comm_differs(h->comm)) {
+	if (kpt_target_comm[0] && !(p->flags & KPT_PF_ANY_TASK) && kpt_comm_differs(h->comm)) {
 		st->filtered++;
 		return 0;
 	}

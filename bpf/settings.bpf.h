@@ -111,6 +111,8 @@ const volatile bool kpt_targeted = false;
  * is not traced.
  */
 const volatile bool kpt_target_set = false;
+/* Some probe is KPT_PF_ANY_TASK: targeting looks the probe up before it filters. */
+const volatile bool kpt_any_task_ends = false;
 /*
  * kptrace's own process, never traced: its own reads and writes seen by
  * its probes would feed back (t:syscalls/sys_enter_write). 0 where kptrace

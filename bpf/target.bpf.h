@@ -48,9 +48,10 @@ static __always_inline bool kpt_cgroup_wanted(void)
  * filtered). Its ids are read once a hit, by the caller: every path needs
  * the tgid for kpt_self_tgid, and the records and latencies need them too.
  */
-static __always_inline bool kpt_task_wanted(struct kpt_stats *st, __u64 pid_tgid)
+static __always_inline bool kpt_task_wanted(struct kpt_stats *st, __u64 pid_tgid, __u32 idx)
 {
 	__u32 tgid = pid_tgid >> 32;
+	struct kpt_probe_entry *p;
 
 	if (!kpt_targeted)
 		return true;
@@ -58,6 +59,9 @@ static __always_inline bool kpt_task_wanted(struct kpt_stats *st, __u64 pid_tgid
 			      kpt_target_tgid && tgid != kpt_target_tgid) ||
 	    (kpt_target_tid && (__u32)pid_tgid != kpt_target_tid) ||
 	    !kpt_cgroup_wanted()) {
+		if (kpt_any_task_ends && (p = bpf_map_lookup_elem(&kpt_probes, &idx)) &&
+		    (p->flags & KPT_PF_ANY_TASK))
+			return true;
 		st->filtered++;
 		return false;
 	}

@@ -222,6 +222,9 @@ struct kpt_fetch {
 /* a uprobe on a function's first instruction: its user stacks get the caller
  * the frame-pointer walk skips (bpf/stack.bpf.h, kpt_entry_caller()) */
 #define KPT_PF_UENTRY	(1u << 8)
+/* a --to end keyed by arguments or cpu under -p, -c, -t, --comm, --cgroup:
+ * the targets choose its starts, and any task's hit may end one of them */
+#define KPT_PF_ANY_TASK	(1u << 9)
 /* kpt_agg.direct: argument register 0 to KPT_NR_REG_ARGS - 1 of the calling
  * convention, the return value's register (%ax, arm64's x0), or the
  * tracepoint field of the value's fetch */

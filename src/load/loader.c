@@ -359,6 +359,7 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_targeted = o->target_tgid || o->target_tid || o->target_ncgroups;
 	skel->rodata->kpt_self_tgid = o->self_tgid;
 	skel->rodata->kpt_target_set = o->target_set && o->target_tgid;
+	skel->rodata->kpt_any_task_ends = o->plan.any_task_ends;
 	skel->rodata->kpt_nt_pid_off = o->nt_pid_off;
 	skel->rodata->kpt_nt_flags_off = o->nt_flags_off;
 	skel->rodata->kpt_free_pid_off = o->free_pid_off;

@@ -980,6 +980,12 @@ int modes_actions(const struct kpt_opts *env, struct probeset *ps, char *msg, si
 			if (!err && env->nfrom)
 				err = pair_keys(env->pair_key, pr->lat == PROBE_LAT_START,
 						&evs[i], &ents[i].agg, msg, msglen);
+			/* keyed by what it acts on, an end is any task's: a wakeup's
+			 * or a completion's task is not the sleeper's or the issuer's */
+			if (!err && env->nfrom && pr->lat == PROBE_LAT_END && ents[i].agg.npair &&
+			    (env->pid || env->command || env->tid || env->comm || env->cgroup ||
+			     env->ncontainers))
+				ents[i].flags |= KPT_PF_ANY_TASK;
 			break;
 		case MODE_WHY:
 			/* why_defs(): the root's two probes, then the --under functions' */

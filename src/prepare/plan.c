@@ -495,6 +495,7 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		pl->pairs |= ents[i].agg.action == KPT_ACT_PAIR_START;
 		pl->pair_words = max_int(pl->pair_words, ents[i].agg.npair ? ents[i].agg.npair : 1);
 		pl->pair_carry |= ents[i].agg.action == KPT_ACT_PAIR_START && ents[i].agg.nkeys;
+		pl->any_task_ends |= !!(ents[i].flags & KPT_PF_ANY_TASK);
 		pl->edata |= !!(ents[i].flags & KPT_PF_EDATA);
 		pl->uses |= handler_uses(&ents[i]);
 		pl->regs_mask |= plan_regs_used(&ents[i]);

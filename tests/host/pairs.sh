@@ -13,7 +13,7 @@ OUT=.output/tests/host/pairs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 18
+expect_checks 19
 B=$OUT/pairs_target
 gcc -O0 -g -static tests/host/pairs_target.c -o "$B" ||
 	gcc -O0 -g tests/host/pairs_target.c -o "$B" ||
@@ -254,6 +254,25 @@ for line in open(sys.argv[1]):
     if o.get("type") != "latency":
         continue
     assert "to_kstack" in o["key"], o["key"].keys()
+    syms = [f.get("symbol") for f in o["key"]["ustack"]]
+    rows.append((o["hist"]["count"], syms))
+    if "sleeper" in syms:
+        n += o["hist"]["count"]
+assert 3 <= sw <= 5 and sw - not_run <= n <= sw, (n, not_run, sw, rows)
+PY
+
+# offcputime -c: -c chooses the starts; the wakeups that end them run in
+# other tasks (the timer's), and count all the same
+timeout -k 5 60 $KPT --json latency -c "$B off" --key prev_pid=pid --by ustack \
+	--from 't:sched/sched_switch' --to 't:sched/sched_wakeup' > "$OUT/offc.out" 2> "$OUT/offc.err"
+sw=$(sed -n 's/^switches //p' "$OUT/offc.err")
+check "offcputime -c: the sleeper's sleeps ended by other tasks' wakeups, as many as its voluntary switches (${sw:-none} of 5)" python3 - "$OUT/offc.out" "$(not_run "$OUT/offc.err")" "${sw:-0}" <<'PY'
+import json, sys
+n, not_run, sw, rows = 0, int(sys.argv[2]), int(sys.argv[3]), []
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") != "latency":
+        continue
     syms = [f.get("symbol") for f in o["key"]["ustack"]]
     rows.append((o["hist"]["count"], syms))
     if "sleeper" in syms:
