@@ -73,7 +73,11 @@ void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 		if (e->agg.npair)
 			return;
 		break;
-	case KPT_ACT_WHY:	/* a return's %ax, no argument read */
+	case KPT_ACT_WHY:
+		/* a return's %ax, no argument read; the root's entry arguments
+		 * are fetched by the generic path (kpt_why_start()) */
+		if (e->nargs && !(e->flags & KPT_PF_RETURN))
+			return;
 		break;
 	default:
 		return;

@@ -110,8 +110,10 @@ static void over_on_slow(void *arg, const struct ev_desc *ev, const void *rec, s
 static void why_on_record(void *arg, const void *rec, size_t len)
 {
 	struct run *r = arg;
+	struct why_print o = { .f = r->out, .json = r->env->json, .pf = r->pf, .evs = r->ps.evs,
+			       .nevs = r->ps.n, .ks = r->si.ksyms };
 
-	whytree_print(r->out, r->env->json, r->pf, r->ps.evs, r->ps.n, rec, len, &r->why);
+	whytree_print(&o, rec, len, &r->why);
 }
 
 /* kptrace why: at the end, what was printed and what was cut short (stderr). */
