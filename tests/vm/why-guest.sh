@@ -16,8 +16,8 @@ echo "# kernel $KREL"
 BACKENDS="kprobe fentry"
 MULTI=
 grep -q ' register_fprobe_ips$' /proc/kallsyms && MULTI=1 BACKENDS="$BACKENDS kprobe-multi"
-# 7 checks, one a backend (2 or 3), and without kprobe.multi the refusal of many
-echo "# expect 10 ok"
+# 11 checks, one a backend (2 or 3), and without kprobe.multi the refusal of many
+echo "# expect 14 ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
@@ -189,5 +189,65 @@ if [ $rc = 0 ] && [ "$n" -gt 64 ] && [ "$kept" = 64 ] && cmp -s $W/ftdeep.first 
 	ok "why over a log past its bounds: ftrace's first 64 of $n calls kept, $((2 * n - 128)) entries and returns counted, marked"
 else
 	bad "why past the log's bounds: exit $rc, ftrace $n calls, kptrace kept $kept: $(grep '^#' $W/deep.out | tr '\n' ' ') $(tail -c 300 $W/deep.err | tr '\n' ' ')"
+fi
+# The root's entry arguments: do_sys_openat2's of /why_target open's two
+# openat(2)s, which fail -ENOENT, fetched by BTF names; the references are
+# the kernel's own kprobe_events fetching the same arguments by their
+# registers at the same calls, and the workload's own arguments (it prints
+# them: its dfd, path)
+OPENARGS='dfd filename:ustring flags=how->flags'
+echo 'p:kptref/openroot do_sys_openat2 dfd=%di:s32 filename=+0(%si):ustring flags=+0(%dx):u64' > $T/kprobe_events
+echo 0 > $T/tracing_on
+echo > $T/trace
+echo 1 > $T/events/kptref/openroot/enable
+echo 1 > $T/tracing_on
+$KPT why "do_sys_openat2 $OPENARGS" --error --under path_openat -o $W/args.out \
+	--perfetto $W/args.pf -c '/why_target open' > $W/args.run 2> $W/args.err
+rc=$?
+echo 0 > $T/tracing_on
+echo 0 > $T/events/kptref/openroot/enable
+grep 'kpt-why-nope' $T/trace | sed -n 's/.* openroot: ([^)]*) //p' | sort > $W/args.ft
+echo '-:kptref/openroot' >> $T/kprobe_events
+sed -n 's/^# why: do_sys_openat2(\(.*\)) = -2 (ENOENT) in .*/\1/p' $W/args.out | sort > $W/args.kpt
+# the workload's "openat(DFD, "PATH", FLAGS) = -2": dfd=DFD filename="PATH"
+sed -n 's/^openat(\(-*[0-9]*\), \("[^"]*"\), .*) = -2$/dfd=\1 filename=\2/p' $W/args.run | sort > $W/args.wl
+if [ $rc = 0 ] && [ "$(wc -l < $W/args.ft)" = 2 ] && cmp -s $W/args.ft $W/args.kpt &&
+	[ "$(wc -l < $W/args.wl)" = 2 ] && [ "$(cut -d' ' -f1-2 $W/args.kpt)" = "$(cat $W/args.wl)" ]; then
+	ok "why 'do_sys_openat2 $OPENARGS': each tree's header has the root's arguments as kprobe_events fetched them ($(tr '\n' ';' < $W/args.ft)), the workload's dfd and path"
+else
+	bad "why's root arguments: exit $rc; kptrace's: $(tr '\n' ';' < $W/args.kpt); kprobe_events': $(tr '\n' ';' < $W/args.ft); the workload's: $(tr '\n' ';' < $W/args.wl); $(tail -c 300 $W/args.err | tr '\n' ' ')"
+fi
+
+# --perfetto: the root's slices carry them, as the workload passed them
+pfargs=$(grep -o '"name":"do_sys_openat2"[^}]*' $W/args.pf | grep -o '"dfd":[^}]*' | sort | tr '\n' ';')
+wlargs=$(sed -n 's/^dfd=\(.*\) filename=\(.*\)/"dfd":\1,"filename":\2/p' $W/args.wl | tr '\n' ';')
+if [ -n "$wlargs" ] && [ "$(echo "$pfargs" | sed 's/,"flags":[0-9]*;/;/g')" = "$wlargs" ]; then
+	ok "why --perfetto: the root's slices' args are the workload's ($wlargs)"
+else
+	bad "why --perfetto's root arguments: $pfargs; the workload's: $wlargs"
+fi
+
+# --filter on the root's arguments, in the kernel at its entry: the call
+# from AT_FDCWD alone, in --json; and the definition's own "if" (the other
+# call alone) through kprobes
+$KPT why "do_sys_openat2 $OPENARGS" --error --filter 'dfd == -100' --json -o $W/filt.json \
+	-c '/why_target open' > $W/filt.run 2> $W/filt.err
+rc=$?
+want=$(sed -n 's/^dfd=\(-100\) filename=\(.*\)/"args":{"dfd":\1,"filename":\2,/p' $W/args.wl)
+if [ $rc = 0 ] && [ "$(grep -c '^{"why":' $W/filt.json)" = 1 ] && [ -n "$want" ] &&
+	grep -qF "$want" $W/filt.json; then
+	ok "why --filter 'dfd == -100' --json: the one call from AT_FDCWD, its args ${want%,}"
+else
+	bad "why --filter: exit $rc, want $want: $(head -c 400 $W/filt.json) $(tail -c 200 $W/filt.err | tr '\n' ' ')"
+fi
+$KPT why "do_sys_openat2 $OPENARGS if dfd != -100" --error --backend kprobe -o $W/if.out \
+	-c '/why_target open' > $W/if.run 2> $W/if.err
+rc=$?
+want=$(grep -v '^dfd=-100 ' $W/args.wl)
+if [ $rc = 0 ] && [ "$(grep -c '^# why: ' $W/if.out)" = 1 ] && [ -n "$want" ] &&
+	grep -qF "# why: do_sys_openat2($want flags=" $W/if.out; then
+	ok "why 'do_sys_openat2 ... if dfd != -100' --backend kprobe: the one call from a directory's descriptor ($want)"
+else
+	bad "why ... if dfd != -100: exit $rc, want $want: $(grep '^# why' $W/if.out | tr '\n' ' ') $(tail -c 200 $W/if.err | tr '\n' ' ')"
 fi
 echo "# done"

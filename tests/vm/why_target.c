@@ -5,10 +5,14 @@
  *   why_target array: bpf(BPF_MAP_CREATE) of an array map with an 8-byte
  *     key, which kernel/bpf/arraymap.c's array_map_alloc_check() refuses
  *     (-EINVAL): an array's key is a u32;
- *   why_target good: the same map with a 4-byte key, created (no error).
- * Prints each call's result, as the kernel returned it.
+ *   why_target good: the same map with a 4-byte key, created (no error);
+ *   why_target open: two openat(2)s of paths that do not exist (-ENOENT),
+ *     one from AT_FDCWD, one from a directory's descriptor: the root's
+ *     arguments known to the caller.
+ * Prints each call's arguments and result, as the kernel returned it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/bpf.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,10 +37,28 @@ static long map_create(unsigned int key_size)
 	return r;
 }
 
+static void open_at(int dfd, const char *path, int flags)
+{
+	long r = syscall(SYS_openat, dfd, path, flags);
+
+	printf("openat(%d, \"%s\", 0x%x) = %ld\n", dfd, path, flags, r < 0 ? -errno : r);
+	if (r >= 0)
+		close((int)r);
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "array";
+	int dir;
 
+	if (!strcmp(what, "open")) {
+		dir = open("/tmp", O_RDONLY | O_DIRECTORY);
+		if (dir < 0)
+			return 1;
+		open_at(AT_FDCWD, "/tmp/kpt-why-nope/a", O_RDONLY | O_CLOEXEC);
+		open_at(dir, "kpt-why-nope/b", O_WRONLY | O_CREAT);
+		return 0;
+	}
 	if (!strcmp(what, "good"))
 		return map_create(4) < 0;
 	return map_create(8) >= 0;
