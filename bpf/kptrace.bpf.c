@@ -150,8 +150,13 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	if (!kpt_task_wanted(st, pid_tgid))
 		return 0;
 	st->hits++;
-	if (kpt_budget_on && kpt_budget_skip(idx, st))
+	if (kpt_budget_on && kpt_budget_skip(idx, st)) {
+		/* why's root (its only probe with a bucket): the call left out
+		 * whole, its log opened "off" for its return to close */
+		if (kpt_why_cond)
+			kpt_why_root_enter(idx, (__u32)pid_tgid, true);
 		return 0;
+	}
 	p = kpt_fast_paths(ctx, kind, may_direct, dh, KPT_DH_BYTE(dh, on), &idx, st, pid_tgid);
 	if (!p)
 		return 0;

@@ -61,8 +61,9 @@ static __always_inline bool kpt_why_holds(const struct kpt_why_log *l, __u64 ret
 /*
  * The root's entry: an outermost one starts the thread's log afresh and
  * returns it, its time left to the caller to set last; off: the root's
- * filter refused the call, whose calls beneath are then not logged (the
- * log only counts its depth, so a nested root call does not start one).
+ * filter or --budget (kpt_handle()) left the call out, whose calls beneath
+ * are then not logged (the log only counts its depth, so a nested root
+ * call does not start one): a call is logged whole or not at all.
  */
 static __always_inline struct kpt_why_log *kpt_why_root_enter(__u32 idx, __u32 tid, bool off)
 {

@@ -491,10 +491,9 @@ static void why_checks(struct argp_state *st, struct kpt_opts *env)
 			   "(--under names the functions beneath it)");
 	if (!env->why_error && !env->why_slower_ns)
 		cli_error(st, "why: say which calls matter: --error, --slower DURATION, or both");
-	if (env->by || env->interval || env->kstack || env->ustack || env->comm ||
-	    env->budget.pct > 0 || env->budget.rate)
-		cli_error(st, "why prints each call's tree: no --by, -i, -K, -U, --comm or "
-			   "--budget (a log needs every entry and return)");
+	if (env->by || env->interval || env->kstack || env->ustack || env->comm)
+		cli_error(st, "why prints each call's tree: no --by, -i, -K, -U or --comm (a log "
+			   "needs every entry and return)");
 }
 
 /* Cross-option checks, in one place. */

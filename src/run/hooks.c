@@ -121,10 +121,16 @@ static void why_report(void *arg, bool final)
 {
 	struct run *r = arg;
 	unsigned long long full = loader_why_full(&r->ld);
+	struct kpt_stats st;
 
 	if (!final)
 		return;
 	fprintf(stderr, "kptrace: why: %lu calls printed", r->why.calls);
+	/* --budget leaves the root's calls out whole (its SKIPPED) */
+	if (r->budget.why_root >= 0 && r->budget.p &&
+	    !loader_stats(&r->ld, r->budget.why_root, &st) && st.sampled + st.paused)
+		fprintf(stderr, ", %llu calls left out whole by --budget (none cut short)",
+			(unsigned long long)(st.sampled + st.paused));
 	if (r->why.cut)
 		fprintf(stderr, ", %lu of them cut short (the log keeps %d entries, %d deep)",
 			r->why.cut, KPT_WHY_ENTRIES, KPT_WHY_DEPTH);

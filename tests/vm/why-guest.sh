@@ -16,8 +16,8 @@ echo "# kernel $KREL"
 BACKENDS="kprobe fentry"
 MULTI=
 grep -q ' register_fprobe_ips$' /proc/kallsyms && MULTI=1 BACKENDS="$BACKENDS kprobe-multi"
-# 11 checks, one a backend (2 or 3), and without kprobe.multi the refusal of many
-echo "# expect 14 ok"
+# 13 checks, one a backend (2 or 3), and without kprobe.multi the refusal of many
+echo "# expect 16 ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
@@ -249,5 +249,50 @@ if [ $rc = 0 ] && [ "$(grep -c '^# why: ' $W/if.out)" = 1 ] && [ -n "$want" ] &&
 	ok "why 'do_sys_openat2 ... if dfd != -100' --backend kprobe: the one call from a directory's descriptor ($want)"
 else
 	bad "why ... if dfd != -100: exit $rc, want $want: $(grep '^# why' $W/if.out | tr '\n' ' ') $(tail -c 200 $W/if.err | tr '\n' ' ')"
+fi
+# --budget: the root's calls left out whole, never a part of one. The
+# workload's own count of its failing calls is the reference: each is
+# printed or said left out; every tree printed is ftrace's tree of one call
+# (tree() of them all is ftrace's, once a tree); 5/s logs at most 5 a
+# second (GCRA's one at the start, one a CPU racing it and one each time
+# the controller rewrites the bucket, at most once a second: 6 * T + 4)
+whole() {
+	local i=0
+	: > $2.want
+	while [ $i -lt "$1" ]; do cat $W/ft.tree >> $2.want; i=$((i + 1)); done
+	tree $2.out > $2.tree
+	cmp -s $2.want $2.tree
+}
+$KPT why $ROOT --error --under "$UNDER" --budget 5/s -o $W/bud.out -c '/why_target loop 500' \
+	> $W/bud.run 2> $W/bud.err
+rc=$?
+made=$(sed -n 's/^\([0-9]*\) calls failed in .*/\1/p' $W/bud.run)
+secs=$(sed -n 's/.* calls failed in \([0-9.]*\) s$/\1/p' $W/bud.run)
+printed=$(grep -c '^# why: ' $W/bud.out)
+left=$(sed -n 's/.*why: [0-9]* calls printed, \([0-9]*\) calls left out whole by --budget.*/\1/p' $W/bud.err)
+max=$(awk -v s="$secs" 'BEGIN { printf "%d", 6 * s + 4 }')
+if [ $rc = 0 ] && [ "$made" = 500 ] && [ "$printed" -ge 1 ] && [ "$printed" -le "$max" ] &&
+	[ -n "$left" ] && [ $((printed + left)) = 500 ] && whole "$printed" $W/bud; then
+	ok "why --budget 5/s over 500 failing calls in $secs s: $printed trees (at most $max), each ftrace's whole, $left said left out whole"
+else
+	bad "why --budget 5/s: exit $rc, $made calls in $secs s, $printed trees (at most $max), $left left out; trees: $(tr '\n' ' ' < $W/bud.tree | head -c 200); $(tail -c 300 $W/bud.err | tr '\n' ' ')"
+fi
+
+# a share of one CPU: the why job's run time (all its probes') past it, the
+# root's calls are sampled and paused, whole; the floor its probes' hits
+# cost alone said where past it
+$KPT why $ROOT --error --under "$UNDER" --budget 0.01% -o $W/bpct.out -c '/why_target loop 1000' \
+	> $W/bpct.run 2> $W/bpct.err
+rc=$?
+made=$(sed -n 's/^\([0-9]*\) calls failed in .*/\1/p' $W/bpct.run)
+printed=$(grep -c '^# why: ' $W/bpct.out)
+left=$(sed -n 's/.*why: [0-9]* calls printed, \([0-9]*\) calls left out whole by --budget.*/\1/p' $W/bpct.err)
+if [ $rc = 0 ] && [ "$made" = 1000 ] && [ "$printed" -ge 1 ] && [ -n "$left" ] &&
+	[ "$left" -gt 0 ] && [ $((printed + left)) = 1000 ] && whole "$printed" $W/bpct &&
+	grep -q 'budget: why/root at [0-9]* hits/s, past its [0-9]*/s: recording 1 in' $W/bpct.err &&
+	grep -qE '^COST: .*(within|OVER) --budget 0\.01%' $W/bpct.err; then
+	ok "why --budget 0.01% over 1000 failing calls: $printed trees, each ftrace's whole, $left left out whole, $(grep -o '[^;]*--budget 0.01%$' $W/bpct.err)"
+else
+	bad "why --budget 0.01%: exit $rc, $made calls, $printed trees, $left left out; $(tail -c 400 $W/bpct.err | tr '\n' ' ')"
 fi
 echo "# done"
