@@ -150,8 +150,13 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	if (!kpt_task_wanted(st, pid_tgid, idx))
 		return 0;
 	st->hits++;
-	if (kpt_budget_on && kpt_budget_skip(idx, st))
+	if (kpt_budget_on && kpt_budget_skip(idx, st)) {
+		/* why's root (its only probe with a bucket): the call left out
+		 * whole, its log opened "off" for its return to close */
+		if (kpt_why_cond)
+			kpt_why_root_enter(idx, (__u32)pid_tgid, true);
 		return 0;
+	}
 	p = kpt_fast_paths(ctx, kind, may_direct, dh, KPT_DH_BYTE(dh, on), &idx, st, pid_tgid);
 	if (!p)
 		return 0;
@@ -192,8 +197,9 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	/* The filter's cheap part first: no argument fetched for nothing. */
 	passed = !KPT_USES(FILTER) || !p->pre.nops ||
 		 KPT_CALL(kpt_filter_eval, (s, &p->pre), (idx, 0));
-	/* A latency start goes on when filtered: its return must see the depth. */
-	if (!passed && p->agg.action != KPT_ACT_LAT_START) {
+	/* A latency start goes on when filtered: its return must see the depth;
+	 * so does why's root (kpt_why_start()). */
+	if (!passed && p->agg.action != KPT_ACT_LAT_START && p->agg.action != KPT_ACT_WHY) {
 		st->filtered++;
 		return 0;
 	}
@@ -229,6 +235,9 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	    (p->agg.action == KPT_ACT_LAT_START || p->agg.action == KPT_ACT_PAIR_START))
 		kpt_emit(s, h, pos, st);
 	s->rec_len = (__u32)pos;	/* latency --over: an end's record, whole */
+	/* why's root with arguments or a filter: its record kept in the log */
+	if (kpt_why_cond && p->agg.action == KPT_ACT_WHY)
+		return KPT_CALL(kpt_why_start, (s, idx, passed), (idx, passed));
 	if (p->agg.action != KPT_ACT_PRINT)
 		return KPT_USES(AGG) ? KPT_CALL(kpt_aggregate, (s, p, idx, st, passed), (idx, passed)) : 0;
 	if (!passed)

@@ -5,7 +5,9 @@
  * (include/kptrace.h's struct kpt_why_log). At the root's return the log
  * goes to the ring buffer if the call met kpt_why_cond, else it is left to
  * be overwritten: a call that does not matter costs its log, not output.
- * Every probe of a why run is KPT_PF_DIRECT, reached from kpt_direct().
+ * Every probe of a why run is KPT_PF_DIRECT, reached from kpt_direct(), but
+ * a root entry with arguments or a filter: the generic path fetches and
+ * filters it, then kpt_why_start() keeps its record in the log.
  */
 #ifndef KPT_WHY_BPF_H
 #define KPT_WHY_BPF_H
@@ -15,6 +17,8 @@
 #include "kptrace.h"
 #include "settings.bpf.h"
 #include "maps.bpf.h"
+#include "compat.bpf.h"
+#include "scratch.bpf.h"
 
 /* What a root call must meet (KPT_WHY_*), its return's width in bytes
  * (an int's upper half of %ax is not its), --slower's ns. */
@@ -54,8 +58,14 @@ static __always_inline bool kpt_why_holds(const struct kpt_why_log *l, __u64 ret
 	return v < 0 && v >= -4095;
 }
 
-/* The root's entry: an outermost one starts the thread's log afresh. */
-static __always_inline void kpt_why_root_enter(__u32 idx, __u32 tid)
+/*
+ * The root's entry: an outermost one starts the thread's log afresh and
+ * returns it, its time left to the caller to set last; off: the root's
+ * filter or --budget (kpt_handle()) left the call out, whose calls beneath
+ * are then not logged (the log only counts its depth, so a nested root
+ * call does not start one): a call is logged whole or not at all.
+ */
+static __always_inline struct kpt_why_log *kpt_why_root_enter(__u32 idx, __u32 tid, bool off)
 {
 	struct kpt_why_log *l = bpf_map_lookup_elem(&kpt_why_logs, &tid);
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -63,7 +73,7 @@ static __always_inline void kpt_why_root_enter(__u32 idx, __u32 tid)
 
 	if (l && l->i.root_depth) {
 		l->i.root_depth++;	/* recursion: the outermost call decides */
-		return;
+		return NULL;
 	}
 	if (!l) {
 		struct kpt_why_log *z = bpf_map_lookup_elem(&kpt_why_zero, &zero);
@@ -73,18 +83,58 @@ static __always_inline void kpt_why_root_enter(__u32 idx, __u32 tid)
 		l = bpf_map_lookup_elem(&kpt_why_logs, &tid);
 		if (!l) {
 			__sync_fetch_and_add(&kpt_why_full, 1);
-			return;
+			return NULL;
 		}
 	}
 	__builtin_memset(&l->i, 0, sizeof(l->i));
 	l->i.root_depth = 1;
+	if (off) {
+		l->i.off = 1;
+		return NULL;
+	}
 	l->h.kind = KPT_REC_WHY;
 	l->h.probe = (__u16)idx;
 	l->h.tid = tid;
 	l->h.tgid = pid_tgid >> 32;
 	l->h.cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(l->h.comm, sizeof(l->h.comm));
+	return l;
+}
+
+/*
+ * The root's entry with arguments or a filter (not direct): the generic
+ * path's record of them (s->rec, s->rec_len bytes), its filter passed or
+ * not, kept at the start of the log's body. A record past KPT_WHY_ARGS_MAX
+ * bytes (long strings) is not kept, its size counted for the tree's mark.
+ * Global, as kpt_save_args(): the copy's helper call on kpt_handle()'s own
+ * frame would be verified once per program.
+ */
+KPT_GLOBAL(int, kpt_why_start, (struct kpt_scratch *s, __u32 idx, __u32 passed),
+	   (__u32 idx, __u32 passed), KPT_C_SCRATCH(s))
+	struct kpt_rec_hdr *h;
+	struct kpt_why_log *l;
+	__u32 len;
+
+	if (!s)
+		return 0;
+	h = (struct kpt_rec_hdr *)s->rec;
+	l = kpt_why_root_enter(idx, h->tid, !passed);
+	if (!l)
+		return 0;
+	len = s->rec_len;
+	if (len >= KPT_HDR_SIZE && len <= KPT_WHY_ARGS_MAX) {
+		h->size = len;
+		/* the mask after the barrier: else clang, which knows it changes
+		 * nothing, drops it and the verifier sees an unbounded size */
+		barrier_var(len);
+		len &= KPT_WHY_ARGS - 1;
+		if (!bpf_probe_read_kernel(l->body, len, s->rec))
+			l->i.args_len = len;
+	} else {
+		l->i.args_lost = len;
+	}
 	l->h.ts = bpf_ktime_get_ns();	/* last: as little of kptrace timed as may be */
+	return 0;
 }
 
 /* The root's return: the outermost one sends the log if the call met the condition. */
@@ -97,14 +147,14 @@ static __always_inline void kpt_why_root_exit(__u32 tid, __u64 ret, struct kpt_s
 		st->unmatched++;
 		return;
 	}
-	if (--l->i.root_depth)
+	if (--l->i.root_depth || l->i.off)
 		return;
 	if (!kpt_why_holds(l, ret, now))
 		return;
 	l->i.end = now;
 	l->i.ret = ret;
-	size = KPT_WHY_HDR_SIZE + (__u64)(l->i.n & (KPT_WHY_ENTRIES * 2 - 1)) *
-	       sizeof(struct kpt_why_ent);
+	size = KPT_WHY_HDR_SIZE + KPT_WHY_ENT_OFF(l->i.args_len) +
+	       (__u64)(l->i.n & (KPT_WHY_ENTRIES * 2 - 1)) * sizeof(struct kpt_why_ent);
 	/* one register for the bound check and the use (kpt_emit()) */
 	barrier_var(size);
 	if (size > sizeof(*l))
@@ -121,7 +171,7 @@ static __always_inline void kpt_why_under(__u32 idx, __u32 tid, bool is_ret, __u
 	struct kpt_why_ent *e;
 	__u32 d, n;
 
-	if (!l || !l->i.root_depth)
+	if (!l || !l->i.root_depth || l->i.off)
 		return;
 	if (is_ret) {
 		if (!l->i.depth) {
@@ -138,7 +188,9 @@ static __always_inline void kpt_why_under(__u32 idx, __u32 tid, bool is_ret, __u
 		l->i.dropped++;
 		return;
 	}
-	e = &l->e[n & (KPT_WHY_ENTRIES - 1)];
+	/* after the root's record: masked, so the verifier sees it in the body */
+	e = (struct kpt_why_ent *)(l->body + KPT_WHY_ENT_OFF(l->i.args_len)) +
+	    (n & (KPT_WHY_ENTRIES - 1));
 	e->probe = (__u16)idx;
 	e->flags = is_ret ? KPT_WHY_RET : 0;
 	e->ret = ret;
@@ -151,12 +203,17 @@ static __always_inline void kpt_why(const struct kpt_probe_entry *p, __u32 idx,
 				    struct kpt_stats *st, __u64 v, __u32 tid)
 {
 	bool is_ret = p->flags & KPT_PF_RETURN;
+	struct kpt_why_log *l;
 
 	if (p->agg.why_role == KPT_WHY_ROOT) {
-		if (is_ret)
+		if (is_ret) {
 			kpt_why_root_exit(tid, v, st);
-		else
-			kpt_why_root_enter(idx, tid);
+		} else {
+			/* without arguments or a filter: nothing but the log */
+			l = kpt_why_root_enter(idx, tid, false);
+			if (l)
+				l->h.ts = bpf_ktime_get_ns();
+		}
 		return;
 	}
 	kpt_why_under(idx, tid, is_ret, v);

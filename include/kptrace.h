@@ -579,7 +579,8 @@ enum kpt_rec_kind {
 	 * bytes) then its latency, a __u64 of nanoseconds */
 	KPT_REC_SLOW = 3,
 	/* kptrace why: a root call that met the condition, a struct
-	 * kpt_why_log of h.size bytes (its first i.n entries) */
+	 * kpt_why_log of h.size bytes (the root's entry record, then its
+	 * first i.n entries) */
 	KPT_REC_WHY = 4,
 };
 
@@ -641,16 +642,28 @@ struct kpt_why_info {
 	__u32 depth;		/* under the root now: calls open (kept or not) */
 	__u32 root_depth;	/* the root's own calls open (recursion) */
 	__u32 unmatched;	/* returns with no entry seen (a missed hit) */
-	__u32 pad;
+	__u32 args_len;		/* bytes of the root's entry record in body[], 0: none */
+	__u32 args_lost;	/* bytes of a root's entry record too long to keep */
+	__u32 off;		/* the root's filter refused this call: nothing logged */
 };
+
+/*
+ * body[]: the root's entry record (its arguments, an ordinary record of its
+ * probe, args_len bytes), then from KPT_WHY_ENT_OFF(args_len) the entries.
+ * A record is kept if it takes at most KPT_WHY_ARGS - 8 bytes, so that the
+ * entries' offset masked by KPT_WHY_ARGS - 8 is itself.
+ */
+#define KPT_WHY_ARGS	1024	/* a power of two */
+#define KPT_WHY_ARGS_MAX	(KPT_WHY_ARGS - 8)
+#define KPT_WHY_ENT_OFF(args_len)	((((args_len) + 7) & ~7u) & (KPT_WHY_ARGS - 8))
 
 struct kpt_why_log {
 	struct kpt_rec_hdr h;	/* kind KPT_REC_WHY, probe the root's entry, ts its start */
 	struct kpt_why_info i;
-	struct kpt_why_ent e[KPT_WHY_ENTRIES];
+	__u8 body[KPT_WHY_ARGS + KPT_WHY_ENTRIES * sizeof(struct kpt_why_ent)];
 };
 
-#define KPT_WHY_HDR_SIZE	((unsigned int)__builtin_offsetof(struct kpt_why_log, e))
+#define KPT_WHY_HDR_SIZE	((unsigned int)__builtin_offsetof(struct kpt_why_log, body))
 
 /*
  * What a hit is, where the kernel has no BPF cookie (before 5.15): a

@@ -91,7 +91,7 @@ static const char doc[] =
 static const char args_doc[] = "[explain] DEFINITION...\n"
 				"hist DEFINITION|kmalloc [FIELD]\n"
 				"latency FUNC...\n"
-				"why FUNC --error|--slower DURATION [--under GLOBS]\n"
+				"why 'FUNC [FETCHARGS] [if FILTER]' --error|--slower DURATION [--under GLOBS]\n"
 				"count DEFINITION... --by KEY[,KEY]\n"
 				"profile [-F HZ] [--by KEY[,KEY]] [--folded]\n"
 				"timechart [-c CMD|-p PID] [-d SECONDS] [--svg FILE]\n"
@@ -143,7 +143,7 @@ static const struct argp_option options[] = {
 	  "Ring buffer size, power of two, K/M suffixes (default 1M per CPU, 1M to 32M)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's log, including the verifier's", 0 },
 	{ "filter", OPT_FILTER, "EXPR", 0,
-	  "ftrace event filter for every probe (like 'DEF if EXPR')", 0 },
+	  "ftrace event filter for every probe (like 'DEF if EXPR'); why: the root's", 0 },
 	{ "tid", 't', "TID", 0, "Trace only this thread; stop when it exits", 0 },
 	{ "comm", OPT_COMM, "NAME", 0, "Trace only tasks with this comm", 0 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Trace only tasks in this cgroup (v2)", 0 },
@@ -491,15 +491,16 @@ static void why_checks(struct argp_state *st, struct kpt_opts *env)
 			cli_error(st, "--error, --slower and --under are for 'kptrace why'");
 		return;
 	}
-	if (env->ndefs != 1 || env->def_file || strpbrk(env->defs[0], "*?[ \t:"))
-		cli_error(st, "why takes one kernel function, the root (--under names the "
-			   "functions beneath it)");
+	/* the root's name, before its arguments and filter */
+	if (env->ndefs != 1 || env->def_file ||
+	    strcspn(env->defs[0], "*?[:") < strcspn(env->defs[0], " \t"))
+		cli_error(st, "why takes one kernel function, the root, and its arguments "
+			   "(--under names the functions beneath it)");
 	if (!env->why_error && !env->why_slower_ns)
 		cli_error(st, "why: say which calls matter: --error, --slower DURATION, or both");
-	if (env->by || env->interval || env->kstack || env->ustack || env->filter || env->comm ||
-	    env->budget.pct > 0 || env->budget.rate)
-		cli_error(st, "why prints each call's tree: no --by, -i, -K, -U, --filter, "
-			   "--comm or --budget (a log needs every entry and return)");
+	if (env->by || env->interval || env->kstack || env->ustack || env->comm)
+		cli_error(st, "why prints each call's tree: no --by, -i, -K, -U or --comm (a log "
+			   "needs every entry and return)");
 }
 
 /* Cross-option checks, in one place. */

@@ -190,12 +190,16 @@ int budget_start(struct budget_ctl *c, const struct budget_spec *spec, struct lo
 	c->n = n;
 	c->ns_known = ns_known;
 	c->last_t = kpt_mono_s();
+	c->why_root = -1;
 	c->p = calloc(n ? n : 1, sizeof(*c->p));
 	c->seen = calloc(n ? n : 1, sizeof(*c->seen));
 	if (!c->p || !c->seen)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		c->nbudgeted += budget_droppable(&ents[i]);
+		if (budget_droppable(&ents[i]) && ents[i].agg.action == KPT_ACT_WHY)
+			c->why_root = i;
+	}
 	for (i = 0; i < n && !err; i++) {
 		if (!budget_droppable(&ents[i]))
 			continue;
@@ -244,6 +248,13 @@ static void observe(struct budget_ctl *c, struct budget_obs *obs, struct kpt_sta
 			obs[i].ns = out[i].ns;
 			obs[i].ns_known = in[i].prog != 0;
 		}
+		/* why: the root's calls cost what all its probes took */
+		for (i = 0; c->why_root >= 0 && i < c->n; i++) {
+			if (i == c->why_root)
+				continue;
+			obs[c->why_root].ns += out[i].ns;
+			obs[c->why_root].ns_known |= in[i].prog != 0;
+		}
 	}
 	free(in);
 	free(out);
@@ -288,6 +299,17 @@ static void hold_or_say(struct budget_ctl *c, int i, const struct budget_probe *
 
 	if (!k)
 		return;
+	if (i == c->why_root) {
+		/* its root detached alone would leave its returns unpaired */
+		if (!p->floor_said)
+			fprintf(stderr, "kptrace: budget: why's probes take %.2f%% of a CPU while "
+				"logging only %.0f of %.0f calls/s: their hits outside the logged "
+				"calls cost past --budget %.3g%% alone; narrow --under\n",
+				used / 1e7, (double)(o->hits - o->skipped) / dt,
+				(double)o->hits / dt, c->spec.pct);
+		p->floor_said = true;
+		return;
+	}
 	held = !loader_hold(c->ld, ev);
 	if (held) {
 		p->held = k;

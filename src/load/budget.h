@@ -124,6 +124,9 @@ struct budget_ctl {
 	struct budget_seen *seen;	/* per probe: its counters as last looked at */
 	double last_t;
 	bool ns_known;			/* BPF_ENABLE_STATS held: run times known */
+	int why_root;			/* kptrace why: its root's entry, whose calls the
+					 * budget leaves out whole, at the cost of all of
+					 * why's probes; -1: not why */
 };
 
 /*

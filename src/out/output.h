@@ -74,6 +74,13 @@ int output_json_ex(FILE *f, const struct ev_desc *ev, const struct stack_syms *s
 		   const void *rec, size_t len);
 
 /*
+ * The event's visible arguments as its text line gives them, "name=VALUE"
+ * separated by spaces (a faulted one "(fault)"); for why's root. 0, or
+ * -EINVAL for a malformed record.
+ */
+int output_text_args(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
+		     size_t len);
+/*
  * The event's visible arguments as JSON object members, "name":VALUE,... as
  * output_json() types them (a faulted one null), a comma before them if
  * comma; for --perfetto's args. 0, or -EINVAL for a malformed record.

@@ -170,8 +170,7 @@ static void print_arg(struct outbuf *ob, const struct ev_desc *ev, int i,
 	const struct ev_arg *a = &ev->args[i];
 	uint32_t e, n;
 
-	/* " %s=" */
-	ob_char(ob, ' ');
+	/* "%s=", after the caller's space */
 	ob_str(ob, a->name);
 	ob_char(ob, '=');
 	if (a->data) {
@@ -325,12 +324,36 @@ int output_text_ex(FILE *f, const struct ev_desc *ev, const struct stack_syms *s
 	}
 	if (!ev->tp_print || !print_tp_info(&ob, ev, ks, rec, len))
 		for (i = 0; i < ev->nargs; i++)
-			if (!ev->args[i].hidden)
+			if (!ev->args[i].hidden) {
+				ob_char(&ob, ' ');
 				print_arg(&ob, ev, i, ks, rec, len);
+			}
 	ob_char(&ob, '\n');
 	if (h.nkstack || h.nustack)
 		print_stacks(&ob, ev, &h, ss, rec, len);
 	/* the whole line in one write (or in OUTBUF_SIZE pieces if longer) */
+	ob_flush(&ob);
+	return 0;
+}
+
+int output_text_args(FILE *f, const struct ev_desc *ev, const struct ksyms *ks, const void *rec,
+		     size_t len)
+{
+	struct outbuf ob;
+	bool first = true;
+	int i;
+
+	if (decode_check(ev, rec, len))
+		return -EINVAL;
+	ob_init(&ob, f);
+	for (i = 0; i < ev->nargs; i++) {
+		if (ev->args[i].hidden)
+			continue;
+		if (!first)
+			ob_char(&ob, ' ');
+		first = false;
+		print_arg(&ob, ev, i, ks, rec, len);
+	}
 	ob_flush(&ob);
 	return 0;
 }

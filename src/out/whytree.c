@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kptrace.h"
 #include "lang/valfmt.h"
+#include "out/output.h"
 #include "out/perfetto.h"
 #include "out/whytree.h"
 #include "util/json.h"
@@ -21,7 +23,10 @@ struct wnode {
 struct wtree {
 	const struct ev_desc *evs;
 	int nevs;
+	const struct ksyms *ks;
 	const struct kpt_why_log *log;
+	const struct kpt_why_ent *e;	/* the log's entries, after the root's record */
+	const void *args;		/* the root's entry record, NULL: none kept */
 	struct wnode n[KPT_WHY_ENTRIES + 1];
 	int count;
 	int origin;		/* -1: none (no error, or the root's own) */
@@ -95,23 +100,36 @@ static int root_ret_probe(const struct wtree *t)
 	return -1;
 }
 
-/* The log's entries into nodes, nested as entered and returned. 0, -1: not a log. */
+/*
+ * The log's entries into nodes, nested as entered and returned, and the
+ * root's entry record (decode_check()'s, as its probe's event). 0, -1: not
+ * a log.
+ */
 static int build(struct wtree *t, size_t len)
 {
 	const struct kpt_why_log *l = t->log;
 	int stack[KPT_WHY_ENTRIES + 1], sp = 0;
+	size_t off;
 	uint32_t i;
 
 	if (len < KPT_WHY_HDR_SIZE || l->i.n > KPT_WHY_ENTRIES ||
-	    len < KPT_WHY_HDR_SIZE + (size_t)l->i.n * sizeof(struct kpt_why_ent))
+	    l->i.args_len > KPT_WHY_ARGS_MAX || l->h.probe >= t->nevs)
 		return -1;
+	off = KPT_WHY_ENT_OFF(l->i.args_len);
+	if (len < KPT_WHY_HDR_SIZE + off + (size_t)l->i.n * sizeof(struct kpt_why_ent))
+		return -1;
+	if (l->i.args_len &&
+	    decode_check(&t->evs[l->h.probe], l->body, l->i.args_len))
+		return -1;
+	t->args = l->i.args_len ? l->body : NULL;
+	t->e = (const struct kpt_why_ent *)(l->body + off);
 	t->n[0] = (struct wnode){ .probe = l->h.probe, .ret_probe = root_ret_probe(t),
 				  .parent = -1, .start = l->h.ts, .end = l->i.end,
 				  .ret = l->i.ret };
 	t->count = 1;
 	stack[0] = 0;
 	for (i = 0; i < l->i.n; i++) {
-		const struct kpt_why_ent *e = &l->e[i];
+		const struct kpt_why_ent *e = &t->e[i];
 		struct wnode *n;
 
 		if (e->probe >= t->nevs)
@@ -240,8 +258,18 @@ static void text_print(FILE *f, const struct wtree *t)
 
 	if (r->ret_probe >= 0 && ret_kind(t, r->ret_probe, &v, r->ret) != W_VOID)
 		fmt_ret(t, r, rv, sizeof(rv));
-	fprintf(f, "# why: %s = %s in %.3f us: %.16s-%u (pid %u) [%03u] %" PRIu64 ".%06" PRIu64
-		"\n", fname(t, r->probe), rv, (double)(r->end - r->start) / 1e3, l->h.comm,
+	fprintf(f, "# why: %s", fname(t, r->probe));
+	/* the root's arguments as its probe's line gives them, in its call */
+	if (t->args) {
+		fputc('(', f);
+		output_text_args(f, &t->evs[r->probe], t->ks, t->args, l->i.args_len);
+		fputc(')', f);
+	} else if (l->i.args_lost) {
+		fprintf(f, "(arguments not kept: %u bytes, the log keeps %d)", l->i.args_lost,
+			KPT_WHY_ARGS_MAX);
+	}
+	fprintf(f, " = %s in %.3f us: %.16s-%u (pid %u) [%03u] %" PRIu64 ".%06" PRIu64
+		"\n", rv, (double)(r->end - r->start) / 1e3, l->h.comm,
 		l->h.tid, l->h.tgid, l->h.cpu, (uint64_t)(r->start / 1000000000),
 		(uint64_t)(r->start / 1000 % 1000000));
 	text_node(f, t, 0);
@@ -332,6 +360,14 @@ static void json_print(FILE *f, const struct wtree *t)
 	json_fput_str(f, l->h.comm, sizeof(l->h.comm));
 	fprintf(f, ",\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"ts_ns\":%" PRIu64 ",\"cut\":%u",
 		l->h.tgid, l->h.tid, l->h.cpu, (uint64_t)l->h.ts, l->i.dropped);
+	/* the root's arguments as a streamed event's "args" */
+	if (t->args) {
+		fprintf(f, ",\"args\":{");
+		output_json_args(f, &t->evs[t->n[0].probe], t->ks, t->args, l->i.args_len, false);
+		fprintf(f, "}");
+	} else if (l->i.args_lost) {
+		fprintf(f, ",\"args_lost\":%u", l->i.args_lost);
+	}
 	if (t->origin >= 0) {
 		fprintf(f, ",\"origin\":");
 		json_fput_str(f, fname(t, t->n[t->origin].probe), 128);
@@ -349,13 +385,33 @@ static void json_print(FILE *f, const struct wtree *t)
 	fprintf(f, "}\n");
 }
 
+/* The root's slice's args: args, then its entry arguments (malloc'd; NULL
+ * if it has none kept, or on no memory: the slice goes without them). */
+static char *root_slice_args(const struct wtree *t, const char *args)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m;
+
+	if (!t->args || !(m = open_memstream(&buf, &n)))
+		return NULL;
+	fputs(args, m);
+	output_json_args(m, &t->evs[t->n[0].probe], t->ks, t->args, t->log->i.args_len,
+			 args[0] != 0);
+	if (fclose(m)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* The tree as nested slices on the root's thread: Perfetto nests them by
  * their times, as function_graph by its braces. */
 static void perfetto_tree(struct perfetto *pf, const struct wtree *t)
 {
 	uint64_t end[KPT_WHY_ENTRIES + 1];
 	struct kpt_rec_hdr h = t->log->h;
-	char args[96];
+	char args[96], *ra;
 	int i, at;
 
 	for (i = 0; i < t->count; i++) {
@@ -375,18 +431,22 @@ static void perfetto_tree(struct perfetto *pf, const struct wtree *t)
 		else if (!at)
 			args[0] = 0;
 		h.ts = end[i];
-		perfetto_slice(pf, fname(t, n->probe), &h, n->start, end[i] - n->start, args);
+		ra = i ? NULL : root_slice_args(t, args);
+		perfetto_slice(pf, fname(t, n->probe), &h, n->start, end[i] - n->start,
+			       ra ? ra : args);
+		free(ra);
 	}
 }
 
-void whytree_print(FILE *f, bool json, struct perfetto *pf, const struct ev_desc *evs, int nevs,
-		   const void *rec, size_t len, struct why_counts *c)
+void whytree_print(const struct why_print *o, const void *rec, size_t len, struct why_counts *c)
 {
 	static struct wtree t;	/* 4 KiB of nodes; the consumer is one thread */
+	FILE *f = o->f;
 
 	memset(&t, 0, sizeof(t));
-	t.evs = evs;
-	t.nevs = nevs;
+	t.evs = o->evs;
+	t.nevs = o->nevs;
+	t.ks = o->ks;
 	t.log = rec;
 	if (build(&t, len)) {
 		c->bad++;
@@ -395,10 +455,10 @@ void whytree_print(FILE *f, bool json, struct perfetto *pf, const struct ev_desc
 	find_origin(&t);
 	c->calls++;
 	c->cut += !!t.log->i.dropped;
-	if (json)
+	if (o->json)
 		json_print(f, &t);
 	else
 		text_print(f, &t);
-	if (pf)
-		perfetto_tree(pf, &t);
+	if (o->pf)
+		perfetto_tree(o->pf, &t);
 }

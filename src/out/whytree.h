@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "prepare/event.h"
+#include "sys/ksyms.h"
 
 /* What the run printed, for its last line. */
 struct why_counts {
@@ -22,9 +23,17 @@ struct why_counts {
 
 struct perfetto;
 
-/* The log rec of len bytes, its probes' events evs[nevs], to f; and to pf
- * (--perfetto), when given, as nested slices. */
-void whytree_print(FILE *f, bool json, struct perfetto *pf, const struct ev_desc *evs, int nevs,
-		   const void *rec, size_t len, struct why_counts *c);
+/* Where and how the trees go. */
+struct why_print {
+	FILE *f;
+	bool json;
+	struct perfetto *pf;		/* --perfetto, or NULL */
+	const struct ev_desc *evs;	/* the run's probes' events */
+	int nevs;
+	const struct ksyms *ks;		/* the root's arguments' symbols */
+};
+
+/* The log rec of len bytes to o->f; and to o->pf, when given, as nested slices. */
+void whytree_print(const struct why_print *o, const void *rec, size_t len, struct why_counts *c);
 
 #endif /* KPT_WHYTREE_H */

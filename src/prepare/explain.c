@@ -442,6 +442,9 @@ static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps
 	else if ((e->flags & KPT_PF_DIRECT) && e->agg.action == KPT_ACT_WHY)
 		fprintf(f, "why: %s of the thread's log of the root's call, no record built\n",
 			e->agg.why_role == KPT_WHY_ROOT ? "starts or ends and sends" : "an entry");
+	else if (e->agg.action == KPT_ACT_WHY)
+		fprintf(f, "why: its arguments fetched%s, kept at the start of the thread's log of "
+			"the root's call\n", e->pre.nops || e->post.nops ? " and filtered" : "");
 	else if (e->flags & KPT_PF_DIRECT)
 		fprintf(f, "latency: timed straight from the context, no record built\n");
 	else if (pl->ds.size)

@@ -359,6 +359,24 @@ static void pair_by_fields(const char *def, const char *by, char *keys, size_t l
 }
 
 /*
+ * The function a latency or why definition d starts with, into func; the
+ * rest (its arguments and filter), or NULL with msg said.
+ */
+static const char *def_func(const char *mode, const char *d, char *func, size_t len,
+			    char *msg, size_t msglen)
+{
+	size_t flen = strcspn(d, " \t");
+
+	if (!flen || flen >= len) {
+		snprintf(msg, msglen, "%s: '%s' is not a function", mode, d);
+		return NULL;
+	}
+	memcpy(func, d, flen);
+	func[flen] = 0;
+	return d + flen;
+}
+
+/*
  * latency FUNC [FETCHARGS] [if FILTER]: an entry probe (with the arguments
  * and filter) starting the clock and a return probe stopping it. A glob
  * FUNC stands for every traceable kernel function it matches.
@@ -386,17 +404,12 @@ static int latency_defs(const struct kpt_opts *env, struct sysinfo *si, struct d
 	}
 
 	for (i = 0; i < env->ndefs; i++) {
-		const char *d = env->defs[i], *rest;
+		const char *rest;
 		char func[256];
-		size_t flen = strcspn(d, " \t");
 
-		if (!flen || flen >= sizeof(func)) {
-			snprintf(msg, msglen, "latency: '%s' is not a function", d);
+		rest = def_func("latency", env->defs[i], func, sizeof(func), msg, msglen);
+		if (!rest)
 			return -EINVAL;
-		}
-		memcpy(func, d, flen);
-		func[flen] = 0;
-		rest = d + flen;
 		err = latency_refuse(si, func, msg, msglen);
 		if (err)
 			return err;
@@ -425,24 +438,28 @@ static bool have_multi(struct sysinfo *si)
 }
 
 /*
- * why ROOT [--under 'GLOB...']: the root's entry and return (why/root,
- * why/root_ret: modes_actions() knows them by name), then each function the
- * globs match, the root left out, an entry and a return each.
+ * why 'ROOT [FETCHARGS] [if FILTER]' [--under 'GLOB...']: the root's entry
+ * (with the arguments and filter) and return (why/root, why/root_ret:
+ * modes_actions() knows them by name), then each function the globs match,
+ * the root left out, an entry and a return each.
  */
 static int why_defs(const struct kpt_opts *env, struct sysinfo *si, struct deflist *out,
 		    char *msg, size_t msglen)
 {
-	const char *root = env->defs[0];
-	const char *ret = why_ret_arg(si, root);
-	char *globs, *g, *save = NULL;
+	const char *ret, *rest;
+	char *globs, *g, *save = NULL, root[256];
 	int n = 0, err;
 
+	rest = def_func("why", env->defs[0], root, sizeof(root), msg, msglen);
+	if (!rest)
+		return -EINVAL;
+	ret = why_ret_arg(si, root);
 	if (!ret[0] && env->why_error) {
 		snprintf(msg, msglen, "why %s --error: it returns nothing (void), so no error: "
 			 "--slower DURATION only", root);
 		return -EINVAL;
 	}
-	err = deflist_add(out, "p:why/root %s", root);
+	err = deflist_add(out, "p:why/root %s%s", root, rest);
 	if (!err)
 		err = deflist_add(out, "r:why/root_ret %s%s", root, ret);
 	globs = err ? NULL : strdup(env->why_under ? env->why_under : "");

@@ -73,7 +73,11 @@ void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 		if (e->agg.npair)
 			return;
 		break;
-	case KPT_ACT_WHY:	/* a return's %ax, no argument read */
+	case KPT_ACT_WHY:
+		/* a return's %ax, no argument read; the root's entry arguments
+		 * are fetched by the generic path (kpt_why_start()) */
+		if (e->nargs && !(e->flags & KPT_PF_RETURN))
+			return;
 		break;
 	default:
 		return;
@@ -403,6 +407,10 @@ bool budget_droppable(const struct kpt_probe_entry *ent)
 	case KPT_ACT_HIST:
 	case KPT_ACT_COUNT:
 		return true;
+	case KPT_ACT_WHY:
+		/* whole calls: the root's entry decides, its call then logged
+		 * or not (bpf/why.bpf.h), never a part of one */
+		return ent->agg.why_role == KPT_WHY_ROOT && !(ent->flags & KPT_PF_RETURN);
 	default:
 		return false;
 	}
@@ -414,7 +422,9 @@ static int budget_check(const struct probeset *ps, char *msg, size_t msglen)
 	int i;
 
 	for (i = 0; i < ps->n; i++) {
-		if (budget_droppable(&ps->ents[i]) || ps->ents[i].agg.action == KPT_ACT_SAVE_ARGS)
+		/* why's budget is its root's (budget_droppable()) */
+		if (budget_droppable(&ps->ents[i]) || ps->ents[i].agg.action == KPT_ACT_SAVE_ARGS ||
+		    ps->ents[i].agg.action == KPT_ACT_WHY)
 			continue;
 		snprintf(msg, msglen, "--budget: %s/%s %s: its hits pair with another probe's, "
 			 "which a budget could leave out on one side only", ps->evs[i].group,

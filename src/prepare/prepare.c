@@ -759,6 +759,8 @@ static int compile_filters(const struct kpt_opts *env, const struct probe *pr,
 			   const struct ev_desc *ev, struct kpt_probe_entry *ent)
 {
 	const struct spec_probe *p = &pr->spec;
+	/* why: --filter is the root's, at its entry (modes.c's why/root) */
+	const char *gf = env->mode != MODE_WHY || !strcmp(ev->event, "root") ? env->filter : NULL;
 	char msg[256], *both = NULL;
 	int err, col;
 
@@ -769,17 +771,16 @@ static int compile_filters(const struct kpt_opts *env, const struct probe *pr,
 			return err;
 		}
 	}
-	if (env->filter) {
-		err = filter_compile(env->filter, ev, &ent->pre, &ent->post, msg, sizeof(msg),
-				     &col);
+	if (gf) {
+		err = filter_compile(gf, ev, &ent->pre, &ent->post, msg, sizeof(msg), &col);
 		if (err) {
-			probe_report("--filter", env->filter, msg, col);
+			probe_report("--filter", gf, msg, col);
 			return err;
 		}
 	}
-	if (!p->filter || !env->filter)
+	if (!p->filter || !gf)
 		return 0;
-	if (asprintf(&both, "(%s) && (%s)", p->filter, env->filter) < 0)
+	if (asprintf(&both, "(%s) && (%s)", p->filter, gf) < 0)
 		return -ENOMEM;
 	err = filter_compile(both, ev, &ent->pre, &ent->post, msg, sizeof(msg), &col);
 	if (err)

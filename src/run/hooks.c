@@ -110,8 +110,10 @@ static void over_on_slow(void *arg, const struct ev_desc *ev, const void *rec, s
 static void why_on_record(void *arg, const void *rec, size_t len)
 {
 	struct run *r = arg;
+	struct why_print o = { .f = r->out, .json = r->env->json, .pf = r->pf, .evs = r->ps.evs,
+			       .nevs = r->ps.n, .ks = r->si.ksyms };
 
-	whytree_print(r->out, r->env->json, r->pf, r->ps.evs, r->ps.n, rec, len, &r->why);
+	whytree_print(&o, rec, len, &r->why);
 }
 
 /* kptrace why: at the end, what was printed and what was cut short (stderr). */
@@ -119,10 +121,16 @@ static void why_report(void *arg, bool final)
 {
 	struct run *r = arg;
 	unsigned long long full = loader_why_full(&r->ld);
+	struct kpt_stats st;
 
 	if (!final)
 		return;
 	fprintf(stderr, "kptrace: why: %lu calls printed", r->why.calls);
+	/* --budget leaves the root's calls out whole (its SKIPPED) */
+	if (r->budget.why_root >= 0 && r->budget.p &&
+	    !loader_stats(&r->ld, r->budget.why_root, &st) && st.sampled + st.paused)
+		fprintf(stderr, ", %llu calls left out whole by --budget (none cut short)",
+			(unsigned long long)(st.sampled + st.paused));
 	if (r->why.cut)
 		fprintf(stderr, ", %lu of them cut short (the log keeps %d entries, %d deep)",
 			r->why.cut, KPT_WHY_ENTRIES, KPT_WHY_DEPTH);

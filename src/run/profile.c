@@ -196,6 +196,7 @@ static void print_losses(const struct consume_opts *o, const struct consume_resu
 		fprintf(stderr, ", %llu hits SKIPPED by --budget (%llu sampled out, %llu while "
 			"paused)%s", (unsigned long long)(p->sum.sampled + p->sum.paused),
 			(unsigned long long)p->sum.sampled, (unsigned long long)p->sum.paused,
+			o->on_why ? ": why's root calls, each left out whole" :
 			o->report ? ": the tables scaled back and marked as estimates" : "");
 	if (run->unseen)
 		fprintf(stderr, ", ~%llu hits NOT SEEN while --budget held probes detached "

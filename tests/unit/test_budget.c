@@ -4,7 +4,8 @@
  * bucket's period and burst from a rate, a quiet probe's credit refilled
  * by time and spent by taken hits only, a burst of exactly its size, the
  * rate held over a long run to the hit, 1 in N sampling by the CPU's hit
- * count, and the clock's and the counters' ends without wrapping.
+ * count, and the clock's and the counters' ends without wrapping; why's
+ * budget is its root's entry's alone.
  */
 #include <errno.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 
 #include "check.h"
 #include "load/budget.h"
+#include "prepare/plan.h"
 #include "kpt_budget.h"
 
 /* Hits at every step ns from t0 for n steps: how many were taken; seq from 1. */
@@ -194,10 +196,28 @@ static void marks(void)
 	      "64 hits in 128 ms: half the rate, not armed");
 }
 
+/*
+ * kptrace why: the root's entry alone takes a bucket, so a call is left out
+ * whole; its return and the --under probes, whose hits pair, take none.
+ */
+static void why_droppable(void)
+{
+	struct kpt_probe_entry e = { .agg = { .action = KPT_ACT_WHY, .why_role = KPT_WHY_ROOT } };
+
+	CHECK(budget_droppable(&e), "why's root entry: a bucket");
+	e.flags = KPT_PF_RETURN;
+	CHECK(!budget_droppable(&e), "why's root return: none");
+	e.agg.why_role = KPT_WHY_UNDER;
+	CHECK(!budget_droppable(&e), "an --under return: none");
+	e.flags = 0;
+	CHECK(!budget_droppable(&e), "an --under entry: none");
+}
+
 int main(void)
 {
 	split();
 	marks();
+	why_droppable();
 	user_side();
 	struct kpt_budget b = { 0 };
 	uint64_t over = 0, t;

@@ -6,7 +6,8 @@
  * carried from a pointer's ERR_PTR, and from a function BTF does not type
  * (an int's errno in its low half); a call whose return the log did not
  * keep, and a log cut short, marked and counted; records that are no log
- * refused, nothing printed.
+ * refused, nothing printed; the root's entry arguments in the header, in
+ * JSON, faulted, too long to keep, malformed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,9 +57,15 @@ static void start(int64_t ret)
 	lg.i.ret = (uint64_t)ret & 0xffffffffull;	/* an int's %ax: the upper half not its */
 }
 
+/* Entry i of the log: after the root's record, as bpf/why.bpf.h lays them. */
+static struct kpt_why_ent *entry(uint32_t i)
+{
+	return (struct kpt_why_ent *)(lg.body + KPT_WHY_ENT_OFF(lg.i.args_len)) + i;
+}
+
 static void ent(int probe, uint64_t ts, int64_t ret)
 {
-	struct kpt_why_ent *e = &lg.e[lg.i.n++];
+	struct kpt_why_ent *e = entry(lg.i.n++);
 
 	e->probe = (uint16_t)probe;
 	e->flags = probe % 2 ? KPT_WHY_RET : 0;
@@ -72,14 +79,17 @@ static char *print(bool json, size_t len, struct why_counts *c)
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 
-	whytree_print(f, json, NULL, evs, NPROBES, &lg, len, c);
+	struct why_print o = { .f = f, .json = json, .evs = evs, .nevs = NPROBES };
+
+	whytree_print(&o, &lg, len, c);
 	fclose(f);
 	return buf;
 }
 
 static size_t used(void)
 {
-	return KPT_WHY_HDR_SIZE + lg.i.n * sizeof(struct kpt_why_ent);
+	return KPT_WHY_HDR_SIZE + KPT_WHY_ENT_OFF(lg.i.args_len) +
+	       lg.i.n * sizeof(struct kpt_why_ent);
 }
 
 /* root { a() = -22, handled; b { a() = -5 } = -5 } = -5: the second a is the origin. */
@@ -199,7 +209,7 @@ static void test_refused(void)
 	free(s);
 	start(-1);
 	ent(A, 2000, 0);
-	lg.e[0].probe = NPROBES;
+	entry(0)->probe = NPROBES;
 	s = print(false, used(), &c);
 	CHECK(!s[0], "probe: %s", s);
 	free(s);
@@ -212,6 +222,97 @@ static void test_refused(void)
 	CHECK_INT(c.calls, 0, "calls");
 }
 
+/*
+ * The root's arguments (why 'root_fn dfd=%di:s32 name=+0(%si):string'):
+ * its entry record at the start of the body as kpt_why_start() copies it,
+ * laid out as the compiler lays a record out (the header, one byte of
+ * fault bitmap, then the slots, then the strings), the entries after it
+ * at the next 8 bytes.
+ */
+static struct ev_arg root_args[] = {
+	{ .name = "dfd", .type = SPEC_T_S32, .size = 4, .slot = KPT_HDR_SIZE + 1 },
+	{ .name = "name", .type = SPEC_T_STRING, .size = 4, .slot = KPT_HDR_SIZE + 5 },
+};
+#define ROOT_FIXED (KPT_HDR_SIZE + 9)
+
+/* The root's record with dfd and name (NULL: its read faulted, data_loc length 0). */
+static void root_record(int32_t dfd, const char *name)
+{
+	struct kpt_rec_hdr h = { .kind = KPT_REC_EVENT, .probe = ROOT, .tid = 42, .tgid = 42 };
+	uint32_t len = ROOT_FIXED, dl = ROOT_FIXED;
+
+	memcpy(lg.body + root_args[0].slot, &dfd, 4);
+	if (name) {
+		memcpy(lg.body + len, name, strlen(name) + 1);
+		len += (uint32_t)strlen(name) + 1;
+		dl |= (uint32_t)(strlen(name) + 1) << 16;
+	}
+	memcpy(lg.body + root_args[1].slot, &dl, 4);
+	h.size = len;
+	memcpy(lg.body, &h, sizeof(h));
+	lg.i.args_len = len;
+}
+
+static void test_root_args(void)
+{
+	struct why_counts c = { 0 };
+	char *s;
+
+	evs[ROOT].nargs = 2;
+	evs[ROOT].args = root_args;
+	evs[ROOT].fixed_size = ROOT_FIXED;
+	start(-2);
+	root_record(-100, "/etc/nope");	/* 83 bytes: the entries at body + 88 */
+	ent(A, 2000, 0);
+	ent(A_RET, 2500, -2);
+	CHECK_INT(used(), KPT_WHY_HDR_SIZE + 88 + 2 * sizeof(struct kpt_why_ent), "size");
+	s = print(false, used(), &c);
+	CHECK(strstr(s, "# why: root_fn(dfd=-100 name=\"/etc/nope\") = -2 (ENOENT) in 8.000 us: "
+		      "app-42 (pid 42)"), "%s", s);
+	CHECK(strstr(s, "a(); /* = -2 (ENOENT) */  <== origin\n"), "the tree after it: %s", s);
+	free(s);
+	s = print(true, used(), &c);
+	CHECK(strstr(s, ",\"cut\":0,\"args\":{\"dfd\":-100,\"name\":\"/etc/nope\"},"), "%s", s);
+	CHECK(strstr(s, "\"origin\":\"a\""), "%s", s);
+	free(s);
+	/* a string whose read faulted: ftrace's "(fault)", JSON's null */
+	start(-2);
+	root_record(3, NULL);
+	ent(A, 2000, 0);
+	ent(A_RET, 2500, -2);
+	s = print(false, used(), &c);
+	CHECK(strstr(s, "# why: root_fn(dfd=3 name=(fault)) = -2 (ENOENT)"), "%s", s);
+	free(s);
+	s = print(true, used(), &c);
+	CHECK(strstr(s, "\"args\":{\"dfd\":3,\"name\":null}"), "%s", s);
+	free(s);
+	/* a record too long for the log: not kept, its size said */
+	start(-2);
+	lg.i.args_lost = 2000;
+	s = print(false, used(), &c);
+	CHECK(strstr(s, "# why: root_fn(arguments not kept: 2000 bytes, the log keeps 1016) = -2"),
+	      "%s", s);
+	free(s);
+	s = print(true, used(), &c);
+	CHECK(strstr(s, "\"args_lost\":2000,"), "%s", s);
+	free(s);
+	CHECK_INT(c.calls, 6, "calls");
+	/* a record that is none: its string past its length, a length past the bound */
+	start(-2);
+	root_record(-100, "/etc/nope");
+	lg.i.args_len = ROOT_FIXED + 2;
+	s = print(false, used(), &c);
+	CHECK(!s[0], "string past the record: %s", s);
+	free(s);
+	start(-2);
+	lg.i.args_len = KPT_WHY_ARGS_MAX + 1;
+	s = print(false, sizeof(lg), &c);
+	CHECK(!s[0], "past the bound: %s", s);
+	free(s);
+	CHECK_INT(c.bad, 2, "bad");
+	evs[ROOT].nargs = 0;
+}
+
 int main(void)
 {
 	setup();
@@ -220,5 +321,6 @@ int main(void)
 	test_untyped();
 	test_cut_short();
 	test_refused();
+	test_root_args();
 	return check_report();
 }

@@ -16,8 +16,8 @@ echo "# kernel $KREL"
 BACKENDS="kprobe fentry"
 MULTI=
 grep -q ' register_fprobe_ips$' /proc/kallsyms && MULTI=1 BACKENDS="$BACKENDS kprobe-multi"
-# 7 checks, one a backend (2 or 3), and without kprobe.multi the refusal of many
-echo "# expect 10 ok"
+# 13 checks, one a backend (2 or 3), and without kprobe.multi the refusal of many
+echo "# expect 16 ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
@@ -189,5 +189,110 @@ if [ $rc = 0 ] && [ "$n" -gt 64 ] && [ "$kept" = 64 ] && cmp -s $W/ftdeep.first 
 	ok "why over a log past its bounds: ftrace's first 64 of $n calls kept, $((2 * n - 128)) entries and returns counted, marked"
 else
 	bad "why past the log's bounds: exit $rc, ftrace $n calls, kptrace kept $kept: $(grep '^#' $W/deep.out | tr '\n' ' ') $(tail -c 300 $W/deep.err | tr '\n' ' ')"
+fi
+# The root's entry arguments: do_sys_openat2's of /why_target open's two
+# openat(2)s, which fail -ENOENT, fetched by BTF names; the references are
+# the kernel's own kprobe_events fetching the same arguments by their
+# registers at the same calls, and the workload's own arguments (it prints
+# them: its dfd, path)
+OPENARGS='dfd filename:ustring flags=how->flags'
+echo 'p:kptref/openroot do_sys_openat2 dfd=%di:s32 filename=+0(%si):ustring flags=+0(%dx):u64' > $T/kprobe_events
+echo 0 > $T/tracing_on
+echo > $T/trace
+echo 1 > $T/events/kptref/openroot/enable
+echo 1 > $T/tracing_on
+$KPT why "do_sys_openat2 $OPENARGS" --error --under path_openat -o $W/args.out \
+	--perfetto $W/args.pf -c '/why_target open' > $W/args.run 2> $W/args.err
+rc=$?
+echo 0 > $T/tracing_on
+echo 0 > $T/events/kptref/openroot/enable
+grep 'kpt-why-nope' $T/trace | sed -n 's/.* openroot: ([^)]*) //p' | sort > $W/args.ft
+echo '-:kptref/openroot' >> $T/kprobe_events
+sed -n 's/^# why: do_sys_openat2(\(.*\)) = -2 (ENOENT) in .*/\1/p' $W/args.out | sort > $W/args.kpt
+# the workload's "openat(DFD, "PATH", FLAGS) = -2": dfd=DFD filename="PATH"
+sed -n 's/^openat(\(-*[0-9]*\), \("[^"]*"\), .*) = -2$/dfd=\1 filename=\2/p' $W/args.run | sort > $W/args.wl
+if [ $rc = 0 ] && [ "$(wc -l < $W/args.ft)" = 2 ] && cmp -s $W/args.ft $W/args.kpt &&
+	[ "$(wc -l < $W/args.wl)" = 2 ] && [ "$(cut -d' ' -f1-2 $W/args.kpt)" = "$(cat $W/args.wl)" ]; then
+	ok "why 'do_sys_openat2 $OPENARGS': each tree's header has the root's arguments as kprobe_events fetched them ($(tr '\n' ';' < $W/args.ft)), the workload's dfd and path"
+else
+	bad "why's root arguments: exit $rc; kptrace's: $(tr '\n' ';' < $W/args.kpt); kprobe_events': $(tr '\n' ';' < $W/args.ft); the workload's: $(tr '\n' ';' < $W/args.wl); $(tail -c 300 $W/args.err | tr '\n' ' ')"
+fi
+
+# --perfetto: the root's slices carry them, as the workload passed them
+pfargs=$(grep -o '"name":"do_sys_openat2"[^}]*' $W/args.pf | grep -o '"dfd":[^}]*' | sort | tr '\n' ';')
+wlargs=$(sed -n 's/^dfd=\(.*\) filename=\(.*\)/"dfd":\1,"filename":\2/p' $W/args.wl | tr '\n' ';')
+if [ -n "$wlargs" ] && [ "$(echo "$pfargs" | sed 's/,"flags":[0-9]*;/;/g')" = "$wlargs" ]; then
+	ok "why --perfetto: the root's slices' args are the workload's ($wlargs)"
+else
+	bad "why --perfetto's root arguments: $pfargs; the workload's: $wlargs"
+fi
+
+# --filter on the root's arguments, in the kernel at its entry: the call
+# from AT_FDCWD alone, in --json; and the definition's own "if" (the other
+# call alone) through kprobes
+$KPT why "do_sys_openat2 $OPENARGS" --error --filter 'dfd == -100' --json -o $W/filt.json \
+	-c '/why_target open' > $W/filt.run 2> $W/filt.err
+rc=$?
+want=$(sed -n 's/^dfd=\(-100\) filename=\(.*\)/"args":{"dfd":\1,"filename":\2,/p' $W/args.wl)
+if [ $rc = 0 ] && [ "$(grep -c '^{"why":' $W/filt.json)" = 1 ] && [ -n "$want" ] &&
+	grep -qF "$want" $W/filt.json; then
+	ok "why --filter 'dfd == -100' --json: the one call from AT_FDCWD, its args ${want%,}"
+else
+	bad "why --filter: exit $rc, want $want: $(head -c 400 $W/filt.json) $(tail -c 200 $W/filt.err | tr '\n' ' ')"
+fi
+$KPT why "do_sys_openat2 $OPENARGS if dfd != -100" --error --backend kprobe -o $W/if.out \
+	-c '/why_target open' > $W/if.run 2> $W/if.err
+rc=$?
+want=$(grep -v '^dfd=-100 ' $W/args.wl)
+if [ $rc = 0 ] && [ "$(grep -c '^# why: ' $W/if.out)" = 1 ] && [ -n "$want" ] &&
+	grep -qF "# why: do_sys_openat2($want flags=" $W/if.out; then
+	ok "why 'do_sys_openat2 ... if dfd != -100' --backend kprobe: the one call from a directory's descriptor ($want)"
+else
+	bad "why ... if dfd != -100: exit $rc, want $want: $(grep '^# why' $W/if.out | tr '\n' ' ') $(tail -c 200 $W/if.err | tr '\n' ' ')"
+fi
+# --budget: the root's calls left out whole, never a part of one. The
+# workload's own count of its failing calls is the reference: each is
+# printed or said left out; every tree printed is ftrace's tree of one call
+# (tree() of them all is ftrace's, once a tree); 5/s logs at most 5 a
+# second (GCRA's one at the start, one a CPU racing it and one each time
+# the controller rewrites the bucket, at most once a second: 6 * T + 4)
+whole() {
+	local i=0
+	: > $2.want
+	while [ $i -lt "$1" ]; do cat $W/ft.tree >> $2.want; i=$((i + 1)); done
+	tree $2.out > $2.tree
+	cmp -s $2.want $2.tree
+}
+$KPT why $ROOT --error --under "$UNDER" --budget 5/s -o $W/bud.out -c '/why_target loop 500' \
+	> $W/bud.run 2> $W/bud.err
+rc=$?
+made=$(sed -n 's/^\([0-9]*\) calls failed in .*/\1/p' $W/bud.run)
+secs=$(sed -n 's/.* calls failed in \([0-9.]*\) s$/\1/p' $W/bud.run)
+printed=$(grep -c '^# why: ' $W/bud.out)
+left=$(sed -n 's/.*why: [0-9]* calls printed, \([0-9]*\) calls left out whole by --budget.*/\1/p' $W/bud.err)
+max=$(awk -v s="$secs" 'BEGIN { printf "%d", 6 * s + 4 }')
+if [ $rc = 0 ] && [ "$made" = 500 ] && [ "$printed" -ge 1 ] && [ "$printed" -le "$max" ] &&
+	[ -n "$left" ] && [ $((printed + left)) = 500 ] && whole "$printed" $W/bud; then
+	ok "why --budget 5/s over 500 failing calls in $secs s: $printed trees (at most $max), each ftrace's whole, $left said left out whole"
+else
+	bad "why --budget 5/s: exit $rc, $made calls in $secs s, $printed trees (at most $max), $left left out; trees: $(tr '\n' ' ' < $W/bud.tree | head -c 200); $(tail -c 300 $W/bud.err | tr '\n' ' ')"
+fi
+
+# a share of one CPU: the why job's run time (all its probes') past it, the
+# root's calls are sampled and paused, whole; the floor its probes' hits
+# cost alone said where past it
+$KPT why $ROOT --error --under "$UNDER" --budget 0.01% -o $W/bpct.out -c '/why_target loop 1000' \
+	> $W/bpct.run 2> $W/bpct.err
+rc=$?
+made=$(sed -n 's/^\([0-9]*\) calls failed in .*/\1/p' $W/bpct.run)
+printed=$(grep -c '^# why: ' $W/bpct.out)
+left=$(sed -n 's/.*why: [0-9]* calls printed, \([0-9]*\) calls left out whole by --budget.*/\1/p' $W/bpct.err)
+if [ $rc = 0 ] && [ "$made" = 1000 ] && [ "$printed" -ge 1 ] && [ -n "$left" ] &&
+	[ "$left" -gt 0 ] && [ $((printed + left)) = 1000 ] && whole "$printed" $W/bpct &&
+	grep -q 'budget: why/root at [0-9]* hits/s, past its [0-9]*/s: recording 1 in' $W/bpct.err &&
+	grep -qE '^COST: .*(within|OVER) --budget 0\.01%' $W/bpct.err; then
+	ok "why --budget 0.01% over 1000 failing calls: $printed trees, each ftrace's whole, $left left out whole, $(grep -o '[^;]*--budget 0.01%$' $W/bpct.err)"
+else
+	bad "why --budget 0.01%: exit $rc, $made calls, $printed trees, $left left out; $(tail -c 400 $W/bpct.err | tr '\n' ' ')"
 fi
 echo "# done"
