@@ -238,6 +238,27 @@ for line in open(sys.argv[1]):
 assert opened == {"leak_here": 20} and timed == {"churn": 30}, (opened, timed)
 PY
 
+# offcpu_sleeps OUT ERR SWITCHES [KEY]: sleeper()'s sleeps under the start's
+# (the sleeper's) user stack, as many as the kernel's voluntary switches
+# (3 to 5 of its 5 naps; each hit NOT RUN at most one pair less); KEY a
+# further key each row has
+offcpu_sleeps() {
+	python3 - "$1" "$(not_run "$2")" "${3:-0}" "${4:-}" <<'PY'
+import json, sys
+n, not_run, sw, key, rows = 0, int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], []
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") != "latency":
+        continue
+    assert not key or key in o["key"], o["key"].keys()
+    syms = [f.get("symbol") for f in o["key"]["ustack"]]
+    rows.append((o["hist"]["count"], syms))
+    if "sleeper" in syms:
+        n += o["hist"]["count"]
+assert 3 <= sw <= 5 and sw - not_run <= n <= sw, (n, not_run, sw, rows)
+PY
+}
+
 # offcputime: --by ustack is the start's (the sleeper switching out), not
 # the end's (the timer's wakeup); to_kstack is the end's
 bg "$OUT/off" --json latency -d 2 --key prev_pid=pid --by ustack,to_kstack \
@@ -246,39 +267,16 @@ bg "$OUT/off" --json latency -d 2 --key prev_pid=pid --by ustack,to_kstack \
 wait $KP
 wait
 sw=$(sed -n 's/^switches //p' "$OUT/off.work")
-check "offcputime: sleeper()'s sleeps under the start's (the sleeper's) user stack, as many as the kernel's voluntary switches (${sw:-none} of 5); the waker's under to_kstack" python3 - "$OUT/off.out" "$(not_run "$OUT/off.err")" "${sw:-0}" <<'PY'
-import json, sys
-n, not_run, sw, rows = 0, int(sys.argv[2]), int(sys.argv[3]), []
-for line in open(sys.argv[1]):
-    o = json.loads(line)
-    if o.get("type") != "latency":
-        continue
-    assert "to_kstack" in o["key"], o["key"].keys()
-    syms = [f.get("symbol") for f in o["key"]["ustack"]]
-    rows.append((o["hist"]["count"], syms))
-    if "sleeper" in syms:
-        n += o["hist"]["count"]
-assert 3 <= sw <= 5 and sw - not_run <= n <= sw, (n, not_run, sw, rows)
-PY
+check "offcputime: sleeper()'s sleeps under the start's (the sleeper's) user stack, as many as the kernel's voluntary switches (${sw:-none} of 5); the waker's under to_kstack" \
+	offcpu_sleeps "$OUT/off.out" "$OUT/off.err" "$sw" to_kstack
 
 # offcputime -c: -c chooses the starts; the wakeups that end them run in
 # other tasks (the timer's), and count all the same
 timeout -k 5 60 $KPT --json latency -c "$B off" --key prev_pid=pid --by ustack \
 	--from 't:sched/sched_switch' --to 't:sched/sched_wakeup' > "$OUT/offc.out" 2> "$OUT/offc.err"
 sw=$(sed -n 's/^switches //p' "$OUT/offc.err")
-check "offcputime -c: the sleeper's sleeps ended by other tasks' wakeups, as many as its voluntary switches (${sw:-none} of 5)" python3 - "$OUT/offc.out" "$(not_run "$OUT/offc.err")" "${sw:-0}" <<'PY'
-import json, sys
-n, not_run, sw, rows = 0, int(sys.argv[2]), int(sys.argv[3]), []
-for line in open(sys.argv[1]):
-    o = json.loads(line)
-    if o.get("type") != "latency":
-        continue
-    syms = [f.get("symbol") for f in o["key"]["ustack"]]
-    rows.append((o["hist"]["count"], syms))
-    if "sleeper" in syms:
-        n += o["hist"]["count"]
-assert 3 <= sw <= 5 and sw - not_run <= n <= sw, (n, not_run, sw, rows)
-PY
+check "offcputime -c: the sleeper's sleeps ended by other tasks' wakeups, as many as its voluntary switches (${sw:-none} of 5)" \
+	offcpu_sleeps "$OUT/offc.out" "$OUT/offc.err" "$sw"
 
 # tcpconnlat: one tracepoint at both ends, SYN_SENT (2) to ESTABLISHED (1)
 # by the socket's address, of connections to a port of this run's own: the
