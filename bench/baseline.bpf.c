@@ -22,6 +22,11 @@
  *                           (bpf_get_stack) in the same reservation
  *   bl_tp_stackid           count per kernel stack: bpf_get_stackid into a
  *                           stack trace map, its id the key of a hash of counts
+ *   bl_tp_pair_start/_end   two-event latency per thread (any tracepoints:
+ *                           the same programs attached to several starts and
+ *                           ends pair any start with any end)
+ *   bl_tp_switch            one tracepoint at both ends: sched/sched_switch
+ *                           ends the slice on its CPU and starts the next
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -267,6 +272,24 @@ SEC("tracepoint/syscalls/sys_exit_lseek")
 int bl_tp_pair_end(void *ctx)
 {
 	lat_end();
+	return 0;
+}
+
+/*
+ * One tracepoint at both ends, as cpudist (libbpf-tools) does it: each
+ * sched/sched_switch ends the slice its CPU ran since the last one (its
+ * time in the histogram) and starts the next; the starts in bl_start by CPU.
+ * One program, lookup then update: the end and the start of one event.
+ */
+SEC("tracepoint/sched/sched_switch")
+int bl_tp_switch(void *ctx)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 now = bpf_ktime_get_ns(), *ts = bpf_map_lookup_elem(&bl_start, &cpu);
+
+	if (ts)
+		hist_add(now - *ts);
+	bpf_map_update_elem(&bl_start, &cpu, &now, BPF_ANY);
 	return 0;
 }
 

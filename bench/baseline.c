@@ -4,6 +4,8 @@
  *
  *   baseline nop|stream|hist|latency BINARY FUNC [-o FILE] [-b BYTES]
  *   baseline kstream|stackid|pair tracepoint GROUP/EVENT [-o FILE] [-b BYTES]
+ *   baseline nop|pair tracepoint G/E[,G/E...] [G/E[,G/E...]]
+ *   baseline switch tracepoint sched/sched_switch
  *
  * attaches one uprobe (latency: a uprobe and a uretprobe) on BINARY:FUNC for
  * every process (BINARY "kernel": a kprobe and a kretprobe on the kernel
@@ -16,7 +18,12 @@
  * kernel stack, printed as ftrace's stacktrace trigger does but with the bare
  * addresses (no symbols); stackid: the count per kernel stack, printed at exit
  * (each count, then its frames' addresses); pair: the histogram of the time
- * from sys_enter_lseek to sys_exit_lseek per thread. On exit: "events=N drops=N" on
+ * from sys_enter_lseek to sys_exit_lseek per thread; with lists, the same
+ * programs on each tracepoint of the first (the starts, or nop's empty program)
+ * and of the second (the ends; by default each start's sys_enter_ as sys_exit_),
+ * any start ended by any end of the same thread; switch: sched/sched_switch at
+ * both ends, the histogram of the time between two switches on a CPU (one
+ * program, as cpudist's). On exit: "events=N drops=N" on
  * stderr: events with a stack (a record, or a count, with frames), drops the
  * records the ring had no room for, the stacks not stored or not walked.
  */
@@ -191,36 +198,52 @@ static void print_hist(FILE *f, int fd, int ncpus, unsigned long long *total)
 	}
 }
 
+static struct bpf_link *attach_tp(struct bpf_program *prog, const char *tp)
+{
+	char cat[64];
+	const char *slash = strchr(tp, '/');
+
+	if (!slash || slash - tp >= (long)sizeof(cat)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memcpy(cat, tp, slash - tp);
+	cat[slash - tp] = 0;
+	return bpf_program__attach_tracepoint(prog, cat, slash + 1);
+}
+
 static struct bpf_link *attach(struct bpf_program *prog, const char *bin, const char *func,
 			       bool ret)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = func, .retprobe = ret);
-	char cat[64];
-	const char *slash;
 
 	if (!strcmp(bin, "kernel"))
 		return bpf_program__attach_kprobe(prog, ret, func);
-	if (!strcmp(bin, "tracepoint")) {
-		/* a pair's end: the syscall's exit */
-		if (ret && !strcmp(func, "syscalls/sys_enter_lseek"))
-			func = "syscalls/sys_exit_lseek";
-		slash = strchr(func, '/');
-		if (!slash || slash - func >= (long)sizeof(cat)) {
-			errno = EINVAL;
-			return NULL;
-		}
-		memcpy(cat, func, slash - func);
-		cat[slash - func] = 0;
-		return bpf_program__attach_tracepoint(prog, cat, slash + 1);
-	}
 	return bpf_program__attach_uprobe_opts(prog, -1, bin, 0, &uo);
+}
+
+#define BL_LINKS 8
+
+/* list ("a,b,c") split in place into at most BL_LINKS names; their number */
+static int split(char *list, char **names)
+{
+	int n = 0;
+	char *save = NULL, *t;
+
+	for (t = strtok_r(list, ",", &save); t && n < BL_LINKS; t = strtok_r(NULL, ",", &save))
+		names[n++] = t;
+	return n;
 }
 
 int main(int argc, char **argv)
 {
 	struct baseline_bpf *skel;
 	struct bpf_program *progs[2] = {};
-	struct bpf_link *links[2] = {};
+	struct bpf_link *links[2 * BL_LINKS] = {};
+	struct bpf_program *lprog[2 * BL_LINKS] = {};
+	char *starts[BL_LINKS], *ends[BL_LINKS], *lname[2 * BL_LINKS];
+	static char derived[BL_LINKS][128];
+	int nstarts = 1, nends = 0, nlinks = 0;
 	struct ring_buffer *rb = NULL;
 	struct out o = { .f = stdout };
 	const char *mode, *bin, *func, *path = NULL;
@@ -237,13 +260,36 @@ int main(int argc, char **argv)
 		else
 			goto usage;
 	}
-	if (argc - optind != 3)
+	if (argc - optind != 3 && argc - optind != 4)
 		goto usage;
 	mode = argv[optind];
 	bin = argv[optind + 1];
 	func = argv[optind + 2];
 	kernel = !strcmp(bin, "kernel");
 	tp = !strcmp(bin, "tracepoint");
+	if (argc - optind == 4 && (!tp || strcmp(mode, "pair")))
+		goto usage;
+	if (tp) {
+		nstarts = split(argv[optind + 2], starts);
+		if (argc - optind == 4)
+			nends = split(argv[optind + 3], ends);
+		if (!nstarts || (argc - optind == 4 && !nends) ||
+		    (nstarts > 1 && strcmp(mode, "nop") && strcmp(mode, "pair")))
+			goto usage;
+		if (!strcmp(mode, "pair") && !nends) {
+			/* a start's end: the syscall's exit */
+			for (i = 0; i < nstarts; i++) {
+				const char *e = strstr(starts[i], "sys_enter_");
+
+				if (!e)
+					goto usage;
+				snprintf(derived[i], sizeof(derived[i]), "%.*ssys_exit_%s",
+					 (int)(e - starts[i]), starts[i], e + strlen("sys_enter_"));
+				ends[i] = derived[i];
+			}
+			nends = nstarts;
+		}
+	}
 
 	ncpus = libbpf_num_possible_cpus();
 	skel = baseline_bpf__open();
@@ -271,6 +317,8 @@ int main(int argc, char **argv)
 		progs[0] = skel->progs.bl_tp_pair_start;
 		progs[1] = skel->progs.bl_tp_pair_end;
 		nprogs = 2;
+	} else if (!strcmp(mode, "switch") && tp) {
+		progs[0] = skel->progs.bl_tp_switch;
 	} else {
 		goto usage;
 	}
@@ -288,6 +336,7 @@ int main(int argc, char **argv)
 	bpf_program__set_autoload(skel->progs.bl_tp_hist, progs[0] == skel->progs.bl_tp_hist);
 	bpf_program__set_autoload(skel->progs.bl_tp_kstack, progs[0] == skel->progs.bl_tp_kstack);
 	bpf_program__set_autoload(skel->progs.bl_tp_stackid, progs[0] == skel->progs.bl_tp_stackid);
+	bpf_program__set_autoload(skel->progs.bl_tp_switch, progs[0] == skel->progs.bl_tp_switch);
 	/* the stack maps are the stackid mode's only (the stack trace map's
 	 * buckets are allocated at creation: 16 MB) */
 	stacks = progs[0] == skel->progs.bl_tp_stackid;
@@ -309,17 +358,27 @@ int main(int argc, char **argv)
 		if (!rb)
 			goto out;
 	}
+	/* what attaches where: a tracepoint's programs on each start (and end) */
+	for (i = 0; i < (tp ? nstarts : 1); i++) {
+		lprog[nlinks] = progs[0];
+		lname[nlinks++] = tp ? starts[i] : (char *)func;
+	}
+	for (i = 0; nprogs == 2 && i < (tp ? nends : 1); i++) {
+		lprog[nlinks] = progs[1];
+		lname[nlinks++] = tp ? ends[i] : (char *)func;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	fprintf(stderr, "Attaching %d probes...\n", nprogs);
-	for (i = 0; i < nprogs; i++) {
-		links[i] = attach(progs[i], bin, func, i == 1);
+	fprintf(stderr, "Attaching %d probes...\n", nlinks);
+	for (i = 0; i < nlinks; i++) {
+		links[i] = tp ? attach_tp(lprog[i], lname[i]) :
+			   attach(lprog[i], bin, lname[i], lprog[i] == progs[1]);
 		if (!links[i]) {
-			fprintf(stderr, "baseline: attach %s:%s: %s\n", bin, func, strerror(errno));
+			fprintf(stderr, "baseline: attach %s:%s: %s\n", bin, lname[i], strerror(errno));
 			goto out;
 		}
 	}
-	fprintf(stderr, "Attached %d probes\n", nprogs);
+	fprintf(stderr, "Attached %d probes\n", nlinks);
 
 	while (!stop) {
 		if (rb) {
@@ -330,7 +389,7 @@ int main(int argc, char **argv)
 			pause();
 		}
 	}
-	for (i = 0; i < nprogs; i++)
+	for (i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]), links[i] = NULL;
 	if (rb)
 		ring_buffer__consume(rb);
@@ -345,7 +404,7 @@ int main(int argc, char **argv)
 		percpu_sum(bpf_map__fd(skel->maps.bl_drops), 0, ncpus) + o.stackless);
 	err = 0;
 out:
-	for (i = 0; i < nprogs; i++)
+	for (i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
 	ring_buffer__free(rb);
 	if (o.f && o.f != stdout)
@@ -354,6 +413,8 @@ out:
 	return err;
 usage:
 	fprintf(stderr, "usage: baseline nop|stream|hist|latency BINARY FUNC [-o FILE] [-b BYTES]\n"
-			"       baseline nop|stream|hist|kstream|stackid|pair tracepoint GROUP/EVENT [-o FILE] [-b BYTES]\n");
+			"       baseline nop|stream|hist|kstream|stackid|pair tracepoint GROUP/EVENT [-o FILE] [-b BYTES]\n"
+			"       baseline nop|pair tracepoint G/E[,G/E...] [G/E[,G/E...]] (pair: the ends)\n"
+			"       baseline switch tracepoint sched/sched_switch\n");
 	return 2;
 }

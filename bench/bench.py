@@ -10,8 +10,10 @@ SVG from that file.
 Everything it probes is its own: uprobes on .output/bench/workload only, a
 tracefs instance and a uprobe_events group of its own (kptbench), removed on
 exit; and, for the tracepoint and stacks scenarios, syscalls/sys_enter_lseek,
-which every process's lseek(2) hits (unfiltered, so every count is "at least"). Every process it starts is bounded by a timeout; kptrace is only ever
-stopped with SIGINT, then SIGTERM.
+which every process's lseek(2) hits (unfiltered, so every count is "at least");
+the pair scenario (bench/pairbench.py) the lseek and pread64 tracepoints and
+sched/sched_switch, unfiltered too. Every process it starts is bounded by a
+timeout; kptrace is only ever stopped with SIGINT, then SIGTERM.
 """
 import argparse
 import ctypes
@@ -38,6 +40,7 @@ import servebench  # noqa: E402  (kptrace serve, scraped)
 import stopbench  # noqa: E402  (the end of a run over 360 tracepoints)
 import tchartbench  # noqa: E402  (timechart against perf sched record)
 import ustackbench  # noqa: E402  (user stacks without frame pointers, against perf's dwarf)
+import pairbench  # noqa: E402  (latency pairings: several --from/--to, one tracepoint at both ends)
 
 OUT = os.path.join(ROOT, ".output", "bench")
 KPT = os.path.join(ROOT, "kptrace")
@@ -66,7 +69,7 @@ STATS_CALLS = 5000      # calls run with BPF run-time stats on
 TP_STATS_CALLS = 20000  # the same, lseek loop (cheaper per call)
 
 running = []            # processes to stop on the way out
-SCENARIOS = ["overhead", "tracepoint", "stacks", "decoder", "throughput", "serve", "stop",
+SCENARIOS = ["overhead", "tracepoint", "stacks", "pair", "decoder", "throughput", "serve", "stop",
              "timechart", "ustack", "vm"]
 
 
@@ -915,7 +918,8 @@ def main():
     ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", ",".join(SCENARIOS)),
                     help="comma-separated scenarios, of %s (tracepoint: scenario 1 through "
                     "syscalls/sys_enter_lseek; stacks: kernel stacks there, and the user-stack "
-                    "symbolizer; vm: kprobes in qemu, bench/vm/; BENCH_VM=0 drops it)"
+                    "symbolizer; pair: latency with several --from/--to and sched_switch at both "
+                    "ends; vm: kprobes in qemu, bench/vm/; BENCH_VM=0 drops it)"
                     % ",".join(SCENARIOS))
     ap.add_argument("--vm-kernels", default=os.environ.get("BENCH_VM_KERNELS", "6.12 6.1"),
                     help="kernels booted for the vm scenario (tests/vm/run.sh --kernel)")
@@ -964,7 +968,7 @@ def main():
         # host's scenarios (and their parameters) stay as they were measured
         with open(args.output) as f:
             prev = json.load(f)
-        for k in ("params", "overhead", "tracepoint", "stacks", "decoder", "throughput", "serve",
+        for k in ("params", "overhead", "tracepoint", "stacks", "pair", "decoder", "throughput", "serve",
                   "stop", "timechart", "ustack"):
             if k in prev:
                 res[k] = prev[k]
@@ -991,6 +995,8 @@ def main():
             res["tracepoint"] = scenario_tracepoint(args, ft)
         if "stacks" in only:
             res["stacks"] = scenario_stacks(args)
+        if "pair" in only:
+            res["pair"] = pairbench.scenario_pair(args, sys.modules[__name__])
         if "decoder" in only:
             res["decoder"] = scenario_decoder(args)
         if "throughput" in only:

@@ -6,6 +6,8 @@
  *
  *   workload N [RATE] [THREADS]
  *   workload --lseek N
+ *   workload --pair N
+ *   workload --pingpong N [CPU]
  *
  * prints "calls=N ns_per_call=X elapsed_ns=T rate=R" on stdout. RATE (calls
  * per second, 0: as fast as possible) paces the loop in batches of 64 calls;
@@ -16,13 +18,32 @@
  * lseek(fd of /dev/null, i & 0xffff, SEEK_SET) (syscalls/sys_enter_lseek;
  * the offset varies so that a histogram of it spreads over 17 buckets;
  * on /dev/null lseek does next to nothing), timed and printed the same way.
+ *
+ * --pair: the pair scenario's loop of two system calls, N in all on /dev/null:
+ * lseek(fd, i & 0xffff, SEEK_SET) for even i, pread64(fd, buf, 1, i & 0xffff)
+ * for odd i (nothing to read there: it returns 0); also prints lseek=N and
+ * pread=N.
+ *
+ * --pingpong: N round trips of a byte between two threads through two pipes,
+ * both threads pinned to CPU (default the last one), so that each round trip
+ * is two context switches on that CPU, one thread to the other and back.
+ * Each thread's own switches (getrusage(RUSAGE_THREAD), voluntary and not)
+ * are counted over its loop: calls= is their sum, ns_per_call the loop's
+ * time over it (ns per context switch); also prints rounds=N.
+ *
+ * Both print cpu_ns_per_call too: the process's CPU time over the loop
+ * (CLOCK_PROCESS_CPUTIME_ID, every thread's) a call, which the time it
+ * waited for a CPU taken by others does not inflate.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,6 +119,133 @@ static int lseek_loop(uint64_t n)
 	return sum == -42 ? 3 : 0; /* sum is used */
 }
 
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* the line of the --pair and --pingpong loops: wall and CPU time a call */
+static void print_loop(uint64_t n, uint64_t elapsed, uint64_t cpu)
+{
+	printf("calls=%llu ns_per_call=%.2f cpu_ns_per_call=%.2f elapsed_ns=%llu rate=%.0f",
+	       (unsigned long long)n, n ? (double)elapsed / (double)n : 0.0,
+	       n ? (double)cpu / (double)n : 0.0, (unsigned long long)elapsed,
+	       elapsed ? (double)n * 1e9 / (double)elapsed : 0.0);
+}
+
+static int pair_loop(uint64_t n)
+{
+	int fd = open("/dev/null", O_RDONLY);
+	uint64_t i, t0, c0, elapsed, cpu;
+	char buf[1];
+	off_t sum = 0;
+
+	if (fd < 0) {
+		perror("workload: /dev/null");
+		return 1;
+	}
+	t0 = now_ns();
+	c0 = cpu_ns();
+	for (i = 0; i < n; i++) {
+		if (i & 1)
+			sum += pread(fd, buf, 1, (off_t)(i & 0xffff));
+		else
+			sum += lseek(fd, (off_t)(i & 0xffff), SEEK_SET);
+	}
+	cpu = cpu_ns() - c0;
+	elapsed = now_ns() - t0;
+	close(fd);
+	print_loop(n, elapsed, cpu);
+	printf(" lseek=%llu pread=%llu\n", (unsigned long long)(n - n / 2),
+	       (unsigned long long)(n / 2));
+	return sum == -42 ? 3 : 0; /* sum is used */
+}
+
+struct pong {
+	int in, out, cpu;
+	uint64_t n, switches;
+};
+
+static long thread_switches(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* the second thread: each byte that comes in goes back */
+static void *ponger(void *arg)
+{
+	struct pong *p = arg;
+	uint64_t i;
+	long s0;
+	char c;
+
+	if (pin(p->cpu))
+		return (void *)1;
+	s0 = thread_switches();
+	for (i = 0; i < p->n; i++)
+		if (read(p->in, &c, 1) != 1 || write(p->out, &c, 1) != 1)
+			return (void *)1;
+	p->switches = thread_switches() - s0;
+	return NULL;
+}
+
+static int pingpong(uint64_t n, int cpu)
+{
+	int ab[2], ba[2];
+	struct pong p;
+	pthread_t t;
+	uint64_t i, t0, c0, elapsed, used;
+	long s0, own;
+	void *rc;
+	char c = 'x';
+
+	if (pipe(ab) || pipe(ba)) {
+		perror("workload: pipe");
+		return 1;
+	}
+	p = (struct pong){ .in = ab[0], .out = ba[1], .cpu = cpu, .n = n };
+	if (pin(cpu)) {
+		perror("workload: sched_setaffinity");
+		return 1;
+	}
+	if (pthread_create(&t, NULL, ponger, &p))
+		return 1;
+	/* one round trip first: the other thread is there, pinned */
+	if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+		return 1;
+	p.n++;
+	t0 = now_ns();
+	c0 = cpu_ns();
+	s0 = thread_switches();
+	for (i = 0; i < n; i++)
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+			return 1;
+	own = thread_switches() - s0;
+	/* both threads' CPU time: the other's last write is done */
+	used = cpu_ns() - c0;
+	elapsed = now_ns() - t0;
+	if (pthread_join(t, &rc) || rc)
+		return 1;
+	print_loop(own + p.switches, elapsed, used);
+	printf(" rounds=%llu\n", (unsigned long long)n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000;
@@ -109,6 +257,11 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--lseek"))
 		return lseek_loop(argc > 2 ? strtoull(argv[2], NULL, 0) : 1000000);
+	if (argc > 1 && !strcmp(argv[1], "--pair"))
+		return pair_loop(argc > 2 ? strtoull(argv[2], NULL, 0) : 1000000);
+	if (argc > 1 && !strcmp(argv[1], "--pingpong"))
+		return pingpong(argc > 2 ? strtoull(argv[2], NULL, 0) : 100000,
+				argc > 3 ? atoi(argv[3]) : (int)sysconf(_SC_NPROCESSORS_ONLN) - 1);
 	if (threads < 1 || threads > 64) {
 		fprintf(stderr, "usage: workload N [RATE] [THREADS<=64]\n");
 		return 2;
