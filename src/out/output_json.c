@@ -172,10 +172,7 @@ static const char *ip_sym(char *buf, size_t len, const struct ksyms *ks, uint64_
 
 	if (!ip)
 		snprintf(buf, len, "0");
-	else if (s && s->addr == ip && !s->module &&
-		 (!strcmp(s->name, "__kretprobe_trampoline") ||
-		  !strcmp(s->name, "kretprobe_trampoline") ||
-		  !strcmp(s->name, "arch_rethook_trampoline")))
+	else if (ksym_kretprobe_trampoline(s, ip))
 		snprintf(buf, len, "[unknown/kretprobe'd]");
 	else if (offset)
 		ksyms_format(ks, ip, true, buf, len);

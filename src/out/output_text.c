@@ -37,18 +37,6 @@
  */
 #define CONTEXT_MAX	128
 
-/*
- * trace_seq_print_sym(): the kretprobe trampoline is not a caller worth
- * naming; the kernel says so instead of printing its symbol.
- */
-static bool is_kretprobe_trampoline(const struct ksym *s, uint64_t addr)
-{
-	return s && s->addr == addr && !s->module &&
-	       (!strcmp(s->name, "__kretprobe_trampoline") ||
-		!strcmp(s->name, "kretprobe_trampoline") ||
-		!strcmp(s->name, "arch_rethook_trampoline"));
-}
-
 /* seq_print_ip_sym(): 0 is "0"; with offset sprint_symbol(), else the bare name. */
 static void print_ip_sym(struct outbuf *ob, const struct ksyms *ks, uint64_t ip, bool offset)
 {
@@ -60,7 +48,7 @@ static void print_ip_sym(struct outbuf *ob, const struct ksyms *ks, uint64_t ip,
 		return;
 	}
 	s = ksyms_by_addr(ks, ip);
-	if (is_kretprobe_trampoline(s, ip)) {
+	if (ksym_kretprobe_trampoline(s, ip)) {
 		ob_str(ob, "[unknown/kretprobe'd]");
 	} else if (offset) {
 		ob_str(ob, ksyms_format(ks, ip, true, buf, sizeof(buf)));

@@ -114,7 +114,10 @@ void stack_kframe(const struct ksyms *ks, uint64_t ip, struct sframe *f)
 
 	memset(f, 0, sizeof(*f));
 	f->addr = ip;
-	if (s) {
+	if (ksym_kretprobe_trampoline(s, ip)) {
+		/* as the kernel's own stacks name it: no caller of this frame's */
+		f->sym = "[unknown/kretprobe'd]";
+	} else if (s) {
 		f->sym = s->name;
 		f->off = ip - s->addr;
 		f->obj = s->module;

@@ -200,7 +200,8 @@ int backend_choose(const char *name, struct sysinfo *si, struct ev_desc *evs,
 					 TRAMP_OLD);
 				return -EOPNOTSUPP;
 			}
-			lock = TRAMP_OLD;
+			/* the BTF ids' want first where both hold, as --backend fentry says */
+			lock = why ? why : TRAMP_OLD;
 		}
 
 		/* marked where a trampoline can go; auto may take them back */

@@ -490,6 +490,13 @@ static int run_load_opts(struct run *r)
 	if (pl->stacks.ustacks && sysinfo_need_btf(&r->si, msg, sizeof(msg)))
 		fprintf(stderr, "kptrace: warning: user stacks are walked by frame pointers "
 			"only (the unwinder reads the kernel's structs by BTF): %s\n", msg);
+	else if (pl->stacks.ustacks && !kfeat_loop())
+		/* the object such a kernel loads has no walk (bpf/unwind.bpf.h):
+		 * no tables read for it */
+		fprintf(stderr, "kptrace: warning: user stacks are walked by frame pointers "
+			"only, cut short in code without them: the walk by the binaries' "
+			"unwind tables takes bpf_loop() and bpf_find_vma() (Linux 5.17), "
+			"which this kernel lacks\n");
 	else if (pl->stacks.ustacks && cfi_layout(&r->cfi, r->si.btf)) {
 		cfi_collect(&r->cfi, r->ps.evs, r->ps.n, r->child ? 0 : env->pid,
 			    r->child ? env->command : NULL);

@@ -410,6 +410,14 @@ bool ksyms_hidden(const struct ksyms *ks)
 	return !ks || ks->hidden;
 }
 
+bool ksym_kretprobe_trampoline(const struct ksym *s, uint64_t addr)
+{
+	return s && s->addr == addr && !s->module &&
+	       (!strcmp(s->name, "__kretprobe_trampoline") ||
+		!strcmp(s->name, "kretprobe_trampoline") ||
+		!strcmp(s->name, "arch_rethook_trampoline"));
+}
+
 const struct ksym *ksyms_by_addr(const struct ksyms *ks, uint64_t addr)
 {
 	size_t lo = 0, hi, mid;

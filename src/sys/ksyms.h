@@ -28,6 +28,13 @@ int ksyms_reload(struct ksyms *ks, const char *path);
 
 /* Symbol containing addr, or NULL. */
 const struct ksym *ksyms_by_addr(const struct ksyms *ks, uint64_t addr);
+/*
+ * Whether addr is where a kretprobe's trampoline starts (s: its symbol),
+ * the return address a kretprobe puts in place of the caller's: the kernel
+ * prints it "[unknown/kretprobe'd]" (trace_seq_print_sym()), and an
+ * unwinder that does not recover the caller (before 5.13) ends there.
+ */
+bool ksym_kretprobe_trampoline(const struct ksym *s, uint64_t addr);
 /* First symbol of this name (in module mod if non-NULL), or NULL. */
 const struct ksym *ksyms_by_name(const struct ksyms *ks, const char *name, const char *mod);
 /*

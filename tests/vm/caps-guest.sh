@@ -12,6 +12,7 @@ mkdir -p $W
 chmod 755 $W
 KREL=$(uname -r)
 echo "# kernel $KREL"
+. /guest-lib.sh || { echo "FAIL - $KREL: no /guest-lib.sh (tests/vm/test.sh adds it)"; exit 1; }
 BACKENDS="kprobe fentry"
 grep -q ' register_fprobe_ips$' /proc/kallsyms && BACKENDS="$BACKENDS kprobe-multi"
 # Debian's perf_event_paranoid 3 asks CAP_SYS_ADMIN of perf_event_open,
@@ -56,6 +57,7 @@ traced() {
 	kill -INT $kp 2>/dev/null
 	wait $kp
 	rc=$?
+	[ $b = fentry ] && fentry_gate "$b: nobody with CAP_BPF+CAP_PERFMON" $rc $W/$b.err && return
 	got=$(sed -n 's/^ *dd-.* ret=\([0-9-]*\)$/\1/p' $W/$b.out | tr '\n' ' ')
 	if [ $rc = 0 ] && [ "$got" = "777 223 0 " ]; then
 		ok "$b: nobody with CAP_BPF+CAP_PERFMON$2 traces dd's 3 reads (777 223 0)"

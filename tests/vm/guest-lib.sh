@@ -1,7 +1,8 @@
 #!/bin/sh
 # Sourced by the guest scripts (busybox sh) that run kptrace against the
-# kernel's own tracing: tests/vm/guest.sh, guest-arm64.sh, module-guest.sh,
-# and by lockdown.sh for dmesg_check.
+# kernel's own tracing: tests/vm/guest.sh, guest-arm64.sh, the smaller
+# *-guest.sh scripts (those that keep their own ok/bad and KPT define them
+# after sourcing it), and by lockdown.sh for dmesg_check.
 # test.sh adds it as /guest-lib.sh. They set KREL first.
 
 # ok and FAIL lines go to fd 3, the console, even from a function whose
@@ -90,5 +91,40 @@ dmesg_check() {
 		bad "dmesg: the kernel reported: $(echo "$faults" | head -n 5 | tr '\n' '|' | cut -c1-500)"
 	else
 		ok "dmesg: no kernel WARNING, BUG, oops or stall in $(echo "$log" | wc -l) lines"
+	fi
+}
+
+# kptrace's fentry/fexit programs take bpf_get_func_arg_cnt() and
+# bpf_get_func_ret() (Linux 5.17); on a kernel without them it refuses
+# --backend fentry. fentry_helpers: whether this kernel has both, by their
+# ids in its own BTF's enum bpf_func_id, not by its version.
+fentry_helpers() {
+	grep -q BPF_FUNC_get_func_arg_cnt /sys/kernel/btf/vmlinux 2>/dev/null &&
+		grep -q BPF_FUNC_get_func_ret /sys/kernel/btf/vmlinux 2>/dev/null
+}
+
+# fentry_gate WHAT RC ERRFILE: on a kernel without the helpers, the check
+# WHAT is version-gated: kptrace must have exited 1 (RC) with a refusal in
+# ERRFILE naming both helpers and the fix, said here as ok or FAIL.
+# Returns 1 on a kernel with them: the caller checks its run as usual.
+fentry_gate() {
+	fentry_helpers && return 1
+	if [ "$2" = 1 ] && grep -q 'lack bpf_get_func_arg_cnt() and bpf_get_func_ret()' "$3" &&
+		grep -q 'use --backend kprobe' "$3"; then
+		ok "$1: version-gated: this kernel lacks bpf_get_func_arg_cnt() and bpf_get_func_ret() (5.17), which kptrace's fentry programs take; refused, naming them and --backend kprobe"
+	else
+		bad "$1: this kernel lacks bpf_get_func_arg_cnt() and bpf_get_func_ret(): want exit 1 and a refusal naming them and --backend kprobe, got exit $2: $(head -c 300 "$3" | tr '\n' ' ')"
+	fi
+}
+
+# sys_bpf: the bpf() system call's function, into SYSBPF, and its first
+# argument, in a register, as NAME=FETCH, into SYSBPF_ARG: __sys_bpf(cmd,
+# ...) where kallsyms has it (5.13+); before, its body is __do_sys_bpf(),
+# notrace, so the syscall's wrapper __x64_sys_bpf(regs).
+sys_bpf() {
+	if grep -q ' __sys_bpf$' /proc/kallsyms; then
+		SYSBPF=__sys_bpf SYSBPF_ARG=cmd=%di:u32
+	else
+		SYSBPF=__x64_sys_bpf SYSBPF_ARG=regs=%di:u64
 	fi
 }

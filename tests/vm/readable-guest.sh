@@ -11,6 +11,7 @@ mkdir -p $W
 T=/sys/kernel/tracing
 KREL=$(uname -r)
 echo "# kernel $KREL"
+. /guest-lib.sh || { echo "FAIL - $KREL: no /guest-lib.sh (tests/vm/test.sh adds it)"; exit 1; }
 BACKENDS="kprobe fentry"
 grep -q ' register_fprobe_ips$' /proc/kallsyms && BACKENDS="$BACKENDS kprobe-multi"
 n=2
@@ -79,6 +80,8 @@ for b in $BACKENDS; do
 	$KPT --backend $b -c "nc 127.0.0.1 4242" \
 		'p:kpt/con tcp_v4_connect port=+2(%si):be16 addr=+4(%si):ipv4' \
 		'r:kpt/ret __inet_stream_connect ret=$retval:errno' > $W/nc-$b.out 2> $W/nc-$b.err
+	rc=$?
+	[ $b = fentry ] && fentry_gate "--backend $b: tcp_v4_connect's port and address" $rc $W/nc-$b.err && continue
 	if grep -q 'con: (tcp_v4_connect+0x[0-9a-f]*/0x[0-9a-f]*) port=4242 addr=127\.0\.0\.1$' $W/nc-$b.out &&
 	   grep -q 'ret: (.*<- __inet_stream_connect) ret=-ECONNREFUSED$' $W/nc-$b.out; then
 		ok "--backend $b: port=4242 addr=127.0.0.1 at tcp_v4_connect, ret=-ECONNREFUSED at the return"
@@ -92,6 +95,8 @@ echo x > $W/kf
 for b in $BACKENDS; do
 	$KPT count --backend $b -c "sh -c 'cat $W/kf; cat $W/kf; cat $W/kf'" \
 		'p:kpt/open do_filp_open path=+0(+0(%si)):string' --by path > $W/sk-$b.out 2> $W/sk-$b.err
+	rc=$?
+	[ $b = fentry ] && fentry_gate "count --by path --backend $b" $rc $W/sk-$b.err && continue
 	if grep -Eq "^ +3 +$W/kf\$" $W/sk-$b.out; then
 		ok "count --by path --backend $b: $W/kf opened 3 times, one row"
 	else

@@ -126,7 +126,8 @@ if kernel_takes 'p:kptsafe/t bpf_ringbuf_reserve'; then
 else
 	bad "kprobe_events refuses p:bpf_ringbuf_reserve: $(tail -n 1 $T/error_log)"
 fi
-attaches "the bpf() syscall, the neighbour" 'p:__sys_bpf'
+sys_bpf
+attaches "the bpf() syscall, the neighbour" "p:$SYSBPF"
 
 # 7. --unsafe takes it, with a note (explained only: never run here)
 kpt --dry-run --unsafe 'r:_raw_spin_lock' > $W/dry 2> $W/err

@@ -30,14 +30,17 @@ cat /nonexistent 2>/dev/null
 echo 0 > $T/events/kpt/rv/enable
 kval=$(grep ' cat-.* rv: ' $T/trace | sed -n 's/.* arg1=\([^ ]*\)$/\1/p' | grep -v '^3$\|^0x3$' | head -n 1)
 echo "-:kpt/rv" >> $T/kprobe_events
-# 6.1 has no BTF typing of $retval, 6.12 has
-case "$KREL:$ktype:$kval" in
-6.1.*:u64:0xfffffffffffffffe | 6.1.*:"unsigned long":0xfffffffffffffffe)
-	ok "the kernel's kprobe_events types \$retval $ktype (no BTF typing): -ENOENT prints $kval, a known difference (README)" ;;
-6.12.*:s64:-2 | 6.12.*:long:-2)
+# BTF typing of $retval came with BTF arguments (6.5), which the kernel's
+# README shows as <argname>: 5.10 and 6.1 have neither, 6.12 both
+kbtf=no
+grep -q '<argname>' $T/README && kbtf=yes
+case "$kbtf:$ktype:$kval" in
+no:u64:0xfffffffffffffffe | no:"unsigned long":0xfffffffffffffffe)
+	ok "the kernel's kprobe_events types \$retval $ktype (no BTF typing: its README has no BTF arguments): -ENOENT prints $kval, a known difference (README)" ;;
+yes:s64:-2 | yes:long:-2)
 	ok "the kernel's kprobe_events types \$retval $ktype from BTF: -ENOENT prints $kval" ;;
 *)
-	bad "the kernel's kprobe_events: \$retval typed '$ktype', -ENOENT printed '$kval' (neither a BTF-less u64 0xfffffffffffffffe nor a BTF s64 -2)" ;;
+	bad "the kernel's kprobe_events (BTF arguments: $kbtf): \$retval typed '$ktype', -ENOENT printed '$kval' (neither a BTF-less u64 0xfffffffffffffffe nor a BTF s64 -2)" ;;
 esac
 
 # kptrace: -2 on every kernel, its --dry-run saying the type it took, which
