@@ -328,21 +328,22 @@ more_adds() {
 	more+=(--add "$BPFTOOL:/bin/bpftool")
 	# util-linux's setpriv (caps-guest.sh): busybox's cannot change the uid
 	more+=(--add "$SETPRIV:/usr/local/bin/setpriv")
-	# ustack-guest.sh's binary without frame pointers (its .eh_frame unwound)
-	if gcc -O2 -fomit-frame-pointer -static tests/host/unwind_target.c -o "$VMOUT/uw2"; then
-		more+=(--add "$VMOUT/uw2:/uw2")
+	# ustack-guest.sh's binary without frame pointers (its .eh_frame unwound);
+	# each lane's own, as the lanes build them side by side
+	if gcc -O2 -fomit-frame-pointer -static tests/host/unwind_target.c -o "$VMOUT/uw2-$k"; then
+		more+=(--add "$VMOUT/uw2-$k:/uw2")
 	else
 		fail "$k: cannot build tests/host/unwind_target.c -O2 -static for ustack-guest.sh"
 	fi
 	# and linked to libc (run.sh copies the libraries), for walks across mappings
-	if gcc -O2 -fomit-frame-pointer tests/host/unwind_target.c -o "$VMOUT/uw2d"; then
-		more+=(--add "$VMOUT/uw2d:/uw2d")
+	if gcc -O2 -fomit-frame-pointer tests/host/unwind_target.c -o "$VMOUT/uw2d-$k"; then
+		more+=(--add "$VMOUT/uw2d-$k:/uw2d")
 	else
 		fail "$k: cannot build tests/host/unwind_target.c -O2 for ustack-guest.sh"
 	fi
 	# why-guest.sh's system calls that fail deep in the kernel
-	if gcc -O2 -static tests/vm/why_target.c -o "$VMOUT/why_target"; then
-		more+=(--add "$VMOUT/why_target:/why_target")
+	if gcc -O2 -static tests/vm/why_target.c -o "$VMOUT/why_target-$k"; then
+		more+=(--add "$VMOUT/why_target-$k:/why_target")
 	else
 		fail "$k: cannot build tests/vm/why_target.c -static for why-guest.sh"
 	fi
