@@ -364,3 +364,39 @@ int bl_tp_stackid(void *ctx)
 	}
 	return 0;
 }
+
+/*
+ * why's floor (bench/vm/, issue 43): a kprobe.multi entry and a
+ * kretprobe.multi return over the root and its --under set that only count,
+ * [0] the entries, [1] the returns; no per-thread log, no root check. "?":
+ * not loaded unless asked for (baseline multicount), so the other modes'
+ * start-up does not pay their verification.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} bl_multi_hits SEC(".maps");
+
+static __always_inline void multi_count(__u32 i)
+{
+	__u64 *c = bpf_map_lookup_elem(&bl_multi_hits, &i);
+
+	if (c)
+		(*c)++;
+}
+
+SEC("?kprobe.multi")
+int bl_multi_entry(struct pt_regs *ctx)
+{
+	multi_count(0);
+	return 0;
+}
+
+SEC("?kretprobe.multi")
+int bl_multi_exit(struct pt_regs *ctx)
+{
+	multi_count(1);
+	return 0;
+}

@@ -235,6 +235,94 @@ static int split(char *list, char **names)
 	return n;
 }
 
+/*
+ * baseline multicount kernel FILE: why's floor (bench/vm/): the functions
+ * named in FILE, one a line (why's root and its --under set), through one
+ * kprobe.multi link of an entry program and one of a return program that
+ * only count. On exit "events=ENTRIES drops=0 returns=RETURNS" on stderr.
+ */
+static int multicount(const char *path)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	struct bpf_link *entry = NULL, *ret = NULL;
+	struct baseline_bpf *skel = NULL;
+	struct bpf_program *prog;
+	char line[256], **syms = NULL;
+	size_t n = 0, cap = 0;
+	int ncpus, err = 1;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "baseline: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, " \t\n")] = 0;
+		if (!line[0])
+			continue;
+		if (n == cap) {
+			char **more = realloc(syms, (cap ? 2 * cap : 256) * sizeof(*syms));
+
+			if (!more)
+				goto out;
+			syms = more;
+			cap = cap ? 2 * cap : 256;
+		}
+		if (!(syms[n] = strdup(line)))
+			goto out;
+		n++;
+	}
+	skel = baseline_bpf__open();
+	if (!skel || !n) {
+		fprintf(stderr, "baseline: %s\n", skel ? "no function named" : strerror(errno));
+		goto out;
+	}
+	/* these two alone: the others' programs and the 16 MB stack map are other modes' */
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, prog == skel->progs.bl_multi_entry ||
+					  prog == skel->progs.bl_multi_exit);
+	bpf_map__set_autocreate(skel->maps.bl_stacks, false);
+	bpf_map__set_autocreate(skel->maps.bl_stack_counts, false);
+	bpf_map__set_max_entries(skel->maps.bl_events, 4096);
+	if (baseline_bpf__load(skel)) {
+		fprintf(stderr, "baseline: load: %s\n", strerror(errno));
+		goto out;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	opts.syms = (const char **)syms;
+	opts.cnt = n;
+	fprintf(stderr, "Attaching %zu probes...\n", 2 * n);
+	entry = bpf_program__attach_kprobe_multi_opts(skel->progs.bl_multi_entry, NULL, &opts);
+	opts.retprobe = true;
+	ret = entry ? bpf_program__attach_kprobe_multi_opts(skel->progs.bl_multi_exit, NULL, &opts) :
+		      NULL;
+	if (!ret) {
+		fprintf(stderr, "baseline: kprobe.multi on %zu functions: %s\n", n, strerror(errno));
+		goto out;
+	}
+	fprintf(stderr, "Attached %zu probes\n", 2 * n);
+	while (!stop)
+		pause();
+	bpf_link__destroy(ret);
+	bpf_link__destroy(entry);
+	ret = entry = NULL;
+	ncpus = libbpf_num_possible_cpus();
+	fprintf(stderr, "events=%llu drops=0 returns=%llu\n",
+		percpu_sum(bpf_map__fd(skel->maps.bl_multi_hits), 0, ncpus),
+		percpu_sum(bpf_map__fd(skel->maps.bl_multi_hits), 1, ncpus));
+	err = 0;
+out:
+	bpf_link__destroy(ret);
+	bpf_link__destroy(entry);
+	baseline_bpf__destroy(skel);
+	while (n)
+		free(syms[--n]);
+	free(syms);
+	fclose(f);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	struct baseline_bpf *skel;
@@ -252,6 +340,8 @@ int main(int argc, char **argv)
 	int ncpus, nprogs = 1, i, opt, err = 1;
 	bool kernel, tp, stacks;
 
+	if (argc == 4 && !strcmp(argv[1], "multicount") && !strcmp(argv[2], "kernel"))
+		return multicount(argv[3]);
 	while ((opt = getopt(argc, argv, "o:b:")) != -1) {
 		if (opt == 'o')
 			path = optarg;

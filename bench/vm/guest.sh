@@ -3,7 +3,8 @@
 # through tests/vm/run.sh: busybox sh, as root, in qemu (TCG) on a Debian
 # kernel with real kprobes. Prints one "RESULT key=value..." line per run and
 # "INFO ..." lines; the host parses them. /bench.conf sets REPEATS, CALLS,
-# SCALE_NS, SCALE_CALLS, SCALE_REPEATS, SCALE_BACKENDS (empty: chosen here).
+# SCALE_NS, SCALE_CALLS, SCALE_REPEATS, SCALE_BACKENDS (empty: chosen here),
+# WHY_NS (empty: no why runs), WHY_CALLS, WHY_REPEATS.
 #
 # The probed function is ksys_lseek(fd, offset, whence): only lseek(2) calls
 # it, and only vmdrive's loop calls lseek here.
@@ -206,4 +207,131 @@ for backend in $SCALE_BACKENDS; do
 		done
 	done
 done
+# ---------------------------------------------------------------------- why
+# kptrace why (issue 43) over N functions beneath a root whose calls do not
+# match: vfs_read() of 8 bytes of /dev/zero (vmdrive with VMDRIVE_READ=1)
+# succeeds, so --error prints nothing and each call costs its log alone.
+# --under: the functions called beneath the root (function_graph's view of
+# 20 calls) and cold ones up to N, so that only the set's size varies. The
+# same root and set for ftrace's function_graph (set_graph_function,
+# set_ftrace_filter) and for the floor (baseline multicount: kprobe.multi
+# entry and return programs that only count). Without kprobe.multi (6.1)
+# why takes at most 64 functions, a kprobe each: nothing to measure.
+WROOT=vfs_read
+why_under() { tr '\n' ' ' < $W/under-$1; }
+
+# The names function_graph shows beneath the root in 20 of vmdrive's calls,
+# each at least once a call (an interrupt's are not), unique and not
+# blacklisted as the cold ones, less what kptrace refuses (its --dry-run
+# names them one at a time: the trust issue's lock and tracing internals).
+why_hot() {
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+	echo $WROOT > $T/set_graph_function
+	echo function_graph > $T/current_tracer
+	sh -c "echo \$\$ > $T/set_ftrace_pid; echo 1 > $T/tracing_on; exec $D loop 20" > /dev/null
+	echo 0 > $T/tracing_on
+	cat $T/trace > $W/graph
+	echo nop > $T/current_tracer
+	echo > $T/set_ftrace_pid
+	echo > $T/set_graph_function
+	sed 's/ .*//' $T/available_filter_functions | sort | uniq -u > $W/uniq
+	sed -n 's/^[^|]*|  *\([A-Za-z_][A-Za-z0-9_]*\)() {.*/\1/p
+		s/^[^|]*|  *\([A-Za-z_][A-Za-z0-9_]*\)();.*/\1/p' $W/graph |
+		sort | uniq -c | awk '$1 >= 20 { print $2 }' | grep -vx $WROOT |
+		grep -xF -f $W/uniq | grep -vxF -f $W/black > $W/hot
+	i=0
+	while [ $i -lt 20 ] && [ -s $W/hot ]; do
+		$K why $WROOT --error --under "$(tr '\n' ' ' < $W/hot)" --dry-run > /dev/null 2> $W/err &&
+			break
+		bad=$(sed -n "s/.*on '\([^']*\)' can hang the machine.*/\1/p
+			s/.*'\([^']*\)' cannot be probed.*/\1/p" $W/err | head -n 1)
+		[ -n "$bad" ] || break
+		echo "INFO why_refused=$bad"
+		grep -vxF "$bad" $W/hot > $W/hot.new
+		mv $W/hot.new $W/hot
+		i=$((i + 1))
+	done
+}
+
+# function_graph in a tracefs instance of ours where the kernel gives one
+# both the tracer and set_graph_function, else the top-level one (6.12's
+# instances have the tracer but refuse set_graph_function, and without it the
+# filtered functions are traced wherever they are called); the trace is not
+# read (overwritten when full): the cost is recording. Prints where it ran,
+# the filter's size, the events it wrote.
+fgraph_run() {
+	d=$T
+	mkdir $I 2>/dev/null && grep -qw function_graph $I/available_tracers &&
+		[ -e $I/set_graph_function ] && echo $WROOT > $I/set_graph_function 2>/dev/null && d=$I
+	echo 0 > $d/tracing_on
+	cat $W/all-$1 > $d/set_ftrace_filter
+	echo $WROOT > $d/set_graph_function
+	echo function_graph > $d/current_tracer
+	echo 1 > $d/tracing_on
+	r=$($D loop $WHY_CALLS)
+	echo 0 > $d/tracing_on
+	nf=$(wc -l < $d/set_ftrace_filter)
+	ev=$(cat $d/per_cpu/cpu*/stats | awk '/^(entries|overrun):/ { s += $2 } END { print s + 0 }')
+	echo nop > $d/current_tracer
+	echo > $d/set_graph_function
+	echo > $d/set_ftrace_filter
+	[ -d $I ] && rmdir $I
+	echo "$r where=$([ $d = $T ] && echo top || echo instance) filtered=$nf fg_events=$ev"
+}
+
+why_one() {
+	rm -f $W/run.out $W/err
+	case $1 in
+	untraced)
+		$D loop $((WHY_CALLS * 4)) ;;
+	kptrace)
+		r=$(VMDRIVE_STATS=1 $D run $WHY_CALLS $W/err $K why $WROOT --error \
+			--under "$(why_under $2)" -o $W/run.out)
+		printed=$(sed -n 's/.*why: \([0-9]*\) calls printed.*/\1/p' $W/err | head -n 1)
+		att=$(grep -m1 '^Attached' $W/err | tr ' ' '_')
+		# a call that matched after all (another process's vfs_read that
+		# failed): the first one's header, to say whose
+		first=$(grep -m1 '^# why: ' $W/run.out | cut -c 1-100 | tr ' =' '_:')
+		echo "$r hits=$(awk '$1 == "why/root" { print $2; exit }' $W/err)" \
+			"printed=${printed:-none} out_bytes=$(wc -c < $W/run.out) first=${first:-none}" \
+			"attached=$att" ;;
+	ftrace)
+		fgraph_run $2 ;;
+	floor)
+		r=$(VMDRIVE_STATS=1 $D run $WHY_CALLS $W/err $B multicount kernel $W/all-$2)
+		echo "$r $(sed -n 's/^events=\([0-9]*\) drops=[0-9]* returns=\([0-9]*\)/entries=\1 returns=\2/p' $W/err)" ;;
+	esac
+}
+
+if [ -n "$WHY_NS" ] && [ $multi = no ]; then
+	echo "INFO why=skipped_no_kprobe_multi"
+elif [ -n "$WHY_NS" ]; then
+	export VMDRIVE_READ=1
+	why_hot
+	nh=$(wc -l < $W/hot)
+	echo "INFO why_root=$WROOT why_hot=$nh why_hot_names=$(tr '\n' ',' < $W/hot)"
+	cfgs=untraced
+	for n in $WHY_NS; do
+		{ cat $W/hot; grep -vxF -f $W/hot $W/cold | head -n $((n - nh)); } > $W/under-$n
+		{ echo $WROOT; cat $W/under-$n; } > $W/all-$n
+		cfgs="$cfgs kptrace:$n ftrace:$n floor:$n"
+	done
+	rep=0
+	while [ $rep -lt "$WHY_REPEATS" ]; do
+		for c in $(echo $cfgs | tr ' ' '\n' | shuf); do
+			tool=${c%%:*}
+			n=${c#*:}
+			[ $tool = untraced ] && n=0
+			r=$(why_one $tool $n 2>&1 | tr '\n' ' ')
+			echo "RESULT part=why rep=$rep config=why-$tool-$n tool=$tool functions=$n" \
+				"hot=$nh calls=$WHY_CALLS $r"
+			case $r in *error=*|*rc=[1-9]*)
+				grep -v '^why/' $W/err 2>/dev/null | tail -n 3 | sed 's/^/INFO err: /' ;;
+			esac
+		done
+		rep=$((rep + 1))
+	done
+	unset VMDRIVE_READ
+fi
 echo "INFO done"

@@ -45,12 +45,16 @@ def params(quick):
     """What the guest runs. Scale: 1, 100 and 1,000 functions through
     kprobe.multi where the kernel has it, else kprobes; on 6.12 also through
     kprobes, for comparison. More than 100 kprobes get one run only: under
-    TCG attaching and detaching 1,000 of them takes ~2 minutes."""
+    TCG attaching and detaching 1,000 of them takes ~2 minutes. Why: kptrace
+    why, ftrace's function_graph and the floor over 100 and 1,000 functions
+    beneath vfs_read (where the kernel has kprobe.multi)."""
     if quick:
         return {"REPEATS": 2, "CALLS": 20000, "SCALE_NS": "1 100", "SCALE_CALLS": 20000,
-                "SCALE_REPEATS": 1, "SCALE_BACKENDS": ""}
+                "SCALE_REPEATS": 1, "SCALE_BACKENDS": "",
+                "WHY_NS": "100 1000", "WHY_CALLS": 20000, "WHY_REPEATS": 2}
     return {"REPEATS": 7, "CALLS": 100000, "SCALE_NS": "1 100 1000", "SCALE_CALLS": 50000,
-            "SCALE_REPEATS": 3, "SCALE_BACKENDS": ""}
+            "SCALE_REPEATS": 3, "SCALE_BACKENDS": "",
+            "WHY_NS": "100 1000", "WHY_CALLS": 50000, "WHY_REPEATS": 5}
 
 
 def scale_backends(kernel, p):
