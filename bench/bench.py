@@ -923,7 +923,7 @@ def main():
                     % ",".join(SCENARIOS))
     ap.add_argument("--vm-kernels", default=os.environ.get("BENCH_VM_KERNELS", "6.12 6.1"),
                     help="kernels booted for the vm scenario (tests/vm/run.sh --kernel)")
-    ap.add_argument("--vm-timeout", type=int, default=720, help="seconds per VM boot, at most")
+    ap.add_argument("--vm-timeout", type=int, default=1200, help="seconds per VM boot, at most")
     ap.add_argument("--vm-repeats", type=int, default=0, help="repeats in the VM (default 7, --quick 2)")
     ap.add_argument("--no-bpf-stats", dest="bpf_stats", action="store_false",
                     help="do not turn BPF run-time stats on (BPF_ENABLE_STATS) for a short window per run")

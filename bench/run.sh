@@ -25,7 +25,7 @@ fi
 # signals the whole process group, kptrace included, and kptrace is only ever
 # stopped with SIGINT or SIGTERM.
 rc=0
-timeout --signal=TERM 2100 python3 bench/bench.py "$@" || rc=$?
+timeout --signal=TERM 2700 python3 bench/bench.py "$@" || rc=$?
 # the table of what was measured, also when the VM part failed (exit 3) or
 # the run was cut short: results.json is written after the host scenarios
 if [ -f .output/bench/results.json ]; then
