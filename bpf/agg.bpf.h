@@ -469,6 +469,7 @@ __noinline int kpt_pmu_enter(__u32 tid, __u32 probe, __u32 depth, __u32 cpu, __u
 	struct kpt_start_key sk = { .tid = tid, .probe = probe, .depth = depth };
 	struct kpt_pmu_vals pv;
 
+	KPT_ONLY_IF(kpt_pmu_n);
 	if (!passed) {
 		bpf_map_delete_elem(&kpt_pmu_start, &sk);
 		return 0;
@@ -490,6 +491,7 @@ KPT_GLOBAL(int, kpt_pmu_exit,
 	struct kpt_pmu_vals pv, *start;
 	struct kpt_calls *c;
 
+	KPT_ONLY_IF(kpt_pmu_n);
 	if (!p)
 		return 0;
 	kpt_pmu_read(&pv, cpu);
@@ -521,6 +523,7 @@ KPT_GLOBAL(int, kpt_save_args, (struct kpt_scratch *s, const struct kpt_probe_en
 	struct kpt_edata ed;
 	const struct kpt_rec_hdr *h;
 
+	KPT_ONLY_IF(KPT_USES(EDATA));
 	if (!s || !p)
 		return 0;
 	h = (const struct kpt_rec_hdr *)s->rec;
@@ -708,6 +711,7 @@ KPT_GLOBAL(int, kpt_aggregate,
 	__u64 v = 0, *ts;
 	__u32 depth;
 
+	KPT_ONLY_IF(KPT_USES(AGG));
 	if (!s || !p || !st)
 		return 0;
 	h = (const struct kpt_rec_hdr *)s->rec;

@@ -13,7 +13,8 @@
 #include "kptrace.h"
 
 /* What this run's probes use, KPT_USE_*: unused parts are not even verified
- * where Linux 6.8+ skips unreachable global functions. */
+ * where Linux 6.8+ skips unreachable global functions, and a few
+ * instructions each before (KPT_ONLY_IF()). */
 const volatile __u32 kpt_uses = ~0u;
 #define KPT_USES(what)	(kpt_uses & KPT_USE_##what)
 

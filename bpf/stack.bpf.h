@@ -232,6 +232,7 @@ KPT_GLOBAL(__u64, kpt_stack_hash, (struct kpt_scratch *s, __u32 nwords, bool use
 	bool bare = false;
 	__u32 i;
 
+	KPT_ONLY_IF(KPT_USES(STACK));
 	if (!s)
 		return 1;
 	w = user ? (__u64 *)s->ustk.frame : s->kstk.ip;
