@@ -235,7 +235,7 @@ static __always_inline int kpt_make_key(struct kpt_scratch *s, const struct kpt_
 	__u32 i, w = 0;
 	__u64 v;
 
-	for (i = 0; i < KPT_MAX_KEYS; i++) {
+	for (i = 0; i < KPT_MAX_KEYS && i < kpt_max_nkeys; i++) {
 		if (i >= p->agg.nkeys)
 			break;
 		if (p->agg.key_peer & (1u << i)) {
@@ -720,7 +720,8 @@ KPT_GLOBAL(int, kpt_aggregate,
 		return 0;
 	switch (p->agg.action) {
 	case KPT_ACT_HIST:
-		if (kpt_slot_value(s, p, p->agg.value_argi, p->agg.value_signed, &v))
+		if (!KPT_ACTS(HIST) ||
+		    kpt_slot_value(s, p, p->agg.value_argi, p->agg.value_signed, &v))
 			return 0;
 		if (p->agg.value_sub_argi != 0xff) {
 			__u64 sub;
@@ -733,6 +734,8 @@ KPT_GLOBAL(int, kpt_aggregate,
 		return 0;
 	case KPT_ACT_COUNT:
 		/* --sum and the like: the value's count, sum, min and max per key */
+		if (!KPT_ACTS(COUNT))
+			return 0;
 		v = 1;
 		if (p->agg.count_value &&
 		    kpt_slot_value(s, p, p->agg.value_argi, p->agg.value_signed, &v))
@@ -746,6 +749,8 @@ KPT_GLOBAL(int, kpt_aggregate,
 		return 0;
 	case KPT_ACT_LAT_START:
 		/* Depth first, filtered or not, so the return finds its own slot. */
+		if (!KPT_ACTS(LAT_START))
+			return 0;
 		ts = kpt_lat_enter(h->tid, idx, &depth);
 		if (ts)
 			*ts = passed ? h->ts : 0;
@@ -755,9 +760,13 @@ KPT_GLOBAL(int, kpt_aggregate,
 
 	case KPT_ACT_PAIR_START:
 	case KPT_ACT_PAIR_END:
+		if (!KPT_ACTS(PAIR_START) && !KPT_ACTS(PAIR_END))
+			return 0;
 		kpt_pair(s, p, idx, st, passed, &k);
 		return 0;
 	case KPT_ACT_LAT_END:
+		if (!KPT_ACTS(LAT_END))
+			return 0;
 		if (kpt_pmu_n)
 			KPT_CALL(kpt_pmu_exit, (p, idx, h->tid, h->cpu, passed),
 				 (idx, h->tid, h->cpu, passed));

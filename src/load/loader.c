@@ -367,6 +367,8 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_rh_ret_off = o->rh_ret_off;
 	skel->rodata->kpt_rh_frame_off = o->rh_frame_off;
 	skel->rodata->kpt_uses = o->plan.uses;
+	skel->rodata->kpt_acts = o->plan.acts;
+	skel->rodata->kpt_max_nkeys = o->plan.max_nkeys;
 	skel->rodata->kpt_regs_mask = o->plan.regs_mask ? o->plan.regs_mask : ~0ull;	/* 0: not said */
 	skel->rodata->kpt_max_args = o->plan.max_args;
 	skel->rodata->kpt_max_deref = o->plan.max_deref;
