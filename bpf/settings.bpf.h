@@ -143,6 +143,11 @@ const volatile __u64 kpt_wakeup_bytes = 0;
 const volatile __u32 kpt_pmu_n = 0;
 const volatile __u32 kpt_pmu_stride = 0;
 
+/* The stacks the run's keys take (KPT_SK_*): without, a run of -K or -U
+ * drops kpt_stack_keys() and kpt_stack_hash(), its loop over 508 words
+ * most of its load (169k instructions). */
+const volatile __u32 kpt_stack_keyed = KPT_SK_KSTACK | KPT_SK_USTACK;
+
 /* -K/-U and stack keys: the frames to capture, at most KPT_STACK_MAX. */
 const volatile __u32 kpt_kstack_depth = KPT_STACK_MAX;
 const volatile __u32 kpt_ustack_depth = KPT_STACK_MAX;

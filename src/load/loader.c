@@ -196,6 +196,8 @@ static void stacks_setup(struct kptrace_bpf *skel, const struct stack_plan *sp, 
 {
 	skel->rodata->kpt_kstack_depth = sp->kdepth ? sp->kdepth : KPT_STACK_MAX;
 	skel->rodata->kpt_ustack_depth = sp->udepth ? sp->udepth : KPT_STACK_MAX;
+	skel->rodata->kpt_stack_keyed = (sp->kkeys ? KPT_SK_KSTACK : 0) |
+					(sp->ukeys ? KPT_SK_USTACK : 0);
 	bpf_map__set_max_entries(skel->maps.kpt_kstk, sp->kkeys ? KPT_KSTACK_KEYS : 1);
 	bpf_map__set_max_entries(skel->maps.kpt_ustk, sp->ukeys ? KPT_USTACK_KEYS : 1);
 	/* Before 6.1 a kprobe program with a map allocated as it fills is the
