@@ -235,7 +235,7 @@ static __always_inline int kpt_make_key(struct kpt_scratch *s, const struct kpt_
 	__u32 i, w = 0;
 	__u64 v;
 
-	for (i = 0; i < KPT_MAX_KEYS; i++) {
+	for (i = 0; i < KPT_MAX_KEYS && i < kpt_max_nkeys; i++) {
 		if (i >= p->agg.nkeys)
 			break;
 		if (p->agg.key_peer & (1u << i)) {
@@ -469,6 +469,7 @@ __noinline int kpt_pmu_enter(__u32 tid, __u32 probe, __u32 depth, __u32 cpu, __u
 	struct kpt_start_key sk = { .tid = tid, .probe = probe, .depth = depth };
 	struct kpt_pmu_vals pv;
 
+	KPT_ONLY_IF(kpt_pmu_n);
 	if (!passed) {
 		bpf_map_delete_elem(&kpt_pmu_start, &sk);
 		return 0;
@@ -490,6 +491,7 @@ KPT_GLOBAL(int, kpt_pmu_exit,
 	struct kpt_pmu_vals pv, *start;
 	struct kpt_calls *c;
 
+	KPT_ONLY_IF(kpt_pmu_n);
 	if (!p)
 		return 0;
 	kpt_pmu_read(&pv, cpu);
@@ -521,6 +523,7 @@ KPT_GLOBAL(int, kpt_save_args, (struct kpt_scratch *s, const struct kpt_probe_en
 	struct kpt_edata ed;
 	const struct kpt_rec_hdr *h;
 
+	KPT_ONLY_IF(KPT_USES(EDATA));
 	if (!s || !p)
 		return 0;
 	h = (const struct kpt_rec_hdr *)s->rec;
@@ -712,6 +715,7 @@ KPT_GLOBAL(int, kpt_aggregate,
 	__u64 v = 0, *ts;
 	__u32 depth;
 
+	KPT_ONLY_IF(KPT_USES(AGG));
 	if (!s || !p || !st)
 		return 0;
 	h = (const struct kpt_rec_hdr *)s->rec;
@@ -720,7 +724,8 @@ KPT_GLOBAL(int, kpt_aggregate,
 		return 0;
 	switch (p->agg.action) {
 	case KPT_ACT_HIST:
-		if (kpt_slot_value(s, p, p->agg.value_argi, p->agg.value_signed, &v))
+		if (!KPT_ACTS(HIST) ||
+		    kpt_slot_value(s, p, p->agg.value_argi, p->agg.value_signed, &v))
 			return 0;
 		if (p->agg.value_sub_argi != 0xff) {
 			__u64 sub;
@@ -733,6 +738,8 @@ KPT_GLOBAL(int, kpt_aggregate,
 		return 0;
 	case KPT_ACT_COUNT:
 		/* --sum and the like: the value's count, sum, min and max per key */
+		if (!KPT_ACTS(COUNT))
+			return 0;
 		v = 1;
 		if (p->agg.count_value &&
 		    kpt_slot_value(s, p, p->agg.value_argi, p->agg.value_signed, &v))
@@ -746,6 +753,8 @@ KPT_GLOBAL(int, kpt_aggregate,
 		return 0;
 	case KPT_ACT_LAT_START:
 		/* Depth first, filtered or not, so the return finds its own slot. */
+		if (!KPT_ACTS(LAT_START))
+			return 0;
 		ts = kpt_lat_enter(h->tid, idx, &depth);
 		if (ts)
 			*ts = passed ? h->ts : 0;
@@ -755,9 +764,13 @@ KPT_GLOBAL(int, kpt_aggregate,
 
 	case KPT_ACT_PAIR_START:
 	case KPT_ACT_PAIR_END:
+		if (!KPT_ACTS(PAIR_START) && !KPT_ACTS(PAIR_END))
+			return 0;
 		kpt_pair(s, p, idx, st, passed, &k);
 		return 0;
 	case KPT_ACT_LAT_END:
+		if (!KPT_ACTS(LAT_END))
+			return 0;
 		if (kpt_pmu_n)
 			KPT_CALL(kpt_pmu_exit, (p, idx, h->tid, h->cpu, passed),
 				 (idx, h->tid, h->cpu, passed));

@@ -26,6 +26,15 @@
 #define KPT_CALL(name, args, cargs)		name args
 #endif
 
+/*
+ * A global function's first statement: it returns at once where the run
+ * cannot call it (cond, of read-only settings, its callers' own), and the
+ * verifier drops the rest. Linux 6.8+ verifies only the global functions a
+ * program reaches; before, every one, called or not (6.1 took 1.9 s under
+ * TCG, 334k instructions, for a probe that needs none of them).
+ */
+#define KPT_ONLY_IF(cond)	do { if (!(cond)) return 0; } while (0)
+
 /* The prologues' pointers, NULL where a lookup fails (each function checks) */
 #define KPT_C_SCRATCH(s)						\
 	__u32 kpt_c_cpu = bpf_get_smp_processor_id();			\

@@ -136,6 +136,7 @@ KPT_GLOBAL(int, kpt_direct,
 	__u64 now, *ts;
 	__u32 depth;
 
+	KPT_ONLY_IF(KPT_USES(DIRECT));
 	if (!p || !st)
 		return 0;
 	switch (p->agg.action) {

@@ -117,6 +117,7 @@ KPT_GLOBAL(int, kpt_store_elem,
 	__u32 argi = KPT_EL_ARGI(el), i = KPT_EL_IDX(el), size, slot;
 	__u64 v = 0, addr = 0;
 
+	KPT_ONLY_IF(KPT_USES(FETCH));
 	if (!s || !f)
 		return pos;
 	if (pos > KPT_REC_MAX)
@@ -205,6 +206,7 @@ KPT_GLOBAL(int, kpt_fetch_arg,
 	__u64 val = 0, addr;
 	int mode;
 
+	KPT_ONLY_IF(KPT_USES(FETCH));
 	if (!s || !f)
 		return pos;
 	count = f->count;

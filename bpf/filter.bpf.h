@@ -46,10 +46,12 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "compat.bpf.h"
+#include "settings.bpf.h"
 #else
 /* plain C (the unit tests, the fuzzer): the functions as 5.12+ takes them */
 #define KPT_GLOBAL(ret, name, args, cargs, ...)	__noinline ret name args {
 #define KPT_CALL(name, args, cargs)		name args
+#define KPT_ONLY_IF(cond)			do { } while (0)
 #endif
 #include "kptrace.h"
 #include "scratch.bpf.h"
@@ -138,6 +140,7 @@ KPT_GLOBAL(int, kpt_glob_run, (struct kpt_scratch *s, const struct kpt_pred_prog
 	__u32 i, pi, si, bp, bs, fl, a, b, c, d;
 	volatile struct kpt_glob_state *g;
 
+	KPT_ONLY_IF(KPT_USES(FILTER));
 	if (!s || !prog)
 		return KPT_GLOB_FAIL;
 	g = (volatile struct kpt_glob_state *)&s->rec[KPT_GLOB_STATE_OFF];
@@ -240,6 +243,7 @@ KPT_GLOBAL(int, kpt_glob_runs, (struct kpt_scratch *s, const struct kpt_pred_pro
 	__u32 i;
 	int r;
 
+	KPT_ONLY_IF(KPT_USES(FILTER));
 	for (i = 0; i < KPT_GLOB_RUNS; i++) {
 		r = KPT_CALL(kpt_glob_run, (s, prog, w), (idx, post, w));
 		if (r != KPT_GLOB_CONT)
@@ -312,6 +316,7 @@ KPT_GLOBAL(int, kpt_pred_term, (struct kpt_scratch *s, const struct kpt_pred_pro
 	__u64 v;
 	int r;
 
+	KPT_ONLY_IF(KPT_USES(FILTER));
 	if (!s || !prog)
 		return 0;
 	op = &prog->ops[i & (KPT_MAX_PRED - 1)];
@@ -385,6 +390,7 @@ KPT_GLOBAL(int, kpt_filter_eval, (struct kpt_scratch *s, const struct kpt_pred_p
 	__u64 st = 0, top;
 	__u32 i, n;
 
+	KPT_ONLY_IF(KPT_USES(FILTER));
 	if (!s || !prog)
 		return 0;
 	n = prog->nops;

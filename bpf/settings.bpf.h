@@ -13,9 +13,19 @@
 #include "kptrace.h"
 
 /* What this run's probes use, KPT_USE_*: unused parts are not even verified
- * where Linux 6.8+ skips unreachable global functions. */
+ * where Linux 6.8+ skips unreachable global functions, and a few
+ * instructions each before (KPT_ONLY_IF()). */
 const volatile __u32 kpt_uses = ~0u;
 #define KPT_USES(what)	(kpt_uses & KPT_USE_##what)
+
+/* The actions of the run's probes (bit KPT_ACT_*) and their largest --by
+ * key count: kpt_aggregate() drops the others' code, kpt_make_key() the
+ * loop's further turns. Before 6.8, the verifier walks all of both where
+ * a run needs one action (6.1: 147k instructions, 1.8 s under TCG, for a
+ * count). */
+const volatile __u32 kpt_acts = ~0u;
+#define KPT_ACTS(what)	(kpt_acts & (1u << KPT_ACT_##what))
+const volatile __u32 kpt_max_nkeys = KPT_MAX_KEYS;
 
 /* The run has one probe: no cookie to read. */
 const volatile bool kpt_one_probe = false;
@@ -134,6 +144,11 @@ const volatile __u64 kpt_wakeup_bytes = 0;
  * counter e of CPU c at kpt_pmu[e * kpt_pmu_stride + c]. */
 const volatile __u32 kpt_pmu_n = 0;
 const volatile __u32 kpt_pmu_stride = 0;
+
+/* The stacks the run's keys take (KPT_SK_*): without, a run of -K or -U
+ * drops kpt_stack_keys() and kpt_stack_hash(), its loop over 508 words
+ * most of its load (169k instructions). */
+const volatile __u32 kpt_stack_keyed = KPT_SK_KSTACK | KPT_SK_USTACK;
 
 /* -K/-U and stack keys: the frames to capture, at most KPT_STACK_MAX. */
 const volatile __u32 kpt_kstack_depth = KPT_STACK_MAX;

@@ -232,6 +232,7 @@ KPT_GLOBAL(__u64, kpt_stack_hash, (struct kpt_scratch *s, __u32 nwords, bool use
 	bool bare = false;
 	__u32 i;
 
+	KPT_ONLY_IF(KPT_USES(STACK) && kpt_stack_keyed);
 	if (!s)
 		return 1;
 	w = user ? (__u64 *)s->ustk.frame : s->kstk.ip;
@@ -293,9 +294,9 @@ static __always_inline void kpt_stack_keys(void *ctx, struct kpt_scratch *s,
 					   const struct kpt_probe_entry *p, __u32 tgid,
 					   struct kpt_stats *st)
 {
-	if (p->agg.stack_keys & KPT_SK_KSTACK)
+	if (p->agg.stack_keys & kpt_stack_keyed & KPT_SK_KSTACK)
 		s->kstack_id = kpt_stack_intern(ctx, s, false, tgid, 0, st);
-	if (p->agg.stack_keys & KPT_SK_USTACK)
+	if (p->agg.stack_keys & kpt_stack_keyed & KPT_SK_USTACK)
 		s->ustack_id = kpt_stack_intern(ctx, s, true, tgid, p->flags, st);
 }
 

@@ -21,6 +21,7 @@
 #include "settings.bpf.h"
 #include "maps.bpf.h"
 #include "scratch.bpf.h"
+#include "compat.bpf.h"
 
 #define KPT_PAGE_SHIFT	12	/* vm_pgoff's unit: x86-64's pages */
 #define KPT_EBUSY	16	/* bpf_find_vma()'s "not now" */
@@ -73,6 +74,7 @@ __noinline int kpt_cfi_search(__u32 first, __u32 nrows, __u32 off)
 	const struct kpt_cfi_row *r;
 	int i;
 
+	KPT_ONLY_IF(kpt_cfi_on && kpt_have_find_vma);
 	for (i = 0; i < KPT_CFI_SEARCH && lo < hi; i++) {
 		mid = lo + (hi - lo) / 2;
 		r = bpf_map_lookup_elem(&kpt_cfi_rows, &mid);
@@ -138,6 +140,7 @@ __noinline int kpt_uw_find(__u64 pc)
 	const struct kpt_uw_proc *p = bpf_map_lookup_elem(&kpt_uw_procs, &tgid);
 	__u64 mm = 0;
 
+	KPT_ONLY_IF(kpt_cfi_on && kpt_have_find_vma);
 	bpf_probe_read_kernel(&mm, sizeof(mm), (void *)bpf_get_current_task() + kpt_task_mm_off);
 	if (!p || p->mm != mm) {
 		bpf_map_update_elem(&kpt_uw_wanted, &tgid, &mm, BPF_NOEXIST);
@@ -225,14 +228,16 @@ static long kpt_uw_step(__u32 i, void *data)
  * kpt_pmu_exit()'s is close to 512 bytes already (6.1 refused 576). A
  * global one, verified once: as a static one it was verified again for
  * each state of its callers, 5.0 s of the load (460k instructions) where
- * it now takes 0.5 s (195k) on 6.18. Being global it is verified even in
- * a run without tables: the kernel must have bpf_find_vma() (5.17+).
+ * it now takes 0.5 s (195k) on 6.18. Being global, kernels before 6.8
+ * verify it in any run (the kernel must have bpf_find_vma(), 5.17+):
+ * KPT_ONLY_IF() makes that a few instructions in a run without tables.
  */
 __noinline long kpt_unwind_walk(__u32 max)
 {
 	struct kpt_uw w = {};
 	void *regs;
 
+	KPT_ONLY_IF(kpt_cfi_on && kpt_have_find_vma);
 	regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	if (bpf_probe_read_kernel(&w.ip, sizeof(w.ip), regs + offsetof(struct kpt_regs, ip)) ||
 	    bpf_probe_read_kernel(&w.sp, sizeof(w.sp), regs + offsetof(struct kpt_regs, sp)) ||

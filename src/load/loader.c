@@ -196,6 +196,8 @@ static void stacks_setup(struct kptrace_bpf *skel, const struct stack_plan *sp, 
 {
 	skel->rodata->kpt_kstack_depth = sp->kdepth ? sp->kdepth : KPT_STACK_MAX;
 	skel->rodata->kpt_ustack_depth = sp->udepth ? sp->udepth : KPT_STACK_MAX;
+	skel->rodata->kpt_stack_keyed = (sp->kkeys ? KPT_SK_KSTACK : 0) |
+					(sp->ukeys ? KPT_SK_USTACK : 0);
 	bpf_map__set_max_entries(skel->maps.kpt_kstk, sp->kkeys ? KPT_KSTACK_KEYS : 1);
 	bpf_map__set_max_entries(skel->maps.kpt_ustk, sp->ukeys ? KPT_USTACK_KEYS : 1);
 	/* Before 6.1 a kprobe program with a map allocated as it fills is the
@@ -368,6 +370,8 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_rh_ret_off = o->rh_ret_off;
 	skel->rodata->kpt_rh_frame_off = o->rh_frame_off;
 	skel->rodata->kpt_uses = o->plan.uses;
+	skel->rodata->kpt_acts = o->plan.acts;
+	skel->rodata->kpt_max_nkeys = o->plan.max_nkeys;
 	skel->rodata->kpt_regs_mask = o->plan.regs_mask ? o->plan.regs_mask : ~0ull;	/* 0: not said */
 	skel->rodata->kpt_max_args = o->plan.max_args;
 	skel->rodata->kpt_max_deref = o->plan.max_deref;

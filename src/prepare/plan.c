@@ -508,6 +508,9 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		pl->any_task_ends |= !!(ents[i].flags & KPT_PF_ANY_TASK);
 		pl->edata |= !!(ents[i].flags & KPT_PF_EDATA);
 		pl->uses |= handler_uses(&ents[i]);
+		pl->acts |= 1u << ents[i].agg.action;
+		if (ents[i].agg.nkeys > pl->max_nkeys)
+			pl->max_nkeys = ents[i].agg.nkeys;
 		pl->regs_mask |= plan_regs_used(&ents[i]);
 		pl->stacks.ucaller |= ustack_at_entry(&ents[i]);
 		pl->stacks.ustacks |= (ents[i].flags & KPT_PF_USTACK) ||

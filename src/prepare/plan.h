@@ -49,6 +49,8 @@ struct plan {
 	uint32_t why_cond, why_ret_size;
 	uint64_t why_slower;
 	uint32_t uses;		/* KPT_USE_*: what the probes need of the handler */
+	uint32_t acts;		/* bit KPT_ACT_* of each probe's action */
+	uint32_t max_nkeys;	/* the largest key count (agg.nkeys) */
 	uint64_t regs_mask;	/* the pt_regs words they read (plan_regs_used()) */
 	/* the BPF loops' bounds: the largest argument count, dereference chain
 	 * and array of the run's probes */
