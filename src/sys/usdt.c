@@ -215,7 +215,8 @@ int usdt_arg_parse(int machine, const char *s, const char **end, struct usdt_arg
 		return bad_arg(s, "no SIZE@ (1, 2, 4 or 8 bytes, negative when signed)", msg,
 			       msglen);
 	a->sign = size < 0;
-	size = a->sign ? -size : size;
+	/* INT64_MIN has no negation */
+	size = a->sign && size >= -8 ? -size : size;
 	if (size != 1 && size != 2 && size != 4 && size != 8)
 		return bad_arg(s, "the size is not 1, 2, 4 or 8 bytes", msg, msglen);
 	a->size = (uint8_t)size;

@@ -320,6 +320,8 @@ static void test_arm64(void)
 		{ "-4@-7", "\\-7:s32" },
 		{ "-4@[x0, #:lo12:.LANCHOR1]", "low 12 bits" },
 		{ "8@x31", "not an arm64 general register" },
+		/* a size of INT64_MIN, whose negation overflows (fuzz_usdt) */
+		{ "-9223372036854775808@x0", "the size is not 1, 2, 4 or 8 bytes" },
 		/* past int64_t: strtoull's value, negative as a signed number */
 		{ "4@x11111111111511111111", "not an arm64 general register" },
 		{ "8@x01", "not an arm64 general register" },
