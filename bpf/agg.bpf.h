@@ -16,6 +16,7 @@
 #include "compat.bpf.h"
 #include "scratch.bpf.h"
 #include "filter.bpf.h"	/* kpt_pred_load() */
+#include "target.bpf.h"	/* kpt_task_targeted() */
 
 /* The calls in flight of (tid, probe), created empty if asked; NULL if none. */
 static __always_inline struct kpt_calls *kpt_calls_of(__u32 tid, __u32 probe, bool create)
@@ -646,8 +647,11 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 		return;
 	start = bpf_map_lookup_elem(&kpt_pairs, &pk);
 	if (!start) {
-		/* any task's end: mostly other tasks', for starts never traced */
-		if (p->flags & KPT_PF_ANY_TASK)
+		/* an end any task may make: another task's, which -p and the
+		 * like filtered before, is no end without its start */
+		if ((p->flags & KPT_PF_ANY_TASK) &&
+		    (!kpt_task_targeted(((__u64)h->tgid << 32) | h->tid) ||
+		     (kpt_target_comm[0] && kpt_comm_differs(h->comm))))
 			st->filtered++;
 		else
 			st->unmatched++;

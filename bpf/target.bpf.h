@@ -43,29 +43,35 @@ static __always_inline bool kpt_cgroup_wanted(void)
 	return false;
 }
 
-/*
- * -p, -c, -t, --cgroup: whether the task is one traced (if not, counted as
- * filtered). Its ids are read once a hit, by the caller: every path needs
- * the tgid for kpt_self_tgid, and the records and latencies need them too.
- */
-static __always_inline bool kpt_task_wanted(struct kpt_stats *st, __u64 pid_tgid, __u32 idx)
+/* -p, -c, -t, --cgroup: whether the task (its ids in pid_tgid) is one traced. */
+static __always_inline bool kpt_task_targeted(__u64 pid_tgid)
 {
 	__u32 tgid = pid_tgid >> 32;
-	struct kpt_probe_entry *p;
 
 	if (!kpt_targeted)
 		return true;
-	if ((kpt_target_set ? !bpf_map_lookup_elem(&kpt_procs, &tgid) :
-			      kpt_target_tgid && tgid != kpt_target_tgid) ||
-	    (kpt_target_tid && (__u32)pid_tgid != kpt_target_tid) ||
-	    !kpt_cgroup_wanted()) {
-		if (kpt_any_task_ends && (p = bpf_map_lookup_elem(&kpt_probes, &idx)) &&
-		    (p->flags & KPT_PF_ANY_TASK))
-			return true;
-		st->filtered++;
-		return false;
-	}
-	return true;
+	return !(kpt_target_set ? !bpf_map_lookup_elem(&kpt_procs, &tgid) :
+				  kpt_target_tgid && tgid != kpt_target_tgid) &&
+	       !(kpt_target_tid && (__u32)pid_tgid != kpt_target_tid) && kpt_cgroup_wanted();
+}
+
+/*
+ * Whether the hit of probe idx goes on: its task traced, or the probe an end
+ * any task may make (KPT_PF_ANY_TASK); if not, counted as filtered. The ids
+ * are read once a hit, by the caller: every path needs the tgid for
+ * kpt_self_tgid, and the records and latencies need them too.
+ */
+static __always_inline bool kpt_task_wanted(struct kpt_stats *st, __u64 pid_tgid, __u32 idx)
+{
+	struct kpt_probe_entry *p;
+
+	if (kpt_task_targeted(pid_tgid))
+		return true;
+	if (kpt_any_task_ends && (p = bpf_map_lookup_elem(&kpt_probes, &idx)) &&
+	    (p->flags & KPT_PF_ANY_TASK))
+		return true;
+	st->filtered++;
+	return false;
 }
 
 /*
