@@ -240,7 +240,7 @@ PY
 
 # offcpu_sleeps OUT ERR SWITCHES [KEY]: sleeper()'s sleeps under the start's
 # (the sleeper's) user stack, as many as the kernel's voluntary switches
-# (3 to 5 of its 5 naps; each hit NOT RUN at most one pair less); KEY a
+# (3 to 5 of its 5 waits; each hit NOT RUN at most one pair less); KEY a
 # further key each row has
 offcpu_sleeps() {
 	python3 - "$1" "$(not_run "$2")" "${3:-0}" "${4:-}" <<'PY'
@@ -260,7 +260,7 @@ PY
 }
 
 # offcputime: --by ustack is the start's (the sleeper switching out), not
-# the end's (the timer's wakeup); to_kstack is the end's
+# the end's (the writer's wakeup); to_kstack is the end's
 bg "$OUT/off" --json latency -d 2 --key prev_pid=pid --by ustack,to_kstack \
 	--from 't:sched/sched_switch if prev_comm == "pairs_target"' --to 't:sched/sched_wakeup'
 "$B" off 2> "$OUT/off.work" &
@@ -271,7 +271,7 @@ check "offcputime: sleeper()'s sleeps under the start's (the sleeper's) user sta
 	offcpu_sleeps "$OUT/off.out" "$OUT/off.err" "$sw" to_kstack
 
 # offcputime -c: -c chooses the starts; the wakeups that end them run in
-# other tasks (the timer's), and count all the same
+# other tasks (the writer's), and count all the same
 timeout -k 5 60 $KPT --json latency -c "$B off" --key prev_pid=pid --by ustack \
 	--from 't:sched/sched_switch' --to 't:sched/sched_wakeup' > "$OUT/offc.out" 2> "$OUT/offc.err"
 sw=$(sed -n 's/^switches //p' "$OUT/offc.err")

@@ -11,11 +11,14 @@
  *          allocates 30 and frees each
  *   slow:  work(0..9), of which work(2), work(5) and work(7) sleep 50 ms;
  *          work(n) returns 10 * n; "work N NS" on stderr, each call's time
- *   off:   sleeper() sleeps 1 ms 5 times, then main() sleeps 3 s (alive
- *          for its stacks' symbols, a start still open at the end);
- *          "switches N" on stderr, the kernel's count of sleeper()'s
- *          voluntary switches (a sleep whose timer fires before the
- *          thread gets to schedule(), as on a busy VM, switches not)
+ *   off:   sleeper() waits 5 times for a byte a child writes every 1 ms,
+ *          then main() sleeps 3 s (alive for its stacks' symbols, a start
+ *          still open at the end); "switches N" on stderr, the kernel's
+ *          count of sleeper()'s voluntary switches (a byte already there
+ *          when it reads, as on a busy VM, switches not). The child's
+ *          write wakes it, in a task of ours: a timer's wakeup runs in
+ *          whatever task the interrupt finds, and on a host whose service
+ *          threads' events reach no tracer it was lost one run in a few.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -75,12 +78,22 @@ __attribute__((noinline)) int work(int n)
 	return 10 * n;
 }
 
-__attribute__((noinline)) void sleeper(void)
+/* read() is a frameless leaf of libc's: a frame-pointer walk from it
+ * skips its caller, so sleeper() calls it through this one */
+__attribute__((noinline)) static void wait_byte(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		exit(1);
+}
+
+__attribute__((noinline)) void sleeper(int fd)
 {
 	int i;
 
 	for (i = 0; i < 5; i++)
-		nap_ms(1);
+		wait_byte(fd);
 }
 
 int main(int argc, char **argv)
@@ -131,9 +144,20 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(m, "off")) {
 		struct rusage a, b;
+		int p[2];
 
+		if (pipe(p))
+			return 1;
+		if (!fork()) {
+			for (i = 0; i < 5; i++) {
+				nap_ms(1);
+				if (write(p[1], "x", 1) != 1)
+					_exit(1);
+			}
+			_exit(0);
+		}
 		getrusage(RUSAGE_THREAD, &a);
-		sleeper();
+		sleeper(p[0]);
 		getrusage(RUSAGE_THREAD, &b);
 		fprintf(stderr, "switches %ld\n", b.ru_nvcsw - a.ru_nvcsw);
 		nap_ms(3000);
