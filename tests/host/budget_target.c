@@ -42,7 +42,8 @@ int main(int argc, char **argv)
 			n += 4096;
 			clock_gettime(CLOCK_MONOTONIC, &b);
 		} while (b.tv_sec - a.tv_sec < atol(argv[2]));
-		fprintf(stderr, "calls %ld\n", n - atol(argv[2]));
+		fprintf(stderr, "calls %ld window_ns %lld\n", n - atol(argv[2]),
+			(long long)((b.tv_sec - a.tv_sec) * 1000000000LL + b.tv_nsec - a.tv_nsec));
 		return s == 42;
 	}
 	if (!strcmp(argv[1], "slowhot")) {
