@@ -113,6 +113,31 @@ static __always_inline bool kpt_budget_skip(__u32 idx, struct kpt_stats *st)
 	return v != KPT_BUDGET_TAKE;
 }
 
+/* The event record's header in the scratch area, of probe idx's hit. */
+static __always_inline struct kpt_rec_hdr *kpt_rec_header(void *ctx, int kind,
+							 const struct kpt_probe_entry *p,
+							 struct kpt_scratch *s, __u32 idx,
+							 __u64 pid_tgid, __u32 cpu)
+{
+	struct kpt_rec_hdr *h = (struct kpt_rec_hdr *)s->rec;
+
+	h->kind = KPT_REC_EVENT;
+	h->probe = idx;
+	h->ts = KPT_USES(TIME) ? bpf_ktime_get_ns() : 0;
+	h->ip = 0;	/* only a printed record shows it; a tracepoint's none */
+	if (KPT_USES(REGS) && kind != KPT_CTX_TP && !KPT_CTX_IS_TPBTF(kind))
+		h->ip = kpt_probed_ip(ctx, kind, p->flags, PT_REGS_IP(&s->regs));
+	h->func = kpt_ufunc(ctx, kind, p->flags);
+	h->tid = (__u32)pid_tgid;
+	h->tgid = pid_tgid >> 32;
+	h->cpu = cpu;
+	/* nkstack and nustack: none yet, one store */
+	*(__u32 *)&h->nkstack = 0;
+	if (KPT_USES(COMM))
+		bpf_get_current_comm(h->comm, sizeof(h->comm));
+	return h;
+}
+
 /*
  * Every program's handler, and the generic path: hits outside the run's
  * window (kpt_stopped) and kptrace's own left out, targeting, the hit
@@ -124,7 +149,6 @@ static __always_inline bool kpt_budget_skip(__u32 idx, struct kpt_stats *st)
  */
 static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 {
-	bool is_tp = kind == KPT_CTX_TP || KPT_CTX_IS_TPBTF(kind);
 	/* a direct histogram's parameters, one load (kpt_hist_direct()) */
 	__u64 dh = may_direct ? *(const volatile __u64 *)&kpt_dh : 0;
 	/* the probe: the attachment's (ident.bpf.h), but a run of one has
@@ -169,21 +193,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 		return 0;
 	kpt_ctx_copy(ctx, kind, p, s);
 
-	h = (struct kpt_rec_hdr *)s->rec;
-	h->kind = KPT_REC_EVENT;
-	h->probe = idx;
-	h->ts = KPT_USES(TIME) ? bpf_ktime_get_ns() : 0;
-	h->ip = 0;	/* only a printed record shows it; a tracepoint's none */
-	if (KPT_USES(REGS) && !is_tp)
-		h->ip = kpt_probed_ip(ctx, kind, p->flags, PT_REGS_IP(&s->regs));
-	h->func = kpt_ufunc(ctx, kind, p->flags);
-	h->tid = (__u32)pid_tgid;
-	h->tgid = pid_tgid >> 32;
-	h->cpu = cpu;
-	/* nkstack and nustack: none yet, one store */
-	*(__u32 *)&h->nkstack = 0;
-	if (KPT_USES(COMM))
-		bpf_get_current_comm(h->comm, sizeof(h->comm));
+	h = kpt_rec_header(ctx, kind, p, s, idx, pid_tgid, cpu);
 	if (kpt_target_comm[0] && !(p->flags & KPT_PF_ANY_TASK) && kpt_comm_differs(h->comm)) {
 		st->filtered++;
 		return 0;
