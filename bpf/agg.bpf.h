@@ -276,7 +276,7 @@ static __always_inline int kpt_make_key(struct kpt_scratch *s, const struct kpt_
 		case KPT_K_CONTAINER:
 			/* the v2 (default) hierarchy's: on a v1 host, its "unified"
 			 * mount, where runc and systemd give containers their own */
-			v = bpf_get_current_cgroup_id();
+			v = s->cgroup;
 			break;
 		case KPT_K_KSTACK:
 			v = s->kstack_id;
@@ -650,7 +650,7 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 		/* an end any task may make: another task's, which -p and the
 		 * like filtered before, is no end without its start */
 		if ((p->flags & KPT_PF_ANY_TASK) &&
-		    (!kpt_task_targeted(((__u64)h->tgid << 32) | h->tid) ||
+		    (!kpt_task_targeted(((__u64)h->tgid << 32) | h->tid, s->cgroup) ||
 		     (kpt_target_comm[0] && kpt_comm_differs(h->comm))))
 			st->filtered++;
 		else

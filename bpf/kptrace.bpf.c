@@ -160,18 +160,18 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	struct kpt_scratch *s;
 	struct kpt_stats *st;
 	struct kpt_rec_hdr *h;
-	__u64 pid_tgid;
+	__u64 pid_tgid, cgid;
 	__u32 cpu, pos, i, passed;
 
 	/* outside the run's window: a load and a branch, nothing counted */
 	if (kpt_stopped)
 		return 0;
-	if (kpt_self_hit(KPT_DH_BYTE(dh, on), &pid_tgid))
+	if (kpt_self_hit(KPT_DH_BYTE(dh, on), &pid_tgid, &cgid))
 		return 0;	/* not the user's: not even counted */
 	st = bpf_map_lookup_elem(&kpt_stats, &idx);
 	if (!st)
 		return 0;
-	if (!kpt_task_wanted(st, pid_tgid, idx))
+	if (!kpt_task_wanted(st, pid_tgid, cgid, idx))
 		return 0;
 	st->hits++;
 	if (kpt_budget_on && kpt_budget_skip(idx, st)) {
@@ -192,6 +192,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 	if (!s)
 		return 0;
 	kpt_ctx_copy(ctx, kind, p, s);
+	s->cgroup = cgid;
 
 	h = kpt_rec_header(ctx, kind, p, s, idx, pid_tgid, cpu);
 	if (kpt_target_comm[0] && !(p->flags & KPT_PF_ANY_TASK) && kpt_comm_differs(h->comm)) {

@@ -77,6 +77,7 @@ struct kpt_scratch {
 	__u64 ctx;		/* tracepoints: the raw record's address */
 	__u32 nfaults;		/* faults in the record being built */
 	__u32 rec_len;		/* its length, as the action starts (kpt_emit_slow()) */
+	__u64 cgroup;		/* the task's cgroup id, if the run needs it (kpt_current()) */
 	__u64 edata[KPT_MAX_EDATA];	/* a return probe's entry arguments */
 	__u64 kstack_id;	/* the event's stacks as keys (stack.bpf.h) */
 	__u64 ustack_id;

@@ -123,6 +123,13 @@ const volatile bool kpt_targeted = false;
 const volatile bool kpt_target_set = false;
 /* Some probe is KPT_PF_ANY_TASK: targeting looks the probe up before it filters. */
 const volatile bool kpt_any_task_ends = false;
+/* Some probe keys by cgroup or container: each hit reads the task's cgroup id. */
+const volatile bool kpt_cgroup_key = false;
+/* The chain to the task's cgroup id and its ids, from the kernel's BTF
+ * (loader_cgroup_layout()): task_struct.cgroups, css_set.dfl_cgrp,
+ * cgroup.kn, kernfs_node.id, task_struct.pid and .tgid. */
+const volatile bool kpt_cg_loads = false;
+const volatile __u32 kpt_cg_off[6] = {};
 /*
  * kptrace's own process, never traced: its own reads and writes seen by
  * its probes would feed back (t:syscalls/sys_enter_write). 0 where kptrace

@@ -362,6 +362,10 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_self_tgid = o->self_tgid;
 	skel->rodata->kpt_target_set = o->target_set && o->target_tgid;
 	skel->rodata->kpt_any_task_ends = o->plan.any_task_ends;
+	skel->rodata->kpt_cgroup_key = o->plan.cgroup_key;
+	skel->rodata->kpt_cg_loads = o->cg_loads;
+	for (i = 0; i < 6; i++)
+		skel->rodata->kpt_cg_off[i] = o->cg_off[i];
 	skel->rodata->kpt_nt_pid_off = o->nt_pid_off;
 	skel->rodata->kpt_nt_flags_off = o->nt_flags_off;
 	skel->rodata->kpt_free_pid_off = o->free_pid_off;
@@ -422,6 +426,16 @@ void loader_rethook_layout(struct load_opts *lo, const struct btf *btf)
 	    !btfwalk_struct_member(btf, "rethook_node", "ret_addr", &lo->rh_ret_off) ||
 	    !btfwalk_struct_member(btf, "rethook_node", "frame", &lo->rh_frame_off))
 		lo->rh_task_off = 0;
+}
+
+void loader_cgroup_layout(struct load_opts *lo, const struct btf *btf)
+{
+	lo->cg_loads = btfwalk_struct_member(btf, "task_struct", "cgroups", &lo->cg_off[0]) &&
+		       btfwalk_struct_member(btf, "css_set", "dfl_cgrp", &lo->cg_off[1]) &&
+		       btfwalk_struct_member(btf, "cgroup", "kn", &lo->cg_off[2]) &&
+		       btfwalk_struct_member(btf, "kernfs_node", "id", &lo->cg_off[3]) &&
+		       btfwalk_struct_member(btf, "task_struct", "pid", &lo->cg_off[4]) &&
+		       btfwalk_struct_member(btf, "task_struct", "tgid", &lo->cg_off[5]);
 }
 
 int loader_object_maps(void)

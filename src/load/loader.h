@@ -86,6 +86,9 @@ struct load_opts {
 	 * rethook_node's llist, ret_addr and frame), for fexit's return
 	 * address under a kretprobe (kpt_rethook_ret()); task_off 0: unknown */
 	uint32_t rh_task_off, rh_llist_off, rh_ret_off, rh_frame_off;
+	/* the task's cgroup id by loads (loader_cgroup_layout()) */
+	bool cg_loads;
+	uint32_t cg_off[6];
 	pid_t target_tid;	/* 0: every thread */
 	uint64_t target_cgroups[KPT_TARGET_CGROUPS];	/* cgroup v2 ids; none: every cgroup */
 	uint32_t target_ncgroups;
@@ -126,6 +129,14 @@ enum loader_map {
  * where the kernel has none: fexit then shows the kretprobe's trampoline).
  */
 void loader_rethook_layout(struct load_opts *lo, const struct btf *btf);
+
+/*
+ * The chain from a task to its cgroup id (task_struct.cgroups,
+ * css_set.dfl_cgrp, cgroup.kn, kernfs_node.id) and its ids (task_struct.pid,
+ * .tgid) from the kernel's BTF into lo, so each hit reads them by loads
+ * (kpt_current()); cg_loads false where a member is missing: helpers then.
+ */
+void loader_cgroup_layout(struct load_opts *lo, const struct btf *btf);
 
 /* Ring buffer bytes when --buffer-size is not given. */
 uint32_t loader_default_ring(int ncpus);

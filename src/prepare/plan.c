@@ -466,6 +466,17 @@ static void plan_why(const struct kpt_opts *env, const struct probeset *ps, stru
 	pl->why_slower = env->why_slower_ns;
 }
 
+/* Whether g keys by the task's cgroup (the cgroup or container key). */
+static bool keys_cgroup(const struct kpt_agg *g)
+{
+	int k;
+
+	for (k = 0; k < g->nkeys && k < KPT_MAX_KEYS; k++)
+		if (g->key_kind[k] == KPT_K_CGROUP || g->key_kind[k] == KPT_K_CONTAINER)
+			return true;
+	return false;
+}
+
 int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps, uint32_t npmu,
 	      struct plan *pl, char *msg, size_t msglen)
 {
@@ -506,6 +517,7 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		pl->pair_words = max_int(pl->pair_words, ents[i].agg.npair ? ents[i].agg.npair : 1);
 		pl->pair_carry |= ents[i].agg.action == KPT_ACT_PAIR_START && ents[i].agg.nkeys;
 		pl->any_task_ends |= !!(ents[i].flags & KPT_PF_ANY_TASK);
+		pl->cgroup_key |= keys_cgroup(&ents[i].agg);
 		pl->edata |= !!(ents[i].flags & KPT_PF_EDATA);
 		pl->uses |= handler_uses(&ents[i]);
 		pl->acts |= 1u << ents[i].agg.action;

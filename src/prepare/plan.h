@@ -41,6 +41,7 @@ struct plan {
 	int pair_words;		/* its key's words: --key's values, or the thread's one */
 	bool pair_carry;	/* a start keeps key words for its end (--by of its fields) */
 	bool any_task_ends;	/* an end is KPT_PF_ANY_TASK */
+	bool cgroup_key;	/* a probe keys by cgroup or container */
 	bool edata;		/* a return probe reads entry arguments */
 	bool lat_emit;		/* latency --perfetto: each call a record (KPT_REC_CALL) */
 	uint64_t lat_over;	/* latency --over: each call this long a KPT_REC_SLOW too */

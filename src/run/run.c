@@ -485,6 +485,9 @@ static int run_load_opts(struct run *r)
 				loader_rethook_layout(lo, r->si.btf);
 			break;
 		}
+	/* the task's cgroup by loads, not a second helper call a hit */
+	if ((pl->cgroup_key || lo->target_ncgroups) && !sysinfo_need_btf(&r->si, NULL, 0))
+		loader_cgroup_layout(lo, r->si.btf);
 	/* user stacks through code without frame pointers: the binaries' CFI,
 	 * found through vm_area_struct's offsets in the kernel's BTF */
 	if (pl->stacks.ustacks && sysinfo_need_btf(&r->si, msg, sizeof(msg)))
