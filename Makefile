@@ -460,11 +460,11 @@ FUZZ_SRCS_decode := src/out/decode.c src/out/output_text.c src/out/output_json.c
 	src/sys/ksyms.c src/lang/valfmt.c src/out/umaps.c src/sys/procmaps.c src/lang/spec.c src/lang/types.c \
 	src/out/stackout.c src/sys/usym.c src/sys/elf.c src/out/tpprint.c src/sys/tracepoint.c src/util/suggest.c \
 	src/out/outtime.c src/util/htab.c src/util/demangle.c src/sys/dwline.c \
-	src/sys/perfmap.c src/sys/debuginfod.c src/out/structfmt.c src/sys/btfwalk.c
+	src/sys/perfmap.c src/sys/debuginfod.c src/sys/debugfile.c src/out/structfmt.c src/sys/btfwalk.c
 FUZZ_SRCS_jobs   := src/serve/jobs.c
 FUZZ_SRCS_http   := src/serve/http.c
 FUZZ_SRCS_elf    := src/sys/elf.c src/sys/usym.c src/sys/procmaps.c src/util/htab.c src/util/demangle.c \
-	src/sys/dwline.c src/sys/perfmap.c src/sys/debuginfod.c
+	src/sys/dwline.c src/sys/perfmap.c src/sys/debuginfod.c src/sys/debugfile.c
 FUZZ_SRCS_diff   := $(wildcard src/diff/*.c) src/util/svg.c src/util/table.c src/agg/hist.c \
 	src/util/htab.c
 FUZZ_SRCS_usdt   := src/sys/usdt.c src/sys/elf.c src/lang/spec.c src/lang/types.c

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The binaries' CFI tables for the BPF unwinder (cfi.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "load/cfi.h"
 #include "prepare/event.h"
 #include "sys/btfwalk.h"
+#include "sys/debugfile.h"
 #include "sys/ehframe.h"
 #include "sys/elf.h"
 #include "sys/libpath.h"
@@ -86,8 +88,66 @@ static int rows_of(Elf *e, const struct ehf_table *t, struct cfi_bin *b)
 	return 0;
 }
 
+/* The bytes of f's code (its executable sections) and how many of them t's FDEs cover. */
+static void code_covered(Elf *e, const struct ehf_table *t, uint64_t *code, uint64_t *covered)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	*code = *covered = 0;
+	while ((scn = kelf_next_section(e, scn, SHT_PROGBITS, &sh)))
+		if (sh.sh_flags & SHF_EXECINSTR) {
+			*code += sh.sh_size;
+			*covered += ehframe_covered(t, sh.sh_addr, sh.sh_addr + sh.sh_size);
+		}
+}
+
+/*
+ * f's table into t: its .eh_frame, and where that covers under half its
+ * code (built -fno-asynchronous-unwind-tables -g, or stripped of it), the
+ * FDEs of its .debug_frame, or its debug file's, for the rest. Which
+ * sections were read into src. -ENOENT if none.
+ */
+static int table_of(struct kelf *f, const char *path, struct ehf_table *t, char *src,
+		    size_t srclen, char *msg, size_t msglen)
+{
+	char dpath[PATH_MAX];
+	uint64_t code, covered;
+	size_t fdes, n;
+	struct kelf dbg;
+	int err;
+
+	err = ehframe_read(f->e, EHF_EH_FRAME, t, msg, msglen);
+	if (err && err != -ENOENT)
+		return err;
+	snprintf(src, srclen, "%s", err ? "" : ".eh_frame");
+	code_covered(f->e, t, &code, &covered);
+	if (2 * covered >= code)
+		return err;
+	fdes = t->fdes;
+	n = t->n;
+	err = ehframe_read(f->e, EHF_DEBUG_FRAME, t, msg, msglen);
+	if (err == -ENOENT &&
+	    !debugfile_open(DEBUGFILE_ROOT, f, path, &dbg, dpath, sizeof(dpath))) {
+		err = ehframe_read(dbg.e, EHF_DEBUG_FRAME, t, msg, msglen);
+		kelf_close(&dbg);
+	} else {
+		dpath[0] = '\0';
+	}
+	if (err) {
+		/* .eh_frame's rows stay, without the bad section's half-read ones */
+		t->n = n;
+		t->fdes = fdes;
+		return src[0] && err != -ENOMEM ? 0 : err;
+	}
+	snprintf(src + strlen(src), srclen - strlen(src), "%s.debug_frame%s%s (%zu FDEs)",
+		 src[0] ? " and " : "", dpath[0] ? " of " : "", dpath, t->fdes - fdes);
+	return 0;
+}
+
 int cfi_add_file(struct cfi_set *cs, const char *path, char *msg, size_t msglen)
 {
+	char src[PATH_MAX + 64];
 	struct ehf_table t = { 0 };
 	struct cfi_bin *b;
 	struct kelf f;
@@ -99,7 +159,7 @@ int cfi_add_file(struct cfi_set *cs, const char *path, char *msg, size_t msglen)
 	for (i = 0; i < cs->n; i++)
 		if (cs->bins[i].key.dev == kdev(f.st.st_dev) && cs->bins[i].key.ino == f.st.st_ino)
 			goto out;
-	err = ehframe_read(f.e, &t, msg, msglen);
+	err = table_of(&f, path, &t, src, sizeof(src), msg, msglen);
 	if (err == -ENOENT || err == -EOPNOTSUPP) {
 		err = 0;	/* no table: its frames are walked by frame pointers */
 		goto out;
@@ -127,7 +187,10 @@ int cfi_add_file(struct cfi_set *cs, const char *path, char *msg, size_t msglen)
 	if (err)
 		goto out;
 	b->path = strdup(path);
-	if (!b->path) {
+	b->source = strdup(src);
+	if (!b->path || !b->source) {
+		free(b->path);
+		free(b->source);
 		free(b->rows);
 		err = -ENOMEM;
 		goto out;
@@ -244,6 +307,7 @@ void cfi_free(struct cfi_set *cs)
 	for (i = 0; i < cs->n; i++) {
 		free(cs->bins[i].rows);
 		free(cs->bins[i].path);
+		free(cs->bins[i].source);
 	}
 	cs->n = 0;
 	cs->rows = 0;

@@ -2,9 +2,10 @@
 /*
  * The binaries' CFI tables for the BPF unwinder (bpf/unwind.bpf.h): which
  * binaries (a run's uprobe files, the traced process's mapped objects, -c's
- * command, libc and the dynamic linker), each one's .eh_frame rows
- * (sys/ehframe.c) with file offsets for addresses, and the kernel layout
- * the unwinder reads a mapping's file by.
+ * command, libc and the dynamic linker), each one's .eh_frame rows, with
+ * .debug_frame's (its own or its debug file's) where .eh_frame covers
+ * under half its code (sys/ehframe.c), with file offsets for addresses,
+ * and the kernel layout the unwinder reads a mapping's file by.
  */
 #ifndef KPT_CFI_H
 #define KPT_CFI_H
@@ -21,6 +22,7 @@ struct ev_desc;
 
 struct cfi_bin {
 	char *path;			/* as given (the symbolizer's, too) */
+	char *source;			/* the sections read: ".eh_frame", ".debug_frame of DEBUGFILE"... */
 	struct kpt_cfi_key key;
 	struct kpt_cfi_bin val;
 	struct kpt_cfi_row *rows;	/* val.nrows of them */
@@ -43,7 +45,7 @@ bool cfi_layout(struct cfi_set *cs, const struct btf *btf);
 
 /*
  * path's table into cs, unless it is there already (same file) or has no
- * .eh_frame; a table past KPT_CFI_BINS or KPT_CFI_ROWS_MAX is counted as
+ * .eh_frame or .debug_frame; a table past KPT_CFI_BINS or KPT_CFI_ROWS_MAX is counted as
  * dropped. 0, or -errno with the reason in msg (the file is not ELF).
  */
 int cfi_add_file(struct cfi_set *cs, const char *path, char *msg, size_t msglen);

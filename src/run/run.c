@@ -504,6 +504,9 @@ static int run_load_opts(struct run *r)
 		cfi_collect(&r->cfi, r->ps.evs, r->ps.n, r->child ? 0 : env->pid,
 			    r->child ? env->command : NULL);
 		lo->cfi = &r->cfi;
+		for (int i = 0; verbose && i < r->cfi.n; i++)
+			fprintf(stderr, "kptrace: unwind table of %s: %u rows, from %s\n",
+				r->cfi.bins[i].path, r->cfi.bins[i].val.nrows, r->cfi.bins[i].source);
 		if (r->cfi.dropped)
 			fprintf(stderr, "kptrace: warning: the unwind tables of %d binaries (%s "
 				"first) did not fit in %u rows: their frames are walked by frame "

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * .eh_frame into rows (ehframe.h): each CIE and FDE read as the LSB's
- * "Exception Frame" and DWARF 5's section 6.4 say, the call frame
- * instructions run, a row kept wherever the CFA, return address or frame
- * pointer rule changes.
+ * .eh_frame and .debug_frame into rows (ehframe.h): each CIE and FDE read
+ * as the LSB's "Exception Frame" and DWARF 5's section 6.4 say, the call
+ * frame instructions run, a row kept wherever the CFA, return address or
+ * frame pointer rule changes.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -142,12 +142,18 @@ static bool skip_ptr(struct rd *r, uint8_t enc)
 	return enc == PE_OMIT || rd_ptr(r, enc & ~PE_INDIRECT, &v);
 }
 
-/* The CIE at p (its length read already, body [p, end)) into c. */
-static int cie_read(struct rd *r, struct cie *c, char *msg, size_t msglen, size_t at)
+static const char *sec_name(enum ehf_sec sec)
+{
+	return sec == EHF_DEBUG_FRAME ? ".debug_frame" : ".eh_frame";
+}
+
+/* The CIE at p (its id read already, body [p, end)) into c. */
+static int cie_read(struct rd *r, enum ehf_sec sec, struct cie *c, char *msg, size_t msglen,
+		    size_t at)
 {
 	const char *aug;
 	const uint8_t *aug_end = NULL;
-	uint8_t version;
+	uint8_t version, addr_size = 8, seg_size = 0;
 	size_t i;
 
 	memset(c, 0, sizeof(*c));
@@ -156,19 +162,28 @@ static int cie_read(struct rd *r, struct cie *c, char *msg, size_t msglen, size_
 	while (r->p < r->end && *r->p)
 		r->p++;
 	if (r->p >= r->end || (version != 1 && version != 3 && version != 4)) {
-		snprintf(msg, msglen, ".eh_frame: the CIE at 0x%zx has version %u or no augmentation",
-			 at, version);
+		snprintf(msg, msglen, "%s: the CIE at 0x%zx has version %u or no augmentation",
+			 sec_name(sec), at, version);
 		return -ENOEXEC;
 	}
 	r->p++;
 	if (!strcmp(aug, "eh"))
 		rd_bytes(r, 8);
-	if (version == 4)	/* address and segment selector sizes */
-		rd_bytes(r, 2);
+	if (version == 4) {
+		addr_size = (uint8_t)rd_bytes(r, 1);
+		seg_size = (uint8_t)rd_bytes(r, 1);
+	}
+	if (!r->bad && ((addr_size != 4 && addr_size != 8) || seg_size)) {
+		snprintf(msg, msglen, "%s: the CIE at 0x%zx has address size %u and segment "
+			 "selector size %u (4 or 8, and 0, are read)", sec_name(sec), at, addr_size,
+			 seg_size);
+		return -ENOEXEC;
+	}
 	c->code_align = rd_uleb(r);
 	c->data_align = rd_sleb(r);
 	c->ra_reg = version == 1 ? rd_bytes(r, 1) : rd_uleb(r);
-	c->fde_enc = 0;
+	/* without an 'R' augmentation, addresses are absolute, of the CIE's size */
+	c->fde_enc = addr_size == 4 ? 0x03 : 0x00;
 	if (aug[0] == 'z') {
 		uint64_t n = rd_uleb(r);
 
@@ -190,12 +205,12 @@ static int cie_read(struct rd *r, struct cie *c, char *msg, size_t msglen, size_
 		else
 			r->bad = true;
 	} else if (aug[0] && strcmp(aug, "eh")) {
-		snprintf(msg, msglen, ".eh_frame: the CIE at 0x%zx has augmentation \"%.16s\"",
-			 at, aug);
+		snprintf(msg, msglen, "%s: the CIE at 0x%zx has augmentation \"%.16s\"",
+			 sec_name(sec), at, aug);
 		return -ENOEXEC;
 	}
 	if (r->bad || !c->code_align) {
-		snprintf(msg, msglen, ".eh_frame: the CIE at 0x%zx is cut short", at);
+		snprintf(msg, msglen, "%s: the CIE at 0x%zx is cut short", sec_name(sec), at);
 		return -ENOEXEC;
 	}
 	c->insns = r->p;
@@ -440,9 +455,22 @@ static int run(struct interp *in, const uint8_t *p, const uint8_t *end, struct c
 	return 0;
 }
 
-/* One FDE (body [r->p, r->end), its CIE's already read): its rows, then a gap at its end. */
-static int fde_read(struct ehf_table *t, const struct machine *m, const struct cie *c,
-		    struct rd *r)
+/* Whether rows [0, base) (a section's read before, sorted) cover any of [lo, hi). */
+static bool covered(const struct ehf_table *t, size_t base, uint64_t lo, uint64_t hi)
+{
+	const struct ehf_table before = { .rows = t->rows, .n = base };
+	const struct ehf_row *r = ehframe_find(&before, lo);
+	size_t next = r ? (size_t)(r - t->rows) + 1 : 0;
+
+	return (r && r->cfa != EHF_GAP) || (next < base && t->rows[next].pc < hi);
+}
+
+/*
+ * One FDE (body [r->p, r->end), its CIE's already read): its rows, then a
+ * gap at its end; none where rows [0, base) cover some of it already.
+ */
+static int fde_read(struct ehf_table *t, size_t base, const struct machine *m,
+		    const struct cie *c, struct rd *r)
 {
 	struct cfa_state init = { .ra = { R_SAME, 0 }, .fp = { R_SAME, 0 } }, s;
 	struct interp in = { .t = t, .m = m, .c = c, .init = &init };
@@ -456,8 +484,9 @@ static int fde_read(struct ehf_table *t, const struct machine *m, const struct c
 		skip_block(r);
 	if (r->bad)
 		return -ENOEXEC;
-	if (!range || start + range < start)
-		return 0;	/* an empty FDE, as a linker leaves of a discarded function */
+	/* an empty FDE, as a linker leaves of a discarded function */
+	if (!range || start + range < start || covered(t, base, start, start + range))
+		return 0;
 	/* the CIE's instructions make the initial state, no rows of their own */
 	in.loc = 0;
 	in.end = 1;
@@ -533,11 +562,68 @@ static bool machine_of(unsigned machine, struct machine *m)
 	return true;
 }
 
-int ehframe_parse(const uint8_t *buf, size_t len, uint64_t addr, unsigned machine,
-		  struct ehf_table *t, char *msg, size_t msglen)
+/*
+ * An entry's length at r (4 bytes, or 0xffffffff then 8: 64-bit DWARF), r's
+ * end set to the entry's; its id's size into *idsz (8 in a 64-bit
+ * .debug_frame entry, else 4). false if it runs past the section.
+ */
+static bool entry_head(struct rd *r, enum ehf_sec sec, uint64_t *length, size_t *idsz)
 {
+	*length = rd_bytes(r, 4);
+	*idsz = 4;
+	if (*length == 0xffffffff) {
+		*length = rd_bytes(r, 8);
+		*idsz = sec == EHF_DEBUG_FRAME ? 8 : 4;
+	}
+	if (!*length)
+		return !r->bad;
+	if (r->bad || *length > (uint64_t)(r->end - r->p) || *length < *idsz)
+		return false;
+	r->end = r->p + *length;
+	return true;
+}
+
+/* An id that says CIE: 0 in .eh_frame, all ones of its size in .debug_frame. */
+static bool is_cie_id(enum ehf_sec sec, uint64_t id, size_t idsz)
+{
+	if (sec != EHF_DEBUG_FRAME)
+		return !id;
+	return idsz == 8 ? id == UINT64_MAX : id == 0xffffffff;
+}
+
+/*
+ * The CIE of the FDE at at (its id field at idat, holding id) into c:
+ * .eh_frame's id is the distance back from that field, .debug_frame's an
+ * offset from the section's start.
+ */
+static int fde_cie(const uint8_t *buf, size_t len, uint64_t addr, enum ehf_sec sec, size_t at,
+		   size_t idat, uint64_t id, struct cie *c, char *msg, size_t msglen)
+{
+	struct rd cr = { .end = buf + len, .start = buf, .addr = addr };
+	uint64_t cl;
+	size_t cie_at, idsz;
+
+	if (sec == EHF_DEBUG_FRAME ? id >= len : id > idat) {
+		snprintf(msg, msglen, "%s: the FDE at 0x%zx points outside the section",
+			 sec_name(sec), at);
+		return -ENOEXEC;
+	}
+	cie_at = sec == EHF_DEBUG_FRAME ? (size_t)id : idat - id;
+	cr.p = buf + cie_at;
+	if (!entry_head(&cr, sec, &cl, &idsz) || !cl ||
+	    !is_cie_id(sec, rd_bytes(&cr, idsz), idsz) || cr.bad) {
+		snprintf(msg, msglen, "%s: the FDE at 0x%zx has no CIE at 0x%zx", sec_name(sec),
+			 at, cie_at);
+		return -ENOEXEC;
+	}
+	return cie_read(&cr, sec, c, msg, msglen, cie_at);
+}
+
+int ehframe_parse(const uint8_t *buf, size_t len, uint64_t addr, unsigned machine,
+		  enum ehf_sec sec, struct ehf_table *t, char *msg, size_t msglen)
+{
+	size_t off = 0, at, idsz, base = t->n;
 	struct machine m;
-	size_t off = 0, at, cie_at;
 	uint64_t length, id;
 	struct cie c;
 	int err;
@@ -550,49 +636,31 @@ int ehframe_parse(const uint8_t *buf, size_t len, uint64_t addr, unsigned machin
 		struct rd r = { .p = buf + off, .end = buf + len, .start = buf, .addr = addr };
 
 		at = off;
-		length = rd_bytes(&r, 4);
-		if (!length)
-			break;	/* the terminator */
-		if (length == 0xffffffff)
-			length = rd_bytes(&r, 8);
-		if (r.bad || length > (uint64_t)(r.end - r.p) || length < 4) {
-			snprintf(msg, msglen, ".eh_frame: the entry at 0x%zx runs past the section", at);
+		if (!entry_head(&r, sec, &length, &idsz)) {
+			snprintf(msg, msglen, "%s: the entry at 0x%zx runs past the section",
+				 sec_name(sec), at);
 			return -ENOEXEC;
 		}
-		r.end = r.p + length;
+		if (!length) {
+			if (sec != EHF_DEBUG_FRAME)
+				break;	/* the terminator */
+			off = (size_t)(r.p - buf);	/* padding */
+			continue;
+		}
 		off = (size_t)(r.end - buf);
-		id = rd_bytes(&r, 4);
-		if (!id)
+		id = rd_bytes(&r, idsz);
+		if (is_cie_id(sec, id, idsz))
 			continue;	/* a CIE: read with each of its FDEs */
-		/* an FDE: the CIE is id bytes before the id's own place */
-		cie_at = (size_t)(r.p - 4 - buf);
-		if (id > cie_at) {
-			snprintf(msg, msglen, ".eh_frame: the FDE at 0x%zx points before the section", at);
-			return -ENOEXEC;
-		}
-		cie_at -= id;
-		{
-			struct rd cr = { .p = buf + cie_at, .end = buf + len, .start = buf, .addr = addr };
-			uint64_t cl = rd_bytes(&cr, 4);
-
-			if (cl == 0xffffffff)
-				cl = rd_bytes(&cr, 8);
-			if (cr.bad || cl > (uint64_t)(cr.end - cr.p) || cl < 4 || rd_bytes(&cr, 4)) {
-				snprintf(msg, msglen, ".eh_frame: the FDE at 0x%zx has no CIE at 0x%zx",
-					 at, cie_at);
-				return -ENOEXEC;
-			}
-			cr.end = cr.p - 4 + cl;
-			err = cie_read(&cr, &c, msg, msglen, cie_at);
-			if (err)
-				return err;
-		}
-		err = fde_read(t, &m, &c, &r);
+		err = fde_cie(buf, len, addr, sec, at, (size_t)(r.p - idsz - buf), id, &c, msg,
+			      msglen);
+		if (err)
+			return err;
+		err = fde_read(t, base, &m, &c, &r);
 		if (err == -ENOMEM)
 			return err;
 		if (err) {
-			snprintf(msg, msglen, ".eh_frame: the FDE at 0x%zx is cut short or has an "
-				 "instruction not known", at);
+			snprintf(msg, msglen, "%s: the FDE at 0x%zx is cut short or has an "
+				 "instruction not known", sec_name(sec), at);
 			return err;
 		}
 	}
@@ -600,7 +668,7 @@ int ehframe_parse(const uint8_t *buf, size_t len, uint64_t addr, unsigned machin
 	return 0;
 }
 
-int ehframe_read(Elf *e, struct ehf_table *t, char *msg, size_t msglen)
+int ehframe_read(Elf *e, enum ehf_sec sec, struct ehf_table *t, char *msg, size_t msglen)
 {
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
@@ -611,18 +679,41 @@ int ehframe_read(Elf *e, struct ehf_table *t, char *msg, size_t msglen)
 		snprintf(msg, msglen, "no ELF header");
 		return -ENOEXEC;
 	}
-	scn = kelf_section_named(e, SHT_PROGBITS, ".eh_frame", &sh);
+	scn = kelf_section_named(e, SHT_PROGBITS, sec_name(sec), &sh);
 	if (!scn) {
-		snprintf(msg, msglen, "no .eh_frame");
+		snprintf(msg, msglen, "no %s", sec_name(sec));
 		return -ENOENT;
 	}
-	d = elf_rawdata(scn, NULL);
-	if (!d || !d->d_buf || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64) {
-		snprintf(msg, msglen, ".eh_frame cannot be read (or not a 64-bit little-endian ELF)");
+	/* debug files compress their .debug_* sections (objcopy --compress-debug-sections) */
+	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
+		snprintf(msg, msglen, "%s cannot be decompressed: %s", sec_name(sec),
+			 elf_errmsg(-1));
 		return -ENOEXEC;
 	}
-	return ehframe_parse(d->d_buf, d->d_size, sh.sh_addr, eh.e_machine, t, msg, msglen);
+	d = sh.sh_flags & SHF_COMPRESSED ? elf_getdata(scn, NULL) : elf_rawdata(scn, NULL);
+	if (!d || !d->d_buf || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64) {
+		snprintf(msg, msglen, "%s cannot be read (or not a 64-bit little-endian ELF)",
+			 sec_name(sec));
+		return -ENOEXEC;
+	}
+	return ehframe_parse(d->d_buf, d->d_size, sh.sh_addr, eh.e_machine, sec, t, msg, msglen);
+}
+
+uint64_t ehframe_covered(const struct ehf_table *t, uint64_t lo, uint64_t hi)
+{
+	uint64_t sum = 0, a, b;
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->rows[i].cfa == EHF_GAP)
+			continue;
+		a = t->rows[i].pc > lo ? t->rows[i].pc : lo;
+		b = i + 1 < t->n && t->rows[i + 1].pc < hi ? t->rows[i + 1].pc : hi;
+		if (b > a)
+			sum += b - a;
+	}
+	return sum;
 }
 
 const struct ehf_row *ehframe_find(const struct ehf_table *t, uint64_t pc)

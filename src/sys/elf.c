@@ -53,6 +53,13 @@ Elf_Scn *kelf_next_section(Elf *e, Elf_Scn *scn, GElf_Word type, GElf_Shdr *sh)
 	return NULL;
 }
 
+bool kelf_has_section(Elf *e, GElf_Word type)
+{
+	GElf_Shdr sh;
+
+	return kelf_next_section(e, NULL, type, &sh) != NULL;
+}
+
 bool kelf_symtab_of(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct kelf_symtab *t)
 {
 	*t = (struct kelf_symtab){ .e = e, .strndx = sh->sh_link };

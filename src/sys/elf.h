@@ -34,6 +34,9 @@ void kelf_close(struct kelf *f);
 /* The section after scn (NULL: the first) of type (0: any), its header into *sh; NULL past the last. */
 Elf_Scn *kelf_next_section(Elf *e, Elf_Scn *scn, GElf_Word type, GElf_Shdr *sh);
 
+/* Whether e has a section of type. */
+bool kelf_has_section(Elf *e, GElf_Word type);
+
 /* A symbol table (SHT_SYMTAB or SHT_DYNSYM) as read. */
 struct kelf_symtab {
 	Elf *e;

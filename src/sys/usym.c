@@ -15,13 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include <zlib.h>
 
-#include "sys/debuginfod.h"
+#include "sys/debugfile.h"
 #include "sys/dwline.h"
 #include "sys/elf.h"
 #include "sys/perfmap.h"
@@ -168,7 +166,7 @@ struct usym *usym_new(const struct usym_opts *o)
 	if (!u)
 		return NULL;
 	u->proc_root = strdup(o && o->proc_root ? o->proc_root : "/proc");
-	u->debug_root = strdup(o && o->debug_root ? o->debug_root : "/usr/lib/debug");
+	u->debug_root = strdup(o && o->debug_root ? o->debug_root : DEBUGFILE_ROOT);
 	u->perf_map_dir = strdup(o && o->perf_map_dir ? o->perf_map_dir : "/tmp");
 	u->raw_names = o && o->raw_names;
 	if (!u->proc_root || !u->debug_root || !u->perf_map_dir) {
@@ -335,142 +333,6 @@ static int elf_syms(Elf *e, GElf_Word type, struct ufile *f)
 	return elf_exec_secs(e, f);
 }
 
-static bool elf_has_section(Elf *e, GElf_Word type)
-{
-	GElf_Shdr sh;
-
-	return kelf_next_section(e, NULL, type, &sh) != NULL;
-}
-
-/* ---- separate debug files --------------------------------------------------------- */
-
-static void id_hex(const unsigned char *id, size_t len, char *out)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		sprintf(out + 2 * i, "%02x", id[i]);
-	out[2 * len] = '\0';
-}
-
-/*
- * DEBUG_ROOT/.build-id/xx/yyyy.debug of id's first len bytes. An id shorter
- * than 20 bytes comes zero-padded, and its own last bytes may be zero too
- * (an MD5 id ends in 00 once in 256): try 0 takes all 20, try 1 the 16 of
- * MD5 and UUID ids, try 2 what is left with every trailing zero cut; -1
- * where a try's length is another's or the padding is not zero.
- */
-static int build_id_debug_path(const struct usym *u, const unsigned char *id, int try,
-			       char *out, size_t size)
-{
-	static const unsigned char zero[BUILD_ID_SIZE];
-	char hex[2 * BUILD_ID_SIZE + 1];
-	size_t len = BUILD_ID_SIZE;
-
-	if (try == 1) {
-		len = 16;
-		if (memcmp(id + len, zero, BUILD_ID_SIZE - len))
-			return -1;
-	} else if (try == 2) {
-		while (len > 1 && !id[len - 1])
-			len--;
-		if (len == 16 || len == BUILD_ID_SIZE)
-			return -1;
-	}
-	id_hex(id, len, hex);
-	if (snprintf(out, size, "%s/.build-id/%.2s/%s.debug", u->debug_root, hex, hex + 2) >=
-	    (int)size)
-		return -1;
-	return 0;
-}
-
-/* ef (opened) has a .symtab and build id id; else it is closed. */
-static bool debug_file_is(struct kelf *ef, const unsigned char *id)
-{
-	unsigned char got[BUILD_ID_SIZE];
-
-	if (kelf_build_id(ef->e, got) && !memcmp(got, id, BUILD_ID_SIZE) &&
-	    elf_has_section(ef->e, SHT_SYMTAB))
-		return true;
-	kelf_close(ef);
-	return false;
-}
-
-/* A debug file by build id, with a .symtab and the same build id: under
- * DEBUG_ROOT/.build-id/, else from a debuginfod server (DEBUGINFOD_URLS). */
-static int open_debug_by_id(const struct usym *u, const unsigned char *id, struct kelf *ef,
-			    char *path, size_t size)
-{
-	static const unsigned char zero[4];
-	char hex[2 * BUILD_ID_SIZE + 1];
-	int try;
-
-	for (try = 0; try < 3; try++) {
-		if (build_id_debug_path(u, id, try, path, size) || kelf_open(path, ef, NULL, 0))
-			continue;
-		if (debug_file_is(ef, id))
-			return 0;
-	}
-	/* a 16-byte id (MD5, UUID) comes zero-padded to 20 */
-	id_hex(id, memcmp(id + 16, zero, 4) ? BUILD_ID_SIZE : 16, hex);
-	if (debuginfod_find(hex, path, size))
-		return -ENOENT;
-	if (!kelf_open(path, ef, NULL, 0) && debug_file_is(ef, id))
-		return 0;
-	unlink(path);	/* not the file asked for (a proxy's page): not kept */
-	return -ENOENT;
-}
-
-static bool file_crc_is(int fd, off_t size, uint32_t want)
-{
-	uLong crc = crc32(0L, Z_NULL, 0);
-	unsigned char *p;
-	off_t done;
-
-	if (size <= 0)
-		return false;
-	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED)
-		return false;
-	for (done = 0; done < size; done += 1 << 30)
-		crc = crc32(crc, p + done, size - done > (1 << 30) ? 1u << 30 : size - done);
-	munmap(p, size);
-	return (uint32_t)crc == want;
-}
-
-/* The debuglink's file in DIR/, DIR/.debug/, DEBUG_ROOT/DIR/, when its CRC32 matches;
- * its path into path. */
-static int open_debug_by_link(const struct usym *u, Elf *e, const char *file_path,
-			      const struct stat *self, struct kelf *ef, char *path, size_t size)
-{
-	char name[NAME_MAX + 1], dir[PATH_MAX];
-	const char *fmt[] = { "%s/%s", "%s/.debug/%s", "%s%s/%s" };
-	const char *slash;
-	uint32_t crc;
-	size_t i, dlen;
-	int n;
-
-	if (!kelf_debuglink(e, name, sizeof(name), &crc) || !(slash = strrchr(file_path, '/')))
-		return -ENOENT;
-	dlen = slash - file_path;
-	if (dlen >= sizeof(dir))
-		return -ENOENT;
-	memcpy(dir, file_path, dlen);
-	dir[dlen] = '\0';
-	for (i = 0; i < 3; i++) {
-		n = i < 2 ? snprintf(path, size, fmt[i], dir, name) :
-			    snprintf(path, size, fmt[i], u->debug_root, dir, name);
-		if (n >= (int)size || kelf_open(path, ef, NULL, 0))
-			continue;
-		if ((ef->st.st_dev != self->st_dev || ef->st.st_ino != self->st_ino) &&
-		    elf_has_section(ef->e, SHT_SYMTAB) &&
-		    file_crc_is(ef->fd, ef->st.st_size, crc))
-			return 0;
-		kelf_close(ef);
-	}
-	return -ENOENT;
-}
-
 /* ---- loading a file --------------------------------------------------------------- */
 
 static bool has_dwarf(Elf *e)
@@ -496,7 +358,7 @@ static int note_dwarf(struct ufile *f, Elf *e, const char *path)
 static int ufile_syms(struct usym *u, struct ufile *f, struct kelf *ef)
 {
 	char path[PATH_MAX], base[PATH_MAX];
-	bool own = elf_has_section(ef->e, SHT_SYMTAB);
+	bool own = kelf_has_section(ef->e, SHT_SYMTAB);
 	struct kelf dbg;
 	int err;
 
@@ -508,8 +370,8 @@ static int ufile_syms(struct usym *u, struct ufile *f, struct kelf *ef)
 	if (strlen(base) > strlen(DELETED) &&
 	    !strcmp(base + strlen(base) - strlen(DELETED), DELETED))
 		base[strlen(base) - strlen(DELETED)] = '\0';
-	if ((f->has_id && !open_debug_by_id(u, f->id, &dbg, path, sizeof(path))) ||
-	    !open_debug_by_link(u, ef->e, base, &ef->st, &dbg, path, sizeof(path))) {
+	if ((f->has_id && !debugfile_by_id(u->debug_root, f->id, &dbg, path, sizeof(path))) ||
+	    !debugfile_by_link(u->debug_root, ef->e, base, &ef->st, &dbg, path, sizeof(path))) {
 		err = note_dwarf(f, dbg.e, path);
 		if (!err)
 			err = elf_syms(own ? ef->e : dbg.e, SHT_SYMTAB, f);
@@ -1070,7 +932,7 @@ static struct ufile *file_by_id(struct usym *u, const unsigned char id[BUILD_ID_
 	e = ht_find(&u->by_id, id, BUILD_ID_SIZE);
 	if (e)
 		return e->val;
-	if (!open_debug_by_id(u, id, &ef, path, sizeof(path))) {
+	if (!debugfile_by_id(u->debug_root, id, &ef, path, sizeof(path))) {
 		kelf_close(&ef);
 		f = ufile_new(u, path, NULL, ef.st.st_dev, ef.st.st_ino);
 		if (f) {

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer harness for src/sys/ehframe.c: the input is a .eh_frame
- * section's bytes as a hostile binary could hold them (kptrace, as root,
+ * libFuzzer harness for src/sys/ehframe.c: the input is a .eh_frame or
+ * .debug_frame section's bytes as a hostile binary could hold them (kptrace, as root,
  * reads the tables of every binary a uprobe or a traced process maps). The
- * first byte picks the machine (even: x86-64, odd: arm64), the next eight
+ * first byte picks the machine (bit 0 clear: x86-64, set: arm64) and the
+ * section (bit 1 clear: .eh_frame, set: .debug_frame), the next eight
  * the section's address; the rest is the section. Checked beyond
  * ASan/UBSan/LSan: ehframe_parse() returns 0, -ENOEXEC with a message that
- * names .eh_frame, or -ENOMEM; on success the rows are in strictly rising
+ * names the section, or -ENOMEM; on success the rows are in strictly rising
  * pc order, each of a known kind, no two in a row alike, the count of
  * EHF_BAD rows is t.bad, and ehframe_find() gives each row at its own pc
  * and the row before at the pc before.
@@ -49,17 +50,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ehf_table t = { 0 };
 	char msg[256] = "";
 	uint64_t addr = 0;
+	enum ehf_sec sec;
 	unsigned machine;
 	int err;
 
 	if (size < 9)
 		return 0;
 	machine = data[0] & 1 ? EM_AARCH64 : EM_X86_64;
+	sec = data[0] & 2 ? EHF_DEBUG_FRAME : EHF_EH_FRAME;
 	memcpy(&addr, data + 1, 8);
-	err = ehframe_parse(data + 9, size - 9, addr, machine, &t, msg, sizeof(msg));
+	err = ehframe_parse(data + 9, size - 9, addr, machine, sec, &t, msg, sizeof(msg));
 	FUZZ_CHECK(err == 0 || err == -ENOEXEC || err == -ENOMEM, "return %d", err);
 	if (err == -ENOEXEC)
-		FUZZ_CHECK(!strncmp(msg, ".eh_frame: ", 11), "message '%s'", msg);
+		FUZZ_CHECK(!strncmp(msg, sec == EHF_DEBUG_FRAME ? ".debug_frame: " : ".eh_frame: ",
+				    sec == EHF_DEBUG_FRAME ? 14 : 11), "message '%s'", msg);
 	if (!err)
 		check_rows(&t);
 	ehframe_free(&t);

@@ -7,8 +7,8 @@
 # them), and of a process that exits at once, against the call sites
 # objdump finds in the binaries; -U and --by ustack --folded at each
 # function's entry of tests/host/unwind_target.c (-O1 with frame pointers,
-# -O2 without: unwound from .eh_frame), libc's getppid and malloc and
-# Debian's bash against gdb's bt.
+# -O2 without: unwound from .eh_frame, or .debug_frame, the binary's or its
+# debug file's), libc's getppid and malloc and Debian's bash against gdb's bt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -19,7 +19,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 104
+expect_checks 113
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -323,22 +323,31 @@ kpt -U -c "$B 1 nomap" "p:$B:jit_target" > "$OUT/u-jitn.out" 2> "$OUT/u-jitn.err
 check "... and without a map, that frame is [unknown] at its address" \
 	sh -c "grep -qE '^ => \[unknown\] <0x[0-9a-f]+>$' '$OUT/u-jitn.out'"
 
+# serve_debuginfod DIR NAME ID: Debian's debuginfod serving DIR's files on
+# loopback (its log OUT/NAME.log), once it serves build id ID; its port and
+# pid in DFD_PORT and DFD_PID
+serve_debuginfod() {
+	local i
+	DFD_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	debuginfod -F "$1" -p "$DFD_PORT" -d "$OUT/$2.sqlite" -t 0 -g 0 > "$OUT/$2.log" 2>&1 &
+	DFD_PID=$!
+	for i in $(seq 60); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$DFD_PORT/buildid/$3/debuginfo")" = 200 ] &&
+			break
+		sleep 0.5
+	done
+}
+
 # debuginfod: a stripped binary's debug file served by Debian's debuginfod
 # from a folder of ours on loopback, fetched by build id once, cached; a
 # server that accepts but never answers costs one bounded wait, said
 debuginfod_case() {
-	local srv=$OUT/dfd-srv full=$OUT/dfd-srv/stk-full B=$OUT/stk-stripped id port dead want
+	local srv=$OUT/dfd-srv full=$OUT/dfd-srv/stk-full B=$OUT/stk-stripped id dead want
 	rm -rf "$srv" "$OUT/dfd-cache" && mkdir -p "$srv" && cp "$OUT/stk-nopie" "$full" &&
 		strip -o "$B" "$full" || { fail "debuginfod: cannot lay out the files"; return; }
 	id=$(readelf -n "$B" | awk '/Build ID/ { print $3 }')
-	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	debuginfod -F "$srv" -p "$port" -d "$OUT/dfd.sqlite" -t 0 -g 0 > "$OUT/dfd.log" 2>&1 &
-	local dpid=$! i
-	for i in $(seq 60); do
-		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/buildid/$id/debuginfo")" = 200 ] &&
-			break
-		sleep 0.5
-	done
+	serve_debuginfod "$srv" dfd "$id"
+	local port=$DFD_PORT dpid=$DFD_PID i
 	want="st_inner+0x0 ($B)$(loc "$full" st_inner 0)"
 	want="$want|st_middle+$(ret_off "$full" st_middle st_inner) ($B)$(loc "$full" st_middle $(($(ret_off "$full" st_middle st_inner) - 1)))"
 	# by file offset: the stripped binary has no symbol for it (non-PIE: vaddr - 0x400000)
@@ -417,13 +426,16 @@ check "no stack of the chains above (frame pointers, each whole) is marked cut s
 # --- stacks as compilers leave them, against gdb's backtrace ----------
 # gdb_case NAME BIN [LIB:]FUNC ARGS...: FUNC's stacks at its entry in BIN
 # (or LIB), run with ARGS, through -U and count --by ustack --folded,
-# against gdb's. $ALSO: more probes, that do not fire.
+# against gdb's. $ALSO: more probes, that do not fire, or options. $GDB_BIN:
+# the binary gdb runs instead (BIN's unstripped build), $PROBE: the probe
+# instead of FUNC's by name (a stripped BIN's by offset).
 gdb_case() {
-	local name=$1 bin=$2 fn=$3 pfile=$2
+	local name=$1 bin=$2 fn=$3 pfile=$2 probe
 	shift 3
 	case $fn in *:*) pfile=${fn%%:*}; fn=${fn#*:} ;; esac
-	gdb_stacks "$bin" "$fn" "$@" | sort > "$OUT/g-$name.ref"
-	kpt -U -c "$bin $*" "p:$pfile:$fn" ${ALSO:-} > "$OUT/g-$name.out" 2> "$OUT/g-$name.err"
+	probe=${PROBE:-p:$pfile:$fn}
+	gdb_stacks "${GDB_BIN:-$bin}" "$fn" "$@" | sort > "$OUT/g-$name.ref"
+	kpt -U -c "$bin $*" "$probe" ${ALSO:-} > "$OUT/g-$name.out" 2> "$OUT/g-$name.err"
 	stacks_of "$OUT/g-$name.out" "*" user | to_main | sort > "$OUT/g-$name.got"
 	check "$name: -U at $fn's entry equals gdb's bt there, each of its $(wc -l < "$OUT/g-$name.ref") hits" \
 		sh -c "[ -s '$OUT/g-$name.ref' ] && cmp -s '$OUT/g-$name.ref' '$OUT/g-$name.got'"
@@ -433,7 +445,7 @@ gdb_case() {
 	sed -E 's/\+0x[0-9a-f]+//g' "$OUT/g-$name.ref" | awk -F'|' '{
 		s = $NF; for (i = NF - 1; i >= 1; i--) s = s ";" $i; print s }' |
 		sort | uniq -c | awk '{print $2, $1}' > "$OUT/gf-$name.ref"
-	kpt count --by ustack --folded -c "$bin $*" "p:$pfile:$fn" ${ALSO:-} 2> "$OUT/gf-$name.err" |
+	kpt count --by ustack --folded -c "$bin $*" "$probe" ${ALSO:-} 2> "$OUT/gf-$name.err" |
 		sed -E 's/^(.*;)?(main;|main )/\2/' | sort > "$OUT/gf-$name.got"
 	check "$name: count --by ustack --folded at $fn's entry: gdb's stacks, counted" \
 		cmp -s "$OUT/gf-$name.ref" "$OUT/gf-$name.got"
@@ -510,6 +522,58 @@ for g in got:
 		grep -q "$cut user stacks printed CUT SHORT" "$OUT/noeh.err"
 else
 	fail "cannot strip .eh_frame from the -O2 build (or it has no gdb reference)"
+fi
+
+# Without .eh_frame for its code (-fno-asynchronous-unwind-tables -g: gcc
+# writes .debug_frame only; crt's _start and the PLT keep .eh_frame),
+# unwound from .debug_frame: at the leaf, gdb's backtrace exactly, through
+# -U and --by ustack --folded; then stripped (no .debug_frame, no symbols
+# left), from its debug file's (compressed, as Debian's are), fetched by
+# build id from debuginfod serving a folder of ours, as for file:line.
+B=$OUT/uw-df
+if command -v gdb > /dev/null &&
+	gcc -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables -g tests/host/unwind_target.c \
+		-o "$B"; then
+	check "df: readelf -S: .debug_frame, and no .eh_frame FDE covers main or a uw_ function" \
+		python3 - "$B" <<'PY'
+import re, subprocess, sys
+b = sys.argv[1]
+assert re.search(r"\] \.debug_frame ", subprocess.run(["readelf", "-SW", b], capture_output=True,
+                 text=True).stdout)
+eh = subprocess.run(["readelf", "--debug-dump=frames", b], capture_output=True, text=True).stdout
+eh = eh.split("Contents of the .debug_frame section")[0]
+fdes = [(int(x, 16), int(y, 16)) for x, y in re.findall(r"pc=([0-9a-f]+)\.\.([0-9a-f]+)", eh)]
+fns = [int(a, 16) for a, n in (l.split()[::2] for l in subprocess.run(["nm", b],
+       capture_output=True, text=True).stdout.splitlines() if len(l.split()) == 3)
+       if n == "main" or n.startswith("uw_")]
+assert fdes and len(fns) >= 8, (fdes, fns)
+assert not [f for f in fns if any(x <= f < y for x, y in fdes)], "covered by .eh_frame"
+PY
+	ALSO=-v gdb_case df-uw_leaf "$B" uw_leaf 2 rare
+	check "df: -v says the table is .eh_frame's (crt's, the PLT's) and .debug_frame's" \
+		grep -qE "unwind table of $B: [0-9]+ rows, from \.eh_frame and \.debug_frame \([0-9]+ FDEs\)$" \
+		"$OUT/g-df-uw_leaf.err"
+	grep -F "unwind table of $B: " "$OUT/g-df-uw_leaf.err" | sed 's/^/#   /'
+	check "df: no stack cut short" sh -c "! grep -q 'cut short' '$OUT/g-df-uw_leaf.out'"
+	srv=$OUT/df-srv
+	rm -rf "$srv" "$OUT/df-cache" && mkdir -p "$srv" &&
+		objcopy --only-keep-debug --compress-debug-sections "$B" "$srv/uw-df.debug" &&
+		strip -o "$B-s" "$B"
+	id=$(readelf -n "$B-s" | awk '/Build ID/ { print $3 }')
+	serve_debuginfod "$srv" df-dfd "$id"
+	off=$(printf '0x%x' $((0x$(nm "$B" | awk '$3 == "uw_leaf" { print $1 }'))))
+	DEBUGINFOD_URLS="http://127.0.0.1:$DFD_PORT" DEBUGINFOD_CACHE_PATH="$OUT/df-cache" \
+		ALSO=-v GDB_BIN=$B PROBE="p:$B-s:$off" gdb_case df-stripped "$B-s" uw_leaf 2 rare
+	kill "$DFD_PID" 2> /dev/null
+	wait "$DFD_PID" 2> /dev/null
+	check "df stripped: no .debug_frame nor .symtab left in it" \
+		sh -c "! readelf -SW '$B-s' | grep -qE '\.debug_frame|\.symtab'"
+	check "df stripped: -v says the table is its debug file's .debug_frame, as fetched" \
+		grep -qF "from .eh_frame and .debug_frame of $OUT/df-cache/$id/debuginfo (" \
+		"$OUT/g-df-stripped.err"
+	grep -F "unwind table of $B-s: " "$OUT/g-df-stripped.err" | sed 's/^/#   /'
+else
+	fail "cannot build tests/host/unwind_target.c -fno-asynchronous-unwind-tables (or no gdb)"
 fi
 
 # Where interrupts are off (sched_switch here; kprobes, profile's timer),

@@ -123,6 +123,11 @@ static struct rfde *readelf_fdes(const char *path, size_t *nf)
 	if (!p)
 		return NULL;
 	while (fgets(line, sizeof(line), p)) {
+		/* a section's CIE offsets are its own */
+		if (!strncmp(line, "Contents of the ", 16)) {
+			ncie = 0;
+			continue;
+		}
 		if (strstr(line, " CIE ") && sscanf(line, "%llx", &off) == 1) {
 			in_cie = true;
 			cur = NULL;
@@ -174,8 +179,11 @@ static struct rfde *readelf_fdes(const char *path, size_t *nf)
 	return f;
 }
 
-/* path's rows against readelf's. */
-static void check_file(const char *path, size_t min)
+/*
+ * path's rows against readelf's; with debug, .debug_frame's too, read after
+ * .eh_frame (which a debug file has not: its .eh_frame holds no bytes).
+ */
+static void check_file(const char *path, size_t min, bool debug)
 {
 	struct ehf_table t = { 0 };
 	struct rfde *f;
@@ -188,8 +196,15 @@ static void check_file(const char *path, size_t min)
 	CHECK(!err, "%s: %s", path, msg);
 	if (err)
 		return;
-	err = ehframe_read(k.e, &t, msg, sizeof(msg));
-	CHECK(!err, "%s: ehframe_read: %s", path, msg);
+	err = ehframe_read(k.e, EHF_EH_FRAME, &t, msg, sizeof(msg));
+	CHECK(!err || (debug && err == -ENOENT), "%s: ehframe_read: %s", path, msg);
+	if (debug) {
+		size_t eh = t.fdes;
+
+		err = ehframe_read(k.e, EHF_DEBUG_FRAME, &t, msg, sizeof(msg));
+		CHECK(!err && t.fdes > eh, "%s: .debug_frame: %s, %zu FDEs", path, err ? msg : "read",
+		      t.fdes - eh);
+	}
 	f = readelf_fdes(path, &nf);
 	CHECK(nf >= min / 10, "%s: readelf printed %zu FDEs", path, nf);
 	CHECK(t.fdes >= nf, "%s: %zu FDEs read, readelf prints %zu", path, t.fdes, nf);
@@ -238,24 +253,32 @@ static void check_file(const char *path, size_t min)
 	kelf_close(&k);
 }
 
+/* .eh_frame: a CIE ("zR", code 1, data -8, ra 16, R = pcrel|sdata4), then an FDE */
+static const uint8_t good[] = {
+	0x14, 0, 0, 0,  0, 0, 0, 0,  1, 'z', 'R', 0, 1, 0x78, 0x10, 1, 0x1b,
+	0x0c, 0x07, 0x08, 0x90, 0x01, 0, 0,
+	0x14, 0, 0, 0,  0x1c, 0, 0, 0,  0x10, 0, 0, 0,  0x20, 0, 0, 0,  0,
+	0x41, 0x0e, 0x10, 0,
+	0, 0, 0, 0,
+};
+
+/* bytes as x86-64's section sec at addr into t; msg holds 256 */
+static int parse(const uint8_t *b, size_t n, uint64_t addr, enum ehf_sec sec,
+		 struct ehf_table *t, char *msg)
+{
+	return ehframe_parse(b, n, addr, EM_X86_64, sec, t, msg, 256);
+}
+
 /* Hostile tables: each refused with the place named, nothing read outside. */
 static void check_bad(void)
 {
-	/* a CIE ("zR", code 1, data -8, ra 16, R = pcrel|sdata4), then an FDE */
-	static const uint8_t good[] = {
-		0x14, 0, 0, 0,  0, 0, 0, 0,  1, 'z', 'R', 0, 1, 0x78, 0x10, 1, 0x1b,
-		0x0c, 0x07, 0x08, 0x90, 0x01, 0, 0,
-		0x14, 0, 0, 0,  0x1c, 0, 0, 0,  0x10, 0, 0, 0,  0x20, 0, 0, 0,  0,
-		0x41, 0x0e, 0x10, 0,
-		0, 0, 0, 0,
-	};
 	struct ehf_table t = { 0 };
 	const struct ehf_row *r;
 	uint8_t b[sizeof(good)];
 	char msg[256];
 	size_t i;
 
-	CHECK_INT(ehframe_parse(good, sizeof(good), 0x1000, EM_X86_64, &t, msg, sizeof(msg)), 0,
+	CHECK_INT(parse(good, sizeof(good), 0x1000, EHF_EH_FRAME, &t, msg), 0,
 		  "a CIE and an FDE");
 	/* the FDE's pc: pcrel from its field at 0x1000 + 0x20, plus 0x10 */
 	r = ehframe_find(&t, 0x1030);
@@ -267,47 +290,157 @@ static void check_bad(void)
 	ehframe_free(&t);
 	memcpy(b, good, sizeof(b));
 	b[24] = 0x40;	/* the FDE's length past the section */
-	CHECK_INT(ehframe_parse(b, sizeof(b), 0x1000, EM_X86_64, &t, msg, sizeof(msg)), -ENOEXEC,
+	CHECK_INT(parse(b, sizeof(b), 0x1000, EHF_EH_FRAME, &t, msg), -ENOEXEC,
 		  "an FDE past the section");
 	CHECK(strstr(msg, "0x18"), "the FDE's offset named: %s", msg);
 	ehframe_free(&t);
 	memcpy(b, good, sizeof(b));
 	b[28] = 0x7f;	/* the CIE pointer before the section */
-	CHECK_INT(ehframe_parse(b, sizeof(b), 0x1000, EM_X86_64, &t, msg, sizeof(msg)), -ENOEXEC,
+	CHECK_INT(parse(b, sizeof(b), 0x1000, EHF_EH_FRAME, &t, msg), -ENOEXEC,
 		  "a CIE pointer before the section");
 	ehframe_free(&t);
 	memcpy(b, good, sizeof(b));
 	b[16] = 0x05;	/* an encoding not known */
-	CHECK_INT(ehframe_parse(b, sizeof(b), 0x1000, EM_X86_64, &t, msg, sizeof(msg)), -ENOEXEC,
+	CHECK_INT(parse(b, sizeof(b), 0x1000, EHF_EH_FRAME, &t, msg), -ENOEXEC,
 		  "an unknown pointer encoding");
 	ehframe_free(&t);
-	CHECK_INT(ehframe_parse(good, sizeof(good), 0, EM_PPC64, &t, msg, sizeof(msg)),
+	CHECK_INT(ehframe_parse(good, sizeof(good), 0, EM_PPC64, EHF_EH_FRAME, &t, msg, sizeof(msg)),
 		  -EOPNOTSUPP, "another machine");
 	/* every prefix: refused or read, never out of bounds (ASan's run) */
 	for (i = 0; i < sizeof(good); i++) {
 		uint8_t *cut = malloc(i ? i : 1);
 
 		memcpy(cut, good, i);
-		ehframe_parse(cut, i, 0, EM_X86_64, &t, msg, sizeof(msg));
+		parse(cut, i, 0, EHF_EH_FRAME, &t, msg);
 		ehframe_free(&t);
 		free(cut);
 	}
 }
 
+/*
+ * .debug_frame by hand: a CIE of each form (32-bit DWARF version 1, 64-bit
+ * DWARF version 4 with address size 8, version 4 with address size 4), its
+ * FDE's rows where the bytes put them; what is refused, named; and after
+ * .eh_frame, an FDE of code it covers skipped, one of code it does not read.
+ */
+static void check_debug(void)
+{
+	/* CIE: id ~0, version 1, "", code 1, data -8, ra 16 (a byte), def_cfa rsp+8, ra at
+	 * cfa-8; FDE: CIE at 0, pc 0x401000 and range 0x20 (8 bytes each), advance 1,
+	 * def_cfa_offset 16 */
+	static const uint8_t v1[] = {
+		0x14, 0, 0, 0,  0xff, 0xff, 0xff, 0xff,  1, 0, 1, 0x78, 0x10,
+		0x0c, 0x07, 0x08, 0x90, 0x01, 0, 0, 0, 0, 0, 0,
+		0x18, 0, 0, 0,  0, 0, 0, 0,  0x00, 0x10, 0x40, 0, 0, 0, 0, 0,
+		0x20, 0, 0, 0, 0, 0, 0, 0,  0x41, 0x0e, 0x10, 0,
+	};
+	/* the same in 64-bit DWARF: 0xffffffff, an 8-byte length, 8-byte ids; version 4's
+	 * address size 8 and segment selector size 0 */
+	static const uint8_t v4_64[] = {
+		0xff, 0xff, 0xff, 0xff,  0x14, 0, 0, 0, 0, 0, 0, 0,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,  4, 0, 8, 0, 1, 0x78, 0x10,
+		0x0c, 0x07, 0x08, 0x90, 0x01,
+		0xff, 0xff, 0xff, 0xff,  0x1c, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,
+		0x00, 0x10, 0x40, 0, 0, 0, 0, 0,  0x20, 0, 0, 0, 0, 0, 0, 0,  0x41, 0x0e, 0x10, 0,
+	};
+	/* version 4, address size 4: the FDE's pc and range in 4 bytes each */
+	static const uint8_t v4_32[] = {
+		0x10, 0, 0, 0,  0xff, 0xff, 0xff, 0xff,  4, 0, 4, 0, 1, 0x78, 0x10,
+		0x0c, 0x07, 0x08, 0x90, 0x01,
+		0x10, 0, 0, 0,  0, 0, 0, 0,  0x00, 0x10, 0x40, 0,  0x20, 0, 0, 0,
+		0x41, 0x0e, 0x10, 0,
+	};
+	static const struct { const char *name; const uint8_t *b; size_t n; size_t fde; } forms[] = {
+		{ "32-bit DWARF, version 1", v1, sizeof(v1), 0x18 },
+		{ "64-bit DWARF, version 4", v4_64, sizeof(v4_64), 0x20 },
+		{ "version 4, address size 4", v4_32, sizeof(v4_32), 0x14 },
+	};
+	struct ehf_table t = { 0 };
+	const struct ehf_row *r;
+	uint8_t b[sizeof(v4_64)];
+	char msg[256];
+	size_t f, i;
+
+	for (f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		const char *name = forms[f].name;
+
+		CHECK_INT(parse(forms[f].b, forms[f].n, 0, EHF_DEBUG_FRAME, &t, msg), 0, name);
+		CHECK(t.fdes == 1, "%s: %zu FDEs", name, t.fdes);
+		r = ehframe_find(&t, 0x401000);
+		CHECK(r && r->cfa == EHF_SP && r->cfa_off == 8 && r->ra_off == -8,
+		      "%s: the entry row at the absolute pc", name);
+		r = ehframe_find(&t, 0x401001);
+		CHECK(r && r->cfa == EHF_SP && r->cfa_off == 16, "%s: after advance_loc 1", name);
+		r = ehframe_find(&t, 0x401020);
+		CHECK(r && r->cfa == EHF_GAP, "%s: past the FDE's 0x20 bytes", name);
+		CHECK(!ehframe_find(&t, 0x400fff), "%s: nothing before it", name);
+		ehframe_free(&t);
+		/* the same bytes as .eh_frame: the CIE's id is no 0 there */
+		CHECK_INT(parse(forms[f].b, forms[f].n, 0, EHF_EH_FRAME, &t, msg), -ENOEXEC, name);
+		ehframe_free(&t);
+		/* every prefix: refused or read, never out of bounds (ASan's run) */
+		for (i = 0; i < forms[f].n; i++) {
+			memcpy(b, forms[f].b, i);
+			parse(b, i, 0, EHF_DEBUG_FRAME, &t, msg);
+			ehframe_free(&t);
+		}
+	}
+	memcpy(b, v4_32, sizeof(v4_32));
+	b[11] = 1;	/* a segment selector */
+	CHECK_INT(parse(b, sizeof(v4_32), 0, EHF_DEBUG_FRAME, &t, msg), -ENOEXEC,
+		  "a segment selector size of 1");
+	CHECK(strstr(msg, ".debug_frame: the CIE at 0x0 has address size 4 and segment selector "
+		     "size 1"), "the CIE and its sizes named: %s", msg);
+	ehframe_free(&t);
+	memcpy(b, v1, sizeof(v1));
+	b[28] = 0x40;	/* the CIE pointer (an offset from the start) past the section */
+	CHECK_INT(parse(b, sizeof(v1), 0, EHF_DEBUG_FRAME, &t, msg), -ENOEXEC, "a CIE out");
+	CHECK(strstr(msg, ".debug_frame: the FDE at 0x18 points outside"), "%s", msg);
+	ehframe_free(&t);
+	b[28] = 0x18;	/* the FDE itself */
+	CHECK_INT(parse(b, sizeof(v1), 0, EHF_DEBUG_FRAME, &t, msg), -ENOEXEC, "an FDE as CIE");
+	CHECK(strstr(msg, "the FDE at 0x18 has no CIE at 0x18"), "%s", msg);
+	ehframe_free(&t);
+
+	/* after .eh_frame's FDE (0x1030..0x1050): .debug_frame's of 0x1040..0x1060 skipped,
+	 * of 0x401000 read */
+	memcpy(b, v1, sizeof(v1));
+	CHECK_INT(parse(good, sizeof(good), 0x1000, EHF_EH_FRAME, &t, msg), 0, ".eh_frame first");
+	b[32] = 0x40;
+	b[33] = 0x10;
+	b[34] = 0;
+	CHECK_INT(parse(b, sizeof(v1), 0, EHF_DEBUG_FRAME, &t, msg), 0, "then .debug_frame");
+	r = ehframe_find(&t, 0x1040);
+	CHECK(r && r->cfa == EHF_SP && r->cfa_off == 16, "0x1040 is .eh_frame's row (sp+16)");
+	r = ehframe_find(&t, 0x1050);
+	CHECK(r && r->cfa == EHF_GAP, "0x1050: .eh_frame's end, no .debug_frame row after it");
+	CHECK(t.fdes == 1, "the overlapping FDE skipped (%zu FDEs)", t.fdes);
+	ehframe_free(&t);
+	CHECK_INT(parse(good, sizeof(good), 0x1000, EHF_EH_FRAME, &t, msg), 0, ".eh_frame first");
+	CHECK_INT(parse(v1, sizeof(v1), 0, EHF_DEBUG_FRAME, &t, msg), 0, "then .debug_frame");
+	r = ehframe_find(&t, 0x401001);
+	CHECK(t.fdes == 2 && r && r->cfa == EHF_SP && r->cfa_off == 16,
+	      "an FDE of code .eh_frame lacks read (%zu FDEs)", t.fdes);
+	r = ehframe_find(&t, 0x1031);
+	CHECK(r && r->cfa == EHF_SP && r->cfa_off == 16, ".eh_frame's rows kept");
+	ehframe_free(&t);
+}
+
 int main(void)
 {
-	char self[4096], tgt[] = "/tmp/kpt_ehframe_XXXXXX", cmd[512];
+	char self[4096], tgt[] = "/tmp/kpt_ehframe_XXXXXX", cmd[640];
 	ssize_t n;
 	int fd;
 
 	check_bad();
-	check_file("/bin/bash", 1000);
-	check_file("/lib/x86_64-linux-gnu/libc.so.6", 1000);
-	check_file("/lib64/ld-linux-x86-64.so.2", 1000);
+	check_debug();
+	check_file("/bin/bash", 1000, false);
+	check_file("/lib/x86_64-linux-gnu/libc.so.6", 1000, false);
+	check_file("/lib64/ld-linux-x86-64.so.2", 1000, false);
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {
 		self[n] = 0;
-		check_file(self, 1000);
+		check_file(self, 1000, false);
 	}
 	fd = mkstemp(tgt);
 	if (fd >= 0) {
@@ -315,9 +448,23 @@ int main(void)
 		snprintf(cmd, sizeof(cmd),
 			 "cc -O2 -fomit-frame-pointer tests/host/unwind_target.c -o %s", tgt);
 		if (!system(cmd))
-			check_file(tgt, 30);
+			check_file(tgt, 30, false);
 		else
 			CHECK(0, "cannot build tests/host/unwind_target.c: %s", cmd);
+		/* without .eh_frame for its code: .debug_frame, then a debug file's
+		 * (compressed, as Debian's are) */
+		snprintf(cmd, sizeof(cmd),
+			 "cc -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables -g "
+			 "tests/host/unwind_target.c -o %s && objcopy --only-keep-debug "
+			 "--compress-debug-sections %s %s.debug", tgt, tgt, tgt);
+		if (!system(cmd)) {
+			check_file(tgt, 30, true);
+			snprintf(cmd, sizeof(cmd), "%s.debug", tgt);
+			check_file(cmd, 30, true);
+			unlink(cmd);
+		} else {
+			CHECK(0, "cannot build tests/host/unwind_target.c: %s", cmd);
+		}
 		unlink(tgt);
 	}
 	return check_report();
