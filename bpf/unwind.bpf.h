@@ -23,22 +23,43 @@
 #include "scratch.bpf.h"
 #include "compat.bpf.h"
 
-#define KPT_PAGE_SHIFT	12	/* vm_pgoff's unit: x86-64's pages */
+#define KPT_PAGE_SHIFT	12	/* vm_pgoff's unit: x86-64's pages, Debian's arm64 kernels' */
 #define KPT_EBUSY	16	/* bpf_find_vma()'s "not now" */
+
+/*
+ * The registers the walk starts from, in the task's user registers; arm64's
+ * frame pointer is x29, its link register x30. A return address saved on an
+ * arm64 stack carries a pointer authentication code above the user
+ * address's 48 bits in binaries built -mbranch-protection (or a top-byte
+ * tag): kept to those bits before it is looked up or printed.
+ */
+#ifdef KPT_ARCH_ARM64
+#define KPT_UW_IP	offsetof(struct kpt_regs, pc)
+#define KPT_UW_BP	offsetof(struct kpt_regs, regs[29])
+#define KPT_UW_LR	offsetof(struct kpt_regs, regs[30])
+#define KPT_UADDR_MASK	((1ull << 48) - 1)
+#else
+#define KPT_UW_IP	offsetof(struct kpt_regs, ip)
+#define KPT_UW_BP	offsetof(struct kpt_regs, bp)
+#define KPT_UADDR_MASK	(~0ull)
+#endif
 
 /* A walk's state, on the stack: bpf_loop() and bpf_find_vma() take their
  * callbacks' data there only. */
 struct kpt_uw {
 	__u64 ip, sp, bp;
+#ifdef KPT_ARCH_ARM64
+	__u64 lr;			/* the first frame's return address, while in its register */
+#endif
 	__u64 vstart, vend, vpgoff;	/* the last pc's mapping, its file offset in pages */
 	struct kpt_cfi_key key;		/* its file; ino 0: anonymous */
 	__u32 n, max;			/* frames so far (written only), the most wanted */
 	__u32 notable;			/* the first frame's file has no table */
 };
 
-/* the walk reads x86-64's registers only, for now; the compat object
- * (KPT_COMPAT) has no callbacks: kernels before 5.13 refuse one in any code */
-#if !defined(KPT_ARCH_ARM64) && !defined(KPT_COMPAT)
+/* the compat object (KPT_COMPAT) has no callbacks: kernels before 5.13
+ * refuse one in any code */
+#ifndef KPT_COMPAT
 /* bpf_find_vma()'s callback: the mapping's bounds and file, by offsets from
  * the kernel's BTF (settings.bpf.h; vm_start and vm_end its first words) */
 static long kpt_uw_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -97,7 +118,8 @@ static __always_inline const struct kpt_cfi_row *kpt_cfi_find(const struct kpt_c
 	return i < 0 ? NULL : bpf_map_lookup_elem(&kpt_cfi_rows, &i);
 }
 
-/* One step by the frame pointer, where the frame's file has no table. */
+/* One step by the frame pointer, where the frame's file has no table:
+ * x86-64's saved bp and return address at bp, arm64's frame record alike. */
 static __always_inline long kpt_uw_fp_step(struct kpt_uw *w)
 {
 	__u64 fr[2];
@@ -106,22 +128,39 @@ static __always_inline long kpt_uw_fp_step(struct kpt_uw *w)
 		return 1;
 	w->sp = w->bp + sizeof(fr);
 	w->bp = fr[0];
-	w->ip = fr[1];
+	w->ip = fr[1] & KPT_UADDR_MASK;
 	return !w->ip;
 }
 
-/* One step by the row r: the caller's pc, sp and bp. 1: the walk ends. */
-static __always_inline long kpt_uw_cfi_step(struct kpt_uw *w, const struct kpt_cfi_row *r)
+/* The caller's pc into w->ip by the row r, whose CFA is cfa, at frame n: 1 where the walk ends. */
+static __always_inline long kpt_uw_ra(struct kpt_uw *w, const struct kpt_cfi_row *r, __u64 cfa,
+				      __u32 n)
+{
+#ifdef KPT_ARCH_ARM64
+	/* still in the link register: the first frame's only (a leaf's, or
+	 * one's before its prologue saved it), whose CFA may be sp itself */
+	if (!r->ra_off) {
+		w->ip = w->lr;
+		return n || cfa < w->sp;
+	}
+#endif
+	/* the caller's frame is above this one's: else the data is not a stack */
+	return cfa <= w->sp ||
+	       bpf_probe_read_user(&w->ip, sizeof(w->ip), (void *)(cfa + (__s64)r->ra_off));
+}
+
+/* One step by the row r at frame n: the caller's pc, sp and bp. 1: the walk ends. */
+static __always_inline long kpt_uw_cfi_step(struct kpt_uw *w, const struct kpt_cfi_row *r,
+					    __u32 n)
 {
 	__u64 cfa;
 
 	if (!r || (r->kind != KPT_CFI_SP && r->kind != KPT_CFI_FP))
 		return 1;	/* no row, one not kept, or the outermost frame */
 	cfa = (r->kind == KPT_CFI_SP ? w->sp : w->bp) + (__s64)r->cfa_off;
-	/* the caller's frame is above this one's: else the data is not a stack */
-	if (cfa <= w->sp ||
-	    bpf_probe_read_user(&w->ip, sizeof(w->ip), (void *)(cfa + (__s64)r->ra_off)))
+	if (kpt_uw_ra(w, r, cfa, n))
 		return 1;
+	w->ip &= KPT_UADDR_MASK;
 	if (r->fp_off && bpf_probe_read_user(&w->bp, sizeof(w->bp), (void *)(cfa + (__s64)r->fp_off)))
 		return 1;
 	w->sp = cfa;
@@ -219,7 +258,7 @@ static long kpt_uw_step(__u32 i, void *data)
 	f[1] = b->head[1];
 	f[2] = b->head[2];
 	f[3] = off;
-	return kpt_uw_cfi_step(w, kpt_cfi_find(b, (__u32)(off - (n ? 1 : 0))));
+	return kpt_uw_cfi_step(w, kpt_cfi_find(b, (__u32)(off - (n ? 1 : 0))), n);
 }
 
 /*
@@ -239,10 +278,15 @@ __noinline long kpt_unwind_walk(__u32 max)
 
 	KPT_ONLY_IF(kpt_cfi_on && kpt_have_find_vma);
 	regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	if (bpf_probe_read_kernel(&w.ip, sizeof(w.ip), regs + offsetof(struct kpt_regs, ip)) ||
+	if (bpf_probe_read_kernel(&w.ip, sizeof(w.ip), regs + KPT_UW_IP) ||
 	    bpf_probe_read_kernel(&w.sp, sizeof(w.sp), regs + offsetof(struct kpt_regs, sp)) ||
-	    bpf_probe_read_kernel(&w.bp, sizeof(w.bp), regs + offsetof(struct kpt_regs, bp)))
+	    bpf_probe_read_kernel(&w.bp, sizeof(w.bp), regs + KPT_UW_BP))
 		return 0;
+#ifdef KPT_ARCH_ARM64
+	if (bpf_probe_read_kernel(&w.lr, sizeof(w.lr), regs + KPT_UW_LR))
+		return 0;
+	w.lr &= KPT_UADDR_MASK;
+#endif
 	w.max = max;
 	bpf_loop(KPT_STACK_MAX, kpt_uw_step, &w, 0);
 	return w.notable ? 0 : w.n;
@@ -252,13 +296,13 @@ __noinline long kpt_unwind_walk(__u32 max)
 /*
  * The user stack into s->ustk.frame by the tables, at most max frames: its
  * frame count, or 0 where the kernel's walk is to be taken (no tables in
- * this run, 6.1's fallback without bpf_find_vma(), arm64, or the first pc's
- * file has no table). The registers are the task's user registers, whatever
+ * this run, 6.1's fallback without bpf_find_vma(), or the first pc's file
+ * has no table). The registers are the task's user registers, whatever
  * the probe: a uprobe's are them, a tracepoint's are the kernel's.
  */
 static __always_inline long kpt_unwind(__u32 max)
 {
-#if defined(KPT_ARCH_ARM64) || defined(KPT_COMPAT)
+#ifdef KPT_COMPAT
 	return 0;
 #else
 	if (!kpt_cfi_on || !kpt_have_find_vma)

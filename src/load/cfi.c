@@ -77,7 +77,7 @@ static int rows_of(Elf *e, const struct ehf_table *t, struct cfi_bin *b)
 		o->off = (uint32_t)off;
 		o->kind = r->cfa;
 		o->cfa_off = r->cfa_off;
-		/* a save further than 32 KiB from the CFA is no x86-64 frame's */
+		/* a save further than 32 KiB from the CFA is no x86-64 or arm64 frame's */
 		if (r->ra_off < INT16_MIN || r->ra_off > INT16_MAX || r->fp_off < INT16_MIN ||
 		    r->fp_off > INT16_MAX)
 			o->kind = KPT_CFI_BAD;
@@ -231,13 +231,14 @@ static int add_linked(const char *path, void *arg)
 void cfi_collect(struct cfi_set *cs, const struct ev_desc *evs, int n, pid_t pid,
 		 const char *command)
 {
+#ifdef KPT_ARCH_ARM64
+	static const char *const libs[] = { "libc", "ld-linux-aarch64" };
+#else
 	static const char *const libs[] = { "libc", "ld-linux-x86-64" };
+#endif
 	char path[4096], msg[256];
 	int i;
 
-#ifdef KPT_ARCH_ARM64
-	return;	/* bpf/unwind.bpf.h walks x86-64's registers only: no tables to read */
-#endif
 	for (i = 0; i < n; i++)
 		if (evs[i].is_user && evs[i].path)
 			cfi_add_file(cs, evs[i].path, msg, sizeof(msg));

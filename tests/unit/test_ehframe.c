@@ -8,7 +8,9 @@
  * its rows' CFA rule, return address and rbp rule are the row ehframe_find()
  * gives at that address, and each of our rows inside the FDE is readelf's
  * row at its address (the two step functions are equal); past an FDE's end
- * where no other starts, ours says no FDE covers it.
+ * where no other starts, ours says no FDE covers it. The same program built
+ * for aarch64 -mbranch-protection=standard too: its pointer authentication
+ * steps (DW_CFA_AARCH64_negate_ra_state) leave the rows walkable.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,24 +36,31 @@ struct rfde {
 	size_t n;
 };
 
-/* readelf's rule texts as ehframe.h's row: "rsp+8", "c-16", "u", "exp" */
-static struct ehf_row want_of(const char *cfa, const char *rbp, const char *ra)
+/*
+ * readelf's rule texts as ehframe.h's row: "rsp+8", "c-16", "u", "exp";
+ * arm64's "sp+16" and "x29+16". readelf prints "u" for a register without
+ * a rule as for one undefined: arm64's return address without a rule is in
+ * the link register (ra_off 0), which row_eq() takes for either.
+ */
+static struct ehf_row want_of(const char *cfa, const char *rbp, const char *ra, bool arm64)
 {
 	struct ehf_row w = { .cfa = EHF_BAD };
 	int n;
 
-	if (!strcmp(ra, "u")) {
+	if (!strcmp(ra, "u") && !arm64) {
 		w.cfa = EHF_END;
 		return w;
 	}
-	if (sscanf(cfa, "rsp+%d", &n) == 1)
+	if (sscanf(cfa, arm64 ? "sp%d" : "rsp%d", &n) == 1)
 		w.cfa = EHF_SP;
-	else if (sscanf(cfa, "rbp+%d", &n) == 1)
+	else if (sscanf(cfa, arm64 ? "x29%d" : "rbp%d", &n) == 1)
 		w.cfa = EHF_FP;
 	else
 		return w;
 	w.cfa_off = n;
-	if (sscanf(ra, "c%d", &n) != 1 || !n) {
+	if (arm64 && !strcmp(ra, "u"))
+		n = 0;
+	else if (sscanf(ra, "c%d", &n) != 1 || !n) {
 		w.cfa = EHF_BAD;
 		return w;
 	}
@@ -65,6 +74,9 @@ static struct ehf_row want_of(const char *cfa, const char *rbp, const char *ra)
 
 static bool row_eq(const struct ehf_row *g, const struct ehf_row *w)
 {
+	/* arm64's "u": in the link register, or undefined (the outermost frame) */
+	if (g->cfa == EHF_END && (w->cfa == EHF_SP || w->cfa == EHF_FP) && !w->ra_off)
+		return true;
 	if (g->cfa != w->cfa)
 		return false;
 	if (g->cfa == EHF_BAD || g->cfa == EHF_END)
@@ -81,7 +93,8 @@ static const char *row_str(const struct ehf_row *r, char *b, size_t n)
 	return b;
 }
 
-/* The columns of a "LOC CFA reg... ra" header: rbp's and ra's indexes (-1: none). */
+/* The columns of a "LOC CFA reg... ra" header: the frame pointer's (rbp, x29)
+ * and ra's indexes (-1: none). */
 static void columns(char *line, int *rbp, int *ra)
 {
 	char *tok, *save;
@@ -89,7 +102,7 @@ static void columns(char *line, int *rbp, int *ra)
 
 	*rbp = *ra = -1;
 	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++) {
-		if (!strcmp(tok, "rbp"))
+		if (!strcmp(tok, "rbp") || !strcmp(tok, "x29"))
 			*rbp = i;
 		else if (!strcmp(tok, "ra"))
 			*ra = i;
@@ -106,7 +119,7 @@ static void add_row(struct rfde *f, uint64_t pc, const struct ehf_row *w)
 }
 
 /* readelf's FDEs of path; an FDE without rows of its own takes its CIE's. */
-static struct rfde *readelf_fdes(const char *path, size_t *nf)
+static struct rfde *readelf_fdes(const char *path, size_t *nf, bool arm64)
 {
 	char cmd[512], line[4096], *tok[64], *save;
 	struct ehf_row cies[64] = { 0 };
@@ -159,11 +172,12 @@ static struct rfde *readelf_fdes(const char *path, size_t *nf)
 		     t = strtok_r(NULL, " \n", &save))
 			if (*t != '(')
 				tok[nt++] = t;
-		if (nt < 3 || ra < 0 || ra >= nt || sscanf(tok[0], "%llx", &a) != 1)
+		/* no ra column: arm64's CIEs leave it in the link register */
+		if (nt < 2 || (ra < 0 && !arm64) || ra >= nt || sscanf(tok[0], "%llx", &a) != 1)
 			continue;
 		{
 			struct ehf_row w = want_of(tok[1], rbp > 0 && rbp < nt ? tok[rbp] : "u",
-						   tok[ra]);
+						   ra < 0 ? "u" : tok[ra], arm64);
 
 			if (in_cie && ncie)
 				cies[ncie - 1] = w;
@@ -188,6 +202,7 @@ static void check_file(const char *path, size_t min, bool debug)
 	struct ehf_table t = { 0 };
 	struct rfde *f;
 	struct kelf k;
+	GElf_Ehdr eh;
 	char msg[256], g[64], w[64], ctx[512];
 	size_t nf, i, j, r, mism = 0, checked = 0;
 	int err;
@@ -199,13 +214,13 @@ static void check_file(const char *path, size_t min, bool debug)
 	err = ehframe_read(k.e, EHF_EH_FRAME, &t, msg, sizeof(msg));
 	CHECK(!err || (debug && err == -ENOENT), "%s: ehframe_read: %s", path, msg);
 	if (debug) {
-		size_t eh = t.fdes;
+		size_t eh_fdes = t.fdes;
 
 		err = ehframe_read(k.e, EHF_DEBUG_FRAME, &t, msg, sizeof(msg));
-		CHECK(!err && t.fdes > eh, "%s: .debug_frame: %s, %zu FDEs", path, err ? msg : "read",
-		      t.fdes - eh);
+		CHECK(!err && t.fdes > eh_fdes, "%s: .debug_frame: %s, %zu FDEs", path, err ? msg : "read",
+		      t.fdes - eh_fdes);
 	}
-	f = readelf_fdes(path, &nf);
+	f = readelf_fdes(path, &nf, gelf_getehdr(k.e, &eh) && eh.e_machine == EM_AARCH64);
 	CHECK(nf >= min / 10, "%s: readelf printed %zu FDEs", path, nf);
 	CHECK(t.fdes >= nf, "%s: %zu FDEs read, readelf prints %zu", path, t.fdes, nf);
 	for (i = 0; i < nf; i++) {
@@ -426,6 +441,30 @@ static void check_debug(void)
 	ehframe_free(&t);
 }
 
+/* tests/host/unwind_target.c for aarch64 with return addresses signed: rows as readelf's */
+static void check_arm64_pac(void)
+{
+	char tgt[] = "/tmp/kpt_ehframe_XXXXXX", cmd[512];
+	int fd = mkstemp(tgt);
+
+	if (fd < 0)
+		return;
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "aarch64-linux-gnu-gcc -O2 -fomit-frame-pointer -mbranch-protection=standard "
+		 "-static tests/host/unwind_target.c -o %s", tgt);
+	if (system(cmd)) {
+		CHECK(0, "cannot build tests/host/unwind_target.c for aarch64 (gcc-aarch64-linux-gnu, "
+		      "libc6-dev-arm64-cross: make deps): %s", cmd);
+	} else {
+		snprintf(cmd, sizeof(cmd),
+			 "readelf --debug-dump=frames %s | grep -q AARCH64_negate_ra_state", tgt);
+		CHECK(!system(cmd), "%s: readelf finds no DW_CFA_AARCH64_negate_ra_state", tgt);
+		check_file(tgt, 1000, false);
+	}
+	unlink(tgt);
+}
+
 int main(void)
 {
 	char self[4096], tgt[] = "/tmp/kpt_ehframe_XXXXXX", cmd[640];
@@ -467,5 +506,6 @@ int main(void)
 		}
 		unlink(tgt);
 	}
+	check_arm64_pac();
 	return check_report();
 }

@@ -343,13 +343,6 @@ fi
 # (tests/vm/arm64-chains.py, on the host). -U's and --folded's. Not on 6.1,
 # whose verifier refuses bpf_find_vma() there: the caller is a bare address,
 # which names nothing once this short process is gone (the loader's fallback).
-ustacks() {
-	awk '/<user stack trace>/ { if (s != "") print s; s = ""; on = 1; next }
-	on && /^ => / { f = substr($0, 5); sub(/ \(.*\)$/, "", f)
-		s = (s == "" ? f : s "|" f); next }
-	{ if (s != "") print s; s = ""; on = 0 }
-	END { if (s != "") print s }' "$1" | sed 's/\(|main+0x[0-9a-f]*\)|.*/\1/'
-}
 case $KREL in 6.1.*) UW=no ;; *) UW=yes ;; esac
 if [ $UW = no ]; then
 	:

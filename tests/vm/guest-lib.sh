@@ -128,3 +128,13 @@ sys_bpf() {
 		SYSBPF=__x64_sys_bpf SYSBPF_ARG=regs=%di:u64
 	fi
 }
+
+# ustacks OUT: -U's user stacks in OUT, one a line, "frame|frame...", each
+# frame as printed without its "(file)", cut after main's frame.
+ustacks() {
+	awk '/<user stack trace>/ { if (s != "") print s; s = ""; on = 1; next }
+	on && /^ => / { f = substr($0, 5); sub(/ \(.*\)$/, "", f)
+		s = (s == "" ? f : s "|" f); next }
+	{ if (s != "") print s; s = ""; on = 0 }
+	END { if (s != "") print s }' "$1" | sed 's/\(|main+0x[0-9a-f]*\)|.*/\1/'
+}

@@ -257,6 +257,19 @@ if [ $VM_ARCH = arm64 ]; then
 	else
 		fail "arm64: cannot build tests/host/unwind_target.c or its objdump chains"
 	fi
+	# without frame pointers, unwound from .eh_frame (ustack-arm64.sh): -O2,
+	# and -O2 with return addresses signed (pointer authentication)
+	for b in "uw2:" "uw2p:-mbranch-protection=standard"; do
+		if aarch64-linux-gnu-gcc -O2 -fomit-frame-pointer ${b#*:} -static \
+			tests/host/unwind_target.c -o "$VMOUT/${b%%:*}" &&
+			aarch64-linux-gnu-objdump -d --no-show-raw-insn "$VMOUT/${b%%:*}" |
+			tests/vm/arm64-chains.py --regex > "$VMOUT/${b%%:*}.want"; then
+			uw+=(--add "$VMOUT/${b%%:*}:/${b%%:*}" --add "$VMOUT/${b%%:*}.want:/${b%%:*}.want")
+		else
+			fail "arm64: cannot build tests/host/unwind_target.c -O2 ${b#*:} or its objdump chains"
+		fi
+	done
+	uw+=(--add tests/vm/ustack-arm64.sh:/guest.d/ustack-arm64.sh)
 	# USDT's arm64 forms: tests/host/usdt_target.c by the cross compiler,
 	# the host's sys/sdt.h (plain asm, the same for every machine)
 	mkdir -p "$VMOUT/sdtinc/sys"
