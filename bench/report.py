@@ -973,7 +973,8 @@ def static_tables(res, ss):
              "`--backend tracepoint`, `if id == %d`) and tp_btf (`--backend tp-btf`, `nr=regs->"
              "orig_ax if nr == %d`); bpftrace's `tracepoint:` on both (this version types no "
              "`rawtracepoint:`); `workload --lseek`: %d calls (untraced: %s CPU ns); others' lseek "
-             "calls pass the filters too (*others*). *BPF ns*: the tool's programs' run time over "
+             "calls pass the filters too (*others*): hist and pair see at least the calls made, "
+             "a stream's lines that name the workload's thread exactly as many. *BPF ns*: the tool's programs' run time over "
              "%d calls with kernel BPF stats on, a call, every system call of the machine in that "
              "window included (filtered out at once; *runs/call*: the programs' runs a call). *usdt*: `%s` of `workload --usdt`, %d "
              "firings (untraced: %s CPU ns), exactly as many seen; *BPF ns* over %d more." %

@@ -136,43 +136,67 @@ def _tool(H, job, config, out, nr):
 
 
 def _workload(H, job, n):
+    """The job's loop: its figures, and its pid (its one thread's tid,
+    which a streamed line names)."""
     argv = [H.WORK, "--lseek" if job == "tracepoint" else "--usdt", str(n)]
-    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=H.WORK_TIMEOUT, check=True)
-    return {k: float(v) for k, v in (f.split("=", 1) for f in r.stdout.decode().split())}
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = p.communicate(timeout=H.WORK_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise
+    if p.returncode:
+        raise subprocess.CalledProcessError(p.returncode, argv, out, err)
+    w = {k: float(v) for k, v in (f.split("=", 1) for f in out.decode().split())}
+    w["pid"] = p.pid
+    return w
 
 
-def _seen(H, config, proc, outpath):
-    """(events the tool counted, events it says it lost or the kernel did
-    not run it for). A filtered probe's HITS are every system call, so
-    kptrace's are its histograms' counts, its lines, or its count."""
+def _own_lines(text, event, pids):
+    """(lines of event streamed by the threads pids, all its lines): a
+    line starts COMM-TID [CPU], kptrace's, the floor's and bpftrace's."""
+    lines = [l for l in text.splitlines() if (": %s: " % event) in l]
+    own = re.compile(r"-(?:%s)\s+\[" % "|".join(str(p) for p in pids))
+    return sum(1 for l in lines if own.search(l)), len(lines)
+
+
+def _seen(H, config, proc, outpath, pids):
+    """(events the tool counted, a stream's lines of every process, events
+    it says it lost or the kernel did not run it for). A filtered probe's
+    HITS are every system call, so kptrace's are its histograms' counts,
+    its lines, or its count; a stream's are the workload's lines."""
     tool, mode = config.split("-")[:2]
     err = "".join(proc.stderr_lines)
     with open(outpath, errors="replace") as f:
         text = f.read()
     if mode == "nop":
-        return None, None        # an empty program counts nothing
+        return None, None, None  # an empty program counts nothing
     if tool == "kptrace":
         rows, lost = H.kptrace_lost(err)
         if not rows:
-            return None, None
+            return None, None, None
         if mode == "stream":
-            return text.count(": %sstream: " % config.split("-")[2]), lost
+            return _own_lines(text, "%sstream" % config.split("-")[2], pids) + (lost,)
         if mode == "count":
             m = re.search(r"^\S+:\n\s+COUNT\n\s+(\d+)$", text, re.M)
-            return (int(m.group(1)) if m else None), lost
+            return (int(m.group(1)) if m else None), None, lost
         counts = re.findall(r"^count (\d+), sum ", text, re.M)
-        return (sum(int(c) for c in counts) if counts else None), lost
+        return (sum(int(c) for c in counts) if counts else None), None, lost
     if tool == "libbpf":
         m = re.search(r"events=(\d+) drops=(\d+)", err)
-        return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+        if not m:
+            return None, None, None
+        if mode == "stream":
+            return _own_lines(text, "tpstream", pids) + (int(m.group(2)),)
+        return int(m.group(1)), None, int(m.group(2))
     lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", text + err))
     if mode == "stream":
-        return text.count(": tpstream: "), lost
+        return _own_lines(text, "tpstream", pids) + (lost,)
     if mode == "count":
         m = re.search(r"^@: (\d+)$", text, re.M)
-        return (int(m.group(1)) if m else None), lost
-    return sum(int(x) for x in re.findall(r"^\[.*?\)?\s+(\d+) \|", text, re.M)), lost
+        return (int(m.group(1)) if m else None), None, lost
+    return sum(int(x) for x in re.findall(r"^\[.*?\)?\s+(\d+) \|", text, re.M)), None, lost
 
 
 def _one(H, job, config, rep, n, stats_n, stats, nr):
@@ -180,7 +204,7 @@ def _one(H, job, config, rep, n, stats_n, stats, nr):
     if config == "untraced":
         return H.cpu_timed(rec, _workload(H, job, n))
     outpath = os.path.join(H.OUT, "static.out")
-    made = 0
+    made, pids = 0, []
     with open(outpath, "w") as out:
         proc = _tool(H, job, config, out, nr)
         try:
@@ -188,7 +212,9 @@ def _one(H, job, config, rep, n, stats_n, stats, nr):
             time.sleep(H.IDLE_S)
             m = H.mem_status(proc.pid())
             rec.update(hwm_kb=m.get("VmHWM"), rss_kb=m.get("VmRSS"), map_rss_kb=m.get("map_rss"))
-            made = H.cpu_timed(rec, _workload(H, job, n))["calls"]
+            w = _workload(H, job, n)
+            H.cpu_timed(rec, w)
+            made, pids = w["calls"], [w["pid"]]
             fd = H.enable_bpf_stats() if stats else None
             if fd is not None:
                 try:
@@ -198,6 +224,7 @@ def _one(H, job, config, rep, n, stats_n, stats, nr):
                 finally:
                     os.close(fd)
                 made += ws["calls"]
+                pids.append(ws["pid"])
                 if s0 and s1 and s1[1] > s0[1]:
                     rec["bpf_runs_per_call"] = (s1[1] - s0[1]) / ws["calls"]
                     rec["bpf_ns_per_call"] = (s1[0] - s0[0]) / ws["calls"]
@@ -206,11 +233,14 @@ def _one(H, job, config, rep, n, stats_n, stats, nr):
         finally:
             rec["exit"] = proc.stop()
     rec["expected"] = made
-    rec["events"], rec["lost"] = _seen(H, config, proc, outpath)
-    # others' lseek calls pass the filter too; only the workload fires the USDT probe
-    rec["unfiltered"] = job == "tracepoint"
-    if rec["events"] is not None:
-        rec["surplus"] = rec["events"] + (rec["lost"] or 0) - made
+    events, total, lost = _seen(H, config, proc, outpath, pids)
+    rec["events"], rec["lost"] = events, lost
+    # others' lseek calls pass the filter too (a stream's lines name the
+    # workload's); only the workload fires the USDT probe
+    rec["unfiltered"] = job == "tracepoint" and total is None
+    if events is not None:
+        rec["surplus"] = (total - events if total is not None else
+                          events + (lost or 0) - made)
     os.unlink(outpath)
     return rec
 
