@@ -3,7 +3,7 @@
 two attachments, the classic tracepoint program (its record) and the
 BTF-typed one (tp_btf, TP_PROTO's arguments), and a USDT probe's per-hit
 cost, each against the hand-written libbpf floor (bench/baseline.bpf.c)
-and bpftrace, in one shuffled repeat loop per job.
+and bpftrace, in one shuffled repeat loop.
 
   tracepoint  raw_syscalls/sys_enter (pair: to raw_syscalls/sys_exit), kept
               to lseek by a filter on the system call's number in every
@@ -20,7 +20,9 @@ and bpftrace, in one shuffled repeat loop per job.
               attachments: kptrace cannot index the record's args[]);
               stream: the call's fd, offset, whence; pair: entry to exit by
               thread. `workload --lseek N`, as 1b. Others' lseek calls pass
-              the filter too: every call seen is at least the calls made.
+              the filter too: every call seen is at least the calls made
+              (hist, pair), or exactly, in the lines that name the
+              workload's thread (stream).
   usdt        the workload's SDT probe kptbench:hit (`workload --usdt N`, no
               semaphore) counted: kptrace count u:PATH:kptbench:hit, the
               floor's counter on a uprobe at the note's address, bpftrace
@@ -30,10 +32,10 @@ and bpftrace, in one shuffled repeat loop per job.
 The cost is the workload's CPU time over its loop a call (as the pair
 scenario's: the programs run in the calling task, and the time it waits
 for a CPU others took does not count), less the untraced loop's of the
-same repeat, the wall time's kept beside; BPF ns: the tool's programs' run time
-over a further window with kernel BPF statistics on, a call of the
-workload (tracepoint: every system call of the machine in that window runs
-the programs too, filtered out at their start, and counts in it).
+same repeat, the wall time's kept beside; BPF ns: the tool's programs'
+run time over a further window with kernel BPF statistics on, a call of
+the workload (tracepoint: every system call of the machine in that window
+runs the programs too, filtered out at their start, and counts in it).
 """
 import os
 import re
