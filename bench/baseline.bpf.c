@@ -27,6 +27,14 @@
  *                           ends pair any start with any end)
  *   bl_tp_switch            one tracepoint at both ends: sched/sched_switch
  *                           ends the slice on its CPU and starts the next
+ *   bl_count                a count in a per-CPU array (a USDT probe's
+ *                           uprobe, bench/staticbench.py)
+ *   bl_raw_*, bl_btf_*      raw_syscalls/sys_enter (and sys_exit) filtered by
+ *                           the syscall number bl_nr, through the classic
+ *                           tracepoint (its record: id, args[]) and through
+ *                           tp_btf (TP_PROTO's regs and id): an empty program
+ *                           (unfiltered), a record of fd, offset, whence, a
+ *                           histogram of the number, and the pair
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -227,25 +235,31 @@ int bl_tp_nop(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_lseek")
-int bl_tp_stream(struct trace_event_raw_sys_enter *ctx)
+/* A tracepoint's record of lseek's fd, offset, whence (no ip). */
+static __always_inline void sys_record(__u64 fd, __u64 off, __u64 whence)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct bl_kevent *e;
 
 	e = bl_reserve(sizeof(*e));
 	if (!e)
-		return 0;
+		return;
 	e->ts = bpf_ktime_get_ns();
 	e->ip = 0;
 	e->tid = (__u32)pid_tgid;
 	e->tgid = pid_tgid >> 32;
 	e->cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	e->fd = (__u32)ctx->args[0];
-	e->off = ctx->args[1];
-	e->whence = (__u32)ctx->args[2];
+	e->fd = (__u32)fd;
+	e->off = off;
+	e->whence = (__u32)whence;
 	bpf_ringbuf_submit(e, 0);
+}
+
+SEC("tracepoint/syscalls/sys_enter_lseek")
+int bl_tp_stream(struct trace_event_raw_sys_enter *ctx)
+{
+	sys_record(ctx->args[0], ctx->args[1], ctx->args[2]);
 	return 0;
 }
 
@@ -398,5 +412,109 @@ SEC("?kretprobe.multi")
 int bl_multi_exit(struct pt_regs *ctx)
 {
 	multi_count(1);
+	return 0;
+}
+
+/* A USDT probe's hits, counted where the histogram's first bucket is. */
+SEC("uprobe")
+int bl_count(struct pt_regs *ctx)
+{
+	__u32 zero = 0;
+	__u64 *c = bpf_map_lookup_elem(&bl_hist, &zero);
+
+	if (c)
+		(*c)++;
+	return 0;
+}
+
+/*
+ * raw_syscalls/sys_enter and sys_exit, kept to one system call (bl_nr) by
+ * each program, through either attachment: the classic tracepoint's record
+ * (id, args[6]; sys_exit's id, ret) or tp_btf's arguments (sys_enter's
+ * regs and id; sys_exit's regs and ret, the number in regs).
+ */
+const volatile long bl_nr = -1;
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int bl_raw_nop(void *ctx)
+{
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int bl_raw_stream(struct trace_event_raw_sys_enter *ctx)
+{
+	if (ctx->id == bl_nr)
+		sys_record(ctx->args[0], ctx->args[1], ctx->args[2]);
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int bl_raw_hist(struct trace_event_raw_sys_enter *ctx)
+{
+	if (ctx->id == bl_nr)
+		hist_add(ctx->id);
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int bl_raw_pair_start(struct trace_event_raw_sys_enter *ctx)
+{
+	if (ctx->id == bl_nr)
+		lat_start();
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int bl_raw_pair_end(struct trace_event_raw_sys_exit *ctx)
+{
+	if (ctx->id == bl_nr)
+		lat_end();
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(bl_btf_nop, struct pt_regs *regs, long id)
+{
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(bl_btf_stream, struct pt_regs *regs, long id)
+{
+	if (id == bl_nr)
+		sys_record(PT_REGS_PARM1(regs), PT_REGS_PARM2(regs), PT_REGS_PARM3(regs));
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(bl_btf_hist, struct pt_regs *regs, long id)
+{
+	if (id == bl_nr)
+		hist_add(id);
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(bl_btf_pair_start, struct pt_regs *regs, long id)
+{
+	if (id == bl_nr)
+		lat_start();
+	return 0;
+}
+
+/* sys_exit's prototype has no number: the task's registers keep it (a
+ * trusted pointer: read directly) */
+#ifdef __TARGET_ARCH_arm64
+#define SYSCALL_NR(regs) ((regs)->syscallno)
+#else
+#define SYSCALL_NR(regs) ((regs)->orig_ax)
+#endif
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(bl_btf_pair_end, struct pt_regs *regs, long ret)
+{
+	if (SYSCALL_NR(regs) == bl_nr)
+		lat_end();
 	return 0;
 }

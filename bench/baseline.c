@@ -6,6 +6,8 @@
  *   baseline kstream|stackid|pair tracepoint GROUP/EVENT [-o FILE] [-b BYTES]
  *   baseline nop|pair tracepoint G/E[,G/E...] [G/E[,G/E...]]
  *   baseline switch tracepoint sched/sched_switch
+ *   baseline nop|stream|hist|pair raw|btf NR [-o FILE] [-b BYTES]
+ *   baseline nop|count BINARY 0xOFFSET
  *
  * attaches one uprobe (latency: a uprobe and a uretprobe) on BINARY:FUNC for
  * every process (BINARY "kernel": a kprobe and a kretprobe on the kernel
@@ -23,7 +25,12 @@
  * and of the second (the ends; by default each start's sys_enter_ as sys_exit_),
  * any start ended by any end of the same thread; switch: sched/sched_switch at
  * both ends, the histogram of the time between two switches on a CPU (one
- * program, as cpudist's). On exit: "events=N drops=N" on
+ * program, as cpudist's). raw|btf: raw_syscalls/sys_enter (pair: to
+ * sys_exit) through the classic tracepoint (raw) or tp_btf (btf), kept to
+ * system call NR by each program (nop: unfiltered); stream's record holds
+ * the call's first three arguments, hist histograms the number. A FUNC
+ * given as 0xOFFSET is the uprobe's file offset (a USDT probe's address);
+ * count: its hits. On exit: "events=N drops=N" on
  * stderr: events with a stack (a record, or a count, with frames), drops the
  * records the ring had no room for, the stacks not stored or not walked.
  */
@@ -216,13 +223,37 @@ static struct bpf_link *attach(struct bpf_program *prog, const char *bin, const 
 			       bool ret)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = func, .retprobe = ret);
+	size_t off = 0;
 
 	if (!strcmp(bin, "kernel"))
 		return bpf_program__attach_kprobe(prog, ret, func);
-	return bpf_program__attach_uprobe_opts(prog, -1, bin, 0, &uo);
+	if (!strncmp(func, "0x", 2)) {
+		uo.func_name = NULL;
+		off = strtoul(func, NULL, 16);
+	}
+	return bpf_program__attach_uprobe_opts(prog, -1, bin, off, &uo);
 }
 
 #define BL_LINKS 8
+
+/* raw_syscalls' programs for mode through either attachment (btf: tp_btf);
+ * which 1: the pair's end; NULL for a mode it has none of */
+static struct bpf_program *sys_prog(struct baseline_bpf *skel, const char *mode, bool btf,
+				    int which)
+{
+	if (!strcmp(mode, "pair"))
+		return which ? (btf ? skel->progs.bl_btf_pair_end : skel->progs.bl_raw_pair_end) :
+			       (btf ? skel->progs.bl_btf_pair_start : skel->progs.bl_raw_pair_start);
+	if (which)
+		return NULL;
+	if (!strcmp(mode, "nop"))
+		return btf ? skel->progs.bl_btf_nop : skel->progs.bl_raw_nop;
+	if (!strcmp(mode, "stream"))
+		return btf ? skel->progs.bl_btf_stream : skel->progs.bl_raw_stream;
+	if (!strcmp(mode, "hist"))
+		return btf ? skel->progs.bl_btf_hist : skel->progs.bl_raw_hist;
+	return NULL;
+}
 
 /* list ("a,b,c") split in place into at most BL_LINKS names; their number */
 static int split(char *list, char **names)
@@ -326,7 +357,7 @@ out:
 int main(int argc, char **argv)
 {
 	struct baseline_bpf *skel;
-	struct bpf_program *progs[2] = {};
+	struct bpf_program *progs[2] = {}, *p;
 	struct bpf_link *links[2 * BL_LINKS] = {};
 	struct bpf_program *lprog[2 * BL_LINKS] = {};
 	char *starts[BL_LINKS], *ends[BL_LINKS], *lname[2 * BL_LINKS];
@@ -338,7 +369,7 @@ int main(int argc, char **argv)
 	unsigned long bufsize = 4 << 20;
 	unsigned long long total = 0;
 	int ncpus, nprogs = 1, i, opt, err = 1;
-	bool kernel, tp, stacks;
+	bool kernel, tp, stacks, sys, btf;
 
 	if (argc == 4 && !strcmp(argv[1], "multicount") && !strcmp(argv[2], "kernel"))
 		return multicount(argv[3]);
@@ -357,6 +388,8 @@ int main(int argc, char **argv)
 	func = argv[optind + 2];
 	kernel = !strcmp(bin, "kernel");
 	tp = !strcmp(bin, "tracepoint");
+	btf = !strcmp(bin, "btf");
+	sys = btf || !strcmp(bin, "raw");
 	if (argc - optind == 4 && (!tp || strcmp(mode, "pair")))
 		goto usage;
 	if (tp) {
@@ -388,13 +421,22 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	bpf_map__set_max_entries(skel->maps.bl_events, bufsize);
-	if (!strcmp(mode, "nop")) {
+	if (sys) {
+		skel->rodata->bl_nr = strtol(func, NULL, 0);
+		progs[0] = sys_prog(skel, mode, btf, 0);
+		progs[1] = sys_prog(skel, mode, btf, 1);
+		nprogs = progs[1] ? 2 : 1;
+		if (!progs[0])
+			goto usage;
+	} else if (!strcmp(mode, "nop")) {
 		progs[0] = tp ? skel->progs.bl_tp_nop : skel->progs.bl_nop;
 	} else if (!strcmp(mode, "stream")) {
 		progs[0] = tp ? skel->progs.bl_tp_stream :
 		      kernel ? skel->progs.bl_kstream : skel->progs.bl_stream;
 	} else if (!strcmp(mode, "hist")) {
 		progs[0] = tp ? skel->progs.bl_tp_hist : skel->progs.bl_hist_prog;
+	} else if (!strcmp(mode, "count") && !tp && !kernel) {
+		progs[0] = skel->progs.bl_count;
 	} else if (!strcmp(mode, "kstream") && tp) {
 		progs[0] = skel->progs.bl_tp_kstack;
 	} else if (!strcmp(mode, "stackid") && tp) {
@@ -412,21 +454,9 @@ int main(int argc, char **argv)
 	} else {
 		goto usage;
 	}
-	/* load only what this mode runs */
-	bpf_program__set_autoload(skel->progs.bl_nop, progs[0] == skel->progs.bl_nop);
-	bpf_program__set_autoload(skel->progs.bl_stream, progs[0] == skel->progs.bl_stream);
-	bpf_program__set_autoload(skel->progs.bl_kstream, progs[0] == skel->progs.bl_kstream);
-	bpf_program__set_autoload(skel->progs.bl_hist_prog, progs[0] == skel->progs.bl_hist_prog);
-	bpf_program__set_autoload(skel->progs.bl_lat_entry, nprogs == 2 && !tp);
-	bpf_program__set_autoload(skel->progs.bl_lat_return, nprogs == 2 && !tp);
-	bpf_program__set_autoload(skel->progs.bl_tp_pair_start, nprogs == 2 && tp);
-	bpf_program__set_autoload(skel->progs.bl_tp_pair_end, nprogs == 2 && tp);
-	bpf_program__set_autoload(skel->progs.bl_tp_nop, progs[0] == skel->progs.bl_tp_nop);
-	bpf_program__set_autoload(skel->progs.bl_tp_stream, progs[0] == skel->progs.bl_tp_stream);
-	bpf_program__set_autoload(skel->progs.bl_tp_hist, progs[0] == skel->progs.bl_tp_hist);
-	bpf_program__set_autoload(skel->progs.bl_tp_kstack, progs[0] == skel->progs.bl_tp_kstack);
-	bpf_program__set_autoload(skel->progs.bl_tp_stackid, progs[0] == skel->progs.bl_tp_stackid);
-	bpf_program__set_autoload(skel->progs.bl_tp_switch, progs[0] == skel->progs.bl_tp_switch);
+	/* load only what this mode runs (a tp_btf program needs its tracepoint) */
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, p == progs[0] || (nprogs == 2 && p == progs[1]));
 	/* the stack maps are the stackid mode's only (the stack trace map's
 	 * buckets are allocated at creation: 16 MB) */
 	stacks = progs[0] == skel->progs.bl_tp_stackid;
@@ -441,27 +471,29 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (progs[0] == skel->progs.bl_stream || progs[0] == skel->progs.bl_kstream ||
-	    progs[0] == skel->progs.bl_tp_stream || progs[0] == skel->progs.bl_tp_kstack) {
+	    progs[0] == skel->progs.bl_tp_stream || progs[0] == skel->progs.bl_tp_kstack ||
+	    progs[0] == skel->progs.bl_raw_stream || progs[0] == skel->progs.bl_btf_stream) {
 		rb = ring_buffer__new(bpf_map__fd(skel->maps.bl_events),
 				      progs[0] == skel->progs.bl_tp_kstack ? on_kstack :
-				      tp ? on_tpevent : kernel ? on_kevent : on_event, &o, NULL);
+				      tp || sys ? on_tpevent : kernel ? on_kevent : on_event, &o, NULL);
 		if (!rb)
 			goto out;
 	}
 	/* what attaches where: a tracepoint's programs on each start (and end) */
 	for (i = 0; i < (tp ? nstarts : 1); i++) {
 		lprog[nlinks] = progs[0];
-		lname[nlinks++] = tp ? starts[i] : (char *)func;
+		lname[nlinks++] = tp ? starts[i] : sys ? "raw_syscalls/sys_enter" : (char *)func;
 	}
 	for (i = 0; nprogs == 2 && i < (tp ? nends : 1); i++) {
 		lprog[nlinks] = progs[1];
-		lname[nlinks++] = tp ? ends[i] : (char *)func;
+		lname[nlinks++] = tp ? ends[i] : sys ? "raw_syscalls/sys_exit" : (char *)func;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	fprintf(stderr, "Attaching %d probes...\n", nlinks);
 	for (i = 0; i < nlinks; i++) {
-		links[i] = tp ? attach_tp(lprog[i], lname[i]) :
+		links[i] = tp || (sys && !btf) ? attach_tp(lprog[i], lname[i]) :
+			   btf ? bpf_program__attach(lprog[i]) :
 			   attach(lprog[i], bin, lname[i], lprog[i] == progs[1]);
 		if (!links[i]) {
 			fprintf(stderr, "baseline: attach %s:%s: %s\n", bin, lname[i], strerror(errno));
@@ -505,6 +537,8 @@ usage:
 	fprintf(stderr, "usage: baseline nop|stream|hist|latency BINARY FUNC [-o FILE] [-b BYTES]\n"
 			"       baseline nop|stream|hist|kstream|stackid|pair tracepoint GROUP/EVENT [-o FILE] [-b BYTES]\n"
 			"       baseline nop|pair tracepoint G/E[,G/E...] [G/E[,G/E...]] (pair: the ends)\n"
-			"       baseline switch tracepoint sched/sched_switch\n");
+			"       baseline switch tracepoint sched/sched_switch\n"
+			"       baseline nop|stream|hist|pair raw|btf NR [-o FILE] [-b BYTES]\n"
+			"       baseline nop|count BINARY 0xOFFSET\n");
 	return 2;
 }

@@ -12,7 +12,9 @@ tracefs instance and a uprobe_events group of its own (kptbench), removed on
 exit; and, for the tracepoint and stacks scenarios, syscalls/sys_enter_lseek,
 which every process's lseek(2) hits (unfiltered, so every count is "at least");
 the pair scenario (bench/pairbench.py) the lseek and pread64 tracepoints and
-sched/sched_switch, unfiltered too. Every process it starts is bounded by a
+sched/sched_switch, unfiltered too; the static scenario (bench/staticbench.py)
+raw_syscalls/sys_enter and sys_exit, kept to lseek by every tool's filter,
+and the workload's own USDT probe. Every process it starts is bounded by a
 timeout; kptrace is only ever stopped with SIGINT, then SIGTERM.
 """
 import argparse
@@ -41,6 +43,7 @@ import stopbench  # noqa: E402  (the end of a run over 360 tracepoints)
 import tchartbench  # noqa: E402  (timechart against perf sched record)
 import ustackbench  # noqa: E402  (user stacks without frame pointers, against perf's dwarf)
 import pairbench  # noqa: E402  (latency pairings: several --from/--to, one tracepoint at both ends)
+import staticbench  # noqa: E402  (tracepoints through tp_btf and the classic program; USDT)
 
 OUT = os.path.join(ROOT, ".output", "bench")
 KPT = os.path.join(ROOT, "kptrace")
@@ -69,7 +72,7 @@ STATS_CALLS = 5000      # calls run with BPF run-time stats on
 TP_STATS_CALLS = 20000  # the same, lseek loop (cheaper per call)
 
 running = []            # processes to stop on the way out
-SCENARIOS = ["overhead", "tracepoint", "stacks", "pair", "decoder", "throughput", "serve", "stop",
+SCENARIOS = ["overhead", "tracepoint", "stacks", "pair", "static", "decoder", "throughput", "serve", "stop",
              "timechart", "ustack", "vm"]
 
 
@@ -284,6 +287,11 @@ def file_offset(binary, sym):
     out = subprocess.run(["readelf", "-sW", binary], stdout=subprocess.PIPE, check=True).stdout.decode()
     vaddr = next(int(l.split()[1], 16) for l in out.splitlines()
                  if len(l.split()) >= 8 and l.split()[7] == sym)
+    return vaddr_offset(binary, vaddr)
+
+
+def vaddr_offset(binary, vaddr):
+    """The file offset of binary's address vaddr (its LOAD segments)."""
     out = subprocess.run(["readelf", "-lW", binary], stdout=subprocess.PIPE, check=True).stdout.decode()
     for l in out.splitlines():
         f = l.split()
@@ -291,7 +299,7 @@ def file_offset(binary, sym):
             off, va, memsz = int(f[1], 16), int(f[2], 16), int(f[5], 16)
             if va <= vaddr < va + memsz:
                 return vaddr - va + off
-    raise RuntimeError("no LOAD segment holds %s" % sym)
+    raise RuntimeError("no LOAD segment of %s holds 0x%x" % (binary, vaddr))
 
 
 class Ftrace:
@@ -604,6 +612,42 @@ def stacks_seen(tool, mode, err, outpath):
             if m and framed:
                 seen += int(m.group(1))
     return seen, lost
+
+
+def kptrace_lost(err):
+    """kptrace's probe table on stderr (PROBE HITS MISSES DROPS FAULTS rows)
+    and the events it lost: its drops, and the hits the kernel did not run
+    its programs for."""
+    rows = re.findall(r"^(\S+/\S+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(\d+)", err, re.M)
+    lost = sum(int(r[3]) for r in rows)
+    lost += sum(int(x) for x in re.findall(r"(\d+) hits NOT RUN by the kernel", err))
+    return rows, lost
+
+
+def cpu_timed(rec, w):
+    """rec with workload run w's CPU time a call (the cost: the programs run
+    in the calling task, the time it waited for a CPU does not count), its
+    wall time's and its calls."""
+    rec["ns_per_call"], rec["wall_ns_per_call"] = w["cpu_ns_per_call"], w["ns_per_call"]
+    rec["calls"] = w["calls"]
+    return rec
+
+
+def job_loop(configs, repeats, seed, one):
+    """Each repeat, every (job, config) once in a shuffled order; one(job,
+    config, rep) measures one, an error its record."""
+    runs = []
+    for rep in range(repeats):
+        order = configs[:]
+        random.Random(seed + rep).shuffle(order)
+        for job, config in order:
+            try:
+                rec = one(job, config, rep)
+            except (RuntimeError, subprocess.SubprocessError, OSError) as e:
+                rec = {"rep": rep, "job": job, "config": config, "error": str(e)[:800]}
+            runs.append(rec)
+            log("  rep %d %-10s %-18s %s" % (rep, job, config, report.brief_run(rec)))
+    return runs
 
 
 def count_lines(path, needle):
@@ -919,7 +963,8 @@ def main():
                     help="comma-separated scenarios, of %s (tracepoint: scenario 1 through "
                     "syscalls/sys_enter_lseek; stacks: kernel stacks there, and the user-stack "
                     "symbolizer; pair: latency with several --from/--to and sched_switch at both "
-                    "ends; vm: kprobes in qemu, bench/vm/; BENCH_VM=0 drops it)"
+                    "ends; static: raw_syscalls through tp_btf and the classic tracepoint, and a "
+                    "USDT probe; vm: kprobes in qemu, bench/vm/; BENCH_VM=0 drops it)"
                     % ",".join(SCENARIOS))
     ap.add_argument("--vm-kernels", default=os.environ.get("BENCH_VM_KERNELS", "6.12 6.1"),
                     help="kernels booted for the vm scenario (tests/vm/run.sh --kernel)")
@@ -968,7 +1013,7 @@ def main():
         # host's scenarios (and their parameters) stay as they were measured
         with open(args.output) as f:
             prev = json.load(f)
-        for k in ("params", "overhead", "tracepoint", "stacks", "pair", "decoder", "throughput", "serve",
+        for k in ("params", "overhead", "tracepoint", "stacks", "pair", "static", "decoder", "throughput", "serve",
                   "stop", "timechart", "ustack"):
             if k in prev:
                 res[k] = prev[k]
@@ -997,6 +1042,8 @@ def main():
             res["stacks"] = scenario_stacks(args)
         if "pair" in only:
             res["pair"] = pairbench.scenario_pair(args, sys.modules[__name__])
+        if "static" in only:
+            res["static"] = staticbench.scenario_static(args, sys.modules[__name__])
         if "decoder" in only:
             res["decoder"] = scenario_decoder(args)
         if "throughput" in only:

@@ -43,7 +43,6 @@ context switch on the machine), the tool stopped, its pairs counted;
 idle second's, others' calls).
 """
 import os
-import random
 import re
 import subprocess
 import time
@@ -158,21 +157,16 @@ def _pairs(H, config, proc, outpath):
     err = "".join(proc.stderr_lines)
     text = open(outpath, errors="replace").read()
     counts = re.findall(r"^count (\d+), sum ", text, re.M)
-    rows = re.findall(r"^(\S+/\S+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(\d+)", err, re.M)
+    rows, lost = H.kptrace_lost(err)
     if not counts or not rows:
         return None, None
-    lost = sum(int(r[3]) for r in rows)
-    lost += sum(int(x) for x in re.findall(r"(\d+) hits NOT RUN by the kernel", err))
     return sum(int(c) for c in counts), lost
 
 
 def _one(H, job, config, rep, n, stats_n, stats):
     rec = {"rep": rep, "job": job, "config": config, "loadavg": os.getloadavg()[0]}
     if config == "untraced":
-        w = _workload(H, job, n)
-        rec["ns_per_call"], rec["wall_ns_per_call"] = w["cpu_ns_per_call"], w["ns_per_call"]
-        rec["calls"] = w["calls"]
-        return rec
+        return H.cpu_timed(rec, _workload(H, job, n))
     outpath = os.path.join(H.OUT, "pair.out")
     ncpu = os.cpu_count() or 1
     with open(outpath, "w") as out:
@@ -183,9 +177,7 @@ def _one(H, job, config, rep, n, stats_n, stats):
             m = H.mem_status(proc.pid())
             rec.update(hwm_kb=m.get("VmHWM"), rss_kb=m.get("VmRSS"), map_rss_kb=m.get("map_rss"))
             w = _workload(H, job, n, proc.pid())
-            rec["ns_per_call"], rec["wall_ns_per_call"] = w["cpu_ns_per_call"], w["ns_per_call"]
-            rec["calls"] = w["calls"]
-            made = w["calls"]
+            made = H.cpu_timed(rec, w)["calls"]
             # switch: every switch on the machine while the workloads ran
             window, own = w["switches"], w["own"]
             if stats:
@@ -239,19 +231,12 @@ def scenario_pair(args, H):
     H.log("== pairs: several --from/--to (%d lseek and pread64 calls) and sched_switch at both "
           "ends (%d ping-pong round trips): %d configurations x %d repeats"
           % (n_multi, rounds, len(configs), args.repeats))
-    runs = []
-    for rep in range(args.repeats):
-        order = configs[:]
-        random.Random(4000 + rep).shuffle(order)
-        for job, config in order:
-            n = n_multi if job == "multi" else rounds
-            stats_n = H.TP_STATS_CALLS if job == "multi" else SWITCH_STATS_ROUNDS
-            try:
-                rec = _one(H, job, config, rep, n, stats_n, stats)
-            except (RuntimeError, subprocess.SubprocessError, OSError) as e:
-                rec = {"rep": rep, "job": job, "config": config, "error": str(e)[:800]}
-            runs.append(rec)
-            H.log("  rep %d %-6s %-16s %s" % (rep, job, config, H.report.brief_run(rec)))
+
+    def one(job, config, rep):
+        if job == "multi":
+            return _one(H, job, config, rep, n_multi, H.TP_STATS_CALLS, stats)
+        return _one(H, job, config, rep, rounds, SWITCH_STATS_ROUNDS, stats)
+    runs = H.job_loop(configs, args.repeats, 4000, one)
     return {"multi": {"from": MULTI_FROM, "to": MULTI_TO, "calls": n_multi,
                       "stats_calls": H.TP_STATS_CALLS if stats else 0},
             "switch": {"tracepoint": SWITCH, "rounds": rounds,

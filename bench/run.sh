@@ -11,7 +11,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "bench: needs root (BPF, uprobes, tracefs)" >&2
 	exit 1
 fi
-missing=$(for p in bpftrace libbpf-tools linux-perf python3 binutils coreutils qemu-system-x86 busybox-static cpio; do
+missing=$(for p in bpftrace libbpf-tools linux-perf python3 binutils coreutils systemtap-sdt-dev qemu-system-x86 busybox-static cpio; do
 	dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then
 	echo "bench: installing" $missing

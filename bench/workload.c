@@ -8,6 +8,7 @@
  *   workload --lseek N
  *   workload --pair N
  *   workload --pingpong N [CPU]
+ *   workload --usdt N
  *
  * prints "calls=N ns_per_call=X elapsed_ns=T rate=R" on stdout. RATE (calls
  * per second, 0: as fast as possible) paces the loop in batches of 64 calls;
@@ -17,7 +18,8 @@
  * --lseek: the tracepoint scenario's loop instead, N calls of
  * lseek(fd of /dev/null, i & 0xffff, SEEK_SET) (syscalls/sys_enter_lseek;
  * the offset varies so that a histogram of it spreads over 17 buckets;
- * on /dev/null lseek does next to nothing), timed and printed the same way.
+ * on /dev/null lseek does next to nothing), timed and printed the same way,
+ * with nr=, lseek's system call number.
  *
  * --pair: the pair scenario's loop of two system calls, N in all on /dev/null:
  * lseek(fd, i & 0xffff, SEEK_SET) for even i, pread64(fd, buf, 1, i & 0xffff)
@@ -31,9 +33,14 @@
  * are counted over its loop: calls= is their sum, ns_per_call the loop's
  * time over it (ns per context switch); also prints rounds=N.
  *
- * Both print cpu_ns_per_call too: the process's CPU time over the loop
- * (CLOCK_PROCESS_CPUTIME_ID, every thread's) a call, which the time it
- * waited for a CPU taken by others does not inflate.
+ * --usdt: N firings of the SDT probe kptbench:hit (sys/sdt.h, one argument,
+ * the loop's counter; no semaphore, so the site is a nop untraced), timed
+ * and printed as --lseek; refused when built without sys/sdt.h.
+ *
+ * --lseek, --usdt, --pair and --pingpong print cpu_ns_per_call too: the
+ * process's CPU time over the loop (CLOCK_PROCESS_CPUTIME_ID, every
+ * thread's) a call, which the time it waited for a CPU taken by others
+ * does not inflate.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -44,8 +51,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#if __has_include(<sys/sdt.h>)
+#include <sys/sdt.h>
+#define HAVE_SDT 1
+#endif
 
 #define PROBED __attribute__((noinline, used))
 
@@ -98,27 +111,6 @@ static void *run(void *arg)
 	return NULL;
 }
 
-static int lseek_loop(uint64_t n)
-{
-	int fd = open("/dev/null", O_RDONLY);
-	uint64_t i, t0, elapsed;
-	off_t sum = 0;
-
-	if (fd < 0) {
-		perror("workload: /dev/null");
-		return 1;
-	}
-	t0 = now_ns();
-	for (i = 0; i < n; i++)
-		sum += lseek(fd, (off_t)(i & 0xffff), SEEK_SET);
-	elapsed = now_ns() - t0;
-	close(fd);
-	printf("calls=%llu ns_per_call=%.2f elapsed_ns=%llu rate=%.0f\n", (unsigned long long)n,
-	       n ? (double)elapsed / (double)n : 0.0, (unsigned long long)elapsed,
-	       elapsed ? (double)n * 1e9 / (double)elapsed : 0.0);
-	return sum == -42 ? 3 : 0; /* sum is used */
-}
-
 static uint64_t cpu_ns(void)
 {
 	struct timespec ts;
@@ -134,6 +126,49 @@ static void print_loop(uint64_t n, uint64_t elapsed, uint64_t cpu)
 	       (unsigned long long)n, n ? (double)elapsed / (double)n : 0.0,
 	       n ? (double)cpu / (double)n : 0.0, (unsigned long long)elapsed,
 	       elapsed ? (double)n * 1e9 / (double)elapsed : 0.0);
+}
+
+static int lseek_loop(uint64_t n)
+{
+	int fd = open("/dev/null", O_RDONLY);
+	uint64_t i, t0, elapsed, c0, cpu;
+	off_t sum = 0;
+
+	if (fd < 0) {
+		perror("workload: /dev/null");
+		return 1;
+	}
+	c0 = cpu_ns();
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		sum += lseek(fd, (off_t)(i & 0xffff), SEEK_SET);
+	elapsed = now_ns() - t0;
+	cpu = cpu_ns() - c0;
+	close(fd);
+	/* the number a filter on raw_syscalls keeps (the static scenario) */
+	print_loop(n, elapsed, cpu);
+	printf(" nr=%ld\n", (long)SYS_lseek);
+	return sum == -42 ? 3 : 0; /* sum is used */
+}
+
+static int usdt_loop(uint64_t n)
+{
+#ifdef HAVE_SDT
+	uint64_t i, t0, elapsed, c0;
+
+	c0 = cpu_ns();
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		DTRACE_PROBE1(kptbench, hit, i);
+	elapsed = now_ns() - t0;
+	print_loop(n, elapsed, cpu_ns() - c0);
+	putchar('\n');
+	return 0;
+#else
+	(void)n;
+	fprintf(stderr, "workload: --usdt: built without sys/sdt.h (Debian's systemtap-sdt-dev)\n");
+	return 2;
+#endif
 }
 
 static int pair_loop(uint64_t n)
@@ -257,6 +292,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--lseek"))
 		return lseek_loop(argc > 2 ? strtoull(argv[2], NULL, 0) : 1000000);
+	if (argc > 1 && !strcmp(argv[1], "--usdt"))
+		return usdt_loop(argc > 2 ? strtoull(argv[2], NULL, 0) : 1000000);
 	if (argc > 1 && !strcmp(argv[1], "--pair"))
 		return pair_loop(argc > 2 ? strtoull(argv[2], NULL, 0) : 1000000);
 	if (argc > 1 && !strcmp(argv[1], "--pingpong"))
