@@ -80,6 +80,7 @@ const volatile __u32 kpt_inode_ino_off = 0;
 const volatile __u32 kpt_inode_sb_off = 0;
 const volatile __u32 kpt_sb_dev_off = 0;
 const volatile __u32 kpt_task_mm_off = 0;	/* task_struct's mm */
+const volatile __u32 kpt_page_shift = 12;	/* vm_pgoff's unit: the kernel's page size (cfi_layout()) */
 
 /* The words of struct kpt_regs the run's probes read (kpt_copy_regs()). */
 const volatile __u64 kpt_regs_mask = ~0ull;	/* arm64 has 34 */

@@ -23,7 +23,6 @@
 #include "scratch.bpf.h"
 #include "compat.bpf.h"
 
-#define KPT_PAGE_SHIFT	12	/* vm_pgoff's unit: x86-64's pages, Debian's arm64 kernels' */
 #define KPT_EBUSY	16	/* bpf_find_vma()'s "not now" */
 
 /*
@@ -253,7 +252,7 @@ static long kpt_uw_step(__u32 i, void *data)
 		f[3] = w->ip;
 		return kpt_uw_fp_step(w);
 	}
-	off = w->ip - w->vstart + (w->vpgoff << KPT_PAGE_SHIFT);
+	off = w->ip - w->vstart + (w->vpgoff << kpt_page_shift);
 	f[0] = b->head[0];
 	f[1] = b->head[1];
 	f[2] = b->head[2];

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <bpf/bpf.h>
@@ -27,6 +28,7 @@ _Static_assert((int)KPT_CFI_GAP == EHF_GAP && (int)KPT_CFI_SP == EHF_SP &&
 
 bool cfi_layout(struct cfi_set *cs, const struct btf *btf)
 {
+	cs->page_shift = (uint32_t)__builtin_ctzl((unsigned long)sysconf(_SC_PAGESIZE));
 	return btfwalk_struct_member(btf, "vm_area_struct", "vm_pgoff", &cs->vma_pgoff_off) &&
 	       btfwalk_struct_member(btf, "vm_area_struct", "vm_file", &cs->vma_file_off) &&
 	       btfwalk_struct_member(btf, "file", "f_inode", &cs->file_inode_off) &&
@@ -267,7 +269,7 @@ static int fill_mapping(void *arg, const struct procmap *m)
 		return 0;
 	for (i = 0; i < f->cs->n; i++)
 		if (f->cs->bins[i].key.dev == key.dev && f->cs->bins[i].key.ino == key.ino) {
-			f->p.m[f->p.n++] = (struct kpt_uw_map){ m->start, m->end, m->pgoff >> 12, key };
+			f->p.m[f->p.n++] = (struct kpt_uw_map){ m->start, m->end, m->pgoff >> f->cs->page_shift, key };
 			break;
 		}
 	return 0;

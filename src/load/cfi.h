@@ -37,6 +37,7 @@ struct cfi_set {
 	/* where a mapping's file is: offsets from the kernel's BTF; 0: not found */
 	uint32_t vma_pgoff_off, vma_file_off, file_inode_off, inode_ino_off, inode_sb_off,
 		sb_dev_off, task_mm_off;
+	uint32_t page_shift;	/* vm_pgoff's unit: this kernel's pages (arm64's may be 16 or 64 KiB) */
 	double next_fill;	/* cfi_fill_wanted()'s next round, monotonic seconds */
 };
 

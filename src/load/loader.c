@@ -226,6 +226,7 @@ static void cfi_setup(struct kptrace_bpf *skel, const struct cfi_set *cs)
 	skel->rodata->kpt_inode_sb_off = cs->inode_sb_off;
 	skel->rodata->kpt_sb_dev_off = cs->sb_dev_off;
 	skel->rodata->kpt_task_mm_off = cs->task_mm_off;
+	skel->rodata->kpt_page_shift = cs->page_shift;
 	bpf_map__set_max_entries(skel->maps.kpt_cfi_rows, cs->rows ? cs->rows : 1);
 }
 

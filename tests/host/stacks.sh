@@ -637,11 +637,15 @@ if [ -d "$INST" ]; then
 	"$OUT/stk-nopie" 3 sys
 	echo 0 > "$INST/events/$ev/enable"
 	echo '!stacktrace' > "$INST/events/$ev/trigger"
-	stacks_of "$INST/trace" stk-nopie ftrace | sort -u > "$OUT/getppid.ref"
+	# a tracepoint with one probe is called straight (a static call), with
+	# two through __traceiter_*: whether that frame is there depends on who
+	# else has the tracepoint at that moment, so neither side keeps it
+	stacks_of "$INST/trace" stk-nopie ftrace | sed 's/^__traceiter_[^|]*|//' |
+		sort -u > "$OUT/getppid.ref"
 	echo > "$INST/trace"
 	N=5000
 	overrun ko $N sys -K "t:$ev" --comm stk-nopie
-	stacks_of "$OUT/ko.out" stk-nopie > "$OUT/ko.st"
+	stacks_of "$OUT/ko.out" stk-nopie | sed 's/^__traceiter_[^|]*|//' > "$OUT/ko.st"
 	n=$(wc -l < "$OUT/ko.st")
 	d=$(drops sys_enter_getppid "$OUT/ko.err")
 	check "-K, 4 KiB ring, reader stopped: printed + dropped == the $N calls ($n + ${d:-?}), both > 0" \
