@@ -66,9 +66,13 @@ static int ident_layout(struct ident_set *id, const struct ksyms *ks, const stru
 	const struct ksym *pc = ks ? ksyms_by_name(ks, "__per_cpu_offset", NULL) : NULL;
 
 	if (!kp || !pc || !pc->addr) {
+		/* data symbols are in kallsyms only with CONFIG_KALLSYMS_ALL */
 		snprintf(msg, msglen, "this kernel has no BPF cookies (Linux 5.15+), and kptrace "
-			 "tells its probes apart by the running kprobe instead, which needs "
-			 "current_kprobe and __per_cpu_offset in kallsyms (run as root)");
+			 "tells its kprobes apart by the running kprobe instead, which needs "
+			 "current_kprobe and __per_cpu_offset from kallsyms: this kernel's has no "
+			 "%s (built without CONFIG_KALLSYMS_ALL?); run each kprobe in a kptrace "
+			 "run of its own", !kp && (!pc || !pc->addr) ? "data symbols" :
+			 !kp ? "current_kprobe" : "__per_cpu_offset");
 		return -ENOENT;
 	}
 	if (!btf || !btfwalk_struct_member(btf, "kprobe", "addr", &id->addr_off)) {
@@ -89,7 +93,10 @@ int ident_setup(struct ident_set *id, const struct ev_desc *evs, int n, const st
 
 	if (n <= 1 || kfeat_cookies())
 		return 0;	/* a run of one needs no telling apart */
-	err = ident_layout(id, ks, btf, msg, msglen);
+	/* only a kprobe's hit is told by the running kprobe (bpf/ident.bpf.h) */
+	for (i = 0; i < n && evs[i].kind != SPEC_KPROBE && evs[i].kind != SPEC_KRETPROBE; i++)
+		;
+	err = i < n ? ident_layout(id, ks, btf, msg, msglen) : 0;
 	if (err)
 		return err;
 	id->keys = calloc((size_t)n, sizeof(*id->keys));

@@ -462,6 +462,39 @@ static int refuse_site(const struct sysinfo *si, const struct spec_probe *p, con
 }
 
 /*
+ * " (did you mean 'F'?)" into dym, F the closest function a kprobe or fentry
+ * takes by that name, of mod's or of vmlinux's when mod is NULL: not a
+ * notrace, blacklisted or non-unique one, which would be refused in its
+ * turn; "" when none is close.
+ */
+static void suggest_function(struct sysinfo *si, const char *word, const char *mod, char *dym,
+			     size_t len)
+{
+	size_t ml = mod ? strlen(mod) : 0;
+	struct suggest sg;
+	char **names, why[256];
+	int n, skipped, i;
+
+	suggest_init(&sg, word);
+	if (!sysinfo_glob_functions(si, "*", &names, &n, &skipped, why, sizeof(why))) {
+		sysinfo_drop_non_unique(si, names, &n);
+		for (i = 0; i < n; i++) {
+			const char *c = strchr(names[i], ':');
+
+			if (!mod && !c)
+				suggest_add(&sg, names[i]);
+			else if (mod && c && (size_t)(c - names[i]) == ml &&
+				 !strncmp(names[i], mod, ml))
+				suggest_add(&sg, c + 1);
+		}
+	}
+	suggest_text(&sg, dym, len);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/*
  * A name several symbols have (static functions of different files, or a
  * module's and the kernel's): the kernel refuses to pick one (6.7+ and its
  * stable kernels), and so do we, saying how to name one.
@@ -656,20 +689,9 @@ static int resolve_kprobe(struct sysinfo *si, const struct spec_probe *p, struct
 	mod = p->module[0] ? p->module : NULL;
 	s = resolve_function(si, p->symbol, mod);
 	if (!s) {
-		struct suggest sg;
 		char dym[160];
-		size_t i;
 
-		/* "did you mean": the closest text symbol */
-		suggest_init(&sg, p->symbol);
-		for (i = 0; i < ksyms_count(si->ksyms); i++) {
-			const struct ksym *k = ksyms_at(si->ksyms, i);
-
-			if (is_text(k->type) && (!p->module[0] ||
-						 (k->module && !strcmp(k->module, p->module))))
-				suggest_add(&sg, k->name);
-		}
-		suggest_text(&sg, dym, sizeof(dym));
+		suggest_function(si, p->symbol, mod, dym, sizeof(dym));
 		/* trace_fprobe.c finds out as it registers the fprobe */
 		kerr = spec_strerror(p->fprobe ? SPEC_ERR_FAIL_REG_PROBE : SPEC_ERR_BAD_PROBE_ADDR);
 		if (p->module[0])

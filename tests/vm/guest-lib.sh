@@ -138,3 +138,109 @@ ustacks() {
 	{ if (s != "") print s; s = ""; on = 0 }
 	END { if (s != "") print s }' "$1" | sed 's/\(|main+0x[0-9a-f]*\)|.*/\1/'
 }
+
+# dym_check: "did you mean" for a kernel function offers only what the
+# kernel takes. Two ok/FAIL lines. The words: a notrace near-miss (a text
+# symbol of kallsyms that tracefs's available_filter_functions does not list
+# and the kprobe blacklist does not hold, a 'q' appended), and where the
+# kernel has no __sys_bpf but a notrace __do_sys_bpf, __sys_bpf itself.
+# Neither may be answered with that notrace name, and what is suggested
+# must be in available_filter_functions; the suggestion (else vfs_raed's),
+# given back to kptrace, attaches, and the kernel's kprobe_events takes it.
+dym_check() {
+	local aff=/sys/kernel/tracing/available_filter_functions n w s got='' sug='' fails=''
+	cat /sys/kernel/debug/kprobes/blacklist > $W/dym.bl 2>/dev/null
+	awk 'FILENAME == ARGV[1] { if (NF == 1) tr[$1] = 1; next }
+	FILENAME == ARGV[2] { bl[$2] = 1; next }
+	NF == 3 && ($2 == "t" || $2 == "T") && !($3 in tr) && !($3 in bl) &&
+		$3 ~ /^[a-z][a-z0-9_]+$/ && length($3) >= 10 && length($3) <= 30 { print $3 }' \
+		$aff $W/dym.bl /proc/kallsyms > $W/dym.notrace
+	n=$(head -n 1 $W/dym.notrace)
+	set -- "$n" "${n}q"
+	if ! grep -q ' __sys_bpf$' /proc/kallsyms && grep -q ' [tT] __do_sys_bpf$' /proc/kallsyms &&
+		! grep -qx __do_sys_bpf $aff; then
+		set -- "$@" __do_sys_bpf __sys_bpf
+	fi
+	[ -n "$n" ] || set --
+	while [ $# -ge 2 ]; do
+		n=$1 w=$2
+		shift 2
+		kpt --dry-run "p:$w" > $W/dym.out 2>&1
+		s=$(sed -n "s/.*did you mean '\([^']*\)'.*/\1/p" $W/dym.out | head -n 1)
+		if [ $KRC = 0 ] || ! grep -q "no symbol '$w' in this kernel" $W/dym.out; then
+			fails="$fails $w: exit $KRC, $(head -c 200 $W/dym.out);"
+		elif [ "$s" = "$n" ] || { [ -n "$s" ] && ! grep -qx "$s" $aff; }; then
+			fails="$fails $w: suggests '$s' (notrace $n);"
+		fi
+		got="$got $w->'$s'"
+		[ -n "$sug" ] || sug=$s
+	done
+	if [ -z "$got" ]; then
+		bad "did you mean: no text symbol of kallsyms outside available_filter_functions to miss"
+	elif [ -z "$fails" ]; then
+		ok "did you mean never names a notrace function, and names a traceable one if any:$got"
+	else
+		bad "did you mean named what the kernel refuses:$fails"
+	fi
+	if [ -z "$sug" ]; then
+		kpt --dry-run 'p:vfs_raed' > $W/dym.out 2>&1
+		sug=$(sed -n "s/.*did you mean '\([^']*\)'.*/\1/p" $W/dym.out | head -n 1)
+	fi
+	kpt -d 1 "p:$sug" > /dev/null 2> $W/dym.err
+	echo "p:kpt/dym $sug" >> /sys/kernel/tracing/kprobe_events 2> /dev/null
+	w=$?
+	echo '-:kpt/dym' >> /sys/kernel/tracing/kprobe_events 2> /dev/null
+	if [ -n "$sug" ] && [ $KRC = 0 ] && grep -q '^Attached' $W/dym.err && [ $w = 0 ]; then
+		ok "did you mean's '$sug' attaches given back to kptrace, and kprobe_events takes it"
+	else
+		bad "did you mean's '$sug': kptrace exit $KRC ($(grep -v '^Attached' $W/dym.err | head -c 200)), kprobe_events $w"
+	fi
+}
+
+# kpt_start FILE: kptrace on FILE's definitions in the background ($KPS its
+# pids), attached; with ONE_EACH set (a kernel without BPF cookies, where
+# kptrace refuses two probes on one function in one run), each definition
+# in a kptrace of its own, all at once. kpt_stop OUT: stops them, their
+# lines through the caller's norm into OUT.
+kpt_start() {
+	local n=0 def
+	# no "Attached" left from the last run: the wait below would see it
+	# before this kptrace truncates the file, and signal it while starting
+	rm -f $W/kpt.err $W/kpt.err.* $W/kpt.out.*
+	if [ -z "${ONE_EACH:-}" ]; then
+		$KPTBG ${KPT_FLAGS:-} -f "$1" > $W/kpt.out 2> $W/kpt.err &
+		KP=$!
+		KPS=$KP
+		wait_attached $W/kpt.err "kptrace ${KPT_FLAGS:-}-f $1"
+		return
+	fi
+	KPS=
+	while read -r def; do
+		n=$((n + 1))
+		echo "$def" > $W/one.$n.defs
+		$KPTBG ${KPT_FLAGS:-} -f $W/one.$n.defs > $W/kpt.out.$n 2> $W/kpt.err.$n &
+		KP=$!
+		KPS="$KPS $KP"
+		wait_attached $W/kpt.err.$n "kptrace ${KPT_FLAGS:-}-f $1 (its line $n alone)"
+		echo "# $1: line $n's kptrace attached"	# the console's not silent
+	done < "$1"
+}
+
+# The workload ran to its end before SIGINT: kptrace must drain every
+# record it made before it exits.
+kpt_stop() {
+	local p rc=0
+	for p in $KPS; do
+		stop $p
+		[ $RC = 0 ] || rc=$RC
+	done
+	RC=$rc
+	if [ -n "${ONE_EACH:-}" ]; then
+		cat $W/kpt.out.* > $W/kpt.out
+		cat $W/kpt.err.* > $W/kpt.err
+	fi
+	norm < $W/kpt.out > "$1"
+	if [ $RC != 0 ]; then
+		bad "kptrace exit status $RC: $(tail -n 5 $W/kpt.err)"
+	fi
+}

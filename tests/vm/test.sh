@@ -16,16 +16,14 @@
 # the other).
 # KPT_VM_ARCH=arm64: the cross-built .output/arm64/kptrace on Debian's arm64
 # kernels under qemu-system-aarch64 (tests/vm/run.sh), one boot each running
-# tests/vm/guest-arm64.sh and then tests/vm/module-guest.sh, after the arm64
-# register table's unit test against that build's BPF object.
+# tests/vm/guest-arm64.sh and then tests/vm/module-guest.sh (not on 5.10),
+# after the arm64 register table's unit test against that build's BPF object.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 
 VM_ARCH=${KPT_VM_ARCH:-x86}
-# arm64's 5.10 cloud kernel is pinned (pins.txt) but has no lane yet
-KERNELS=${KPT_VM_KERNELS:-$([ "$VM_ARCH" = x86 ] && echo 5.10) 6.1 6.12}
-KERNELS=${KERNELS# }
+KERNELS=${KPT_VM_KERNELS:-5.10 6.1 6.12}
 case $VM_ARCH in
 x86) BIN=./kptrace VMOUT=.output/vm QEMU_BIN=qemu-system-x86_64 ;;
 arm64) BIN=.output/arm64/kptrace VMOUT=.output/vm/arm64 QEMU_BIN=qemu-system-aarch64 ;;
@@ -287,9 +285,12 @@ if [ $VM_ARCH = arm64 ]; then
 	arm64_kernel() {
 		local k=$1 ko t0 mod=()
 		# module-guest.sh in the same boot (a second one would cost more
-		# than its checks), with the tests' own module built for this kernel
+		# than its checks), with the tests' own module built for this
+		# kernel; not on 5.10, whose headers are not pinned (as x86-64's)
 		t0=$(date +%s)
-		if ko=$(tests/vm/etn/build.sh "$k" 2> "$VMOUT/etn-$k.err"); then
+		if [ "$k" = 5.10 ]; then
+			:
+		elif ko=$(tests/vm/etn/build.sh "$k" 2> "$VMOUT/etn-$k.err"); then
 			phase "arm64 $k etn module" $(($(date +%s) - t0))
 			control "$k" "$ko"
 			mod=(--add "$ko:/lib/etn.ko" --add tests/vm/module-guest.sh:/guest.d/module-guest.sh)

@@ -14,6 +14,18 @@ KREL=$(uname -r)
 . /guest-lib.sh
 W=/tmp/kpt-ustack-arm64
 mkdir -p $W
+# the walk takes bpf_loop() and bpf_find_vma() (5.17): without them (5.10)
+# kptrace must say at start that it walks by frame pointers only, and why
+if ! grep -q BPF_FUNC_find_vma /sys/kernel/btf/vmlinux; then
+	echo "# expect 1 ok"
+	kpt -U -c "/uw2 1 rare" "p:/uw2:uw_leaf" > $W/gate.out 2> $W/gate.err
+	if grep -q "walked by frame pointers only.*bpf_loop() and bpf_find_vma() (Linux 5.17), which this kernel lacks" $W/gate.err; then
+		ok "version-gated: no bpf_find_vma() in this kernel's BTF: -U says it walks by frame pointers only, naming bpf_loop() and bpf_find_vma()"
+	else
+		bad "no bpf_find_vma() here, and -U did not say it walks by frame pointers only: $(head -c 300 $W/gate.err)"
+	fi
+	exit 0
+fi
 echo "# expect 6 ok"
 # the CPU's pointer authentication, as the kernel gives it to user space
 PAC="no pointer authentication on this CPU (no paca in /proc/cpuinfo): return addresses unsigned"
