@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
@@ -720,6 +721,43 @@ static struct bpf_link *attach_maxactive(struct loader *ld, struct bpf_program *
 
 static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev);
 
+/*
+ * A classic tracepoint through a perf event of our own, as libbpf opens it
+ * (CPU 0, any task), then disabled: the program hangs on the tracepoint and
+ * runs on every CPU all the same, while a disabled event is off its CPU's
+ * list of the tracepoint's perf events, so a program returning 1 (for a
+ * perf beside us) does not have the kernel hand each hit on that CPU to an
+ * event no one reads. On kernels without BPF perf links (before 5.15),
+ * libbpf attaches by PERF_EVENT_IOC_SET_BPF: the same program list.
+ */
+static struct bpf_link *attach_tracepoint(struct loader *ld, const struct ev_desc *ev)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = cookie_of(ld, ev));
+	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr) };
+	struct bpf_link *l;
+	int id, pfd, err;
+
+	id = tp_event_id(ev->target.tp_system, ev->target.tp_event);
+	if (id < 0) {
+		errno = -id;
+		return NULL;
+	}
+	attr.config = id;
+	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return NULL;
+	l = bpf_program__attach_perf_event_opts(prog_of(ld, ev), pfd, &po);
+	if (!l) {
+		err = errno;
+		close(pfd);
+		errno = err;
+		return NULL;
+	}
+	/* the link closes pfd; enabled, the event only costs time */
+	ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0);
+	return l;
+}
+
 static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, pid_t upid,
 				   char *msg, size_t msglen)
 {
@@ -735,12 +773,8 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 	}
 	if (ev->tpbtf)
 		return bpf_program__attach_trace(ld->tramp[ev->index]);
-	if (ev->kind == SPEC_TRACEPOINT) {
-		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = cookie_of(ld, ev));
-
-		return bpf_program__attach_tracepoint_opts(prog_of(ld, ev), ev->target.tp_system,
-							   ev->target.tp_event, &to);
-	}
+	if (ev->kind == SPEC_TRACEPOINT)
+		return attach_tracepoint(ld, ev);
 	if (ev->kind == SPEC_KRETPROBE && ev->target.maxactive)
 		return attach_maxactive(ld, prog, ev, msg, msglen);
 	if (ld->tramp[ev->index]) {
