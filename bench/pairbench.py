@@ -16,8 +16,8 @@ Two jobs, each with a workload of its own (bench/workload.c):
           call is seen when the pairs counted are at least the calls made.
   switch  sched/sched_switch at both ends by CPU (cpudist): each switch
           ends the slice its CPU ran and starts the next (kptrace --key cpu,
-          two programs on the tracepoint; bpftrace and the floor one
-          program, lookup then update). `workload --pingpong N`: two
+          one program doing the end then the start; bpftrace and the floor
+          one program, lookup then update). `workload --pingpong N`: two
           threads pinned to one CPU pass a byte through two pipes, two
           context switches a round trip, counted by their rusage; the cost
           is per context switch. Every switch is seen when the pairs

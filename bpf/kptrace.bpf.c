@@ -143,18 +143,19 @@ static __always_inline struct kpt_rec_hdr *kpt_rec_header(void *ctx, int kind,
  * window (kpt_stopped) and kptrace's own left out, targeting, the hit
  * counted, one call to the fast paths, then the context copied, the
  * record's header, a return's entry arguments, the filter, the fetches and
- * the probe's action. may_direct: see kpt_fast_paths(). The steps stay
+ * the probe's action. may_direct: see kpt_fast_paths(); then: 1 + the probe, where
+ * the attachment's is not it (kpt_tp2). The steps stay
  * inline here: split further, clang lays the programs out with more
  * instructions (bench/README.md).
  */
-static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
+static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct, __u32 then)
 {
 	/* a direct histogram's parameters, one load (kpt_hist_direct()) */
 	__u64 dh = may_direct ? *(const volatile __u64 *)&kpt_dh : 0;
 	/* the probe: the attachment's (ident.bpf.h), but a run of one has
 	 * one, and a direct histogram's run is one (each load counts under
 	 * TCG); a tp_btf slot's is a constant */
-	__u32 idx = KPT_CTX_IS_TPBTF(kind) ? kpt_tpbtf_probe[KPT_TPBTF_SLOT(kind)] :
+	__u32 idx = then ? then - 1 : KPT_CTX_IS_TPBTF(kind) ? kpt_tpbtf_probe[KPT_TPBTF_SLOT(kind)] :
 		    KPT_DH_BYTE(dh, on) || kpt_one_probe ? 0 : kpt_probe_of(ctx, kind);
 	struct kpt_probe_entry *p;
 	struct kpt_scratch *s;
@@ -266,7 +267,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct)
 SEC("kprobe")
 int kpt_entry(struct pt_regs *ctx)
 {
-	return kpt_handle(ctx, KPT_CTX_REGS, true);
+	return kpt_handle(ctx, KPT_CTX_REGS, true, 0);
 }
 
 /*
@@ -280,7 +281,7 @@ int kpt_entry(struct pt_regs *ctx)
 SEC("tracepoint")
 int kpt_tp(void *ctx)
 {
-	kpt_handle(ctx, KPT_CTX_TP, true);
+	kpt_handle(ctx, KPT_CTX_TP, true, 0);
 	return KPT_TP_PASS;
 }
 
@@ -289,17 +290,24 @@ int kpt_tp(void *ctx)
 	SEC("tp_btf")						\
 	int kpt_tpbtf##n(__u64 *ctx)				\
 	{							\
-		return kpt_handle(ctx, KPT_CTX_TPBTF + n, false);	\
+		return kpt_handle(ctx, KPT_CTX_TPBTF + n, false, 0);	\
 	}
 KPT_TPBTF(0) KPT_TPBTF(1) KPT_TPBTF(2) KPT_TPBTF(3)
 KPT_TPBTF(4) KPT_TPBTF(5) KPT_TPBTF(6) KPT_TPBTF(7)
 
-/* A second definition on one tracepoint (latency's two ends at
- * sched_switch): the kernel takes a program once per tracepoint. */
+/*
+ * Two definitions on one tracepoint (latency's two ends at sched_switch):
+ * one attachment does both, the cookie's probe then the one in its upper
+ * half (an end's work, then the next start's): one program run a hit.
+ */
 SEC("tracepoint")
 int kpt_tp2(void *ctx)
 {
-	kpt_handle(ctx, KPT_CTX_TP, true);
+	__u32 then = kpt_no_cookie ? 0 : bpf_get_attach_cookie(ctx) >> 32;
+
+	kpt_handle(ctx, KPT_CTX_TP, true, 0);
+	if (then)
+		kpt_handle(ctx, KPT_CTX_TP, true, then);
 	return KPT_TP_PASS;
 }
 
@@ -308,7 +316,7 @@ int kpt_tp2(void *ctx)
 SEC("kprobe.multi")
 int kpt_entry_multi(struct pt_regs *ctx)
 {
-	return kpt_handle(ctx, KPT_CTX_MULTI, true);
+	return kpt_handle(ctx, KPT_CTX_MULTI, true, 0);
 }
 
 /* profile:hz:N: a CPU clock's samples on each CPU, the interrupted registers
@@ -316,7 +324,7 @@ int kpt_entry_multi(struct pt_regs *ctx)
 SEC("perf_event")
 int kpt_perf(struct bpf_perf_event_data *ctx)
 {
-	return kpt_handle(ctx, KPT_CTX_PERF, false);
+	return kpt_handle(ctx, KPT_CTX_PERF, false, 0);
 }
 
 /*
@@ -329,7 +337,7 @@ int kpt_perf(struct bpf_perf_event_data *ctx)
 	SEC("fentry")						\
 	int kpt_tramp##n(__u64 *ctx)				\
 	{							\
-		return kpt_handle(ctx, KPT_CTX_TRAMP, n == 0);	\
+		return kpt_handle(ctx, KPT_CTX_TRAMP, n == 0, 0);	\
 	}
 KPT_TRAMP(0) KPT_TRAMP(1) KPT_TRAMP(2) KPT_TRAMP(3)
 KPT_TRAMP(4) KPT_TRAMP(5) KPT_TRAMP(6) KPT_TRAMP(7)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
@@ -305,22 +306,41 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
 }
 
 /*
- * Whether tracepoint probe ev has an earlier probe on its tracepoint: it
- * takes the second program, kpt_tp2 (evs are an array, ev->index ev's
- * place in it).
+ * The other definition on classic tracepoint probe ev's tracepoint, of the
+ * n probes (evs are an array, ev->index ev's place in it), -1 if none, -2
+ * if more than one. Both go
+ * through one attachment of kpt_tp2 (the kernel takes a program once per
+ * tracepoint): tp_hosts() says whose.
  */
-static bool tp_second(const struct ev_desc *ev)
+static int tp_partner(const struct ev_desc *ev, int n)
 {
-	const struct ev_desc *e;
+	const struct ev_desc *e, *evs = ev - ev->index;
+	int found = -1;
 
 	if (ev->kind != SPEC_TRACEPOINT || ev->tpbtf)
-		return false;
-	for (e = ev - ev->index; e < ev; e++)
-		if (e->kind == SPEC_TRACEPOINT && !e->tpbtf &&
-		    !strcmp(e->target.tp_system, ev->target.tp_system) &&
-		    !strcmp(e->target.tp_event, ev->target.tp_event))
-			return true;
-	return false;
+		return -1;
+	for (e = evs; e < evs + n; e++) {
+		if (e == ev || e->kind != SPEC_TRACEPOINT || e->tpbtf ||
+		    strcmp(e->target.tp_system, ev->target.tp_system) ||
+		    strcmp(e->target.tp_event, ev->target.tp_event))
+			continue;
+		if (found >= 0)
+			return -2;	/* a third: plan_make() refuses it */
+		found = e->index;
+	}
+	return found;
+}
+
+/*
+ * Whether ev's attachment holds its tracepoint's pair: the one attached
+ * first (a return before the entry it pairs with), its work done first on
+ * each hit; the other then has no link of its own.
+ */
+static bool tp_hosts(const struct ev_desc *ev, int partner)
+{
+	const struct ev_desc *o = ev - ev->index + partner;
+
+	return ev->pair_entry != o->pair_entry ? !ev->pair_entry : ev->index < partner;
 }
 
 /* Only the programs this run's probes attach are loaded. */
@@ -334,8 +354,8 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 	for (i = 0; i < nprobes; i++) {
 		const struct ev_desc *ev = &o->evs[i];
 
-		use_tp |= ev->kind == SPEC_TRACEPOINT && !ev->tpbtf;
-		use_tp2 |= tp_second(ev);
+		use_tp |= ev->kind == SPEC_TRACEPOINT && !ev->tpbtf && tp_partner(ev, nprobes) < 0;
+		use_tp2 |= tp_partner(ev, nprobes) >= 0;
 		use_perf |= ev->kind == SPEC_PROFILE;
 		use_multi |= ev->multi;
 		use_entry |= !ev->multi && !ev->tramp && ev->kind != SPEC_TRACEPOINT &&
@@ -735,6 +755,47 @@ static struct bpf_link *attach_maxactive(struct loader *ld, struct bpf_program *
 
 static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev);
 
+/*
+ * A classic tracepoint through a perf event of our own, as libbpf opens it
+ * (CPU 0, any task), then disabled: the program hangs on the tracepoint and
+ * runs on every CPU all the same, while a disabled event is off its CPU's
+ * list of the tracepoint's perf events, so a program returning 1 (for a
+ * perf beside us) does not have the kernel hand each hit on that CPU to an
+ * event no one reads. On kernels without BPF perf links (before 5.15),
+ * libbpf attaches by PERF_EVENT_IOC_SET_BPF: the same program list.
+ */
+static struct bpf_link *attach_tracepoint(struct loader *ld, const struct ev_desc *ev)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = cookie_of(ld, ev));
+	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr) };
+	int id, pfd, err, partner = tp_partner(ev, ld->nprobes);
+	struct bpf_link *l;
+
+	/* the pair's other probe, in the cookie's upper half (kpt_tp2) */
+	if (partner >= 0 && !ld->no_cookie)
+		po.bpf_cookie |= (__u64)(partner + 1) << 32;
+
+	id = tp_event_id(ev->target.tp_system, ev->target.tp_event);
+	if (id < 0) {
+		errno = -id;
+		return NULL;
+	}
+	attr.config = id;
+	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return NULL;
+	l = bpf_program__attach_perf_event_opts(prog_of(ld, ev), pfd, &po);
+	if (!l) {
+		err = errno;
+		close(pfd);
+		errno = err;
+		return NULL;
+	}
+	/* the link closes pfd; enabled, the event only costs time */
+	ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0);
+	return l;
+}
+
 static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, pid_t upid,
 				   char *msg, size_t msglen)
 {
@@ -750,12 +811,8 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 	}
 	if (ev->tpbtf)
 		return bpf_program__attach_trace(ld->tramp[ev->index]);
-	if (ev->kind == SPEC_TRACEPOINT) {
-		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = cookie_of(ld, ev));
-
-		return bpf_program__attach_tracepoint_opts(prog_of(ld, ev), ev->target.tp_system,
-							   ev->target.tp_event, &to);
-	}
+	if (ev->kind == SPEC_TRACEPOINT)
+		return attach_tracepoint(ld, ev);
 	if (ev->kind == SPEC_KRETPROBE && ev->target.maxactive)
 		return attach_maxactive(ld, prog, ev, msg, msglen);
 	if (ld->tramp[ev->index]) {
@@ -927,6 +984,14 @@ static int attach_life(struct loader *ld, char *msg, size_t msglen)
 	return 0;
 }
 
+/* Whether ev runs through its tracepoint partner's attachment, with no link of its own. */
+static bool tp_chained(const struct loader *ld, const struct ev_desc *ev)
+{
+	int partner = tp_partner(ev, ld->nprobes);
+
+	return partner >= 0 && !tp_hosts(ev, partner);
+}
+
 /* The probes of links[] whose pair_entry is pass: 0, or the error with ld->failed set. */
 static int attach_links(struct loader *ld, const struct ev_desc *evs, int n, bool pass,
 			char *msg, size_t msglen)
@@ -941,7 +1006,7 @@ static int attach_links(struct loader *ld, const struct ev_desc *evs, int n, boo
 			continue;
 		ld->pair_entry[i] = pass;
 		ld->nlinks++;
-		if (evs[i].multi || evs[i].target.await)
+		if (evs[i].multi || evs[i].target.await || tp_chained(ld, &evs[i]))
 			continue;
 		if (evs[i].kind == SPEC_PROFILE) {
 			err = attach_profile(ld, &evs[i], msg, msglen);
@@ -1014,6 +1079,8 @@ int loader_attach_late(struct loader *ld, const struct ev_desc *ev, char *msg, s
 	struct bpf_link *l;
 
 	msg[0] = 0;
+	if (tp_chained(ld, ev))
+		return 0;	/* its partner's attachment runs it */
 	l = attach_one(ld, ev, ld->upid, msg, msglen);
 	if (!l) {
 		int err = -errno;
@@ -1040,10 +1107,11 @@ bool loader_can_hold(struct loader *ld, const struct ev_desc *ev)
 
 	/* a link of its own: not a kprobe.multi's, a profile's per-CPU ones, or
 	 * a tracefs kretprobe's (removed and made again would be a new event);
-	 * not an entry a return pairs with (its returns would go unpaired) */
+	 * not an entry a return pairs with (its returns would go unpaired); not
+	 * one of two on a tracepoint (one link runs both) */
 	return i >= 0 && i < ld->nprobes && ld->links && ld->links[i] && !ev->multi &&
 	       ev->kind != SPEC_PROFILE && !(ld->tfs && ld->tfs[i].created) &&
-	       !ld->pair_entry[i];
+	       !ld->pair_entry[i] && tp_partner(ev, ld->nprobes) == -1;
 }
 
 int loader_hold(struct loader *ld, const struct ev_desc *ev)
@@ -1354,7 +1422,8 @@ static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev)
 	if (ev->index >= 0 && ev->index < ld->nprobes && ld->tramp[ev->index])
 		return ld->tramp[ev->index];
 	if (ev->kind == SPEC_TRACEPOINT)
-		return tp_second(ev) ? ld->skel->progs.kpt_tp2 : ld->skel->progs.kpt_tp;
+		return tp_partner(ev, ld->nprobes) >= 0 ? ld->skel->progs.kpt_tp2 :
+							  ld->skel->progs.kpt_tp;
 	if (ev->kind == SPEC_PROFILE)
 		return ld->skel->progs.kpt_perf;
 	return ev->multi ? ld->skel->progs.kpt_entry_multi : ld->skel->progs.kpt_entry;

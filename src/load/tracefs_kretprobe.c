@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 
 #include "load/tracefs_kretprobe.h"
+#include "sys/tracepoint.h"
 
 static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 
@@ -82,8 +83,8 @@ int tfs_kretprobe_create(const char *func, int maxactive, int idx, struct tfs_pr
 {
 	const char *dir = tracefs();
 	struct perf_event_attr attr;
-	char line[256], p[256], buf[32];
-	int fd, err, n, id;
+	char line[256];
+	int err, id;
 
 	memset(tp, 0, sizeof(*tp));
 	tp->pfd = -1;
@@ -105,13 +106,10 @@ int tfs_kretprobe_create(const char *func, int maxactive, int idx, struct tfs_pr
 	}
 	tp->created = true;
 
-	snprintf(p, sizeof(p), "%s/events/%s/%s/id", dir, tp->group, tp->event);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : (int)read(fd, buf, sizeof(buf) - 1);
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0 || (buf[n] = 0, id = atoi(buf)) <= 0) {
-		snprintf(msg, msglen, "cannot read %s", p);
+	id = tp_event_id(tp->group, tp->event);
+	if (id < 0) {
+		snprintf(msg, msglen, "cannot read %s/events/%s/%s/id: %s", dir, tp->group,
+			 tp->event, strerror(-id));
 		tfs_kretprobe_remove(tp);
 		return -ENOENT;
 	}

@@ -477,6 +477,37 @@ static bool keys_cgroup(const struct kpt_agg *g)
 	return false;
 }
 
+/*
+ * Two definitions on one classic tracepoint share one attachment of the
+ * loader's kpt_tp2 (the kernel takes a program once per tracepoint); a
+ * third would have no program to run it.
+ */
+static int tp_at_most_two(const struct probeset *ps, char *msg, size_t msglen)
+{
+	int i, j, k;
+
+	for (i = 0; i < ps->n; i++) {
+		const struct ev_desc *a = &ps->evs[i], *b;
+
+		if (a->kind != SPEC_TRACEPOINT || a->tpbtf)
+			continue;
+		for (j = i + 1, k = 1; j < ps->n; j++) {
+			b = &ps->evs[j];
+			k += b->kind == SPEC_TRACEPOINT && !b->tpbtf &&
+			     !strcmp(a->target.tp_system, b->target.tp_system) &&
+			     !strcmp(a->target.tp_event, b->target.tp_event);
+		}
+		if (k > 2) {
+			snprintf(msg, msglen, "%d definitions on tracepoint %s/%s (%s/%s and "
+				 "others), where kptrace takes two at most: trace the others in "
+				 "another run", k, a->target.tp_system, a->target.tp_event,
+				 a->group, a->event);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps, uint32_t npmu,
 	      struct plan *pl, char *msg, size_t msglen)
 {
@@ -505,6 +536,8 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 	err = backend_choose(env->backend && (!strcmp(env->backend, "tracepoint") ||
 					      !strcmp(env->backend, "tp-btf")) ?
 			     NULL : env->backend, si, ps->evs, ents, n, msg, msglen);
+	if (!err)
+		err = tp_at_most_two(ps, msg, msglen);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,28 @@ const char *tp_tracefs(void)
 		return tracefs_dirs[0];
 	errno = ENOENT;
 	return NULL;
+}
+
+int tp_event_id(const char *subsys, const char *name)
+{
+	const char *tfs = tp_tracefs();
+	char p[512], buf[32];
+	ssize_t n;
+	int fd, id;
+
+	if (!tfs)
+		return -errno;
+	snprintf(p, sizeof(p), "%s/events/%s/%s/id", tfs, subsys, name);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EINVAL;
+	buf[n] = 0;
+	id = atoi(buf);
+	return id > 0 ? id : -EINVAL;
 }
 
 int tp_each_function(const char *path, int (*fn)(const char *name, const char *mod, void *arg),

@@ -86,6 +86,8 @@ int tp_each_function(const char *path, int (*fn)(const char *name, const char *m
 int tp_function_traceable(const char *fn);
 /* Why the last tp_tracefs() gave NULL, into msg, with what to do; -EACCES or -ENOENT. */
 int tp_tracefs_missing(char *msg, size_t msglen);
+/* SUBSYS/NAME's event id (tracefs's events/SUBSYS/NAME/id), the perf event's config; or -errno. */
+int tp_event_id(const char *subsys, const char *name);
 /* Load SUBSYS/NAME's format from tracefs (or from path when non-NULL, for tests). */
 int tp_format_load(const char *subsys, const char *name, const char *path,
 		   struct tp_format *fmt, char *msg, size_t msglen);

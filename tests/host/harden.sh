@@ -15,7 +15,7 @@ OUT=$(realpath "$OUT")
 BIN=$OUT/target
 gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$BIN" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "hardening tests need root (BPF, uprobes, setpriv)"
-expect_checks 37
+expect_checks 38
 
 # kptrace's BPF programs (names kpt_*) and what tracefs lists of this
 # suite's target: compared before and after each run ("nothing left
@@ -305,17 +305,29 @@ perf_pair() {
 		sh -c "$BIN seek; $BIN seek & wait" &&
 		awk -F, '/sys_enter_lseek|task_newtask/ { printf "%s%s", s, $1; s = "/" }' "$1"
 }
+# perf record -a: an event per CPU, CPU 0's beside the one kptrace's program
+# is attached through; the target's lseeks among everyone's.
+perf_rec() {
+	perf record -q -a -e syscalls:sys_enter_lseek -o "$1" -- "$BIN" seek > /dev/null 2>&1 &&
+		perf script -i "$1" -F comm 2> /dev/null | grep -c '^ *target *$'
+}
 if command -v perf > /dev/null; then
 	alone=$(perf_pair "$OUT/perf-alone.csv")
+	ralone=$(perf_rec "$OUT/perf-alone.data")
 	beside=
+	rbeside=
 	if kpt_bg "$OUT/pb.err" count 't:syscalls/sys_enter_lseek' -c "sleep 30" > "$OUT/pb.out"; then
 		beside=$(perf_pair "$OUT/perf-beside.csv")
+		rbeside=$(perf_rec "$OUT/perf-beside.data")
 		kill -INT $KP 2>/dev/null
 		wait $KP
 	fi
 	check "perf stat beside kptrace on the same tracepoints sees what it sees alone (lseeks/forks: $alone alone, $beside beside)" \
 		test "$alone" = "2006/2" -a "$beside" = "$alone"
+	check "perf record -a beside kptrace on the same tracepoint sees the target's 1003 lseeks ($ralone alone, $rbeside beside)" \
+		test "$ralone" = 1003 -a "$rbeside" = 1003
 else
 	skip "perf is not installed (linux-perf): perf beside kptrace"
+	skip "perf is not installed (linux-perf): perf record beside kptrace"
 fi
 finish

@@ -91,8 +91,8 @@ sc3=$(hist_count "$OUT/sc3.out" '@sys_enter_getppid|sys_enter_getuid->sys_exit_g
 check "a glob on one side only: every start pairs with every end, nothing refused (getppid's 7 + getuid's 5: $sc3)" \
 	sh -c "! grep -q 'error' '$OUT/sc3.err' && [ '$sc3' = 7/5 ]"
 
-# cpudist: sched_switch at both ends (two programs on one tracepoint), by
-# cpu; the reference: the kernel's own sched_switch events in an ftrace
+# cpudist: sched_switch at both ends (one program: the end, then the
+# start), by cpu; the reference: the kernel's own sched_switch events in an ftrace
 # instance, the switches in of the program followed by its switch out on
 # that CPU
 T=/sys/kernel/tracing
