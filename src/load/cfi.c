@@ -206,19 +206,36 @@ out:
 	return err;
 }
 
+struct proc_add {
+	struct cfi_set *cs;
+	pid_t pid;
+};
+
 static int add_mapping(void *arg, const struct procmap *m)
 {
-	char msg[256];
+	const struct proc_add *a = arg;
+	char path[PATH_MAX], msg[256];
+	struct stat st;
 
-	/* an executable mapping of a file: its tables (errors: no table, frame pointers then) */
-	if (m->perms[2] == 'x' && m->path[0] == '/')
-		cfi_add_file(arg, m->path, msg, sizeof(msg));
+	/* an executable mapping of a file: its tables (errors: no table, frame
+	 * pointers then); its path is its mount namespace's: where that is not
+	 * the host's file (a container's), through the process's root, a name
+	 * that frames print */
+	if (m->perms[2] != 'x' || m->path[0] != '/')
+		return 0;
+	if (!stat(m->path, &st) && st.st_dev == m->dev && st.st_ino == m->ino)
+		cfi_add_file(a->cs, m->path, msg, sizeof(msg));
+	else if (snprintf(path, sizeof(path), "/proc/%d/root%s", (int)a->pid, m->path) <
+		 (int)sizeof(path))
+		cfi_add_file(a->cs, path, msg, sizeof(msg));
 	return 0;
 }
 
 int cfi_add_process(struct cfi_set *cs, pid_t pid)
 {
-	return procmaps_each("/proc", (uint32_t)pid, add_mapping, cs);
+	struct proc_add a = { cs, pid };
+
+	return procmaps_each("/proc", (uint32_t)pid, add_mapping, &a);
 }
 
 /* An object -c's program links: its tables (errors: no table, frame pointers then) */

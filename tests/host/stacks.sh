@@ -19,7 +19,7 @@ OUT=.output/tests/host/stacks
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes, tracefs)"
-expect_checks 113
+expect_checks 114
 
 # frame pointers and no inlining: the chain is the source's
 CFL="-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline"
@@ -371,6 +371,8 @@ time.sleep(60)' > "$OUT/dead.port" &
 	local spid=$!
 	for i in $(seq 20); do [ -s "$OUT/dead.port" ] && break; sleep 0.2; done
 	dead=$(cat "$OUT/dead.port")
+	# a fresh cache: a miss is remembered there (as elfutils' client does)
+	rm -rf "$OUT/dfd-cache2"
 	DEBUGINFOD_URLS="http://127.0.0.1:$dead" DEBUGINFOD_CACHE_PATH="$OUT/dfd-cache2" \
 		kpt -U -c "$B 1" "$probe" > "$OUT/dfd-dead.out" 2> "$OUT/dfd-dead.err"
 	kill "$spid" 2>/dev/null
@@ -582,17 +584,18 @@ fi
 # at its first ask. -p's -O2 process naps 10 ms 300 times; each stack of
 # its sleeps is gdb's at clock_nanosleep from the caller on, whole, or,
 # before its mappings came (the first round, 100 ms), a part of it marked
-# [cut short]: most are whole.
+# [cut short]: most are whole. Then the same process in a mount namespace
+# of its own, its binary at a path the host does not have: its tables are
+# read through /proc/PID/root.
 B=$OUT/uw-o2
-if [ -s "$OUT/g-o2-uw_leaf.ref" ]; then
-	gdb_stacks "$B" clock_nanosleep 2 nap | cut -d'|' -f2- | sort -u > "$OUT/nap.ref"
-	"$B" 300 nap & NAP=$!
-	kpt -U -p $NAP -d 2 't:sched/sched_switch if prev_state == 1' > "$OUT/nap.out" 2> "$OUT/nap.err"
+# nap_case NAME WHAT: -p $NAP's sleeps against nap.ref, then $NAP stopped
+nap_case() {
+	kpt -U -p $NAP -d 2 't:sched/sched_switch if prev_state == 1' > "$OUT/$1.out" 2> "$OUT/$1.err"
 	kill $NAP 2> /dev/null
 	wait $NAP 2> /dev/null
-	stacks_of "$OUT/nap.out" "*" user | to_main > "$OUT/nap.got"
-	check "o2 at sched_switch (interrupts off): each sleep's -U stack gdb's from clock_nanosleep's caller, whole, or a part marked [cut short] before its mappings came ($(grep -vc 'cut short' "$OUT/nap.got") whole, $(grep -c 'cut short' "$OUT/nap.got") cut)" \
-		python3 - "$OUT/nap.ref" "$OUT/nap.got" <<'PY'
+	stacks_of "$OUT/$1.out" "*" user | to_main > "$OUT/$1.got"
+	check "$2 at sched_switch (interrupts off): each sleep's -U stack gdb's from clock_nanosleep's caller, whole, or a part marked [cut short] before its mappings came ($(grep -vc 'cut short' "$OUT/$1.got") whole, $(grep -c 'cut short' "$OUT/$1.got") cut)" \
+		python3 - "$OUT/nap.ref" "$OUT/$1.got" <<'PY'
 import sys
 ref = open(sys.argv[1]).read().split()
 assert len(ref) == 1, ref
@@ -610,6 +613,22 @@ for line in open(sys.argv[2]):
         whole += 1
 assert whole >= 50 and cut < whole, (whole, cut)
 PY
+}
+if [ -s "$OUT/g-o2-uw_leaf.ref" ]; then
+	gdb_stacks "$B" clock_nanosleep 2 nap | cut -d'|' -f2- | sort -u > "$OUT/nap.ref"
+	"$B" 300 nap & NAP=$!
+	nap_case nap o2
+	# unshare -m's mounts are private: the tmpfs and its copy are the namespace's only
+	rm -rf "$OUT/nsdir" && mkdir -p "$OUT/nsdir"
+	unshare -m sh -c 'mount -t tmpfs kpt-ns "$1" && cp "$2" "$1/uw-ns" && exec "$1/uw-ns" 300 nap' \
+		sh "$OUT/nsdir" "$B" & NAP=$!
+	sleep 0.2
+	if [ -e "$OUT/nsdir/uw-ns" ] || ! [ -e "/proc/$NAP/root$OUT/nsdir/uw-ns" ]; then
+		fail "the namespace's copy of $B is not only the namespace's: no check through /proc/PID/root"
+		kill $NAP 2> /dev/null
+	else
+		nap_case nap-ns "o2 in a mount namespace of its own (its binary not on the host's path)"
+	fi
 else
 	fail "no gdb reference of the -O2 build: no check at sched_switch"
 fi
