@@ -2,7 +2,10 @@
 /* DWARF source locations (dwline.h), through libdw. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +16,44 @@
 struct dwline {
 	int fd;
 	Dwarf *dw;
+	Dwfl *dwfl;		/* a relocatable file's (a .ko): dw is its, not ours to end */
 };
+
+/* Never look elsewhere: a file without DWARF of its own has none here. */
+static int no_debuginfo(Dwfl_Module *m, void **u, const char *name, Dwarf_Addr base,
+			const char *file, const char *link, GElf_Word crc, char **dpath)
+{
+	(void)m, (void)u, (void)name, (void)base, (void)file, (void)link, (void)crc, (void)dpath;
+	return -1;
+}
+
+/*
+ * A relocatable file's DWARF (a kernel module's .ko): its .debug_info's
+ * references to strings and other sections are relocations, which
+ * dwarf_begin leaves unapplied and libdwfl applies.
+ */
+static Dwarf *open_relocated(struct dwline *d, const char *path)
+{
+	static const Dwfl_Callbacks cb = {
+		.find_debuginfo = no_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+	Dwfl_Module *m;
+	Dwarf_Addr bias;
+
+	d->dwfl = dwfl_begin(&cb);
+	if (!d->dwfl)
+		return NULL;
+	m = dwfl_report_offline(d->dwfl, "", path, -1);
+	if (!m || dwfl_report_end(d->dwfl, NULL, NULL))
+		return NULL;
+	return dwfl_module_getdwarf(m, &bias);
+}
 
 struct dwline *dwline_open(const char *path)
 {
 	struct dwline *d = calloc(1, sizeof(*d));
+	GElf_Ehdr eh;
 
 	if (!d)
 		return NULL;
@@ -27,6 +63,14 @@ struct dwline *dwline_open(const char *path)
 		dwline_close(d);
 		return NULL;
 	}
+	if (gelf_getehdr(dwarf_getelf(d->dw), &eh) && eh.e_type == ET_REL) {
+		dwarf_end(d->dw);
+		d->dw = open_relocated(d, path);
+		if (!d->dw) {
+			dwline_close(d);
+			return NULL;
+		}
+	}
 	return d;
 }
 
@@ -34,7 +78,9 @@ void dwline_close(struct dwline *d)
 {
 	if (!d)
 		return;
-	if (d->dw)
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	else if (d->dw)
 		dwarf_end(d->dw);
 	if (d->fd >= 0)
 		close(d->fd);
@@ -141,4 +187,69 @@ void dwline_frames_free(struct dwframe *f, int n)
 		free(f[i].func);
 		free(f[i].file);
 	}
+}
+
+/* Whether a CU's file (name as DW_AT_name says it) matches glob: as written, joined
+ * to the CU's directory, or relative to that directory when it is under it. */
+static bool cu_matches(Dwarf_Die *cu, const char *name, const char *glob)
+{
+	Dwarf_Attribute a;
+	const char *dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+	size_t dlen = dir ? strlen(dir) : 0;
+	char *full;
+	bool hit;
+
+	if (!fnmatch(glob, name, 0))
+		return true;
+	if (dlen && name[0] == '/' && !strncmp(name, dir, dlen) && name[dlen] == '/')
+		return !fnmatch(glob, name + dlen + 1, 0);
+	full = full_path(cu, name);
+	hit = full && !fnmatch(glob, full, 0);
+	free(full);
+	return hit;
+}
+
+/* A CU's functions that have code: an address or ranges, so neither a
+ * declaration nor an inline-only body (their out-of-line copies name
+ * themselves through DW_AT_abstract_origin). */
+static int cu_funcs(Dwarf_Die *cu, int (*fn)(const char *name, void *arg), void *arg)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die die;
+	const char *name;
+	int err = 0;
+
+	if (dwarf_child(cu, &die))
+		return 0;
+	do {
+		if (dwarf_tag(&die) != DW_TAG_subprogram || dwarf_hasattr(&die, DW_AT_declaration) ||
+		    !(dwarf_hasattr(&die, DW_AT_low_pc) || dwarf_hasattr(&die, DW_AT_ranges)))
+			continue;
+		name = dwarf_formstring(dwarf_attr_integrate(&die, DW_AT_name, &a));
+		if (name)
+			err = fn(name, arg);
+	} while (!err && !dwarf_siblingof(&die, &die));
+	return err;
+}
+
+int dwline_cu_funcs(struct dwline *d, const char *glob, int (*fn)(const char *name, void *arg),
+		    void *arg)
+{
+	Dwarf_Off off = 0, next;
+	Dwarf_Die cu;
+	size_t hsize;
+	const char *name;
+	int ncu = 0, err;
+
+	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(d->dw, off + hsize, &cu) && (name = dwarf_diename(&cu)) &&
+		    cu_matches(&cu, name, glob)) {
+			ncu++;
+			err = cu_funcs(&cu, fn, arg);
+			if (err)
+				return err;
+		}
+		off = next;
+	}
+	return ncu;
 }
