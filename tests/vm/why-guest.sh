@@ -21,7 +21,7 @@ grep -q ' register_fprobe_ips$' /proc/kallsyms && MULTI=1 BACKENDS="$BACKENDS kp
 # --under ':GLOB's refusal, and with the tests' module (test.sh adds it but
 # on 5.10) its functions and tree
 SRC=1
-[ -e /lib/etn.ko ] && SRC=3
+[ -e /lib/etn.ko ] && SRC=4
 echo "# expect $((16 + SRC)) ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
@@ -348,6 +348,24 @@ if [ -e /lib/etn.ko ]; then
 	else
 		bad "why --under ':*etn.c': exit $rc, kptrace's $(tr '\n' ' ' < $W/src.got); want $(tr '\n' ' ' < $W/etn.want) (readelf's $(tr '\n' ' ' < /etc/kpt-etn-funcs)); $(tail -c 400 $W/src.err | tr '\n' ' ')"
 	fi
+	# the same from the .ko at modules.dep's path, as depmod installs it,
+	# with the copy at its build id's path moved away
+	dbg=$(ls /usr/lib/debug/.build-id/*/*.debug)
+	mkdir -p /lib/modules/$KREL/extra
+	cp /lib/etn.ko /lib/modules/$KREL/extra/etn.ko && mv $dbg $W/etn.debug
+	[ -e /lib/modules/$KREL/modules.dep ] && cp /lib/modules/$KREL/modules.dep $W/modules.dep
+	echo 'extra/etn.ko:' >> /lib/modules/$KREL/modules.dep
+	$KPT why vfs_write --slower 1ns --under ':*etn.c' --dry-run > $W/dep.dry 2> $W/dep.err
+	rc=$?
+	sed -n 's/^why\/[^:]*: p:why\/[^ ]* etn:\([^ ]*\).*/\1/p' $W/dep.dry | sort -u > $W/dep.got
+	if [ $rc = 0 ] && [ -n "$dbg" ] && [ ! -e "$dbg" ] && [ -s $W/etn.want ] && cmp -s $W/etn.want $W/dep.got; then
+		ok "why --under ':*etn.c' by modules.dep's /lib/modules/$KREL/extra/etn.ko: the same $(tr '\n' ' ' < $W/dep.got)"
+	else
+		bad "why --under ':*etn.c' by modules.dep: exit $rc, kptrace's $(tr '\n' ' ' < $W/dep.got); want $(tr '\n' ' ' < $W/etn.want); $(tail -c 400 $W/dep.err | tr '\n' ' ')"
+	fi
+	mv $W/etn.debug $dbg
+	rm -f /lib/modules/$KREL/extra/etn.ko /lib/modules/$KREL/modules.dep
+	[ -e $W/modules.dep ] && mv $W/modules.dep /lib/modules/$KREL/modules.dep
 	# pwrite(2): the harness's own shell writes before the exec
 	PW=__x64_sys_pwrite64
 	ftrace $PW "$(tr '\n' ' ' < $W/etn.want)" $W/ftetn /why_target etn 3
