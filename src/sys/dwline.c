@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "sys/dwline.h"
+#include "sys/elf.h"
+#include "util/htab.h"
 
 struct dwline {
 	int fd;
@@ -189,9 +191,9 @@ void dwline_frames_free(struct dwframe *f, int n)
 	}
 }
 
-/* Whether a CU's file (name as DW_AT_name says it) matches glob: as written, joined
+/* Whether a file of a CU's (name as DWARF says it) matches glob: as written, joined
  * to the CU's directory, or relative to that directory when it is under it. */
-static bool cu_matches(Dwarf_Die *cu, const char *name, const char *glob)
+static bool file_matches(Dwarf_Die *cu, const char *name, const char *glob)
 {
 	Dwarf_Attribute a;
 	const char *dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
@@ -209,25 +211,80 @@ static bool cu_matches(Dwarf_Die *cu, const char *name, const char *glob)
 	return hit;
 }
 
+/*
+ * Whether a function DIE has code: an address or ranges. In a linked file
+ * (linked) one at 0 or at -1 is a copy the linker discarded (a weak
+ * function another file's overrides): DWARF keeps it, the program has none.
+ */
+static bool has_code(Dwarf_Die *die, bool linked)
+{
+	Dwarf_Addr lo, base, end;
+
+	if (dwarf_lowpc(die, &lo) && dwarf_ranges(die, 0, &base, &lo, &end) <= 0)
+		return false;
+	return !linked || (lo && lo != (Dwarf_Addr)-1);
+}
+
+/* A function symbol's key: its address, then its name up to a compiler's suffix
+ * (foo.isra.0 is foo); the key's length. */
+static size_t sym_key(uint64_t addr, const char *name, char *key, size_t size)
+{
+	size_t n = strcspn(name, ".");
+
+	if (n > size - sizeof(addr))
+		n = size - sizeof(addr);
+	memcpy(key, &addr, sizeof(addr));
+	memcpy(key + sizeof(addr), name, n);
+	return sizeof(addr) + n;
+}
+
+/* A linked file's function symbols (.symtab), by sym_key(); false: it has none. */
+static bool func_syms(Dwarf *dw, struct htab *syms)
+{
+	struct kelf_symtab t;
+	const char *name;
+	char key[264];
+	GElf_Sym sym;
+	size_t i;
+
+	if (!kelf_symtab(dwarf_getelf(dw), SHT_SYMTAB, &t))
+		return false;
+	for (i = 0; i < t.n; i++)
+		if (kelf_sym(&t, i, &sym, &name) && name && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+		    !ht_get(syms, key, sym_key(sym.st_value, name, key, sizeof(key))))
+			return false;
+	return true;
+}
+
 /* A CU's functions that have code: an address or ranges, so neither a
  * declaration nor an inline-only body (their out-of-line copies name
- * themselves through DW_AT_abstract_origin). */
-static int cu_funcs(Dwarf_Die *cu, int (*fn)(const char *name, void *arg), void *arg)
+ * themselves through DW_AT_abstract_origin), defined in a file glob
+ * matches (not a header's static function emitted here). */
+static int cu_funcs(Dwarf_Die *cu, const char *glob, bool linked, const struct htab *syms,
+		    int (*fn)(const char *name, void *arg), void *arg)
 {
 	Dwarf_Attribute a;
+	Dwarf_Addr lo;
 	Dwarf_Die die;
-	const char *name;
+	const char *name, *file;
+	char key[264];
 	int err = 0;
 
 	if (dwarf_child(cu, &die))
 		return 0;
 	do {
 		if (dwarf_tag(&die) != DW_TAG_subprogram || dwarf_hasattr(&die, DW_AT_declaration) ||
-		    !(dwarf_hasattr(&die, DW_AT_low_pc) || dwarf_hasattr(&die, DW_AT_ranges)))
+		    !has_code(&die, linked))
 			continue;
 		name = dwarf_formstring(dwarf_attr_integrate(&die, DW_AT_name, &a));
-		if (name)
-			err = fn(name, arg);
+		file = dwarf_decl_file(&die);
+		if (!name || (file && !file_matches(cu, file, glob)))
+			continue;
+		/* a weak function another file overrides keeps its code, not its symbol */
+		if (syms && !dwarf_lowpc(&die, &lo) &&
+		    !ht_find(syms, key, sym_key(lo, name, key, sizeof(key))))
+			continue;
+		err = fn(name, arg);
 	} while (!err && !dwarf_siblingof(&die, &die));
 	return err;
 }
@@ -239,17 +296,18 @@ int dwline_cu_funcs(struct dwline *d, const char *glob, int (*fn)(const char *na
 	Dwarf_Die cu;
 	size_t hsize;
 	const char *name;
-	int ncu = 0, err;
+	struct htab syms = { 0 };
+	bool have_syms = !d->dwfl && func_syms(d->dw, &syms);
+	int ncu = 0, err = 0;
 
-	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+	while (!err && dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		if (dwarf_offdie(d->dw, off + hsize, &cu) && (name = dwarf_diename(&cu)) &&
-		    cu_matches(&cu, name, glob)) {
+		    file_matches(&cu, name, glob)) {
 			ncu++;
-			err = cu_funcs(&cu, fn, arg);
-			if (err)
-				return err;
+			err = cu_funcs(&cu, glob, !d->dwfl, have_syms ? &syms : NULL, fn, arg);
 		}
 		off = next;
 	}
-	return ncu;
+	ht_free(&syms, NULL);
+	return err ? err : ncu;
 }
