@@ -186,7 +186,8 @@ static const struct argp_option options[] = {
 	  "why: the root's calls of DURATION (10ms, 500us) or more", 1 },
 	{ "under", OPT_UNDER, "GLOBS", 0,
 	  "why: the kernel functions whose calls beneath the root are logged, globs "
-	  "separated by spaces (default: the root's alone)", 1 },
+	  "separated by spaces, ':kernel/bpf/*' a source file's by DWARF (default: "
+	  "the root's alone)", 1 },
 	{ "max-keys", OPT_MAX_KEYS, "N", 0,
 	  "keyed entries and latency calls in flight (default 10240)", 1 },
 	{ "no-tracepoint", OPT_NO_TP, NULL, 0,

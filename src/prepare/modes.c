@@ -11,10 +11,12 @@
 #include "prepare/aggdef.h"
 #include "prepare/modes.h"
 #include "prepare/unsafe.h"
+#include "sys/kdwarf.h"
 #include "sys/ksyms.h"
 #include "sys/libpath.h"
 #include "sys/pmu.h"
 #include "sys/tracepoint.h"
+#include "util/htab.h"
 #include "util/keylist.h"
 
 /* Definition texts as a mode makes them; peer[i]: latency's other half of text[i], or -1. */
@@ -185,6 +187,45 @@ static void drop_name(char **names, int *count, const char *skip)
 		}
 }
 
+static int src_add(const char *mod, const char *name, void *arg)
+{
+	char key[400];
+	int n = snprintf(key, sizeof(key), "%s%s%s", mod ? mod : "", mod ? ":" : "", name);
+
+	if (n < 0 || n >= (int)sizeof(key))
+		return 0;
+	return ht_get(arg, key, (size_t)n) ? 0 : -ENOMEM;
+}
+
+/*
+ * why --under ':kernel/bpf/[a-z]*.c': the functions with code of the source files
+ * matching glob, by the kernel's DWARF and its modules', that can be probed.
+ */
+static int src_functions(struct sysinfo *si, const char *mode, const char *glob, char ***names,
+			 int *count, int *skipped, char *msg, size_t msglen)
+{
+	struct htab set = { 0 };
+	char note[1024];
+	int files, err;
+
+	*names = NULL;
+	*count = 0;
+	files = kdwarf_src_functions(glob, src_add, &set, note, sizeof(note));
+	if (files < 0) {
+		snprintf(msg, msglen, "%s --under ':%s': %s", mode, glob,
+			 note[0] ? note : strerror(-files));
+		ht_free(&set, NULL);
+		return files;
+	}
+	if (note[0])
+		fprintf(stderr, "kptrace: %s --under ':%s': %s\n", mode, glob, note);
+	fprintf(stderr, "kptrace: %s --under ':%s': %d source files, %zu functions with code\n",
+		mode, glob, files, set.n);
+	err = sysinfo_set_functions(si, &set, names, count, skipped, msg, msglen);
+	ht_free(&set, NULL);
+	return err;
+}
+
 /*
  * latency 'vfs_*', why --under 'vfs_*': every traceable match, the skipped
  * ones reported; mode the subcommand, skip a name left out (or NULL).
@@ -197,7 +238,8 @@ static int func_glob(struct sysinfo *si, const char *mode, const char *pat, cons
 
 	if (strchr(pat, '/') && !strcmp(mode, "latency"))
 		return latency_uglob(pat, rest, out, n, msg, msglen);
-	err = sysinfo_glob_functions(si, pat, &names, &count, &skipped, msg, msglen);
+	err = pat[0] == ':' ? src_functions(si, mode, pat + 1, &names, &count, &skipped, msg, msglen) :
+	      sysinfo_glob_functions(si, pat, &names, &count, &skipped, msg, msglen);
 	/* a name several functions have is refused by name: left out, counted */
 	if (!err)
 		ambiguous = sysinfo_drop_non_unique(si, names, &count);
@@ -466,7 +508,7 @@ static int why_defs(const struct kpt_opts *env, struct sysinfo *si, struct defli
 	if (!globs)
 		return -ENOMEM;
 	for (g = strtok_r(globs, " \t", &save); g && !err; g = strtok_r(NULL, " \t", &save))
-		err = strpbrk(g, "*?[") ? func_glob(si, "why", g, "", root, out, &n, msg, msglen) :
+		err = g[0] == ':' || strpbrk(g, "*?[") ? func_glob(si, "why", g, "", root, out, &n, msg, msglen) :
 		      strcmp(g, root) ? func_pair(si, out, "why", g, "", n++) : 0;
 	free(globs);
 	if (!err && n > WHY_KPROBES_MAX && !have_multi(si)) {

@@ -128,20 +128,39 @@ static int names_add(struct nameset *ns, const char *name)
 	return 0;
 }
 
-/* A glob over available_filter_functions: its matches, the blacklisted counted. */
+/* A glob, or a set, over available_filter_functions: its matches, the blacklisted counted. */
 struct fglob {
 	const struct sysinfo *si;
-	const char *pattern;
+	const char *pattern;		/* NULL: set's names */
+	const struct htab *set;
 	struct nameset *ns;
 	int *skipped;
 };
+
+/* name (of module mod, or NULL) in the glob, or in the set as "NAME" or "MOD:NAME". */
+static bool fglob_match(const struct fglob *g, const char *name, const char *mod)
+{
+	char key[400], *dot;
+	int n;
+
+	if (g->pattern)
+		return !fnmatch(g->pattern, name, 0);
+	n = snprintf(key, sizeof(key), "%s%s%s", mod ? mod : "", mod ? ":" : "", name);
+	if (n < 0 || n >= (int)sizeof(key))
+		return false;
+	if (ht_find(g->set, key, n))
+		return true;
+	/* the compiler's copies (foo.isra.0, foo.constprop.0): DWARF names them foo */
+	dot = strchr(key + (mod ? strlen(mod) + 1 : 0), '.');
+	return dot && ht_find(g->set, key, (size_t)(dot - key));
+}
 
 static int fglob_add(const char *name, const char *mod, void *arg)
 {
 	struct fglob *g = arg;
 	char full[400];
 
-	if (fnmatch(g->pattern, name, 0))
+	if (!fglob_match(g, name, mod))
 		return 0;
 	if (blacklisted(g->si, name)) {
 		(*g->skipped)++;
@@ -153,35 +172,35 @@ static int fglob_add(const char *name, const char *mod, void *arg)
 	return names_add(g->ns, full);
 }
 
-int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***names, int *n,
-			   int *skipped, char *msg, size_t msglen)
+static int functions_matching(struct sysinfo *si, struct fglob *g, char ***names, int *n,
+			      char *msg, size_t msglen)
 {
 	struct nameset ns = { 0 };
-	struct fglob g = { si, pattern, &ns, skipped };
 	int err;
 	size_t i;
 
 	*names = NULL;
 	*n = 0;
-	*skipped = 0;
+	*g->skipped = 0;
+	g->ns = &ns;
 	err = sysinfo_need_ksyms(si, msg, msglen);
 	if (err)
 		return err;
-	err = tp_each_function(si->functions_path, fglob_add, &g);
+	err = tp_each_function(si->functions_path, fglob_add, g);
 	if (err != -ENOENT)
 		goto out;
 	err = 0;
 	for (i = 0; !err && i < ksyms_count(si->ksyms); i++) {
 		const struct ksym *s = ksyms_at(si->ksyms, i);
 
-		if (!is_text(s->type) || s->module || fnmatch(pattern, s->name, 0))
+		if (!is_text(s->type) || s->module || !fglob_match(g, s->name, NULL))
 			continue;
 		/* the padding before each function (CONFIG_CALL_PADDING, kCFI):
 		 * text symbols, not functions; ftrace does not list them */
 		if (!strncmp(s->name, "__pfx_", 6) || !strncmp(s->name, "__cfi_", 6))
 			continue;
 		if (blacklisted(si, s->name)) {
-			(*skipped)++;
+			(*g->skipped)++;
 			continue;
 		}
 		err = names_add(&ns, s->name);
@@ -191,6 +210,22 @@ out:
 	*names = ns.names;
 	*n = ns.n;
 	return err;
+}
+
+int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***names, int *n,
+			   int *skipped, char *msg, size_t msglen)
+{
+	struct fglob g = { si, pattern, NULL, NULL, skipped };
+
+	return functions_matching(si, &g, names, n, msg, msglen);
+}
+
+int sysinfo_set_functions(struct sysinfo *si, const struct htab *set, char ***names, int *n,
+			  int *skipped, char *msg, size_t msglen)
+{
+	struct fglob g = { si, NULL, set, NULL, skipped };
+
+	return functions_matching(si, &g, names, n, msg, msglen);
 }
 
 /* A directory's entries matching pattern that are directories holding file (NULL: any). */

@@ -102,6 +102,15 @@ int sysinfo_glob_functions(struct sysinfo *si, const char *pattern, char ***name
 			   int *skipped, char *msg, size_t msglen);
 
 /*
+ * The same of the kernel functions named in set (keys "NAME", or "MOD:NAME"
+ * for a module's; a compiler's copy "NAME.isra.0" is NAME's), as
+ * sysinfo_glob_functions() filters them.
+ */
+struct htab;
+int sysinfo_set_functions(struct sysinfo *si, const struct htab *set, char ***names, int *n,
+			  int *skipped, char *msg, size_t msglen);
+
+/*
  * Tracepoints matching globs over SUBSYS and EVENT ("syscalls", "sys_enter_*"),
  * from tracefs's events directory (sysinfo.tp_format_dir's in tests), as
  * "SUBSYS/EVENT", sorted; ftrace's own records (events/ftrace) are none.

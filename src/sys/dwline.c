@@ -2,22 +2,60 @@
 /* DWARF source locations (dwline.h), through libdw. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sys/dwline.h"
+#include "sys/elf.h"
+#include "util/htab.h"
 
 struct dwline {
 	int fd;
 	Dwarf *dw;
+	Dwfl *dwfl;		/* a relocatable file's (a .ko): dw is its, not ours to end */
 };
+
+/* Never look elsewhere: a file without DWARF of its own has none here. */
+static int no_debuginfo(Dwfl_Module *m, void **u, const char *name, Dwarf_Addr base,
+			const char *file, const char *link, GElf_Word crc, char **dpath)
+{
+	(void)m, (void)u, (void)name, (void)base, (void)file, (void)link, (void)crc, (void)dpath;
+	return -1;
+}
+
+/*
+ * A relocatable file's DWARF (a kernel module's .ko): its .debug_info's
+ * references to strings and other sections are relocations, which
+ * dwarf_begin leaves unapplied and libdwfl applies.
+ */
+static Dwarf *open_relocated(struct dwline *d, const char *path)
+{
+	static const Dwfl_Callbacks cb = {
+		.find_debuginfo = no_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+	Dwfl_Module *m;
+	Dwarf_Addr bias;
+
+	d->dwfl = dwfl_begin(&cb);
+	if (!d->dwfl)
+		return NULL;
+	m = dwfl_report_offline(d->dwfl, "", path, -1);
+	if (!m || dwfl_report_end(d->dwfl, NULL, NULL))
+		return NULL;
+	return dwfl_module_getdwarf(m, &bias);
+}
 
 struct dwline *dwline_open(const char *path)
 {
 	struct dwline *d = calloc(1, sizeof(*d));
+	GElf_Ehdr eh;
 
 	if (!d)
 		return NULL;
@@ -27,6 +65,14 @@ struct dwline *dwline_open(const char *path)
 		dwline_close(d);
 		return NULL;
 	}
+	if (gelf_getehdr(dwarf_getelf(d->dw), &eh) && eh.e_type == ET_REL) {
+		dwarf_end(d->dw);
+		d->dw = open_relocated(d, path);
+		if (!d->dw) {
+			dwline_close(d);
+			return NULL;
+		}
+	}
 	return d;
 }
 
@@ -34,7 +80,9 @@ void dwline_close(struct dwline *d)
 {
 	if (!d)
 		return;
-	if (d->dw)
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	else if (d->dw)
 		dwarf_end(d->dw);
 	if (d->fd >= 0)
 		close(d->fd);
@@ -141,4 +189,125 @@ void dwline_frames_free(struct dwframe *f, int n)
 		free(f[i].func);
 		free(f[i].file);
 	}
+}
+
+/* Whether a file of a CU's (name as DWARF says it) matches glob: as written, joined
+ * to the CU's directory, or relative to that directory when it is under it. */
+static bool file_matches(Dwarf_Die *cu, const char *name, const char *glob)
+{
+	Dwarf_Attribute a;
+	const char *dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+	size_t dlen = dir ? strlen(dir) : 0;
+	char *full;
+	bool hit;
+
+	if (!fnmatch(glob, name, 0))
+		return true;
+	if (dlen && name[0] == '/' && !strncmp(name, dir, dlen) && name[dlen] == '/')
+		return !fnmatch(glob, name + dlen + 1, 0);
+	full = full_path(cu, name);
+	hit = full && !fnmatch(glob, full, 0);
+	free(full);
+	return hit;
+}
+
+/*
+ * Whether a function DIE has code: an address or ranges. In a linked file
+ * (linked) one at 0 or at -1 is a copy the linker discarded (a weak
+ * function another file's overrides): DWARF keeps it, the program has none.
+ */
+static bool has_code(Dwarf_Die *die, bool linked)
+{
+	Dwarf_Addr lo, base, end;
+
+	if (dwarf_lowpc(die, &lo) && dwarf_ranges(die, 0, &base, &lo, &end) <= 0)
+		return false;
+	return !linked || (lo && lo != (Dwarf_Addr)-1);
+}
+
+/* A function symbol's key: its address, then its name up to a compiler's suffix
+ * (foo.isra.0 is foo); the key's length. */
+static size_t sym_key(uint64_t addr, const char *name, char *key, size_t size)
+{
+	size_t n = strcspn(name, ".");
+
+	if (n > size - sizeof(addr))
+		n = size - sizeof(addr);
+	memcpy(key, &addr, sizeof(addr));
+	memcpy(key + sizeof(addr), name, n);
+	return sizeof(addr) + n;
+}
+
+/* A linked file's function symbols (.symtab), by sym_key(); false: it has none. */
+static bool func_syms(Dwarf *dw, struct htab *syms)
+{
+	struct kelf_symtab t;
+	const char *name;
+	char key[264];
+	GElf_Sym sym;
+	size_t i;
+
+	if (!kelf_symtab(dwarf_getelf(dw), SHT_SYMTAB, &t))
+		return false;
+	for (i = 0; i < t.n; i++)
+		if (kelf_sym(&t, i, &sym, &name) && name && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+		    !ht_get(syms, key, sym_key(sym.st_value, name, key, sizeof(key))))
+			return false;
+	return true;
+}
+
+/* A CU's functions that have code: an address or ranges, so neither a
+ * declaration nor an inline-only body (their out-of-line copies name
+ * themselves through DW_AT_abstract_origin), defined in a file glob
+ * matches (not a header's static function emitted here). */
+static int cu_funcs(Dwarf_Die *cu, const char *glob, bool linked, const struct htab *syms,
+		    int (*fn)(const char *name, void *arg), void *arg)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr lo;
+	Dwarf_Die die;
+	const char *name, *file;
+	char key[264];
+	int err = 0;
+
+	if (dwarf_child(cu, &die))
+		return 0;
+	do {
+		if (dwarf_tag(&die) != DW_TAG_subprogram || dwarf_hasattr(&die, DW_AT_declaration) ||
+		    !has_code(&die, linked))
+			continue;
+		name = dwarf_formstring(dwarf_attr_integrate(&die, DW_AT_name, &a));
+		file = dwarf_decl_file(&die);
+		if (!name || (file && !file_matches(cu, file, glob)))
+			continue;
+		/* a weak function another file overrides keeps its code, not its symbol */
+		if (syms && !dwarf_lowpc(&die, &lo) &&
+		    !ht_find(syms, key, sym_key(lo, name, key, sizeof(key))))
+			continue;
+		err = fn(name, arg);
+	} while (!err && !dwarf_siblingof(&die, &die));
+	return err;
+}
+
+int dwline_cu_funcs(struct dwline *d, const char *glob, int (*fn)(const char *name, void *arg),
+		    void *arg)
+{
+	Dwarf_Off off = 0, next;
+	Dwarf_Die cu;
+	size_t hsize;
+	const char *name;
+	struct htab syms = { 0 };
+	bool have_syms = !d->dwfl && func_syms(d->dw, &syms);
+	int ncu = 0, err = 0;
+
+	while (!err && dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(d->dw, off + hsize, &cu) && (name = dwarf_diename(&cu)) &&
+		    file_matches(&cu, name, glob)) {
+			ncu++;
+			err = cu_funcs(&cu, glob, !d->dwfl, have_syms ? &syms : NULL, fn, arg);
+		}
+		off = next;
+	}
+	ht_free(&syms, NULL);
+	return err ? err : ncu;
 }

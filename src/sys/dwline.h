@@ -2,8 +2,9 @@
 /*
  * Source locations from DWARF (libdw underneath): an address of an ELF
  * file's to file:line, with the functions inlined there, as
- * `addr2line -f -i` reads them. The one place kptrace reads DWARF; the
- * user symbolizer (usym.c) calls it for files that have debug info.
+ * `addr2line -f -i` reads them, and the functions of source files (why
+ * --under ':GLOB'). The one place kptrace reads DWARF; the user
+ * symbolizer (usym.c) calls it for files that have debug info.
  */
 #ifndef KPT_DWLINE_H
 #define KPT_DWLINE_H
@@ -34,5 +35,15 @@ struct dwframe {
  */
 int dwline_frames(struct dwline *d, uint64_t vaddr, struct dwframe *out, int max);
 void dwline_frames_free(struct dwframe *f, int n);
+
+/*
+ * fn on the name of each function with code (not a declaration, not only
+ * inlined) of d's compile units whose file matches glob (fnmatch, '*'
+ * crossing '/'): DW_AT_name as written ("kernel/bpf/syscall.c" or
+ * absolute), joined to DW_AT_comp_dir, or relative to it. A name may come
+ * twice. The count of units matched, or fn's non-zero return.
+ */
+int dwline_cu_funcs(struct dwline *d, const char *glob, int (*fn)(const char *name, void *arg),
+		    void *arg);
 
 #endif /* KPT_DWLINE_H */

@@ -187,6 +187,34 @@ bool kelf_build_id(Elf *e, unsigned char id[KELF_BUILD_ID_SIZE])
 	return false;
 }
 
+bool kelf_notes_build_id(const void *buf, size_t len, unsigned char id[KELF_BUILD_ID_SIZE])
+{
+	const unsigned char *p = buf;
+	size_t off = 0, name, desc;
+	Elf32_Nhdr nh;
+
+	/* 4-byte aligned name and descriptor, as the kernel's notes are, 64-bit too */
+	while (len - off >= sizeof(nh)) {
+		memcpy(&nh, p + off, sizeof(nh));
+		name = off + sizeof(nh);
+		desc = name + ((nh.n_namesz + 3ul) & ~3ul);
+		if (nh.n_namesz > len || nh.n_descsz > len || desc > len ||
+		    len - desc < nh.n_descsz)
+			return false;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp(p + name, "GNU", 4) && nh.n_descsz > 0 &&
+		    nh.n_descsz <= KELF_BUILD_ID_SIZE) {
+			memset(id, 0, KELF_BUILD_ID_SIZE);
+			memcpy(id, p + desc, nh.n_descsz);
+			return true;
+		}
+		off = desc + ((nh.n_descsz + 3ul) & ~3ul);
+		if (off > len)
+			return false;
+	}
+	return false;
+}
+
 Elf_Scn *kelf_section_named(Elf *e, GElf_Word type, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;

@@ -67,6 +67,9 @@ int kelf_phnum(Elf *e, size_t *n);
  */
 bool kelf_build_id(Elf *e, unsigned char id[KELF_BUILD_ID_SIZE]);
 
+/* The NT_GNU_BUILD_ID of raw notes (/sys/kernel/notes, a module's notes/.note.gnu.build-id). */
+bool kelf_notes_build_id(const void *buf, size_t len, unsigned char id[KELF_BUILD_ID_SIZE]);
+
 /* PT_INTERP's path (the dynamic loader) into path; false if e has none or it does not fit. */
 bool kelf_interp(Elf *e, char *path, size_t len);
 /*

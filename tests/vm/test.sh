@@ -385,6 +385,21 @@ x86_old_kernel() {
 		"${examples[@]}" --timeout 1500
 }
 
+# etn_dwarf K KO: why-guest.sh's --under ':*etn.c', into the array more:
+# the module at its build id's debug path (as a debug package installs one)
+# and the functions with code of its etn.c as readelf reads its DWARF
+etn_dwarf() {
+	local k=$1 ko=$2 id funcs=.output/vm/etn-funcs-$1
+	id=$(readelf -n "$ko" | sed -n 's/^ *Build ID: \([0-9a-f]*\)$/\1/p')
+	readelf --debug-dump=info "$ko" | awk -v re='etn\\.c$' -f tests/vm/dwfuncs.awk > "$funcs"
+	if [ ${#id} -ge 4 ] && [ -s "$funcs" ]; then
+		more+=(--add "$ko:/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+			--add "$funcs:/etc/kpt-etn-funcs")
+	else
+		fail "$k: etn.ko's build id ('$id', readelf -n) or its functions ($(wc -l < "$funcs"), readelf --debug-dump=info)"
+	fi
+}
+
 x86_kernel() {
 	local k=$1 offsets btf rc r t0 ko g more=()
 	[ "$k" != 5.10 ] || { x86_old_kernel "$k"; return; }
@@ -428,6 +443,7 @@ x86_kernel() {
 	# The smaller guest scripts, one boot for all (tests/vm/more-guest.sh)
 	more_adds "$k"
 	[ -z "$ko" ] || more+=(--add "$ko:/lib/etn.ko")
+	[ -z "$ko" ] || etn_dwarf "$k" "$ko"
 	# Its timeout only bounds a live guest on a slow machine (one took 800 s
 	# at a load of 12 on 2 cores): a fault stops it in seconds, a frozen
 	# guest after KPT_VM_SILENCE, a hung script at more-guest.sh's LIMIT.

@@ -17,8 +17,12 @@ echo "# kernel $KREL"
 BACKENDS="kprobe fentry"
 MULTI=
 grep -q ' register_fprobe_ips$' /proc/kallsyms && MULTI=1 BACKENDS="$BACKENDS kprobe-multi"
-# 13 checks, one a backend (2 or 3), and without kprobe.multi the refusal of many
-echo "# expect 16 ok"
+# 13 checks, one a backend (2 or 3), and without kprobe.multi the refusal of many;
+# --under ':GLOB's refusal, and with the tests' module (test.sh adds it but
+# on 5.10) its functions and tree
+SRC=1
+[ -e /lib/etn.ko ] && SRC=4
+echo "# expect $((16 + SRC)) ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
@@ -31,9 +35,12 @@ grep -q ' map_create$' /proc/kallsyms && MC=map_create
 UNDER="array_map_alloc* $MC security_bpf*"
 
 # tree FILE: "DEPTH NAME" per call of a function_graph listing (ftrace's or
-# kptrace's: " CPU) DURATION |  " then two spaces a level), in order
+# kptrace's: " CPU) DURATION |  " then two spaces a level), in order; a
+# module's function by its name alone (ftrace's "etn_write [etn]()",
+# kptrace's "etn:etn_write()")
 tree() {
-	sed -n 's/^[^|]*|  \( *\)\([A-Za-z_][A-Za-z0-9_.]*\)() {.*/\1 \2/p
+	sed -n 's/ \[[A-Za-z0-9_]*\]()/()/; s/|  \( *\)[A-Za-z0-9_]*:\([A-Za-z_]\)/|  \1\2/
+		s/^[^|]*|  \( *\)\([A-Za-z_][A-Za-z0-9_.]*\)() {.*/\1 \2/p
 		s/^[^|]*|  \( *\)\([A-Za-z_][A-Za-z0-9_.]*\)();.*/\1 \2/p' "$1" |
 		awk '{ print (index($0, $NF) - 2) / 2, $NF }'
 }
@@ -306,5 +313,71 @@ if [ $rc = 0 ] && [ "$made" = 1000 ] && [ "$printed" -ge 1 ] && [ -n "$left" ] &
 	ok "why --budget 0.01% over 1000 failing calls: $printed trees, each ftrace's whole, $left left out whole, $(grep -o '[^;]*--budget 0.01%$' $W/bpct.err)"
 else
 	bad "why --budget 0.01%: exit $rc, $made calls, $printed trees, $left left out; $(tail -c 400 $W/bpct.err | tr '\n' ' ')"
+fi
+
+# --under ':GLOB', the functions of source files by DWARF. This guest has no
+# vmlinux debug file: refused, saying where kptrace looked (none of those
+# paths exists here) and the fix
+$KPT why $ROOT --error --under ':kernel/bpf/*' -c /why_target > $W/nodw.out 2> $W/nodw.err
+rc=$?
+paths="/usr/lib/debug/boot/vmlinux-$KREL, /usr/lib/debug/lib/modules/$KREL/vmlinux, /boot/vmlinux-$KREL"
+if [ $rc = 1 ] && ! ls /usr/lib/debug/boot/vmlinux-$KREL /usr/lib/debug/lib/modules/$KREL/vmlinux /boot/vmlinux-$KREL 2> /dev/null &&
+	grep -qF "error: why --under ':kernel/bpf/*': no DWARF of this kernel found (looked by build id (/usr/lib/debug/.build-id/, debuginfod: DEBUGINFOD_URLS unset), $paths)" $W/nodw.err &&
+	grep -qF ": install linux-image-$KREL-dbg, or set DEBUGINFOD_URLS" $W/nodw.err && ! grep -q Attach $W/nodw.err; then
+	ok "why --under ':kernel/bpf/*' without the kernel's DWARF: refused, naming where it looked and the fix"
+else
+	bad "why --under ':kernel/bpf/*' without DWARF: exit $rc: $(tail -c 500 $W/nodw.err | tr '\n' ' ')"
+fi
+
+# The tests' module, built -g, at its build id's debug path (test.sh adds
+# it there, as a debug package installs one) and test.sh's readelf list of
+# its DWARF's functions with code (/etc/kpt-etn-funcs): ':*etn.c' resolves
+# to those the kernel can trace (available_filter_functions' [etn] ones),
+# and why's tree over pwrite(2)s to /dev/etn is ftrace's function_graph's
+if [ -e /lib/etn.ko ]; then
+	loaded=
+	lsmod | grep -q '^etn ' || { insmod /lib/etn.ko && loaded=1; }
+	sed -n 's/^\([A-Za-z0-9_.]*\) \[etn\]$/\1/p' $T/available_filter_functions | sort -u > $W/etn.aff
+	grep -Fxf $W/etn.aff /etc/kpt-etn-funcs | sort -u > $W/etn.want
+	$KPT why vfs_write --slower 1ns --under ':*etn.c' --dry-run > $W/src.dry 2> $W/src.err
+	rc=$?
+	sed -n 's/^why\/[^:]*: p:why\/[^ ]* etn:\([^ ]*\).*/\1/p' $W/src.dry | sort -u > $W/src.got
+	if [ $rc = 0 ] && [ -s $W/etn.want ] && cmp -s $W/etn.want $W/src.got &&
+		grep -qF "why --under ':*etn.c': 1 source files, $(sort -u /etc/kpt-etn-funcs | wc -l) functions with code" $W/src.err; then
+		ok "why --under ':*etn.c': etn.ko's DWARF's functions the kernel traces ($(tr '\n' ' ' < $W/etn.want)of $(tr '\n' ' ' < /etc/kpt-etn-funcs))"
+	else
+		bad "why --under ':*etn.c': exit $rc, kptrace's $(tr '\n' ' ' < $W/src.got); want $(tr '\n' ' ' < $W/etn.want) (readelf's $(tr '\n' ' ' < /etc/kpt-etn-funcs)); $(tail -c 400 $W/src.err | tr '\n' ' ')"
+	fi
+	# the same from the .ko at modules.dep's path, as depmod installs it,
+	# with the copy at its build id's path moved away
+	dbg=$(ls /usr/lib/debug/.build-id/*/*.debug)
+	mkdir -p /lib/modules/$KREL/extra
+	cp /lib/etn.ko /lib/modules/$KREL/extra/etn.ko && mv $dbg $W/etn.debug
+	[ -e /lib/modules/$KREL/modules.dep ] && cp /lib/modules/$KREL/modules.dep $W/modules.dep
+	echo 'extra/etn.ko:' >> /lib/modules/$KREL/modules.dep
+	$KPT why vfs_write --slower 1ns --under ':*etn.c' --dry-run > $W/dep.dry 2> $W/dep.err
+	rc=$?
+	sed -n 's/^why\/[^:]*: p:why\/[^ ]* etn:\([^ ]*\).*/\1/p' $W/dep.dry | sort -u > $W/dep.got
+	if [ $rc = 0 ] && [ -n "$dbg" ] && [ ! -e "$dbg" ] && [ -s $W/etn.want ] && cmp -s $W/etn.want $W/dep.got; then
+		ok "why --under ':*etn.c' by modules.dep's /lib/modules/$KREL/extra/etn.ko: the same $(tr '\n' ' ' < $W/dep.got)"
+	else
+		bad "why --under ':*etn.c' by modules.dep: exit $rc, kptrace's $(tr '\n' ' ' < $W/dep.got); want $(tr '\n' ' ' < $W/etn.want); $(tail -c 400 $W/dep.err | tr '\n' ' ')"
+	fi
+	mv $W/etn.debug $dbg
+	rm -f /lib/modules/$KREL/extra/etn.ko /lib/modules/$KREL/modules.dep
+	[ -e $W/modules.dep ] && mv $W/modules.dep /lib/modules/$KREL/modules.dep
+	# pwrite(2): the harness's own shell writes before the exec
+	PW=__x64_sys_pwrite64
+	ftrace $PW "$(tr '\n' ' ' < $W/etn.want)" $W/ftetn /why_target etn 3
+	$KPT why $PW --slower 1ns --under ':*etn.c' -o $W/src.out -c '/why_target etn 3' > $W/src.run 2> $W/src.err
+	rc=$?
+	tree $W/src.out > $W/src.tree
+	n=$(grep -c '^1 etn_write$' $W/ftetn.tree)
+	if [ $rc = 0 ] && [ "$n" = 3 ] && cmp -s $W/ftetn.tree $W/src.tree; then
+		ok "why $PW --under ':*etn.c': ftrace's tree, $(wc -l < $W/ftetn.tree) calls ($(tr '\n' ' ' < $W/ftetn.tree))"
+	else
+		bad "why $PW --under ':*etn.c': exit $rc; kptrace's: $(tr '\n' ' ' < $W/src.tree); ftrace's ($n etn_write): $(tr '\n' ' ' < $W/ftetn.tree); $(tail -c 300 $W/src.err | tr '\n' ' ')"
+	fi
+	[ -z "$loaded" ] || rmmod etn
 fi
 echo "# done"

@@ -11,6 +11,8 @@
  *     arguments known to the caller;
  *   why_target loop N: N of array's failing calls, 2 ms apart, then how
  *     many failed and the seconds they took (CLOCK_MONOTONIC).
+ *   why_target etn N: N pwrite(2)s of 4 bytes to /dev/etn (the tests'
+ *     module), a system call nothing else of the process makes.
  * Prints each call's arguments and result, as the kernel returned it.
  */
 #include <errno.h>
@@ -73,6 +75,14 @@ int main(int argc, char **argv)
 		printf("%d calls failed in %.3f s\n", failed,
 		       (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
 		return failed != n;
+	}
+	if (!strcmp(what, "etn") && argc > 2) {
+		int n = atoi(argv[2]), fd = open("/dev/etn", O_WRONLY), i;
+
+		for (i = 0; fd >= 0 && i < n; i++)
+			if (pwrite(fd, "etn!", 4, 4 * i) != 4)
+				return 1;
+		return fd < 0;
 	}
 	if (!strcmp(what, "open")) {
 		dir = open("/tmp", O_RDONLY | O_DIRECTORY);
