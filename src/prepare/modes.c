@@ -89,13 +89,17 @@ static void event_name(const char *func, int n, char *buf, size_t len)
  * and filter) starting the clock and a return probe stopping it.
  */
 #define LATENCY_GLOB_MAX 500	/* functions one glob may expand to (two probes each) */
+/* why's: its functions are one kprobe.multi link each way, and a source
+ * tree's files (kernel/bpf's are ~1,400 on 6.12) are its globs' common size */
+#define WHY_GLOB_MAX 4000
 
 /*
  * why's return argument of kernel function func: none where BTF says it
  * returns nothing (the kernel refuses $retval there), its BTF type where
  * BTF has the function, else x64 given (a clone such as "f.part.0" has no
- * BTF): the type left unknown, which out/whytree.c reads as an int's errno
- * or a hex value.
+ * BTF, and a struct returned by value, as tnum_const()'s, prints as no
+ * type can): the type left unknown, which out/whytree.c reads as an int's
+ * errno or a hex value.
  */
 static const char *why_ret_arg(struct sysinfo *si, const char *func)
 {
@@ -109,7 +113,11 @@ static const char *why_ret_arg(struct sysinfo *si, const char *func)
 	t = t ? btf__type_by_id(si->btf, t->type) : NULL;
 	if (!t || !btf_is_func_proto(t))
 		return " ret=$retval:x64";
-	return t->type ? " ret=$retval" : "";
+	if (!t->type)
+		return "";
+	id = btf__resolve_type(si->btf, t->type);
+	t = id > 0 ? btf__type_by_id(si->btf, id) : NULL;
+	return t && (btf_is_struct(t) || btf_is_union(t)) ? " ret=$retval:x64" : " ret=$retval";
 }
 
 /*
@@ -234,7 +242,7 @@ static int func_glob(struct sysinfo *si, const char *mode, const char *pat, cons
 		     const char *skip, struct deflist *out, int *n, char *msg, size_t msglen)
 {
 	char **names;
-	int count, skipped, ambiguous = 0, unsafe = 0, i, err;
+	int count, skipped, ambiguous = 0, unsafe = 0, max, i, err;
 
 	if (strchr(pat, '/') && !strcmp(mode, "latency"))
 		return latency_uglob(pat, rest, out, n, msg, msglen);
@@ -255,9 +263,10 @@ static int func_glob(struct sysinfo *si, const char *mode, const char *pat, cons
 			 unsafe ? " (only ones that can hang the machine: see above)" : "");
 		err = -ENOENT;
 	}
-	if (!err && count > LATENCY_GLOB_MAX) {
+	max = strcmp(mode, "why") ? LATENCY_GLOB_MAX : WHY_GLOB_MAX;
+	if (!err && count > max) {
 		snprintf(msg, msglen, "%s %s: %d functions match, at most %d: narrow the "
-			 "pattern", mode, pat, count, LATENCY_GLOB_MAX);
+			 "pattern", mode, pat, count, max);
 		err = -E2BIG;
 	}
 	for (i = 0; !err && i < count; i++)
