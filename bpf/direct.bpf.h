@@ -22,6 +22,7 @@
 #include "ringbuf.bpf.h"
 #include "agg.bpf.h"
 #include "why.bpf.h"
+#include "filter.bpf.h"
 
 /*
  * Argument register reg (0 to KPT_NR_REG_ARGS - 1) or %ax (KPT_DIRECT_AX) of a registers or
@@ -102,9 +103,31 @@ static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kp
 static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stats *st, __u64 w)
 {
 	bool is_tp = kind == KPT_CTX_TP, is_signed = KPT_DH_BYTE(w, is_signed);
-	__u32 hist = KPT_DH_BYTE(w, hist), b, n;
+	__u32 hist = KPT_DH_BYTE(w, hist), fcmp, b, n;
 	__u64 v;
 
+	/* the filter's one term, false (counted filtered) as the generic path's
+	 * is; tested by the word's sign (KPT_DH_FILTER), one jump with no
+	 * operand to compute, which the verifier drops whole where there is no
+	 * filter */
+	if ((__s64)w < 0) {
+		fcmp = KPT_DH_BYTE(w, fcmp) & ~KPT_DH_FILTER;
+		/* a tracepoint's field in the record's first words only (the
+		 * loader's kpt_tp_direct_word): no helper call here, whose
+		 * clobbered registers would cost the unfiltered hit spills */
+		v = 0;
+		if (is_tp && kpt_tp_field(ctx, kpt_dh.ftp_off, kpt_dh.ftp_size, &v))
+			st->faults++;
+		else if (kpt_pred_cmp(kpt_narrow(is_tp ? v : kpt_direct_reg(ctx, kind,
+								       KPT_DH_BYTE(w, fdirect)),
+						 kpt_dh.fsize, kpt_dh.fsigned),
+				      fcmp, kpt_dh.fsigned, kpt_dh.fimm))
+			fcmp = 0;
+		if (fcmp) {
+			st->filtered++;
+			return;
+		}
+	}
 	if (kpt_direct_load(ctx, kind, KPT_DH_BYTE(w, direct), is_tp ? kpt_dh.tp_off : 0,
 			    is_tp ? kpt_dh.tp_size : 0, KPT_DH_BYTE(w, size), is_signed, &v)) {
 		st->faults++;

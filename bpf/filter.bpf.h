@@ -267,28 +267,32 @@ static __always_inline __u64 kpt_pred_load(const __u8 *p, __u32 size, __u32 is_s
 	}
 }
 
-static __always_inline int kpt_pred_num(__u64 v, const struct kpt_pred_op *op)
+/* v cmp imm (enum kpt_pred_cmp, a number's): the filter's and the direct path's. */
+static __always_inline int kpt_pred_cmp(__u64 v, __u32 cmp, __u32 is_signed, __u64 imm)
 {
-	__u64 imm = op->imm;
-
-	switch (op->cmp) {
+	switch (cmp) {
 	case KPT_CMP_EQ:
 		return v == imm;
 	case KPT_CMP_NE:
 		return v != imm;
 	case KPT_CMP_LT:
-		return op->is_signed ? (__s64)v < (__s64)imm : v < imm;
+		return is_signed ? (__s64)v < (__s64)imm : v < imm;
 	case KPT_CMP_LE:
-		return op->is_signed ? (__s64)v <= (__s64)imm : v <= imm;
+		return is_signed ? (__s64)v <= (__s64)imm : v <= imm;
 	case KPT_CMP_GT:
-		return op->is_signed ? (__s64)v > (__s64)imm : v > imm;
+		return is_signed ? (__s64)v > (__s64)imm : v > imm;
 	case KPT_CMP_GE:
-		return op->is_signed ? (__s64)v >= (__s64)imm : v >= imm;
+		return is_signed ? (__s64)v >= (__s64)imm : v >= imm;
 	case KPT_CMP_BAND:
 		return (v & imm) != 0;
 	default:
 		return 0;
 	}
+}
+
+static __always_inline int kpt_pred_num(__u64 v, const struct kpt_pred_op *op)
+{
+	return kpt_pred_cmp(v, op->cmp, op->is_signed, op->imm);
 }
 
 /* The string at rec[off] (len bytes seen) equals constant k. */

@@ -201,10 +201,11 @@ struct kpt_fetch {
 #define KPT_PF_TP	(1u << 2)	/* tracepoint: the context is the raw trace record */
 #define KPT_PF_EDATA	(1u << 3)	/* return probe: its entry probe edata_peer saved arguments */
 /*
- * An unkeyed, unfiltered histogram of a value the handler can take straight
- * from its context (an argument register, the return value, a tracepoint
- * field), with no argument that can fault: no record, no fetch interpreter.
- * Set by plan_mark_direct().
+ * An unkeyed histogram of a value the handler can take straight from its
+ * context (an argument register, the return value, a tracepoint field),
+ * with no argument that can fault: no record, no fetch interpreter. A
+ * filter only in a direct histogram (kpt_dh), and one comparison of such a
+ * value with a constant, made from the context too. Set by plan_mark_direct().
  */
 #define KPT_PF_DIRECT	(1u << 4)
 /*
@@ -504,7 +505,7 @@ struct kpt_agg {
 	__u8 value_sub_argi;	/* KPT_ACT_HIST: subtract this argument (0xff: none) */
 	__u8 count_value;	/* KPT_ACT_COUNT: add value_argi's value (--sum...), not 1 */
 	__u8 why_role;		/* KPT_ACT_WHY: KPT_WHY_ROOT or KPT_WHY_UNDER */
-	__u8 pad2;
+	__u8 fdirect;		/* a direct histogram's filter: its term's value, as direct */
 	__u8 npair;		/* KPT_ACT_PAIR_*: the key's arguments, 0: the thread */
 	__u8 pair_argi[KPT_PAIR_KEYS];
 	__u32 pmu_base;		/* KPT_ACT_LAT_END with --pmu: counter e's log-linear
@@ -519,10 +520,13 @@ struct kpt_agg {
  * counts it with every parameter a read-only constant to the verifier,
  * which drops the branches on them: no probe-table lookup, no switch at
  * run time on the value's source, width or sign, nor on the kind of
- * histogram. Its first word is read in one load (KPT_DH_BYTE()). One
+ * histogram; nor on its filter's one comparison, if any (fcmp). Its
+ * first word is read in one load (KPT_DH_BYTE()). One
  * probe: its buckets are all of kpt_hist, its stats group 0's. Set by
  * plan_direct_hist(); on 0: the probe table's entry.
  */
+/* kpt_direct_hist.fcmp's flag: the first word's sign bit, a test the verifier drops whole */
+#define KPT_DH_FILTER	0x80
 struct kpt_direct_hist {
 	__u8 on;
 	__u8 direct;		/* KPT_DIRECT_*, as kpt_agg.direct */
@@ -530,14 +534,22 @@ struct kpt_direct_hist {
 	__u8 is_signed;
 	__u8 hist;		/* enum kpt_hist_kind */
 	__u8 own_stats;		/* KPT_PF_OWN_STATS: the stats in kpt_stats.val */
-	__u8 pad[2];
+	__u8 fdirect;		/* the filter's value, as direct */
+	__u8 fcmp;		/* KPT_DH_FILTER | the filter's enum kpt_pred_cmp, 0: none */
 	__u32 tp_off;		/* KPT_DIRECT_TPFIELD: the field's offset and size */
 	__u32 tp_size;
 	__u32 nbuckets;
-	__u32 pad2;
+	__u8 fsize;		/* the filter's value: its width and sign, as kpt_pred_op's */
+	__u8 fsigned;
+	__u8 pad[2];
 	__s64 lin_min;		/* KPT_H_LINEAR */
 	__s64 lin_step;
+	__u32 ftp_off;		/* the filter's KPT_DIRECT_TPFIELD */
+	__u32 ftp_size;
+	__s64 fimm;		/* the filter's constant */
 };
+_Static_assert(__builtin_offsetof(struct kpt_direct_hist, fcmp) == 7,
+	       "KPT_DH_FILTER is the sign bit of the first word");
 
 /*
  * latency --pmu: perf_event counters read at each call's entry and return.

@@ -436,8 +436,9 @@ static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps
 	const struct kpt_probe_entry *e = &ps->ents[i];
 
 	if ((e->flags & KPT_PF_DIRECT) && e->agg.action == KPT_ACT_HIST)
-		fprintf(f, "hist: %s taken straight from the context into its bucket, no record "
+		fprintf(f, "hist: %s taken straight from the context into its bucket%s, no record "
 			"built%s\n", ps->evs[i].args[e->agg.value_argi].name,
+			e->post.nops ? ", the filter's one comparison from the context too" : "",
 			pl->dh.on ? ", its parameters constants to the verifier" : "");
 	else if ((e->flags & KPT_PF_DIRECT) && e->agg.action == KPT_ACT_WHY)
 		fprintf(f, "why: %s of the thread's log of the root's call, no record built\n",

@@ -45,13 +45,43 @@ static bool cannot_fault(const struct kpt_fetch *f)
 	}
 }
 
+/* Whether a direct value from src fits the probe's context: a tracepoint's field in a tracepoint's. */
+static bool direct_fits(int src, const struct kpt_probe_entry *e)
+{
+	return src >= 0 && (src == KPT_DIRECT_TPFIELD) == !!(e->flags & KPT_PF_TP);
+}
+
+/*
+ * A filter the direct path can evaluate: one term comparing a value straight
+ * from the context (direct_source()) with a constant. Its source, or -1.
+ */
+static int direct_filter(const struct sysinfo *si, const struct kpt_probe_entry *e)
+{
+	const struct kpt_pred_op *op = &e->post.ops[0];
+	int src;
+
+	if (e->pre.nops || e->post.nops != 1 || op->op != KPT_PO_TERM || op->field != KPT_FLD_ARG ||
+	    op->cmp < KPT_CMP_EQ || op->cmp > KPT_CMP_BAND || op->argi >= e->nargs ||
+	    (op->size != 1 && op->size != 2 && op->size != 4 && op->size != 8))
+		return -1;
+	src = direct_source(si, &e->args[op->argi]);
+	return direct_fits(src, e) ? src : -1;
+}
+
 void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 {
-	int i, src = 0;
+	int i, src = 0, fsrc = 0;
 
 	e->flags &= ~KPT_PF_DIRECT;
-	if (e->agg.nkeys || e->pre.nops || e->post.nops || (e->flags & KPT_PF_EDATA))
+	if (e->agg.nkeys || (e->flags & KPT_PF_EDATA))
 		return;
+	/* a filter: only a histogram's, whose rejected hits leave nothing behind
+	 * (a latency's start must push its depth all the same) */
+	if (e->pre.nops || e->post.nops) {
+		fsrc = e->agg.action == KPT_ACT_HIST ? direct_filter(si, e) : -1;
+		if (fsrc < 0)
+			return;
+	}
 	/* the direct path fetches no argument: none may count a fault unseen */
 	for (i = 0; i < e->nargs && i < KPT_MAX_ARGS; i++)
 		if (!cannot_fault(&e->args[i]))
@@ -61,7 +91,7 @@ void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 		if (e->agg.value_sub_argi != 0xff || e->agg.value_argi >= e->nargs)
 			return;
 		src = direct_source(si, &e->args[e->agg.value_argi]);
-		if (src < 0 || (src == KPT_DIRECT_TPFIELD) != !!(e->flags & KPT_PF_TP))
+		if (!direct_fits(src, e))
 			return;
 		break;
 	case KPT_ACT_LAT_START:
@@ -84,6 +114,7 @@ void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 	}
 	e->flags |= KPT_PF_DIRECT;
 	e->agg.direct = (__u8)src;
+	e->agg.fdirect = (__u8)fsrc;
 }
 
 bool plan_direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *e,
@@ -139,6 +170,20 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
 	dh->nbuckets = g->nbuckets;
 	dh->lin_min = g->lin_min;
 	dh->lin_step = g->lin_step;
+	if (e->post.nops) {
+		const struct kpt_pred_op *op = &e->post.ops[0];
+
+		f = &e->args[op->argi];
+		dh->fcmp = KPT_DH_FILTER | op->cmp;
+		dh->fdirect = g->fdirect;
+		dh->fsize = op->size;
+		dh->fsigned = op->is_signed;
+		dh->fimm = op->imm;
+		if (g->fdirect == KPT_DIRECT_TPFIELD) {
+			dh->ftp_off = f->param;
+			dh->ftp_size = (uint32_t)f->imm;
+		}
+	}
 	return true;
 }
 
@@ -322,19 +367,24 @@ static void tp_end_bound(const struct tp_format *fmt, struct plan *pl)
 static uint32_t tp_direct_word(const struct ev_desc *evs, const struct kpt_probe_entry *ents,
 			       int n, uint32_t end)
 {
-	int i, w, word = 0;
+	int i, j, w, word = 0;
 
 	for (i = 0; i < n; i++) {
 		const struct kpt_probe_entry *e = &ents[i];
-		const struct kpt_fetch *f = &e->args[e->agg.value_argi & (KPT_MAX_ARGS - 1)];
+		/* the value's field, and its filter's */
+		uint8_t argi[2] = { e->agg.value_argi, e->post.nops ? e->post.ops[0].argi : 0xff };
 
 		if (evs[i].kind != SPEC_TRACEPOINT || !(e->flags & KPT_PF_DIRECT) ||
 		    e->agg.action != KPT_ACT_HIST)
 			continue;
-		w = kpt_tp_word_at(f->param, (uint32_t)f->imm, end);
-		if (w <= 0 || (word && w != word))
-			return 0;
-		word = w;
+		for (j = 0; j < 2 && argi[j] != 0xff; j++) {
+			const struct kpt_fetch *f = &e->args[argi[j] & (KPT_MAX_ARGS - 1)];
+
+			w = kpt_tp_word_at(f->param, (uint32_t)f->imm, end);
+			if (w <= 0 || (word && w != word))
+				return 0;
+			word = w;
+		}
 	}
 	return word;
 }
@@ -508,6 +558,27 @@ static int tp_at_most_two(const struct probeset *ps, char *msg, size_t msglen)
 	return 0;
 }
 
+/*
+ * Whether probe i's filter may stay on the direct path: a direct histogram
+ * (kpt_dh) only, whose parameters are constants, which tp_btf's and
+ * profile's programs do not take; a tracepoint's field in the record's
+ * first words, which kpt_hist_direct() reads without a helper.
+ */
+static bool direct_filter_kept(const struct probeset *ps, int i, struct plan *pl)
+{
+	const struct kpt_probe_entry *e = &ps->ents[i];
+	const struct kpt_fetch *f = &e->args[e->post.ops[0].argi & (KPT_MAX_ARGS - 1)];
+	struct plan t = { 0 };
+
+	if (ps->n != 1 || ps->evs[i].tpbtf || ps->evs[i].kind == SPEC_PROFILE ||
+	    !plan_direct_hist(e, &pl->dh))
+		return false;
+	if (e->agg.fdirect != KPT_DIRECT_TPFIELD)
+		return true;
+	tp_end_bound(&ps->p[i].res.tp, &t);
+	return kpt_tp_word_at(f->param, (uint32_t)f->imm, t.tp_end) > 0;
+}
+
 int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps, uint32_t npmu,
 	      struct plan *pl, char *msg, size_t msglen)
 {
@@ -540,6 +611,10 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		err = tp_at_most_two(ps, msg, msglen);
 	if (err)
 		return err;
+	for (i = 0; i < n; i++)
+		if ((ents[i].flags & KPT_PF_DIRECT) && ents[i].post.nops &&
+		    !direct_filter_kept(ps, i, pl))
+			ents[i].flags &= ~KPT_PF_DIRECT;
 	for (i = 0; i < n; i++) {
 		/* latency by key (--by) aggregates in the keyed map; plain latency
 		 * needs only its entry times and depths */

@@ -90,9 +90,11 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 /*
  * Once the probe's action and filters are set: mark it KPT_PF_DIRECT if the
  * BPF handler can do its job from its context alone, with no record, no
- * fetch interpreter and no kpt_aggregate(): an unkeyed, unfiltered histogram
- * of an argument register, %ax, the return value or a tracepoint field
- * (e->agg.direct says which), or the two halves of an unkeyed, unfiltered
+ * fetch interpreter and no kpt_aggregate(): an unkeyed histogram of an
+ * argument register, %ax, the return value or a tracepoint field
+ * (e->agg.direct says which), unfiltered or filtered by one comparison of
+ * such a value with a constant (e->agg.fdirect: plan_make() keeps that to
+ * a direct histogram, kpt_dh), or the two halves of an unkeyed, unfiltered
  * latency; in both, no argument that can fault. plan_make() leaves out runs
  * whose options need the generic path (--comm, --pmu).
  */

@@ -14,7 +14,7 @@ mkdir -p "$OUT"
 B=$(realpath "$OUT")/target-agg
 gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 69
+expect_checks 80
 
 # The workloads' values, as tests/host/target.c makes them, and the
 # histogram kptrace must print of them, computed here (hist.c's layout:
@@ -157,7 +157,7 @@ check "hist --max-keys: the overflow said at exit, with its count, once ($n rows
 echo "# hist straight from the context (no record built): both paths against the workload's own values"
 # same_hist NAME DIRECT GENERIC FIELD WORKLOAD VALUES [hist options]: GENERIC
 # is the same value with something that needs the generic path (a memory
-# read, a filter); --dry-run says which path each takes. Each run's
+# read, a filter of two terms); --dry-run says which path each takes. Each run's
 # histogram must be VALUES' (a Python expression of agg_model.py), row by
 # row, and the two identical. A run of one histogram: the direct one's
 # parameters are the verifier's constants (kpt_dh).
@@ -188,11 +188,61 @@ EOF
 same_hist "u64 register, log2" "p:d $B:kpt_size n=%di:u64" \
 	"p:g $B:kpt_size n=%di:u64 k=+0(%si):u8" n "$B dist" DIST
 same_hist "s8 of a register (sign-extended), linear" "p:d $B:kpt_size n=%di:s8" \
-	"p:g $B:kpt_size n=%di:s8 if n >= -128" n "$B dist" DIST_S8 --linear -128,128,16
+	"p:g $B:kpt_size n=%di:s8 if n >= -128 && n <= 127" n "$B dist" DIST_S8 --linear -128,128,16
 same_hist "\$arg1 as u16 with a register beside it" "p:d $B:kpt_size n=\$arg1:u16 t=%si" \
 	"p:g $B:kpt_size n=\$arg1:u16 t=+0(%si):ustring" n "$B dist" DIST
 same_hist "\$retval at a uretprobe" "r:d $B:kpt_size v=\$retval:s32" \
-	"r:g $B:kpt_size v=\$retval:s32 if v != -1" v "$B dist" DIST_RET
+	"r:g $B:kpt_size v=\$retval:s32 if v != -1 && v != -2" v "$B dist" DIST_RET
+
+echo "# a histogram filtered by one comparison: direct, its rejected hits FILTERED"
+# filtered_hist NAME DEF FIELD WORKLOAD PROBE ALL PASS [VAL]: DEF's hist of
+# FIELD takes the direct path (--dry-run) and is the histogram of VAL (a
+# Python lambda, the identity if none) of the filtered values of ALL
+# (agg_model.py) for which PASS (a lambda) holds; HITS is ALL's calls and
+# FILTERED the rest of them. DEF with its filter doubled into two terms
+# takes the generic path, which must count the same.
+filtered_hist() {
+	local name=$1 d=$2 field=$3 work=$4 probe=$5 all=$6 pass=$7 val=${8:-lambda v: v} g
+	g="$d && ${d#* if }"
+	kpt hist --dry-run "$d" "$field" > "$OUT/fd.txt" 2>&1
+	kpt hist --dry-run "$g" "$field" > "$OUT/fg.txt" 2>&1
+	if ! grep -q "^hist: $field taken straight from the context into its bucket, the filter's one comparison from the context too, no record built, its parameters constants to the verifier$" "$OUT/fd.txt" ||
+	   grep -q "^hist: .* straight" "$OUT/fg.txt"; then
+		fail "$name: --dry-run does not show the direct path for one comparison only: $(tail -n 3 "$OUT/fd.txt" "$OUT/fg.txt" | tr '\n' ' ')"
+		return
+	fi
+	for p in d g; do
+		[ $p = d ] && def=$d || def=$g
+		kpt hist --json -c "$work" "$def" "$field" > "$OUT/fh$p.json" 2> "$OUT/fh$p.err"
+		counters="$(profile_field "$OUT/fh$p.err" "$probe" hits):$(profile_field "$OUT/fh$p.err" "$probe" filtered)"
+		json_check "$name ($([ $p = d ] && echo direct || echo generic)): the exact histogram of what passes, HITS:FILTERED $counters the workload's calls:rejected" \
+			"$OUT/fh$p.json" "hist_is(rows[0]['hist'], [($val)(v) for v in $all if ($pass)(v)]) and '$counters' == '%d:%d' % (len($all), len([v for v in $all if not ($pass)(v)]))"
+	done
+}
+filtered_hist "u64 register, if n >= 500" "p:d $B:kpt_size n=%di:u64 if n >= 500" n "$B dist" \
+	uprobes/d DIST 'lambda v: v >= 500'
+# signed: compared as u64, the negative ones would pass too
+filtered_hist "s8 of a register, signed, if n >= 64" "p:d $B:kpt_size n=%di:s8 if n >= 64" n "$B dist" \
+	uprobes/d DIST_S8 'lambda v: v >= 64'
+filtered_hist "\$retval, if v == 122" "r:d $B:kpt_size v=\$retval:s32 if v == 122" v "$B dist" \
+	uprobes/d DIST_RET 'lambda v: v == 122'
+# a glob's histograms, one a function: the filter's constants are a run of
+# one probe's (kpt_dh), so the generic path, as exact
+kpt hist --dry-run "p:d $B:kpt_s* n=%di:u64 if n >= 500" n > "$OUT/fgl.txt" 2>&1
+kpt hist --json -c "$B dist" "p:d $B:kpt_s* n=%di:u64 if n >= 500" n > "$OUT/fgl.json" 2> "$OUT/fgl.err"
+ndirect=$(grep -c "^hist: .* straight" "$OUT/fgl.txt")
+counters="$(profile_field "$OUT/fgl.err" uprobes/d_kpt_size hits):$(profile_field "$OUT/fgl.err" uprobes/d_kpt_size filtered)"
+json_check "kpt_s*, if n >= 500: $ndirect of 4 functions direct (a run of one's only), kpt_size's exact, HITS:FILTERED $counters 1003:503" \
+	"$OUT/fgl.json" "$ndirect == 0 and rows[0]['event'] == 'd_kpt_size' and hist_is(rows[0]['hist'], [v for v in DIST if v >= 500]) and '$counters' == '1003:503'"
+PR=syscalls/sys_enter_getpriority
+if [ -e /sys/kernel/tracing/events/$PR ]; then
+	filtered_hist "a tracepoint field, if who != 7" "t:d $PR who if who != 7" who "$B prio" \
+		syscalls/d DIST 'lambda v: v != 7'
+	filtered_hist "a tracepoint field filtered by another's, if who <= 9" "t:d $PR which who if who <= 9" \
+		which "$B prio" syscalls/d DIST 'lambda v: v <= 9' 'lambda v: 0'
+else
+	env_fault "a filtered tracepoint histogram: no $PR tracepoint here"
+fi
 # --comm compares a record's comm: no direct path, the values still counted.
 # The same run with another comm counts nothing: HITS says the calls came.
 kpt hist --json --comm target-agg -c "$B dist" "p:d $B:kpt_size n=%di:u64" n > "$OUT/hc.json" 2> "$OUT/hc.err"
@@ -204,7 +254,7 @@ json_check "--comm of another process: nothing counted of its ${hits:-no} hits (
 LS=syscalls/sys_enter_lseek
 if [ -e /sys/kernel/tracing/events/$LS ]; then
 	same_hist "a tracepoint field" "t:d $LS offset" \
-		"t:g $LS offset if offset != 123456789" offset "$B seek" DIST
+		"t:g $LS offset if offset != 123456789 && offset != 123456788" offset "$B seek" DIST
 	# A tracepoint's fields by name, as bpftrace's args->: hist FIELD and
 	# --by KEY append the fields the definition does not list.
 	kpt hist --json -c "$B seek" "t:d $LS offset" offset > "$OUT/ti1.json" 2> "$OUT/ti1.err"
@@ -245,7 +295,7 @@ if [ -e /sys/kernel/tracing/events/$SG ]; then
 	for f in "sig 0,64,1" "code -8,8,1" "result 0,8,1"; do
 		set -- $f
 		same_hist "$SG $1 (s32 at $(sed -n "s/.*field:[a-z_ ]* $1;.*offset:\([0-9]*\);.*/\1/p" \
-			/sys/kernel/tracing/events/$SG/format))" "t:d $SG $1" "t:g $SG $1 if $1 != 123456789" \
+			/sys/kernel/tracing/events/$SG/format))" "t:d $SG $1" "t:g $SG $1 if $1 != 123456789 && $1 != 123456788" \
 			"$1" "$B signal" "SIG['$1']" --linear "$2"
 	done
 else

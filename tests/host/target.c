@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,7 +79,8 @@ static double now_ns(void)
 
 /*
  * "dist": sizes 0..999 tagged "small"/"big" and 3 x 7; "seek": the same
- * values as lseek(2) offsets; "sleep": 30 sleeps of
+ * values as lseek(2) offsets; "prio": the same as getpriority(2)'s who
+ * (syscalls/sys_enter_getpriority); "sleep": 30 sleeps of
  * 1, 2 and 4 ms (each duration printed, as the reference for percentiles);
  * "recurse": 5 calls nested 3 deep, 1 ms at the bottom; "signal": 1003
  * ignored real-time signals to itself (signal/signal_generate: sig 34..43,
@@ -107,6 +109,14 @@ static int workloads(const char *mode)
 		for (i = 0; i < 1003 && fd >= 0; i++)
 			lseek(fd, i < 1000 ? i : 7, SEEK_SET);
 		return fd >= 0 ? close(fd) : 1;
+	}
+	if (!strcmp(mode, "prio")) {
+		/* getpriority(2) of "who" 0..999 and 3 x 7, a system call no
+		 * other process makes in a loop: syscalls/sys_enter_getpriority's
+		 * hits are this workload's alone, its "who" the values */
+		for (i = 0; i < 1003; i++)
+			getpriority(PRIO_PROCESS, i < 1000 ? i : 7);
+		return 0;
 	}
 	if (!strcmp(mode, "signal")) {
 		union sigval sv = { 0 };

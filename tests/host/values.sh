@@ -100,7 +100,7 @@ echo "# 1. negative values: buckets of their own, mirroring the positive side"
 SVALS="-9223372036854775808 -9223372036854775807 -4611686018427387905 -1025 -1024 -1000 -8 -7 -5
 -4 -3 -2 -2 -1 -1 -1 0 0 1 2 3 4 1000 1024 4611686018427387905 9223372036854775807 9223372036854775807"
 SV="$VT:kpt_sval"
-for path in "p:d $SV v=%di:s64" "p:g $SV v=%di:s64 if v != 5"; do
+for path in "p:d $SV v=%di:s64" "p:g $SV v=%di:s64 if v != 5 && v != 6"; do
 	want=generic; [ "${path#p:d}" != "$path" ] && want=direct
 	got=$(direct_or_not "$path" v)
 	kpt hist --json -c "$VT svals" "$path" v > "$OUT/sv-$want.json" 2> "$OUT/sv-$want.err"
@@ -116,7 +116,7 @@ check "the direct and the generic path give the same signed histogram" \
 OPENS="-2 -2 -2 -2 -2 -2 -2 -21 -21 -21 3 3"
 TP=syscalls/sys_exit_openat
 if [ -e $TR/events/$TP ]; then
-	for path in "t:$TP" "t:$TP if ret != 12345"; do
+	for path in "t:$TP" "t:$TP if ret != 12345 && ret != 12346"; do
 		want=generic; [ "$path" = "t:$TP" ] && want=direct
 		got=$(direct_or_not "$path" ret)
 		kpt hist --json -c "$VT opens" "$path" ret > "$OUT/op-$want.json" 2> "$OUT/op-$want.err"

@@ -27,6 +27,9 @@ static void direct_hist(void)
 {
 	const char *one[] = { "p:vfs_read count" }, *glob[] = { "p vfs_* count" };
 	const char *two[] = { "p:vfs_read fd count" };
+	const char *filt[] = { "p:vfs_read count if count >= 512" };
+	const char *filt2[] = { "p:vfs_read count if count >= 512 && count < 4096" };
+	const char *fglob[] = { "p vfs_* count if count >= 512" };
 	struct kpt_opts env = { .mode = MODE_HIST, .defs = one, .ndefs = 1, .field = "count" };
 	struct sysinfo si;
 	struct probeset ps;
@@ -54,6 +57,27 @@ static void direct_hist(void)
 	CHECK_INT(ps.n, 2, "two functions");
 	CHECK((ps.ents[0].flags & ps.ents[1].flags) & KPT_PF_DIRECT, "each straight");
 	CHECK(!pl.dh.on, "but two probes read their parameters from the table");
+	done(&si, &ps);
+
+	env.defs = filt;
+	CHECK_INT(plan_env(&env, &si, &ps, &pl), 0, "hist filtered by one comparison");
+	CHECK(ps.ents[0].flags & KPT_PF_DIRECT, "straight from the context, its filter too");
+	CHECK_INT(pl.dh.fcmp, KPT_DH_FILTER | KPT_CMP_GE, "the comparison, its flag the word's sign");
+	CHECK(pl.dh.fdirect == 1 && pl.dh.fsize == 8 && pl.dh.fimm == 512 &&
+	      pl.dh.fsigned == ps.ents[0].post.ops[0].is_signed,
+	      "count: the second argument register, 8 bytes, signed as the term, against 512");
+	CHECK_INT(pl.uses, KPT_USE_DIRECT, "still nothing else of the handler");
+	done(&si, &ps);
+
+	env.defs = filt2;
+	CHECK_INT(plan_env(&env, &si, &ps, &pl), 0, "hist filtered by two terms");
+	CHECK(!(ps.ents[0].flags & KPT_PF_DIRECT) && !pl.dh.on, "two terms: the generic path");
+	done(&si, &ps);
+
+	env.defs = fglob;
+	CHECK_INT(plan_env(&env, &si, &ps, &pl), 0, "a glob's histograms filtered by one comparison");
+	CHECK(!(ps.ents[0].flags & KPT_PF_DIRECT) && !(ps.ents[1].flags & KPT_PF_DIRECT),
+	      "the filter's constants are a run of one's: the generic path");
 	done(&si, &ps);
 
 	env.by = "fd";
