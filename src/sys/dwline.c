@@ -2,7 +2,6 @@
 /* DWARF source locations (dwline.h), through libdw. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
@@ -18,38 +17,72 @@
 struct dwline {
 	int fd;
 	Dwarf *dw;
-	Dwfl *dwfl;		/* a relocatable file's (a .ko): dw is its, not ours to end */
+	Elf *rel;		/* a relocatable file's (a .ko), relocated: dw's, ours to end */
 };
 
 /* Never look elsewhere: a file without DWARF of its own has none here. */
-static int no_debuginfo(Dwfl_Module *m, void **u, const char *name, Dwarf_Addr base,
-			const char *file, const char *link, GElf_Word crc, char **dpath)
+/*
+ * Relocation value v at off of d (a debug section's data) by the machine's
+ * absolute types, the only ones DWARF's sections of a .ko carry; another
+ * type is left as it is.
+ */
+static void reloc_put(Elf_Data *d, GElf_Addr off, unsigned type, unsigned machine, uint64_t v)
 {
-	(void)m, (void)u, (void)name, (void)base, (void)file, (void)link, (void)crc, (void)dpath;
-	return -1;
+	uint32_t w = (uint32_t)v;
+	unsigned size = 0;
+
+	if (machine == EM_X86_64)
+		size = type == R_X86_64_64 ? 8 : type == R_X86_64_32 || type == R_X86_64_32S ? 4 : 0;
+	else if (machine == EM_AARCH64)
+		size = type == R_AARCH64_ABS64 ? 8 : type == R_AARCH64_ABS32 ? 4 : 0;
+	if (!size || off > d->d_size || d->d_size - off < size)
+		return;
+	memcpy((char *)d->d_buf + off, size == 8 ? (const void *)&v : (const void *)&w, size);
+}
+
+/* RELA section rs's relocations applied to the section they are for, if a debug one. */
+static void apply_rela(Elf *e, Elf_Scn *rs, const GElf_Shdr *rsh, unsigned machine)
+{
+	Elf_Scn *ts = elf_getscn(e, rsh->sh_info), *ss = elf_getscn(e, rsh->sh_link);
+	Elf_Data *rd = elf_getdata(rs, NULL), *td, *sd;
+	GElf_Shdr tsh;
+	GElf_Rela r;
+	GElf_Sym s;
+	int i;
+
+	/* code and data are not read here: their relocations wait for the loader */
+	if (!ts || !ss || !rd || !gelf_getshdr(ts, &tsh) || (tsh.sh_flags & SHF_ALLOC))
+		return;
+	if ((tsh.sh_flags & SHF_COMPRESSED) && elf_compress(ts, 0, 0) < 0)
+		return;
+	td = elf_getdata(ts, NULL);
+	sd = elf_getdata(ss, NULL);
+	if (!td || !sd || !td->d_buf)
+		return;
+	for (i = 0; gelf_getrela(rd, i, &r); i++)
+		if (gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &s))
+			reloc_put(td, r.r_offset, (unsigned)GELF_R_TYPE(r.r_info), machine,
+				  s.st_value + (uint64_t)r.r_addend);
 }
 
 /*
  * A relocatable file's DWARF (a kernel module's .ko): its .debug_info's
  * references to strings and other sections are relocations, which
- * dwarf_begin leaves unapplied and libdwfl applies.
+ * dwarf_begin leaves unapplied. Applied here in a private mapping of the
+ * file (section offsets as addresses: no layout is needed for names).
  */
-static Dwarf *open_relocated(struct dwline *d, const char *path)
+static Dwarf *open_relocated(struct dwline *d)
 {
-	static const Dwfl_Callbacks cb = {
-		.find_debuginfo = no_debuginfo,
-		.section_address = dwfl_offline_section_address,
-	};
-	Dwfl_Module *m;
-	Dwarf_Addr bias;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Ehdr eh;
 
-	d->dwfl = dwfl_begin(&cb);
-	if (!d->dwfl)
+	d->rel = elf_begin(d->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+	if (!d->rel || !gelf_getehdr(d->rel, &eh))
 		return NULL;
-	m = dwfl_report_offline(d->dwfl, "", path, -1);
-	if (!m || dwfl_report_end(d->dwfl, NULL, NULL))
-		return NULL;
-	return dwfl_module_getdwarf(m, &bias);
+	while ((scn = kelf_next_section(d->rel, scn, SHT_RELA, &sh)))
+		apply_rela(d->rel, scn, &sh, eh.e_machine);
+	return dwarf_begin_elf(d->rel, DWARF_C_READ, NULL);
 }
 
 struct dwline *dwline_open(const char *path)
@@ -67,7 +100,7 @@ struct dwline *dwline_open(const char *path)
 	}
 	if (gelf_getehdr(dwarf_getelf(d->dw), &eh) && eh.e_type == ET_REL) {
 		dwarf_end(d->dw);
-		d->dw = open_relocated(d, path);
+		d->dw = open_relocated(d);
 		if (!d->dw) {
 			dwline_close(d);
 			return NULL;
@@ -80,10 +113,10 @@ void dwline_close(struct dwline *d)
 {
 	if (!d)
 		return;
-	if (d->dwfl)
-		dwfl_end(d->dwfl);
-	else if (d->dw)
+	if (d->dw)
 		dwarf_end(d->dw);
+	if (d->rel)
+		elf_end(d->rel);
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d);
@@ -297,14 +330,14 @@ int dwline_cu_funcs(struct dwline *d, const char *glob, int (*fn)(const char *na
 	size_t hsize;
 	const char *name;
 	struct htab syms = { 0 };
-	bool have_syms = !d->dwfl && func_syms(d->dw, &syms);
+	bool have_syms = !d->rel && func_syms(d->dw, &syms);
 	int ncu = 0, err = 0;
 
 	while (!err && dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		if (dwarf_offdie(d->dw, off + hsize, &cu) && (name = dwarf_diename(&cu)) &&
 		    file_matches(&cu, name, glob)) {
 			ncu++;
-			err = cu_funcs(&cu, glob, !d->dwfl, have_syms ? &syms : NULL, fn, arg);
+			err = cu_funcs(&cu, glob, !d->rel, have_syms ? &syms : NULL, fn, arg);
 		}
 		off = next;
 	}
