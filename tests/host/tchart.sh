@@ -221,16 +221,19 @@ check "--perfetto: every process's Running slices sum to its running time, the e
 	[ "$ok" = 1 ]
 
 # -p: the process only (not the children it forks), while -d watches the
-# whole machine; the workload waits for a file, made once both attached
+# whole machine; the workload waits on a FIFO, written once both attached
+# (blocked in its open, it runs nothing: a polling loop's forks, as long as
+# attaching takes, would count as its running time)
 rm -f "$OUT/go"
-sh -c "while [ ! -e $OUT/go ]; do sleep 0.05; done; exec $B $DATA" > "$OUT/p.phases" &
+mkfifo "$OUT/go"
+sh -c "read x < $OUT/go; exec $B $DATA" > "$OUT/p.phases" &
 W=$!
 kpt_bg "$OUT/d.err" timechart -d 30 --json > "$OUT/d.json"
 rm -f "$OUT/p.err"	# a stale "Attached" would be read before kptrace truncates it
 timeout -k 5 "$KPT_TIMEOUT" $KPT timechart -p $W --json -o "$OUT/p.json" 2> "$OUT/p.err" &
 PK=$!
 wait_for "grep -q '^Attached' $OUT/p.err" 20
-touch "$OUT/go"
+timeout 10 sh -c "echo go > $OUT/go"	# bounded: a reader that died never opens it
 wait $W
 wait $PK
 kpt_judge $? timechart -p $W
