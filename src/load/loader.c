@@ -533,6 +533,11 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 		snprintf(msg, msglen, "cannot count CPUs: %s", strerror(-ld->ncpus));
 		return ld->ncpus ? ld->ncpus : -EINVAL;
 	}
+	if (!kfeat_ringbuf()) {
+		snprintf(msg, msglen, "this kernel's BPF has no ring buffer (bpf_ringbuf_reserve(), "
+			 "Linux 5.8): kptrace needs Linux 5.10 or later");
+		return -EOPNOTSUPP;
+	}
 	ld->compat = !kfeat_loop();
 	ld->no_cookie = o->ident && o->ident->keys;
 	/* CO-RE relocations, were there any, against --btf's file: libbpf

@@ -5,7 +5,7 @@
 #include "sys/kfeat.h"
 
 /* 1 or 0 once asked, -1 before */
-static int cookies = -1, loop = -1;
+static int cookies = -1, loop = -1, ringbuf = -1;
 
 static bool ask(int *cache, enum bpf_func_id fn)
 {
@@ -22,4 +22,9 @@ bool kfeat_cookies(void)
 bool kfeat_loop(void)
 {
 	return ask(&loop, BPF_FUNC_loop);
+}
+
+bool kfeat_ringbuf(void)
+{
+	return ask(&ringbuf, BPF_FUNC_ringbuf_reserve);
 }

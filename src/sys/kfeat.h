@@ -17,5 +17,8 @@ bool kfeat_cookies(void);
  * fentry/fexit programs take, bpf_get_func_arg_cnt() and
  * bpf_get_func_ret(), came in the same release. */
 bool kfeat_loop(void);
+/* The BPF ring buffer (Linux 5.8): every record and the loss counts go
+ * through it, and kptrace's floor, 5.10, has it: without it, a refusal. */
+bool kfeat_ringbuf(void);
 
 #endif /* KPT_SYS_KFEAT_H */
