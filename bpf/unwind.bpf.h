@@ -198,8 +198,10 @@ __noinline int kpt_uw_ask(__u64 dev, __u64 ino)
 /*
  * The index of pc's mapping in the process's table (kpt_uw_procs), or -1;
  * a process without one, or with one read for another mm (it ran exec
- * since), is asked for. Global: verified once, where inlined into the
- * walk's callback it tripled the load's time.
+ * since), or whose pc is in none of its mappings (a library loaded after
+ * they were read) is asked for, the last at most once a
+ * KPT_UW_REREAD_NS. Global: verified once, where inlined into the walk's
+ * callback it tripled the load's time.
  */
 __noinline int kpt_uw_find(__u64 pc)
 {
@@ -214,6 +216,8 @@ __noinline int kpt_uw_find(__u64 pc)
 	for (i = 0; i < KPT_UW_MAPS && i < p->n; i++)
 		if (pc >= p->m[i].start && pc < p->m[i].end)
 			return (int)i;
+	if (bpf_ktime_get_ns() - p->read_ns > KPT_UW_REREAD_NS)
+		kpt_uw_ask(0, 0);
 	return -1;
 }
 

@@ -433,6 +433,9 @@ struct kpt_cfi_row {
 #define KPT_UW_MAPS		16
 #define KPT_UW_PROCS		1024
 #define KPT_UW_WANTED		256
+/* A pc in none of a process's mappings read (a library loaded since, or
+ * code in no file) has them read again, at most this often. */
+#define KPT_UW_REREAD_NS	1000000000ull
 struct kpt_uw_want {
 	__u32 tgid, pad;
 	struct kpt_cfi_key bin;		/* ino 0: the process's mappings */
@@ -443,6 +446,7 @@ struct kpt_uw_map {
 };
 struct kpt_uw_proc {
 	__u64 mm;
+	__u64 read_ns;			/* when they were read (bpf_ktime_get_ns()'s clock) */
 	__u32 n, pad;
 	struct kpt_uw_map m[KPT_UW_MAPS];
 };

@@ -320,12 +320,14 @@ struct proc_fill {
 };
 
 /* An executable mapping of a file, with a table or not (the walk asks for
- * one it meets without): into the process's table. */
+ * one it meets without), or the vDSO (a pc there is no reason to read the
+ * mappings again): into the process's table. */
 static int fill_mapping(void *arg, const struct procmap *m)
 {
 	struct proc_fill *f = arg;
 
-	if (m->perms[2] != 'x' || !m->ino || f->p.n == KPT_UW_MAPS)
+	if (m->perms[2] != 'x' || (!m->ino && strcmp(m->path, "[vdso]")) ||
+	    f->p.n == KPT_UW_MAPS)
 		return 0;
 	f->p.m[f->p.n++] = (struct kpt_uw_map){ m->start, m->end, m->pgoff >> f->page_shift,
 						{ kdev(m->dev), m->ino } };
@@ -340,6 +342,7 @@ static void fill_process(const struct cfi_set *cs, int procs_fd, uint32_t tgid, 
 	memset(&f, 0, sizeof(f));
 	f.page_shift = cs->page_shift;
 	f.p.mm = mm;
+	f.p.read_ns = kpt_mono_ns();
 	/* a process gone: nothing to fill; one without such mappings gets
 	 * an empty table all the same, so that its walks stop asking */
 	if (!procmaps_each("/proc", tgid, fill_mapping, &f))

@@ -6,7 +6,9 @@
 # second part's stacks (uw_spin from uw_middle, getppid from uw_middle)
 # must equal gdb's bt at the same function, whole: under a system-wide
 # profile (a timer: interrupts off, mappings from /proc/PID/maps) and a
-# syscall tracepoint with -U (bpf_find_vma()). With no room for its table
+# syscall tracepoint with -U (bpf_find_vma()). A library it loads with
+# dlopen() after its mappings were read, at sched_switch (interrupts off).
+# With no room for its table
 # (--unwind-rows): said once, its stacks marked [cut short]. The same
 # program without .eh_frame: its stacks marked [cut short], its file read
 # once, not again each 100 ms.
@@ -21,7 +23,7 @@ mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, perf events, tracepoints)"
 command -v gdb > /dev/null || skip_all "no gdb: no reference for the stacks"
-expect_checks 10
+expect_checks 12
 
 B=$OUT/lz-o2
 gcc -O2 -g -fomit-frame-pointer tests/host/unwind_target.c -o "$B" ||
@@ -99,6 +101,57 @@ if [ -s "$OUT/getppid.ref" ]; then
 		"$OUT/tp.err"
 else
 	fail "no gdb reference at getppid: no tracepoint check"
+fi
+
+# --- a library loaded after the mappings were read (dlopen()), where
+# interrupts are off (sched_switch: bpf_find_vma() answers once a run, the
+# walk takes /proc/PID/maps' mappings): a pc in none of them has them read
+# again (at most once a second), then the library's table. lazytab_dl.c
+# naps 60 times in dl_warm, then loads lazytab_lib.c and naps 240 times
+# through it: each of those stacks is gdb's at clock_nanosleep from its
+# caller on, whole, or a part of it marked [cut short] (before the
+# mappings and table came: a second or so); at least 100 whole.
+DL=$OUT/lz-dl
+LIB=$OUT/libuwl.so
+if gcc -O2 -g -fomit-frame-pointer -fPIC -shared tests/host/lazytab_lib.c -o "$LIB" &&
+	gcc -O2 -g -fomit-frame-pointer tests/host/lazytab_dl.c -o "$DL"; then
+	gdb_stacks "$DL" clock_nanosleep 1 "$LIB" | sort -u | cut -d'|' -f2- > "$OUT/dl.ref"
+	kpt_bg "$OUT/dl.err" -U -v --comm lz-dl 't:sched/sched_switch if prev_state == 1' \
+		> "$OUT/dl.out" && { "$DL" 60 "$LIB"; kpt_stop INT; }
+	stacks_of "$OUT/dl.out" lz-dl user | to_main > "$OUT/dl.got"
+	dl_ok=0
+	python3 - "$OUT/dl.ref" "$OUT/dl.got" > "$OUT/dl.n" <<'PY' || dl_ok=1
+import sys
+refs = [l.rstrip("\n").split("|") for l in open(sys.argv[1]) if l.strip()]
+ref = [r for r in refs if "dl_run+" in "|".join(r)]
+assert len(ref) == 1, refs
+ref = ref[0]
+whole = cut = 0
+for line in open(sys.argv[2]):
+    g = line.rstrip("\n").split("|")
+    assert g[0].startswith("clock_nanosleep+"), g
+    g = g[1:]
+    if len(g) > 1 and g[1].startswith("dl_warm+"):
+        continue    # the first part's
+    if g == ref:
+        whole += 1
+        continue
+    assert g[-1] == "[cut short]", (g, ref)
+    # a frame in the library before its mapping was known: a bare address
+    body = g[:-1]
+    while body and body[-1] == "[unknown]":
+        body.pop()
+    assert ref[:len(body)] == body, (g, ref)
+    cut += 1
+print("%d whole, %d cut" % (whole, cut))
+assert whole + cut == 240 and whole >= 100, (whole, cut)
+PY
+	check "dlopen()'d library at sched_switch: its 240 naps' stacks gdb's, whole, or a part marked [cut short]; at least 100 whole ($(cat "$OUT/dl.n"))" \
+		[ $dl_ok = 0 ]
+	check "dlopen()'d library: -v says its table was read late" \
+		grep -qE "^kptrace: unwind table of $LIB: [0-9]+ rows, from \.eh_frame, read late " "$OUT/dl.err"
+else
+	fail "cannot build tests/host/lazytab_lib.c or lazytab_dl.c"
 fi
 
 # --- no room left (--unwind-rows under the table's rows): said once, the
