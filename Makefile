@@ -43,7 +43,7 @@ BUILD_PKGS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libtraceevent-
 # the arm64 cross build and its VM tests (the arm64 libraries: vmlinux/arm64-debs.sh)
 ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
 TEST_PKGS  := $(BUILD_PKGS) qemu-system-x86 busybox-static cpio python3 systemtap-sdt-dev g++ libclang-rt-14-dev lz4 zstd \
-	prometheus chromium libxml2-utils lintian mandoc groff-base man-db dpkg-dev binutils debuginfod curl dwarves gdb linux-perf runc $(ARM64_PKGS)
+	prometheus chromium libxml2-utils lintian mandoc groff-base man-db dpkg-dev binutils debuginfod curl dwarves gdb strace linux-perf runc $(ARM64_PKGS)
 
 # What this build is (src/cmd/version.c, the .deb): git describe in a checkout
 # (no tag yet: 0.1 and the commit, as a version must start with a digit), a

@@ -203,7 +203,8 @@ struct {
 } kpt_budget SEC(".maps");
 
 /* The binaries' CFI rows (unwind.bpf.h), filled by the loader before the
- * probes attach; one entry each where there are none */
+ * probes attach, then appended to as the walk meets binaries (a binary's
+ * rows before its entry); one entry each where there are none */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, KPT_CFI_BINS);
@@ -231,7 +232,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, KPT_UW_WANTED);
-	__type(key, __u32);
+	__type(key, struct kpt_uw_want);
 	__type(value, __u64);
 } kpt_uw_wanted SEC(".maps");
 

@@ -2,8 +2,9 @@
 /*
  * User stacks unwound from the binaries' own CFI, for code built without
  * frame pointers (docs/ARCHITECTURE.md, "User stacks without frame
- * pointers"). The loader put each known binary's .eh_frame rows in
- * kpt_cfi_rows (load/cfi.c); per frame, bpf_find_vma() gives the pc's
+ * pointers"). User space puts each binary's .eh_frame rows in
+ * kpt_cfi_rows (load/cfi.c): the ones it knows of at start, the others
+ * once a walk meets them and asks; per frame, bpf_find_vma() gives the pc's
  * mapping and file (device, inode), a binary search its row, the row the
  * CFA (sp or bp plus an offset) and where the return address and the
  * caller's bp are saved. A frame in a file without a table is stepped by
@@ -166,27 +167,57 @@ static __always_inline long kpt_uw_cfi_step(struct kpt_uw *w, const struct kpt_c
 	return !w->ip;
 }
 
+/* The current task's mm, the process's mappings' generation (exec replaces it). */
+static __always_inline __u64 kpt_uw_mm(void)
+{
+	__u64 mm = 0;
+
+	bpf_probe_read_kernel(&mm, sizeof(mm), (void *)bpf_get_current_task() + kpt_task_mm_off);
+	return mm;
+}
+
+/*
+ * Asks user space (load/cfi.c, each 100 ms) for the current process's
+ * mappings (ino 0) or for the table of its binary (dev, ino), with the mm
+ * they are for. Global: verified once, not for each state of its callers.
+ */
+__noinline int kpt_uw_ask(__u64 dev, __u64 ino)
+{
+	struct kpt_uw_want k = { .tgid = bpf_get_current_pid_tgid() >> 32 };
+	__u64 mm;
+
+	KPT_ONLY_IF(kpt_cfi_on && kpt_have_find_vma);
+	mm = kpt_uw_mm();
+	k.bin.dev = dev;
+	k.bin.ino = ino;
+	/* an ask still open stays: the answer comes for all who asked */
+	bpf_map_update_elem(&kpt_uw_wanted, &k, &mm, BPF_NOEXIST);
+	return 0;
+}
+
 /*
  * The index of pc's mapping in the process's table (kpt_uw_procs), or -1;
  * a process without one, or with one read for another mm (it ran exec
- * since), is asked for in kpt_uw_wanted. Global: verified once, where
- * inlined into the walk's callback it tripled the load's time.
+ * since), or whose pc is in none of its mappings (a library loaded after
+ * they were read) is asked for, the last at most once a
+ * KPT_UW_REREAD_NS. Global: verified once, where inlined into the walk's
+ * callback it tripled the load's time.
  */
 __noinline int kpt_uw_find(__u64 pc)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, i;
 	const struct kpt_uw_proc *p = bpf_map_lookup_elem(&kpt_uw_procs, &tgid);
-	__u64 mm = 0;
 
 	KPT_ONLY_IF(kpt_cfi_on && kpt_have_find_vma);
-	bpf_probe_read_kernel(&mm, sizeof(mm), (void *)bpf_get_current_task() + kpt_task_mm_off);
-	if (!p || p->mm != mm) {
-		bpf_map_update_elem(&kpt_uw_wanted, &tgid, &mm, BPF_NOEXIST);
+	if (!p || p->mm != kpt_uw_mm()) {
+		kpt_uw_ask(0, 0);
 		return -1;
 	}
 	for (i = 0; i < KPT_UW_MAPS && i < p->n; i++)
 		if (pc >= p->m[i].start && pc < p->m[i].end)
 			return (int)i;
+	if (bpf_ktime_get_ns() - p->read_ns > KPT_UW_REREAD_NS)
+		kpt_uw_ask(0, 0);
 	return -1;
 }
 
@@ -235,8 +266,16 @@ static long kpt_uw_step(__u32 i, void *data)
 		if (bpf_find_vma(bpf_get_current_task_btf(), pc, kpt_uw_vma, w, 0) == -KPT_EBUSY)
 			kpt_uw_known(w, pc);
 	}
-	if (w->key.ino)
+	if (w->key.ino) {
 		b = bpf_map_lookup_elem(&kpt_cfi_bins, &w->key);
+		/* a binary met for the first time: its table is read for the
+		 * walks to come; one known to have none is stepped as one
+		 * without an entry */
+		if (!b)
+			kpt_uw_ask(w->key.dev, w->key.ino);
+		else if (!b->nrows)
+			b = NULL;
+	}
 	if (!b && !n) {
 		w->notable = 1;
 		return 1;

@@ -389,9 +389,15 @@ struct kpt_ustack {
  * the binaries by the device and inode of their mapping's file (the
  * kernel's dev_t: major << 20 | minor), each with its build id and its
  * rows in kpt_cfi_rows, sorted by file offset; a row holds up to the next.
+ * A binary without a table (none in the file, unreadable, no room left)
+ * has an entry with no rows once the walk asked for it: walked by frame
+ * pointers, never asked for again.
  */
-#define KPT_CFI_BINS		64
+#define KPT_CFI_BINS		4096
 #define KPT_CFI_ROWS_MAX	(1u << 20)	/* 16 MiB of rows */
+/* The rows' room for tables read as the walk meets binaries, past those
+ * read at start: a few of a distribution's largest programs' tables at once. */
+#define KPT_CFI_ROWS_LATE	(1u << 19)	/* 8 MiB of rows */
 #define KPT_CFI_SEARCH		21		/* binary search steps: log2(KPT_CFI_ROWS_MAX) + 1 */
 enum kpt_cfi_kind {		/* sys/ehframe.h's enum ehf_cfa */
 	KPT_CFI_GAP,		/* no FDE: the walk stops (cut short) */
@@ -418,20 +424,29 @@ struct kpt_cfi_row {
 	__u8 pad[3];
 };
 /*
- * A process's mappings of binaries with tables, from /proc/PID/maps: the
- * walk's answer where bpf_find_vma() has none (-EBUSY: one call per run
- * where interrupts are off), for the mm they were read for. The BPF side
- * asks for a process in kpt_uw_wanted (its tgid: the mm it found).
+ * A process's executable mappings of files, from /proc/PID/maps: the walk's
+ * answer where bpf_find_vma() has none (-EBUSY: one call per run where
+ * interrupts are off), for the mm they were read for. The BPF side asks in
+ * kpt_uw_wanted for a process's mappings (bin 0: the mm it found), or for
+ * the table of a binary it met without an entry in kpt_cfi_bins.
  */
 #define KPT_UW_MAPS		16
 #define KPT_UW_PROCS		1024
 #define KPT_UW_WANTED		256
+/* A pc in none of a process's mappings read (a library loaded since, or
+ * code in no file) has them read again, at most this often. */
+#define KPT_UW_REREAD_NS	1000000000ull
+struct kpt_uw_want {
+	__u32 tgid, pad;
+	struct kpt_cfi_key bin;		/* ino 0: the process's mappings */
+};
 struct kpt_uw_map {
 	__u64 start, end, pgoff;	/* pgoff in pages, as vm_pgoff */
 	struct kpt_cfi_key key;
 };
 struct kpt_uw_proc {
 	__u64 mm;
+	__u64 read_ns;			/* when they were read (bpf_ktime_get_ns()'s clock) */
 	__u32 n, pad;
 	struct kpt_uw_map m[KPT_UW_MAPS];
 };

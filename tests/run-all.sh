@@ -120,6 +120,7 @@ suite host-san $SAN tests/host/run.sh
 suite host-agg-san $SAN tests/host/agg.sh
 suite host-badinput-san $SAN tests/host/badinput.sh
 suite host-stacks-san $SAN tests/host/stacks.sh
+suite host-lazytab tests/host/lazytab.sh
 suite host-everyday tests/host/everyday.sh
 suite host-pairs tests/host/pairs.sh
 suite host-serve-san $SAN tests/host/serve.sh

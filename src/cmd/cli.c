@@ -101,7 +101,7 @@ static const char args_doc[] = "[explain] DEFINITION...\n"
 
 enum {
 	OPT_JSON = 0x100, OPT_DRY_RUN, OPT_BUFFER, OPT_LINEAR, OPT_BY, OPT_TOP, OPT_UNIT,
-	OPT_FILTER, OPT_MAX_KEYS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK, OPT_BACKEND, OPT_PMU,
+	OPT_FILTER, OPT_MAX_KEYS, OPT_UNWIND_ROWS, OPT_COMM, OPT_CGROUP, OPT_NO_TP, OPT_SLACK, OPT_BACKEND, OPT_PMU,
 	OPT_ZEROS,
 	OPT_KEEP_RUNNING, OPT_FOLDED, OPT_NO_DEMANGLE, OPT_NO_IDLE, OPT_SUM, OPT_AVG, OPT_MIN, OPT_MAX, OPT_SORT,
 	OPT_FROM, OPT_TO, OPT_KEY, OPT_LE_EVERY,
@@ -190,6 +190,9 @@ static const struct argp_option options[] = {
 	  "the root's alone)", 1 },
 	{ "max-keys", OPT_MAX_KEYS, "N", 0,
 	  "keyed entries and latency calls in flight (default 10240)", 1 },
+	{ "unwind-rows", OPT_UNWIND_ROWS, "N", 0,
+	  "user stacks: the rows kept for the unwind tables of binaries the walk meets "
+	  "(default 524288, 16 bytes each; 0: none read then)", 1 },
 	{ "no-tracepoint", OPT_NO_TP, NULL, 0,
 	  "hist kmalloc: use kprobes even where kmem:kmalloc exists", 1 },
 	{ "perfetto", OPT_PERFETTO, "FILE", 0,
@@ -744,6 +747,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_MAX_KEYS:
 		env->max_keys = (uint32_t)parse_int(st, "--max-keys", arg, 16, 1 << 24);
+		break;
+	case OPT_UNWIND_ROWS:
+		env->unwind_rows = (uint32_t)parse_int(st, "--unwind-rows", arg, 0, KPT_CFI_ROWS_MAX);
+		env->unwind_rows_set = true;
 		break;
 	case OPT_PERFETTO:
 		env->perfetto_path = arg;

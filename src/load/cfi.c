@@ -147,61 +147,109 @@ static int table_of(struct kelf *f, const char *path, struct ehf_table *t, char 
 	return 0;
 }
 
-int cfi_add_file(struct cfi_set *cs, const char *path, char *msg, size_t msglen)
+/* Whether binary k has been read: a table, or none (asked for, and it has none). */
+static bool cfi_known(const struct cfi_set *cs, struct kpt_cfi_key k)
+{
+	int i;
+
+	for (i = 0; i < cs->n; i++)
+		if (cs->bins[i].key.dev == k.dev && cs->bins[i].key.ino == k.ino)
+			return true;
+	for (i = 0; i < cs->nnone; i++)
+		if (cs->none[i].dev == k.dev && cs->none[i].ino == k.ino)
+			return true;
+	return false;
+}
+
+static void bin_free(struct cfi_bin *b)
+{
+	free(b->rows);
+	free(b->path);
+	free(b->source);
+	memset(b, 0, sizeof(*b));
+}
+
+/* f's table (opened from path) into b: 0; 1 where it has none; -errno, the reason in msg. */
+static int bin_read(struct kelf *f, const char *path, struct cfi_bin *b, char *msg,
+		    size_t msglen)
 {
 	char src[PATH_MAX + 64];
 	struct ehf_table t = { 0 };
-	struct cfi_bin *b;
+	/* struct bpf_stack_build_id's head: status 1 (BPF_STACK_BUILD_ID_VALID),
+	 * the build id after it */
+	unsigned char head[24] = { 1 };
+	int err;
+
+	memset(b, 0, sizeof(*b));
+	err = table_of(f, path, &t, src, sizeof(src), msg, msglen);
+	if (err == -ENOENT || err == -EOPNOTSUPP) {
+		err = 1;	/* no table: its frames are walked by frame pointers */
+		goto out;
+	}
+	if (err)
+		goto out;
+	b->key.dev = kdev(f->st.st_dev);
+	b->key.ino = f->st.st_ino;
+	kelf_build_id(f->e, head + 4);
+	memcpy(b->val.head, head, sizeof(head));
+	err = rows_of(f->e, &t, b);
+	if (!err) {
+		b->path = strdup(path);
+		b->source = strdup(src);
+		if (!b->path || !b->source)
+			err = -ENOMEM;
+	}
+	if (err)
+		bin_free(b);
+out:
+	ehframe_free(&t);
+	return err;
+}
+
+/* b appended to cs, its rows after the others'. */
+static int bin_append(struct cfi_set *cs, struct cfi_bin *b)
+{
+	if (cs->n == cs->cap) {
+		int cap = cs->cap ? 2 * cs->cap : 16;
+		struct cfi_bin *nb = realloc(cs->bins, (size_t)cap * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		cs->bins = nb;
+		cs->cap = cap;
+	}
+	b->val.first = cs->rows;
+	cs->rows += b->val.nrows;
+	cs->bins[cs->n++] = *b;
+	return 0;
+}
+
+int cfi_add_file(struct cfi_set *cs, const char *path, char *msg, size_t msglen)
+{
+	struct cfi_bin b;
 	struct kelf f;
-	int i, err;
+	int err;
 
 	err = kelf_open(path, &f, msg, msglen);
 	if (err)
 		return err;
-	for (i = 0; i < cs->n; i++)
-		if (cs->bins[i].key.dev == kdev(f.st.st_dev) && cs->bins[i].key.ino == f.st.st_ino)
-			goto out;
-	err = table_of(&f, path, &t, src, sizeof(src), msg, msglen);
-	if (err == -ENOENT || err == -EOPNOTSUPP) {
-		err = 0;	/* no table: its frames are walked by frame pointers */
+	if (cfi_known(cs, (struct kpt_cfi_key){ kdev(f.st.st_dev), f.st.st_ino }))
+		goto out;
+	err = bin_read(&f, path, &b, msg, msglen);
+	if (err) {
+		err = err > 0 ? 0 : err;
 		goto out;
 	}
-	if (err)
-		goto out;
-	if (cs->n == KPT_CFI_BINS || t.n > KPT_CFI_ROWS_MAX - cs->rows) {
+	if (cs->n == KPT_CFI_BINS || b.val.nrows > KPT_CFI_ROWS_MAX - cs->rows) {
 		if (!cs->dropped++)
 			snprintf(cs->dropped_path, sizeof(cs->dropped_path), "%s", path);
+		bin_free(&b);
 		goto out;
 	}
-	b = &cs->bins[cs->n];
-	memset(b, 0, sizeof(*b));
-	b->key.dev = kdev(f.st.st_dev);
-	b->key.ino = f.st.st_ino;
-	{
-		/* struct bpf_stack_build_id's head: status 1 (BPF_STACK_BUILD_ID_VALID),
-		 * the build id after it */
-		unsigned char head[24] = { 1 };
-
-		kelf_build_id(f.e, head + 4);
-		memcpy(b->val.head, head, sizeof(head));
-	}
-	err = rows_of(f.e, &t, b);
+	err = bin_append(cs, &b);
 	if (err)
-		goto out;
-	b->path = strdup(path);
-	b->source = strdup(src);
-	if (!b->path || !b->source) {
-		free(b->path);
-		free(b->source);
-		free(b->rows);
-		err = -ENOMEM;
-		goto out;
-	}
-	b->val.first = cs->rows;
-	cs->rows += b->val.nrows;
-	cs->n++;
+		bin_free(&b);
 out:
-	ehframe_free(&t);
 	kelf_close(&f);
 	return err;
 }
@@ -211,23 +259,18 @@ struct proc_add {
 	pid_t pid;
 };
 
+/* an executable mapping of a file: its tables (errors: no table, frame
+ * pointers then), read where procmaps_file() finds the mapping's file, a
+ * name that frames print */
 static int add_mapping(void *arg, const struct procmap *m)
 {
 	const struct proc_add *a = arg;
 	char path[PATH_MAX], msg[256];
-	struct stat st;
 
-	/* an executable mapping of a file: its tables (errors: no table, frame
-	 * pointers then); its path is its mount namespace's: where that is not
-	 * the host's file (a container's), through the process's root, a name
-	 * that frames print */
 	if (m->perms[2] != 'x' || m->path[0] != '/')
 		return 0;
-	if (!stat(m->path, &st) && st.st_dev == m->dev && st.st_ino == m->ino)
-		cfi_add_file(a->cs, m->path, msg, sizeof(msg));
-	else if (snprintf(path, sizeof(path), "/proc/%d/root%s", (int)a->pid, m->path) <
-		 (int)sizeof(path))
-		cfi_add_file(a->cs, path, msg, sizeof(msg));
+	procmaps_file("/proc", (uint32_t)a->pid, m, path, sizeof(path));
+	cfi_add_file(a->cs, path, msg, sizeof(msg));
 	return 0;
 }
 
@@ -268,67 +311,196 @@ void cfi_collect(struct cfi_set *cs, const struct ev_desc *evs, int n, pid_t pid
 	for (i = 0; i < (int)(sizeof(libs) / sizeof(libs[0])); i++)
 		if (!libpath_find(libs[i], path, sizeof(path)))
 			cfi_add_file(cs, path, msg, sizeof(msg));
+	cs->room = cs->late < KPT_CFI_ROWS_MAX - cs->rows ? cs->rows + cs->late : KPT_CFI_ROWS_MAX;
 }
 
 struct proc_fill {
-	const struct cfi_set *cs;
+	uint32_t page_shift;
 	struct kpt_uw_proc p;
 };
 
-/* An executable mapping of a binary with a table: into the process's table. */
+/* An executable mapping of a file, with a table or not (the walk asks for
+ * one it meets without), or the vDSO (a pc there is no reason to read the
+ * mappings again): into the process's table. */
 static int fill_mapping(void *arg, const struct procmap *m)
 {
 	struct proc_fill *f = arg;
-	struct kpt_cfi_key key = { kdev(m->dev), m->ino };
-	int i;
 
-	if (m->perms[2] != 'x' || f->p.n == KPT_UW_MAPS)
+	if (m->perms[2] != 'x' || (!m->ino && strcmp(m->path, "[vdso]")) ||
+	    f->p.n == KPT_UW_MAPS)
 		return 0;
-	for (i = 0; i < f->cs->n; i++)
-		if (f->cs->bins[i].key.dev == key.dev && f->cs->bins[i].key.ino == key.ino) {
-			f->p.m[f->p.n++] = (struct kpt_uw_map){ m->start, m->end, m->pgoff >> f->cs->page_shift, key };
-			break;
-		}
+	f->p.m[f->p.n++] = (struct kpt_uw_map){ m->start, m->end, m->pgoff >> f->page_shift,
+						{ kdev(m->dev), m->ino } };
 	return 0;
 }
 
-void cfi_fill_wanted(struct cfi_set *cs, int procs_fd, int wanted_fd)
+/* The process's mappings into kpt_uw_procs, for mm. */
+static void fill_process(const struct cfi_set *cs, int procs_fd, uint32_t tgid, uint64_t mm)
+{
+	struct proc_fill f;
+
+	memset(&f, 0, sizeof(f));
+	f.page_shift = cs->page_shift;
+	f.p.mm = mm;
+	f.p.read_ns = kpt_mono_ns();
+	/* a process gone: nothing to fill; one without such mappings gets
+	 * an empty table all the same, so that its walks stop asking */
+	if (!procmaps_each("/proc", tgid, fill_mapping, &f))
+		bpf_map_update_elem(procs_fd, &tgid, &f.p, BPF_ANY);
+}
+
+/* late_bin()'s search: the asking process's mapping of the binary, as a path to read. */
+struct bin_find {
+	struct kpt_cfi_key key;
+	uint32_t tgid;
+	char path[PATH_MAX];
+};
+
+static int find_mapping(void *arg, const struct procmap *m)
+{
+	struct bin_find *b = arg;
+
+	if (m->perms[2] != 'x' || kdev(m->dev) != b->key.dev || m->ino != b->key.ino)
+		return 0;
+	procmaps_file("/proc", b->tgid, m, b->path, sizeof(b->path));
+	return 1;
+}
+
+/* Binary k asked for and without a table: remembered, and its entry with
+ * no rows written, so that the walks step it by frame pointers and stop asking. */
+static void bin_none(struct cfi_set *cs, int bins_fd, struct kpt_cfi_key k)
+{
+	struct kpt_cfi_bin none = { 0 };
+
+	if (cs->nnone == cs->none_cap) {
+		int cap = cs->none_cap ? 2 * cs->none_cap : 16;
+		struct kpt_cfi_key *nk = realloc(cs->none, (size_t)cap * sizeof(*nk));
+
+		if (!nk)
+			return;	/* asked again next round */
+		cs->none = nk;
+		cs->none_cap = cap;
+	}
+	cs->none[cs->nnone++] = k;
+	bpf_map_update_elem(bins_fd, &k, &none, BPF_ANY);
+}
+
+int cfi_bin_load(const struct cfi_bin *b, int bins_fd, int rows_fd)
+{
+	uint32_t n = b->val.nrows, j, *keys = calloc(n ? n : 1, sizeof(*keys));
+	int err = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	for (j = 0; j < n; j++)
+		keys[j] = b->val.first + j;
+	if (n && bpf_map_update_batch(rows_fd, keys, b->rows, &n, NULL))
+		err = -errno;
+	if (!err && bpf_map_update_elem(bins_fd, &b->key, &b->val, BPF_ANY))
+		err = -errno;
+	free(keys);
+	return err;
+}
+
+/* No room for path's table of nrows rows: said once. */
+static void late_full(struct cfi_set *cs, const char *path, uint32_t nrows)
+{
+	if (cs->late_full_said)
+		return;
+	cs->late_full_said = true;
+	fprintf(stderr, "kptrace: warning: no room for the unwind table of %s (%u rows; %u of "
+		"the run's %u left, %d binaries' at most): its frames, and those of any other "
+		"binary whose table does not fit, are walked by frame pointers only (raise "
+		"--unwind-rows, now %u; %u rows in all at most)\n", path, nrows,
+		cs->room - cs->rows, cs->room, KPT_CFI_BINS, cs->late, KPT_CFI_ROWS_MAX);
+}
+
+/*
+ * Binary k, asked for by process tgid: its table read through the process's
+ * mapping of it and loaded; remembered as without one where it has none.
+ * 1 where a table was loaded.
+ */
+static int late_bin(struct cfi_set *cs, const struct cfi_maps *m, uint32_t tgid,
+		    struct kpt_cfi_key k)
+{
+	struct bin_find bf = { .key = k, .tgid = tgid };
+	struct cfi_bin b;
+	struct kelf f;
+	char msg[256];
+	int err;
+
+	/* known already (asked for by two processes), or no longer mapped
+	 * (asked for again, by a process that still maps it, if ever) */
+	if (cfi_known(cs, k) || procmaps_each("/proc", tgid, find_mapping, &bf) != 1)
+		return 0;
+	/* --unwind-rows 0: no table read late, as asked */
+	if (!cs->late || kelf_open(bf.path, &f, msg, sizeof(msg))) {
+		bin_none(cs, m->bins, k);
+		return 0;
+	}
+	/* the file opened is the one mapped: else its table is not the walk's */
+	err = kdev(f.st.st_dev) != k.dev || f.st.st_ino != k.ino ? 1 :
+	      bin_read(&f, bf.path, &b, msg, sizeof(msg));
+	kelf_close(&f);
+	if (err) {
+		bin_none(cs, m->bins, k);
+		return 0;
+	}
+	if (cs->n == KPT_CFI_BINS || b.val.nrows > cs->room - cs->rows) {
+		late_full(cs, bf.path, b.val.nrows);
+		bin_free(&b);
+		bin_none(cs, m->bins, k);
+		return 0;
+	}
+	b.pid = (pid_t)tgid;
+	b.val.first = cs->rows;
+	if (cfi_bin_load(&b, m->bins, m->rows) || bin_append(cs, &b)) {
+		/* its entry, if written, replaced by one without rows: its rows'
+		 * room is the next table's */
+		bin_free(&b);
+		bin_none(cs, m->bins, k);
+		return 0;
+	}
+	free(cs->bins[cs->n - 1].rows);
+	cs->bins[cs->n - 1].rows = NULL;
+	return 1;
+}
+
+int cfi_fill_wanted(struct cfi_set *cs, const struct cfi_maps *m)
 {
 	enum { BATCH = 64 };
-	__u32 tgid[BATCH], key;
+	struct kpt_uw_want want[BATCH], key;
 	__u64 mm[BATCH];
-	struct proc_fill f;
 	void *prev = NULL;
-	int n = 0, i;
+	int n = 0, i, loaded = 0;
 
-	if (!cs->n || kpt_mono_s() < cs->next_fill)
-		return;
+	if (kpt_mono_s() < cs->next_fill)
+		return 0;
 	cs->next_fill = kpt_mono_s() + 0.1;
-	for (i = 0; i < 2 * BATCH && n < BATCH && !bpf_map_get_next_key(wanted_fd, prev, &key);
+	for (i = 0; i < 2 * BATCH && n < BATCH && !bpf_map_get_next_key(m->wanted, prev, &key);
 	     i++, prev = &key)
-		if (!bpf_map_lookup_elem(wanted_fd, &key, &mm[n]))
-			tgid[n++] = key;
+		if (!bpf_map_lookup_elem(m->wanted, &key, &mm[n]))
+			want[n++] = key;
 	for (i = 0; i < n; i++) {
-		memset(&f, 0, sizeof(f));
-		f.cs = cs;
-		f.p.mm = mm[i];
-		/* a process gone: nothing to fill; one without such mappings gets
-		 * an empty table all the same, so that its walks stop asking */
-		if (!procmaps_each("/proc", tgid[i], fill_mapping, &f))
-			bpf_map_update_elem(procs_fd, &tgid[i], &f.p, BPF_ANY);
-		bpf_map_delete_elem(wanted_fd, &tgid[i]);
+		if (want[i].bin.ino)
+			loaded += late_bin(cs, m, want[i].tgid, want[i].bin);
+		else
+			fill_process(cs, m->procs, want[i].tgid, mm[i]);
+		bpf_map_delete_elem(m->wanted, &want[i]);
 	}
+	return loaded;
 }
 
 void cfi_free(struct cfi_set *cs)
 {
 	int i;
 
-	for (i = 0; i < cs->n; i++) {
-		free(cs->bins[i].rows);
-		free(cs->bins[i].path);
-		free(cs->bins[i].source);
-	}
-	cs->n = 0;
+	for (i = 0; i < cs->n; i++)
+		bin_free(&cs->bins[i]);
+	free(cs->bins);
+	free(cs->none);
+	cs->bins = NULL;
+	cs->none = NULL;
+	cs->n = cs->cap = cs->nnone = cs->none_cap = 0;
 	cs->rows = 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The binaries' CFI tables for the BPF unwinder (bpf/unwind.bpf.h): which
- * binaries (a run's uprobe files, the traced process's mapped objects, -c's
- * command, libc and the dynamic linker), each one's .eh_frame rows, with
+ * binaries (at start: a run's uprobe files, the traced process's mapped
+ * objects, -c's command, libc and the dynamic linker; then the others as
+ * the walk meets them and asks), each one's .eh_frame rows, with
  * .debug_frame's (its own or its debug file's) where .eh_frame covers
  * under half its code (sys/ehframe.c), with file offsets for addresses,
  * and the kernel layout the unwinder reads a mapping's file by.
@@ -25,15 +26,21 @@ struct cfi_bin {
 	char *source;			/* the sections read: ".eh_frame", ".debug_frame of DEBUGFILE"... */
 	struct kpt_cfi_key key;
 	struct kpt_cfi_bin val;
-	struct kpt_cfi_row *rows;	/* val.nrows of them */
+	struct kpt_cfi_row *rows;	/* val.nrows of them; NULL once in the map (read late) */
+	pid_t pid;			/* read late: the process that asked; 0: at start */
 };
 
 struct cfi_set {
-	struct cfi_bin bins[KPT_CFI_BINS];
-	int n;
+	struct cfi_bin *bins;	/* n of them, in the order read */
+	int n, cap;
+	struct kpt_cfi_key *none;	/* binaries asked for that got no table (nnone) */
+	int nnone, none_cap;
 	uint32_t rows;		/* all bins' */
-	int dropped;		/* binaries whose tables did not fit */
+	uint32_t late;		/* the rows kept for tables read late (--unwind-rows) */
+	uint32_t room;		/* the rows' map's size: cfi_collect()'s rows and late */
+	int dropped;		/* binaries whose tables did not fit at start */
 	char dropped_path[256];	/* the first of them */
+	bool late_full_said;	/* a late table found no room: said once */
 	/* where a mapping's file is: offsets from the kernel's BTF; 0: not found */
 	uint32_t vma_pgoff_off, vma_file_off, file_inode_off, inode_ino_off, inode_sb_off,
 		sb_dev_off, task_mm_off;
@@ -59,18 +66,35 @@ int cfi_add_process(struct cfi_set *cs, pid_t pid);
  * process pid's executable mappings (-p; 0: none), command's binary (-c;
  * NULL: none), libc and the dynamic linker (the frames users lose most:
  * Debian builds them without frame pointers). A file that cannot be read
- * has no table: its frames are walked by frame pointers.
+ * has no table: its frames are walked by frame pointers. Then cs->room,
+ * the rows' map's size: these rows, and cs->late for the tables read as
+ * walks meet binaries (KPT_CFI_ROWS_MAX in all at most).
  */
 void cfi_collect(struct cfi_set *cs, const struct ev_desc *evs, int n, pid_t pid,
 		 const char *command);
 
 /*
- * The processes the BPF walk asked for (kpt_uw_wanted, at wanted_fd): each
- * one's executable mappings of cs's binaries into kpt_uw_procs (procs_fd),
- * for the mm it asked with. At most every 100 ms: a new process's walks
- * where interrupts are off go without it until then, marked cut short.
+ * b's rows, then its entry, into the maps (bins_fd: kpt_cfi_bins, rows_fd:
+ * kpt_cfi_rows): the walk never meets an entry without its rows. 0, or -errno.
  */
-void cfi_fill_wanted(struct cfi_set *cs, int procs_fd, int wanted_fd);
+int cfi_bin_load(const struct cfi_bin *b, int bins_fd, int rows_fd);
+
+/* The BPF maps cfi_fill_wanted() answers the walk's asks in (loader.h's). */
+struct cfi_maps {
+	int bins, rows, procs, wanted;
+};
+
+/*
+ * What the BPF walk asked for (kpt_uw_wanted): a process's executable
+ * mappings of files into kpt_uw_procs, for the mm it asked with; a
+ * binary's table, read through the asking process's mapping of it, its
+ * rows appended to kpt_cfi_rows and then its entry written to
+ * kpt_cfi_bins (one without rows where it has no table, or none fits: asked
+ * for no more). At most every 100 ms: until then the walks go as without
+ * (frame pointers; where interrupts are off, cut short after the first
+ * frame). The number of tables read: cs->bins' last ones.
+ */
+int cfi_fill_wanted(struct cfi_set *cs, const struct cfi_maps *m);
 
 void cfi_free(struct cfi_set *cs);
 

@@ -214,7 +214,10 @@ static void stacks_setup(struct kptrace_bpf *skel, const struct stack_plan *sp, 
 /* The CFI unwinder's settings and its rows' room (bpf/unwind.bpf.h), where a run has tables. */
 static void cfi_setup(struct kptrace_bpf *skel, const struct cfi_set *cs)
 {
-	if (!cs || !cs->n || !cs->vma_file_off) {
+	/* a run without tables at start keeps the walk: the tables of the
+	 * binaries it meets are read then */
+	if (!cs || !cs->vma_file_off) {
+		bpf_map__set_max_entries(skel->maps.kpt_cfi_bins, 1);
 		bpf_map__set_max_entries(skel->maps.kpt_uw_procs, 1);
 		bpf_map__set_max_entries(skel->maps.kpt_uw_wanted, 1);
 		return;
@@ -228,34 +231,21 @@ static void cfi_setup(struct kptrace_bpf *skel, const struct cfi_set *cs)
 	skel->rodata->kpt_sb_dev_off = cs->sb_dev_off;
 	skel->rodata->kpt_task_mm_off = cs->task_mm_off;
 	skel->rodata->kpt_page_shift = cs->page_shift;
-	bpf_map__set_max_entries(skel->maps.kpt_cfi_rows, cs->rows ? cs->rows : 1);
+	bpf_map__set_max_entries(skel->maps.kpt_cfi_rows, cs->room ? cs->room : 1);
 }
 
-/* The tables into their maps, before anything is attached: a batch per binary's rows. */
+/* The tables into their maps, before anything is attached. */
 static int cfi_fill(struct kptrace_bpf *skel, const struct cfi_set *cs, char *msg,
 		    size_t msglen)
 {
 	int bins = bpf_map__fd(skel->maps.kpt_cfi_bins), rows = bpf_map__fd(skel->maps.kpt_cfi_rows);
-	uint32_t *keys = NULL, n, j;
 	int i, err = 0;
 
-	for (i = 0; i < cs->n && !err; i++) {
-		const struct cfi_bin *b = &cs->bins[i];
-
-		n = b->val.nrows;
-		keys = realloc(keys, (n ? n : 1) * sizeof(*keys));
-		if (!keys)
-			return -ENOMEM;
-		for (j = 0; j < n; j++)
-			keys[j] = b->val.first + j;
-		err = bpf_map_update_elem(bins, &b->key, &b->val, BPF_ANY);
-		if (!err && n)
-			err = bpf_map_update_batch(rows, keys, b->rows, &n, NULL);
-		if (err)
-			snprintf(msg, msglen, "cannot load the unwind tables: %s", strerror(errno));
-	}
-	free(keys);
-	return err ? -errno : 0;
+	for (i = 0; i < cs->n && !err; i++)
+		err = cfi_bin_load(&cs->bins[i], bins, rows);
+	if (err)
+		snprintf(msg, msglen, "cannot load the unwind tables: %s", strerror(-err));
+	return err;
 }
 
 static void pmu_setup(struct kptrace_bpf *skel, uint32_t n, int ncpus, uint32_t max_keys)
@@ -1395,6 +1385,10 @@ int loader_map_fd(struct loader *ld, enum loader_map m)
 		return bpf_map__fd(ld->skel->maps.kpt_uw_procs);
 	case LM_UW_WANTED:
 		return bpf_map__fd(ld->skel->maps.kpt_uw_wanted);
+	case LM_CFI_BINS:
+		return bpf_map__fd(ld->skel->maps.kpt_cfi_bins);
+	case LM_CFI_ROWS:
+		return bpf_map__fd(ld->skel->maps.kpt_cfi_rows);
 	default:
 		return bpf_map__fd(ld->skel->maps.kpt_kagg);
 	}

@@ -120,7 +120,9 @@ enum loader_map {
 	LM_USTK,		/* hash u64 -> struct kpt_ustack: ustack keys' frames */
 	LM_PAIRS,		/* LRU hash struct kpt_pair_key -> its time (and carried keys) */
 	LM_UW_PROCS,		/* LRU hash tgid -> struct kpt_uw_proc: the unwinder's mappings */
-	LM_UW_WANTED,		/* hash tgid -> mm: the processes it asks mappings of */
+	LM_UW_WANTED,		/* hash struct kpt_uw_want -> mm: the walk's asks */
+	LM_CFI_BINS,		/* hash struct kpt_cfi_key -> struct kpt_cfi_bin: the tables */
+	LM_CFI_ROWS,		/* array of struct kpt_cfi_row: their rows */
 };
 
 /*

@@ -55,6 +55,8 @@ struct kpt_opts {
 	const char *unit;	/* --unit ns|us|ms */
 	const char *filter;	/* --filter EXPR, for every probe */
 	uint32_t max_keys;	/* --max-keys */
+	uint32_t unwind_rows;	/* --unwind-rows, where unwind_rows_set */
+	bool unwind_rows_set;
 	int le_every;		/* --le-every N: a serve job's le buckets, one in N of kptrace's */
 	const char *perfetto_path;	/* latency --perfetto FILE (src/out/perfetto.c) */
 	enum out_clock time_clock;	/* --time */

@@ -136,6 +136,30 @@ static void stack_watch(void *arg)
 	aggstack_capture_new(w->ld, w->us, &w->seen);
 }
 
+/* The walk's asks answered: -v says which tables were read late, and the
+ * symbolizer knows their files, to name their frames after the process is gone. */
+static void run_cfi_late(struct run *r)
+{
+	struct cfi_maps m = {
+		.bins = loader_map_fd(&r->ld, LM_CFI_BINS),
+		.rows = loader_map_fd(&r->ld, LM_CFI_ROWS),
+		.procs = loader_map_fd(&r->ld, LM_UW_PROCS),
+		.wanted = loader_map_fd(&r->ld, LM_UW_WANTED),
+	};
+	int i, n = cfi_fill_wanted(&r->cfi, &m);
+
+	for (i = r->cfi.n - n; i < r->cfi.n; i++) {
+		const struct cfi_bin *b = &r->cfi.bins[i];
+
+		if (verbose)
+			fprintf(stderr, "kptrace: unwind table of %s: %u rows, from %s, read late "
+				"(pid %d's walk met it)\n", b->path, b->val.nrows, b->source,
+				(int)b->pid);
+		if (r->us)
+			usym_add_file(r->us, b->path);
+	}
+}
+
 /*
  * Each round while attached: the modules' watch; for --perfetto the lost
  * events read (a map lookup a probe, at most every 100 ms) so its counter
@@ -147,8 +171,8 @@ static void run_tick(void *arg)
 	uint64_t now;
 
 	modwatch_tick(r->mw);
-	cfi_fill_wanted(&r->cfi, loader_map_fd(&r->ld, LM_UW_PROCS),
-			loader_map_fd(&r->ld, LM_UW_WANTED));
+	if (r->lo.cfi && !r->ld.cfi_refused)
+		run_cfi_late(r);
 	if (r->pf && perfetto_lost_due(r->pf, now = kpt_mono_ns()))
 		perfetto_lost(r->pf, now, loader_lost(&r->ld));
 }
@@ -501,6 +525,7 @@ static int run_load_opts(struct run *r)
 			"unwind tables takes bpf_loop() and bpf_find_vma() (Linux 5.17), "
 			"which this kernel lacks\n");
 	else if (pl->stacks.ustacks && cfi_layout(&r->cfi, r->si.btf)) {
+		r->cfi.late = env->unwind_rows_set ? env->unwind_rows : KPT_CFI_ROWS_LATE;
 		cfi_collect(&r->cfi, r->ps.evs, r->ps.n, r->child ? 0 : env->pid,
 			    r->child ? env->command : NULL);
 		lo->cfi = &r->cfi;
@@ -693,7 +718,7 @@ static int run_consume(struct run *r)
 	co.sink = r->sink;
 	co.ksyms = r->si.ksyms;
 	co.syms.ks = r->si.ksyms;
-	co.syms.us = run_usym(r);
+	co.syms.us = r->us = run_usym(r);
 	co.syms.cut = &r->ucut;
 	co.evs = r->ps.evs;
 	co.nevs = r->ps.n;
@@ -775,6 +800,7 @@ out:
 	svg_free(ac.svg);
 	aggstack_seen_free(&sw.seen);
 	usym_free(co.syms.us);
+	r->us = NULL;
 	return err;
 }
 

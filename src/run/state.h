@@ -51,6 +51,7 @@ struct run {
 	struct ctr_table *ctrs;	/* --container, --by cgroup/container: the host's cgroups */
 	char ctr_root[32];	/* --container: the first one's /proc/PID/root, its uprobes' */
 	struct cfi_set cfi;	/* the binaries' unwind tables, for user stacks */
+	struct usym *us;	/* the user symbolizer, while consuming; NULL: none */
 	struct ident_set ident;	/* no BPF cookies: the probes' keys (load/ident.h) */
 };
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "sys/procmaps.h"
@@ -51,6 +52,29 @@ int procmaps_each(const char *proc_root, uint32_t tgid,
 	free(line);
 	fclose(fp);
 	return r;
+}
+
+/* Whether path is the file of device dev and inode ino. */
+static bool file_is(const char *path, dev_t dev, uint64_t ino)
+{
+	struct stat st;
+
+	return !stat(path, &st) && st.st_dev == dev && st.st_ino == ino;
+}
+
+enum procmap_via procmaps_file(const char *proc_root, uint32_t tgid, const struct procmap *m,
+			       char *buf, size_t len)
+{
+	if (m->path[0] == '/' && file_is(m->path, m->dev, m->ino) &&
+	    snprintf(buf, len, "%s", m->path) < (int)len)
+		return PROCMAP_HOST;
+	if (m->path[0] == '/' &&
+	    snprintf(buf, len, "%s/%" PRIu32 "/root%s", proc_root, tgid, m->path) < (int)len &&
+	    file_is(buf, m->dev, m->ino))
+		return PROCMAP_ROOT;
+	snprintf(buf, len, "%s/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, proc_root, tgid,
+		 m->start, m->end);
+	return PROCMAP_MAPFILES;
 }
 
 long procstatus_field(pid_t id, const char *key)

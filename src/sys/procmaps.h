@@ -7,6 +7,7 @@
 #define KPT_PROCMAPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -29,6 +30,16 @@ bool procmaps_parse(char *line, struct procmap *m);
  */
 int procmaps_each(const char *proc_root, uint32_t tgid,
 		  int (*fn)(void *arg, const struct procmap *m), void *arg);
+
+/*
+ * Where the file of process tgid's mapping m is read from, into buf: its
+ * path, where that is the host's file (PROCMAP_HOST); else through the
+ * process's root, a container's file (PROCMAP_ROOT); else (deleted,
+ * replaced, unreachable so) the mapping itself, PROC/TGID/map_files/.
+ */
+enum procmap_via { PROCMAP_HOST, PROCMAP_ROOT, PROCMAP_MAPFILES };
+enum procmap_via procmaps_file(const char *proc_root, uint32_t tgid, const struct procmap *m,
+			       char *buf, size_t len);
 
 /* The number on /proc/ID/status's line "KEY:" (Tgid, PPid...), -1 when the task is gone. */
 long procstatus_field(pid_t id, const char *key);

@@ -1,6 +1,7 @@
-# Stacks as the host suites compare them (sourced by stacks.sh, nobtf.sh):
-# stacks_of reads ftrace's or kptrace's text, gdb_stacks is gdb's reference
-# at a function's entry, to_main cuts kptrace's -U stacks to gdb's form.
+# Stacks as the host suites compare them (sourced by stacks.sh, nobtf.sh, lazytab.sh):
+# stacks_of reads ftrace's or kptrace's text, count_rows count's rows,
+# gdb_stacks is gdb's reference at a function's entry, to_main cuts
+# kptrace's -U stacks to gdb's form.
 
 # ftrace's or kptrace's text: each stack of a task whose comm is $2, one
 # line per stack, frames joined by '|', in the order printed. ftrace's
@@ -72,6 +73,24 @@ while True:
     except gdb.error:
         break
 ' --args "$bin" "$@" 2>/dev/null | sed -n 's/^STACK://p'
+}
+
+# count's (and profile's) rows in kptrace's text: a count line, then its
+# frames; one line per row, "COUNT frame|frame...", in the order printed
+count_rows() {
+	python3 - "$1" <<'PY'
+import sys
+rows, cur = [], None
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if line.strip().isdigit():
+        cur = [int(line), []]
+        rows.append(cur)
+    elif line.startswith(" => ") and cur:
+        cur[1].append(line[4:])
+for n, fr in rows:
+    print("%d %s" % (n, "|".join(fr)))
+PY
 }
 
 # kptrace's -U stacks (stacks_of's lines) as gdb_stacks prints them: the

@@ -95,20 +95,7 @@ check "-K3: each stack is -K's first three frames ($want3)" \
 EV=t:sched/sched_process_exec
 kpt_bg "$OUT/c.err" count "$EV" --by kstack --comm stk-nopie > "$OUT/count.out" &&
 	{ for i in 1 2 3 4; do "$OUT/stk-nopie" 1; done; kpt_stop INT; }
-# count's rows: a count line, then its frames
-python3 - "$OUT/count.out" > "$OUT/count.st" <<'PY'
-import sys
-rows, cur = [], None
-for line in open(sys.argv[1]):
-    line = line.rstrip("\n")
-    if line.strip().isdigit():
-        cur = [int(line), []]
-        rows.append(cur)
-    elif line.startswith(" => ") and cur:
-        cur[1].append(line[4:])
-for n, fr in rows:
-    print("%d %s" % (n, "|".join(fr)))
-PY
+count_rows "$OUT/count.out" > "$OUT/count.st"
 kpt_bg "$OUT/k2.err" -K "$EV" --comm stk-nopie > "$OUT/k2.out" &&
 	{ for i in 1 2 3 4; do "$OUT/stk-nopie" 1; done; kpt_stop INT; }
 stacks_of "$OUT/k2.out" stk-nopie | sort | uniq -c | awk '{c=$1; $1=""; sub(/^ /, ""); print c, $0}' \

@@ -5,8 +5,11 @@
  * uw_tail (a tail call to uw_leaf at -O2) and libc's getppid (no frame of
  * its own); with "rare", uw_middle's cold path too (uw_rare, called from
  * uw_middle.cold at -O2); with "alloc", libc's malloc from uw_alloc; with
- * "nap", a 10 ms nanosleep from uw_nap. Built -O1 -fno-omit-frame-pointer -fno-inline,
- * where gcc gives the leaves no frame, and -O2 -fomit-frame-pointer.
+ * "nap", a 10 ms nanosleep from uw_nap; with "spin", first N calls of
+ * uw_warm from main (a spin, then getppid), then uw_spin from uw_middle (a
+ * spin): tests/host/lazytab.sh's, whose checks look at the second part.
+ * Built -O1 -fno-omit-frame-pointer -fno-inline, where gcc gives the leaves
+ * no frame, and -O2 -fomit-frame-pointer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,28 @@ __attribute__((noinline)) int uw_nap(int x)
 	return x;
 }
 
+/* a millisecond or so on the CPU, with no call that a profile could land in */
+#define UW_SPIN 1000000
+
+__attribute__((noinline)) int uw_spin(int x)
+{
+	int i;
+
+	for (i = 0; i < UW_SPIN; i++)
+		asm volatile("" ::: "memory");
+	return x;
+}
+
+__attribute__((noinline)) int uw_warm(int x)
+{
+	int i;
+
+	for (i = 0; i < UW_SPIN; i++)
+		asm volatile("" ::: "memory");
+	uw_sink = getppid();
+	return x;
+}
+
 /* a cold function: the block calling it is cold too, split off at -O2 */
 __attribute__((noinline, cold)) int uw_rare(int x)
 {
@@ -60,6 +85,8 @@ __attribute__((noinline)) int uw_middle(int x, int rare)
 		r = uw_alloc(x);
 	else if (rare == 3)
 		r = uw_nap(x);
+	else if (rare == 4)
+		r = uw_spin(x);
 	r += uw_leaf(x);
 	r += uw_tail(x);
 	uw_sink = getppid();
@@ -79,7 +106,9 @@ int main(int argc, char **argv)
 
 	if (argc > 2)
 		rare = !strcmp(argv[2], "rare") ? 1 : !strcmp(argv[2], "alloc") ? 2 :
-		       !strcmp(argv[2], "nap") ? 3 : 0;
+		       !strcmp(argv[2], "nap") ? 3 : !strcmp(argv[2], "spin") ? 4 : 0;
+	for (i = 0; rare == 4 && i < n; i++)
+		s += uw_warm(i);
 	for (i = 0; i < n; i++)
 		s += uw_outer(i, rare);
 	return s == -1;
