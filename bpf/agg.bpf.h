@@ -672,13 +672,14 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 }
 
 /*
- * kpt_pair() of a pair by the thread that nothing filters, from the direct
- * path: no record, the clock read last at the start and first at the end.
+ * kpt_pair() of a direct pair's probe, from the direct path: no record, its
+ * key word w (the thread, the cpu or its value) taken from the context, the
+ * clock read last at the start and first at the end.
  */
-static __always_inline void kpt_pair_thread(const struct kpt_probe_entry *p, __u32 idx,
-					    struct kpt_stats *st, __u32 tid)
+static __always_inline void kpt_pair_direct(const struct kpt_probe_entry *p, struct kpt_stats *st,
+					    __u64 w)
 {
-	struct kpt_pair_key pk = { .w[0] = tid };
+	struct kpt_pair_key pk = { .w[0] = w };
 	__u64 ts, *start;
 
 	/* never a start that keeps keys (it has some: not direct), whose

@@ -552,6 +552,21 @@ _Static_assert(__builtin_offsetof(struct kpt_direct_hist, fcmp) == 7,
 	       "KPT_DH_FILTER is the sign bit of the first word");
 
 /*
+ * A direct pair on one tracepoint (the loader's kpt_dp): a run of a
+ * KPT_PF_DIRECT --to end and the --from start it pairs with, both on one
+ * classic tracepoint (sched_switch at both ends). kpt_tp2 does both in one
+ * go, the end then the start, with one clock read; where both take the same
+ * key, the end's entry is the start's too, rewritten in place. Set by
+ * plan_direct_pair(); on 0: the two through kpt_handle().
+ */
+struct kpt_direct_pair {
+	__u8 on;
+	__u8 pad[3];
+	__u32 end;		/* the --to probe's index */
+	__u32 start;		/* the --from probe's */
+};
+
+/*
  * latency --pmu: perf_event counters read at each call's entry and return.
  * kpt_pmu (a perf event array) holds counter e of CPU c at e * stride + c;
  * each LAT_END probe keeps, per CPU, the count/sum/min/max of each counter's

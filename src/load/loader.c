@@ -354,8 +354,9 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 	for (i = 0; i < nprobes; i++) {
 		const struct ev_desc *ev = &o->evs[i];
 
-		use_tp |= ev->kind == SPEC_TRACEPOINT && !ev->tpbtf && tp_partner(ev, nprobes) < 0;
-		use_tp2 |= tp_partner(ev, nprobes) >= 0;
+		use_tp |= ev->kind == SPEC_TRACEPOINT && !ev->tpbtf && tp_partner(ev, nprobes) < 0 &&
+			  !ev->pair_keys;
+		use_tp2 |= tp_partner(ev, nprobes) >= 0 || ev->pair_keys;
 		use_perf |= ev->kind == SPEC_PROFILE;
 		use_multi |= ev->multi;
 		use_entry |= !ev->multi && !ev->tramp && ev->kind != SPEC_TRACEPOINT &&
@@ -433,6 +434,9 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 		memcpy((void *)&skel->rodata->kpt_ds, &o->plan.ds, sizeof(o->plan.ds));
 		memcpy((void *)&skel->rodata->kpt_dh, &o->plan.dh, sizeof(o->plan.dh));
 	}
+	/* a pair on one tracepoint: kpt_tp2 does both probes' work in one go */
+	if (!skel->rodata->kpt_no_cookie)
+		memcpy((void *)&skel->rodata->kpt_dp, &o->plan.dp, sizeof(o->plan.dp));
 	/* wake the consumer at an eighth full: no wakeup per event, no drop for want of one */
 	skel->rodata->kpt_wakeup_bytes = ring / 8;
 	if (o->target_comm)
@@ -1422,8 +1426,8 @@ static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev)
 	if (ev->index >= 0 && ev->index < ld->nprobes && ld->tramp[ev->index])
 		return ld->tramp[ev->index];
 	if (ev->kind == SPEC_TRACEPOINT)
-		return tp_partner(ev, ld->nprobes) >= 0 ? ld->skel->progs.kpt_tp2 :
-							  ld->skel->progs.kpt_tp;
+		return tp_partner(ev, ld->nprobes) >= 0 || ev->pair_keys ? ld->skel->progs.kpt_tp2 :
+									   ld->skel->progs.kpt_tp;
 	if (ev->kind == SPEC_PROFILE)
 		return ld->skel->progs.kpt_perf;
 	return ev->multi ? ld->skel->progs.kpt_entry_multi : ld->skel->progs.kpt_entry;

@@ -75,10 +75,11 @@ void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 	e->flags &= ~KPT_PF_DIRECT;
 	if (e->agg.nkeys || (e->flags & KPT_PF_EDATA))
 		return;
-	/* a filter: only a histogram's, whose rejected hits leave nothing behind
-	 * (a latency's start must push its depth all the same) */
+	/* a filter: only a histogram's or a pair's, whose rejected hits leave
+	 * nothing behind (a latency's start must push its depth all the same) */
 	if (e->pre.nops || e->post.nops) {
-		fsrc = e->agg.action == KPT_ACT_HIST ? direct_filter(si, e) : -1;
+		fsrc = e->agg.action == KPT_ACT_HIST || e->agg.action == KPT_ACT_PAIR_START ||
+		       e->agg.action == KPT_ACT_PAIR_END ? direct_filter(si, e) : -1;
 		if (fsrc < 0)
 			return;
 	}
@@ -99,9 +100,18 @@ void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 		break;
 	case KPT_ACT_PAIR_START:
 	case KPT_ACT_PAIR_END:
-		/* paired by the thread: no argument read */
-		if (e->agg.npair)
+		/* keyed by the thread, or on a tracepoint (kpt_tp2) by the cpu or
+		 * one field, and filtered by one comparison of a field */
+		if (e->agg.npair > 1 ||
+		    ((e->agg.npair || e->post.nops) && !(e->flags & KPT_PF_TP)))
 			return;
+		if (e->agg.npair && e->agg.pair_argi[0] != KPT_PAIR_CPU) {
+			if (e->agg.pair_argi[0] >= e->nargs)
+				return;
+			src = direct_source(si, &e->args[e->agg.pair_argi[0]]);
+			if (!direct_fits(src, e))
+				return;
+		}
 		break;
 	case KPT_ACT_WHY:
 		/* a return's %ax, no argument read; the root's entry arguments
@@ -184,6 +194,30 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
 			dh->ftp_size = (uint32_t)f->imm;
 		}
 	}
+	return true;
+}
+
+bool plan_direct_pair(const struct probeset *ps, struct kpt_direct_pair *dp)
+{
+	const struct kpt_probe_entry *e = ps->ents;
+	const struct ev_desc *a = &ps->evs[0], *b = &ps->evs[1];
+	int end;
+
+	memset(dp, 0, sizeof(*dp));
+	if (ps->n != 2 || a->kind != SPEC_TRACEPOINT || b->kind != SPEC_TRACEPOINT || a->tpbtf ||
+	    b->tpbtf || strcmp(a->target.tp_system, b->target.tp_system) ||
+	    strcmp(a->target.tp_event, b->target.tp_event))
+		return false;
+	end = e[0].agg.action == KPT_ACT_PAIR_END ? 0 : 1;
+	if (e[end].agg.action != KPT_ACT_PAIR_END || e[!end].agg.action != KPT_ACT_PAIR_START ||
+	    e[end].agg.lat_peer != (uint32_t)!end || e[!end].agg.lat_peer != (uint32_t)!end)
+		return false;
+	if (!(e[0].flags & e[1].flags & KPT_PF_DIRECT) ||
+	    ((e[0].flags | e[1].flags) & KPT_PF_ANY_TASK))
+		return false;
+	dp->on = 1;
+	dp->end = (uint32_t)end;
+	dp->start = (uint32_t)!end;
 	return true;
 }
 
@@ -579,6 +613,21 @@ static bool direct_filter_kept(const struct probeset *ps, int i, struct plan *pl
 	return kpt_tp_word_at(f->param, (uint32_t)f->imm, t.tp_end) > 0;
 }
 
+/*
+ * Whether direct probe i stays direct once its backend is chosen: a
+ * histogram's filter only as direct_filter_kept() says; a pair keyed or
+ * filtered by its record only on a classic tracepoint, whose program
+ * (kpt_tp2) does that, not through tp_btf.
+ */
+static bool direct_kept(const struct probeset *ps, int i, struct plan *pl)
+{
+	const struct kpt_probe_entry *e = &ps->ents[i];
+
+	if (e->agg.action == KPT_ACT_PAIR_START || e->agg.action == KPT_ACT_PAIR_END)
+		return !ps->evs[i].tpbtf || (!e->post.nops && !e->agg.npair);
+	return !e->post.nops || direct_filter_kept(ps, i, pl);
+}
+
 int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps, uint32_t npmu,
 	      struct plan *pl, char *msg, size_t msglen)
 {
@@ -611,10 +660,14 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		err = tp_at_most_two(ps, msg, msglen);
 	if (err)
 		return err;
-	for (i = 0; i < n; i++)
-		if ((ents[i].flags & KPT_PF_DIRECT) && ents[i].post.nops &&
-		    !direct_filter_kept(ps, i, pl))
+	for (i = 0; i < n; i++) {
+		if ((ents[i].flags & KPT_PF_DIRECT) && !direct_kept(ps, i, pl))
 			ents[i].flags &= ~KPT_PF_DIRECT;
+		ps->evs[i].pair_keys = (ents[i].flags & KPT_PF_DIRECT) &&
+				       (ents[i].agg.action == KPT_ACT_PAIR_START ||
+					ents[i].agg.action == KPT_ACT_PAIR_END) &&
+				       (ents[i].agg.npair || ents[i].post.nops);
+	}
 	for (i = 0; i < n; i++) {
 		/* latency by key (--by) aggregates in the keyed map; plain latency
 		 * needs only its entry times and depths */
@@ -645,6 +698,7 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		plan_direct_stream(si, &ents[0], &pl->ds);
 	if (n == 1)
 		plan_direct_hist(&ents[0], &pl->dh);
+	plan_direct_pair(ps, &pl->dp);
 	/* --perfetto names each thread and process by the comm its calls had */
 	if (env->comm || pl->lat_emit)
 		pl->uses |= KPT_USE_COMM;
