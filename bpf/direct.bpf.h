@@ -267,6 +267,7 @@ static __always_inline void kpt_pair_both(void *ctx)
 	start_on = start_on && !kpt_pair_direct_key(ctx, KPT_CTX_TP, ps, ss, &ks);
 	if (end_on) {
 		pk.probe = pe->agg.lat_peer;
+		pk.w32 = (__u32)ke;
 		pk.w[0] = ke;
 		ts = bpf_map_lookup_elem(&kpt_pairs, &pk);
 		if (!ts) {
@@ -285,6 +286,7 @@ static __always_inline void kpt_pair_both(void *ctx)
 	if (!start_on)
 		return;
 	pk.probe = ps->agg.lat_peer;
+	pk.w32 = (__u32)ks;
 	pk.w[0] = ks;
 	if (bpf_map_update_elem(&kpt_pairs, &pk, &now, BPF_NOEXIST)) {
 		kpt_pair_replaced(ps, &pk, ss);
@@ -354,9 +356,9 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
  * has no probe).
  * may_direct: the program may take kpt_dh or kpt_ds, every program but
  * trampoline slots 1-15 (a run of one probe uses slot 0, and copies in the
- * others would be resident object); pair_keys: the program may make a
- * direct pair keyed or filtered by its context (kpt_tp2, the one program
- * that serves such probes: the others lay out without the code); dh:
+ * others would be resident object); pair_direct: the program makes a
+ * direct pair's start or end inline (kpt_tp2, the one program that serves
+ * them on classic tracepoints: the others lay out without the code); dh:
  * kpt_dh's first word, 0 where not
  * may_direct; dh_on: its "on", computed once by the caller, which uses it
  * too (computed twice, clang lays the handler out with more instructions).
@@ -364,7 +366,7 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
  * lookup.
  */
 static __always_inline struct kpt_probe_entry *
-kpt_fast_paths(void *ctx, int kind, bool may_direct, bool pair_keys, __u64 dh, bool dh_on,
+kpt_fast_paths(void *ctx, int kind, bool may_direct, bool pair_direct, __u64 dh, bool dh_on,
 	       const __u32 *idx, struct kpt_stats *st, __u64 pid_tgid)
 {
 	struct kpt_probe_entry *p;
@@ -385,8 +387,8 @@ kpt_fast_paths(void *ctx, int kind, bool may_direct, bool pair_keys, __u64 dh, b
 	if (KPT_USES(DIRECT) && (p->flags & KPT_PF_DIRECT)) {
 		__u64 v = 0;
 
-		if (pair_keys && (p->agg.action == KPT_ACT_PAIR_START ||
-				  p->agg.action == KPT_ACT_PAIR_END)) {
+		if (pair_direct && (p->agg.action == KPT_ACT_PAIR_START ||
+				    p->agg.action == KPT_ACT_PAIR_END)) {
 			v = (__u32)pid_tgid;
 			if (!kpt_pair_direct_key(ctx, kind, p, st, &v))
 				kpt_pair_direct(p, st, v);

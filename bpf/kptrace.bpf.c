@@ -143,12 +143,12 @@ static __always_inline struct kpt_rec_hdr *kpt_rec_header(void *ctx, int kind,
  * window (kpt_stopped) and kptrace's own left out, targeting, the hit
  * counted, one call to the fast paths, then the context copied, the
  * record's header, a return's entry arguments, the filter, the fetches and
- * the probe's action. may_direct, pair_keys: see kpt_fast_paths(); then: 1 + the probe, where
+ * the probe's action. may_direct, pair_direct: see kpt_fast_paths(); then: 1 + the probe, where
  * the attachment's is not it (kpt_tp2). The steps stay
  * inline here: split further, clang lays the programs out with more
  * instructions (bench/README.md).
  */
-static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct, bool pair_keys,
+static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct, bool pair_direct,
 				      __u32 then)
 {
 	/* a direct histogram's parameters, one load (kpt_hist_direct()) */
@@ -183,7 +183,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct, bool
 			kpt_why_root_enter(idx, (__u32)pid_tgid, true);
 		return 0;
 	}
-	p = kpt_fast_paths(ctx, kind, may_direct, pair_keys, dh, KPT_DH_BYTE(dh, on), &idx, st,
+	p = kpt_fast_paths(ctx, kind, may_direct, pair_direct, dh, KPT_DH_BYTE(dh, on), &idx, st,
 			   pid_tgid);
 	if (!p)
 		return 0;
@@ -302,21 +302,22 @@ KPT_TPBTF(4) KPT_TPBTF(5) KPT_TPBTF(6) KPT_TPBTF(7)
  * one attachment does both, the cookie's probe then the one in its upper
  * half (an end's work, then the next start's): one program run a hit; a
  * direct pair's two in one go (kpt_pair_both()). It also serves each
- * direct --from/--to probe keyed or filtered by its record's fields.
+ * direct --from/--to probe on a tracepoint, its start or end made inline.
  */
 SEC("tracepoint")
 int kpt_tp2(void *ctx)
 {
-	__u32 then;
+	__u64 c;
 
 	if (KPT_USES(DIRECT) && kpt_dp.on) {
 		kpt_pair_both(ctx);
 		return KPT_TP_PASS;
 	}
-	then = kpt_no_cookie ? 0 : bpf_get_attach_cookie(ctx) >> 32;
-	kpt_handle(ctx, KPT_CTX_TP, true, true, 0);
-	if (then)
-		kpt_handle(ctx, KPT_CTX_TP, true, true, then);
+	/* the cookie read once for both probes: a helper call each */
+	c = kpt_no_cookie ? 0 : bpf_get_attach_cookie(ctx);
+	kpt_handle(ctx, KPT_CTX_TP, true, true, kpt_no_cookie ? 0 : (__u32)c + 1);
+	if (c >> 32)
+		kpt_handle(ctx, KPT_CTX_TP, true, true, c >> 32);
 	return KPT_TP_PASS;
 }
 

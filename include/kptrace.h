@@ -320,10 +320,12 @@ enum kpt_action {
 #define KPT_PAIR_CPU	0xff
 
 /* A pair's key in kpt_pairs: its group's first start probe and the --key
- * values (or the thread); the map's key is only as long as the words used. */
+ * values (or the thread); the map's key is only as long as the words used,
+ * and where each key is one value of 32 bits at most (the thread, the cpu,
+ * a pid), it ends after w32, w[0]'s low half: each lookup hashes it all. */
 struct kpt_pair_key {
 	__u32 probe;
-	__u32 pad;
+	__u32 w32;
 	__u64 w[KPT_PAIR_KEYS];
 };
 

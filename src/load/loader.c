@@ -297,8 +297,10 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
 	size_keyed(skel->maps.kpt_edata, o->plan.edata, o->max_keys);
 	size_keyed(skel->maps.kpt_pairs, o->plan.pairs, o->max_keys);
 	/* the probe and the words the key uses: each lookup hashes all of it */
-	bpf_map__set_key_size(skel->maps.kpt_pairs, (uint32_t)(offsetof(struct kpt_pair_key, w) +
-			      8 * (o->plan.pair_words > 0 ? o->plan.pair_words : 1)));
+	bpf_map__set_key_size(skel->maps.kpt_pairs, o->plan.pair_narrow ?
+			      (uint32_t)offsetof(struct kpt_pair_key, w) :
+			      (uint32_t)(offsetof(struct kpt_pair_key, w) +
+					 8 * (o->plan.pair_words > 0 ? o->plan.pair_words : 1)));
 	bpf_map__set_value_size(skel->maps.kpt_pairs, o->plan.pair_carry ? sizeof(struct kpt_pair_val)
 				: sizeof(__u64));
 	size_keyed(skel->maps.kpt_procs, o->target_set, o->max_keys);
@@ -355,8 +357,8 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 		const struct ev_desc *ev = &o->evs[i];
 
 		use_tp |= ev->kind == SPEC_TRACEPOINT && !ev->tpbtf && tp_partner(ev, nprobes) < 0 &&
-			  !ev->pair_keys;
-		use_tp2 |= tp_partner(ev, nprobes) >= 0 || ev->pair_keys;
+			  !ev->pair_direct;
+		use_tp2 |= tp_partner(ev, nprobes) >= 0 || ev->pair_direct;
 		use_perf |= ev->kind == SPEC_PROFILE;
 		use_multi |= ev->multi;
 		use_entry |= !ev->multi && !ev->tramp && ev->kind != SPEC_TRACEPOINT &&
@@ -1426,7 +1428,7 @@ static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev)
 	if (ev->index >= 0 && ev->index < ld->nprobes && ld->tramp[ev->index])
 		return ld->tramp[ev->index];
 	if (ev->kind == SPEC_TRACEPOINT)
-		return tp_partner(ev, ld->nprobes) >= 0 || ev->pair_keys ? ld->skel->progs.kpt_tp2 :
+		return tp_partner(ev, ld->nprobes) >= 0 || ev->pair_direct ? ld->skel->progs.kpt_tp2 :
 									   ld->skel->progs.kpt_tp;
 	if (ev->kind == SPEC_PROFILE)
 		return ld->skel->progs.kpt_perf;

@@ -8,6 +8,7 @@
 #include "prepare/backend.h"
 #include "prepare/filter.h"
 #include "prepare/plan.h"
+#include "sys/kfeat.h"
 
 /* Where the value of f is, as kpt_agg.direct; -1 if not as it is in the context. */
 static int direct_source(const struct sysinfo *si, const struct kpt_fetch *f)
@@ -197,6 +198,17 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
 	return true;
 }
 
+/*
+ * Whether a direct --from/--to probe on ev goes through kpt_tp2, which
+ * makes its start or end inline and takes its key or filter from the
+ * record: a classic tracepoint's, where the kernel has BPF cookies (kpt_tp2
+ * tells its probe by its cookie, as two on one tracepoint need).
+ */
+static bool pair_on_tp2(const struct ev_desc *ev)
+{
+	return ev->kind == SPEC_TRACEPOINT && !ev->tpbtf && kfeat_cookies();
+}
+
 bool plan_direct_pair(const struct probeset *ps, struct kpt_direct_pair *dp)
 {
 	const struct kpt_probe_entry *e = ps->ents;
@@ -204,8 +216,8 @@ bool plan_direct_pair(const struct probeset *ps, struct kpt_direct_pair *dp)
 	int end;
 
 	memset(dp, 0, sizeof(*dp));
-	if (ps->n != 2 || a->kind != SPEC_TRACEPOINT || b->kind != SPEC_TRACEPOINT || a->tpbtf ||
-	    b->tpbtf || strcmp(a->target.tp_system, b->target.tp_system) ||
+	if (ps->n != 2 || !pair_on_tp2(a) || !pair_on_tp2(b) ||
+	    strcmp(a->target.tp_system, b->target.tp_system) ||
 	    strcmp(a->target.tp_event, b->target.tp_event))
 		return false;
 	end = e[0].agg.action == KPT_ACT_PAIR_END ? 0 : 1;
@@ -369,7 +381,8 @@ static void own_stats(const struct kpt_opts *env, struct kpt_probe_entry *ents, 
 	for (i = 0; i < n && env->interval <= 0; i++) {
 		const struct kpt_agg *g = &ents[i].agg;
 
-		if (g->nkeys || (g->action != KPT_ACT_HIST && g->action != KPT_ACT_LAT_END))
+		if (g->nkeys || (g->action != KPT_ACT_HIST && g->action != KPT_ACT_LAT_END &&
+				 g->action != KPT_ACT_PAIR_END))
 			continue;
 		for (j = 0; j < n; j++)
 			if (j != i && ents[j].agg.group == g->group)
@@ -613,18 +626,27 @@ static bool direct_filter_kept(const struct probeset *ps, int i, struct plan *pl
 	return kpt_tp_word_at(f->param, (uint32_t)f->imm, t.tp_end) > 0;
 }
 
+/* Whether a --from/--to probe's key is one value of 32 bits at most: the thread, the cpu, a pid. */
+static bool pair_key_narrow(const struct kpt_probe_entry *e)
+{
+	const struct kpt_agg *g = &e->agg;
+
+	return !g->npair || (g->npair == 1 && (g->pair_argi[0] == KPT_PAIR_CPU ||
+					       (g->pair_argi[0] < e->nargs &&
+						e->args[g->pair_argi[0]].size <= 4)));
+}
+
 /*
  * Whether direct probe i stays direct once its backend is chosen: a
  * histogram's filter only as direct_filter_kept() says; a pair keyed or
- * filtered by its record only on a classic tracepoint, whose program
- * (kpt_tp2) does that, not through tp_btf.
+ * filtered by its record only through kpt_tp2 (pair_on_tp2()).
  */
 static bool direct_kept(const struct probeset *ps, int i, struct plan *pl)
 {
 	const struct kpt_probe_entry *e = &ps->ents[i];
 
 	if (e->agg.action == KPT_ACT_PAIR_START || e->agg.action == KPT_ACT_PAIR_END)
-		return !ps->evs[i].tpbtf || (!e->post.nops && !e->agg.npair);
+		return (!e->post.nops && !e->agg.npair) || pair_on_tp2(&ps->evs[i]);
 	return !e->post.nops || direct_filter_kept(ps, i, pl);
 }
 
@@ -633,6 +655,7 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 {
 	struct kpt_probe_entry *ents = ps->ents;
 	int i, n = ps->n, err;
+	bool narrow = true;
 
 	memset(pl, 0, sizeof(*pl));
 	pl->budget = env->budget.pct > 0 || env->budget.rate;
@@ -663,10 +686,10 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 	for (i = 0; i < n; i++) {
 		if ((ents[i].flags & KPT_PF_DIRECT) && !direct_kept(ps, i, pl))
 			ents[i].flags &= ~KPT_PF_DIRECT;
-		ps->evs[i].pair_keys = (ents[i].flags & KPT_PF_DIRECT) &&
-				       (ents[i].agg.action == KPT_ACT_PAIR_START ||
-					ents[i].agg.action == KPT_ACT_PAIR_END) &&
-				       (ents[i].agg.npair || ents[i].post.nops);
+		ps->evs[i].pair_direct = (ents[i].flags & KPT_PF_DIRECT) &&
+					 (ents[i].agg.action == KPT_ACT_PAIR_START ||
+					  ents[i].agg.action == KPT_ACT_PAIR_END) &&
+					 pair_on_tp2(&ps->evs[i]);
 	}
 	for (i = 0; i < n; i++) {
 		/* latency by key (--by) aggregates in the keyed map; plain latency
@@ -676,6 +699,8 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		pl->latency |= ents[i].agg.action == KPT_ACT_LAT_START;
 		pl->pairs |= ents[i].agg.action == KPT_ACT_PAIR_START;
 		pl->pair_words = max_int(pl->pair_words, ents[i].agg.npair ? ents[i].agg.npair : 1);
+		if (ents[i].agg.action == KPT_ACT_PAIR_START || ents[i].agg.action == KPT_ACT_PAIR_END)
+			narrow = narrow && pair_key_narrow(&ents[i]);
 		pl->pair_carry |= ents[i].agg.action == KPT_ACT_PAIR_START && ents[i].agg.nkeys;
 		pl->any_task_ends |= !!(ents[i].flags & KPT_PF_ANY_TASK);
 		pl->cgroup_key |= keys_cgroup(&ents[i].agg);
@@ -692,6 +717,7 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		if (ps->evs[i].kind == SPEC_TRACEPOINT && !ps->evs[i].tpbtf)
 			tp_end_bound(&ps->p[i].res.tp, pl);
 	}
+	pl->pair_narrow = pl->pairs && narrow;
 	pl->tp_direct_word = tp_direct_word(ps->evs, ents, n, pl->tp_end);
 	/* a direct stream or histogram is a run of one probe */
 	if (n == 1 && !npmu)

@@ -39,6 +39,7 @@ struct plan {
 	bool latency;		/* a latency pair: entry times and call depths */
 	bool pairs;		/* latency --from/--to: start times by key (kpt_pairs) */
 	int pair_words;		/* its key's words: --key's values, or the thread's one */
+	bool pair_narrow;	/* each key one value of 32 bits at most (kpt_pair_key.w32) */
 	bool pair_carry;	/* a start keeps key words for its end (--by of its fields) */
 	bool any_task_ends;	/* an end is KPT_PF_ANY_TASK */
 	bool cgroup_key;	/* a probe keys by cgroup or container */
