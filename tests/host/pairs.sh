@@ -39,22 +39,29 @@ hist_count() {
 		on && /^count / { print $2 + 0; exit }' "$1" | tr -d ,
 }
 
+# runqlat NAME DESC: 4 forks + 6 sleeps of the program's own (run by the
+# caller) = 10 pairs in NAME's run; a wakeup of a task not yet off its CPU
+# has no switch to end it: the next start under its pid replaces it, or it
+# stays open; each is said
+runqlat_check() {
+	local n r o m
+	n=$(hist_count "$OUT/$1.out" '@sched_wakeup|sched_wakeup_new->sched_switch:')
+	r=$(sed -n 's/.*, \([0-9]*\) --from starts NEVER ENDED.*/\1/p' "$OUT/$1.err")
+	o=$(sed -n 's/.*, \([0-9]*\) --from starts still open at the end.*/\1/p' "$OUT/$1.err")
+	m=$(not_run "$OUT/$1.err")
+	check "$2: 4 forks + 6 sleeps = 10 pairs (or starts replaced, or open, or not run): $n + ${r:-0} + ${o:-0} + $m" \
+		[ $((${n:-0} + ${r:-0} + ${o:-0})) -le 10 -a $((${n:-0} + ${r:-0} + ${o:-0} + m)) -ge 10 -a "${n:-0}" -ge 8 ]
+}
+
 # runqlat: both wakeups start the clock (a second --from adds, it does
-# not replace the first); 4 forks and 6 sleeps of the program's own
+# not replace the first)
 bg "$OUT/rq" latency -d 2 --key pid=next_pid \
 	--from 't:sched/sched_wakeup comm if comm == "pairs_target"' \
 	--from 't:sched/sched_wakeup_new comm if comm == "pairs_target"' \
 	--to 't:sched/sched_switch'
 "$B" wake
 wait $KP
-# a wakeup of a task not yet off its CPU has no switch to end it: the
-# next start under its pid replaces it, or it stays open; each is said
-n=$(hist_count "$OUT/rq.out" '@sched_wakeup|sched_wakeup_new->sched_switch:')
-r=$(sed -n 's/.*, \([0-9]*\) --from starts NEVER ENDED.*/\1/p' "$OUT/rq.err")
-o=$(sed -n 's/.*, \([0-9]*\) --from starts still open at the end.*/\1/p' "$OUT/rq.err")
-m=$(not_run "$OUT/rq.err")
-check "runqlat, sched_wakeup and sched_wakeup_new to sched_switch by pid=next_pid (fields unlisted): 4 forks + 6 sleeps = 10 pairs (or starts replaced, or open, or not run): $n + ${r:-0} + ${o:-0} + $m" \
-	[ $((${n:-0} + ${r:-0} + ${o:-0})) -le 10 -a $((${n:-0} + ${r:-0} + ${o:-0} + m)) -ge 10 -a "${n:-0}" -ge 8 ]
+runqlat_check rq "runqlat, sched_wakeup and sched_wakeup_new to sched_switch by pid=next_pid (fields unlisted)"
 
 # the same by the prio of the program run SCHED_FIFO 7 (99 - 7), each
 # definition filtered by one comparison of a field: direct pairs
@@ -63,12 +70,7 @@ bg "$OUT/rqp" latency -d 2 --key pid=next_pid \
 	--to 't:sched/sched_switch if next_prio == 92'
 chrt -f 7 "$B" wake
 wait $KP
-n=$(hist_count "$OUT/rqp.out" '@sched_wakeup|sched_wakeup_new->sched_switch:')
-r=$(sed -n 's/.*, \([0-9]*\) --from starts NEVER ENDED.*/\1/p' "$OUT/rqp.err")
-o=$(sed -n 's/.*, \([0-9]*\) --from starts still open at the end.*/\1/p' "$OUT/rqp.err")
-m=$(not_run "$OUT/rqp.err")
-check "runqlat filtered by prio, the direct pairs: 4 forks + 6 sleeps = 10 pairs (or starts replaced, or open, or not run): $n + ${r:-0} + ${o:-0} + $m" \
-	[ $((${n:-0} + ${r:-0} + ${o:-0})) -le 10 -a $((${n:-0} + ${r:-0} + ${o:-0} + m)) -ge 10 -a "${n:-0}" -ge 8 ]
+runqlat_check rqp "runqlat filtered by prio, the direct pairs"
 
 # gethostlatency: two functions start, both returns end, by thread
 kpt latency --from "p:$B:lookup_a" --from "p:$B:lookup_b" --to "r:$B:lookup_a" \
