@@ -549,6 +549,7 @@ static __always_inline int kpt_pair_key(struct kpt_scratch *s, const struct kpt_
 	pk->probe = start;
 	if (!p->agg.npair) {
 		pk->w[0] = h->tid;
+		pk->w32 = h->tid;
 		return 0;
 	}
 	for (i = 0; i < KPT_PAIR_KEYS && i < p->agg.npair; i++)
@@ -556,6 +557,7 @@ static __always_inline int kpt_pair_key(struct kpt_scratch *s, const struct kpt_
 			pk->w[i] = h->cpu;
 		else if (kpt_slot_value(s, p, p->agg.pair_argi[i], false, &pk->w[i]))
 			return -1;	/* faulted: no key */
+	pk->w32 = (__u32)pk->w[0];
 	return 0;
 }
 
@@ -672,13 +674,14 @@ static __always_inline void kpt_pair(struct kpt_scratch *s, const struct kpt_pro
 }
 
 /*
- * kpt_pair() of a pair by the thread that nothing filters, from the direct
- * path: no record, the clock read last at the start and first at the end.
+ * kpt_pair() of a direct pair's probe, from the direct path: no record, its
+ * key word w (the thread, the cpu or its value) taken from the context, the
+ * clock read last at the start and first at the end.
  */
-static __always_inline void kpt_pair_thread(const struct kpt_probe_entry *p, __u32 idx,
-					    struct kpt_stats *st, __u32 tid)
+static __always_inline void kpt_pair_direct(const struct kpt_probe_entry *p, struct kpt_stats *st,
+					    __u64 w)
 {
-	struct kpt_pair_key pk = { .w[0] = tid };
+	struct kpt_pair_key pk = { .w32 = (__u32)w, .w[0] = w };
 	__u64 ts, *start;
 
 	/* never a start that keeps keys (it has some: not direct), whose

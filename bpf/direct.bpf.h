@@ -148,8 +148,9 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
  * of an argument; inline in the handler but through trampolines), or one
  * half of a latency (kpt_aggregate()'s, for a call nothing filters: the
  * clock read last at an entry and first at a return, so as little of
- * kptrace as may be is timed), or a why probe's entry or return in its
- * thread's log (why.bpf.h; v a return's %ax). Global: one copy verified
+ * kptrace as may be is timed), or a --from/--to start or end (v its key
+ * word), or a why probe's entry or return in its thread's log (why.bpf.h;
+ * v a return's %ax). Global: one copy verified
  * once, where every program inlines the handler (the object's size is
  * resident memory).
  */
@@ -178,13 +179,118 @@ KPT_GLOBAL(int, kpt_direct,
 		return 0;
 	case KPT_ACT_PAIR_START:
 	case KPT_ACT_PAIR_END:
-		kpt_pair_thread(p, idx, st, tid);
+		kpt_pair_direct(p, st, tid);
 		return 0;
 	case KPT_ACT_WHY:
 		kpt_why(p, idx, st, v, tid);
 		return 0;
 	default:
 		return 0;
+	}
+}
+
+/*
+ * A direct pair probe's filter, one comparison of a context value with a
+ * constant (a hit it rejects counted filtered), then its key word *w: the
+ * cpu or the value; by the thread, *w as it was (the caller's tid). -1: the
+ * hit makes no pair.
+ */
+static __always_inline int kpt_pair_direct_key(void *ctx, int kind,
+					       const struct kpt_probe_entry *p,
+					       struct kpt_stats *st, __u64 *w)
+{
+	const struct kpt_pred_op *op = &p->post.ops[0];
+	const struct kpt_fetch *f;
+	__u64 v;
+
+	if (p->post.nops) {
+		f = &p->args[op->argi & (KPT_MAX_ARGS - 1)];
+		if (kpt_direct_load(ctx, kind, p->agg.fdirect, f->param, (__u32)f->imm, op->size,
+				    op->is_signed, &v)) {
+			st->faults++;
+			return -1;
+		}
+		if (!kpt_pred_cmp(v, op->cmp, op->is_signed, op->imm)) {
+			st->filtered++;
+			return -1;
+		}
+	}
+	if (!p->agg.npair)
+		return 0;
+	if (p->agg.pair_argi[0] == KPT_PAIR_CPU) {
+		*w = bpf_get_smp_processor_id();
+		return 0;
+	}
+	f = &p->args[p->agg.pair_argi[0] & (KPT_MAX_ARGS - 1)];
+	if (kpt_direct_load(ctx, kind, p->agg.direct, f->param, (__u32)f->imm, f->size, false, w)) {
+		st->faults++;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A direct pair on one tracepoint (kpt_dp): kpt_tp2's two kpt_handle()
+ * calls, the end's work then the start's, in one go with one clock read.
+ * Where the end finds a start under the key the next start takes (by cpu:
+ * each switch ends its CPU's slice and starts the next), the entry is
+ * rewritten in place rather than deleted and made again: that is most of
+ * the pair's cost.
+ */
+static __always_inline void kpt_pair_both(void *ctx)
+{
+	__u32 ie = kpt_dp.end, is = kpt_dp.start;
+	const struct kpt_probe_entry *pe, *ps;
+	struct kpt_pair_key pk = {};
+	struct kpt_stats *se, *ss;
+	__u64 pid_tgid, cgid, now, ke, ks, d, *ts;
+	bool end_on, start_on;
+
+	if (kpt_stopped || kpt_self_hit(false, &pid_tgid, &cgid))
+		return;
+	se = bpf_map_lookup_elem(&kpt_stats, &ie);
+	ss = bpf_map_lookup_elem(&kpt_stats, &is);
+	pe = bpf_map_lookup_elem(&kpt_probes, &ie);
+	ps = bpf_map_lookup_elem(&kpt_probes, &is);
+	if (!se || !ss || !pe || !ps || kpt_pair_carry)
+		return;
+	now = bpf_ktime_get_ns();
+	/* each probe's hit counted, targeted and filtered as kpt_handle() would */
+	end_on = kpt_task_wanted(se, pid_tgid, cgid, ie);
+	if (end_on)
+		se->hits++;
+	start_on = kpt_task_wanted(ss, pid_tgid, cgid, is);
+	if (start_on)
+		ss->hits++;
+	ke = ks = (__u32)pid_tgid;
+	end_on = end_on && !kpt_pair_direct_key(ctx, KPT_CTX_TP, pe, se, &ke);
+	start_on = start_on && !kpt_pair_direct_key(ctx, KPT_CTX_TP, ps, ss, &ks);
+	if (end_on) {
+		pk.probe = pe->agg.lat_peer;
+		pk.w32 = (__u32)ke;
+		pk.w[0] = ke;
+		ts = bpf_map_lookup_elem(&kpt_pairs, &pk);
+		if (!ts) {
+			se->unmatched++;
+		} else {
+			d = now > *ts ? now - *ts : 0;
+			if (start_on && ks == ke && ps->agg.lat_peer == pk.probe) {
+				*ts = now;
+				start_on = false;
+			} else {
+				bpf_map_delete_elem(&kpt_pairs, &pk);
+			}
+			kpt_hist_unkeyed(pe, d, se);
+		}
+	}
+	if (!start_on)
+		return;
+	pk.probe = ps->agg.lat_peer;
+	pk.w32 = (__u32)ks;
+	pk.w[0] = ks;
+	if (bpf_map_update_elem(&kpt_pairs, &pk, &now, BPF_NOEXIST)) {
+		kpt_pair_replaced(ps, &pk, ss);
+		bpf_map_update_elem(&kpt_pairs, &pk, &now, BPF_ANY);
 	}
 }
 
@@ -250,15 +356,18 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
  * has no probe).
  * may_direct: the program may take kpt_dh or kpt_ds, every program but
  * trampoline slots 1-15 (a run of one probe uses slot 0, and copies in the
- * others would be resident object); dh: kpt_dh's first word, 0 where not
+ * others would be resident object); pair_direct: the program makes a
+ * direct pair's start or end inline (kpt_tp2, the one program that serves
+ * them on classic tracepoints: the others lay out without the code); dh:
+ * kpt_dh's first word, 0 where not
  * may_direct; dh_on: its "on", computed once by the caller, which uses it
  * too (computed twice, clang lays the handler out with more instructions).
  * idx: the probe's index, by address: the key of one stack slot for every
  * lookup.
  */
 static __always_inline struct kpt_probe_entry *
-kpt_fast_paths(void *ctx, int kind, bool may_direct, __u64 dh, bool dh_on, const __u32 *idx,
-	       struct kpt_stats *st, __u64 pid_tgid)
+kpt_fast_paths(void *ctx, int kind, bool may_direct, bool pair_direct, __u64 dh, bool dh_on,
+	       const __u32 *idx, struct kpt_stats *st, __u64 pid_tgid)
 {
 	struct kpt_probe_entry *p;
 
@@ -278,10 +387,19 @@ kpt_fast_paths(void *ctx, int kind, bool may_direct, __u64 dh, bool dh_on, const
 	if (KPT_USES(DIRECT) && (p->flags & KPT_PF_DIRECT)) {
 		__u64 v = 0;
 
+		if (pair_direct && (p->agg.action == KPT_ACT_PAIR_START ||
+				    p->agg.action == KPT_ACT_PAIR_END)) {
+			v = (__u32)pid_tgid;
+			if (!kpt_pair_direct_key(ctx, kind, p, st, &v))
+				kpt_pair_direct(p, st, v);
+			return NULL;
+		}
+
 		if (p->agg.action == KPT_ACT_HIST && kpt_direct_value(ctx, kind, p, &v)) {
 			st->faults++;
 			return NULL;
 		}
+
 		/* kptrace why: a return's value, for its log and the root's
 		 * condition. Never in a tracepoint's program: a read of the
 		 * registers' %ax there is past a small record's end, and the

@@ -143,12 +143,13 @@ static __always_inline struct kpt_rec_hdr *kpt_rec_header(void *ctx, int kind,
  * window (kpt_stopped) and kptrace's own left out, targeting, the hit
  * counted, one call to the fast paths, then the context copied, the
  * record's header, a return's entry arguments, the filter, the fetches and
- * the probe's action. may_direct: see kpt_fast_paths(); then: 1 + the probe, where
+ * the probe's action. may_direct, pair_direct: see kpt_fast_paths(); then: 1 + the probe, where
  * the attachment's is not it (kpt_tp2). The steps stay
  * inline here: split further, clang lays the programs out with more
  * instructions (bench/README.md).
  */
-static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct, __u32 then)
+static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct, bool pair_direct,
+				      __u32 then)
 {
 	/* a direct histogram's parameters, one load (kpt_hist_direct()) */
 	__u64 dh = may_direct ? *(const volatile __u64 *)&kpt_dh : 0;
@@ -182,7 +183,8 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct, __u3
 			kpt_why_root_enter(idx, (__u32)pid_tgid, true);
 		return 0;
 	}
-	p = kpt_fast_paths(ctx, kind, may_direct, dh, KPT_DH_BYTE(dh, on), &idx, st, pid_tgid);
+	p = kpt_fast_paths(ctx, kind, may_direct, pair_direct, dh, KPT_DH_BYTE(dh, on), &idx, st,
+			   pid_tgid);
 	if (!p)
 		return 0;
 	/* a run of direct probes only: the verifier drops the rest */
@@ -267,7 +269,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct, __u3
 SEC("kprobe")
 int kpt_entry(struct pt_regs *ctx)
 {
-	return kpt_handle(ctx, KPT_CTX_REGS, true, 0);
+	return kpt_handle(ctx, KPT_CTX_REGS, true, false, 0);
 }
 
 /*
@@ -281,7 +283,7 @@ int kpt_entry(struct pt_regs *ctx)
 SEC("tracepoint")
 int kpt_tp(void *ctx)
 {
-	kpt_handle(ctx, KPT_CTX_TP, true, 0);
+	kpt_handle(ctx, KPT_CTX_TP, true, false, 0);
 	return KPT_TP_PASS;
 }
 
@@ -290,7 +292,7 @@ int kpt_tp(void *ctx)
 	SEC("tp_btf")						\
 	int kpt_tpbtf##n(__u64 *ctx)				\
 	{							\
-		return kpt_handle(ctx, KPT_CTX_TPBTF + n, false, 0);	\
+		return kpt_handle(ctx, KPT_CTX_TPBTF + n, false, false, 0);	\
 	}
 KPT_TPBTF(0) KPT_TPBTF(1) KPT_TPBTF(2) KPT_TPBTF(3)
 KPT_TPBTF(4) KPT_TPBTF(5) KPT_TPBTF(6) KPT_TPBTF(7)
@@ -298,16 +300,24 @@ KPT_TPBTF(4) KPT_TPBTF(5) KPT_TPBTF(6) KPT_TPBTF(7)
 /*
  * Two definitions on one tracepoint (latency's two ends at sched_switch):
  * one attachment does both, the cookie's probe then the one in its upper
- * half (an end's work, then the next start's): one program run a hit.
+ * half (an end's work, then the next start's): one program run a hit; a
+ * direct pair's two in one go (kpt_pair_both()). It also serves each
+ * direct --from/--to probe on a tracepoint, its start or end made inline.
  */
 SEC("tracepoint")
 int kpt_tp2(void *ctx)
 {
-	__u32 then = kpt_no_cookie ? 0 : bpf_get_attach_cookie(ctx) >> 32;
+	__u64 c;
 
-	kpt_handle(ctx, KPT_CTX_TP, true, 0);
-	if (then)
-		kpt_handle(ctx, KPT_CTX_TP, true, then);
+	if (KPT_USES(DIRECT) && kpt_dp.on) {
+		kpt_pair_both(ctx);
+		return KPT_TP_PASS;
+	}
+	/* the cookie read once for both probes: a helper call each */
+	c = kpt_no_cookie ? 0 : bpf_get_attach_cookie(ctx);
+	kpt_handle(ctx, KPT_CTX_TP, true, true, kpt_no_cookie ? 0 : (__u32)c + 1);
+	if (c >> 32)
+		kpt_handle(ctx, KPT_CTX_TP, true, true, c >> 32);
 	return KPT_TP_PASS;
 }
 
@@ -316,7 +326,7 @@ int kpt_tp2(void *ctx)
 SEC("kprobe.multi")
 int kpt_entry_multi(struct pt_regs *ctx)
 {
-	return kpt_handle(ctx, KPT_CTX_MULTI, true, 0);
+	return kpt_handle(ctx, KPT_CTX_MULTI, true, false, 0);
 }
 
 /* profile:hz:N: a CPU clock's samples on each CPU, the interrupted registers
@@ -324,7 +334,7 @@ int kpt_entry_multi(struct pt_regs *ctx)
 SEC("perf_event")
 int kpt_perf(struct bpf_perf_event_data *ctx)
 {
-	return kpt_handle(ctx, KPT_CTX_PERF, false, 0);
+	return kpt_handle(ctx, KPT_CTX_PERF, false, false, 0);
 }
 
 /*
@@ -337,7 +347,7 @@ int kpt_perf(struct bpf_perf_event_data *ctx)
 	SEC("fentry")						\
 	int kpt_tramp##n(__u64 *ctx)				\
 	{							\
-		return kpt_handle(ctx, KPT_CTX_TRAMP, n == 0, 0);	\
+		return kpt_handle(ctx, KPT_CTX_TRAMP, n == 0, false, 0);	\
 	}
 KPT_TRAMP(0) KPT_TRAMP(1) KPT_TRAMP(2) KPT_TRAMP(3)
 KPT_TRAMP(4) KPT_TRAMP(5) KPT_TRAMP(6) KPT_TRAMP(7)

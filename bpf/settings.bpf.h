@@ -86,9 +86,11 @@ const volatile __u32 kpt_page_shift = 12;	/* vm_pgoff's unit: the kernel's page 
 const volatile __u64 kpt_regs_mask = ~0ull;	/* arm64 has 34 */
 
 /* The fast paths (direct.bpf.h): a direct stream, or size 0; a direct
- * histogram, or on 0 (include/kptrace.h). */
+ * histogram, or on 0 (include/kptrace.h); a direct pair, or on 0. */
 const volatile struct kpt_direct_stream kpt_ds = {};
 const volatile struct kpt_direct_hist kpt_dh = {};
+/* A direct pair on one tracepoint (kpt_tp2), or on 0. */
+const volatile struct kpt_direct_pair kpt_dp = {};
 
 /*
  * The largest argument count, dereference chain and array of the run's

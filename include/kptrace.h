@@ -320,10 +320,12 @@ enum kpt_action {
 #define KPT_PAIR_CPU	0xff
 
 /* A pair's key in kpt_pairs: its group's first start probe and the --key
- * values (or the thread); the map's key is only as long as the words used. */
+ * values (or the thread); the map's key is only as long as the words used,
+ * and where each key is one value of 32 bits at most (the thread, the cpu,
+ * a pid), it ends after w32, w[0]'s low half: each lookup hashes it all. */
 struct kpt_pair_key {
 	__u32 probe;
-	__u32 pad;
+	__u32 w32;
 	__u64 w[KPT_PAIR_KEYS];
 };
 
@@ -565,6 +567,21 @@ struct kpt_direct_hist {
 };
 _Static_assert(__builtin_offsetof(struct kpt_direct_hist, fcmp) == 7,
 	       "KPT_DH_FILTER is the sign bit of the first word");
+
+/*
+ * A direct pair on one tracepoint (the loader's kpt_dp): a run of a
+ * KPT_PF_DIRECT --to end and the --from start it pairs with, both on one
+ * classic tracepoint (sched_switch at both ends). kpt_tp2 does both in one
+ * go, the end then the start, with one clock read; where both take the same
+ * key, the end's entry is the start's too, rewritten in place. Set by
+ * plan_direct_pair(); on 0: the two through kpt_handle().
+ */
+struct kpt_direct_pair {
+	__u8 on;
+	__u8 pad[3];
+	__u32 end;		/* the --to probe's index */
+	__u32 start;		/* the --from probe's */
+};
 
 /*
  * latency --pmu: perf_event counters read at each call's entry and return.

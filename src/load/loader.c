@@ -287,8 +287,10 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
 	size_keyed(skel->maps.kpt_edata, o->plan.edata, o->max_keys);
 	size_keyed(skel->maps.kpt_pairs, o->plan.pairs, o->max_keys);
 	/* the probe and the words the key uses: each lookup hashes all of it */
-	bpf_map__set_key_size(skel->maps.kpt_pairs, (uint32_t)(offsetof(struct kpt_pair_key, w) +
-			      8 * (o->plan.pair_words > 0 ? o->plan.pair_words : 1)));
+	bpf_map__set_key_size(skel->maps.kpt_pairs, o->plan.pair_narrow ?
+			      (uint32_t)offsetof(struct kpt_pair_key, w) :
+			      (uint32_t)(offsetof(struct kpt_pair_key, w) +
+					 8 * (o->plan.pair_words > 0 ? o->plan.pair_words : 1)));
 	bpf_map__set_value_size(skel->maps.kpt_pairs, o->plan.pair_carry ? sizeof(struct kpt_pair_val)
 				: sizeof(__u64));
 	size_keyed(skel->maps.kpt_procs, o->target_set, o->max_keys);
@@ -344,8 +346,9 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 	for (i = 0; i < nprobes; i++) {
 		const struct ev_desc *ev = &o->evs[i];
 
-		use_tp |= ev->kind == SPEC_TRACEPOINT && !ev->tpbtf && tp_partner(ev, nprobes) < 0;
-		use_tp2 |= tp_partner(ev, nprobes) >= 0;
+		use_tp |= ev->kind == SPEC_TRACEPOINT && !ev->tpbtf && tp_partner(ev, nprobes) < 0 &&
+			  !ev->pair_direct;
+		use_tp2 |= tp_partner(ev, nprobes) >= 0 || ev->pair_direct;
 		use_perf |= ev->kind == SPEC_PROFILE;
 		use_multi |= ev->multi;
 		use_entry |= !ev->multi && !ev->tramp && ev->kind != SPEC_TRACEPOINT &&
@@ -423,6 +426,9 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 		memcpy((void *)&skel->rodata->kpt_ds, &o->plan.ds, sizeof(o->plan.ds));
 		memcpy((void *)&skel->rodata->kpt_dh, &o->plan.dh, sizeof(o->plan.dh));
 	}
+	/* a pair on one tracepoint: kpt_tp2 does both probes' work in one go */
+	if (!skel->rodata->kpt_no_cookie)
+		memcpy((void *)&skel->rodata->kpt_dp, &o->plan.dp, sizeof(o->plan.dp));
 	/* wake the consumer at an eighth full: no wakeup per event, no drop for want of one */
 	skel->rodata->kpt_wakeup_bytes = ring / 8;
 	if (o->target_comm)
@@ -1421,8 +1427,8 @@ static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev)
 	if (ev->index >= 0 && ev->index < ld->nprobes && ld->tramp[ev->index])
 		return ld->tramp[ev->index];
 	if (ev->kind == SPEC_TRACEPOINT)
-		return tp_partner(ev, ld->nprobes) >= 0 ? ld->skel->progs.kpt_tp2 :
-							  ld->skel->progs.kpt_tp;
+		return tp_partner(ev, ld->nprobes) >= 0 || ev->pair_direct ? ld->skel->progs.kpt_tp2 :
+									   ld->skel->progs.kpt_tp;
 	if (ev->kind == SPEC_PROFILE)
 		return ld->skel->progs.kpt_perf;
 	return ev->multi ? ld->skel->progs.kpt_entry_multi : ld->skel->progs.kpt_entry;

@@ -84,6 +84,9 @@ struct ev_desc {
 	 * (modes.c), 0: none; pair_start: it starts the clock */
 	int pair_group;
 	bool pair_start;
+	/* a direct --from/--to probe on a classic tracepoint: kpt_tp2 serves
+	 * it (plan.c) */
+	bool pair_direct;
 	bool kstack, ustack;	/* -K/-U: its records end with the stacks */
 	uint16_t kstack_show;	/* -K DEPTH: the frames printed, below the tracing's own */
 	struct ev_target target;

@@ -446,8 +446,13 @@ static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps
 	else if (e->agg.action == KPT_ACT_WHY)
 		fprintf(f, "why: its arguments fetched%s, kept at the start of the thread's log of "
 			"the root's call\n", e->pre.nops || e->post.nops ? " and filtered" : "");
+	else if ((e->flags & KPT_PF_DIRECT) && pl->dp.on)
+		fprintf(f, "latency: timed straight from the context, no record built, the end "
+			"and the next start in one go%s\n", e->post.nops ?
+			", the filter's one comparison from the context too" : "");
 	else if (e->flags & KPT_PF_DIRECT)
-		fprintf(f, "latency: timed straight from the context, no record built\n");
+		fprintf(f, "latency: timed straight from the context, no record built%s\n",
+			e->post.nops ? ", the filter's one comparison from the context too" : "");
 	else if (pl->ds.size)
 		fprintf(f, "stream: the record written straight from the registers into the "
 			"ring buffer, no copy\n");

@@ -8,6 +8,7 @@
 #include "prepare/backend.h"
 #include "prepare/filter.h"
 #include "prepare/plan.h"
+#include "sys/kfeat.h"
 
 /* Where the value of f is, as kpt_agg.direct; -1 if not as it is in the context. */
 static int direct_source(const struct sysinfo *si, const struct kpt_fetch *f)
@@ -75,10 +76,11 @@ void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 	e->flags &= ~KPT_PF_DIRECT;
 	if (e->agg.nkeys || (e->flags & KPT_PF_EDATA))
 		return;
-	/* a filter: only a histogram's, whose rejected hits leave nothing behind
-	 * (a latency's start must push its depth all the same) */
+	/* a filter: only a histogram's or a pair's, whose rejected hits leave
+	 * nothing behind (a latency's start must push its depth all the same) */
 	if (e->pre.nops || e->post.nops) {
-		fsrc = e->agg.action == KPT_ACT_HIST ? direct_filter(si, e) : -1;
+		fsrc = e->agg.action == KPT_ACT_HIST || e->agg.action == KPT_ACT_PAIR_START ||
+		       e->agg.action == KPT_ACT_PAIR_END ? direct_filter(si, e) : -1;
 		if (fsrc < 0)
 			return;
 	}
@@ -99,9 +101,18 @@ void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 		break;
 	case KPT_ACT_PAIR_START:
 	case KPT_ACT_PAIR_END:
-		/* paired by the thread: no argument read */
-		if (e->agg.npair)
+		/* keyed by the thread, or on a tracepoint (kpt_tp2) by the cpu or
+		 * one field, and filtered by one comparison of a field */
+		if (e->agg.npair > 1 ||
+		    ((e->agg.npair || e->post.nops) && !(e->flags & KPT_PF_TP)))
 			return;
+		if (e->agg.npair && e->agg.pair_argi[0] != KPT_PAIR_CPU) {
+			if (e->agg.pair_argi[0] >= e->nargs)
+				return;
+			src = direct_source(si, &e->args[e->agg.pair_argi[0]]);
+			if (!direct_fits(src, e))
+				return;
+		}
 		break;
 	case KPT_ACT_WHY:
 		/* a return's %ax, no argument read; the root's entry arguments
@@ -184,6 +195,41 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
 			dh->ftp_size = (uint32_t)f->imm;
 		}
 	}
+	return true;
+}
+
+/*
+ * Whether a direct --from/--to probe on ev goes through kpt_tp2, which
+ * makes its start or end inline and takes its key or filter from the
+ * record: a classic tracepoint's, where the kernel has BPF cookies (kpt_tp2
+ * tells its probe by its cookie, as two on one tracepoint need).
+ */
+static bool pair_on_tp2(const struct ev_desc *ev)
+{
+	return ev->kind == SPEC_TRACEPOINT && !ev->tpbtf && kfeat_cookies();
+}
+
+bool plan_direct_pair(const struct probeset *ps, struct kpt_direct_pair *dp)
+{
+	const struct kpt_probe_entry *e = ps->ents;
+	const struct ev_desc *a = &ps->evs[0], *b = &ps->evs[1];
+	int end;
+
+	memset(dp, 0, sizeof(*dp));
+	if (ps->n != 2 || !pair_on_tp2(a) || !pair_on_tp2(b) ||
+	    strcmp(a->target.tp_system, b->target.tp_system) ||
+	    strcmp(a->target.tp_event, b->target.tp_event))
+		return false;
+	end = e[0].agg.action == KPT_ACT_PAIR_END ? 0 : 1;
+	if (e[end].agg.action != KPT_ACT_PAIR_END || e[!end].agg.action != KPT_ACT_PAIR_START ||
+	    e[end].agg.lat_peer != (uint32_t)!end || e[!end].agg.lat_peer != (uint32_t)!end)
+		return false;
+	if (!(e[0].flags & e[1].flags & KPT_PF_DIRECT) ||
+	    ((e[0].flags | e[1].flags) & KPT_PF_ANY_TASK))
+		return false;
+	dp->on = 1;
+	dp->end = (uint32_t)end;
+	dp->start = (uint32_t)!end;
 	return true;
 }
 
@@ -335,7 +381,8 @@ static void own_stats(const struct kpt_opts *env, struct kpt_probe_entry *ents, 
 	for (i = 0; i < n && env->interval <= 0; i++) {
 		const struct kpt_agg *g = &ents[i].agg;
 
-		if (g->nkeys || (g->action != KPT_ACT_HIST && g->action != KPT_ACT_LAT_END))
+		if (g->nkeys || (g->action != KPT_ACT_HIST && g->action != KPT_ACT_LAT_END &&
+				 g->action != KPT_ACT_PAIR_END))
 			continue;
 		for (j = 0; j < n; j++)
 			if (j != i && ents[j].agg.group == g->group)
@@ -579,11 +626,36 @@ static bool direct_filter_kept(const struct probeset *ps, int i, struct plan *pl
 	return kpt_tp_word_at(f->param, (uint32_t)f->imm, t.tp_end) > 0;
 }
 
+/* Whether a --from/--to probe's key is one value of 32 bits at most: the thread, the cpu, a pid. */
+static bool pair_key_narrow(const struct kpt_probe_entry *e)
+{
+	const struct kpt_agg *g = &e->agg;
+
+	return !g->npair || (g->npair == 1 && (g->pair_argi[0] == KPT_PAIR_CPU ||
+					       (g->pair_argi[0] < e->nargs &&
+						e->args[g->pair_argi[0]].size <= 4)));
+}
+
+/*
+ * Whether direct probe i stays direct once its backend is chosen: a
+ * histogram's filter only as direct_filter_kept() says; a pair keyed or
+ * filtered by its record only through kpt_tp2 (pair_on_tp2()).
+ */
+static bool direct_kept(const struct probeset *ps, int i, struct plan *pl)
+{
+	const struct kpt_probe_entry *e = &ps->ents[i];
+
+	if (e->agg.action == KPT_ACT_PAIR_START || e->agg.action == KPT_ACT_PAIR_END)
+		return (!e->post.nops && !e->agg.npair) || pair_on_tp2(&ps->evs[i]);
+	return !e->post.nops || direct_filter_kept(ps, i, pl);
+}
+
 int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps, uint32_t npmu,
 	      struct plan *pl, char *msg, size_t msglen)
 {
 	struct kpt_probe_entry *ents = ps->ents;
 	int i, n = ps->n, err;
+	bool narrow = true;
 
 	memset(pl, 0, sizeof(*pl));
 	pl->budget = env->budget.pct > 0 || env->budget.rate;
@@ -611,10 +683,14 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		err = tp_at_most_two(ps, msg, msglen);
 	if (err)
 		return err;
-	for (i = 0; i < n; i++)
-		if ((ents[i].flags & KPT_PF_DIRECT) && ents[i].post.nops &&
-		    !direct_filter_kept(ps, i, pl))
+	for (i = 0; i < n; i++) {
+		if ((ents[i].flags & KPT_PF_DIRECT) && !direct_kept(ps, i, pl))
 			ents[i].flags &= ~KPT_PF_DIRECT;
+		ps->evs[i].pair_direct = (ents[i].flags & KPT_PF_DIRECT) &&
+					 (ents[i].agg.action == KPT_ACT_PAIR_START ||
+					  ents[i].agg.action == KPT_ACT_PAIR_END) &&
+					 pair_on_tp2(&ps->evs[i]);
+	}
 	for (i = 0; i < n; i++) {
 		/* latency by key (--by) aggregates in the keyed map; plain latency
 		 * needs only its entry times and depths */
@@ -623,6 +699,8 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		pl->latency |= ents[i].agg.action == KPT_ACT_LAT_START;
 		pl->pairs |= ents[i].agg.action == KPT_ACT_PAIR_START;
 		pl->pair_words = max_int(pl->pair_words, ents[i].agg.npair ? ents[i].agg.npair : 1);
+		if (ents[i].agg.action == KPT_ACT_PAIR_START || ents[i].agg.action == KPT_ACT_PAIR_END)
+			narrow = narrow && pair_key_narrow(&ents[i]);
 		pl->pair_carry |= ents[i].agg.action == KPT_ACT_PAIR_START && ents[i].agg.nkeys;
 		pl->any_task_ends |= !!(ents[i].flags & KPT_PF_ANY_TASK);
 		pl->cgroup_key |= keys_cgroup(&ents[i].agg);
@@ -639,12 +717,14 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		if (ps->evs[i].kind == SPEC_TRACEPOINT && !ps->evs[i].tpbtf)
 			tp_end_bound(&ps->p[i].res.tp, pl);
 	}
+	pl->pair_narrow = pl->pairs && narrow;
 	pl->tp_direct_word = tp_direct_word(ps->evs, ents, n, pl->tp_end);
 	/* a direct stream or histogram is a run of one probe */
 	if (n == 1 && !npmu)
 		plan_direct_stream(si, &ents[0], &pl->ds);
 	if (n == 1)
 		plan_direct_hist(&ents[0], &pl->dh);
+	plan_direct_pair(ps, &pl->dp);
 	/* --perfetto names each thread and process by the comm its calls had */
 	if (env->comm || pl->lat_emit)
 		pl->uses |= KPT_USE_COMM;

@@ -39,6 +39,7 @@ struct plan {
 	bool latency;		/* a latency pair: entry times and call depths */
 	bool pairs;		/* latency --from/--to: start times by key (kpt_pairs) */
 	int pair_words;		/* its key's words: --key's values, or the thread's one */
+	bool pair_narrow;	/* each key one value of 32 bits at most (kpt_pair_key.w32) */
 	bool pair_carry;	/* a start keeps key words for its end (--by of its fields) */
 	bool any_task_ends;	/* an end is KPT_PF_ANY_TASK */
 	bool cgroup_key;	/* a probe keys by cgroup or container */
@@ -66,6 +67,8 @@ struct plan {
 	struct kpt_direct_stream ds;
 	/* a run of one direct histogram, its parameters constants; on 0: not */
 	struct kpt_direct_hist dh;
+	/* a run of a direct end and its start on one tracepoint; on 0: not */
+	struct kpt_direct_pair dp;
 	/* a value may print as a kernel symbol: kallsyms is read before attaching */
 	bool wants_symbols;
 	struct stack_plan stacks;	/* -K/-U's depths, the stack-key maps */
@@ -95,8 +98,10 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
  * (e->agg.direct says which), unfiltered or filtered by one comparison of
  * such a value with a constant (e->agg.fdirect: plan_make() keeps that to
  * a direct histogram, kpt_dh), or the two halves of an unkeyed, unfiltered
- * latency; in both, no argument that can fault. plan_make() leaves out runs
- * whose options need the generic path (--comm, --pmu).
+ * latency, or a --from/--to start or end keyed by the thread, the cpu or
+ * one such value, unfiltered or filtered by one such comparison, with no
+ * --by; in all, no argument that can fault. plan_make() leaves out runs
+ * whose options need the generic path (--comm, --pmu, --over, --perfetto).
  */
 void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e);
 
@@ -116,6 +121,13 @@ bool plan_direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *
  * probe (a glob's histograms, one a function, read theirs from the table).
  */
 bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *dh);
+
+/*
+ * A run of two KPT_PF_DIRECT probes, a --to end and the --from start it
+ * pairs with, on one classic tracepoint, neither ending other tasks' starts
+ * (KPT_PF_ANY_TASK): fills *dp and returns true; else false, *dp zeroed.
+ */
+bool plan_direct_pair(const struct probeset *ps, struct kpt_direct_pair *dp);
 
 /*
  * The words of struct pt_regs (enum kpt_reg_word) e's arguments read, and

@@ -13,7 +13,7 @@ OUT=.output/tests/host/pairs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 19
+expect_checks 23
 B=$OUT/pairs_target
 gcc -O0 -g -static tests/host/pairs_target.c -o "$B" ||
 	gcc -O0 -g tests/host/pairs_target.c -o "$B" ||
@@ -39,22 +39,38 @@ hist_count() {
 		on && /^count / { print $2 + 0; exit }' "$1" | tr -d ,
 }
 
+# runqlat NAME DESC: 4 forks + 6 sleeps of the program's own (run by the
+# caller) = 10 pairs in NAME's run; a wakeup of a task not yet off its CPU
+# has no switch to end it: the next start under its pid replaces it, or it
+# stays open; each is said
+runqlat_check() {
+	local n r o m
+	n=$(hist_count "$OUT/$1.out" '@sched_wakeup|sched_wakeup_new->sched_switch:')
+	r=$(sed -n 's/.*, \([0-9]*\) --from starts NEVER ENDED.*/\1/p' "$OUT/$1.err")
+	o=$(sed -n 's/.*, \([0-9]*\) --from starts still open at the end.*/\1/p' "$OUT/$1.err")
+	m=$(not_run "$OUT/$1.err")
+	check "$2: 4 forks + 6 sleeps = 10 pairs (or starts replaced, or open, or not run): $n + ${r:-0} + ${o:-0} + $m" \
+		[ $((${n:-0} + ${r:-0} + ${o:-0})) -le 10 -a $((${n:-0} + ${r:-0} + ${o:-0} + m)) -ge 10 -a "${n:-0}" -ge 8 ]
+}
+
 # runqlat: both wakeups start the clock (a second --from adds, it does
-# not replace the first); 4 forks and 6 sleeps of the program's own
+# not replace the first)
 bg "$OUT/rq" latency -d 2 --key pid=next_pid \
 	--from 't:sched/sched_wakeup comm if comm == "pairs_target"' \
 	--from 't:sched/sched_wakeup_new comm if comm == "pairs_target"' \
 	--to 't:sched/sched_switch'
 "$B" wake
 wait $KP
-# a wakeup of a task not yet off its CPU has no switch to end it: the
-# next start under its pid replaces it, or it stays open; each is said
-n=$(hist_count "$OUT/rq.out" '@sched_wakeup|sched_wakeup_new->sched_switch:')
-r=$(sed -n 's/.*, \([0-9]*\) --from starts NEVER ENDED.*/\1/p' "$OUT/rq.err")
-o=$(sed -n 's/.*, \([0-9]*\) --from starts still open at the end.*/\1/p' "$OUT/rq.err")
-m=$(not_run "$OUT/rq.err")
-check "runqlat, sched_wakeup and sched_wakeup_new to sched_switch by pid=next_pid (fields unlisted): 4 forks + 6 sleeps = 10 pairs (or starts replaced, or open, or not run): $n + ${r:-0} + ${o:-0} + $m" \
-	[ $((${n:-0} + ${r:-0} + ${o:-0})) -le 10 -a $((${n:-0} + ${r:-0} + ${o:-0} + m)) -ge 10 -a "${n:-0}" -ge 8 ]
+runqlat_check rq "runqlat, sched_wakeup and sched_wakeup_new to sched_switch by pid=next_pid (fields unlisted)"
+
+# the same by the prio of the program run SCHED_FIFO 7 (99 - 7), each
+# definition filtered by one comparison of a field: direct pairs
+bg "$OUT/rqp" latency -d 2 --key pid=next_pid \
+	--from 't:sched/sched_wakeup if prio == 92' --from 't:sched/sched_wakeup_new if prio == 92' \
+	--to 't:sched/sched_switch if next_prio == 92'
+chrt -f 7 "$B" wake
+wait $KP
+runqlat_check rqp "runqlat filtered by prio, the direct pairs"
 
 # gethostlatency: two functions start, both returns end, by thread
 kpt latency --from "p:$B:lookup_a" --from "p:$B:lookup_b" --to "r:$B:lookup_a" \
@@ -91,51 +107,124 @@ sc3=$(hist_count "$OUT/sc3.out" '@sys_enter_getppid|sys_enter_getuid->sys_exit_g
 check "a glob on one side only: every start pairs with every end, nothing refused (getppid's 7 + getuid's 5: $sc3)" \
 	sh -c "! grep -q 'error' '$OUT/sc3.err' && [ '$sc3' = 7/5 ]"
 
-# cpudist: sched_switch at both ends (one program: the end, then the
-# start), by cpu; the reference: the kernel's own sched_switch events in an ftrace
-# instance, the switches in of the program followed by its switch out on
-# that CPU
+# the kernel's own sched_switch events, an ftrace instance's: ftrace_on
+# FILTER (empty: all) starts recording them, ftrace_off FILE stops and keeps them
 T=/sys/kernel/tracing
 [ -d $T/instances ] || T=/sys/kernel/debug/tracing
 I=$T/instances/kpt_pairs
-rmdir "$I" 2>/dev/null
-mkdir "$I" || env_fault "cannot make an ftrace instance at $I"
-echo 'prev_comm == "pairs_target" || next_comm == "pairs_target"' > "$I/events/sched/sched_switch/filter"
-echo 1 > "$I/options/record-tgid"
-echo 1 > "$I/events/sched/sched_switch/enable"
+ftrace_on() {
+	rmdir "$I" 2>/dev/null
+	mkdir "$I" || { env_fault "cannot make an ftrace instance at $I"; return 1; }
+	echo 8192 > "$I/buffer_size_kb"
+	[ -z "$1" ] || echo "$1" > "$I/events/sched/sched_switch/filter"
+	echo 1 > "$I/options/record-tgid"
+	echo 1 > "$I/events/sched/sched_switch/enable"
+}
+ftrace_off() {
+	echo 0 > "$I/events/sched/sched_switch/enable"
+	cat "$I/trace" > "$1"
+	cat "$I/per_cpu/cpu"*/stats | sed -n 's/^overrun: //p' | paste -sd+ | bc > "$1.overrun"
+	rmdir "$I"
+}
+# switch_pairs FTRACE FIELD VALUE: the slices of the tasks whose FIELD
+# (comm or prio) is VALUE as ftrace's buffer shows them: a switch in opens
+# one on its CPU, the next switch out of such a task there ends it; with
+# FIELD "any", every switch ends its CPU's open slice and opens the next,
+# and "LOW HIGH CPUS" are printed: the pairs between the trace's two marks
+# (the workload's run, inside kptrace's), all of them, and the CPUs with a
+# switch between the marks. kptrace leaves out its own hits: a switch from
+# one of its threads (the event is the previous task's: its tgid, where
+# ftrace recorded one, else its pid or its comm) neither ends nor starts.
+switch_pairs() {
+	python3 - "$1" "${KP_KPT:-0}" "$(basename "$KPT" | cut -c1-15)" "$2" "${3:-}" <<'PY'
+import re, sys
+path, kpt, kcomm, field, value = sys.argv[1:]
+open_on, pairs, marks, low, cpus = {}, 0, 0, 0, set()
+for line in open(path):
+    if "tracing_mark_write" in line:
+        marks += 1
+        continue
+    m = re.search(r"-\d+\s+\(\s*(\d+|-+)\)\s+\[(\d+)\].*prev_comm=(.*?) prev_pid=(\d+) "
+                  r"prev_prio=(\d+) .*next_comm=(.*?) next_pid=\d+ next_prio=(\d+)", line)
+    if not m:
+        continue
+    tgid, cpu, prev, prev_pid, prev_prio, nxt, next_prio = m.groups()
+    own = kpt in (tgid, prev_pid) or prev == kcomm
+    if field == "any":
+        if own:
+            continue
+        if open_on.get(cpu):
+            pairs += 1
+            low += open_on[cpu] == 1 and marks == 1
+        open_on[cpu] = 1 if marks == 1 else 2
+        if marks == 1:
+            cpus.add(cpu)
+        continue
+    prev_v, next_v = (prev, nxt) if field == "comm" else (prev_prio, next_prio)
+    # a start (switch in) stays open until an end on its CPU closes it
+    if prev_v == value and open_on.get(cpu):
+        pairs += 1
+        open_on[cpu] = False
+    if next_v == value:
+        open_on[cpu] = not own
+print("%d %d %d" % (low, pairs, len(cpus)) if field == "any" else pairs)
+PY
+}
+
+# cpudist: sched_switch at both ends (one program: the end, then the
+# start), by cpu; the reference: the kernel's own sched_switch events in an
+# ftrace instance, the switches in of the program followed by its switch
+# out on that CPU. By comm (kpt_handle() for each end), then by the prio of
+# the program run SCHED_FIFO 7 (99 - 7: one comparison of a field, the
+# direct pair), then unfiltered (the direct pair: bench/pairbench.py's).
+ftrace_on 'prev_comm == "pairs_target" || next_comm == "pairs_target"' || exit
 bg "$OUT/cd" latency -d 2 --key cpu \
 	--from 't:sched/sched_switch if next_comm == "pairs_target"' \
 	--to 't:sched/sched_switch if prev_comm == "pairs_target"'
 "$B" cpu > /dev/null
 wait $KP
-echo 0 > "$I/events/sched/sched_switch/enable"
-cat "$I/trace" > "$OUT/cd.ftrace"
-rmdir "$I"
-want=$(python3 - "$OUT/cd.ftrace" "${KP_KPT:-0}" "$(basename "$KPT" | cut -c1-15)" <<'PY'
-import re, sys
-open_on, pairs = {}, 0
-for line in open(sys.argv[1]):
-    m = re.search(r"-\d+\s+\(\s*(\d+|-+)\)\s+\[(\d+)\].*prev_comm=(.*?) prev_pid=(\d+) .*next_comm=(.*?) next_pid=",
-                  line)
-    if not m:
-        continue
-    tgid, cpu, prev, prev_pid, nxt = m.groups()
-    # a start (switch in) stays open until an end on its CPU closes it
-    if prev == "pairs_target" and open_on.get(cpu):
-        pairs += 1
-        open_on[cpu] = False
-    # kptrace leaves out its own hits: a switch from one of its threads
-    # (the event is the previous task's: its tgid, where ftrace recorded
-    # one, else its pid or its comm) starts nothing
-    if nxt == "pairs_target":
-        open_on[cpu] = sys.argv[2] not in (tgid, prev_pid) and prev != sys.argv[3]
-print(pairs)
-PY
-)
+ftrace_off "$OUT/cd.ftrace"
+want=$(switch_pairs "$OUT/cd.ftrace" comm pairs_target)
 got=$(hist_count "$OUT/cd.out" '@sched_switch->sched_switch_to:')
 m=$(not_run "$OUT/cd.err")
 check "cpudist: sched_switch at both ends by cpu, the program's slices as ftrace's buffer shows them ($want; got ${got:-0}, $m hits not run)" \
 	[ "${want:-0}" -gt 0 -a "${got:-0}" -le "${want:-0}" -a $((${got:-0} + m)) -ge "${want:-0}" ]
+
+ftrace_on 'prev_prio == 92 || next_prio == 92' || exit
+bg "$OUT/cdp" latency -d 2 --key cpu --from 't:sched/sched_switch if next_prio == 92' \
+	--to 't:sched/sched_switch if prev_prio == 92'
+chrt -f 7 "$B" cpu > /dev/null
+wait $KP
+ftrace_off "$OUT/cdp.ftrace"
+want=$(switch_pairs "$OUT/cdp.ftrace" prio 92)
+got=$(hist_count "$OUT/cdp.out" '@sched_switch->sched_switch_to:')
+m=$(not_run "$OUT/cdp.err")
+$KPT latency --dry-run --key cpu --from 't:sched/sched_switch if next_prio == 92' \
+	--to 't:sched/sched_switch if prev_prio == 92' > "$OUT/cdp.dry" 2>&1
+check "cpudist filtered by prio, the direct pair: the program's slices as ftrace's buffer shows them ($want; got ${got:-0}, $m hits not run)" \
+	sh -c "[ '${want:-0}' -gt 0 -a '${got:-0}' -le '${want:-0}' -a $((${got:-0} + m)) -ge '${want:-0}' ] &&
+		grep -q 'in one go' '$OUT/cdp.dry'"
+
+# unfiltered: every switch on the machine; between the trace's marks
+# kptrace is attached, and the whole trace holds all it can have seen
+ftrace_on '' || exit
+bg "$OUT/cda" latency --key cpu --from t:sched/sched_switch --to t:sched/sched_switch
+echo kpt-pairs-begin > "$I/trace_marker"
+"$B" cpu > /dev/null
+sleep 1
+echo kpt-pairs-end > "$I/trace_marker"
+kill -INT "$KP_KPT" 2>/dev/null
+wait $KP
+ftrace_off "$OUT/cda.ftrace"
+read -r low high ncpu < <(switch_pairs "$OUT/cda.ftrace" any)
+got=$(hist_count "$OUT/cda.out" '@sched_switch->sched_switch_to:')
+m=$(not_run "$OUT/cda.err")
+u=$(sed -n 's/.*, \([0-9]*\) --to ends without their start.*/\1/p' "$OUT/cda.err")
+o=$(sed -n 's/.*, \([0-9]*\) --from starts still open at the end.*/\1/p' "$OUT/cda.err")
+check "cpudist unfiltered, the direct pair: the switches ftrace saw while kptrace ran ($low <= got ${got:-0} + $m not run, ${got:-0} <= $high; ftrace lost $(cat "$OUT/cda.ftrace.overrun"))" \
+	[ "$(cat "$OUT/cda.ftrace.overrun")" = 0 -a "${low:-0}" -gt 0 -a $((${got:-0} + m)) -ge "${low:-0}" -a "${got:-0}" -le "${high:-0}" ]
+check "cpudist unfiltered: one end without its start and one start open at the end per CPU that switched (ftrace: $ncpu of $(nproc); kptrace: ${u:-0} and ${o:-0})" \
+	[ "${u:-0}" -ge "${ncpu:-1}" -a "${u:-0}" -le "$(nproc)" -a "${o:-0}" -ge "${ncpu:-1}" -a "${o:-0}" -le "$(nproc)" ]
 check "a tracepoint at both ends: no 'File exists', no name clash" \
 	sh -c "! grep -qE 'File exists|already used' '$OUT/cd.err'"
 

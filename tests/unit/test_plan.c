@@ -9,6 +9,7 @@
 #include "check.h"
 #include "fake_system.h"
 #include "prepare/plan.h"
+#include "sys/kfeat.h"
 
 /* prepare() and plan_make() for env: 0, or the first's error. */
 static int plan_env(const struct kpt_opts *env, struct sysinfo *si, struct probeset *ps,
@@ -150,6 +151,61 @@ static void tracepoint(void)
 	done(&si, &ps);
 }
 
+/*
+ * --from/--to on one tracepoint: direct by the cpu or a field, filtered by
+ * one comparison at most, through kpt_tp2 (where the kernel has cookies,
+ * which kpt_tp2 tells its probes by), the end and the start in one go.
+ */
+static void pairs(void)
+{
+	/* defs: the starts, then the ends */
+	const char *defs[] = { "t:sched/sched_switch", "t:sched/sched_switch" };
+	struct kpt_opts env = { .mode = MODE_LATENCY, .defs = defs, .ndefs = 2, .from = defs,
+				.nfrom = 1, .to = defs + 1, .nto = 1, .pair_key = "cpu" };
+	bool tp2 = kfeat_cookies();
+	struct sysinfo si;
+	struct probeset ps;
+	struct plan pl;
+
+	CHECK_INT(plan_env(&env, &si, &ps, &pl), 0, "sched_switch at both ends by cpu");
+	CHECK_INT(ps.n, 2, "a start and an end");
+	CHECK(!!((ps.ents[0].flags & ps.ents[1].flags) & KPT_PF_DIRECT) == tp2 &&
+	      ps.evs[0].pair_direct == tp2 && ps.evs[1].pair_direct == tp2,
+	      "both direct through kpt_tp2 where the kernel has cookies");
+	CHECK(pl.dp.on == tp2 && (!tp2 || pl.dp.end != pl.dp.start), "the end and its start in one go");
+	CHECK(!tp2 || ps.ents[pl.dp.end].agg.action == KPT_ACT_PAIR_END, "the end first");
+	CHECK(pl.pair_narrow, "a cpu's key: 8 bytes");
+	CHECK(ps.ents[pl.dp.end].flags & KPT_PF_OWN_STATS, "the end keeps its own stats");
+	done(&si, &ps);
+
+	defs[0] = "t:sched/sched_switch if next_pid == 1";
+	defs[1] = "t:sched/sched_switch if prev_pid == 1";
+	CHECK_INT(plan_env(&env, &si, &ps, &pl), 0, "each filtered by one comparison");
+	CHECK(pl.dp.on == tp2, "still in one go");
+	done(&si, &ps);
+
+	defs[0] = "t:sched/sched_switch if next_pid == 1 && prev_pid != 0";
+	CHECK_INT(plan_env(&env, &si, &ps, &pl), 0, "a start filtered by two terms");
+	CHECK(!pl.dp.on && !(ps.ents[0].flags & KPT_PF_DIRECT) && !ps.evs[0].pair_direct,
+	      "two terms: the generic path, each probe its own");
+	done(&si, &ps);
+
+	defs[0] = "t:sched/sched_switch";
+	defs[1] = "t:sched/sched_switch";
+	env.pair_key = "prev_pid=next_pid";
+	CHECK_INT(plan_env(&env, &si, &ps, &pl), 0, "keyed by a field of each");
+	CHECK(pl.dp.on == tp2 && pl.pair_narrow, "in one go, a pid's key 8 bytes");
+	done(&si, &ps);
+
+	defs[1] = "t:sched/sched_switch prev_pid";
+	env.by = "prev_pid";
+	env.pair_key = "cpu";
+	CHECK_INT(plan_env(&env, &si, &ps, &pl), 0, "--by an end's field");
+	CHECK(!pl.dp.on && !((ps.ents[0].flags & ps.ents[1].flags) & KPT_PF_DIRECT),
+	      "--by: the generic path for the probe it keys");
+	done(&si, &ps);
+}
+
 int main(void)
 {
 	make_files();
@@ -157,6 +213,7 @@ int main(void)
 	direct_stream();
 	latency();
 	tracepoint();
+	pairs();
 	remove_files();
 	return check_report();
 }

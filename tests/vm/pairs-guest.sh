@@ -17,6 +17,11 @@ n=0
 for b in $BACKENDS; do n=$((n + 3)); done
 # without fentry's helpers its two runs are refused: one gated line each
 fentry_helpers || n=$((n - 1))
+# the direct pairs through kpt_tp2: a kernel with BPF cookies (5.15)
+case $KREL in
+[1-4].* | 5.[0-9].* | 5.1[0-4].*) TP2= ;;
+*) TP2=1; n=$((n + 2)) ;;
+esac
 echo "# expect $n ok"
 KPT="timeout -s KILL 120 /bin/kptrace"
 
@@ -91,4 +96,37 @@ for b in $BACKENDS; do
 	fi
 done
 kill $NCS 2>/dev/null
+
+# the direct pairs on tracepoints (kpt_tp2): by thread, dd's 100 one-byte
+# reads; sched_switch at both ends by cpu, the end and the next start in
+# one go, while two shell loops keep both CPUs switching: as many pairs as
+# its hits but the first of each CPU, which ended nothing, and each CPU's
+# last start open at the end
+if [ -n "$TP2" ]; then
+	$KPT latency --from t:syscalls/sys_enter_read --to t:syscalls/sys_exit_read \
+		-c "dd if=/dev/zero of=/dev/null bs=1 count=100" > $W/rd.out 2> $W/rd.err
+	rc=$?
+	c=$(sed -n 's/^count \([0-9]*\), sum.*/\1/p' $W/rd.out | head -n 1)
+	if [ $rc = 0 ] && [ "$c" = 100 ]; then
+		ok "sys_enter_read to sys_exit_read by thread, direct: dd's 100 reads = $c pairs"
+	else
+		bad "sys_enter_read to sys_exit_read by thread: exit $rc, $c pairs, want dd's 100: $(tail -c 300 $W/rd.err | tr "\n" " ")"
+	fi
+	for l in 1 2; do (i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done) & done
+	$KPT latency -d 2 --key cpu --from t:sched/sched_switch --to t:sched/sched_switch \
+		> $W/sw.out 2> $W/sw.err
+	rc=$?
+	wait
+	c=$(sed -n 's/^count \([0-9]*\), sum.*/\1/p' $W/sw.out | head -n 1)
+	h=$(sed -n 's/^sched\/sched_switch_to  *\([0-9]*\) .*/\1/p' $W/sw.err)
+	u=$(sed -n 's/.*, \([0-9]*\) --to ends without their start.*/\1/p' $W/sw.err)
+	o=$(sed -n 's/.*, \([0-9]*\) --from starts still open at the end.*/\1/p' $W/sw.err)
+	cpus=$(grep -c '^processor' /proc/cpuinfo)
+	if [ $rc = 0 ] && [ "${c:-0}" -gt 0 ] && [ $((${c:-0} + ${u:-0})) = "${h:-x}" ] &&
+	   [ "${u:-0}" -ge 1 ] && [ "${u:-0}" -le $cpus ] && [ "${o:-0}" = "${u:-0}" ]; then
+		ok "sched_switch at both ends by cpu, in one go: $c pairs of $h hits, $u CPUs' first switches ending nothing, $o starts open"
+	else
+		bad "sched_switch at both ends by cpu: exit $rc, $c pairs of $h hits, $u ends without a start, $o open, $cpus CPUs: $(tail -c 400 $W/sw.err | tr "\n" " ")"
+	fi
+fi
 echo "# done"
