@@ -227,10 +227,12 @@ struct kpt_fetch {
  * the targets choose its starts, and any task's hit may end one of them */
 #define KPT_PF_ANY_TASK	(1u << 9)
 /* kpt_agg.direct: argument register 0 to KPT_NR_REG_ARGS - 1 of the calling
- * convention, the return value's register (%ax, arm64's x0), or the
- * tracepoint field of the value's fetch */
+ * convention, the return value's register (%ax, arm64's x0), the
+ * tracepoint field of the value's fetch, or a tp_btf argument and its
+ * member chain (kpt_direct_hist's chain: a direct histogram's only) */
 #define KPT_DIRECT_AX		KPT_NR_REG_ARGS
 #define KPT_DIRECT_TPFIELD	(KPT_NR_REG_ARGS + 1)
+#define KPT_DIRECT_TPBTF	(KPT_NR_REG_ARGS + 2)
 
 /*
  * Filters: ftrace's event filter language compiled by src/prepare/filter.c into two
@@ -527,6 +529,22 @@ struct kpt_agg {
  */
 /* kpt_direct_hist.fcmp's flag: the first word's sign bit, a test the verifier drops whole */
 #define KPT_DH_FILTER	0x80
+/*
+ * KPT_DIRECT_TPBTF: TP_PROTO's argument (a word of the tp_btf context),
+ * then plain loads through the BTF-typed pointers it leads to, each of
+ * which the verifier checks against the kernel's BTF at its constant
+ * offset: nhops pointers, then the value's size bytes at off (size 0: the
+ * argument itself).
+ */
+#define KPT_DH_HOPS	4
+struct kpt_dh_chain {
+	__u8 word;
+	__u8 nhops;
+	__u8 size;
+	__u8 same;		/* the filter's: 1 where it is the value's chain, loaded once */
+	__u32 off;
+	__u32 hop[KPT_DH_HOPS];
+};
 struct kpt_direct_hist {
 	__u8 on;
 	__u8 direct;		/* KPT_DIRECT_*, as kpt_agg.direct */
@@ -547,6 +565,8 @@ struct kpt_direct_hist {
 	__u32 ftp_off;		/* the filter's KPT_DIRECT_TPFIELD */
 	__u32 ftp_size;
 	__s64 fimm;		/* the filter's constant */
+	struct kpt_dh_chain chain;	/* KPT_DIRECT_TPBTF: the value's */
+	struct kpt_dh_chain fchain;	/* and the filter's */
 };
 _Static_assert(__builtin_offsetof(struct kpt_direct_hist, fcmp) == 7,
 	       "KPT_DH_FILTER is the sign bit of the first word");

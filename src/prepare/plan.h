@@ -66,6 +66,8 @@ struct plan {
 	struct kpt_direct_stream ds;
 	/* a run of one direct histogram, its parameters constants; on 0: not */
 	struct kpt_direct_hist dh;
+	/* a tp_btf histogram left to the generic path: why, for --dry-run ("" if none) */
+	char tpbtf_not[192];
 	/* a value may print as a kernel symbol: kallsyms is read before attaching */
 	bool wants_symbols;
 	struct stack_plan stacks;	/* -K/-U's depths, the stack-key maps */
@@ -116,6 +118,14 @@ bool plan_direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *
  * probe (a glob's histograms, one a function, read theirs from the table).
  */
 bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *dh);
+
+/*
+ * A run of one tp_btf direct histogram back on the generic path, where the
+ * kernel refused to load it: it types some tracepoints' pointer arguments
+ * as scalars (ones that may hold an error or a flag: btf_ctx_access()),
+ * which no BTF in user space says. False if the plan has none.
+ */
+bool plan_tpbtf_undo(struct probeset *ps, struct plan *pl);
 
 /*
  * The words of struct pt_regs (enum kpt_reg_word) e's arguments read, and
