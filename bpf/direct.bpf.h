@@ -92,10 +92,10 @@ static __always_inline int kpt_direct_load(void *ctx, int kind, __u32 direct, __
 		p = *(const __u64 *)(p + c->hop[i]);		\
 		barrier_var(p);					\
 	}
-_Static_assert(KPT_DH_HOPS == 4, "one KPT_TPBTF_HOP() a hop");
+_Static_assert(KPT_DC_HOPS == 4, "one KPT_TPBTF_HOP() a hop");
 
-static __always_inline int kpt_tpbtf_chain(const __u64 *ctx, const volatile struct kpt_dh_chain *c,
-					   __u64 *v)
+static __always_inline int kpt_tpbtf_chain(const __u64 *ctx,
+					   const volatile struct kpt_direct_chain *c, __u64 *v)
 {
 	/* each member loaded once (volatile: every read is a load) */
 	__u32 nhops = c->nhops, size = c->size, off = c->off;
@@ -281,6 +281,27 @@ KPT_GLOBAL(int, kpt_direct,
 	}
 }
 
+/* A tp_btf direct stream's values (kpt_ds's chains) into its record h. */
+static __always_inline void kpt_stream_tpbtf(__u64 *ctx, struct kpt_stats *st,
+					     struct kpt_rec_hdr *h)
+{
+	__u64 x;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < KPT_DS_MAX_ARGS; i++) {
+		if (i >= kpt_ds.nargs)
+			break;
+		x = 0;
+		if (kpt_tpbtf_chain(ctx, &kpt_ds.chain[i], &x)) {
+			/* a NULL on the way: the generic path's fault, its slot 0 */
+			*((__u8 *)h + KPT_HDR_SIZE) |= 1 << i;
+			st->faults++;
+		}
+		kpt_store_sized((void *)h + kpt_ds.args[i].slot, kpt_ds.args[i].size, x);
+	}
+}
+
 /*
  * A direct stream's hit (kpt_ds): the record reserved in the ring buffer at
  * its size, known to the verifier, and written there, where the generic
@@ -306,6 +327,8 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 	h->ts = now;
 	if (kind == KPT_CTX_TRAMP)
 		h->ip = kpt_tramp_ip(ctx, kpt_ds.flags & KPT_PF_RETURN);
+	else if (KPT_CTX_IS_TPBTF(kind))
+		h->ip = 0;	/* a tracepoint's none, as the generic path's */
 	else
 		h->ip = kpt_probed_ip(ctx, kind, kpt_ds.flags,
 				      PT_REGS_IP((const struct kpt_regs *)ctx));
@@ -322,10 +345,12 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 		return 0;
 	}
 	if (kpt_ds.nargs)
-		*((__u8 *)h + KPT_HDR_SIZE) = 0;	/* the fault bitmap: none can fault */
+		*((__u8 *)h + KPT_HDR_SIZE) = 0;	/* the fault bitmap: none yet */
+	if (KPT_CTX_IS_TPBTF(kind))
+		kpt_stream_tpbtf(ctx, st, h);
 	/* unrolled: each argument's slot, size and register a constant */
 #pragma unroll
-	for (i = 0; i < KPT_DS_MAX_ARGS; i++) {
+	for (i = 0; i < KPT_DS_MAX_ARGS && !KPT_CTX_IS_TPBTF(kind); i++) {
 		if (i >= kpt_ds.nargs)
 			break;
 		kpt_store_sized((void *)h + kpt_ds.args[i].slot, kpt_ds.args[i].size,
@@ -360,8 +385,8 @@ kpt_fast_paths(void *ctx, int kind, bool may_direct, __u64 dh, bool dh_on, const
 		kpt_hist_direct(ctx, kind, st, dh);
 		return NULL;
 	}
-	/* never a tracepoint's: its context is no registers */
-	if (may_direct && kind != KPT_CTX_TP && !KPT_CTX_IS_TPBTF(kind) && kpt_ds.size) {
+	/* never a classic tracepoint's: its context is a record, no registers */
+	if (may_direct && kind != KPT_CTX_TP && kpt_ds.size) {
 		kpt_stream_direct(ctx, kind, st, pid_tgid);
 		return NULL;
 	}

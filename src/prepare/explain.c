@@ -453,6 +453,9 @@ static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps
 			"the root's call\n", e->pre.nops || e->post.nops ? " and filtered" : "");
 	else if (e->flags & KPT_PF_DIRECT)
 		fprintf(f, "latency: timed straight from the context, no record built\n");
+	else if (pl->ds.size && ps->evs[i].tpbtf)
+		fprintf(f, "stream: the record written straight from TP_PROTO's arguments into "
+			"the ring buffer, no copy, each load checked by the verifier against BTF\n");
 	else if (pl->ds.size)
 		fprintf(f, "stream: the record written straight from the registers into the "
 			"ring buffer, no copy\n");

@@ -80,14 +80,14 @@ static int direct_filter(const struct sysinfo *si, const struct kpt_probe_entry 
 }
 
 /* A KPT_DIRECT_TPBTF value's loads (bpf/direct.bpf.h's kpt_tpbtf_chain()) from its fetch. */
-static void tpbtf_chain_of(const struct kpt_fetch *f, struct kpt_dh_chain *c)
+static void tpbtf_chain_of(const struct kpt_fetch *f, struct kpt_direct_chain *c)
 {
 	int i;
 
 	memset(c, 0, sizeof(*c));
 	c->word = (uint8_t)f->param;
 	c->nhops = f->nderef;
-	for (i = 0; i < f->nderef && i < KPT_DH_HOPS; i++)
+	for (i = 0; i < f->nderef && i < KPT_DC_HOPS; i++)
 		c->hop[i] = (uint32_t)f->off[i];
 	if (f->store == KPT_ST_MEM) {
 		c->size = f->size;
@@ -118,7 +118,7 @@ static const char *tpbtf_value_not(const struct ev_desc *ev, const struct kpt_pr
 		return "a bitfield, which the direct loads do not cut out";
 	if (!a || !a->btf_load)
 		return a && a->btf_not ? a->btf_not : "offsets that BTF does not type";
-	if (f->nderef > KPT_DH_HOPS)
+	if (f->nderef > KPT_DC_HOPS)
 		return "more pointers to follow than the direct loads take";
 	for (i = 0; i < f->nderef; i++)
 		if (f->off[i] < 0 || f->off[i] > INT32_MAX)
@@ -237,6 +237,41 @@ bool plan_direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *
 		ds->args[i].reg = (uint8_t)src;
 		ds->args[i].size = f->size;
 		ds->args[i].slot = f->slot;
+	}
+	ds->nargs = e->nargs;
+	ds->flags = e->flags;
+	ds->size = e->fixed_size;
+	return true;
+}
+
+/*
+ * A tp_btf stream written straight from TP_PROTO's arguments (kpt_ds, as
+ * plan_direct_stream()'s registers): a run of one printing probe, no
+ * filter, every argument a tpbtf_value_not() value in its fixed slot.
+ */
+static bool plan_tpbtf_stream(const struct ev_desc *ev, const struct kpt_probe_entry *e,
+			      struct kpt_direct_stream *ds)
+{
+	int i;
+
+	memset(ds, 0, sizeof(*ds));
+	if (!ev->tpbtf || e->agg.action != KPT_ACT_PRINT || e->pre.nops || e->post.nops ||
+	    (e->flags & (KPT_PF_EDATA | KPT_PF_KSTACK | KPT_PF_USTACK)) ||
+	    e->nargs > KPT_DS_MAX_ARGS || e->fixed_size < KPT_HDR_SIZE ||
+	    e->fixed_size > KPT_FIXED_MAX)
+		return false;
+	for (i = 0; i < e->nargs; i++) {
+		const struct kpt_fetch *f = &e->args[i];
+
+		/* after the fault bitmap (one byte, which the handler writes),
+		 * inside the record */
+		if (tpbtf_value_not(ev, e, i) || f->slot < KPT_HDR_SIZE + 1 ||
+		    f->slot + f->size > e->fixed_size)
+			return false;
+		ds->args[i].reg = KPT_DIRECT_TPBTF;
+		ds->args[i].size = f->size;
+		ds->args[i].slot = f->slot;
+		tpbtf_chain_of(f, &ds->chain[i]);
 	}
 	ds->nargs = e->nargs;
 	ds->flags = e->flags;
@@ -398,13 +433,18 @@ bool plan_tpbtf_undo(struct probeset *ps, struct plan *pl)
 {
 	struct kpt_probe_entry *e = &ps->ents[0];
 
-	if (!pl->dh.on || pl->dh.direct != KPT_DIRECT_TPBTF || ps->n != 1)
+	if (ps->n != 1 || !ps->evs[0].tpbtf ||
+	    !((pl->dh.on && pl->dh.direct == KPT_DIRECT_TPBTF) || pl->ds.size))
 		return false;
-	e->flags &= ~KPT_PF_DIRECT;
-	memset(&pl->dh, 0, sizeof(pl->dh));
-	pl->uses = handler_uses(e);
-	snprintf(pl->tpbtf_not, sizeof(pl->tpbtf_not), "the kernel refused its direct loads "
-		 "(an argument it types as a scalar, one that may hold an error or a flag)");
+	if (pl->dh.on) {
+		e->flags &= ~KPT_PF_DIRECT;
+		memset(&pl->dh, 0, sizeof(pl->dh));
+		pl->uses = handler_uses(e);
+		snprintf(pl->tpbtf_not, sizeof(pl->tpbtf_not), "the kernel refused its direct "
+			 "loads (an argument it types as a scalar, one that may hold an error "
+			 "or a flag)");
+	}
+	memset(&pl->ds, 0, sizeof(pl->ds));
 	return true;
 }
 
@@ -758,7 +798,7 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 	}
 	pl->tp_direct_word = tp_direct_word(ps->evs, ents, n, pl->tp_end);
 	/* a direct stream or histogram is a run of one probe */
-	if (n == 1 && !npmu)
+	if (n == 1 && !npmu && !plan_tpbtf_stream(&ps->evs[0], &ents[0], &pl->ds))
 		plan_direct_stream(si, &ents[0], &pl->ds);
 	if (n == 1)
 		plan_direct_hist(&ents[0], &pl->dh);

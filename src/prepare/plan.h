@@ -120,8 +120,8 @@ bool plan_direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *
 bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *dh);
 
 /*
- * A run of one tp_btf direct histogram back on the generic path, where the
- * kernel refused to load it: it types some tracepoints' pointer arguments
+ * A run of one tp_btf direct histogram or stream back on the generic path,
+ * where the kernel refused to load it: it types some tracepoints' pointer arguments
  * as scalars (ones that may hold an error or a flag: btf_ctx_access()),
  * which no BTF in user space says. False if the plan has none.
  */

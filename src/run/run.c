@@ -243,8 +243,8 @@ static int load_attach(struct run *r, bool deferred, bool *said_attaching)
 		fell_back = backend_fallback(r->env->backend, evs, n);
 		if (!fell_back && !attaching && plan_tpbtf_undo(&r->ps, &lo->plan)) {
 			if (r->env->verbose)
-				fprintf(stderr, "kptrace: %s; the histogram takes the generic "
-					"path\n", msg);
+				fprintf(stderr, "kptrace: %s; the probe takes the generic path\n",
+					msg);
 			loader_close(ld);
 			continue;
 		}

@@ -20,7 +20,7 @@ EV=sched/sched_process_exit
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, tracefs)"
 [ -e /sys/kernel/btf/vmlinux ] || skip_all "no kernel BTF"
 [ -e $TR/events/$EV ] && [ -d $TR/instances ] || skip_all "no $EV tracepoint or tracefs instances"
-expect_checks 21
+expect_checks 23
 
 echo "# --dry-run: the attachment each probe takes"
 kpt --dry-run "t:$EV p->exit_code" > "$OUT/dry-btf.txt" 2>&1
@@ -150,6 +150,17 @@ HITS=${HF% *} FILT=${HF#* }
 check "hist of p->exit_code if c == 0 (direct): HITS the 6 exits, FILTERED at least 5 ($HF)" \
 	[ "${HITS:-}" = 6 -a "${FILT:-0}" -ge 5 ]
 check "  and its histogram: one exit, code 0" hist_of "$OUT/hf.json" 0
+# a stream of one probe: each record written straight from the arguments
+STREAM="t:btf/exit $EV pid=p->pid code=p->exit_code"
+kpt --backend tp-btf --dry-run "$STREAM" > "$OUT/dry-st.txt" 2>&1
+check "a stream of p->pid, p->exit_code: written straight from TP_PROTO's arguments" \
+	grep -q "^stream: the record written straight from TP_PROTO's arguments into the ring buffer, no copy, each load checked by the verifier against BTF$" "$OUT/dry-st.txt"
+rm -f "$OUT/codes2" "$OUT/shell.pid"
+kpt --backend tp-btf -c "sh $OUT/exits2.sh" "$STREAM" > "$OUT/st.txt" 2> "$OUT/st.err"
+WANT=$(awk '{ print $1, $2 * 256 }' "$OUT/codes2" 2>/dev/null; echo "$(cat "$OUT/shell.pid" 2>/dev/null) $((SHELL_RC * 256))")
+GOT=$(sed -nE 's/^.* exit: pid=([0-9]+) code=(-?[0-9]+)$/\1 \2/p' "$OUT/st.txt")
+check "the stream (direct): each of the 6 exits' pid and code << 8, the workload's" \
+	[ -n "$GOT" -a "$(echo "$GOT" | sort)" = "$(echo "$WANT" | sort)" ]
 echo "# :struct, a whole struct, against pahole's layout and the record"
 if command -v pahole > /dev/null; then
 	# pahole's top-level members of struct $1: "OFFSET SIZE NAME" (bitfields: OFFSET:BIT)
