@@ -286,7 +286,7 @@ int kpt_tp(void *ctx)
 }
 
 /* BTF-typed tracepoints: a slot each (tp.bpf.h), the loader sets its target;
- * a run of one probe's in slot 0, the only one that takes kpt_dh */
+ * a run of one probe's in slot 0, the only one that takes kpt_dh or kpt_ds */
 #define KPT_TPBTF(n)						\
 	SEC("tp_btf")						\
 	int kpt_tpbtf##n(__u64 *ctx)				\
