@@ -74,6 +74,51 @@ static __always_inline int kpt_direct_load(void *ctx, int kind, __u32 direct, __
 	return 0;
 }
 
+/*
+ * A tp_btf direct value (KPT_DIRECT_TPBTF, kpt_dh's chain c): TP_PROTO's
+ * argument, then plain loads through the pointers it leads to, as a
+ * libbpf program's regs->orig_ax is. Every member of c is a read-only
+ * constant: the verifier keeps one word's load of the context (which
+ * takes constant offsets only, hence the switch, each case pinned as in
+ * kpt_arg_reg()) and checks each load against the kernel's BTF at its
+ * offset (a load through a BTF pointer that faults reads 0). -1: a NULL
+ * pointer on the way, which the generic path counts as a fault too.
+ */
+#define KPT_TPBTF_WORD(k)	case k: p = ctx[k]; barrier_var(p); break;
+#define KPT_TPBTF_HOP(i)					\
+	if (i < nhops) {					\
+		if (!p)						\
+			return -1;				\
+		p = *(const __u64 *)(p + c->hop[i]);		\
+		barrier_var(p);					\
+	}
+_Static_assert(KPT_DC_HOPS == 4, "one KPT_TPBTF_HOP() a hop");
+
+static __always_inline int kpt_tpbtf_chain(const __u64 *ctx,
+					   const volatile struct kpt_direct_chain *c, __u64 *v)
+{
+	/* each member loaded once (volatile: every read is a load) */
+	__u32 nhops = c->nhops, size = c->size, off = c->off;
+	__u64 p;
+
+	switch (c->word) {
+	KPT_TPBTF_WORD(0) KPT_TPBTF_WORD(1) KPT_TPBTF_WORD(2) KPT_TPBTF_WORD(3)
+	KPT_TPBTF_WORD(4) KPT_TPBTF_WORD(5) KPT_TPBTF_WORD(6) KPT_TPBTF_WORD(7)
+	default:
+		return -1;
+	}
+	KPT_TPBTF_HOP(0) KPT_TPBTF_HOP(1) KPT_TPBTF_HOP(2) KPT_TPBTF_HOP(3)
+	if (!size) {
+		*v = p;
+		return 0;
+	}
+	if (!p)
+		return -1;
+	/* the member's own width: the verifier refuses a load past its end */
+	*v = kpt_pred_load((const __u8 *)(p + off), size, 0);
+	return 0;
+}
+
 /* KPT_PF_DIRECT: the histogram's value (the loader's normalised
  * p->agg.direct). */
 static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kpt_probe_entry *p,
@@ -89,6 +134,53 @@ static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kp
 #define KPT_DH_BYTE(w, f) \
 	((__u32)((w) >> (8 * __builtin_offsetof(struct kpt_direct_hist, f))) & 0xff)
 
+/* A direct histogram's value v counted (kpt_dh, whose first word is w). */
+static __always_inline void kpt_hist_direct_count(struct kpt_stats *st, __u64 w, __u64 v)
+{
+	bool is_signed = KPT_DH_BYTE(w, is_signed);
+	__u32 hist = KPT_DH_BYTE(w, hist), b, n;
+
+	/* the bucket count for a linear histogram's clamp only: a run of one
+	 * has all of kpt_hist, whose size bounds b as b < nbuckets does in
+	 * kpt_hist_unkeyed() */
+	n = hist == KPT_H_LINEAR ? kpt_dh.nbuckets : 0;
+	b = kpt_bucket_of(hist, is_signed, hist == KPT_H_LINEAR ? kpt_dh.lin_min : 0,
+			  hist == KPT_H_LINEAR ? kpt_dh.lin_step : 0, n, v);
+	kpt_hist_count(b, KPT_DH_BYTE(w, own_stats), 0, is_signed, v, st);
+}
+
+/*
+ * A tp_btf direct histogram's value (kpt_dh's chain), past its filter's
+ * one term (fchain), as kpt_hist_direct() takes them from other contexts.
+ * Nonzero: the hit is done (filtered, or a NULL pointer on the way).
+ */
+static __always_inline int kpt_tpbtf_hist_value(__u64 *ctx, struct kpt_stats *st, __u64 w,
+						__u64 *v)
+{
+	__u32 fcmp;
+
+	*v = 0;
+	if ((__s64)w < 0) {
+		fcmp = KPT_DH_BYTE(w, fcmp) & ~KPT_DH_FILTER;
+		if (kpt_tpbtf_chain(ctx, &kpt_dh.fchain, v))
+			st->faults++;
+		else if (kpt_pred_cmp(kpt_narrow(*v, kpt_dh.fsize, kpt_dh.fsigned), fcmp,
+				      kpt_dh.fsigned, kpt_dh.fimm))
+			fcmp = 0;
+		if (fcmp) {
+			st->filtered++;
+			return 1;
+		}
+	}
+	/* the value its filter loaded already: *v, as loaded */
+	if (!((__s64)w < 0 && kpt_dh.fchain.same) && kpt_tpbtf_chain(ctx, &kpt_dh.chain, v)) {
+		st->faults++;
+		return 1;
+	}
+	*v = kpt_narrow(*v, KPT_DH_BYTE(w, size), KPT_DH_BYTE(w, is_signed));
+	return 0;
+}
+
 /*
  * A direct histogram's hit (kpt_dh, whose first word is w): what
  * kpt_direct_value() and kpt_hist_unkeyed() do, with every parameter a
@@ -98,14 +190,21 @@ static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kp
  * the cookie nor kpt_ds is read: under TCG each load is a soft-MMU access
  * (bench/README.md). The other members are loaded only where their branch
  * is taken: a tracepoint's field in a tracepoint's program (kind is each
- * program's constant), a linear histogram's bounds in a linear histogram.
+ * program's constant), a tp_btf argument's loads in a tp_btf program's
+ * (kpt_tpbtf_hist_value()), a linear histogram's bounds in a linear
+ * histogram.
  */
 static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stats *st, __u64 w)
 {
 	bool is_tp = kind == KPT_CTX_TP, is_signed = KPT_DH_BYTE(w, is_signed);
-	__u32 hist = KPT_DH_BYTE(w, hist), fcmp, b, n;
+	__u32 fcmp;
 	__u64 v;
 
+	if (KPT_CTX_IS_TPBTF(kind)) {
+		if (!kpt_tpbtf_hist_value(ctx, st, w, &v))
+			kpt_hist_direct_count(st, w, v);
+		return;
+	}
 	/* the filter's one term, false (counted filtered) as the generic path's
 	 * is; tested by the word's sign (KPT_DH_FILTER), one jump with no
 	 * operand to compute, which the verifier drops whole where there is no
@@ -133,13 +232,7 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
 		st->faults++;
 		return;
 	}
-	/* the bucket count for a linear histogram's clamp only: a run of one
-	 * has all of kpt_hist, whose size bounds b as b < nbuckets does in
-	 * kpt_hist_unkeyed() */
-	n = hist == KPT_H_LINEAR ? kpt_dh.nbuckets : 0;
-	b = kpt_bucket_of(hist, is_signed, hist == KPT_H_LINEAR ? kpt_dh.lin_min : 0,
-			  hist == KPT_H_LINEAR ? kpt_dh.lin_step : 0, n, v);
-	kpt_hist_count(b, KPT_DH_BYTE(w, own_stats), 0, is_signed, v, st);
+	kpt_hist_direct_count(st, w, v);
 }
 
 /*
@@ -186,6 +279,27 @@ KPT_GLOBAL(int, kpt_direct,
 		return 0;
 	default:
 		return 0;
+	}
+}
+
+/* A tp_btf direct stream's values (kpt_ds's chains) into its record h. */
+static __always_inline void kpt_stream_tpbtf(__u64 *ctx, struct kpt_stats *st,
+					     struct kpt_rec_hdr *h)
+{
+	__u64 x;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < KPT_DS_MAX_ARGS; i++) {
+		if (i >= kpt_ds.nargs)
+			break;
+		x = 0;
+		if (kpt_tpbtf_chain(ctx, &kpt_ds.chain[i], &x)) {
+			/* a NULL on the way: the generic path's fault, its slot 0 */
+			*((__u8 *)h + KPT_HDR_SIZE) |= 1 << i;
+			st->faults++;
+		}
+		kpt_store_sized((void *)h + kpt_ds.args[i].slot, kpt_ds.args[i].size, x);
 	}
 }
 
@@ -319,6 +433,8 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 	h->ts = now;
 	if (kind == KPT_CTX_TRAMP)
 		h->ip = kpt_tramp_ip(ctx, kpt_ds.flags & KPT_PF_RETURN);
+	else if (KPT_CTX_IS_TPBTF(kind))
+		h->ip = 0;	/* a tracepoint's none, as the generic path's */
 	else
 		h->ip = kpt_probed_ip(ctx, kind, kpt_ds.flags,
 				      PT_REGS_IP((const struct kpt_regs *)ctx));
@@ -335,10 +451,12 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
 		return 0;
 	}
 	if (kpt_ds.nargs)
-		*((__u8 *)h + KPT_HDR_SIZE) = 0;	/* the fault bitmap: none can fault */
+		*((__u8 *)h + KPT_HDR_SIZE) = 0;	/* the fault bitmap: none yet */
+	if (KPT_CTX_IS_TPBTF(kind))
+		kpt_stream_tpbtf(ctx, st, h);
 	/* unrolled: each argument's slot, size and register a constant */
 #pragma unroll
-	for (i = 0; i < KPT_DS_MAX_ARGS; i++) {
+	for (i = 0; i < KPT_DS_MAX_ARGS && !KPT_CTX_IS_TPBTF(kind); i++) {
 		if (i >= kpt_ds.nargs)
 			break;
 		kpt_store_sized((void *)h + kpt_ds.args[i].slot, kpt_ds.args[i].size,
@@ -376,7 +494,7 @@ kpt_fast_paths(void *ctx, int kind, bool may_direct, bool pair_direct, __u64 dh,
 		kpt_hist_direct(ctx, kind, st, dh);
 		return NULL;
 	}
-	/* never a tracepoint's: its context is no registers */
+	/* never a classic tracepoint's: its context is a record, no registers */
 	if (may_direct && kind != KPT_CTX_TP && kpt_ds.size) {
 		kpt_stream_direct(ctx, kind, st, pid_tgid);
 		return NULL;
@@ -395,7 +513,10 @@ kpt_fast_paths(void *ctx, int kind, bool may_direct, bool pair_direct, __u64 dh,
 			return NULL;
 		}
 
-		if (p->agg.action == KPT_ACT_HIST && kpt_direct_value(ctx, kind, p, &v)) {
+		/* a tp_btf program's direct histogram is kpt_dh's, never the
+		 * table's: its context is no registers (plan_tpbtf_direct()) */
+		if (!KPT_CTX_IS_TPBTF(kind) && p->agg.action == KPT_ACT_HIST &&
+		    kpt_direct_value(ctx, kind, p, &v)) {
 			st->faults++;
 			return NULL;
 		}

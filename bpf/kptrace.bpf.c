@@ -287,12 +287,13 @@ int kpt_tp(void *ctx)
 	return KPT_TP_PASS;
 }
 
-/* BTF-typed tracepoints: a slot each (tp.bpf.h), the loader sets its target */
+/* BTF-typed tracepoints: a slot each (tp.bpf.h), the loader sets its target;
+ * a run of one probe's in slot 0, the only one that takes kpt_dh or kpt_ds */
 #define KPT_TPBTF(n)						\
 	SEC("tp_btf")						\
 	int kpt_tpbtf##n(__u64 *ctx)				\
 	{							\
-		return kpt_handle(ctx, KPT_CTX_TPBTF + n, false, false, 0);	\
+		return kpt_handle(ctx, KPT_CTX_TPBTF + n, n == 0, false, 0);	\
 	}
 KPT_TPBTF(0) KPT_TPBTF(1) KPT_TPBTF(2) KPT_TPBTF(3)
 KPT_TPBTF(4) KPT_TPBTF(5) KPT_TPBTF(6) KPT_TPBTF(7)

@@ -107,10 +107,28 @@ static inline int kpt_tp_word_at(__u32 off, __u32 size, __u32 end)
 }
 
 /*
+ * KPT_DIRECT_TPBTF: TP_PROTO's argument (a word of the tp_btf context),
+ * then plain loads through the BTF-typed pointers it leads to, each of
+ * which the verifier checks against the kernel's BTF at its constant
+ * offset: nhops pointers, then the value's size bytes at off (size 0: the
+ * argument itself).
+ */
+#define KPT_DC_HOPS	4
+struct kpt_direct_chain {
+	__u8 word;
+	__u8 nhops;
+	__u8 size;
+	__u8 same;		/* a filter's: 1 where it is the value's chain, loaded once */
+	__u32 off;
+	__u32 hop[KPT_DC_HOPS];
+};
+
+/*
  * A direct stream (the loader's kpt_ds): a run of one printing probe, at a
  * kprobe, kprobe.multi, fentry, uprobe or their returns, whose every
  * argument is an argument register or %ax as it is (%di..%r9, %ax, $argN up
- * to the sixth, $retval; no filter, no entry data).
+ * to the sixth, $retval; no filter, no entry data), or at a tp_btf slot,
+ * whose every argument is a KPT_DIRECT_TPBTF value.
  * The handler reserves the record in the ring buffer at its fixed size and
  * writes each value there from the context: no scratch copy, no fetch
  * interpreter, no second copy into the ring. The record is the generic
@@ -129,6 +147,8 @@ struct kpt_direct_stream {
 	__u32 flags;		/* the probe's KPT_PF_* */
 	__u32 pad;
 	struct kpt_ds_arg args[KPT_DS_MAX_ARGS];
+	/* tp_btf's (reg KPT_DIRECT_TPBTF): each value's loads */
+	struct kpt_direct_chain chain[KPT_DS_MAX_ARGS];
 };
 
 /* Entry arguments one return probe can save (ftrace's entry data). */
@@ -227,10 +247,12 @@ struct kpt_fetch {
  * the targets choose its starts, and any task's hit may end one of them */
 #define KPT_PF_ANY_TASK	(1u << 9)
 /* kpt_agg.direct: argument register 0 to KPT_NR_REG_ARGS - 1 of the calling
- * convention, the return value's register (%ax, arm64's x0), or the
- * tracepoint field of the value's fetch */
+ * convention, the return value's register (%ax, arm64's x0), the
+ * tracepoint field of the value's fetch, or a tp_btf argument and its
+ * member chain (kpt_direct_hist's chain: a direct histogram's only) */
 #define KPT_DIRECT_AX		KPT_NR_REG_ARGS
 #define KPT_DIRECT_TPFIELD	(KPT_NR_REG_ARGS + 1)
+#define KPT_DIRECT_TPBTF	(KPT_NR_REG_ARGS + 2)
 
 /*
  * Filters: ftrace's event filter language compiled by src/prepare/filter.c into two
@@ -564,6 +586,8 @@ struct kpt_direct_hist {
 	__u32 ftp_off;		/* the filter's KPT_DIRECT_TPFIELD */
 	__u32 ftp_size;
 	__s64 fimm;		/* the filter's constant */
+	struct kpt_direct_chain chain;	/* KPT_DIRECT_TPBTF: the value's */
+	struct kpt_direct_chain fchain;	/* and the filter's */
 };
 _Static_assert(__builtin_offsetof(struct kpt_direct_hist, fcmp) == 7,
 	       "KPT_DH_FILTER is the sign bit of the first word");

@@ -225,6 +225,13 @@ struct spec_arg {
 	uint8_t whole;
 	uint32_t whole_type;
 	const struct btf *whole_btf;
+	/* a value btfarg.c walked through BTF alone (a parameter, then "->"
+	 * hops through pointers to structs): the bytes of what it ends at (8:
+	 * the parameter itself), which a tp_btf program may load as the
+	 * verifier checks them against BTF (plan.c); 0: not such a value,
+	 * btf_not saying why where BTF was walked */
+	uint8_t btf_load;
+	const char *btf_not;
 };
 
 /* spec_arg.btf */

@@ -248,6 +248,7 @@ struct walk {
 	__u32 bitoffs;		/* bit offset within the byte the last deref reads */
 	struct spec_op ins[SPEC_MAX_OPS];
 	int nins;		/* dereferences the chain adds after the base */
+	const char *untrusted;	/* a hop a BPF program's BTF loads cannot take, or NULL */
 };
 
 static bool is_aggregate(const struct btf_type *t)
@@ -258,6 +259,27 @@ static bool is_aggregate(const struct btf_type *t)
 static const char *kind_word(const struct btf_type *t)
 {
 	return btf_is_union(t) ? "union" : "struct";
+}
+
+/*
+ * What keeps the verifier from loading through pointer ptr as BTF types
+ * it (check_ptr_to_btf_access()): a __user or __percpu tag on it. NULL if
+ * nothing does.
+ */
+static const char *ptr_untrusted(const struct btf *btf, const struct btf_type *ptr)
+{
+	const struct btf_type *t = btf__type_by_id(btf, ptr->type);
+	const char *tag;
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+		tag = btf_is_type_tag(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+		if (tag && !strcmp(tag, "user"))
+			return "a __user pointer, which the verifier's BTF loads refuse";
+		if (tag && !strcmp(tag, "percpu"))
+			return "a __percpu pointer, which the verifier's BTF loads refuse";
+		t = btf__type_by_id(btf, t->type);
+	}
+	return NULL;
 }
 
 /*
@@ -285,11 +307,14 @@ static int walk_chain(const struct btf *btf, const struct spec_arg *a, __u32 cas
 		col += 2;
 		if (first && cast_id) {
 			sid = cast_id;
+			w->untrusted = "a cast, which the verifier's BTF types do not follow";
 		} else {
 			t = btf__type_by_id(btf, w->type);
 			if (!w->type || !t || !btf_is_ptr(t))
 				return fail(e, SPEC_ERR_NO_PTR_STRCT, col, NULL);
 			sid = btfwalk_skip_mods(btf, t->type);
+			if (!w->untrusted)
+				w->untrusted = ptr_untrusted(btf, t);
 		}
 		first = false;
 		/* ->a.b.c: offsets add up within one dereference */
@@ -707,6 +732,35 @@ static int resolve_base(struct spec_probe *p, int idx, const struct fn *fn, stru
 	return 0;
 }
 
+/*
+ * a->btf_load: whether the value is BTF's alone, the parameter and the
+ * chain's hops and nothing else, and what its last load may read.
+ */
+static void btf_load_of(const struct btf *btf, struct spec_arg *a, const struct walk *w,
+			bool whole)
+{
+	const struct btf_type *t = btf && w->type ? btf__type_by_id(btf, w->type) : NULL;
+	long long size = t ? btf__resolve_size(btf, w->type) : 0;
+
+	a->btf_load = 0;
+	a->btf_not = NULL;
+	if (!btf || !w->type)
+		a->btf_not = "a value of no BTF type";
+	else if (!whole || a->nops != 1 + w->nins || a->vfs || a->whole)
+		a->btf_not = "offsets or dereferences of its own around the BTF members";
+	else if (w->untrusted)
+		a->btf_not = w->untrusted;
+	else if (t && btf_is_ptr(t))
+		/* the verifier types it, and refuses a bucket's arithmetic on it */
+		a->btf_not = "a pointer, which the verifier keeps as one";
+	else if (!a->chain)
+		a->btf_load = 8;	/* the parameter: a word of the context */
+	else if (!t || !(btf_is_int(t) || btf_is_any_enum(t)) || size <= 0)
+		a->btf_not = "it ends at a struct, union or array, not at a scalar member";
+	else
+		a->btf_load = (uint8_t)(size > 8 ? 8 : size);
+}
+
 /* One argument: base, cast, chain, type; then ftrace's checks. */
 static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn,
 		       const struct btf *vmlinux, struct err *e)
@@ -777,6 +831,7 @@ static int resolve_arg(struct spec_probe *p, int idx, const struct fn *fn,
 		a->width = (uint8_t)spec_type_size(type_of(fn->btf, w.type, &w));
 	if (err)
 		return err;
+	btf_load_of(fn->btf, a, &w, whole);
 
 	a->btf &= (uint8_t)~SPEC_BTF_DEFER;
 	err = spec_check_arg(p, a, &se);

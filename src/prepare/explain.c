@@ -437,9 +437,14 @@ static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps
 
 	if ((e->flags & KPT_PF_DIRECT) && e->agg.action == KPT_ACT_HIST)
 		fprintf(f, "hist: %s taken straight from the context into its bucket%s, no record "
-			"built%s\n", ps->evs[i].args[e->agg.value_argi].name,
+			"built%s%s\n", ps->evs[i].args[e->agg.value_argi].name,
 			e->post.nops ? ", the filter's one comparison from the context too" : "",
-			pl->dh.on ? ", its parameters constants to the verifier" : "");
+			pl->dh.on ? ", its parameters constants to the verifier" : "",
+			e->agg.direct == KPT_DIRECT_TPBTF ? ", each load through TP_PROTO's "
+			"arguments checked by the verifier against BTF" : "");
+	else if (ps->evs[i].tpbtf && e->agg.action == KPT_ACT_HIST && pl->tpbtf_not[0])
+		fprintf(f, "hist: the generic path (fetch, record slots), not the direct one: %s\n",
+			pl->tpbtf_not);
 	else if ((e->flags & KPT_PF_DIRECT) && e->agg.action == KPT_ACT_WHY)
 		fprintf(f, "why: %s of the thread's log of the root's call, no record built\n",
 			e->agg.why_role == KPT_WHY_ROOT ? "starts or ends and sends" : "an entry");
@@ -453,6 +458,9 @@ static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps
 	else if (e->flags & KPT_PF_DIRECT)
 		fprintf(f, "latency: timed straight from the context, no record built%s\n",
 			e->post.nops ? ", the filter's one comparison from the context too" : "");
+	else if (pl->ds.size && ps->evs[i].tpbtf)
+		fprintf(f, "stream: the record written straight from TP_PROTO's arguments into "
+			"the ring buffer, no copy, each load checked by the verifier against BTF\n");
 	else if (pl->ds.size)
 		fprintf(f, "stream: the record written straight from the registers into the "
 			"ring buffer, no copy\n");

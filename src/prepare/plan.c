@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The verifier's specialisations of a run, decided once (plan.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,21 +53,117 @@ static bool direct_fits(int src, const struct kpt_probe_entry *e)
 	return src >= 0 && (src == KPT_DIRECT_TPFIELD) == !!(e->flags & KPT_PF_TP);
 }
 
+/* e's filter if it is one term comparing an argument with a constant, else NULL. */
+static const struct kpt_pred_op *one_term(const struct kpt_probe_entry *e)
+{
+	const struct kpt_pred_op *op = &e->post.ops[0];
+
+	if (e->pre.nops || e->post.nops != 1 || op->op != KPT_PO_TERM || op->field != KPT_FLD_ARG ||
+	    op->cmp < KPT_CMP_EQ || op->cmp > KPT_CMP_BAND || op->argi >= e->nargs ||
+	    (op->size != 1 && op->size != 2 && op->size != 4 && op->size != 8))
+		return NULL;
+	return op;
+}
+
 /*
  * A filter the direct path can evaluate: one term comparing a value straight
  * from the context (direct_source()) with a constant. Its source, or -1.
  */
 static int direct_filter(const struct sysinfo *si, const struct kpt_probe_entry *e)
 {
-	const struct kpt_pred_op *op = &e->post.ops[0];
+	const struct kpt_pred_op *op = one_term(e);
 	int src;
 
-	if (e->pre.nops || e->post.nops != 1 || op->op != KPT_PO_TERM || op->field != KPT_FLD_ARG ||
-	    op->cmp < KPT_CMP_EQ || op->cmp > KPT_CMP_BAND || op->argi >= e->nargs ||
-	    (op->size != 1 && op->size != 2 && op->size != 4 && op->size != 8))
+	if (!op)
 		return -1;
 	src = direct_source(si, &e->args[op->argi]);
 	return direct_fits(src, e) ? src : -1;
+}
+
+/* A KPT_DIRECT_TPBTF value's loads (bpf/direct.bpf.h's kpt_tpbtf_chain()) from its fetch. */
+static void tpbtf_chain_of(const struct kpt_fetch *f, struct kpt_direct_chain *c)
+{
+	int i;
+
+	memset(c, 0, sizeof(*c));
+	c->word = (uint8_t)f->param;
+	c->nhops = f->nderef;
+	for (i = 0; i < f->nderef && i < KPT_DC_HOPS; i++)
+		c->hop[i] = (uint32_t)f->off[i];
+	if (f->store == KPT_ST_MEM) {
+		c->size = f->size;
+		c->off = (uint32_t)f->st_off;
+	}
+}
+
+/*
+ * Whether argument argi of tp_btf probe e is a direct value: TP_PROTO's
+ * argument, or a member chain of it that btfarg.c walked through BTF alone
+ * (spec_arg.btf_load), which the BPF side loads as the verifier checks each
+ * load against the kernel's BTF. NULL if it is, else why not.
+ */
+static const char *tpbtf_value_not(const struct ev_desc *ev, const struct kpt_probe_entry *e,
+				   int argi)
+{
+	const struct kpt_fetch *f = &e->args[argi];
+	const struct spec_arg *a = argi < ev->nargs ? ev->args[argi].spec : NULL;
+	int i;
+
+	if (f->base != KPT_BASE_ARG || f->param >= ev->tp_nargs)
+		return "not TP_PROTO's argument or a member chain of one";
+	if (f->count != 1 || (f->store != KPT_ST_RAW && f->store != KPT_ST_MEM) ||
+	    (f->store == KPT_ST_RAW && f->nderef) ||
+	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+		return "not one scalar (an array, a string or a whole struct)";
+	if (f->flags & KPT_FF_BITFIELD)
+		return "a bitfield, which the direct loads do not cut out";
+	if (!a || !a->btf_load)
+		return a && a->btf_not ? a->btf_not : "offsets that BTF does not type";
+	if (f->nderef > KPT_DC_HOPS)
+		return "more pointers to follow than the direct loads take";
+	for (i = 0; i < f->nderef; i++)
+		if (f->off[i] < 0 || f->off[i] > INT32_MAX)
+			return "an offset out of its struct";
+	if (f->store == KPT_ST_MEM && (f->size > a->btf_load || f->st_off < 0 ||
+				      f->st_off > INT32_MAX))
+		return "a read wider than its member, which the verifier's BTF loads refuse";
+	return NULL;
+}
+
+/*
+ * A tp_btf histogram on the direct path: a direct histogram (kpt_dh, its
+ * loads constants to the verifier) of a run of one probe, whose value and
+ * filter's one term are tpbtf_value_not()'s values, and no other argument.
+ * Marks e KPT_PF_DIRECT; else says why not in pl->tpbtf_not.
+ */
+static void plan_tpbtf_direct(struct probeset *ps, struct plan *pl)
+{
+	struct kpt_probe_entry *e = &ps->ents[0];
+	const struct ev_desc *ev = &ps->evs[0];
+	const struct kpt_pred_op *op = NULL;
+	const char *why = NULL;
+	int i, bad = -1;
+
+	if (ps->n != 1 || !ev->tpbtf || e->agg.action != KPT_ACT_HIST)
+		return;
+	if (e->agg.nkeys || e->agg.value_sub_argi != 0xff || e->agg.value_argi >= e->nargs)
+		why = "keyed, or of a difference: not a direct histogram";
+	else if ((e->pre.nops || e->post.nops) && !(op = one_term(e)))
+		why = "its filter is more than one comparison of a value with a constant";
+	for (i = 0; !why && i < e->nargs; i++) {
+		if (i != e->agg.value_argi && (!op || i != op->argi))
+			why = "it fetches an argument the histogram does not read";
+		else if ((why = tpbtf_value_not(ev, e, i)))
+			bad = i;
+	}
+	if (why) {
+		snprintf(pl->tpbtf_not, sizeof(pl->tpbtf_not), "%s%s%s", bad >= 0 ?
+			 ev->args[bad].name : "", bad >= 0 ? " is " : "", why);
+		return;
+	}
+	e->flags |= KPT_PF_DIRECT;
+	e->agg.direct = KPT_DIRECT_TPBTF;
+	e->agg.fdirect = op ? KPT_DIRECT_TPBTF : 0;
 }
 
 void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
@@ -158,6 +255,41 @@ bool plan_direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *
 	return true;
 }
 
+/*
+ * A tp_btf stream written straight from TP_PROTO's arguments (kpt_ds, as
+ * plan_direct_stream()'s registers): a run of one printing probe, no
+ * filter, every argument a tpbtf_value_not() value in its fixed slot.
+ */
+static bool plan_tpbtf_stream(const struct ev_desc *ev, const struct kpt_probe_entry *e,
+			      struct kpt_direct_stream *ds)
+{
+	int i;
+
+	memset(ds, 0, sizeof(*ds));
+	if (!ev->tpbtf || e->agg.action != KPT_ACT_PRINT || e->pre.nops || e->post.nops ||
+	    (e->flags & (KPT_PF_EDATA | KPT_PF_KSTACK | KPT_PF_USTACK)) ||
+	    e->nargs > KPT_DS_MAX_ARGS || e->fixed_size < KPT_HDR_SIZE ||
+	    e->fixed_size > KPT_FIXED_MAX)
+		return false;
+	for (i = 0; i < e->nargs; i++) {
+		const struct kpt_fetch *f = &e->args[i];
+
+		/* after the fault bitmap (one byte, which the handler writes),
+		 * inside the record */
+		if (tpbtf_value_not(ev, e, i) || f->slot < KPT_HDR_SIZE + 1 ||
+		    f->slot + f->size > e->fixed_size)
+			return false;
+		ds->args[i].reg = KPT_DIRECT_TPBTF;
+		ds->args[i].size = f->size;
+		ds->args[i].slot = f->slot;
+		tpbtf_chain_of(f, &ds->chain[i]);
+	}
+	ds->nargs = e->nargs;
+	ds->flags = e->flags;
+	ds->size = e->fixed_size;
+	return true;
+}
+
 bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *dh)
 {
 	const struct kpt_agg *g = &e->agg;
@@ -177,6 +309,8 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
 	if (g->direct == KPT_DIRECT_TPFIELD) {
 		dh->tp_off = f->param;
 		dh->tp_size = (uint32_t)f->imm;
+	} else if (g->direct == KPT_DIRECT_TPBTF) {
+		tpbtf_chain_of(f, &dh->chain);
 	}
 	dh->nbuckets = g->nbuckets;
 	dh->lin_min = g->lin_min;
@@ -193,6 +327,9 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
 		if (g->fdirect == KPT_DIRECT_TPFIELD) {
 			dh->ftp_off = f->param;
 			dh->ftp_size = (uint32_t)f->imm;
+		} else if (g->fdirect == KPT_DIRECT_TPBTF) {
+			tpbtf_chain_of(f, &dh->fchain);
+			dh->fchain.same = op->argi == g->value_argi;
 		}
 	}
 	return true;
@@ -336,6 +473,25 @@ static uint32_t handler_uses(const struct kpt_probe_entry *e)
 	if (ustack_at_entry(e))
 		u |= KPT_USE_REGS;
 	return u;
+}
+
+bool plan_tpbtf_undo(struct probeset *ps, struct plan *pl)
+{
+	struct kpt_probe_entry *e = &ps->ents[0];
+
+	if (ps->n != 1 || !ps->evs[0].tpbtf ||
+	    !((pl->dh.on && pl->dh.direct == KPT_DIRECT_TPBTF) || pl->ds.size))
+		return false;
+	if (pl->dh.on) {
+		e->flags &= ~KPT_PF_DIRECT;
+		memset(&pl->dh, 0, sizeof(pl->dh));
+		pl->uses = handler_uses(e);
+		snprintf(pl->tpbtf_not, sizeof(pl->tpbtf_not), "the kernel refused its direct "
+			 "loads (an argument it types as a scalar, one that may hold an error "
+			 "or a flag)");
+	}
+	memset(&pl->ds, 0, sizeof(pl->ds));
+	return true;
 }
 
 /* The BPF loops' bounds: the largest of e's and those so far. */
@@ -607,9 +763,9 @@ static int tp_at_most_two(const struct probeset *ps, char *msg, size_t msglen)
 
 /*
  * Whether probe i's filter may stay on the direct path: a direct histogram
- * (kpt_dh) only, whose parameters are constants, which tp_btf's and
- * profile's programs do not take; a tracepoint's field in the record's
- * first words, which kpt_hist_direct() reads without a helper.
+ * (kpt_dh) only, whose parameters are constants, which profile's program
+ * does not take; a tracepoint's field in the record's first words, which
+ * kpt_hist_direct() reads without a helper.
  */
 static bool direct_filter_kept(const struct probeset *ps, int i, struct plan *pl)
 {
@@ -617,8 +773,7 @@ static bool direct_filter_kept(const struct probeset *ps, int i, struct plan *pl
 	const struct kpt_fetch *f = &e->args[e->post.ops[0].argi & (KPT_MAX_ARGS - 1)];
 	struct plan t = { 0 };
 
-	if (ps->n != 1 || ps->evs[i].tpbtf || ps->evs[i].kind == SPEC_PROFILE ||
-	    !plan_direct_hist(e, &pl->dh))
+	if (ps->n != 1 || ps->evs[i].kind == SPEC_PROFILE || !plan_direct_hist(e, &pl->dh))
 		return false;
 	if (e->agg.fdirect != KPT_DIRECT_TPFIELD)
 		return true;
@@ -683,6 +838,8 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		err = tp_at_most_two(ps, msg, msglen);
 	if (err)
 		return err;
+	if (!env->comm && !npmu)
+		plan_tpbtf_direct(ps, pl);
 	for (i = 0; i < n; i++) {
 		if ((ents[i].flags & KPT_PF_DIRECT) && !direct_kept(ps, i, pl))
 			ents[i].flags &= ~KPT_PF_DIRECT;
@@ -720,7 +877,7 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 	pl->pair_narrow = pl->pairs && narrow;
 	pl->tp_direct_word = tp_direct_word(ps->evs, ents, n, pl->tp_end);
 	/* a direct stream or histogram is a run of one probe */
-	if (n == 1 && !npmu)
+	if (n == 1 && !npmu && !plan_tpbtf_stream(&ps->evs[0], &ents[0], &pl->ds))
 		plan_direct_stream(si, &ents[0], &pl->ds);
 	if (n == 1)
 		plan_direct_hist(&ents[0], &pl->dh);

@@ -69,6 +69,8 @@ struct plan {
 	struct kpt_direct_hist dh;
 	/* a run of a direct end and its start on one tracepoint; on 0: not */
 	struct kpt_direct_pair dp;
+	/* a tp_btf histogram left to the generic path: why, for --dry-run ("" if none) */
+	char tpbtf_not[192];
 	/* a value may print as a kernel symbol: kallsyms is read before attaching */
 	bool wants_symbols;
 	struct stack_plan stacks;	/* -K/-U's depths, the stack-key maps */
@@ -128,6 +130,14 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
  * (KPT_PF_ANY_TASK): fills *dp and returns true; else false, *dp zeroed.
  */
 bool plan_direct_pair(const struct probeset *ps, struct kpt_direct_pair *dp);
+
+/*
+ * A run of one tp_btf direct histogram or stream back on the generic path,
+ * where the kernel refused to load it: it types some tracepoints' pointer arguments
+ * as scalars (ones that may hold an error or a flag: btf_ctx_access()),
+ * which no BTF in user space says. False if the plan has none.
+ */
+bool plan_tpbtf_undo(struct probeset *ps, struct plan *pl);
 
 /*
  * The words of struct pt_regs (enum kpt_reg_word) e's arguments read, and

@@ -265,6 +265,13 @@ static int load_attach(struct run *r, bool deferred, bool *said_attaching)
 		if (!err)
 			return 0;
 		fell_back = backend_fallback(r->env->backend, evs, n);
+		if (!fell_back && !attaching && plan_tpbtf_undo(&r->ps, &lo->plan)) {
+			if (r->env->verbose)
+				fprintf(stderr, "kptrace: %s; the probe takes the generic path\n",
+					msg);
+			loader_close(ld);
+			continue;
+		}
 		/* a name the kernel did not take: kpt_run() says why, with
 		 * kallsyms; a refusal of the user's privileges is said as it is
 		 * (kallsyms' addresses may be hidden from that user anyway) */

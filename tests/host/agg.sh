@@ -14,7 +14,7 @@ mkdir -p "$OUT"
 B=$(realpath "$OUT")/target-agg
 gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 80
+expect_checks 85
 
 # The workloads' values, as tests/host/target.c makes them, and the
 # histogram kptrace must print of them, computed here (hist.c's layout:
@@ -300,6 +300,67 @@ if [ -e /sys/kernel/tracing/events/$SG ]; then
 	done
 else
 	env_fault "fields at either half of a word: no $SG tracepoint here"
+fi
+# tp_btf: TP_PROTO's arguments and their member chains on the direct path,
+# each load checked by the verifier against BTF. The workload's own values
+# are the reference: its 1003 lseeks (8) and their offsets; its 1004 signals'
+# numbers and codes (SIG); the classic tracepoint's histogram of the same
+# workload's calls is the other. x86-64's pt_regs names (orig_ax, si).
+RS=raw_syscalls/sys_enter
+if [ "$(uname -m)" = x86_64 ] && [ -e /sys/kernel/btf/vmlinux ] && [ -e /sys/kernel/tracing/events/$RS ] &&
+   [ -e /sys/kernel/tracing/events/$SG ]; then
+	# tpbtf_direct NAME DEF FIELD: --dry-run shows DEF's hist of FIELD direct through tp_btf
+	tpbtf_direct() {
+		kpt hist --backend tp-btf --dry-run "$2" "$3" > "$OUT/bd.txt" 2>&1
+		grep -q "^attach: tp_btf" "$OUT/bd.txt" &&
+		grep -q "^hist: $3 taken straight from the context into its bucket.*, its parameters constants to the verifier, each load through TP_PROTO's arguments checked by the verifier against BTF$" "$OUT/bd.txt" ||
+		{ fail "$1: --dry-run does not show the tp_btf direct path: $(grep -E '^(attach|hist)' "$OUT/bd.txt" | tr '\n' ' ')"; return 1; }
+	}
+	NR="t:d $RS nr=regs->orig_ax"
+	if tpbtf_direct "$RS regs->orig_ax" "$NR" nr; then
+		kpt hist --json --backend tp-btf --linear 0,512,1 -c "$B seek" "$NR" nr > "$OUT/bn.json" 2> "$OUT/bn.err"
+		kpt hist --json --backend tracepoint --linear 0,512,1 -c "$B seek" "t:d $RS id" id \
+			> "$OUT/bt.json" 2> "$OUT/bt.err"
+		json_check "tp_btf $RS regs->orig_ax, direct: the workload's 1003 lseeks (8), and every row the classic tracepoint's id histogram of its calls" \
+			"$OUT/bn.json" "[b['count'] for b in rows[0]['hist']['buckets'] if b['min'] == 8] == [1003] and rows[0]['hist'] == load(sys.argv[1].replace('bn.json', 'bt.json'))[0]['hist']"
+	fi
+	# filtered on the number, the value another argument: the lseeks'
+	# offsets; HITS the workload's calls (the classic tracepoint's count
+	# above), FILTERED all but its 1003 lseeks, and other tasks' calls, which
+	# -c's targeting counts there too
+	OFF="t:d $RS nr=regs->orig_ax off=regs->si if nr == 8"
+	if tpbtf_direct "$RS regs->si if nr == 8" "$OFF" off; then
+		kpt hist --json --backend tp-btf -c "$B seek" "$OFF" off > "$OUT/bo.json" 2> "$OUT/bo.err"
+		calls=$(PYTHONPATH=$OUT python3 -c "from agg_model import *; print(load('$OUT/bt.json')[0]['hist']['count'])" 2>/dev/null)
+		hits=$(profile_field "$OUT/bo.err" raw_syscalls/d hits)
+		filtered=$(profile_field "$OUT/bo.err" raw_syscalls/d filtered)
+		json_check "tp_btf $RS regs->si if nr == 8, direct: the lseeks' offsets exact, HITS ${hits:-?} the workload's ${calls:-?} calls, FILTERED ${filtered:-?} at least all but its 1003 lseeks" \
+			"$OUT/bo.json" "hist_is(rows[0]['hist'], DIST) and ${calls:-0} > 1003 and ${hits:--1} == ${calls:-0} and ${filtered:--1} >= ${calls:-0} - 1003"
+	fi
+	# a member of the siginfo TP_PROTO points to (kernel_siginfo's anonymous
+	# struct), which --dry-run takes direct; a kernel that types info as a
+	# scalar (it may be SEND_SIG_PRIV: btf_ctx_access()) refuses the loads,
+	# and the run takes the generic path: the same values either way
+	SIGNO="t:d $SG s=info->si_signo"
+	if tpbtf_direct "$SG info->si_signo" "$SIGNO" s; then
+		kpt hist --json --backend tp-btf --linear 0,64,1 -c "$B signal" "$SIGNO" s > "$OUT/bs.json" 2> "$OUT/bs.err"
+		kpt hist --json --backend tracepoint --linear 0,64,1 -c "$B signal" "t:d $SG sig" sig > "$OUT/bg.json" 2> "$OUT/bg.err"
+		json_check "tp_btf $SG info->si_signo: the workload's signals, and the classic tracepoint's sig histogram" \
+			"$OUT/bs.json" "hist_is(rows[0]['hist'], SIG['sig'], '0,64,1') and rows[0]['hist'] == load(sys.argv[1].replace('bs.json', 'bg.json'))[0]['hist']"
+	fi
+	CODE="t:d $SG c=info->si_code if c != 1"
+	kpt hist --json --backend tp-btf --linear -8,8,1 -c "$B signal" "$CODE" c > "$OUT/bc.json" 2> "$OUT/bc.err"
+	hits=$(profile_field "$OUT/bc.err" signal/d hits)
+	filtered=$(profile_field "$OUT/bc.err" signal/d filtered)
+	json_check "tp_btf $SG info->si_code if c != 1: the codes that pass, HITS ${hits:-?} the workload's 1004 signals, FILTERED ${filtered:-?} at least its SIGCHLD (CLD_EXITED 1)" \
+		"$OUT/bc.json" "hist_is(rows[0]['hist'], [v for v in SIG['code'] if v != 1], '-8,8,1') and ${hits:--1} == 1004 and ${filtered:--1} >= 1"
+	# what the direct loads cannot take: the generic path, saying why
+	kpt hist --backend tp-btf --dry-run "t:d $RS nr=regs->orig_ax p=+8(regs->si):u64 if nr == 8" p \
+		> "$OUT/bx.txt" 2>&1
+	check "tp_btf: an offset of its own around the BTF members, the generic path, --dry-run says why" \
+		grep -q "^hist: the generic path (fetch, record slots), not the direct one: p is offsets or dereferences of its own around the BTF members$" "$OUT/bx.txt"
+else
+	env_fault "tp_btf's direct histogram: not x86-64, no kernel BTF, or no $RS or $SG tracepoint"
 fi
 # The pid of an exec chain is the target's own, one per run: it says which.
 SE="sched/sched_process_exec"

@@ -20,7 +20,7 @@ EV=sched/sched_process_exit
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, tracefs)"
 [ -e /sys/kernel/btf/vmlinux ] || skip_all "no kernel BTF"
 [ -e $TR/events/$EV ] && [ -d $TR/instances ] || skip_all "no $EV tracepoint or tracefs instances"
-expect_checks 16
+expect_checks 23
 
 echo "# --dry-run: the attachment each probe takes"
 kpt --dry-run "t:$EV p->exit_code" > "$OUT/dry-btf.txt" 2>&1
@@ -88,6 +88,79 @@ kpt --json count -c "sh $OUT/exits.sh" "t:$EV" > "$OUT/count-tp.json" 2> "$OUT/c
 check "count t:$EV through tp_btf: 6, the workload's exits" \
 	grep -q '"count": *6\b' "$OUT/count-btf.json"
 check "count t:$EV through the tracepoint program: 6" grep -q '"count": *6\b' "$OUT/count-tp.json"
+echo "# the direct histogram through tp_btf: member chains loaded as the verifier checks them"
+# the same children, each writing "PID CODE", and the shell its own pid; the
+# shell's exit status (its last child's) from an untraced run
+cat > "$OUT/exits2.sh" <<SH
+echo \$\$ > $OUT/shell.pid
+for c in $CODES; do sh -c 'echo "\$\$ '\$c'" >> $OUT/codes2; exit '\$c; done
+SH
+sh "$OUT/exits2.sh"
+SHELL_RC=$?
+rm -f "$OUT/codes2" "$OUT/shell.pid"
+CODE="t:d $EV c=p->exit_code"
+LEAD="t:d $EV g=p->group_leader->pid"
+kpt hist --backend tp-btf --dry-run "$CODE" c > "$OUT/dry-hc.txt" 2>&1
+kpt hist --backend tp-btf --dry-run "$LEAD" g > "$OUT/dry-hg.txt" 2>&1
+check "hist of p->exit_code and of p->group_leader->pid: the direct path, each load checked against BTF" \
+	sh -c "grep -q \"^hist: c taken straight from the context.*checked by the verifier against BTF\$\" '$OUT/dry-hc.txt' &&
+	       grep -q \"^hist: g taken straight from the context.*checked by the verifier against BTF\$\" '$OUT/dry-hg.txt'"
+# hist_of FILE WANT...: FILE's JSON histogram is exactly of the values WANT
+# (each value its own row of --linear 0,65536,256 where they are codes << 8:
+# count, sum, min, max and each row's count)
+hist_of() {
+	python3 - "$@" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip() and '"hist"' in l]
+want = [int(v) for v in sys.argv[2:]]
+h = rows[0]["hist"] if rows else {}
+got = (h.get("count"), h.get("sum"), h.get("min"), h.get("max"))
+ok = got == (len(want), sum(want), min(want), max(want))
+if ok and all(v % 256 == 0 for v in want):
+    ok = {b["min"]: b["count"] for b in h["buckets"] if b["count"]} == \
+         {v: want.count(v) for v in want}
+if not ok:
+    print("  want %s\n  got  %s" % (want, h), file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+}
+kpt hist --json --backend tp-btf --linear 0,65536,256 -c "sh $OUT/exits2.sh" "$CODE" c \
+	> "$OUT/hc.json" 2> "$OUT/hc.err"
+WANT=$(awk '{ print $2 * 256 }' "$OUT/codes2" 2>/dev/null | tr '\n' ' ')
+check "hist of p->exit_code (direct): the 5 children's codes and the shell's status ($SHELL_RC), << 8" \
+	hist_of "$OUT/hc.json" $WANT $((SHELL_RC * 256))
+rm -f "$OUT/codes2" "$OUT/shell.pid"
+kpt hist --json --backend tp-btf -c "sh $OUT/exits2.sh" "$LEAD" g > "$OUT/hg.json" 2> "$OUT/hg.err"
+WANT=$(awk '{ print $1 }' "$OUT/codes2" "$OUT/shell.pid" 2>/dev/null | tr '\n' ' ')
+check "hist of p->group_leader->pid (direct, two pointers): the 6 exits' own pids (count, sum, min, max)" \
+	hist_of "$OUT/hg.json" $WANT
+# filtered: the child that exits 0 passes; HITS the 6 exits, FILTERED the
+# other 5 (and other tasks' exits, which -c's targeting counts there too)
+rm -f "$OUT/codes2" "$OUT/shell.pid"
+kpt hist --json --backend tp-btf --linear 0,65536,256 -c "sh $OUT/exits2.sh" "$CODE if c == 0" c \
+	> "$OUT/hf.json" 2> "$OUT/hf.err"
+HF=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    if l.startswith("{\"type\":\"profile\""):
+        for p in json.loads(l)["probes"]:
+            if p["group"] + "/" + p["event"] == "sched/d":
+                print(p["hits"], p["filtered"])' "$OUT/hf.err")
+HITS=${HF% *} FILT=${HF#* }
+check "hist of p->exit_code if c == 0 (direct): HITS the 6 exits, FILTERED at least 5 ($HF)" \
+	[ "${HITS:-}" = 6 -a "${FILT:-0}" -ge 5 ]
+check "  and its histogram: one exit, code 0" hist_of "$OUT/hf.json" 0
+# a stream of one probe: each record written straight from the arguments
+STREAM="t:btf/exit $EV pid=p->pid code=p->exit_code"
+kpt --backend tp-btf --dry-run "$STREAM" > "$OUT/dry-st.txt" 2>&1
+check "a stream of p->pid, p->exit_code: written straight from TP_PROTO's arguments" \
+	grep -q "^stream: the record written straight from TP_PROTO's arguments into the ring buffer, no copy, each load checked by the verifier against BTF$" "$OUT/dry-st.txt"
+rm -f "$OUT/codes2" "$OUT/shell.pid"
+kpt --backend tp-btf -c "sh $OUT/exits2.sh" "$STREAM" > "$OUT/st.txt" 2> "$OUT/st.err"
+WANT=$(awk '{ print $1, $2 * 256 }' "$OUT/codes2" 2>/dev/null; echo "$(cat "$OUT/shell.pid" 2>/dev/null) $((SHELL_RC * 256))")
+GOT=$(sed -nE 's/^.* exit: pid=([0-9]+) code=(-?[0-9]+)$/\1 \2/p' "$OUT/st.txt")
+check "the stream (direct): each of the 6 exits' pid and code << 8, the workload's" \
+	[ -n "$GOT" -a "$(echo "$GOT" | sort)" = "$(echo "$WANT" | sort)" ]
 echo "# :struct, a whole struct, against pahole's layout and the record"
 if command -v pahole > /dev/null; then
 	# pahole's top-level members of struct $1: "OFFSET SIZE NAME" (bitfields: OFFSET:BIT)

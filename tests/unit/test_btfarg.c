@@ -377,6 +377,54 @@ static void test_tracepoint(void)
 }
 
 /*
+ * spec_arg.btf_load: what a tp_btf program may load of a value walked
+ * through BTF alone (plan.c's direct histogram): a scalar member's bytes,
+ * a parameter's word; none, with the reason, for a pointer value (the
+ * verifier's to keep), offsets of its own, a char array at the end.
+ */
+static void test_btf_load(void)
+{
+	static const struct {
+		const char *arg;
+		int load;
+		const char *why;
+	} cases[] = {
+		{ "prev->pid", 4, NULL },
+		{ "prev->se.sum_exec_runtime", 8, NULL },
+		{ "preempt", 8, NULL },
+		{ "prev->mm->map_count", 4, NULL },
+		{ "prev->pid:u16", 4, NULL },	/* narrower reads are plan.c's to allow */
+		{ "prev->mm", 0, "a pointer" },
+		{ "next", 0, "a pointer" },
+		{ "+8(prev->mm):u64", 0, "offsets or dereferences of its own" },
+		{ "prev->comm:string", 0, "not at a scalar member" },
+	};
+	char text[256], msg[512];
+	struct spec_probe p;
+	size_t i;
+	int col;
+
+	if (btf__find_by_name_kind(kbtf, "__probestub_sched_switch", BTF_KIND_FUNC) <= 0 &&
+	    btf__find_by_name_kind(kbtf, "__bpf_trace_sched_switch", BTF_KIND_FUNC) <= 0)
+		return;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "t:sched/sched_switch %s", cases[i].arg);
+		if (resolve(text, &p, msg, sizeof(msg), &col)) {
+			CHECK(0, "%s: %s at %d", text, msg, col);
+			spec_free(&p);
+			continue;
+		}
+		CHECK(p.nargs == 1 && p.args[0].btf_load == cases[i].load, "%s: btf_load %d, want %d",
+		      text, p.nargs ? p.args[0].btf_load : -1, cases[i].load);
+		if (cases[i].why)
+			CHECK(p.args[0].btf_not && strstr(p.args[0].btf_not, cases[i].why),
+			      "%s: why not '%s', want '%s'", text,
+			      p.args[0].btf_not ? p.args[0].btf_not : "(none)", cases[i].why);
+		spec_free(&p);
+	}
+}
+
+/*
  * A function of no parameters: query_btf_context()'s nr_params is 0, so
  * traceprobe_expand_meta_args() looks nothing up (issue 37): a bare $argN
  * is a register and the number's to judge, $arg* a variable refused.
@@ -498,6 +546,7 @@ int main(int argc, char **argv)
 	run(test_noparams, "test_noparams");
 	run(test_enum, "test_enum");
 	run(test_tracepoint, "test_tracepoint");
+	run(test_btf_load, "test_btf_load");
 	sysinfo_free(&si);
 	return check_report();
 }

@@ -4,14 +4,16 @@
 # exit with known codes: p->exit_code is each code << 8; the record's
 # comm/pid/prio (tracepoint program) and p->comm/p->pid/p->prio (tp_btf) of
 # the same exits in one run against the kernel's own trace of them (a
-# tracefs instance); :struct's .prio against the record's prio.
+# tracefs instance); :struct's .prio against the record's prio; the direct
+# histogram and stream of p->exit_code, their loads this kernel's
+# verifier's to take.
 T=/sys/kernel/tracing
 EV=sched/sched_process_exit
 W=/tmp/kpt-tpbtf
 mkdir -p $W
 KREL=$(uname -r)
 echo "# kernel $KREL"
-echo "# expect 5 ok"
+echo "# expect 7 ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
@@ -62,3 +64,35 @@ BAD=$(awk '/ sched_process_exit: comm=/ { r = $NF; sub(/prio=/, "", r) }
 [ "${BAD% *}" -ge 6 ] && [ "${BAD#* }" = 0 ] &&
 	ok ":struct: sched_avg whole, task_struct's .prio the record's on each exit ($BAD)" ||
 	{ bad ":struct: $BAD (exits, mismatches)"; grep -m1 ' whole:' $W/out | cut -c1-300 | sed 's/^/#   /'; }
+
+# hist of p->exit_code on the direct path (-v would say the kernel refused
+# it): the 5 children's codes and the shell's (its last child's 255), << 8
+rm -f $W/codes
+$KPT -v hist --json --backend tp-btf --linear 0,65536,256 -c "sh $W/exits.sh" \
+	"t:d $EV c=p->exit_code" c > $W/hist 2> $W/hist.err
+WANT=$(awk '{ s += $2 * 256 } END { print NR + 1, s + 255 * 256 }' $W/codes)
+GOT=$(sed -n 's/.*"count":\([0-9]*\),"sum":\([0-9]*\),.*/\1 \2/p' $W/hist)
+if grep -q 'takes the generic path' $W/hist.err; then
+	bad "hist of p->exit_code: the kernel refused the direct loads"
+	grep -B3 'END PROG' $W/hist.err | sed 's/^/#   /' | head -5
+elif [ -n "$GOT" ] && [ "$GOT" = "$WANT" ]; then
+	ok "hist of p->exit_code, direct: count and sum ($GOT) the 6 exits' codes << 8"
+else
+	bad "hist of p->exit_code: '$GOT', want '$WANT'"; grep -v '^libbpf' $W/hist.err | head -5 | sed 's/^/#   /'
+fi
+
+# a stream of one probe, written straight from the arguments: each child's
+# pid and code << 8
+rm -f $W/codes
+$KPT -v --backend tp-btf -c "sh $W/exits.sh" "t:btf/exit $EV pid=p->pid code=p->exit_code" \
+	> $W/stream 2> $W/stream.err
+WANT=$(awk '{ print $1, $2 * 256 }' $W/codes | sort)
+PIDS=$(cut -d' ' -f1 $W/codes | tr '\n' '|')
+GOT=$(sed -n 's/^.* exit: pid=\([0-9]*\) code=\(-*[0-9]*\)$/\1 \2/p' $W/stream | grep -E "^(${PIDS%|}) " | sort)
+if grep -q 'takes the generic path' $W/stream.err; then
+	bad "stream of p->exit_code: the kernel refused the direct loads"
+elif [ -n "$WANT" ] && [ "$GOT" = "$WANT" ]; then
+	ok "stream of p->pid, p->exit_code, direct: each child's"
+else
+	bad "stream of p->exit_code: '$(echo $GOT)', want '$(echo $WANT)'"; grep -v '^libbpf' $W/stream.err | head -5 | sed 's/^/#   /'
+fi
