@@ -123,6 +123,33 @@ static int setup_tpbtf(struct loader *ld, const struct ev_desc *evs, int n, char
 	return 0;
 }
 
+/* Probe ev's slot program (no BPF cookies: ld->slot[ev->index] >= 0). */
+static struct bpf_program *slot_of(struct loader *ld, const struct ev_desc *ev)
+{
+	return slot_prog(ld->skel->obj, ev->kind == SPEC_TRACEPOINT ? "kpt_tp_s" : "kpt_entry_s",
+			 ld->slot[ev->index], KPT_ID_SLOTS);
+}
+
+/*
+ * No BPF cookies: a program of its own for each probe given a slot
+ * (load/ident.h), its probe a read-only constant; the unused slots are not
+ * loaded, so each slot's verification is paid only where a probe has it.
+ */
+static void setup_slots(struct loader *ld, const struct load_opts *o, int n)
+{
+	int i;
+
+	slots_off(ld->skel->obj, "kpt_entry_s", KPT_ID_SLOTS);
+	slots_off(ld->skel->obj, "kpt_tp_s", KPT_ID_SLOTS);
+	ld->slot = ld->no_cookie ? o->ident->slot : NULL;
+	for (i = 0; ld->slot && i < n; i++) {
+		if (ld->slot[i] < 0)
+			continue;
+		bpf_program__set_autoload(slot_of(ld, &o->evs[i]), true);
+		ld->skel->rodata->kpt_slot_probe[ld->slot[i]] = (__u32)i;
+	}
+}
+
 /*
  * The BPF object the skeleton embeds (~400 KB of the binary) is read at
  * open only: libbpf keeps its own copies of what it needs, and the kernel
@@ -306,32 +333,6 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
 }
 
 /*
- * The other definition on classic tracepoint probe ev's tracepoint, of the
- * n probes (evs are an array, ev->index ev's place in it), -1 if none, -2
- * if more than one. Both go
- * through one attachment of kpt_tp2 (the kernel takes a program once per
- * tracepoint): tp_hosts() says whose.
- */
-static int tp_partner(const struct ev_desc *ev, int n)
-{
-	const struct ev_desc *e, *evs = ev - ev->index;
-	int found = -1;
-
-	if (ev->kind != SPEC_TRACEPOINT || ev->tpbtf)
-		return -1;
-	for (e = evs; e < evs + n; e++) {
-		if (e == ev || e->kind != SPEC_TRACEPOINT || e->tpbtf ||
-		    strcmp(e->target.tp_system, ev->target.tp_system) ||
-		    strcmp(e->target.tp_event, ev->target.tp_event))
-			continue;
-		if (found >= 0)
-			return -2;	/* a third: plan_make() refuses it */
-		found = e->index;
-	}
-	return found;
-}
-
-/*
  * Whether ev's attachment holds its tracepoint's pair: the one attached
  * first (a return before the entry it pairs with), its work done first on
  * each hit; the other then has no link of its own.
@@ -354,8 +355,10 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 	for (i = 0; i < nprobes; i++) {
 		const struct ev_desc *ev = &o->evs[i];
 
-		use_tp |= ev->kind == SPEC_TRACEPOINT && !ev->tpbtf && tp_partner(ev, nprobes) < 0;
-		use_tp2 |= tp_partner(ev, nprobes) >= 0;
+		if (o->ident && o->ident->slot && o->ident->slot[i] >= 0)
+			continue;	/* its own program: setup_slots() */
+		use_tp |= ev->kind == SPEC_TRACEPOINT && !ev->tpbtf && ident_tp_partner(ev, nprobes) < 0;
+		use_tp2 |= ident_tp_partner(ev, nprobes) >= 0;
 		use_perf |= ev->kind == SPEC_PROFILE;
 		use_multi |= ev->multi;
 		use_entry |= !ev->multi && !ev->tramp && ev->kind != SPEC_TRACEPOINT &&
@@ -557,6 +560,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	err = setup_tpbtf(ld, o->evs, nprobes, msg, msglen);
 	if (err)
 		return err;
+	setup_slots(ld, o, nprobes);
 	pmu_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);
 	sched_setup(skel, &o->sched, ld->ncpus);
 	stacks_setup(skel, &o->plan.stacks, ld->compat);
@@ -768,7 +772,7 @@ static struct bpf_link *attach_tracepoint(struct loader *ld, const struct ev_des
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = cookie_of(ld, ev));
 	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr) };
-	int id, pfd, err, partner = tp_partner(ev, ld->nprobes);
+	int id, pfd, err, partner = ident_tp_partner(ev, ld->nprobes);
 	struct bpf_link *l;
 
 	/* the pair's other probe, in the cookie's upper half (kpt_tp2) */
@@ -799,7 +803,9 @@ static struct bpf_link *attach_tracepoint(struct loader *ld, const struct ev_des
 static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, pid_t upid,
 				   char *msg, size_t msglen)
 {
-	struct bpf_program *prog = ld->skel->progs.kpt_entry;	/* returns too */
+	/* returns too */
+	struct bpf_program *prog = ld->slot && ld->slot[ev->index] >= 0 ? slot_of(ld, ev) :
+				   ld->skel->progs.kpt_entry;
 
 	if (ev->is_user) {
 		/* a USDT semaphore: the kernel counts it up while attached */
@@ -987,7 +993,7 @@ static int attach_life(struct loader *ld, char *msg, size_t msglen)
 /* Whether ev runs through its tracepoint partner's attachment, with no link of its own. */
 static bool tp_chained(const struct loader *ld, const struct ev_desc *ev)
 {
-	int partner = tp_partner(ev, ld->nprobes);
+	int partner = ident_tp_partner(ev, ld->nprobes);
 
 	return partner >= 0 && !tp_hosts(ev, partner);
 }
@@ -1111,7 +1117,7 @@ bool loader_can_hold(struct loader *ld, const struct ev_desc *ev)
 	 * one of two on a tracepoint (one link runs both) */
 	return i >= 0 && i < ld->nprobes && ld->links && ld->links[i] && !ev->multi &&
 	       ev->kind != SPEC_PROFILE && !(ld->tfs && ld->tfs[i].created) &&
-	       !ld->pair_entry[i] && tp_partner(ev, ld->nprobes) == -1;
+	       !ld->pair_entry[i] && ident_tp_partner(ev, ld->nprobes) == -1;
 }
 
 int loader_hold(struct loader *ld, const struct ev_desc *ev)
@@ -1421,8 +1427,10 @@ static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev)
 {
 	if (ev->index >= 0 && ev->index < ld->nprobes && ld->tramp[ev->index])
 		return ld->tramp[ev->index];
+	if (ld->slot && ev->index >= 0 && ev->index < ld->nprobes && ld->slot[ev->index] >= 0)
+		return slot_of(ld, ev);
 	if (ev->kind == SPEC_TRACEPOINT)
-		return tp_partner(ev, ld->nprobes) >= 0 ? ld->skel->progs.kpt_tp2 :
+		return ident_tp_partner(ev, ld->nprobes) >= 0 ? ld->skel->progs.kpt_tp2 :
 							  ld->skel->progs.kpt_tp;
 	if (ev->kind == SPEC_PROFILE)
 		return ld->skel->progs.kpt_perf;
