@@ -333,8 +333,11 @@ static __noinline int kpt_slot_tp(void *ctx, __u32 then)
 }
 #define KPT_SLOT_RUN(ctx, kind, n)					\
 	((kind) == KPT_CTX_TP ? kpt_slot_tp : kpt_slot_regs)(ctx, kpt_slot_probe[n] + 1)
+/* a tracepoint's second definition, as kpt_tp2 runs it */
+#define KPT_SLOT_THEN(ctx, n)	(kpt_slot_then[n] ? kpt_slot_tp(ctx, kpt_slot_then[n]) : 0)
 #else
 #define KPT_SLOT_RUN(ctx, kind, n)	((void)(ctx), 0)
+#define KPT_SLOT_THEN(ctx, n)	0
 #endif
 #define KPT_SLOT(n)							\
 	SEC("kprobe")							\
@@ -346,6 +349,7 @@ static __noinline int kpt_slot_tp(void *ctx, __u32 then)
 	int kpt_tp_s##n(void *ctx)					\
 	{								\
 		KPT_SLOT_RUN(ctx, KPT_CTX_TP, n);			\
+		KPT_SLOT_THEN(ctx, n);					\
 		return KPT_TP_PASS;					\
 	}
 KPT_SLOT(0) KPT_SLOT(1) KPT_SLOT(2) KPT_SLOT(3)

@@ -107,17 +107,22 @@ int ident_tp_partner(const struct ev_desc *ev, int n)
 	return found;
 }
 
+bool ident_tp_hosts(const struct ev_desc *ev, int partner)
+{
+	const struct ev_desc *o = ev - ev->index + partner;
+
+	return ev->pair_entry != o->pair_entry ? !ev->pair_entry : ev->index < partner;
+}
+
 static bool ident_is_kprobe(const struct ev_desc *ev)
 {
 	return ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE;
 }
 
-/* Whether ev may take a slot: what kpt_entry or kpt_tp alone would run. */
-static bool ident_slot_kind(const struct ev_desc *ev, int n)
+/* Whether ev may take a slot: what kpt_entry, kpt_tp or kpt_tp2 would run. */
+static bool ident_slot_kind(const struct ev_desc *ev)
 {
-	if (ev->multi || ev->tramp || ev->tpbtf || ev->kind == SPEC_PROFILE)
-		return false;
-	return ev->kind != SPEC_TRACEPOINT || ident_tp_partner(ev, n) == -1;
+	return !ev->multi && !ev->tramp && !ev->tpbtf && ev->kind != SPEC_PROFILE;
 }
 
 /*
@@ -134,12 +139,18 @@ static bool ident_slots(struct ident_set *id, const struct ev_desc *evs, int n)
 		id->slot[i] = -1;
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < n; i++) {
-			if (ident_is_kprobe(&evs[i]) != (pass == 1))
-				continue;
-			if (ident_slot_kind(&evs[i], n) && k < KPT_ID_SLOTS)
-				id->slot[i] = k++;
-			else
+			int partner = ident_tp_partner(&evs[i], n);
+
+			if (ident_is_kprobe(&evs[i]) != (pass == 1) ||
+			    (partner >= 0 && !ident_tp_hosts(&evs[i], partner)))
+				continue;	/* a pair's other: its host's slot */
+			if (!ident_slot_kind(&evs[i]) || k == KPT_ID_SLOTS) {
 				left |= pass == 1;
+				continue;
+			}
+			if (partner >= 0)
+				id->slot[partner] = k;
+			id->slot[i] = k++;
 		}
 	return left;
 }
@@ -169,7 +180,7 @@ int ident_setup(struct ident_set *id, const struct ev_desc *evs, int n, const st
 			    id->keys[j].what == id->keys[i].what) {
 				snprintf(msg, msglen, "%s/%s and %s/%s: this kernel has no BPF cookies "
 					 "(Linux 5.15+), and kptrace gives %d probes a program each "
-					 "(uprobes and tracepoints first, one of a tracepoint's pair) "
+					 "(uprobes and tracepoints first) "
 					 "and tells the others apart by what they hit, here %s; run "
 					 "them in separate kptrace runs", evs[j].group, evs[j].event,
 					 evs[i].group, evs[i].event, KPT_ID_SLOTS,

@@ -10,6 +10,7 @@
 #ifndef KPT_LOAD_IDENT_H
 #define KPT_LOAD_IDENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,14 @@ struct ident_set {
  * if more than one: both go through one attachment of kpt_tp2.
  */
 int ident_tp_partner(const struct ev_desc *ev, int n);
+
+/*
+ * Whether ev's attachment holds its tracepoint's pair (partner, of
+ * ident_tp_partner()): the one attached first (a return before the entry it
+ * pairs with), its work done first on each hit; the other then has no link
+ * of its own.
+ */
+bool ident_tp_hosts(const struct ev_desc *ev, int partner);
 
 /*
  * The slots and keys of evs[n] into id, where the kernel has no cookies and the run

@@ -123,6 +123,8 @@ static int setup_tpbtf(struct loader *ld, const struct ev_desc *evs, int n, char
 	return 0;
 }
 
+static bool tp_chained(const struct loader *ld, const struct ev_desc *ev);
+
 /* Probe ev's slot program (no BPF cookies: ld->slot[ev->index] >= 0). */
 static struct bpf_program *slot_of(struct loader *ld, const struct ev_desc *ev)
 {
@@ -143,10 +145,13 @@ static void setup_slots(struct loader *ld, const struct load_opts *o, int n)
 	slots_off(ld->skel->obj, "kpt_tp_s", KPT_ID_SLOTS);
 	ld->slot = ld->no_cookie ? o->ident->slot : NULL;
 	for (i = 0; ld->slot && i < n; i++) {
-		if (ld->slot[i] < 0)
-			continue;
+		int partner = ident_tp_partner(&o->evs[i], n);
+
+		if (ld->slot[i] < 0 || tp_chained(ld, &o->evs[i]))
+			continue;	/* a pair's other probe: its host's slot runs it */
 		bpf_program__set_autoload(slot_of(ld, &o->evs[i]), true);
 		ld->skel->rodata->kpt_slot_probe[ld->slot[i]] = (__u32)i;
+		ld->skel->rodata->kpt_slot_then[ld->slot[i]] = partner >= 0 ? (__u32)partner + 1 : 0;
 	}
 }
 
@@ -330,18 +335,6 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
 				: sizeof(__u64));
 	size_keyed(skel->maps.kpt_procs, o->target_set, o->max_keys);
 	return ring;
-}
-
-/*
- * Whether ev's attachment holds its tracepoint's pair: the one attached
- * first (a return before the entry it pairs with), its work done first on
- * each hit; the other then has no link of its own.
- */
-static bool tp_hosts(const struct ev_desc *ev, int partner)
-{
-	const struct ev_desc *o = ev - ev->index + partner;
-
-	return ev->pair_entry != o->pair_entry ? !ev->pair_entry : ev->index < partner;
 }
 
 /* Only the programs this run's probes attach are loaded. */
@@ -995,7 +988,7 @@ static bool tp_chained(const struct loader *ld, const struct ev_desc *ev)
 {
 	int partner = ident_tp_partner(ev, ld->nprobes);
 
-	return partner >= 0 && !tp_hosts(ev, partner);
+	return partner >= 0 && !ident_tp_hosts(ev, partner);
 }
 
 /* The probes of links[] whose pair_entry is pass: 0, or the error with ld->failed set. */

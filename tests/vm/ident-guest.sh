@@ -9,7 +9,7 @@
 W=/tmp/kpt-ident
 mkdir -p $W
 KREL=$(uname -r)
-echo "# expect 5 ok"
+echo "# expect 6 ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 300 /bin/kptrace"
@@ -21,16 +21,21 @@ WORK="dd if=$W/mark of=/dev/null bs=777 count=3"
 # rows: "COUNT probe comm" of F, the count of probe P and comm C
 row() { sed -n "s|^ *\([0-9]*\) *$2 *$3\$|\1|p" "$1"; }
 
+# lat FROM TO N WHAT: a latency between two tracepoints over dd's reads
+# must count N pairs
+lat() {
+	$KPT latency -c "$WORK" --from "$1" --to "$2" > $W/lat.out 2> $W/lat.err
+	rc=$?
+	c=$(sed -n 's/^count \([0-9]*\), sum.*/\1/p' $W/lat.out | head -n 1)
+	if [ $rc = 0 ] && [ "$c" = "$3" ]; then
+		ok "latency --from $1 --to $2: $4, $3 pairs"
+	else
+		bad "latency --from $1 --to $2: exit $rc, '$c' pairs, want $3 ($4): $(tail -c 300 $W/lat.err | tr "\n" " ")"
+	fi
+}
+
 # two tracepoints: a latency from one to the other, and a count of both
-$KPT latency -c "$WORK" --from t:syscalls/sys_enter_read --to t:syscalls/sys_exit_read \
-	> $W/tl.out 2> $W/tl.err
-rc=$?
-c=$(sed -n 's/^count \([0-9]*\), sum.*/\1/p' $W/tl.out | head -n 1)
-if [ $rc = 0 ] && [ "$c" = 3 ]; then
-	ok "latency --from t:syscalls/sys_enter_read --to t:syscalls/sys_exit_read: dd's 3 reads, 3 pairs"
-else
-	bad "latency between two tracepoints: exit $rc, '$c' pairs, want dd's 3: $(tail -c 300 $W/tl.err | tr "\n" " ")"
-fi
+lat t:syscalls/sys_enter_read t:syscalls/sys_exit_read 3 "dd's 3 reads"
 $KPT count -c "$WORK" t:syscalls/sys_enter_read t:syscalls/sys_exit_read --by probe,comm \
 	> $W/tc.out 2> $W/tc.err
 rc=$?
@@ -40,6 +45,10 @@ if [ $rc = 0 ] && [ "$a" = 3 ] && [ "$b" = 3 ]; then
 else
 	bad "count of two tracepoints: exit $rc, '$a' and '$b', want 3 and 3: $(head -c 300 $W/tc.out | tr "\n" "|") $(tail -c 300 $W/tc.err | tr "\n" " ")"
 fi
+
+# two definitions on one tracepoint (one attachment runs both, the end's
+# work first): each of dd's reads ends the last one's pair
+lat t:syscalls/sys_enter_read t:syscalls/sys_enter_read 2 "from each of dd's 3 reads to the next"
 
 # uprobes: a glob (uw_leaf, uw_middle, uw_middle.cold, uw_outer, uw_tail),
 # and two probes on one function's entry
