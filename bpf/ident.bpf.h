@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Which probe a hit is: the attachment's BPF cookie, or where the kernel
- * has none (before 5.15) what the hit itself says, looked up in kpt_ident.
+ * has none (before 5.15) and the probe has no slot program of its own
+ * (kptrace.bpf.c) what the hit itself says, looked up in kpt_ident.
  * A kprobe handler runs with the per-CPU current_kprobe set to its struct
  * kprobe, a kretprobe's handler to the kretprobe's (whose addr is the
  * function's entry): its addr tells the function, and the registers' ip
  * the direction (just past the probe's breakpoint at an entry, the return
  * trampoline at a return). A tracepoint's record would start with its
  * event id, but the kernel writes the registers' address over its first 8
- * bytes before the program runs (perf_trace_run_bpf_submit()): the run's
- * only tracepoint. A uprobe runs with no current kprobe: the run's only
- * uprobe, as its only profile. The loader refuses what this cannot tell
- * apart.
+ * bytes before the program runs (perf_trace_run_bpf_submit()): the only
+ * tracepoint without a slot. A uprobe runs with no current kprobe: the
+ * only uprobe without a slot, as the only profile. The loader refuses
+ * what this cannot tell apart.
  */
 #ifndef KPT_IDENT_BPF_H
 #define KPT_IDENT_BPF_H

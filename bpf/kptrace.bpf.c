@@ -3,7 +3,8 @@
  * kptrace's kernel side: one program per attach kind (kprobe and uprobe,
  * tracepoint, kprobe.multi, sixteen fentry/fexit slots), each attached to
  * every probe point of its kind, entries and returns alike; the probe's
- * index in kpt_probes travels as the BPF cookie of each attachment. Each
+ * index in kpt_probes travels as the BPF cookie of each attachment (before
+ * 5.15, none: slot programs with the probe a constant, or ident.bpf.h). Each
  * runs kpt_handle(): the fast paths (direct.bpf.h) or the generic path
  * here, which copies the context (regs.bpf.h, tramp.bpf.h, tp.bpf.h),
  * filters (filter.bpf.h), fetches (fetch.bpf.h), then sends the record or
@@ -321,6 +322,52 @@ int kpt_tp2(void *ctx)
 		kpt_handle(ctx, KPT_CTX_TP, true, true, c >> 32);
 	return KPT_TP_PASS;
 }
+
+/*
+ * No BPF cookies (before 5.15, the compat object): a probe may have a
+ * program of its own, a slot whose probe is a read-only constant, so hits
+ * that look alike (two tracepoints, two uprobes, two probes on one entry)
+ * differ by the program they run. The main object never loads them, and
+ * has them empty: the two objects must lay out alike (Makefile).
+ */
+#ifdef KPT_COMPAT
+/* one copy of the handler for all slots of a kind: a static function is
+ * verified at each call, its probe a constant there as in the caller */
+static __noinline int kpt_slot_regs(void *ctx, __u32 then)
+{
+	return kpt_handle(ctx, KPT_CTX_REGS, true, false, then);
+}
+
+static __noinline int kpt_slot_tp(void *ctx, __u32 then)
+{
+	return kpt_handle(ctx, KPT_CTX_TP, true, false, then);
+}
+#define KPT_SLOT_RUN(ctx, kind, n)					\
+	((kind) == KPT_CTX_TP ? kpt_slot_tp : kpt_slot_regs)(ctx, kpt_slot_probe[n] + 1)
+/* a tracepoint's second definition, as kpt_tp2 runs it */
+#define KPT_SLOT_THEN(ctx, n)	(kpt_slot_then[n] ? kpt_slot_tp(ctx, kpt_slot_then[n]) : 0)
+#else
+#define KPT_SLOT_RUN(ctx, kind, n)	((void)(ctx), 0)
+#define KPT_SLOT_THEN(ctx, n)	0
+#endif
+#define KPT_SLOT(n)							\
+	SEC("kprobe")							\
+	int kpt_entry_s##n(struct pt_regs *ctx)				\
+	{								\
+		return KPT_SLOT_RUN(ctx, KPT_CTX_REGS, n);		\
+	}								\
+	SEC("tracepoint")						\
+	int kpt_tp_s##n(void *ctx)					\
+	{								\
+		KPT_SLOT_RUN(ctx, KPT_CTX_TP, n);			\
+		KPT_SLOT_THEN(ctx, n);					\
+		return KPT_TP_PASS;					\
+	}
+KPT_SLOT(0) KPT_SLOT(1) KPT_SLOT(2) KPT_SLOT(3)
+KPT_SLOT(4) KPT_SLOT(5) KPT_SLOT(6) KPT_SLOT(7)
+KPT_SLOT(8) KPT_SLOT(9) KPT_SLOT(10) KPT_SLOT(11)
+KPT_SLOT(12) KPT_SLOT(13) KPT_SLOT(14) KPT_SLOT(15)
+_Static_assert(KPT_ID_SLOTS == 16, "one KPT_SLOT() per slot");
 
 /* Many functions through one link each (Linux 5.18+, CONFIG_FPROBE); entries
  * and returns, as above. */

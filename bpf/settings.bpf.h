@@ -63,6 +63,10 @@ const volatile bool kpt_no_cookie = false;
 const volatile __u64 kpt_id_curkp = 0;
 const volatile __u64 kpt_id_pcpu = 0;
 const volatile __u32 kpt_id_addr_off = 0;
+/* Slot n's probe (kpt_entry_sN, kpt_tp_sN), a constant to the verifier */
+const volatile __u32 kpt_slot_probe[KPT_ID_SLOTS];
+/* 1 + the probe a tracepoint slot runs next, of two on one tracepoint (kpt_tp2's) */
+const volatile __u32 kpt_slot_then[KPT_ID_SLOTS];
 
 /* Linux 5.17's bpf_find_vma(), where the kernel has it (the loader asks):
  * the caller at an entry probe gets its binary's build id (stack.bpf.h) */

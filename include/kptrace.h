@@ -169,6 +169,8 @@ struct kpt_direct_stream {
 #define KPT_TRAMP_SLOTS	16
 /* BTF-typed tracepoints (tp_btf): a program each, verified against its prototype */
 #define KPT_TPBTF_SLOTS	8
+/* Probes with a program of their own where the kernel has no BPF cookies (ident.bpf.h) */
+#define KPT_ID_SLOTS	16
 
 /* How the value is stored in the record (ftrace's FETCH_OP_ST_* stage 3). */
 enum kpt_store {

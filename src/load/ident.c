@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "load/ident.h"
 #include "sys/btfwalk.h"
@@ -67,12 +68,13 @@ static int ident_layout(struct ident_set *id, const struct ksyms *ks, const stru
 
 	if (!kp || !pc || !pc->addr) {
 		/* data symbols are in kallsyms only with CONFIG_KALLSYMS_ALL */
-		snprintf(msg, msglen, "this kernel has no BPF cookies (Linux 5.15+), and kptrace "
-			 "tells its kprobes apart by the running kprobe instead, which needs "
-			 "current_kprobe and __per_cpu_offset from kallsyms: this kernel's has no "
-			 "%s (built without CONFIG_KALLSYMS_ALL?); run each kprobe in a kptrace "
-			 "run of its own", !kp && (!pc || !pc->addr) ? "data symbols" :
-			 !kp ? "current_kprobe" : "__per_cpu_offset");
+		snprintf(msg, msglen, "this kernel has no BPF cookies (Linux 5.15+): kptrace "
+			 "gives %d probes a program each, and tells further kprobes apart by the "
+			 "running kprobe, which needs current_kprobe and __per_cpu_offset from "
+			 "kallsyms: this kernel's has no %s (built without CONFIG_KALLSYMS_ALL?); "
+			 "run at most %d probes in a kptrace run", KPT_ID_SLOTS,
+			 !kp && (!pc || !pc->addr) ? "data symbols" :
+			 !kp ? "current_kprobe" : "__per_cpu_offset", KPT_ID_SLOTS);
 		return -ENOENT;
 	}
 	if (!btf || !btfwalk_struct_member(btf, "kprobe", "addr", &id->addr_off)) {
@@ -86,6 +88,73 @@ static int ident_layout(struct ident_set *id, const struct ksyms *ks, const stru
 	return 0;
 }
 
+int ident_tp_partner(const struct ev_desc *ev, int n)
+{
+	const struct ev_desc *e, *evs = ev - ev->index;
+	int found = -1;
+
+	if (ev->kind != SPEC_TRACEPOINT || ev->tpbtf)
+		return -1;
+	for (e = evs; e < evs + n; e++) {
+		if (e == ev || e->kind != SPEC_TRACEPOINT || e->tpbtf ||
+		    strcmp(e->target.tp_system, ev->target.tp_system) ||
+		    strcmp(e->target.tp_event, ev->target.tp_event))
+			continue;
+		if (found >= 0)
+			return -2;	/* a third: plan_make() refuses it */
+		found = e->index;
+	}
+	return found;
+}
+
+bool ident_tp_hosts(const struct ev_desc *ev, int partner)
+{
+	const struct ev_desc *o = ev - ev->index + partner;
+
+	return ev->pair_entry != o->pair_entry ? !ev->pair_entry : ev->index < partner;
+}
+
+static bool ident_is_kprobe(const struct ev_desc *ev)
+{
+	return ev->kind == SPEC_KPROBE || ev->kind == SPEC_KRETPROBE;
+}
+
+/* Whether ev may take a slot: what kpt_entry, kpt_tp or kpt_tp2 would run. */
+static bool ident_slot_kind(const struct ev_desc *ev)
+{
+	return !ev->multi && !ev->tramp && !ev->tpbtf && ev->kind != SPEC_PROFILE;
+}
+
+/*
+ * The slots, in order: uprobes and tracepoints first, which have no other
+ * way to share a run, then kprobes, which the running kprobe tells apart
+ * where kallsyms has it. Returns whether a kprobe is left without one.
+ */
+static bool ident_slots(struct ident_set *id, const struct ev_desc *evs, int n)
+{
+	int i, pass, k = 0;
+	bool left = false;
+
+	for (i = 0; i < n; i++)
+		id->slot[i] = -1;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++) {
+			int partner = ident_tp_partner(&evs[i], n);
+
+			if (ident_is_kprobe(&evs[i]) != (pass == 1) ||
+			    (partner >= 0 && !ident_tp_hosts(&evs[i], partner)))
+				continue;	/* a pair's other: its host's slot */
+			if (!ident_slot_kind(&evs[i]) || k == KPT_ID_SLOTS) {
+				left |= pass == 1;
+				continue;
+			}
+			if (partner >= 0)
+				id->slot[partner] = k;
+			id->slot[i] = k++;
+		}
+	return left;
+}
+
 int ident_setup(struct ident_set *id, const struct ev_desc *evs, int n, const struct ksyms *ks,
 		const struct btf *btf, char *msg, size_t msglen)
 {
@@ -93,17 +162,15 @@ int ident_setup(struct ident_set *id, const struct ev_desc *evs, int n, const st
 
 	if (n <= 1 || kfeat_cookies())
 		return 0;	/* a run of one needs no telling apart */
-	/* only a kprobe's hit is told by the running kprobe (bpf/ident.bpf.h) */
-	for (i = 0; i < n && evs[i].kind != SPEC_KPROBE && evs[i].kind != SPEC_KRETPROBE; i++)
-		;
-	err = i < n ? ident_layout(id, ks, btf, msg, msglen) : 0;
-	if (err)
-		return err;
 	id->keys = calloc((size_t)n, sizeof(*id->keys));
-	if (!id->keys)
+	id->slot = calloc((size_t)n, sizeof(*id->slot));
+	if (!id->keys || !id->slot)
 		return -ENOMEM;
+	/* only a kprobe's hit is told by the running kprobe (bpf/ident.bpf.h) */
+	if (ident_slots(id, evs, n) && (err = ident_layout(id, ks, btf, msg, msglen)))
+		return err;
 	for (i = 0; i < n; i++) {
-		err = ident_key(&evs[i], ks, &id->keys[i], msg, msglen);
+		err = id->slot[i] >= 0 ? 1 : ident_key(&evs[i], ks, &id->keys[i], msg, msglen);
 		if (err < 0)
 			return err;
 		if (err)	/* no key: marked by a what no hit has */
@@ -112,9 +179,11 @@ int ident_setup(struct ident_set *id, const struct ev_desc *evs, int n, const st
 			if (id->keys[j].addr == id->keys[i].addr &&
 			    id->keys[j].what == id->keys[i].what) {
 				snprintf(msg, msglen, "%s/%s and %s/%s: this kernel has no BPF cookies "
-					 "(Linux 5.15+), and kptrace tells probes apart by what they "
-					 "hit, here %s; run them in separate kptrace runs",
-					 evs[j].group, evs[j].event, evs[i].group, evs[i].event,
+					 "(Linux 5.15+), and kptrace gives %d probes a program each "
+					 "(uprobes and tracepoints first) "
+					 "and tells the others apart by what they hit, here %s; run "
+					 "them in separate kptrace runs", evs[j].group, evs[j].event,
+					 evs[i].group, evs[i].event, KPT_ID_SLOTS,
 					 ident_what(&id->keys[i]));
 				return -EOPNOTSUPP;
 			}
@@ -125,5 +194,7 @@ int ident_setup(struct ident_set *id, const struct ev_desc *evs, int n, const st
 void ident_free(struct ident_set *id)
 {
 	free(id->keys);
+	free(id->slot);
 	id->keys = NULL;
+	id->slot = NULL;
 }

@@ -123,6 +123,38 @@ static int setup_tpbtf(struct loader *ld, const struct ev_desc *evs, int n, char
 	return 0;
 }
 
+static bool tp_chained(const struct loader *ld, const struct ev_desc *ev);
+
+/* Probe ev's slot program (no BPF cookies: ld->slot[ev->index] >= 0). */
+static struct bpf_program *slot_of(struct loader *ld, const struct ev_desc *ev)
+{
+	return slot_prog(ld->skel->obj, ev->kind == SPEC_TRACEPOINT ? "kpt_tp_s" : "kpt_entry_s",
+			 ld->slot[ev->index], KPT_ID_SLOTS);
+}
+
+/*
+ * No BPF cookies: a program of its own for each probe given a slot
+ * (load/ident.h), its probe a read-only constant; the unused slots are not
+ * loaded, so each slot's verification is paid only where a probe has it.
+ */
+static void setup_slots(struct loader *ld, const struct load_opts *o, int n)
+{
+	int i;
+
+	slots_off(ld->skel->obj, "kpt_entry_s", KPT_ID_SLOTS);
+	slots_off(ld->skel->obj, "kpt_tp_s", KPT_ID_SLOTS);
+	ld->slot = ld->no_cookie ? o->ident->slot : NULL;
+	for (i = 0; ld->slot && i < n; i++) {
+		int partner = ident_tp_partner(&o->evs[i], n);
+
+		if (ld->slot[i] < 0 || tp_chained(ld, &o->evs[i]))
+			continue;	/* a pair's other probe: its host's slot runs it */
+		bpf_program__set_autoload(slot_of(ld, &o->evs[i]), true);
+		ld->skel->rodata->kpt_slot_probe[ld->slot[i]] = (__u32)i;
+		ld->skel->rodata->kpt_slot_then[ld->slot[i]] = partner >= 0 ? (__u32)partner + 1 : 0;
+	}
+}
+
 /*
  * The BPF object the skeleton embeds (~400 KB of the binary) is read at
  * open only: libbpf keeps its own copies of what it needs, and the kernel
@@ -297,44 +329,6 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
 	return ring;
 }
 
-/*
- * The other definition on classic tracepoint probe ev's tracepoint, of the
- * n probes (evs are an array, ev->index ev's place in it), -1 if none, -2
- * if more than one. Both go
- * through one attachment of kpt_tp2 (the kernel takes a program once per
- * tracepoint): tp_hosts() says whose.
- */
-static int tp_partner(const struct ev_desc *ev, int n)
-{
-	const struct ev_desc *e, *evs = ev - ev->index;
-	int found = -1;
-
-	if (ev->kind != SPEC_TRACEPOINT || ev->tpbtf)
-		return -1;
-	for (e = evs; e < evs + n; e++) {
-		if (e == ev || e->kind != SPEC_TRACEPOINT || e->tpbtf ||
-		    strcmp(e->target.tp_system, ev->target.tp_system) ||
-		    strcmp(e->target.tp_event, ev->target.tp_event))
-			continue;
-		if (found >= 0)
-			return -2;	/* a third: plan_make() refuses it */
-		found = e->index;
-	}
-	return found;
-}
-
-/*
- * Whether ev's attachment holds its tracepoint's pair: the one attached
- * first (a return before the entry it pairs with), its work done first on
- * each hit; the other then has no link of its own.
- */
-static bool tp_hosts(const struct ev_desc *ev, int partner)
-{
-	const struct ev_desc *o = ev - ev->index + partner;
-
-	return ev->pair_entry != o->pair_entry ? !ev->pair_entry : ev->index < partner;
-}
-
 /* Only the programs this run's probes attach are loaded. */
 static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes)
 {
@@ -346,9 +340,11 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 	for (i = 0; i < nprobes; i++) {
 		const struct ev_desc *ev = &o->evs[i];
 
-		use_tp |= ev->kind == SPEC_TRACEPOINT && !ev->tpbtf && tp_partner(ev, nprobes) < 0 &&
-			  !ev->pair_direct;
-		use_tp2 |= tp_partner(ev, nprobes) >= 0 || ev->pair_direct;
+		if (o->ident && o->ident->slot && o->ident->slot[i] >= 0)
+			continue;	/* its own program: setup_slots() */
+		use_tp |= ev->kind == SPEC_TRACEPOINT && !ev->tpbtf &&
+			  ident_tp_partner(ev, nprobes) < 0 && !ev->pair_direct;
+		use_tp2 |= ident_tp_partner(ev, nprobes) >= 0 || ev->pair_direct;
 		use_perf |= ev->kind == SPEC_PROFILE;
 		use_multi |= ev->multi;
 		use_entry |= !ev->multi && !ev->tramp && ev->kind != SPEC_TRACEPOINT &&
@@ -558,6 +554,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	err = setup_tpbtf(ld, o->evs, nprobes, msg, msglen);
 	if (err)
 		return err;
+	setup_slots(ld, o, nprobes);
 	pmu_setup(skel, o->pmu_n, ld->ncpus, o->max_keys);
 	sched_setup(skel, &o->sched, ld->ncpus);
 	stacks_setup(skel, &o->plan.stacks, ld->compat);
@@ -769,7 +766,7 @@ static struct bpf_link *attach_tracepoint(struct loader *ld, const struct ev_des
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = cookie_of(ld, ev));
 	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr) };
-	int id, pfd, err, partner = tp_partner(ev, ld->nprobes);
+	int id, pfd, err, partner = ident_tp_partner(ev, ld->nprobes);
 	struct bpf_link *l;
 
 	/* the pair's other probe, in the cookie's upper half (kpt_tp2) */
@@ -800,7 +797,9 @@ static struct bpf_link *attach_tracepoint(struct loader *ld, const struct ev_des
 static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, pid_t upid,
 				   char *msg, size_t msglen)
 {
-	struct bpf_program *prog = ld->skel->progs.kpt_entry;	/* returns too */
+	/* returns too */
+	struct bpf_program *prog = ld->slot && ld->slot[ev->index] >= 0 ? slot_of(ld, ev) :
+				   ld->skel->progs.kpt_entry;
 
 	if (ev->is_user) {
 		/* a USDT semaphore: the kernel counts it up while attached */
@@ -988,9 +987,9 @@ static int attach_life(struct loader *ld, char *msg, size_t msglen)
 /* Whether ev runs through its tracepoint partner's attachment, with no link of its own. */
 static bool tp_chained(const struct loader *ld, const struct ev_desc *ev)
 {
-	int partner = tp_partner(ev, ld->nprobes);
+	int partner = ident_tp_partner(ev, ld->nprobes);
 
-	return partner >= 0 && !tp_hosts(ev, partner);
+	return partner >= 0 && !ident_tp_hosts(ev, partner);
 }
 
 /* The probes of links[] whose pair_entry is pass: 0, or the error with ld->failed set. */
@@ -1112,7 +1111,7 @@ bool loader_can_hold(struct loader *ld, const struct ev_desc *ev)
 	 * one of two on a tracepoint (one link runs both) */
 	return i >= 0 && i < ld->nprobes && ld->links && ld->links[i] && !ev->multi &&
 	       ev->kind != SPEC_PROFILE && !(ld->tfs && ld->tfs[i].created) &&
-	       !ld->pair_entry[i] && tp_partner(ev, ld->nprobes) == -1;
+	       !ld->pair_entry[i] && ident_tp_partner(ev, ld->nprobes) == -1;
 }
 
 int loader_hold(struct loader *ld, const struct ev_desc *ev)
@@ -1426,9 +1425,11 @@ static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev)
 {
 	if (ev->index >= 0 && ev->index < ld->nprobes && ld->tramp[ev->index])
 		return ld->tramp[ev->index];
+	if (ld->slot && ev->index >= 0 && ev->index < ld->nprobes && ld->slot[ev->index] >= 0)
+		return slot_of(ld, ev);
 	if (ev->kind == SPEC_TRACEPOINT)
-		return tp_partner(ev, ld->nprobes) >= 0 || ev->pair_direct ? ld->skel->progs.kpt_tp2 :
-									   ld->skel->progs.kpt_tp;
+		return ident_tp_partner(ev, ld->nprobes) >= 0 || ev->pair_direct ?
+			       ld->skel->progs.kpt_tp2 : ld->skel->progs.kpt_tp;
 	if (ev->kind == SPEC_PROFILE)
 		return ld->skel->progs.kpt_perf;
 	return ev->multi ? ld->skel->progs.kpt_entry_multi : ld->skel->progs.kpt_entry;

@@ -40,6 +40,7 @@ struct loader {
 	int nplinks;
 	int nmulti[2];			/* probes through them: entries, returns */
 	struct bpf_program **tramp;	/* tramp[i]: probe i's fentry/fexit program, or NULL */
+	const int *slot;		/* no BPF cookies: probe i's slot program, or -1 */
 	int ntramp;			/* probes through trampolines */
 	/* -c: kpt_newtask and kpt_procfree, which keep the set of traced
 	 * processes (kpt_procs) as they come and go */

@@ -525,10 +525,10 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 	}
 	/* the kernel's features, probed: what this run falls back to */
 	if (ps->n > 1 && !kfeat_cookies())
-		fprintf(f, "\nprobes told apart: by what each hits (a kprobe's address and "
-			"direction), as this kernel has no BPF cookies (Linux 5.15); two probes "
-			"on one address, two uprobes or two tracepoints cannot share a run "
-			"here\n");
+		fprintf(f, "\nprobes told apart: by a BPF program each for %d of them (uprobes "
+			"and tracepoints first), as this kernel has no BPF cookies (Linux 5.15); "
+			"kprobes past them by what each hits (its address and direction, through "
+			"current_kprobe in kallsyms)\n", KPT_ID_SLOTS);
 	/* asked where it changes what the run prints: a test load allocates */
 	if (pl->stacks.ustacks && !kfeat_loop())
 		fprintf(f, "\nBPF object: the one without callbacks, as this kernel has no "

@@ -198,16 +198,19 @@ dym_check() {
 }
 
 # kpt_start FILE: kptrace on FILE's definitions in the background ($KPS its
-# pids), attached; with ONE_EACH set (a kernel without BPF cookies, where
-# kptrace refuses two probes on one function in one run), each definition
-# in a kptrace of its own, all at once. kpt_stop OUT: stops them, their
-# lines through the caller's norm into OUT.
+# pids), attached; with ONE_EACH set (a kernel without BPF cookies, where a
+# run takes at most ONE_EACH probes on one function: load/ident.h), a FILE
+# of more definitions than that runs each in a kptrace of its own, all at
+# once. kpt_stop OUT: stops them, their lines through the caller's norm
+# into OUT.
 kpt_start() {
 	local n=0 def
 	# no "Attached" left from the last run: the wait below would see it
 	# before this kptrace truncates the file, and signal it while starting
 	rm -f $W/kpt.err $W/kpt.err.* $W/kpt.out.*
-	if [ -z "${ONE_EACH:-}" ]; then
+	KPT_SPLIT=
+	[ -z "${ONE_EACH:-}" ] || [ "$(grep -c . "$1")" -le "$ONE_EACH" ] || KPT_SPLIT=1
+	if [ -z "$KPT_SPLIT" ]; then
 		$KPTBG ${KPT_FLAGS:-} -f "$1" > $W/kpt.out 2> $W/kpt.err &
 		KP=$!
 		KPS=$KP
@@ -235,7 +238,7 @@ kpt_stop() {
 		[ $RC = 0 ] || rc=$RC
 	done
 	RC=$rc
-	if [ -n "${ONE_EACH:-}" ]; then
+	if [ -n "$KPT_SPLIT" ]; then
 		cat $W/kpt.out.* > $W/kpt.out
 		cat $W/kpt.err.* > $W/kpt.err
 	fi

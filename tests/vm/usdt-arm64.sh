@@ -12,24 +12,9 @@ ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 T=/usdt_target
 [ -x $T ] || { bad "no $T (tests/vm/test.sh adds it)"; exit 1; }
-# Without BPF cookies (5.15, its BTF's BPF_FUNC_get_attach_cookie) kptrace
-# tells one uprobe of a run from another by nothing: each probe runs alone,
-# and kpt:twice, two uprobes of one probe, is refused, saying so.
-if grep -q BPF_FUNC_get_attach_cookie /sys/kernel/btf/vmlinux; then
-	timeout -s KILL 120 /bin/kptrace "u:$T:kpt:mem" "u:$T:kpt:reg" "u:$T:kpt:imm" \
-		"u:$T:kpt:twice" "u:$T:kpt:guarded" -c "$T 3" > /tmp/usdt.out 2> /tmp/usdt.err
-else
-	: > /tmp/usdt.out
-	: > /tmp/usdt.err
-	for p in mem reg imm guarded; do
-		timeout -s KILL 120 /bin/kptrace "u:$T:kpt:$p" -c "$T 3" >> /tmp/usdt.out 2>> /tmp/usdt.err
-	done
-	timeout -s KILL 120 /bin/kptrace "u:$T:kpt:twice" -c "$T 3" > /tmp/usdt2.out 2> /tmp/usdt2.err
-	rc=$?
-	NOCOOKIE="exit $rc: $(head -c 300 /tmp/usdt2.err)"
-	[ $rc = 1 ] && grep -q 'no BPF cookies (Linux 5.15+).*a uprobe or a profile (more than one of those); run them in separate kptrace runs' /tmp/usdt2.err &&
-		NOCOOKIE="$(grep -m1 cookies /tmp/usdt2.err | cut -c1-160)"
-fi
+# All five in one run (without BPF cookies, before 5.15, a program each)
+timeout -s KILL 120 /bin/kptrace "u:$T:kpt:mem" "u:$T:kpt:reg" "u:$T:kpt:imm" \
+	"u:$T:kpt:twice" "u:$T:kpt:guarded" -c "$T 3" > /tmp/usdt.out 2> /tmp/usdt.err
 fields() { sed -n "s/^.* $1: (0x[0-9a-f]*) \(.*\)\$/\1/p" /tmp/usdt.out; }
 MEM="arg1=-5 arg2=250 arg3=-300 arg4=60000 arg5=-70000 arg6=4000000000 arg7=-5000000000 arg8=18000000000000000000"
 [ "$(fields mem | sort | uniq -c | awk '{ $1 = $1; print }')" = "3 $MEM" ] &&
@@ -40,15 +25,8 @@ WR=$(for i in 0 1 2; do echo "arg1=$i arg2=$((-i)) arg3=$((-100000 - i)) arg4=$(
 	bad "usdt kpt:reg: $(fields reg | tr '\n' ';')"
 [ "$(fields imm | sort | uniq -c | awk '{ $1 = $1; print }')" = "3 arg1=-7 arg2=5" ] &&
 	ok "usdt kpt:imm: the constants -7 and 5, 3 times" || bad "usdt kpt:imm: $(fields imm | head -n 1)"
-if [ -n "${NOCOOKIE:-}" ]; then
-	case $NOCOOKIE in
-	exit*) bad "usdt kpt:twice without BPF cookies, want its refusal: $NOCOOKIE" ;;
-	*) ok "usdt kpt:twice: gated: two uprobes of one run, refused without BPF cookies: $NOCOOKIE" ;;
-	esac
-else
-	[ "$(fields twice)" = "$(for i in 0 1 2; do echo "arg1=$i"; echo "arg1=$((10 * i))"; done)" ] &&
-		ok "usdt kpt:twice: both locations, each its own note's register" ||
-		bad "usdt kpt:twice: $(fields twice | tr '\n' ';')"
-fi
+[ "$(fields twice)" = "$(for i in 0 1 2; do echo "arg1=$i"; echo "arg1=$((10 * i))"; done)" ] &&
+	ok "usdt kpt:twice: both locations, each its own note's register" ||
+	bad "usdt kpt:twice: $(fields twice | tr '\n' ';')"
 grep -qx "guarded 3" /tmp/usdt.out && ok "usdt kpt:guarded: the semaphore raised, fired 3 times" ||
 	bad "usdt kpt:guarded: $(grep guarded /tmp/usdt.out | tail -n 1)"
