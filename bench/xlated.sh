@@ -86,9 +86,14 @@ else
 	one tracepoint-stream 't:syscalls/sys_enter_lseek fd offset whence'
 	one tracepoint-hist hist kmalloc
 fi
-# tp_btf (x86-64's pt_regs names): a direct histogram, filtered, and a latency
+# tp_btf (x86-64's pt_regs names): a direct histogram, filtered, a latency,
+# a stream and a latency each filtered (the static bench's command lines)
 if [ "$(uname -m)" = x86_64 ] && [ -e /sys/kernel/btf/vmlinux ]; then
 	one tpbtf-hist --backend tp-btf hist 't:raw_syscalls/sys_enter nr=regs->orig_ax' nr
 	one tpbtf-hist-filter --backend tp-btf hist 't:raw_syscalls/sys_enter nr=regs->orig_ax if nr == 8' nr
 	one tpbtf-latency --backend tp-btf latency --from t:raw_syscalls/sys_enter --to t:raw_syscalls/sys_exit
+	one tpbtf-stream-filter --backend tp-btf 't:raw_syscalls/sys_enter nr=regs->orig_ax fd=regs->di if nr == 8'
+	one tpbtf-latency-filter --backend tp-btf latency \
+		--from 't:raw_syscalls/sys_enter nr=regs->orig_ax if nr == 8' \
+		--to 't:raw_syscalls/sys_exit nr=regs->orig_ax if nr == 8'
 fi

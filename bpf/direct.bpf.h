@@ -150,6 +150,24 @@ static __always_inline void kpt_hist_direct_count(struct kpt_stats *st, __u64 w,
 }
 
 /*
+ * A tp_btf direct probe's filter, one comparison (fcmp, of fsize bytes,
+ * fsigned) of chain c's value with fimm, every parameter a read-only
+ * constant: nonzero where it rejects the hit, counted filtered (a NULL
+ * pointer on the way a fault too). *v: the value as loaded.
+ */
+static __always_inline int kpt_tpbtf_filter(__u64 *ctx, struct kpt_stats *st,
+					    const volatile struct kpt_direct_chain *c, __u32 fcmp,
+					    __u32 fsize, bool fsigned, __s64 fimm, __u64 *v)
+{
+	if (kpt_tpbtf_chain(ctx, c, v))
+		st->faults++;
+	else if (kpt_pred_cmp(kpt_narrow(*v, fsize, fsigned), fcmp, fsigned, fimm))
+		return 0;
+	st->filtered++;
+	return 1;
+}
+
+/*
  * A tp_btf direct histogram's value (kpt_dh's chain), past its filter's
  * one term (fchain), as kpt_hist_direct() takes them from other contexts.
  * Nonzero: the hit is done (filtered, or a NULL pointer on the way).
@@ -157,21 +175,11 @@ static __always_inline void kpt_hist_direct_count(struct kpt_stats *st, __u64 w,
 static __always_inline int kpt_tpbtf_hist_value(__u64 *ctx, struct kpt_stats *st, __u64 w,
 						__u64 *v)
 {
-	__u32 fcmp;
-
 	*v = 0;
-	if ((__s64)w < 0) {
-		fcmp = KPT_DH_BYTE(w, fcmp) & ~KPT_DH_FILTER;
-		if (kpt_tpbtf_chain(ctx, &kpt_dh.fchain, v))
-			st->faults++;
-		else if (kpt_pred_cmp(kpt_narrow(*v, kpt_dh.fsize, kpt_dh.fsigned), fcmp,
-				      kpt_dh.fsigned, kpt_dh.fimm))
-			fcmp = 0;
-		if (fcmp) {
-			st->filtered++;
-			return 1;
-		}
-	}
+	if ((__s64)w < 0 && kpt_tpbtf_filter(ctx, st, &kpt_dh.fchain,
+					     KPT_DH_BYTE(w, fcmp) & ~KPT_DH_FILTER, kpt_dh.fsize,
+					     kpt_dh.fsigned, kpt_dh.fimm, v))
+		return 1;
 	/* the value its filter loaded already: *v, as loaded */
 	if (!((__s64)w < 0 && kpt_dh.fchain.same) && kpt_tpbtf_chain(ctx, &kpt_dh.chain, v)) {
 		st->faults++;
@@ -304,23 +312,48 @@ static __always_inline void kpt_stream_tpbtf(__u64 *ctx, struct kpt_stats *st,
 }
 
 /*
+ * A direct pair probe's value of size bytes (is_signed): argument f, from
+ * the context as kpt_direct_load() takes it (direct), or at a tp_btf slot
+ * chain c's loads. -1: it could not be read.
+ */
+static __always_inline int kpt_pair_load(void *ctx, int kind,
+					 const volatile struct kpt_direct_chain *c, __u32 direct,
+					 const struct kpt_fetch *f, __u32 size, bool is_signed,
+					 __u64 *v)
+{
+	if (KPT_CTX_IS_TPBTF(kind)) {
+		*v = 0;
+		if (kpt_tpbtf_chain(ctx, c, v))
+			return -1;
+		*v = kpt_narrow(*v, size, is_signed);
+		return 0;
+	}
+	return kpt_direct_load(ctx, kind, direct, f->param, (__u32)f->imm, size, is_signed, v);
+}
+
+/*
  * A direct pair probe's filter, one comparison of a context value with a
  * constant (a hit it rejects counted filtered), then its key word *w: the
  * cpu or the value; by the thread, *w as it was (the caller's tid). -1: the
- * hit makes no pair.
+ * hit makes no pair. At a tp_btf slot, the slot's kpt_tpbtf_pair says
+ * which of these there are, and each value's loads: constants, so the
+ * verifier never walks a chain that is not there (one of no loads would
+ * leave it a pointer).
  */
 static __always_inline int kpt_pair_direct_key(void *ctx, int kind,
 					       const struct kpt_probe_entry *p,
 					       struct kpt_stats *st, __u64 *w)
 {
+	const volatile struct kpt_tpbtf_pair *tp = &kpt_tpbtf_pair[KPT_TPBTF_SLOT(kind)];
 	const struct kpt_pred_op *op = &p->post.ops[0];
+	bool tpbtf = KPT_CTX_IS_TPBTF(kind);
 	const struct kpt_fetch *f;
 	__u64 v;
 
-	if (p->post.nops) {
+	if (tpbtf ? tp->filtered : p->post.nops) {
 		f = &p->args[op->argi & (KPT_MAX_ARGS - 1)];
-		if (kpt_direct_load(ctx, kind, p->agg.fdirect, f->param, (__u32)f->imm, op->size,
-				    op->is_signed, &v)) {
+		if (kpt_pair_load(ctx, kind, &tp->filter, p->agg.fdirect, f, op->size,
+				  op->is_signed, &v)) {
 			st->faults++;
 			return -1;
 		}
@@ -329,14 +362,14 @@ static __always_inline int kpt_pair_direct_key(void *ctx, int kind,
 			return -1;
 		}
 	}
-	if (!p->agg.npair)
+	if (tpbtf ? tp->by == KPT_TPP_THREAD : !p->agg.npair)
 		return 0;
-	if (p->agg.pair_argi[0] == KPT_PAIR_CPU) {
+	if (tpbtf ? tp->by == KPT_TPP_CPU : p->agg.pair_argi[0] == KPT_PAIR_CPU) {
 		*w = bpf_get_smp_processor_id();
 		return 0;
 	}
 	f = &p->args[p->agg.pair_argi[0] & (KPT_MAX_ARGS - 1)];
-	if (kpt_direct_load(ctx, kind, p->agg.direct, f->param, (__u32)f->imm, f->size, false, w)) {
+	if (kpt_pair_load(ctx, kind, &tp->key, p->agg.direct, f, f->size, false, w)) {
 		st->faults++;
 		return -1;
 	}
@@ -418,10 +451,17 @@ static __always_inline void kpt_pair_both(void *ctx)
 static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_stats *st,
 					     __u64 pid_tgid)
 {
-	__u64 now = bpf_ktime_get_ns(), flags = kpt_wakeup_flags(now, kpt_ds.size);
 	struct kpt_rec_hdr *h;
+	__u64 now, flags, x;
 	int i;
 
+	/* a tp_btf stream's filter, before anything of the record is made */
+	if (KPT_CTX_IS_TPBTF(kind) && kpt_ds.fcmp &&
+	    kpt_tpbtf_filter(ctx, st, &kpt_ds.fchain, kpt_ds.fcmp & ~KPT_DH_FILTER, kpt_ds.fsize,
+			     kpt_ds.fsigned, kpt_ds.fimm, &x))
+		return 0;
+	now = bpf_ktime_get_ns();
+	flags = kpt_wakeup_flags(now, kpt_ds.size);
 	h = bpf_ringbuf_reserve(&kpt_events, kpt_ds.size, 0);
 	if (!h) {
 		st->drops++;
@@ -476,7 +516,8 @@ static __always_inline int kpt_stream_direct(void *ctx, int kind, struct kpt_sta
  * trampoline slots 1-15 (a run of one probe uses slot 0, and copies in the
  * others would be resident object); pair_direct: the program makes a
  * direct pair's start or end inline (kpt_tp2, the one program that serves
- * them on classic tracepoints: the others lay out without the code); dh:
+ * them on classic tracepoints: the others lay out without the code; a
+ * tp_btf slot does where its kpt_tpbtf_pair is on); dh:
  * kpt_dh's first word, 0 where not
  * may_direct; dh_on: its "on", computed once by the caller, which uses it
  * too (computed twice, clang lays the handler out with more instructions).
@@ -505,8 +546,11 @@ kpt_fast_paths(void *ctx, int kind, bool may_direct, bool pair_direct, __u64 dh,
 	if (KPT_USES(DIRECT) && (p->flags & KPT_PF_DIRECT)) {
 		__u64 v = 0;
 
-		if (pair_direct && (p->agg.action == KPT_ACT_PAIR_START ||
-				    p->agg.action == KPT_ACT_PAIR_END)) {
+		/* a tp_btf slot's "on" loaded here only, a constant whose
+		 * branch the verifier drops where it is off */
+		if ((pair_direct || (KPT_CTX_IS_TPBTF(kind) &&
+				     kpt_tpbtf_pair[KPT_TPBTF_SLOT(kind)].on)) &&
+		    (p->agg.action == KPT_ACT_PAIR_START || p->agg.action == KPT_ACT_PAIR_END)) {
 			v = (__u32)pid_tgid;
 			if (!kpt_pair_direct_key(ctx, kind, p, st, &v))
 				kpt_pair_direct(p, st, v);

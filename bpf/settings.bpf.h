@@ -95,6 +95,8 @@ const volatile struct kpt_direct_stream kpt_ds = {};
 const volatile struct kpt_direct_hist kpt_dh = {};
 /* A direct pair on one tracepoint (kpt_tp2), or on 0. */
 const volatile struct kpt_direct_pair kpt_dp = {};
+/* Each tp_btf slot's direct pair probe, or on 0 (include/kptrace.h). */
+const volatile struct kpt_tpbtf_pair kpt_tpbtf_pair[KPT_TPBTF_SLOTS] = {};
 
 /*
  * The largest argument count, dereference chain and array of the run's

@@ -128,7 +128,8 @@ struct kpt_direct_chain {
  * kprobe, kprobe.multi, fentry, uprobe or their returns, whose every
  * argument is an argument register or %ax as it is (%di..%r9, %ax, $argN up
  * to the sixth, $retval; no filter, no entry data), or at a tp_btf slot,
- * whose every argument is a KPT_DIRECT_TPBTF value.
+ * whose every argument is a KPT_DIRECT_TPBTF value, filtered by at most
+ * one comparison of one such value with a constant.
  * The handler reserves the record in the ring buffer at its fixed size and
  * writes each value there from the context: no scratch copy, no fetch
  * interpreter, no second copy into the ring. The record is the generic
@@ -145,10 +146,15 @@ struct kpt_direct_stream {
 	__u32 size;		/* the record's bytes (the probe's fixed_size); 0: none */
 	__u32 nargs;
 	__u32 flags;		/* the probe's KPT_PF_* */
-	__u32 pad;
+	__u8 fcmp;		/* tp_btf's filter: KPT_DH_FILTER | its enum kpt_pred_cmp, 0: none */
+	__u8 fsize;		/* its value's width and sign, as kpt_pred_op's */
+	__u8 fsigned;
+	__u8 pad;
 	struct kpt_ds_arg args[KPT_DS_MAX_ARGS];
 	/* tp_btf's (reg KPT_DIRECT_TPBTF): each value's loads */
 	struct kpt_direct_chain chain[KPT_DS_MAX_ARGS];
+	struct kpt_direct_chain fchain;	/* and its filter's one term's */
+	__s64 fimm;		/* the filter's constant */
 };
 
 /* Entry arguments one return probe can save (ftrace's entry data). */
@@ -607,6 +613,25 @@ struct kpt_direct_pair {
 	__u8 pad[3];
 	__u32 end;		/* the --to probe's index */
 	__u32 start;		/* the --from probe's */
+};
+
+/*
+ * A direct --from/--to probe at a tp_btf slot (the loader's
+ * kpt_tpbtf_pair[slot]): keyed by the thread, the cpu or one
+ * KPT_DIRECT_TPBTF value, filtered by at most one comparison of one, each
+ * value's loads constants to the verifier as kpt_dh's chain is. Set by
+ * plan_make() (plan_tpbtf_pair()); on 0: the probe's start or end made as
+ * the generic path's, or kpt_direct()'s.
+ */
+/* kpt_tpbtf_pair.by: what keys the probe */
+enum { KPT_TPP_THREAD, KPT_TPP_CPU, KPT_TPP_VALUE };
+struct kpt_tpbtf_pair {
+	__u8 on;
+	__u8 by;		/* KPT_TPP_*: the probe's key, as its kpt_agg's pair_argi */
+	__u8 filtered;		/* 1: its filter is one term, of the filter chain's value */
+	__u8 pad;
+	struct kpt_direct_chain key;	/* KPT_TPP_VALUE: the key's value */
+	struct kpt_direct_chain filter;	/* the filter's one term's value */
 };
 
 /*

@@ -434,6 +434,8 @@ void explain_event(FILE *f, const struct ev_desc *ev)
 static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps, int i)
 {
 	const struct kpt_probe_entry *e = &ps->ents[i];
+	int k = plan_tpbtf_slot(ps, i);
+	bool pair = e->agg.action == KPT_ACT_PAIR_START || e->agg.action == KPT_ACT_PAIR_END;
 
 	if ((e->flags & KPT_PF_DIRECT) && e->agg.action == KPT_ACT_HIST)
 		fprintf(f, "hist: %s taken straight from the context into its bucket%s, no record "
@@ -456,11 +458,17 @@ static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps
 			"and the next start in one go%s\n", e->post.nops ?
 			", the filter's one comparison from the context too" : "");
 	else if (e->flags & KPT_PF_DIRECT)
-		fprintf(f, "latency: timed straight from the context, no record built%s\n",
-			e->post.nops ? ", the filter's one comparison from the context too" : "");
+		fprintf(f, "latency: timed straight from the context, no record built%s%s\n",
+			e->post.nops ? ", the filter's one comparison from the context too" : "",
+			k >= 0 && pl->tpair[k].on ? ", each load through TP_PROTO's arguments "
+			"checked by the verifier against BTF" : "");
+	else if (pair && k >= 0 && pl->tpair_not[k][0])
+		fprintf(f, "latency: the generic path (fetch, record slots), not the direct one: "
+			"%s\n", pl->tpair_not[k]);
 	else if (pl->ds.size && ps->evs[i].tpbtf)
 		fprintf(f, "stream: the record written straight from TP_PROTO's arguments into "
-			"the ring buffer, no copy, each load checked by the verifier against BTF\n");
+			"the ring buffer, no copy%s, each load checked by the verifier against "
+			"BTF\n", pl->ds.fcmp ? ", the filter's one comparison first" : "");
 	else if (pl->ds.size)
 		fprintf(f, "stream: the record written straight from the registers into the "
 			"ring buffer, no copy\n");

@@ -166,6 +166,90 @@ static void plan_tpbtf_direct(struct probeset *ps, struct plan *pl)
 	e->agg.fdirect = op ? KPT_DIRECT_TPBTF : 0;
 }
 
+int plan_tpbtf_slot(const struct probeset *ps, int i)
+{
+	int j, k = 0;
+
+	if (!ps->evs[i].tpbtf)
+		return -1;
+	for (j = 0; j < i; j++)
+		k += ps->evs[j].tpbtf;
+	return k < KPT_TPBTF_SLOTS ? k : -1;
+}
+
+/*
+ * Why tp_btf --from/--to probe e is not a direct pair probe: keyed by the
+ * thread, the cpu or one tpbtf_value_not() value, filtered by at most one
+ * comparison of one, no other argument. NULL if it is; *bad: the argument
+ * at fault, or -1.
+ */
+static const char *tpbtf_pair_not(const struct ev_desc *ev, const struct kpt_probe_entry *e,
+				  int *bad)
+{
+	const struct kpt_pred_op *op = NULL;
+	const struct kpt_agg *g = &e->agg;
+	int i, key = g->npair && g->pair_argi[0] != KPT_PAIR_CPU ? g->pair_argi[0] : -1;
+	const char *why;
+
+	*bad = -1;
+	if (g->nkeys || (e->flags & KPT_PF_EDATA) || g->npair > 1 || key >= e->nargs)
+		return "keyed by more than one value, or by --by: not a direct pair";
+	/* kpt_pair_direct() counts each end without its start unmatched */
+	if (e->flags & KPT_PF_ANY_TASK)
+		return "an end of any task's start (--key with a target), whose other tasks' "
+		       "ends without one the generic path counts filtered";
+	if ((e->pre.nops || e->post.nops) && !(op = one_term(e)))
+		return "its filter is more than one comparison of a value with a constant";
+	for (i = 0; i < e->nargs; i++) {
+		if (i != key && (!op || i != op->argi))
+			return "it fetches an argument neither its key nor its filter reads";
+		if ((why = tpbtf_value_not(ev, e, i))) {
+			*bad = i;
+			return why;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Each tp_btf --from/--to probe that tpbtf_pair_not() takes, and that is
+ * not direct already (kpt_direct() makes those, no value read), on the
+ * direct pair path: its slot's kpt_tpbtf_pair (pl->tpair) holds its loads.
+ * Else why not in pl->tpair_not.
+ */
+static void plan_tpbtf_pair(struct probeset *ps, struct plan *pl)
+{
+	int i, k, bad;
+
+	for (i = 0; i < ps->n; i++) {
+		struct kpt_probe_entry *e = &ps->ents[i];
+		const struct ev_desc *ev = &ps->evs[i];
+		const char *why;
+
+		k = plan_tpbtf_slot(ps, i);
+		if (k < 0 || (e->flags & KPT_PF_DIRECT) ||
+		    (e->agg.action != KPT_ACT_PAIR_START && e->agg.action != KPT_ACT_PAIR_END))
+			continue;
+		if ((why = tpbtf_pair_not(ev, e, &bad))) {
+			snprintf(pl->tpair_not[k], sizeof(pl->tpair_not[k]), "%s%s%s", bad >= 0 ?
+				 ev->args[bad].name : "", bad >= 0 ? " is " : "", why);
+			continue;
+		}
+		e->flags |= KPT_PF_DIRECT;
+		e->agg.direct = e->agg.npair && e->agg.pair_argi[0] != KPT_PAIR_CPU ?
+				KPT_DIRECT_TPBTF : 0;
+		e->agg.fdirect = e->post.nops ? KPT_DIRECT_TPBTF : 0;
+		pl->tpair[k].on = 1;
+		pl->tpair[k].by = !e->agg.npair ? KPT_TPP_THREAD : e->agg.direct ? KPT_TPP_VALUE :
+				  KPT_TPP_CPU;
+		pl->tpair[k].filtered = !!e->post.nops;
+		if (e->agg.direct)
+			tpbtf_chain_of(&e->args[e->agg.pair_argi[0]], &pl->tpair[k].key);
+		if (e->post.nops)
+			tpbtf_chain_of(&e->args[e->post.ops[0].argi], &pl->tpair[k].filter);
+	}
+}
+
 void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 {
 	int i, src = 0, fsrc = 0;
@@ -257,16 +341,19 @@ bool plan_direct_stream(const struct sysinfo *si, const struct kpt_probe_entry *
 
 /*
  * A tp_btf stream written straight from TP_PROTO's arguments (kpt_ds, as
- * plan_direct_stream()'s registers): a run of one printing probe, no
- * filter, every argument a tpbtf_value_not() value in its fixed slot.
+ * plan_direct_stream()'s registers): a run of one printing probe, every
+ * argument a tpbtf_value_not() value in its fixed slot, filtered by at most
+ * one comparison of one of them with a constant.
  */
 static bool plan_tpbtf_stream(const struct ev_desc *ev, const struct kpt_probe_entry *e,
 			      struct kpt_direct_stream *ds)
 {
+	const struct kpt_pred_op *op = one_term(e);
 	int i;
 
 	memset(ds, 0, sizeof(*ds));
-	if (!ev->tpbtf || e->agg.action != KPT_ACT_PRINT || e->pre.nops || e->post.nops ||
+	if (!ev->tpbtf || e->agg.action != KPT_ACT_PRINT ||
+	    ((e->pre.nops || e->post.nops) && !op) ||
 	    (e->flags & (KPT_PF_EDATA | KPT_PF_KSTACK | KPT_PF_USTACK)) ||
 	    e->nargs > KPT_DS_MAX_ARGS || e->fixed_size < KPT_HDR_SIZE ||
 	    e->fixed_size > KPT_FIXED_MAX)
@@ -283,6 +370,13 @@ static bool plan_tpbtf_stream(const struct ev_desc *ev, const struct kpt_probe_e
 		ds->args[i].size = f->size;
 		ds->args[i].slot = f->slot;
 		tpbtf_chain_of(f, &ds->chain[i]);
+	}
+	if (op) {
+		ds->fcmp = KPT_DH_FILTER | op->cmp;
+		ds->fsize = op->size;
+		ds->fsigned = op->is_signed;
+		ds->fimm = op->imm;
+		tpbtf_chain_of(&e->args[op->argi], &ds->fchain);
 	}
 	ds->nargs = e->nargs;
 	ds->flags = e->flags;
@@ -475,10 +569,37 @@ static uint32_t handler_uses(const struct kpt_probe_entry *e)
 	return u;
 }
 
+/* Why a tp_btf direct probe went back to the generic path: the kernel refused it. */
+#define TPBTF_REFUSED	"the kernel refused its direct loads (an argument it types as a " \
+			"scalar, one that may hold an error or a flag)"
+
+/* plan_tpbtf_undo() for the tp_btf direct pair probes (pl->tpair); false if none. */
+static bool tpbtf_pair_undo(struct probeset *ps, struct plan *pl)
+{
+	bool any = false;
+	int i, k;
+
+	for (i = 0; i < ps->n; i++) {
+		k = plan_tpbtf_slot(ps, i);
+		if (k < 0 || !pl->tpair[k].on)
+			continue;
+		ps->ents[i].flags &= ~KPT_PF_DIRECT;
+		memset(&pl->tpair[k], 0, sizeof(pl->tpair[k]));
+		snprintf(pl->tpair_not[k], sizeof(pl->tpair_not[k]), "%s", TPBTF_REFUSED);
+		any = true;
+	}
+	if (any)
+		for (i = 0, pl->uses = 0; i < ps->n; i++)
+			pl->uses |= handler_uses(&ps->ents[i]);
+	return any;
+}
+
 bool plan_tpbtf_undo(struct probeset *ps, struct plan *pl)
 {
 	struct kpt_probe_entry *e = &ps->ents[0];
 
+	if (tpbtf_pair_undo(ps, pl))
+		return true;
 	if (ps->n != 1 || !ps->evs[0].tpbtf ||
 	    !((pl->dh.on && pl->dh.direct == KPT_DIRECT_TPBTF) || pl->ds.size))
 		return false;
@@ -486,9 +607,7 @@ bool plan_tpbtf_undo(struct probeset *ps, struct plan *pl)
 		e->flags &= ~KPT_PF_DIRECT;
 		memset(&pl->dh, 0, sizeof(pl->dh));
 		pl->uses = handler_uses(e);
-		snprintf(pl->tpbtf_not, sizeof(pl->tpbtf_not), "the kernel refused its direct "
-			 "loads (an argument it types as a scalar, one that may hold an error "
-			 "or a flag)");
+		snprintf(pl->tpbtf_not, sizeof(pl->tpbtf_not), "%s", TPBTF_REFUSED);
 	}
 	memset(&pl->ds, 0, sizeof(pl->ds));
 	return true;
@@ -794,14 +913,17 @@ static bool pair_key_narrow(const struct kpt_probe_entry *e)
 /*
  * Whether direct probe i stays direct once its backend is chosen: a
  * histogram's filter only as direct_filter_kept() says; a pair keyed or
- * filtered by its record only through kpt_tp2 (pair_on_tp2()).
+ * filtered by its context only through kpt_tp2 (pair_on_tp2()) or its
+ * tp_btf slot's kpt_tpbtf_pair.
  */
 static bool direct_kept(const struct probeset *ps, int i, struct plan *pl)
 {
 	const struct kpt_probe_entry *e = &ps->ents[i];
+	int k = plan_tpbtf_slot(ps, i);
 
 	if (e->agg.action == KPT_ACT_PAIR_START || e->agg.action == KPT_ACT_PAIR_END)
-		return (!e->post.nops && !e->agg.npair) || pair_on_tp2(&ps->evs[i]);
+		return (!e->post.nops && !e->agg.npair) || pair_on_tp2(&ps->evs[i]) ||
+		       (k >= 0 && pl->tpair[k].on);
 	return !e->post.nops || direct_filter_kept(ps, i, pl);
 }
 
@@ -840,6 +962,8 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 		return err;
 	if (!env->comm && !npmu)
 		plan_tpbtf_direct(ps, pl);
+	if (!env->comm && !npmu && !pl->lat_emit)
+		plan_tpbtf_pair(ps, pl);
 	for (i = 0; i < n; i++) {
 		if ((ents[i].flags & KPT_PF_DIRECT) && !direct_kept(ps, i, pl))
 			ents[i].flags &= ~KPT_PF_DIRECT;

@@ -71,6 +71,9 @@ struct plan {
 	struct kpt_direct_pair dp;
 	/* a tp_btf histogram left to the generic path: why, for --dry-run ("" if none) */
 	char tpbtf_not[192];
+	/* each tp_btf slot's direct --from/--to probe; on 0: not (and why, if one is there) */
+	struct kpt_tpbtf_pair tpair[KPT_TPBTF_SLOTS];
+	char tpair_not[KPT_TPBTF_SLOTS][128];
 	/* a value may print as a kernel symbol: kallsyms is read before attaching */
 	bool wants_symbols;
 	struct stack_plan stacks;	/* -K/-U's depths, the stack-key maps */
@@ -132,7 +135,14 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
 bool plan_direct_pair(const struct probeset *ps, struct kpt_direct_pair *dp);
 
 /*
- * A run of one tp_btf direct histogram or stream back on the generic path,
+ * The tp_btf slot of probe i, as the loader assigns them (one a tp_btf
+ * probe, in order: setup_tpbtf()); -1 if it is not one or has none.
+ */
+int plan_tpbtf_slot(const struct probeset *ps, int i);
+
+/*
+ * A run's tp_btf direct pair probes, or else a run of one tp_btf direct
+ * histogram or stream, back on the generic path,
  * where the kernel refused to load it: it types some tracepoints' pointer arguments
  * as scalars (ones that may hold an error or a flag: btf_ctx_access()),
  * which no BTF in user space says. False if the plan has none.

@@ -13,7 +13,7 @@ OUT=.output/tests/host/pairs
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 23
+expect_checks 29
 B=$OUT/pairs_target
 gcc -O0 -g -static tests/host/pairs_target.c -o "$B" ||
 	gcc -O0 -g tests/host/pairs_target.c -o "$B" ||
@@ -106,6 +106,63 @@ kpt latency --from 't:syscalls/sys_enter_getppid' --from 't:syscalls/sys_enter_g
 sc3=$(hist_count "$OUT/sc3.out" '@sys_enter_getppid|sys_enter_getuid->sys_exit_getppid:')/$(hist_count "$OUT/sc3.out" '@sys_enter_getppid|sys_enter_getuid->sys_exit_getuid:')
 check "a glob on one side only: every start pairs with every end, nothing refused (getppid's 7 + getuid's 5: $sc3)" \
 	sh -c "! grep -q 'error' '$OUT/sc3.err' && [ '$sc3' = 7/5 ]"
+
+# a pair through tp_btf (TP_PROTO's regs->orig_ax, x86-64's pt_regs
+# names), by the thread and by a value, filtered by one comparison: the
+# direct pair path, against the workload's 1000 lseeks and the classic
+# tracepoint's counts of the same run's hits
+if [ "$(uname -m)" = x86_64 ] && [ -e /sys/kernel/btf/vmlinux ]; then
+	E0=raw_syscalls/sys_enter X0=raw_syscalls/sys_exit
+	BE="$E0 nr=regs->orig_ax" BX="$X0 nr=regs->orig_ax"
+	kpt --dry-run --backend tp-btf latency --from "t:$BE if nr == 8" --to "t:$BX if nr == 8" \
+		> "$OUT/bp-dry.txt" 2>&1
+	kpt --dry-run --backend tp-btf latency --key fd --from "t:$E0 fd=regs->di if fd == 1000" \
+		--to "t:$X0 fd=regs->di if fd == 1000" > "$OUT/bpk-dry.txt" 2>&1
+	check "tp_btf pairs by the thread and by regs->di, each filtered by one comparison: both ends on the direct path, loads checked against BTF" \
+		sh -c "[ \"\$(grep -c \"^latency: timed straight from the context, no record built, the filter's one comparison from the context too, each load through TP_PROTO's arguments checked by the verifier against BTF\$\" '$OUT/bp-dry.txt' '$OUT/bpk-dry.txt' | cut -d: -f2 | tr '\n' ' ')\" = '2 2 ' ]"
+	kpt --json --backend tp-btf latency --from "t:$BE if nr == 8" --to "t:$BX if nr == 8" \
+		-c "$B seek" > "$OUT/bp.json" 2> "$OUT/bp.err"
+	kpt --json --backend tracepoint latency --from 't:raw_syscalls/sys_enter if id == 8' \
+		--to 't:raw_syscalls/sys_exit if id == 8' -c "$B seek" > "$OUT/bpc.json" 2> "$OUT/bpc.err"
+	# by a value, no target (an end of any task's start is generic): the
+	# workload's lseeks are on fd 1000, which nothing else of this host uses
+	kpt_bg "$OUT/bpk.err" --json --backend tp-btf latency -d 2 --key fd \
+		--from "t:$E0 fd=regs->di if fd == 1000" --to "t:$X0 fd=regs->di if fd == 1000" \
+		> "$OUT/bpk.json"
+	"$B" seek
+	wait $KP
+	kpt --dry-run --backend tp-btf latency --key fd --from "t:$E0 fd=regs->di if fd == 1000" \
+		--to "t:$X0 fd=regs->di if fd == 1000" -c "$B seek" > "$OUT/bpt-dry.txt" 2>&1
+	# pcount JSON ERR: the pairs, then each probe's hits, filtered,
+	# unmatched; the run's starts never ended and open
+	pcount() {
+		python3 - "$@" <<'PY'
+import json, sys
+h = [json.loads(l)["hist"]["count"] for l in open(sys.argv[1]) if '"hist"' in l]
+p = [json.loads(l) for l in open(sys.argv[2]) if l.startswith('{"type":"profile"')][0]
+e = {q["event"]: q for q in p["probes"]}
+print(h[0] if h else 0, *[e[n][k] for n in ("sys_enter", "sys_exit") for k in ("hits", "filtered")],
+      p["unmatched"], p["pairs_never_ended"], p["pairs_open"])
+PY
+	}
+	read -r n eh ef xh xf u r o < <(pcount "$OUT/bp.json" "$OUT/bp.err")
+	read -r cn ceh cef cxh cxf cu cr co < <(pcount "$OUT/bpc.json" "$OUT/bpc.err")
+	echo "# kpt:tp_btf $n pairs, enter $eh hits $ef filtered, exit $xh/$xf, $u unmatched, $r replaced, $o open"
+	echo "# kpt:classic $cn pairs, enter $ceh hits $cef filtered, exit $cxh/$cxf, $cu unmatched, $cr replaced, $co open"
+	check "tp_btf pair by the thread, filtered: the workload's 1000 lseeks = $n pairs, as the classic tracepoint's $cn" \
+		[ "${n:-0}" = 1000 -a "${cn:-0}" = 1000 ]
+	check "  its hits the classic tracepoint's on the same workload ($eh/$xh, $ceh/$cxh), none unmatched, replaced or open" \
+		[ "${eh:-0}" -ge 1000 -a "$eh/$xh" = "$ceh/$cxh" -a "$u/$r/$o" = 0/0/0 -a "$cu/$cr/$co" = 0/0/0 ]
+	check "  FILTERED at least the workload's other calls at each end (enter $ef, exit $xf >= $((eh - 1000)))" \
+		[ "${ef:-0}" -ge $((eh - 1000)) -a "${xf:-0}" -ge $((xh - 1000)) ]
+	read -r n eh ef xh xf u r o < <(pcount "$OUT/bpk.json" "$OUT/bpk.err")
+	check "tp_btf pair by regs->di (the fd), filtered by it: the workload's 1000 lseeks on fd 1000 = $n pairs, none unmatched, replaced or open" \
+		[ "${n:-0}" = 1000 -a "$u/$r/$o" = 0/0/0 ]
+	check "  by a value with a target (-c): its end the generic path's, --dry-run says why" \
+		grep -q "^latency: the generic path (fetch, record slots), not the direct one: an end of any task's start" "$OUT/bpt-dry.txt"
+else
+	env_fault "tp_btf pairs: x86-64's pt_regs and kernel BTF"
+fi
 
 # the kernel's own sched_switch events, an ftrace instance's: ftrace_on
 # FILTER (empty: all) starts recording them, ftrace_off FILE stops and keeps them

@@ -6,6 +6,8 @@
  *          (sched_wakeup each)
  *   hosts: lookup_a() 3 times, lookup_b() 2 times, each a 2 ms sleep
  *   sys:   getppid 7 times, getuid 5 times, as system calls
+ *   seek:  lseek 1000 times on /dev/null, as system calls, on fd 1000
+ *          (no other lseek: a static build's start-up makes none)
  *   cpu:   pinned to CPU 0, 8 sleeps of 1 ms
  *   leak:  leak_here() allocates 20 blocks and keeps them; churn()
  *          allocates 30 and frees each
@@ -21,6 +23,7 @@
  *          threads' events reach no tracer it was lost one run in a few.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -118,6 +121,11 @@ int main(int argc, char **argv)
 			syscall(SYS_getppid);
 		for (i = 0; i < 5; i++)
 			syscall(SYS_getuid);
+	} else if (!strcmp(m, "seek")) {
+		int fd = dup2(open("/dev/null", O_RDONLY), 1000);
+
+		for (i = 0; i < 1000; i++)
+			syscall(SYS_lseek, fd, (long)i, SEEK_SET);
 	} else if (!strcmp(m, "cpu")) {
 		cpu_set_t set;
 
@@ -162,7 +170,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "switches %ld\n", b.ru_nvcsw - a.ru_nvcsw);
 		nap_ms(3000);
 	} else {
-		fprintf(stderr, "usage: %s wake|hosts|sys|cpu|leak|slow|off\n", argv[0]);
+		fprintf(stderr, "usage: %s wake|hosts|sys|seek|cpu|leak|slow|off\n", argv[0]);
 		return 2;
 	}
 	return 0;

@@ -20,7 +20,7 @@ EV=sched/sched_process_exit
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, tracefs)"
 [ -e /sys/kernel/btf/vmlinux ] || skip_all "no kernel BTF"
 [ -e $TR/events/$EV ] && [ -d $TR/instances ] || skip_all "no $EV tracepoint or tracefs instances"
-expect_checks 23
+expect_checks 25
 
 echo "# --dry-run: the attachment each probe takes"
 kpt --dry-run "t:$EV p->exit_code" > "$OUT/dry-btf.txt" 2>&1
@@ -161,6 +161,29 @@ WANT=$(awk '{ print $1, $2 * 256 }' "$OUT/codes2" 2>/dev/null; echo "$(cat "$OUT
 GOT=$(sed -nE 's/^.* exit: pid=([0-9]+) code=(-?[0-9]+)$/\1 \2/p' "$OUT/st.txt")
 check "the stream (direct): each of the 6 exits' pid and code << 8, the workload's" \
 	[ -n "$GOT" -a "$(echo "$GOT" | sort)" = "$(echo "$WANT" | sort)" ]
+# filtered by one comparison of one of its values: still direct, the
+# filter first; only the child that exits 0 printed, the other 5 exits
+# FILTERED (and other tasks', which -c's targeting counts there too)
+STREAMF="$STREAM if code == 0"
+kpt --backend tp-btf --dry-run "$STREAMF" > "$OUT/dry-sf.txt" 2>&1
+check "a stream filtered by code == 0: written straight from TP_PROTO's arguments, the filter first" \
+	grep -q "^stream: the record written straight from TP_PROTO's arguments into the ring buffer, no copy, the filter's one comparison first, each load checked by the verifier against BTF$" "$OUT/dry-sf.txt"
+rm -f "$OUT/codes2" "$OUT/shell.pid"
+kpt --json --backend tp-btf -c "sh $OUT/exits2.sh" "$STREAMF" > "$OUT/sf.json" 2> "$OUT/sf.err"
+WANT=$(awk '$2 == 0 { print $1, 0 }' "$OUT/codes2" 2>/dev/null)
+SF=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    print(r["args"]["pid"], r["args"]["code"])
+for l in open(sys.argv[2]):
+    if l.startswith("{\"type\":\"profile\""):
+        p = json.loads(l)["probes"][0]
+        print("counts", p["hits"], p["filtered"])' "$OUT/sf.json" "$OUT/sf.err")
+echo "# kpt:filtered stream $(echo $SF)"
+check "the filtered stream (direct): the one record the workload's exit 0 ($WANT), HITS the 6 exits, FILTERED at least 5" \
+	sh -c "[ -n '$WANT' ] && [ \"\$(echo '$SF' | grep -v ^counts)\" = '$WANT' ] &&
+	       set -- \$(echo '$SF' | sed -n 's/^counts //p') && [ \"\${1:-0}\" = 6 -a \"\${2:-0}\" -ge 5 ]"
 echo "# :struct, a whole struct, against pahole's layout and the record"
 if command -v pahole > /dev/null; then
 	# pahole's top-level members of struct $1: "OFFSET SIZE NAME" (bitfields: OFFSET:BIT)

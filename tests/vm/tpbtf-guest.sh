@@ -13,7 +13,7 @@ W=/tmp/kpt-tpbtf
 mkdir -p $W
 KREL=$(uname -r)
 echo "# kernel $KREL"
-echo "# expect 7 ok"
+echo "# expect 8 ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
@@ -95,4 +95,19 @@ elif [ -n "$WANT" ] && [ "$GOT" = "$WANT" ]; then
 	ok "stream of p->pid, p->exit_code, direct: each child's"
 else
 	bad "stream of p->exit_code: '$(echo $GOT)', want '$(echo $WANT)'"; grep -v '^libbpf' $W/stream.err | head -5 | sed 's/^/#   /'
+fi
+
+# the same stream filtered by one comparison, still direct: the one child
+# that exits 0
+rm -f $W/codes
+$KPT -v --backend tp-btf -c "sh $W/exits.sh" "t:btf/exit $EV pid=p->pid code=p->exit_code if code == 0" \
+	> $W/fstream 2> $W/fstream.err
+WANT=$(awk '$2 == 0 { print $1, 0 }' $W/codes)
+GOT=$(sed -n 's/^.* exit: pid=\([0-9]*\) code=\(-*[0-9]*\)$/\1 \2/p' $W/fstream)
+if grep -q 'takes the generic path' $W/fstream.err; then
+	bad "stream of p->exit_code if code == 0: the kernel refused the direct loads"
+elif [ -n "$WANT" ] && [ "$GOT" = "$WANT" ]; then
+	ok "stream of p->pid, p->exit_code if code == 0, direct: the one child that exits 0"
+else
+	bad "filtered stream of p->exit_code: '$(echo $GOT)', want '$WANT'"; grep -v '^libbpf' $W/fstream.err | head -5 | sed 's/^/#   /'
 fi
