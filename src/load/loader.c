@@ -17,6 +17,7 @@
 #include "load/loader.h"
 #include "load/reaper.h"
 #include "load/tracefs_kretprobe.h"
+#include "prepare/plan.h"
 #include "sys/btfwalk.h"
 #include "sys/kfeat.h"
 #include "sys/tracepoint.h"
@@ -95,15 +96,17 @@ static int setup_tramps(struct loader *ld, const struct ev_desc *evs, int n, cha
 static int setup_tpbtf(struct loader *ld, const struct ev_desc *evs, int n, char *msg,
 		       size_t msglen)
 {
-	int i, k = 0, err;
+	int i, k, err;
 
 	slots_off(ld->skel->obj, "kpt_tpbtf", KPT_TPBTF_SLOTS);
 	for (i = 0; i < n; i++) {
-		struct bpf_program *prog;
+		struct bpf_program *prog = NULL;
 
 		if (!evs[i].tpbtf)
 			continue;
-		prog = slot_prog(ld->skel->obj, "kpt_tpbtf", k, KPT_TPBTF_SLOTS);
+		k = plan_tpbtf_slot(evs, i);
+		if (k >= 0)
+			prog = slot_prog(ld->skel->obj, "kpt_tpbtf", k, KPT_TPBTF_SLOTS);
 		if (!prog) {
 			snprintf(msg, msglen, "more than %d tp_btf probes", KPT_TPBTF_SLOTS);
 			return -E2BIG;
@@ -118,7 +121,6 @@ static int setup_tpbtf(struct loader *ld, const struct ev_desc *evs, int n, char
 		ld->skel->rodata->kpt_tpbtf_probe[k] = (__u32)i;
 		ld->skel->rodata->kpt_tpbtf_nargs[k] = evs[i].tp_nargs;
 		ld->tramp[i] = prog;
-		k++;
 	}
 	return 0;
 }

@@ -434,7 +434,7 @@ void explain_event(FILE *f, const struct ev_desc *ev)
 static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps, int i)
 {
 	const struct kpt_probe_entry *e = &ps->ents[i];
-	int k = plan_tpbtf_slot(ps, i);
+	int k = plan_tpbtf_slot(ps->evs, i);
 	bool pair = e->agg.action == KPT_ACT_PAIR_START || e->agg.action == KPT_ACT_PAIR_END;
 
 	if ((e->flags & KPT_PF_DIRECT) && e->agg.action == KPT_ACT_HIST)

@@ -166,14 +166,14 @@ static void plan_tpbtf_direct(struct probeset *ps, struct plan *pl)
 	e->agg.fdirect = op ? KPT_DIRECT_TPBTF : 0;
 }
 
-int plan_tpbtf_slot(const struct probeset *ps, int i)
+int plan_tpbtf_slot(const struct ev_desc *evs, int i)
 {
 	int j, k = 0;
 
-	if (!ps->evs[i].tpbtf)
+	if (!evs[i].tpbtf)
 		return -1;
 	for (j = 0; j < i; j++)
-		k += ps->evs[j].tpbtf;
+		k += evs[j].tpbtf;
 	return k < KPT_TPBTF_SLOTS ? k : -1;
 }
 
@@ -226,7 +226,7 @@ static void plan_tpbtf_pair(struct probeset *ps, struct plan *pl)
 		const struct ev_desc *ev = &ps->evs[i];
 		const char *why;
 
-		k = plan_tpbtf_slot(ps, i);
+		k = plan_tpbtf_slot(ps->evs, i);
 		if (k < 0 || (e->flags & KPT_PF_DIRECT) ||
 		    (e->agg.action != KPT_ACT_PAIR_START && e->agg.action != KPT_ACT_PAIR_END))
 			continue;
@@ -580,7 +580,7 @@ static bool tpbtf_pair_undo(struct probeset *ps, struct plan *pl)
 	int i, k;
 
 	for (i = 0; i < ps->n; i++) {
-		k = plan_tpbtf_slot(ps, i);
+		k = plan_tpbtf_slot(ps->evs, i);
 		if (k < 0 || !pl->tpair[k].on)
 			continue;
 		ps->ents[i].flags &= ~KPT_PF_DIRECT;
@@ -919,10 +919,14 @@ static bool pair_key_narrow(const struct kpt_probe_entry *e)
 static bool direct_kept(const struct probeset *ps, int i, struct plan *pl)
 {
 	const struct kpt_probe_entry *e = &ps->ents[i];
-	int k = plan_tpbtf_slot(ps, i);
+	int k = plan_tpbtf_slot(ps->evs, i);
 
+	/* an end of any task's start (--key in a targeted run) stays generic,
+	 * which counts other tasks' ends without a start filtered, where
+	 * kpt_pair_direct() would count them unmatched */
 	if (e->agg.action == KPT_ACT_PAIR_START || e->agg.action == KPT_ACT_PAIR_END)
-		return (!e->post.nops && !e->agg.npair) || pair_on_tp2(&ps->evs[i]) ||
+		return (!e->post.nops && !e->agg.npair) ||
+		       (pair_on_tp2(&ps->evs[i]) && !(e->flags & KPT_PF_ANY_TASK)) ||
 		       (k >= 0 && pl->tpair[k].on);
 	return !e->post.nops || direct_filter_kept(ps, i, pl);
 }

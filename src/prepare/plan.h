@@ -135,10 +135,11 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
 bool plan_direct_pair(const struct probeset *ps, struct kpt_direct_pair *dp);
 
 /*
- * The tp_btf slot of probe i, as the loader assigns them (one a tp_btf
- * probe, in order: setup_tpbtf()); -1 if it is not one or has none.
+ * The tp_btf slot of probe i of evs: one a tp_btf probe, in order, the
+ * numbering the plan's rodata and the loader's programs (setup_tpbtf())
+ * share; -1 if it is not one or has none.
  */
-int plan_tpbtf_slot(const struct probeset *ps, int i);
+int plan_tpbtf_slot(const struct ev_desc *evs, int i);
 
 /*
  * A run's tp_btf direct pair probes, or else a run of one tp_btf direct
