@@ -14,12 +14,12 @@ _kptrace_options="--file --output --json --pid --command --keep-running --durati
 	--buffer-size --verbose --filter --tid --comm --cgroup --linear --by --top --zeros --sum
 	--avg --min --max --sort --interval --svg --unit --from --to --key --max-keys --unwind-rows --over
 	--container --containers --error --slower --under
-	--no-tracepoint --perfetto --time --le-every --slack --budget --backend --btf --kstack --ustack
+	--no-tracepoint --perfetto --time --le-every --slack --budget --cost --backend --btf --kstack --ustack
 	--no-demangle --frequency --no-idle --slice --folded --pmu --help --usage --version"
 _kptrace_serve_options="--jobs --listen --check --gone-after --help --usage --version"
 _kptrace_diff_options="--threshold --min-shift --json --svg --help"
 # the options that take the next word as their value
-_kptrace_valued="-f|--file|-o|--output|-p|--pid|-c|--command|-d|--duration|--buffer-size|--filter|-t|--tid|--comm|--cgroup|--container|--linear|--by|--top|--sum|--avg|--min|--max|--sort|-i|--interval|--svg|--unit|--from|--to|--key|--max-keys|--unwind-rows|--over|--perfetto|--time|--le-every|--budget|--backend|--btf|--pmu|-F|--frequency|--slice|--jobs|-l|--listen|-g|--gone-after|--threshold|--min-shift|--slower|--under"
+_kptrace_valued="-f|--file|-o|--output|-p|--pid|-c|--command|-d|--duration|--buffer-size|--filter|-t|--tid|--comm|--cgroup|--container|--linear|--by|--top|--sum|--avg|--min|--max|--sort|-i|--interval|--svg|--unit|--from|--to|--key|--max-keys|--unwind-rows|--over|--perfetto|--time|--le-every|--budget|--cost|--backend|--btf|--pmu|-F|--frequency|--slice|--jobs|-l|--listen|-g|--gone-after|--threshold|--min-shift|--slower|--under"
 
 # The cache directory for this boot and kernel, built when missing; fails
 # (no names) where kptrace list gives nothing, e.g. without the rights.
@@ -177,6 +177,7 @@ _kptrace_value() {
 	case $opt in
 	--backend) compgen -W "auto fentry kprobe-multi kprobe" -- "$cur" ;;
 	--unit) compgen -W "ns us ms" -- "$cur" ;;
+	--cost) compgen -W "sampled exact" -- "$cur" ;;
 	--time) compgen -W "mono boot wall delta" -- "$cur" ;;
 	--sort) compgen -W "count sum avg min max" -- "$cur" ;;
 	--by | --pmu)

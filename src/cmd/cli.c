@@ -109,7 +109,7 @@ enum {
 	OPT_SVG,
 	OPT_TIME,
 	OPT_PERFETTO,
-	OPT_BUDGET,
+	OPT_BUDGET, OPT_COST,
 	OPT_UNSAFE,
 	OPT_SLICE,
 	OPT_CONTAINER, OPT_CONTAINERS,
@@ -209,6 +209,10 @@ static const struct argp_option options[] = {
 	  "Cap what the probes cost: at most PCT% of one CPU, or N recorded events a second, "
 	  "for the whole run; past it a probe is sampled (1 in N, aggregations scaled and "
 	  "marked as estimates), then paused; every hit left out is counted", 0 },
+	{ "cost", OPT_COST, "sampled|exact", 0,
+	  "The profile's COST: from the kernel's BPF run-time statistics held 100 ms of each "
+	  "second and scaled to the run (sampled, the default), or held for the whole run "
+	  "(exact), which costs every BPF program on the machine a clock read pair a run", 0 },
 	{ "backend", OPT_BACKEND, "auto|fentry|kprobe-multi|kprobe|tracepoint|tp-btf", 0,
 	  "How kernel function probes attach: auto (fentry/fexit for a few probes, kprobe.multi "
 	  "for many functions, where the kernel has them; else kprobes), or forced; tracepoints: "
@@ -781,6 +785,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_BTF:
 		env->btf_path = arg;
+		break;
+	case OPT_COST:
+		if (strcmp(arg, "sampled") && strcmp(arg, "exact"))
+			cli_error(st, "--cost: '%s' is not sampled or exact", arg);
+		env->cost_exact = !strcmp(arg, "exact");
 		break;
 	case OPT_BUDGET: {
 		char msg[160];

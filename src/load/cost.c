@@ -30,6 +30,42 @@ static void prog_group(const struct cost_in *in, size_t n, size_t i, size_t *np,
 		}
 }
 
+/* Probe i's program's events over the windows and over the run. */
+static void prog_events(const struct cost_in *in, const struct cost_win *w, size_t n, size_t i,
+			uint64_t *events, uint64_t *all)
+{
+	size_t j;
+
+	*events = *all = 0;
+	for (j = 0; j < n; j++)
+		if (in[j].prog == in[i].prog) {
+			*events += w[j].events;
+			*all += w[j].all_events;
+		}
+}
+
+void cost_scale(struct cost_in *in, const struct cost_win *w, size_t n, double held)
+{
+	uint64_t events, all, runs;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!in[i].prog)
+			continue;
+		prog_events(in, w, n, i, &events, &all);
+		if (events)
+			runs = (uint64_t)((long double)all * w[i].runs / events + 0.5L);
+		else if (held > 0)
+			runs = (uint64_t)((long double)w[i].runs / held + 0.5L);
+		else
+			runs = in[i].prog_runs;
+		in[i].unmeasured = !in[i].prog_runs && all;
+		in[i].prog_ns = in[i].prog_runs ?
+			(uint64_t)((long double)in[i].prog_ns * runs / in[i].prog_runs + 0.5L) : 0;
+		in[i].prog_runs = in[i].unmeasured ? 0 : runs;
+	}
+}
+
 void cost_split(const struct cost_in *in, size_t n, uint64_t wall_ns, struct cost_out *out)
 {
 	size_t i, np;
@@ -47,7 +83,7 @@ void cost_split(const struct cost_in *in, size_t n, uint64_t wall_ns, struct cos
 			c->ns = (uint64_t)((long double)in[i].prog_ns * in[i].hits / hits + 0.5L);
 		else
 			c->ns = in[i].prog_ns / np;
-		c->has_per_hit = in[i].hits > 0;
+		c->has_per_hit = in[i].hits > 0 && !in[i].unmeasured;
 		if (c->has_per_hit)
 			c->per_hit = (double)c->ns / (double)in[i].hits;
 		if (wall_ns)

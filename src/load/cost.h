@@ -20,6 +20,17 @@ struct cost_in {
 	uint32_t prog;
 	uint64_t prog_ns, prog_runs;
 	uint64_t hits;
+	bool unmeasured;	/* cost_scale(): its program ran, never in a window */
+};
+
+/*
+ * What the windows of statistics (costwin.h) saw of one probe: its
+ * program's runs in them, and the probe's own events (hits and filtered,
+ * what kptrace counts of each run) in them and over the whole run.
+ */
+struct cost_win {
+	uint64_t runs;
+	uint64_t events, all_events;
 };
 
 struct cost_out {
@@ -36,6 +47,18 @@ struct cost_out {
  * run leaves out), over a run of wall_ns (0: no share of a CPU).
  */
 void cost_split(const struct cost_in *in, size_t n, uint64_t wall_ns, struct cost_out *out);
+
+/*
+ * A run whose statistics were held in windows: each program's totals in
+ * in[] made the run's estimate. Its runs: its probes' events over the run
+ * times its runs per event in the windows (kptrace counts every event, the
+ * kernel only in windows); its time: those runs at its ns per run as the
+ * kernel has it (prog_ns / prog_runs, exact as a ratio). A program none of
+ * whose events fell in a window is scaled by time instead (held: the
+ * fraction of the run in windows); one that never ran in a window while
+ * its probes had events is marked unmeasured.
+ */
+void cost_scale(struct cost_in *in, const struct cost_win *w, size_t n, double held);
 
 /* The distinct programs' run time and runs, summed once each. */
 void cost_total(const struct cost_in *in, size_t n, uint64_t *ns, uint64_t *runs);

@@ -7,7 +7,7 @@
 #include "load/health.h"
 
 int health_read(struct health *h, struct loader *ld, const struct ev_desc *evs, int n,
-		uint64_t wall_ns)
+		uint64_t wall_ns, const struct costwin *cw)
 {
 	size_t m = n > 0 ? (size_t)n : 1;
 	int i;
@@ -32,6 +32,8 @@ int health_read(struct health *h, struct loader *ld, const struct ev_desc *evs, 
 				  &h->prog[i].prog_runs);
 		h->prog[i].hits = h->st[i].hits;
 	}
+	h->estimated = cw && cw->sampled;
+	h->sampled = costwin_scale(cw, h->prog, (double)wall_ns / 1e9);
 	cost_split(h->prog, (size_t)n, wall_ns, h->cost);
 	cost_total(h->prog, (size_t)n, &h->cost_ns, &h->cost_runs);
 	for (i = 0; i < n; i++)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "load/cost.h"
+#include "load/costwin.h"
 #include "load/loader.h"
 #include "kptrace.h"
 
@@ -23,14 +24,18 @@ struct health {
 	struct cost_out *cost;		/* each probe's share (cost_split()) */
 	uint64_t cost_ns, cost_runs;	/* the distinct programs', summed once each */
 	bool shared;			/* a share of a program serving several probes */
+	bool estimated;			/* the COST scaled from windows of the statistics */
+	double sampled;			/* the fraction of the run they were held for then */
 };
 
 /*
  * Probes evs[0, n) of ld, their programs' run time split over a run of
- * wall_ns (0: no share of a CPU). 0, or -ENOMEM with h empty.
+ * wall_ns (0: no share of a CPU), estimated from cw's windows where it
+ * held the statistics in windows (NULL: as the kernel has them). 0, or
+ * -ENOMEM with h empty.
  */
 int health_read(struct health *h, struct loader *ld, const struct ev_desc *evs, int n,
-		uint64_t wall_ns);
+		uint64_t wall_ns, const struct costwin *cw);
 void health_free(struct health *h);
 
 #endif /* KPT_HEALTH_H */

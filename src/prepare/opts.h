@@ -76,6 +76,7 @@ struct kpt_opts {
 	const char *pmu;	/* latency --pmu EVENT[,EVENT] (src/load/pmu.c) */
 	const char *svg_path;	/* --svg FILE: the tables drawn (src/util/svg.c) */
 	struct budget_spec budget;	/* --budget PCT|N/s; both 0: none (src/load/budget.c) */
+	bool cost_exact;	/* --cost exact: the run-time statistics held throughout */
 	int kstack, ustack;	/* -K/-U: frames per event, 0: none */
 	bool no_demangle;	/* --no-demangle: user symbols as in the file */
 	bool folded;		/* --folded: aggregated stacks as root;...;leaf COUNT */

@@ -360,14 +360,15 @@ static void say_left_running(const struct ctx *c)
 			n == 1 ? "" : "es", n == 1 ? "s" : "");
 }
 
-/* How long a poll may wait: 50 ms, less so that -d's deadline is seen on time. */
+/* How long a poll may wait: 50 ms, less so that -d's deadline and the tick are on time. */
 static int poll_ms(const struct ctx *c)
 {
-	double left;
+	double left = 0.05, now = kpt_mono_s();
 
-	if (c->o->duration <= 0)
-		return 50;
-	left = c->start + c->o->duration - kpt_mono_s();
+	if (c->o->duration > 0 && c->start + c->o->duration - now < left)
+		left = c->start + c->o->duration - now;
+	if (c->o->tick_due && *c->o->tick_due > 0 && *c->o->tick_due - now < left)
+		left = *c->o->tick_due - now;
 	if (left >= 0.05)
 		return 50;
 	return left > 0 ? (int)(left * 1e3) + 1 : 0;
@@ -426,6 +427,8 @@ int consume(struct loader *ld, const struct consume_opts *o, int *child_status,
 	}
 	stop_tracing(&c);
 	stop_loader = NULL;
+	if (o->stopped)
+		o->stopped(o->tick_arg);
 	if (o->budget)
 		c.unseen = budget_stop(o->budget);
 	say_left_running(&c);

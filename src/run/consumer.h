@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "load/budget.h"
+#include "load/costwin.h"
 #include "load/loader.h"
 #include "load/target.h"
 #include "out/output.h"
@@ -41,9 +42,13 @@ struct consume_opts {
 	/* Every KPT_WATCH_S as the run goes, and once more at its end (NULL: none). */
 	void (*watch)(void *arg);
 	void *watch_arg;
-	/* Each round while the probes are attached, never after (NULL: none). */
+	/* Each round while the probes are attached, never after (NULL: none); a
+	 * round comes by *tick_due (mono s, 0: no time) at the latest; stopped
+	 * once when the probes stop counting, before the drain (NULL: none). */
 	void (*tick)(void *arg);
+	void (*stopped)(void *arg);
 	void *tick_arg;
+	const double *tick_due;
 	void *report_arg;
 	double interval;
 	/* --perfetto: each timed call's record (KPT_REC_CALL), its latency in ns */
@@ -59,6 +64,8 @@ struct consume_opts {
 	void *hook_arg;
 	/* why the profile's COST is not known (NULL: BPF_ENABLE_STATS is held) */
 	const char *cost_off;
+	/* the statistics held in windows: the COST estimated from them (NULL: whole) */
+	const struct costwin *cost_win;
 	/* --budget's controller: a look each second, SKIPPED in the profile (NULL: none) */
 	struct budget_ctl *budget;
 };

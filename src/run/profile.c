@@ -19,6 +19,7 @@ struct profile {
 	unsigned long long pairs_open;	/* --from starts in kpt_pairs at the end */
 	uint64_t cost_ns, cost_runs;	/* the distinct programs' run time, summed once each */
 	bool shared;			/* a COST is a share of a program serving several probes */
+	bool estimated;			/* the COST scaled from windows of the statistics */
 };
 
 static void stats_add(struct kpt_stats *sum, const struct kpt_stats *st)
@@ -45,7 +46,8 @@ static int profile_read(struct loader *ld, const struct consume_opts *o,
 	int i, err;
 
 	memset(p, 0, sizeof(*p));
-	err = health_read(&p->h, ld, o->evs, o->nevs, (uint64_t)(run->seconds * 1e9));
+	err = health_read(&p->h, ld, o->evs, o->nevs, (uint64_t)(run->seconds * 1e9),
+			  o->cost_win);
 	if (err)
 		return err;
 	p->n = o->nevs;
@@ -61,6 +63,7 @@ static int profile_read(struct loader *ld, const struct consume_opts *o,
 		p->cost_ns = p->h.cost_ns;
 		p->cost_runs = p->h.cost_runs;
 		p->shared = p->h.shared;
+		p->estimated = p->h.estimated;
 	}
 	p->dropped = o->sink ? outsink_dropped_lines(o->sink) : 0;
 	p->printed = run->records - (p->dropped < run->records ? p->dropped : run->records);
@@ -211,15 +214,22 @@ static void print_cost_line(const struct consume_opts *o, const struct consume_r
 			    const struct profile *p)
 {
 	double pct = cost_pct(p, run);
+	const char *est = p->estimated ? "~" : "";
 
 	if (!p->cost) {
 		fprintf(stderr, "COST not measured: %s\n", o->cost_off ? o->cost_off : strerror(ENOMEM));
 		return;
 	}
-	fprintf(stderr, "COST: the probes' BPF programs ran %llu times for %.3f ms, %.3f%% of one "
-		"CPU over %.3f s (the kernel's run-time statistics)%s",
-		(unsigned long long)p->cost_runs, (double)p->cost_ns / 1e6, pct, run->seconds,
-		p->shared ? "; ~: a share of a program that serves several probes, split by hits" : "");
+	fprintf(stderr, "COST: the probes' BPF programs ran %s%llu times for %s%.3f ms, %s%.3f%% of "
+		"one CPU over %.3f s (the kernel's run-time statistics", est,
+		(unsigned long long)p->cost_runs, est, (double)p->cost_ns / 1e6, est, pct,
+		run->seconds);
+	if (p->estimated)
+		fprintf(stderr, ", held %.1f%% of the run: ~ runs, time and CPU%% estimated from "
+			"them by the hits, NS/HIT their own; --cost exact holds them throughout",
+			100.0 * p->h.sampled);
+	fprintf(stderr, ")%s", p->shared ? "; ~ after NS/HIT: a share of a program that serves "
+		"several probes, split by hits" : "");
 	if (o->budget && o->budget->spec.pct > 0)
 		fprintf(stderr, "; %s --budget %g%%", pct <= o->budget->spec.pct ? "within" : "OVER",
 			o->budget->spec.pct);
@@ -260,7 +270,9 @@ static void print_row(const struct consume_opts *o, const struct consume_result 
 		cost_fmt_per_hit(&p->cost[i], per_hit, sizeof(per_hit) - 1);
 		if (p->cost[i].shared && p->cost[i].has_per_hit)
 			strcat(per_hit, "~");
-		cost_fmt_cpu(&p->cost[i], cpu, sizeof(cpu));
+		cost_fmt_cpu(&p->cost[i], cpu, sizeof(cpu) - 1);
+		if (p->estimated)
+			strcat(cpu, "~");
 	}
 	fprintf(stderr, "%-*s %12llu %10s %10llu %10llu %10llu", width, name,
 		(unsigned long long)st->hits, miss, (unsigned long long)st->drops,
@@ -436,9 +448,10 @@ static void print_json(const struct consume_opts *o, const struct consume_result
 	json_u64("paused", p->sum.paused);
 	json_u64("unseen_estimate", run->unseen);
 	if (p->cost) {
-		fprintf(stderr, ",\"cost\":{\"runs\":%llu,\"bpf_ns\":%llu,\"cpu_pct\":%.4f}",
+		fprintf(stderr, ",\"cost\":{\"runs\":%llu,\"bpf_ns\":%llu,\"cpu_pct\":%.4f,"
+			"\"estimated\":%s,\"sampled\":%.4f}",
 			(unsigned long long)p->cost_runs, (unsigned long long)p->cost_ns,
-			cost_pct(p, run));
+			cost_pct(p, run), p->estimated ? "true" : "false", p->h.sampled);
 	} else {
 		fputs(",\"cost\":null,\"cost_off\":", stderr);
 		json_fput_str(stderr, o->cost_off ? o->cost_off : strerror(ENOMEM), SIZE_MAX);

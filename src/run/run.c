@@ -25,6 +25,7 @@
 #include "agg/aggstack.h"
 #include "agg/tchart.h"
 #include "load/budget.h"
+#include "load/costwin.h"
 #include "load/cfi.h"
 #include "load/ident.h"
 #include "load/loader.h"
@@ -175,6 +176,16 @@ static void run_tick(void *arg)
 		run_cfi_late(r);
 	if (r->pf && perfetto_lost_due(r->pf, now = kpt_mono_ns()))
 		perfetto_lost(r->pf, now, loader_lost(&r->ld));
+	r->cw_due = costwin_tick(&r->cw, &r->ld);
+}
+
+/* The probes stopped counting: the statistics given back before the drain. */
+static void run_stopped(void *arg)
+{
+	struct run *r = arg;
+
+	costwin_stop(&r->cw, &r->ld);
+	r->cw_due = 0;
 }
 
 static void agg_tick(void *arg, bool final)
@@ -730,9 +741,16 @@ static int run_consume(struct run *r)
 	co.evs = r->ps.evs;
 	co.nevs = r->ps.n;
 	co.cost_off = r->stats_off[0] ? r->stats_off : NULL;
+	co.cost_win = &r->cw;
 	co.budget = r->lo.plan.budget ? &r->budget : NULL;
 	co.tick = run_tick;
+	co.stopped = run_stopped;
 	co.tick_arg = r;
+	co.tick_due = &r->cw_due;
+	err = costwin_start(&r->cw, &r->ld, r->ps.evs, r->ps.n);
+	if (err)
+		goto out;
+	r->cw_due = r->cw.next;
 	err = run_hooks(r, &co);
 	if (err)
 		goto out;
@@ -813,31 +831,20 @@ out:
 
 /*
  * The profile's COST: the kernel counts programs' run time while an fd of
- * BPF_ENABLE_STATS is open, so it is held for the run, never a global
- * sysctl flipped (one already on serves as well).
+ * BPF_ENABLE_STATS is open, never a global sysctl flipped (one already on
+ * serves as well). It is held in windows (costwin.h) but for --cost exact
+ * and --budget, whose rates need the run time continuously.
  */
 static void run_hold_stats(struct run *r)
 {
-	char on = '0';
-	FILE *f;
-
-	r->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	if (r->stats_fd >= 0)
-		return;
-	snprintf(r->stats_off, sizeof(r->stats_off), "the kernel keeps no BPF run-time "
-		 "statistics for kptrace (BPF_ENABLE_STATS: %s)", strerror(errno));
-	f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
-	if (f && fread(&on, 1, 1, f) == 1 && on == '1')
-		r->stats_off[0] = '\0';
-	if (f)
-		fclose(f);
+	costwin_hold(&r->cw, !r->env->cost_exact && !r->lo.plan.budget, r->stats_off,
+		     sizeof(r->stats_off));
 }
 
 static void run_close(struct run *r)
 {
 	budget_free(&r->budget);
-	if (r->stats_fd >= 0)
-		close(r->stats_fd);
+	costwin_close(&r->cw);
 	if (r->go_fd >= 0)
 		close(r->go_fd); /* the child sees EOF and exits without running */
 	if (r->child > 0)
@@ -861,7 +868,7 @@ static void run_close(struct run *r)
 
 static int run_once(const struct kpt_opts *env, bool defer, bool *said_attaching)
 {
-	struct run r = { .env = env, .target = { .pidfd = -1 }, .go_fd = -1, .stats_fd = -1 };
+	struct run r = { .env = env, .target = { .pidfd = -1 }, .go_fd = -1, .cw.fd = -1 };
 	char msg[512];
 	bool deferred;
 	int err;
@@ -930,7 +937,7 @@ int run_start(const struct kpt_opts *env, struct run **out)
 	if (!r)
 		return -ENOMEM;
 	r->env = env;
-	r->stats_fd = -1;	/* serve holds BPF_ENABLE_STATS for its jobs */
+	r->cw.fd = -1;	/* serve holds BPF_ENABLE_STATS for its jobs */
 	r->target.pidfd = -1;
 	r->go_fd = -1;
 	err = run_setup(r, false);

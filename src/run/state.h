@@ -39,7 +39,8 @@ struct run {
 	pid_t child;
 	int go_fd;		/* the -c child's pipe: it execs once written */
 	int status;
-	int stats_fd;		/* BPF_ENABLE_STATS for the profile's COST; -1 none */
+	struct costwin cw;	/* BPF_ENABLE_STATS for the profile's COST; fd -1: none */
+	double cw_due;		/* when cw's window next closes or opens (mono s) */
 	struct modwatch *mw;	/* module functions as their modules come and go */
 	char stats_off[160];	/* why COST is not known, "" when it is */
 	struct budget_ctl budget;	/* --budget's controller (plan.budget) */

@@ -281,7 +281,7 @@ static void write_health(const struct prom_out *o, const struct metrics_job *job
 	for (j = 0; j < n; j++) {
 		const struct probeset *ps = run_probes(jobs[j].run);
 
-		if (health_read(&hs[j], run_loader(jobs[j].run), ps->evs, ps->nuser, 0))
+		if (health_read(&hs[j], run_loader(jobs[j].run), ps->evs, ps->nuser, 0, NULL))
 			goto out;
 	}
 	for (h = 0; h < sizeof(health_families) / sizeof(health_families[0]); h++) {

@@ -143,6 +143,15 @@ static int workloads(const char *mode)
 		}
 		return 0;
 	}
+	if (!strcmp(mode, "steady")) {
+		/* 300000 calls of kpt_neg, 100 each millisecond or so, over 3 s and more */
+		for (i = 0; i < 3000; i++) {
+			for (int j = 0; j < 100; j++)
+				kpt_neg(j);
+			usleep(1000);
+		}
+		return 0;
+	}
 	if (!strcmp(mode, "spin")) {
 		/* a long-lived process for -t and --cgroup: until killed */
 		for (;;) {

@@ -3,7 +3,9 @@
  * cost.c: a program's run time split among its probes by their hits, to
  * the nanosecond, equally when none had any; each program counted once in
  * the total; no per-hit figure without hits; shares of a CPU; counters at
- * their largest without overflow; the columns' text.
+ * their largest without overflow; the columns' text; a run sampled in
+ * windows scaled to the run by its events, by time where no event fell in
+ * a window, its ns per run the kernel's.
  */
 #include <math.h>
 #include <stdint.h>
@@ -59,6 +61,58 @@ int main(void)
 	      (unsigned long long)out[0].ns);
 	CHECK(isfinite(out[0].per_hit) && out[0].per_hit > 0.99 && out[0].per_hit < 1.01,
 	      "per hit about 1 ns");
+
+	/*
+	 * Windows: program 5 (two probes) ran 12 times in them for 10 events
+	 * of its probes there, 100 over the run, 2400 ns in 12 runs as the
+	 * kernel has it; program 6 saw no event in a window but ran 5 times
+	 * in them, held a tenth of the run; program 8 never ran in a window.
+	 */
+	struct cost_in sc[] = {
+		{ .prog = 5, .prog_ns = 2400, .prog_runs = 12, .hits = 60 },
+		{ .prog = 5, .prog_ns = 2400, .prog_runs = 12, .hits = 40 },
+		{ .prog = 6, .prog_ns = 700, .prog_runs = 5, .hits = 0 },
+		{ .prog = 8, .hits = 7 },
+		{ .prog = 0, .hits = 3 },
+	};
+	struct cost_win w[] = {
+		{ .runs = 12, .events = 6, .all_events = 60 },
+		{ .runs = 12, .events = 4, .all_events = 40 },
+		{ .runs = 5 },
+		{ .all_events = 7 },
+		{ .events = 1, .all_events = 3 },
+	};
+
+	cost_scale(sc, w, 5, 0.1);
+	CHECK(sc[0].prog_runs == 120 && sc[1].prog_runs == 120,
+	      "runs: 100 events over the run at 12 runs for 10 events (%llu)",
+	      (unsigned long long)sc[0].prog_runs);
+	CHECK(sc[0].prog_ns == 24000 && sc[1].prog_ns == 24000, "time: 120 runs at 200 ns a run");
+	CHECK(sc[2].prog_runs == 50 && sc[2].prog_ns == 7000, "no event in a window: by time, 5 / 0.1");
+	CHECK(sc[3].unmeasured && !sc[3].prog_runs && !sc[3].prog_ns, "never ran in a window: unmeasured");
+	CHECK(sc[4].prog_runs == 0 && sc[4].prog_ns == 0 && !sc[4].unmeasured, "no program: untouched");
+	cost_split(sc, 5, 0, out);
+	CHECK(out[0].ns == 14400 && out[0].per_hit == 240.0,
+	      "a share: 60 of 100 hits; per hit 200 ns a run x 1.2 runs an event");
+	CHECK(!out[3].has_per_hit && out[3].ns == 0, "unmeasured: no per-hit figure, no time");
+
+	/* a program whose every run in the windows was an event: NS/HIT its ns per run */
+	struct cost_in one = { .prog = 2, .prog_ns = 4343, .prog_runs = 10, .hits = 300000 };
+	struct cost_win ow = { .runs = 10, .events = 10, .all_events = 300000 };
+
+	cost_scale(&one, &ow, 1, 0.1);
+	cost_split(&one, 1, 0, out);
+	CHECK(one.prog_runs == 300000 && fabs(out[0].per_hit - 434.3) < 1e-9,
+	      "runs the hits, NS/HIT the kernel's ratio (%f)", out[0].per_hit);
+
+	/* the largest counters: no overflow in the scaling */
+	struct cost_in bs = { .prog = 1, .prog_ns = UINT64_MAX / 2, .prog_runs = UINT64_MAX / 2 };
+	struct cost_win bw = { .runs = UINT64_MAX / 4, .events = UINT64_MAX / 4,
+			       .all_events = UINT64_MAX / 2 };
+
+	cost_scale(&bs, &bw, 1, 0.5);
+	CHECK(bs.prog_runs == UINT64_MAX / 2 && bs.prog_ns == UINT64_MAX / 2,
+	      "2^63 events at one run each: %llu", (unsigned long long)bs.prog_runs);
 
 	struct cost_out c = { .has_per_hit = true, .per_hit = 412.4, .cpu_pct = 0.01234 };
 
