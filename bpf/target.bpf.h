@@ -104,8 +104,8 @@ static __always_inline __u64 kpt_current(__u64 *cgid)
 
 /*
  * Whether kptrace itself hit the probe (kpt_self_tgid), with the task's ids
- * into *pid_tgid and its cgroup into *cgid (kpt_current()), read once a hit: targeting, records and latency need them
- * too. A direct histogram, which needs none of them (untargeted), is spared
+ * into *pid_tgid and its cgroup into *cgid (kpt_current()), read once a
+ * hit: targeting, records and latency need them too. A direct histogram, which needs none of them (untargeted), is spared
  * the helper call, the check's whole cost (bench/README.md), where kptrace
  * cannot hit its probe (uprobes in other files: kpt_self_tgid 0); a
  * tracepoint program may not read the record's common_pid instead.
