@@ -91,6 +91,7 @@ naps 't:sched/sched_switch if prev_state == 1' 30
 # /proc/PID/maps, a round before the table: want 20 whole, not 30).
 # lazy DEF WANT: at DEF, at least WANT of the 60 naps whole
 lazy() {
+	rm -f $W/l.err	# the last call's "Attached" would be read before kptrace truncates it
 	$KPTBG count --backend kprobe --by ustack --folded --comm uw2d "$1" > $W/l.out 2> $W/l.err &
 	KP=$!
 	wait_attached $W/l.err "lazily read tables at $1" || return
