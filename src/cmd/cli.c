@@ -695,37 +695,18 @@ static error_t parse_agg_opt(int key, char *arg, struct argp_state *st, struct k
 	return 0;
 }
 
-static error_t parse_opt(int key, char *arg, struct argp_state *st)
+/*
+ * The options that say whose hits a run takes (-p, -c, -t, --comm,
+ * --cgroup, --container); parse_agg_opt()'s for any other.
+ */
+static error_t parse_target_opt(int key, char *arg, struct argp_state *st, struct kpt_opts *env)
 {
-	struct kpt_opts *env = cli_in(st)->env;
-
 	switch (key) {
-	case 'f':
-		env->def_file = arg;
-		break;
-	case 'o':
-		env->out_path = arg;
-		break;
-	case OPT_JSON:
-		env->json = true;
-		break;
 	case 'p':
 		env->pid = (pid_t)parse_int(st, "-p", arg, 1, INT_MAX);
 		break;
 	case 'c':
 		env->command = arg;
-		break;
-	case OPT_UNSAFE:
-		env->unsafe = true;
-		break;
-	case OPT_KEEP_RUNNING:
-		env->keep_running = true;
-		break;
-	case 'd':
-		env->duration = parse_seconds(st, "-d", arg);
-		break;
-	case 'i':
-		env->interval = parse_seconds(st, "-i", arg);
 		break;
 	case 't':
 		env->tid = (pid_t)parse_int(st, "-t", arg, 1, INT_MAX);
@@ -745,6 +726,38 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_CONTAINERS:
 		env->list_containers = true;
+		break;
+	default:
+		return parse_agg_opt(key, arg, st, env);
+	}
+	return 0;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *st)
+{
+	struct kpt_opts *env = cli_in(st)->env;
+
+	switch (key) {
+	case 'f':
+		env->def_file = arg;
+		break;
+	case 'o':
+		env->out_path = arg;
+		break;
+	case OPT_JSON:
+		env->json = true;
+		break;
+	case OPT_UNSAFE:
+		env->unsafe = true;
+		break;
+	case OPT_KEEP_RUNNING:
+		env->keep_running = true;
+		break;
+	case 'd':
+		env->duration = parse_seconds(st, "-d", arg);
+		break;
+	case 'i':
+		env->interval = parse_seconds(st, "-i", arg);
 		break;
 	case OPT_FILTER:
 		env->filter = arg;
@@ -814,7 +827,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		check_options(st, env);
 		break;
 	default:
-		return parse_agg_opt(key, arg, st, env);
+		return parse_target_opt(key, arg, st, env);
 	}
 	return 0;
 }
