@@ -67,7 +67,12 @@ TP_FTRACE_BUFFER_KB = 16384
 START_TIMEOUT = 30.0    # launch to "attached"
 STOP_TIMEOUT = 20.0     # SIGINT to exit (drain, print)
 WORK_TIMEOUT = 180.0    # one workload run
-IDLE_S = 1.0            # "steady" RSS is read this long after attaching
+# "steady" RSS is read this long after attaching, then the loop runs: kptrace
+# holds the kernel's BPF statistics 100 ms from attach and 100 ms of each
+# second after (src/load/costwin.h), so a loop started 1.25 s on and done in
+# 0.75 s times the steady state between windows (bench/README.md: what the
+# windows add)
+IDLE_S = 1.25
 STATS_CALLS = 5000      # calls run with BPF run-time stats on
 TP_STATS_CALLS = 20000  # the same, lseek loop (cheaper per call)
 
