@@ -65,14 +65,15 @@ def _configs():
 
 def _kptrace_tp(H, mode, att, out, nr):
     """kptrace's argv on either attachment: the classic one filters on the
-    record's id, tp_btf on regs->orig_ax (TP_PROTO's id is the record's
-    field by that name)."""
+    record's id, tp_btf on TP_PROTO's id at sys_enter ($arg2: the record's
+    field has the name), as the floor does, and on regs->orig_ax at
+    sys_exit, whose TP_PROTO has no number."""
     if att == "tp":
         enter, exitp = "%s if id == %d" % (ENTER, nr), "%s if id == %d" % (EXIT, nr)
         fields, key = "args:u64[3]", "id"
     else:
-        sel = "nr=regs->orig_ax"
-        enter, exitp = "%s %s if nr == %d" % (ENTER, sel, nr), "%s %s if nr == %d" % (EXIT, sel, nr)
+        enter = "%s nr=$arg2 if nr == %d" % (ENTER, nr)
+        exitp = "%s nr=regs->orig_ax if nr == %d" % (EXIT, nr)
         fields, key = "fd=regs->di offset=regs->si whence=regs->dx", "nr"
     argv = [H.KPT, "--backend", ATTACH[att]]
     if mode == "hist":

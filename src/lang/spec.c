@@ -790,6 +790,20 @@ static int parse_var(struct ctx *c, struct spec_arg *a, const char *s,
 	return fail(c, SPEC_ERR_BAD_VAR, s);
 }
 
+/* $argN at a tracepoint: TP_PROTO's, by BTF (btfarg.c's tp_resolve()). */
+static int parse_tp_argn(struct ctx *c, struct spec_arg *a, const char *s, const char *e)
+{
+	uint64_t n;
+
+	if (!parse_uint(s + 4, e, 10, &n))
+		return fail(c, SPEC_ERR_BAD_VAR, s);
+	if (!n || n > PARAM_MAX_STACK)
+		return fail(c, SPEC_ERR_BAD_ARG_NUM, s);
+	a->btf |= SPEC_BTF_DEFER;
+	add_op(c, a, SPEC_OP_ARG, s)->param = (uint32_t)n;
+	return 0;
+}
+
 /* @ADDR, @+OFFSET (uprobes), @SYM[+|-offs] (kprobes): all read memory. */
 static int parse_mem(struct ctx *c, struct spec_arg *a, const char *s,
 		     const char *e)
@@ -1038,8 +1052,13 @@ static int parse_fetch(struct ctx *c, struct spec_arg *a, const char *s,
 		struct spec_op *op;
 
 		/* an argument's member chain, a cast: TP_PROTO's, by BTF (btfarg.c) */
-		if (((is_alpha(*s) || *s == '_') && chain_start(s, e)) || *s == '(')
+		if (((is_alpha(*s) || *s == '_' || *s == '$') && !a->nops && chain_start(s, e)) ||
+		    *s == '(')
 			return parse_btf(c, a, s, e);
+		/* TP_PROTO's Nth argument, as ftrace's tprobe takes it: a record's
+		 * field of the same name cannot hide it (sys_enter's id) */
+		if (e - s > 4 && !memcmp(s, "$arg", 4) && is_digit(s[4]))
+			return parse_tp_argn(c, a, s, e);
 		/* A field by name; derefs of it and immediates work as usual. */
 		if (is_alpha(*s) || *s == '_') {
 			if (!good_name(s, e))
@@ -1311,7 +1330,7 @@ static int parse_arg(struct ctx *c, int idx, struct tok t)
 		return ret;
 
 	/* a bare "$argN" is renamed and typed from BTF where the kernel has it */
-	if (!named && !a->vfs && !c->user && !c->tp && e - body > 4 && !memcmp(body, "$arg", 4) &&
+	if (!named && !a->vfs && !c->user && e - body > 4 && !memcmp(body, "$arg", 4) &&
 	    is_digit(body[4]))
 		a->btf |= SPEC_BTF_ARGN | SPEC_BTF_DEFER;
 	/* untyped, or an errno, which takes the value's width from BTF */

@@ -959,6 +959,19 @@ static int tp_unknown_names(struct sysinfo *si, const struct spec_probe *p, bool
 	return n;
 }
 
+/* A tracepoint's $argN past its TP_PROTO: refused, naming the arguments. */
+static int tp_argn_past(const struct spec_probe *p, int idx, const struct fn *fn, struct err *e)
+{
+	const struct spec_op *base = &p->args[idx].ops[0];
+	char extra[512], list[384];
+
+	if (base->kind != SPEC_OP_ARG || base->param <= (uint32_t)nparams(fn))
+		return 0;
+	param_list(fn, list, sizeof(list));
+	snprintf(extra, sizeof(extra), ": %s(%s)", fn->name, list);
+	return fail(e, SPEC_ERR_NO_BTFARG, base->col, extra);
+}
+
 /*
  * A tracepoint's TP_PROTO arguments by name and their member chains, from
  * its BTF prototype (load_tp()): the same ops as a kprobe's parameters
@@ -1005,7 +1018,9 @@ static int tp_resolve(struct sysinfo *si, struct spec_probe *p, struct err *e)
 			err = -ENOENT;
 			break;
 		}
-		err = resolve_arg(p, i, &fn, si->btf, e);
+		err = tp_argn_past(p, i, &fn, e);
+		if (!err)
+			err = resolve_arg(p, i, &fn, si->btf, e);
 	}
 out:
 	free(unknown);

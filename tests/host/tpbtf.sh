@@ -20,7 +20,7 @@ EV=sched/sched_process_exit
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, tracefs)"
 [ -e /sys/kernel/btf/vmlinux ] || skip_all "no kernel BTF"
 [ -e $TR/events/$EV ] && [ -d $TR/instances ] || skip_all "no $EV tracepoint or tracefs instances"
-expect_checks 25
+expect_checks 29
 
 echo "# --dry-run: the attachment each probe takes"
 kpt --dry-run "t:$EV p->exit_code" > "$OUT/dry-btf.txt" 2>&1
@@ -184,6 +184,45 @@ echo "# kpt:filtered stream $(echo $SF)"
 check "the filtered stream (direct): the one record the workload's exit 0 ($WANT), HITS the 6 exits, FILTERED at least 5" \
 	sh -c "[ -n '$WANT' ] && [ \"\$(echo '$SF' | grep -v ^counts)\" = '$WANT' ] &&
 	       set -- \$(echo '$SF' | sed -n 's/^counts //p') && [ \"\${1:-0}\" = 6 -a \"\${2:-0}\" -ge 5 ]"
+echo "# \$argN: TP_PROTO's arguments by position, as ftrace's tprobe names them"
+# sys_enter's TP_PROTO (regs, id): the record's field id hides the argument's
+# name, \$arg2 reaches it; sys_exit's (regs, ret). A static program of 777
+# lseeks to offsets 0..776 in a file, which return them.
+cat > "$OUT/seeks.c" <<'C'
+#include <fcntl.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	int fd = open(argv[argc - 1], O_RDONLY);
+
+	for (int i = 0; i < 777; i++)
+		lseek(fd, i, SEEK_SET);
+	return 0;
+}
+C
+gcc -O1 -static -o "$OUT/seeks" "$OUT/seeks.c" 2> "$OUT/seeks.cc" ||
+	gcc -O1 -o "$OUT/seeks" "$OUT/seeks.c" 2>> "$OUT/seeks.cc"
+NR_LSEEK=$(printf '#include <sys/syscall.h>\nSYS_lseek\n' | gcc -E -P - | tail -n 1)
+ARGN="t:raw_syscalls/sys_enter nr=\$arg2 if nr == $NR_LSEEK"
+kpt --dry-run hist "$ARGN" nr > "$OUT/dry-argn.txt" 2>&1
+kpt --dry-run "t:raw_syscalls/sys_enter \$arg2" > "$OUT/dry-argn2.txt" 2>&1
+check "\$arg2 at sys_enter: TP_PROTO's id, not the record's field (tp_btf, the direct path; bare, named id)" \
+	sh -c "grep -q '^attach: tp_btf' '$OUT/dry-argn.txt' && grep -q '^hist: nr taken straight from the context' '$OUT/dry-argn.txt' &&
+	       grep -q \"^  id: s64  (\\\$arg2)\" '$OUT/dry-argn2.txt' && grep -q \"from TP_PROTO's argument 2\" '$OUT/dry-argn2.txt'"
+kpt hist --json "$ARGN" nr -c "$OUT/seeks $OUT/seeks.c" > "$OUT/argn.json" 2> "$OUT/argn.err"
+check "hist of \$arg2 if nr == $NR_LSEEK: the program's 777 lseeks" python3 -c "
+import json, sys
+h = [json.loads(l) for l in open(sys.argv[1]) if '\"hist\"' in l][0]['hist']
+sys.exit(not (h['count'] == 777 and h['min'] == h['max'] == $NR_LSEEK))" "$OUT/argn.json"
+kpt hist --json "t:raw_syscalls/sys_exit ret=\$arg2 nr=\$arg1->orig_ax if nr == $NR_LSEEK" ret \
+	-c "$OUT/seeks $OUT/seeks.c" > "$OUT/argr.json" 2> "$OUT/argr.err"
+check "hist of sys_exit's \$arg2 (ret) if \$arg1->orig_ax is lseek's: the offsets 0..776 returned" python3 -c "
+import json, sys
+h = [json.loads(l) for l in open(sys.argv[1]) if '\"hist\"' in l][0]['hist']
+sys.exit(not (h['count'] == 777 and h['sum'] == 776 * 777 // 2 and (h['min'], h['max']) == (0, 776)))" "$OUT/argr.json"
+KPT_RC=error kpt --dry-run "t:raw_syscalls/sys_enter x=\$arg3" > "$OUT/argn3.txt" 2>&1
+check "\$arg3 past sys_enter's two arguments: refused, naming them" \
+	grep -q "not found at this probe point: sys_enter(regs, id)" "$OUT/argn3.txt"
 echo "# :struct, a whole struct, against pahole's layout and the record"
 if command -v pahole > /dev/null; then
 	# pahole's top-level members of struct $1: "OFFSET SIZE NAME" (bitfields: OFFSET:BIT)

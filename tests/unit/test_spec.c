@@ -575,6 +575,8 @@ static const struct bad {
 	{ "t kmem/kmalloc ^%di", SPEC_ERR_NOT_ON_TP },
 	{ "t kmem/kmalloc ^$retval", SPEC_ERR_NOT_ON_TP },
 	{ "t kmem/kmalloc ^@jiffies", SPEC_ERR_NOT_ON_TP },
+	{ "t kmem/kmalloc ^$arg0", SPEC_ERR_BAD_ARG_NUM },
+	{ "t kmem/kmalloc ^$argx", SPEC_ERR_NOT_ON_TP },
 	{ "t kmem/kmalloc x=^9a", SPEC_ERR_BAD_FETCH_ARG },
 	{ "t^x kmem/kmalloc", SPEC_ERR_BAD_PROBE_TYPE },
 	{ "t:kmem/kmalloc bytes_req ^bytes_req", SPEC_ERR_USED_ARG_NAME },

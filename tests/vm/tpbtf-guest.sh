@@ -13,7 +13,7 @@ W=/tmp/kpt-tpbtf
 mkdir -p $W
 KREL=$(uname -r)
 echo "# kernel $KREL"
-echo "# expect 8 ok"
+echo "# expect 9 ok"
 ok() { echo "ok - $KREL: $*"; }
 bad() { echo "FAIL - $KREL: $*"; }
 KPT="timeout -s KILL 120 /bin/kptrace"
@@ -110,4 +110,44 @@ elif [ -n "$WANT" ] && [ "$GOT" = "$WANT" ]; then
 	ok "stream of p->pid, p->exit_code if code == 0, direct: the one child that exits 0"
 else
 	bad "filtered stream of p->exit_code: '$(echo $GOT)', want '$WANT'"; grep -v '^libbpf' $W/fstream.err | head -5 | sed 's/^/#   /'
+fi
+
+# $argN: TP_PROTO's arguments by position, as ftrace's tprobe names them;
+# where this kernel has tprobes (6.12: CONFIG_FPROBE_EVENTS), its own tprobe
+# on the same exits in the same run is the reference too: $arg1 the same
+# task pointer, named p, and p->pid, p->exit_code (its tprobes take no
+# $argN-> chain) what kptrace's $arg1->pid, $arg1->exit_code read
+rm -f $W/codes
+TPR=""
+if echo 't:kptpos/ex sched_process_exit $arg1 pid=p->pid code=p->exit_code' \
+	>> $T/dynamic_events 2> /dev/null; then
+	TPR=$T/instances/kpt-tprobe
+	mkdir $TPR && echo 1 > $TPR/events/kptpos/ex/enable
+fi
+$KPT --backend tp-btf -c "sh $W/exits.sh" "t:btf/pos $EV \$arg1 pid=\$arg1->pid code=\$arg1->exit_code" \
+	> $W/pos 2> $W/pos.err
+PIDS=$(cut -d' ' -f1 $W/codes | tr '\n' '|')
+# "PID CODE" of the children's exits in FILE, the task pointer kept in $W/ptrs.FILE
+pos_lines() {
+	sed -n "s/^.* $2: .*p=\(0x[0-9a-f]*\) pid=\([0-9]*\) code=\(-*[0-9]*\)$/\2 \3 \1/p" $1 |
+		grep -E "^(${PIDS%|}) " | sort > $1.rows
+	cut -d' ' -f1,2 $1.rows
+}
+WANT=$(awk '{ print $1, $2 * 256 }' $W/codes | sort)
+GOT=$(pos_lines $W/pos pos)
+FTP="no tprobes here"
+if [ -n "$TPR" ]; then
+	echo 0 > $TPR/events/kptpos/ex/enable
+	cp $TPR/trace $W/tprobe
+	rmdir $TPR
+	echo "-:kptpos/ex" >> $T/dynamic_events
+	pos_lines $W/tprobe ex > /dev/null
+	cmp -s $W/tprobe.rows $W/pos.rows && FTP="ftrace's tprobe: the same pid, code and p of each" ||
+		FTP="ftrace's tprobe DIFFERS: $(cat $W/tprobe.rows | tr '\n' ';')"
+fi
+if [ -n "$WANT" ] && [ "$GOT" = "$WANT" ] && [ "${FTP#*DIFFERS}" = "$FTP" ]; then
+	ok "\$arg1, \$arg1->pid, \$arg1->exit_code: each child's pid and code << 8 ($FTP)"
+else
+	bad "\$arg1: '$(echo $GOT)', want '$(echo $WANT)'; $FTP"
+	grep -v '^libbpf' $W/pos.err | head -5 | sed 's/^/#   /'
 fi
