@@ -209,7 +209,7 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
 	__u64 v;
 
 	if (KPT_CTX_IS_TPBTF(kind)) {
-		if (!kpt_tpbtf_hist_value(ctx, st, w, &v))
+		if (!kpt_tpbtf_hist_value(ctx, st, w, &v) && !kpt_hist_self(st))
 			kpt_hist_direct_count(st, w, v);
 		return;
 	}
@@ -235,6 +235,8 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
 			return;
 		}
 	}
+	if (kpt_hist_self(st))
+		return;
 	if (kpt_direct_load(ctx, kind, KPT_DH_BYTE(w, direct), is_tp ? kpt_dh.tp_off : 0,
 			    is_tp ? kpt_dh.tp_size : 0, KPT_DH_BYTE(w, size), is_signed, &v)) {
 		st->faults++;

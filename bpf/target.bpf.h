@@ -105,10 +105,13 @@ static __always_inline __u64 kpt_current(__u64 *cgid)
 /*
  * Whether kptrace itself hit the probe (kpt_self_tgid), with the task's ids
  * into *pid_tgid and its cgroup into *cgid (kpt_current()), read once a
- * hit: targeting, records and latency need them too. A direct histogram, which needs none of them (untargeted), is spared
- * the helper call, the check's whole cost (bench/README.md), where kptrace
- * cannot hit its probe (uprobes in other files: kpt_self_tgid 0); a
- * tracepoint program may not read the record's common_pid instead.
+ * hit: targeting, records and latency need them too. A direct histogram,
+ * which needs none of them (untargeted), is spared the helper call, the
+ * check's whole cost (bench/README.md): where kptrace cannot hit its probe
+ * (uprobes in other files: kpt_self_tgid 0), and else until its filter
+ * passed (kpt_hist_self(); under a budget, whose tokens a hit of kptrace's
+ * must not take, here). A tracepoint program may not read the record's
+ * common_pid instead.
  */
 static __always_inline bool kpt_self_hit(bool direct_hist, __u64 *pid_tgid, __u64 *cgid)
 {
@@ -116,10 +119,27 @@ static __always_inline bool kpt_self_hit(bool direct_hist, __u64 *pid_tgid, __u6
 
 	*pid_tgid = 0;
 	*cgid = 0;
-	if (direct_hist && !kpt_targeted && !self)
+	if (direct_hist && !kpt_targeted && (!self || !kpt_budget_on))
 		return false;
 	*pid_tgid = kpt_current(cgid);
 	return self && (__u32)(*pid_tgid >> 32) == self;
+}
+
+/*
+ * A direct histogram's hit its filter passed (or one without a filter):
+ * kptrace's own, left out uncounted, where kpt_self_hit() left the check
+ * to here. One the filter rejected is counted filtered, kptrace's or not:
+ * a system-wide histogram's every rejected hit is spared the helper call.
+ */
+static __always_inline bool kpt_hist_self(struct kpt_stats *st)
+{
+	__u32 self = kpt_self_tgid;
+
+	if (!self || kpt_targeted || kpt_budget_on ||
+	    (__u32)(bpf_get_current_pid_tgid() >> 32) != self)
+		return false;
+	st->hits--;
+	return true;
 }
 
 #endif /* KPT_TARGET_BPF_H */

@@ -14,7 +14,7 @@ mkdir -p "$OUT"
 B=$(realpath "$OUT")/target-agg
 gcc -O0 -fno-inline -no-pie -g tests/host/target.c -o "$B" || { echo "cannot build target"; exit 1; }
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, uprobes)"
-expect_checks 85
+expect_checks 86
 
 # The workloads' values, as tests/host/target.c makes them, and the
 # histogram kptrace must print of them, computed here (hist.c's layout:
@@ -242,6 +242,32 @@ if [ -e /sys/kernel/tracing/events/$PR ]; then
 		which "$B prio" syscalls/d DIST 'lambda v: v <= 9' 'lambda v: 0'
 else
 	env_fault "a filtered tracepoint histogram: no $PR tracepoint here"
+fi
+
+# kptrace leaves out its own hits, a direct filtered histogram's too, whose
+# filter is checked first (a rejected hit spared the task lookup): bpf(2)
+# calls system-wide, which kptrace makes each round, against the kernel's
+# own trace of them in a tracefs instance over a window holding kptrace's
+NR_BPF=$(printf '#include <sys/syscall.h>\nSYS_bpf\n' | gcc -E -P - | tail -n 1)
+SI=/sys/kernel/tracing/instances/kpt_agg_self
+rmdir "$SI" 2> /dev/null
+if [ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] && mkdir "$SI"; then
+	echo "id == $NR_BPF" > "$SI/events/raw_syscalls/sys_enter/filter"
+	echo 1 > "$SI/events/raw_syscalls/sys_enter/enable"
+	kpt_bg "$OUT/self.err" hist --json -d 2 "t:raw_syscalls/sys_enter if id == $NR_BPF" id \
+		> "$OUT/self.json"
+	wait $KP
+	echo 0 > "$SI/events/raw_syscalls/sys_enter/enable"
+	own=$(grep -c -- "-${KP_KPT:-x} *\[" "$SI/trace")
+	all=$(grep -c ' sys_enter: ' "$SI/trace")
+	rmdir "$SI"
+	got=$(python3 -c 'import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if "\"hist\"" in l]
+print(rows[0]["hist"]["count"] if rows else 0)' "$OUT/self.json")
+	check "a system-wide direct histogram of bpf(2) if id == $NR_BPF: kptrace's own calls left out (ftrace: $own of kptrace's, $((all - own)) others'; counted $got)" \
+		[ "$own" -ge 5 -a "$got" -le $((all - own)) ]
+else
+	env_fault "no raw_syscalls/sys_enter tracepoint or tracefs instance for kptrace's own calls"
 fi
 # --comm compares a record's comm: no direct path, the values still counted.
 # The same run with another comm counts nothing: HITS says the calls came.
