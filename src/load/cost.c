@@ -53,16 +53,20 @@ void cost_scale(struct cost_in *in, const struct cost_win *w, size_t n, double h
 		if (!in[i].prog)
 			continue;
 		prog_events(in, w, n, i, &events, &all);
+		/* its events all outside the windows, and no run in them: each
+		 * event a run at least, their time not known */
+		in[i].unmeasured = !w[i].runs && all;
 		if (events)
 			runs = (uint64_t)((long double)all * w[i].runs / events + 0.5L);
+		else if (in[i].unmeasured)
+			runs = all;
 		else if (held > 0)
 			runs = (uint64_t)((long double)w[i].runs / held + 0.5L);
 		else
 			runs = in[i].prog_runs;
-		in[i].unmeasured = !in[i].prog_runs && all;
-		in[i].prog_ns = in[i].prog_runs ?
+		in[i].prog_ns = in[i].prog_runs && !in[i].unmeasured ?
 			(uint64_t)((long double)in[i].prog_ns * runs / in[i].prog_runs + 0.5L) : 0;
-		in[i].prog_runs = in[i].unmeasured ? 0 : runs;
+		in[i].prog_runs = runs;
 	}
 }
 

@@ -56,7 +56,8 @@ void cost_split(const struct cost_in *in, size_t n, uint64_t wall_ns, struct cos
  * kernel has it (prog_ns / prog_runs, exact as a ratio). A program none of
  * whose events fell in a window is scaled by time instead (held: the
  * fraction of the run in windows); one that never ran in a window while
- * its probes had events is marked unmeasured.
+ * its probes had events is marked unmeasured: its events its runs, their
+ * time 0 (not known).
  */
 void cost_scale(struct cost_in *in, const struct cost_win *w, size_t n, double held);
 

@@ -50,6 +50,8 @@ static void read_now(struct costwin *cw, struct loader *ld, int i, struct cost_w
 
 int costwin_start(struct costwin *cw, struct loader *ld, const struct ev_desc *evs, int n)
 {
+	int i;
+
 	if (!cw->windows)
 		return 0;
 	cw->w = calloc(n > 0 ? n : 1, sizeof(*cw->w));
@@ -58,8 +60,12 @@ int costwin_start(struct costwin *cw, struct loader *ld, const struct ev_desc *e
 		return -ENOMEM;
 	cw->evs = evs;
 	cw->n = n;
-	/* the programs were not loaded before: the first window's counters start at 0 */
-	cw->opened = ld->started > 0 ? ld->started : kpt_mono_s();
+	/* the first window from here, not from attach: kptrace's own start-up
+	 * (the modules' first look, the symbols) runs the programs once, which
+	 * a window's share would scale to the whole run */
+	cw->opened = kpt_mono_s();
+	for (i = 0; i < n; i++)
+		read_now(cw, ld, i, &cw->at[i]);
 	cw->next = cw->opened + COSTWIN_ON_S;
 	return 0;
 }

@@ -209,6 +209,17 @@ static void print_losses(const struct consume_opts *o, const struct consume_resu
 	fputc('\n', stderr);
 }
 
+/* Whether a probe with hits had none in the windows: its time unknown (cost_scale()). */
+static bool untimed(const struct profile *p)
+{
+	int i;
+
+	for (i = 0; p->cost && i < p->n; i++)
+		if (p->st[i].hits && !p->cost[i].has_per_hit)
+			return true;
+	return false;
+}
+
 /* The profile's last line: what the probes cost in all, or why it is not known. */
 static void print_cost_line(const struct consume_opts *o, const struct consume_result *run,
 			    const struct profile *p)
@@ -226,8 +237,9 @@ static void print_cost_line(const struct consume_opts *o, const struct consume_r
 		run->seconds);
 	if (p->estimated)
 		fprintf(stderr, ", held %.1f%% of the run: ~ runs, time and CPU%% estimated from "
-			"them by the hits, NS/HIT their own; --cost exact holds them throughout",
-			100.0 * p->h.sampled);
+			"them by the hits, NS/HIT their own%s; --cost exact holds them throughout",
+			100.0 * p->h.sampled, untimed(p) ? ", none for probes whose every hit "
+			"came outside them (NS/HIT -: each hit a run, not timed)" : "");
 	fprintf(stderr, ")%s", p->shared ? "; ~ after NS/HIT: a share of a program that serves "
 		"several probes, split by hits" : "");
 	if (o->budget && o->budget->spec.pct > 0)

@@ -24,7 +24,7 @@ int main(void)
 		{ .prog = 9, .prog_ns = 900, .prog_runs = 3, .hits = 0 },
 		{ .prog = 0, .hits = 5 },
 	};
-	struct cost_out out[5];
+	struct cost_out out[6];
 	uint64_t ns, runs;
 	char buf[32];
 
@@ -66,7 +66,9 @@ int main(void)
 	 * Windows: program 5 (two probes) ran 12 times in them for 10 events
 	 * of its probes there, 100 over the run, 2400 ns in 12 runs as the
 	 * kernel has it; program 6 saw no event in a window but ran 5 times
-	 * in them, held a tenth of the run; program 8 never ran in a window.
+	 * in them, held a tenth of the run; program 8 never ran in a window;
+	 * program 9 ran twice before the first (kptrace's own start-up), never
+	 * in one, for its 2 events outside them.
 	 */
 	struct cost_in sc[] = {
 		{ .prog = 5, .prog_ns = 2400, .prog_runs = 12, .hits = 60 },
@@ -74,6 +76,7 @@ int main(void)
 		{ .prog = 6, .prog_ns = 700, .prog_runs = 5, .hits = 0 },
 		{ .prog = 8, .hits = 7 },
 		{ .prog = 0, .hits = 3 },
+		{ .prog = 9, .prog_ns = 900, .prog_runs = 2, .hits = 2 },
 	};
 	struct cost_win w[] = {
 		{ .runs = 12, .events = 6, .all_events = 60 },
@@ -81,17 +84,21 @@ int main(void)
 		{ .runs = 5 },
 		{ .all_events = 7 },
 		{ .events = 1, .all_events = 3 },
+		{ .all_events = 2 },
 	};
 
-	cost_scale(sc, w, 5, 0.1);
+	cost_scale(sc, w, 6, 0.1);
 	CHECK(sc[0].prog_runs == 120 && sc[1].prog_runs == 120,
 	      "runs: 100 events over the run at 12 runs for 10 events (%llu)",
 	      (unsigned long long)sc[0].prog_runs);
 	CHECK(sc[0].prog_ns == 24000 && sc[1].prog_ns == 24000, "time: 120 runs at 200 ns a run");
 	CHECK(sc[2].prog_runs == 50 && sc[2].prog_ns == 7000, "no event in a window: by time, 5 / 0.1");
-	CHECK(sc[3].unmeasured && !sc[3].prog_runs && !sc[3].prog_ns, "never ran in a window: unmeasured");
+	CHECK(sc[3].unmeasured && sc[3].prog_runs == 7 && !sc[3].prog_ns,
+	      "never ran in a window: unmeasured, its 7 events its runs, not timed");
+	CHECK(sc[5].unmeasured && sc[5].prog_runs == 2 && !sc[5].prog_ns,
+	      "ran before the windows only: its 2 events its runs, the start-up's time not theirs");
 	CHECK(sc[4].prog_runs == 0 && sc[4].prog_ns == 0 && !sc[4].unmeasured, "no program: untouched");
-	cost_split(sc, 5, 0, out);
+	cost_split(sc, 6, 0, out);
 	CHECK(out[0].ns == 14400 && out[0].per_hit == 240.0,
 	      "a share: 60 of 100 hits; per hit 200 ns a run x 1.2 runs an event");
 	CHECK(!out[3].has_per_hit && out[3].ns == 0, "unmeasured: no per-hit figure, no time");
