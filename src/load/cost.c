@@ -87,6 +87,7 @@ void cost_split(const struct cost_in *in, size_t n, uint64_t wall_ns, struct cos
 			c->ns = (uint64_t)((long double)in[i].prog_ns * in[i].hits / hits + 0.5L);
 		else
 			c->ns = in[i].prog_ns / np;
+		c->unmeasured = in[i].unmeasured;
 		c->has_per_hit = in[i].hits > 0 && !in[i].unmeasured;
 		if (c->has_per_hit)
 			c->per_hit = (double)c->ns / (double)in[i].hits;

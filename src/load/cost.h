@@ -39,6 +39,7 @@ struct cost_out {
 	double per_hit;		/* ns per hit */
 	double cpu_pct;		/* ns over the run's time, in % of one CPU */
 	bool shared;		/* its program serves other probes too: a share */
+	bool unmeasured;	/* cost_in's: its hits all outside the windows, not timed */
 };
 
 /*

@@ -209,13 +209,13 @@ static void print_losses(const struct consume_opts *o, const struct consume_resu
 	fputc('\n', stderr);
 }
 
-/* Whether a probe with hits had none in the windows: its time unknown (cost_scale()). */
+/* Whether a probe's hits all came outside the windows: its time unknown (cost_scale()). */
 static bool untimed(const struct profile *p)
 {
 	int i;
 
 	for (i = 0; p->cost && i < p->n; i++)
-		if (p->st[i].hits && !p->cost[i].has_per_hit)
+		if (p->cost[i].unmeasured)
 			return true;
 	return false;
 }

@@ -101,7 +101,8 @@ int main(void)
 	cost_split(sc, 6, 0, out);
 	CHECK(out[0].ns == 14400 && out[0].per_hit == 240.0,
 	      "a share: 60 of 100 hits; per hit 200 ns a run x 1.2 runs an event");
-	CHECK(!out[3].has_per_hit && out[3].ns == 0, "unmeasured: no per-hit figure, no time");
+	CHECK(!out[3].has_per_hit && out[3].ns == 0 && out[3].unmeasured && !out[0].unmeasured,
+	      "unmeasured: no per-hit figure, no time, said");
 
 	/* a program whose every run in the windows was an event: NS/HIT its ns per run */
 	struct cost_in one = { .prog = 2, .prog_ns = 4343, .prog_runs = 10, .hits = 300000 };
