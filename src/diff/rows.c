@@ -97,6 +97,12 @@ static int parse_coarse(json_t *arr, struct diff_row *r, char *err, size_t len)
 		if (!(k->lo < k->hi))
 			return say(err, len, "\"buckets\"[%zu]: \"min\" %.0f is above \"max\" %.0f",
 				   i, k->lo, max);
+		/* in order and apart, as kptrace writes them: the quantiles'
+		 * intervals read the rows as one ascending scale */
+		if (i && k->lo < k[-1].hi)
+			return say(err, len, "\"buckets\"[%zu] (from %.0f) overlaps or comes before "
+				   "\"buckets\"[%zu] (up to %.0f): buckets ascend, apart", i, k->lo,
+				   i - 1, k[-1].hi - 1);
 		snprintf(what, sizeof(what), "\"buckets\"[%zu].\"count\"", i);
 		if (get_count(json_object_get(o, "count"), what, &k->count, err, len))
 			return -1;

@@ -504,6 +504,11 @@ static void test_malformed(void)
 		{ "minmax.json", "{\"group\":\"g\",\"event\":\"e\",\"type\":\"hist\",\"hist\":{\"buckets\":"
 				 "[{\"min\":5,\"max\":4,\"count\":1}],\"count\":1}}\n",
 		  ":1: \"buckets\"[0]: \"min\" 5 is above \"max\" 4" },
+		{ "overlap.json", "{\"group\":\"g\",\"event\":\"e\",\"type\":\"hist\",\"hist\":{\"buckets\":"
+				  "[{\"min\":32,\"max\":63,\"count\":1},{\"min\":32,\"count\":1}],"
+				  "\"count\":2}}\n",
+		  ":1: \"buckets\"[1] (from 32) overlaps or comes before \"buckets\"[0] (up to 63): "
+		  "buckets ascend, apart" },
 		{ "array.json", "[1,2]\n", ":1: not a kptrace row: a JSON object expected" },
 		{ "blank.json", "\n\n", ": no rows, only blank lines" },
 	};
