@@ -1052,8 +1052,7 @@ static int parse_fetch(struct ctx *c, struct spec_arg *a, const char *s,
 		struct spec_op *op;
 
 		/* an argument's member chain, a cast: TP_PROTO's, by BTF (btfarg.c) */
-		if (((is_alpha(*s) || *s == '_' || *s == '$') && !a->nops && chain_start(s, e)) ||
-		    *s == '(')
+		if (((is_alpha(*s) || *s == '_' || *s == '$') && chain_start(s, e)) || *s == '(')
 			return parse_btf(c, a, s, e);
 		/* TP_PROTO's Nth argument, as ftrace's tprobe takes it: a record's
 		 * field of the same name cannot hide it (sys_enter's id) */
