@@ -209,7 +209,7 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
 	__u64 v;
 
 	if (KPT_CTX_IS_TPBTF(kind)) {
-		if (!kpt_tpbtf_hist_value(ctx, st, w, &v) && !kpt_hist_self(st))
+		if (!kpt_tpbtf_hist_value(ctx, st, w, &v) && !kpt_hist_self(ctx, kind, st))
 			kpt_hist_direct_count(st, w, v);
 		return;
 	}
@@ -235,7 +235,7 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
 			return;
 		}
 	}
-	if (kpt_hist_self(st))
+	if (kpt_hist_self(ctx, kind, st))
 		return;
 	if (kpt_direct_load(ctx, kind, KPT_DH_BYTE(w, direct), is_tp ? kpt_dh.tp_off : 0,
 			    is_tp ? kpt_dh.tp_size : 0, KPT_DH_BYTE(w, size), is_signed, &v)) {
@@ -395,7 +395,7 @@ static __always_inline void kpt_pair_both(void *ctx)
 	__u64 pid_tgid, cgid, now, ke, ks, d, *ts;
 	bool end_on, start_on;
 
-	if (kpt_stopped || kpt_self_hit(false, &pid_tgid, &cgid))
+	if (kpt_stopped || kpt_self_hit(ctx, KPT_CTX_TP, false, &pid_tgid, &cgid))
 		return;
 	se = bpf_map_lookup_elem(&kpt_stats, &ie);
 	ss = bpf_map_lookup_elem(&kpt_stats, &is);

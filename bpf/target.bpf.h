@@ -11,6 +11,8 @@
 #include "kptrace.h"
 #include "settings.bpf.h"
 #include "maps.bpf.h"
+#include "scratch.bpf.h"
+#include "regs.bpf.h"
 
 static __always_inline bool kpt_comm_differs(const char *comm)
 {
@@ -102,6 +104,72 @@ static __always_inline __u64 kpt_current(__u64 *cgid)
 	return bpf_get_current_pid_tgid();
 }
 
+/* x86-64's and arm64's THREAD_SIZE; KASAN doubles it, and there a hit deep
+ * in a stack's lower half reads as an interrupt's: counted, not lost. */
+#define KPT_TASK_STACK	(16u << 10)
+
+/* A pointer's value, which the verifier lets a program read only from memory. */
+static __always_inline __u64 kpt_addr_of(const void *p)
+{
+	__u64 a = 0;
+
+	bpf_probe_read_kernel(&a, sizeof(a), &p);
+	return a;
+}
+
+/*
+ * Whether a hit whose current task is kptrace ran in that task's context,
+ * not in an interrupt that landed on it (a timer waking another task, a
+ * disk's completion): only the first is kptrace's own. Told by the stack
+ * the hit runs on, the task's from its bottom to its saved registers
+ * (bpf_task_pt_regs()) or a per-CPU interrupt stack: the stack pointer a
+ * context holds (a classic tracepoint's is the caller's, in registers the
+ * first record word points to), or the address of a context the kernel
+ * built on the stack (tp_btf's arguments, a trampoline's). A user address is a system call's registers or
+ * a uprobe's, the task's. An exception from user mode (a page fault) reads
+ * as an interrupt on x86-64. Paid only on hits of kptrace's process. 5.10's
+ * object has no bpf_task_pt_regs(): the process alone decides there.
+ */
+static __always_inline bool kpt_in_task(void *ctx, int kind)
+{
+#ifdef KPT_COMPAT
+	return true;
+#else
+	__u64 at = 0, regs = 0, top;
+
+	if (kind == KPT_CTX_PERF)
+		return true;	/* a sample of kptrace is kptrace's time */
+	if (kind == KPT_CTX_TP) {
+		if (bpf_probe_read_kernel(&regs, sizeof(regs), ctx) ||
+		    bpf_probe_read_kernel(&at, sizeof(at),
+					  (void *)(regs + __builtin_offsetof(struct kpt_regs, sp))))
+			return true;
+	} else if (kind == KPT_CTX_REGS || kind == KPT_CTX_MULTI) {
+		/* a kprobe's (kprobe.multi's a per-CPU copy) or a uprobe's */
+		at = ((struct kpt_regs *)ctx)->sp;
+	} else {
+		at = kpt_addr_of(ctx);
+	}
+	if ((__s64)at >= 0)
+		return true;
+	top = kpt_addr_of((void *)bpf_task_pt_regs(bpf_get_current_task_btf()));
+	if (top - at >= KPT_TASK_STACK)
+		return false;
+#ifdef KPT_ARCH_X86
+	/* x86-64 runs an interrupt that came from user mode on the task's
+	 * stack: the registers saved there say how the task entered the
+	 * kernel, a system call's number or -1 (an interrupt, an exception) */
+	__u64 oax = 0;
+
+	if (!bpf_probe_read_kernel(&oax, sizeof(oax),
+				   (void *)(top + __builtin_offsetof(struct kpt_regs, orig_ax))) &&
+	    (__s64)oax == -1)
+		return false;
+#endif
+	return true;
+#endif
+}
+
 /*
  * Whether kptrace itself hit the probe (kpt_self_tgid), with the task's ids
  * into *pid_tgid and its cgroup into *cgid (kpt_current()), read once a
@@ -113,7 +181,8 @@ static __always_inline __u64 kpt_current(__u64 *cgid)
  * must not take, here). A tracepoint program may not read the record's
  * common_pid instead.
  */
-static __always_inline bool kpt_self_hit(bool direct_hist, __u64 *pid_tgid, __u64 *cgid)
+static __always_inline bool kpt_self_hit(void *ctx, int kind, bool direct_hist, __u64 *pid_tgid,
+					 __u64 *cgid)
 {
 	__u32 self = kpt_self_tgid;	/* one load: the verifier knows it */
 
@@ -122,7 +191,7 @@ static __always_inline bool kpt_self_hit(bool direct_hist, __u64 *pid_tgid, __u6
 	if (direct_hist && !kpt_targeted && (!self || !kpt_budget_on))
 		return false;
 	*pid_tgid = kpt_current(cgid);
-	return self && (__u32)(*pid_tgid >> 32) == self;
+	return self && (__u32)(*pid_tgid >> 32) == self && kpt_in_task(ctx, kind);
 }
 
 /*
@@ -131,12 +200,12 @@ static __always_inline bool kpt_self_hit(bool direct_hist, __u64 *pid_tgid, __u6
  * to here. One the filter rejected is counted filtered, kptrace's or not:
  * a system-wide histogram's every rejected hit is spared the helper call.
  */
-static __always_inline bool kpt_hist_self(struct kpt_stats *st)
+static __always_inline bool kpt_hist_self(void *ctx, int kind, struct kpt_stats *st)
 {
 	__u32 self = kpt_self_tgid;
 
 	if (!self || kpt_targeted || kpt_budget_on ||
-	    (__u32)(bpf_get_current_pid_tgid() >> 32) != self)
+	    (__u32)(bpf_get_current_pid_tgid() >> 32) != self || !kpt_in_task(ctx, kind))
 		return false;
 	st->hits--;
 	return true;

@@ -23,7 +23,7 @@ fi
 [ -e /sys/kernel/tracing/events/syscalls ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 [ -e /sys/kernel/tracing/events/syscalls/sys_enter_lseek ] ||
 	skip_all "no syscalls tracepoints in this kernel"
-expect_checks 27
+expect_checks 28
 KPT_TIMEOUT=30
 
 # hist_count FILE: the events a hist --json counted.
@@ -207,6 +207,37 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 sys.exit(0 if rows and all(r["key"]["pid"] != sys.argv[2] for r in rows) else 1)' \
 	"$OUT/rs.json" "$me"
+
+# An interrupt that lands on kptrace's thread is not kptrace's: kptrace kept
+# busy on CPU 0 printing a stream of dd's writes (from CPU 1), while a loop
+# on CPU 0 sleeps; each sleep's end is a timer interrupt waking the sleeper,
+# mostly on kptrace. ftrace's own sched_wakeup events of the sleeps, in an
+# instance over a window holding kptrace's, are the reference; the kernel
+# may skip a hit where another BPF program ran (NOT RUN, counted).
+SI=/sys/kernel/tracing/instances/kpt_tgt_irq
+rmdir "$SI" 2> /dev/null
+if [ "$(nproc)" -ge 2 ] && [ -e /sys/kernel/tracing/events/sched/sched_wakeup ] && mkdir "$SI"; then
+	echo 'comm == "sleep"' > "$SI/events/sched/sched_wakeup/filter"
+	echo 1 > "$SI/events/sched/sched_wakeup/enable"
+	KPT_SAVED=$KPT KPT="taskset -c 0 $KPT"
+	kpt_bg "$OUT/irq.err" --buffer-size 64M -d 60 't:syscalls/sys_enter_write if fd == 1' \
+		't:sched/sched_wakeup if comm == "sleep"' > "$OUT/irq.out"
+	KPT=$KPT_SAVED
+	taskset -c 1 dd if=/dev/zero of=/dev/null bs=1 count=600000 2> /dev/null & DD=$!
+	taskset -c 0 sh -c 'for i in $(seq 100); do sleep 0.002; done'
+	wait $DD
+	kpt_stop
+	echo 0 > "$SI/events/sched/sched_wakeup/enable"
+	w=$(grep -c ' sched_wakeup: ' "$SI/trace")
+	on=$(grep ' sched_wakeup: ' "$SI/trace" | grep -c -- "-${KP_KPT:-x} *\[")
+	rmdir "$SI"
+	got=$(grep -c 'sched_wakeup:' "$OUT/irq.out")
+	nr=$(sed -n 's/.*, \([0-9]*\) hits NOT RUN by the kernel.*/\1/p' "$OUT/irq.err" | grep . || echo 0)
+	check "wakeups in an interrupt on kptrace's thread are counted (ftrace: $w wakeups of the sleeps, $on of them on kptrace; kptrace $got, $nr hits not run)" \
+		[ "$on" -ge 1 -a "$got" -le "$w" -a $((got + nr)) -ge "$w" ]
+else
+	env_fault "no second CPU, sched_wakeup tracepoint or tracefs instance for interrupts on kptrace"
+fi
 
 echo "# -d and signals under a slow or stalled reader"
 # the issue's reproduction as written: a shell loop reads a line at a time
