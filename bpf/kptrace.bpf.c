@@ -327,8 +327,9 @@ int kpt_tp2(void *ctx)
  * No BPF cookies (before 5.15, the compat object): a probe may have a
  * program of its own, a slot whose probe is a read-only constant, so hits
  * that look alike (two tracepoints, two uprobes, two probes on one entry)
- * differ by the program they run. The main object never loads them, and
- * has them empty: the two objects must lay out alike (Makefile).
+ * differ by the program they run. The main object fills only its first
+ * few tracepoint slots, below; the two objects must lay out alike
+ * (Makefile).
  */
 #ifdef KPT_COMPAT
 /* one copy of the handler for all slots of a kind: a static function is
@@ -347,7 +348,12 @@ static __noinline int kpt_slot_tp(void *ctx, __u32 then)
 /* a tracepoint's second definition, as kpt_tp2 runs it */
 #define KPT_SLOT_THEN(ctx, n)	(kpt_slot_then[n] ? kpt_slot_tp(ctx, kpt_slot_then[n]) : 0)
 #else
-#define KPT_SLOT_RUN(ctx, kind, n)	((void)(ctx), 0)
+/* With cookies, the first few tracepoint slots still serve: a hit of a run
+ * of several tracepoints knows its probe without a cookie, a helper call
+ * (load/ident.h); the handler inline, so the probe is a constant in it. */
+#define KPT_SLOT_RUN(ctx, kind, n)					\
+	((kind) == KPT_CTX_TP && (n) < KPT_TP_FAST_SLOTS ?		\
+		 kpt_handle(ctx, KPT_CTX_TP, true, true, kpt_slot_probe[n] + 1) : 0)
 #define KPT_SLOT_THEN(ctx, n)	0
 #endif
 #define KPT_SLOT(n)							\

@@ -177,6 +177,9 @@ struct kpt_direct_stream {
 #define KPT_TPBTF_SLOTS	8
 /* Probes with a program of their own where the kernel has no BPF cookies (ident.bpf.h) */
 #define KPT_ID_SLOTS	16
+/* Of those, the ones the main object fills: a classic tracepoint's program
+ * with its probe a constant, where cookies exist (load/ident.h) */
+#define KPT_TP_FAST_SLOTS	4
 
 /* How the value is stored in the record (ftrace's FETCH_OP_ST_* stage 3). */
 enum kpt_store {

@@ -191,6 +191,24 @@ int ident_setup(struct ident_set *id, const struct ev_desc *evs, int n, const st
 	return 0;
 }
 
+int ident_fast_slots(struct ident_set *id, const struct ev_desc *evs, int n)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += evs[i].kind == SPEC_TRACEPOINT && !evs[i].tpbtf &&
+		     ident_tp_partner(&evs[i], n) == -1;
+	if (n <= 1 || k == 0 || k > KPT_TP_FAST_SLOTS)
+		return 0;
+	id->slot = calloc((size_t)n, sizeof(*id->slot));
+	if (!id->slot)
+		return -ENOMEM;
+	for (i = k = 0; i < n; i++)
+		id->slot[i] = evs[i].kind == SPEC_TRACEPOINT && !evs[i].tpbtf &&
+			      ident_tp_partner(&evs[i], n) == -1 ? k++ : -1;
+	return 0;
+}
+
 void ident_free(struct ident_set *id)
 {
 	free(id->keys);

@@ -5,7 +5,8 @@
  * constant (bpf/kptrace.bpf.c's slots), uprobes and tracepoints first; the
  * rest are told by what they hit (bpf/ident.bpf.h), each a kpt_ident key:
  * kprobes by the running kprobe, and one uprobe and one tracepoint a run.
- * What that cannot tell apart is refused, saying so.
+ * What that cannot tell apart is refused, saying so. Where cookies exist,
+ * a few tracepoints take slots all the same: no cookie to read a hit.
  */
 #ifndef KPT_LOAD_IDENT_H
 #define KPT_LOAD_IDENT_H
@@ -50,6 +51,13 @@ bool ident_tp_hosts(const struct ev_desc *ev, int partner);
  */
 int ident_setup(struct ident_set *id, const struct ev_desc *evs, int n, const struct ksyms *ks,
 		const struct btf *btf, char *msg, size_t msglen);
+/*
+ * Where the kernel has cookies: a run of several probes with at most
+ * KPT_TP_FAST_SLOTS classic tracepoints (none with a partner) gives each of
+ * those a slot program, which knows its probe without reading the cookie,
+ * a helper call a hit (id->keys stays NULL; id->slot NULL if none).
+ */
+int ident_fast_slots(struct ident_set *id, const struct ev_desc *evs, int n);
 void ident_free(struct ident_set *id);
 
 #endif /* KPT_LOAD_IDENT_H */

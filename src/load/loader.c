@@ -127,7 +127,7 @@ static int setup_tpbtf(struct loader *ld, const struct ev_desc *evs, int n, char
 
 static bool tp_chained(const struct loader *ld, const struct ev_desc *ev);
 
-/* Probe ev's slot program (no BPF cookies: ld->slot[ev->index] >= 0). */
+/* Probe ev's slot program (ld->slot[ev->index] >= 0: load/ident.h). */
 static struct bpf_program *slot_of(struct loader *ld, const struct ev_desc *ev)
 {
 	return slot_prog(ld->skel->obj, ev->kind == SPEC_TRACEPOINT ? "kpt_tp_s" : "kpt_entry_s",
@@ -135,9 +135,10 @@ static struct bpf_program *slot_of(struct loader *ld, const struct ev_desc *ev)
 }
 
 /*
- * No BPF cookies: a program of its own for each probe given a slot
- * (load/ident.h), its probe a read-only constant; the unused slots are not
- * loaded, so each slot's verification is paid only where a probe has it.
+ * A program of its own for each probe given a slot (load/ident.h: no BPF
+ * cookies, or a few tracepoints), its probe a read-only constant; the unused
+ * slots are not loaded, so each slot's verification is paid only where a
+ * probe has it.
  */
 static void setup_slots(struct loader *ld, const struct load_opts *o, int n)
 {
@@ -145,7 +146,7 @@ static void setup_slots(struct loader *ld, const struct load_opts *o, int n)
 
 	slots_off(ld->skel->obj, "kpt_entry_s", KPT_ID_SLOTS);
 	slots_off(ld->skel->obj, "kpt_tp_s", KPT_ID_SLOTS);
-	ld->slot = ld->no_cookie ? o->ident->slot : NULL;
+	ld->slot = o->ident ? o->ident->slot : NULL;
 	for (i = 0; ld->slot && i < n; i++) {
 		int partner = ident_tp_partner(&o->evs[i], n);
 

@@ -582,6 +582,12 @@ static int run_load_opts(struct run *r)
 			return err;
 		}
 		lo->ident = &r->ident;
+	} else if (kfeat_loop()) {	/* the main object's fast slots */
+		if ((err = ident_fast_slots(&r->ident, r->ps.evs, r->ps.n))) {
+			fprintf(stderr, "kptrace: error: %s\n", strerror(-err));
+			return err;
+		}
+		lo->ident = r->ident.slot ? &r->ident : NULL;
 	}
 	return env->timechart ? run_timechart_opts(r) : 0;
 }

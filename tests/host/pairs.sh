@@ -139,6 +139,26 @@ sc3=$(hist_count "$OUT/sc3.out" '@sys_enter_getppid|sys_enter_getuid->sys_exit_g
 check "a glob on one side only: every start pairs with every end, nothing refused (getppid's 7 + getuid's 5: $sc3)" \
 	sh -c "! grep -q 'error' '$OUT/sc3.err' && [ '$sc3' = 7/5 ]"
 
+# the bench's multi job on the workload: four tracepoints, each with a
+# program of its own that knows its probe without the attachment's cookie,
+# a helper call a hit (bpftool's dump of the programs kptrace holds: four
+# slot programs, no bpf_get_attach_cookie call), the pairs exact
+bg "$OUT/mu" latency -d 30 --comm pairs_target \
+	--from t:syscalls/sys_enter_getppid --from t:syscalls/sys_enter_getuid \
+	--to t:syscalls/sys_exit_getppid --to t:syscalls/sys_exit_getuid
+for id in $(held_by $KP); do
+	bpftool prog show id "$id" | sed -n 's/^[0-9]*: \([a-z_]*\) *name \([a-z_0-9]*\).*/# \1 \2/p'
+	bpftool prog dump xlated id "$id"
+done > "$OUT/mu.xlated" 2>&1
+"$B" sys
+kpt_stop
+mu=$(hist_count "$OUT/mu.out" '@sys_enter_getppid|sys_enter_getuid->sys_exit_getppid:')/$(hist_count "$OUT/mu.out" '@sys_enter_getppid|sys_enter_getuid->sys_exit_getuid:')
+check "two --from and two --to tracepoints: getppid's 7 calls and getuid's 5 ($mu)" [ "$mu" = 7/5 ]
+check "  each tracepoint a program of its own, none reading the cookie (bpftool: $(grep -c '^# tracepoint kpt_tp_s' "$OUT/mu.xlated") kpt_tp_s*, $(grep -c 'bpf_get_attach_cookie' "$OUT/mu.xlated") cookie calls)" \
+	sh -c "[ \$(grep -c '^# tracepoint kpt_tp_s[0-3]\$' '$OUT/mu.xlated') = 4 ] &&
+		[ \$(grep -c '^# tracepoint' '$OUT/mu.xlated') = 4 ] &&
+		! grep -q 'bpf_get_attach_cookie' '$OUT/mu.xlated'"
+
 # a pair through tp_btf (TP_PROTO's regs->orig_ax, x86-64's pt_regs
 # names), by the thread and by a value, filtered by one comparison: the
 # direct pair path, against the workload's 1000 lseeks and the classic
