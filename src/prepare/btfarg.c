@@ -700,8 +700,15 @@ static int resolve_base(struct spec_probe *p, int idx, const struct fn *fn, stru
 				const char *nm = param_name(fn, n);
 
 				for (i = 0; i < p->nargs; i++)
-					if (i != idx && !strcmp(p->args[i].name, nm))
-						return fail(e, SPEC_ERR_USED_ARG_NAME, a->col, NULL);
+					if (i != idx && !strcmp(p->args[i].name, nm)) {
+						char why[160];
+
+						snprintf(why, sizeof(why), ": $arg%u takes the "
+							 "prototype's name %s, as another argument "
+							 "is named; name it (x=$arg%u)", base->param,
+							 nm, base->param);
+						return fail(e, SPEC_ERR_USED_ARG_NAME, a->col, why);
+					}
 				if (*nm && strlen(nm) < sizeof(a->name))
 					snprintf(a->name, sizeof(a->name), "%s", nm);
 			}

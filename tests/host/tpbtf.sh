@@ -20,7 +20,7 @@ EV=sched/sched_process_exit
 [ "$(id -u)" = 0 ] || skip_all "host tests need root (BPF, tracefs)"
 [ -e /sys/kernel/btf/vmlinux ] || skip_all "no kernel BTF"
 [ -e $TR/events/$EV ] && [ -d $TR/instances ] || skip_all "no $EV tracepoint or tracefs instances"
-expect_checks 29
+expect_checks 30
 
 echo "# --dry-run: the attachment each probe takes"
 kpt --dry-run "t:$EV p->exit_code" > "$OUT/dry-btf.txt" 2>&1
@@ -223,6 +223,9 @@ sys.exit(not (h['count'] == 777 and h['sum'] == 776 * 777 // 2 and (h['min'], h[
 KPT_RC=error kpt --dry-run "t:raw_syscalls/sys_enter x=\$arg3" > "$OUT/argn3.txt" 2>&1
 check "\$arg3 past sys_enter's two arguments: refused, naming them" \
 	grep -q "not found at this probe point: sys_enter(regs, id)" "$OUT/argn3.txt"
+KPT_RC=error kpt count -d 1 "t:raw_syscalls/sys_enter \$arg2" --by id > "$OUT/argn-by.txt" 2>&1
+check "bare \$arg2 (named id) beside --by id (the record's field): refused, saying to name it" \
+	grep -qF ': $arg2 takes the prototype'"'"'s name id, as another argument is named; name it (x=$arg2)' "$OUT/argn-by.txt"
 echo "# :struct, a whole struct, against pahole's layout and the record"
 if command -v pahole > /dev/null; then
 	# pahole's top-level members of struct $1: "OFFSET SIZE NAME" (bitfields: OFFSET:BIT)
