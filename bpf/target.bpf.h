@@ -125,10 +125,11 @@ static __always_inline __u64 kpt_addr_of(const void *p)
  * (bpf_task_pt_regs()) or a per-CPU interrupt stack: the stack pointer a
  * context holds (a classic tracepoint's is the caller's, in registers the
  * first record word points to), or the address of a context the kernel
- * built on the stack (tp_btf's arguments, a trampoline's). A user address is a system call's registers or
- * a uprobe's, the task's. An exception from user mode (a page fault) reads
- * as an interrupt on x86-64. Paid only on hits of kptrace's process. 5.10's
- * object has no bpf_task_pt_regs(): the process alone decides there.
+ * built on the stack (tp_btf's arguments, a trampoline's). A user address
+ * is a system call's registers or a uprobe's, the task's. An exception
+ * from user mode (a page fault) reads as an interrupt on x86-64. Paid only
+ * on hits of kptrace's process. 5.10's object has no bpf_task_pt_regs():
+ * the process alone decides there.
  */
 static __always_inline bool kpt_in_task(void *ctx, int kind)
 {

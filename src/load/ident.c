@@ -191,21 +191,25 @@ int ident_setup(struct ident_set *id, const struct ev_desc *evs, int n, const st
 	return 0;
 }
 
+/* Whether ev may take one of the main object's tracepoint slots. */
+static bool ident_fast_kind(const struct ev_desc *ev, int n)
+{
+	return ev->kind == SPEC_TRACEPOINT && !ev->tpbtf && ident_tp_partner(ev, n) == -1;
+}
+
 int ident_fast_slots(struct ident_set *id, const struct ev_desc *evs, int n)
 {
 	int i, k = 0;
 
 	for (i = 0; i < n; i++)
-		k += evs[i].kind == SPEC_TRACEPOINT && !evs[i].tpbtf &&
-		     ident_tp_partner(&evs[i], n) == -1;
+		k += ident_fast_kind(&evs[i], n);
 	if (n <= 1 || k == 0 || k > KPT_TP_FAST_SLOTS)
 		return 0;
 	id->slot = calloc((size_t)n, sizeof(*id->slot));
 	if (!id->slot)
 		return -ENOMEM;
 	for (i = k = 0; i < n; i++)
-		id->slot[i] = evs[i].kind == SPEC_TRACEPOINT && !evs[i].tpbtf &&
-			      ident_tp_partner(&evs[i], n) == -1 ? k++ : -1;
+		id->slot[i] = ident_fast_kind(&evs[i], n) ? k++ : -1;
 	return 0;
 }
 
