@@ -167,15 +167,15 @@ echo "=== totals"
 # where the time went, suite by suite (the VM suites' own phases are in vm.log)
 echo "time: ${TIMES[*]/%/,} total ${SECONDS}s"
 column -t "$LOG" 2>/dev/null || cat "$LOG"
-# Per layer, so that a lost one shows (its checks would be a rounding error
-# in the total): unit, fuzz, host (host-*), vm (vm, vm-arm64). A layer where
-# no check ran says so. The last line is the total, the one CI reads.
 # The failed checks by name, next to the totals: CI shows only the output's
 # end, where the suites' own FAIL lines are long gone.
 for f in .output/tests/*.log; do
 	[ "$f" = "$LOG" ] && continue
 	grep -h '^FAIL - ' "$f" 2>/dev/null | cut -c1-200 | sed "s|^|$(basename "$f" .log): |"
 done | head -n 20
+# Per layer, so that a lost one shows (its checks would be a rounding error
+# in the total): unit, fuzz, host (host-*), vm (vm, vm-arm64). A layer where
+# no check ran says so. The last line is the total, the one CI reads.
 awk '{ l = $1; sub(/:$/, "", l); sub(/-.*/, "", l)
        if (!(l in seen)) { seen[l] = 1; order[++n] = l }
        p[l] += $2; f[l] += $4; s[l] += $6; P += $2; F += $4; S += $6 }
