@@ -210,6 +210,20 @@ CMDLINE+=" hung_task_panic=1 oops=panic sysctl.kernel.panic_on_rcu_stall=1 rdini
 # host suites) misses them and panics "IO-APIC + timer doesn't work!"
 # before anything of ours runs. Cloud images boot with it off for that.
 [[ $CONSOLE != ttyS0 ]] || CMDLINE+=" no_timer_check"
+# x86: the guest's TSC is the host's own (TCG reads it with rdtsc), but the guest measures
+# its rate against the emulated PIT, and one starved of its host CPU measured 276 MHz for
+# the host's 2596: its clock ran 9.4 times fast until the clocksource watchdog caught it,
+# and RCU took its own kthread's wait, 24 s of that clock, for a stall. tsc_early_khz= gives
+# it the rate the host kernel uses (its log's; only when its clocksource is the TSC); the
+# guest still refines it against its HPET.
+host_tsc_khz() {
+  [[ $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) == tsc ]] || return 0
+  dmesg 2>/dev/null | sed -n 's/.*tsc: \(Refined TSC clocksource calibration: \|Detected \)\([0-9]*\)\.\([0-9][0-9][0-9]\) MHz.*/\2\3/p' | tail -n 1
+}
+if [[ $CONSOLE == ttyS0 ]]; then
+  TSC_KHZ=$(host_tsc_khz)
+  [[ -z $TSC_KHZ ]] || CMDLINE+=" tsc_early_khz=$TSC_KHZ"
+fi
 CMDLINE+=" $APPEND"
 
 QPID=''
