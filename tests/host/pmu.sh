@@ -26,8 +26,8 @@ HWPMU=0
 expect_checks $((13 + (NCPU >= 2 ? 2 : 0) + ($(test -e /sys/bus/event_source/devices/msr/events/tsc && echo 2 || echo 0)) + (HWPMU ? 1 : 3)))
 
 # json_check NAME FILE EXPR [REF]: EXPR over kptrace's JSON (r, lat, pmu,
-# left) and REF, the workload's own "NS TICKS" line per call (ref_ns,
-# ref_tsc); near(got, ref) says whether a per-call figure's percentile or
+# left) and REF, the workload's own "NS TICKS SWITCHES" line per call
+# (ref_ns, ref_tsc, ref_cs0: the calls without a switch); near(got, ref) says whether a per-call figure's percentile or
 # maximum is the reference's: within 1/128 (the log-linear buckets) and 1%
 # (where each reads its clock) above, and 5% more below, for the traps and
 # any preemption the workload's interval encloses beyond the probes'.
@@ -46,6 +46,11 @@ def rank(xs, q):  # nearest rank, as kptrace's percentiles
     return xs[max(1, math.ceil(q * len(xs))) - 1]
 ref_ns = {"n": len(ref), "p50": rank([x[0] for x in ref], .5) if ref else None,
           "max": max(x[0] for x in ref) if ref else None}
+ref_cs0 = sum(1 for x in ref if x[2:3] == (0,))
+def zeros(h):  # calls whose count is 0, from the exact small values
+    return sum(c for v, c in h.get("fine", []) if v == 0)
+if ref and "context-switches" in pmu:
+    print("  calls without a switch: %d, the workload's %d" % (zeros(pmu["context-switches"]), ref_cs0), file=sys.stderr)
 ref_tsc = {"n": len(ref), "p50": rank([x[1] for x in ref], .5) if ref else None,
            "max": max(x[1] for x in ref) if ref else None}
 def near(got, want, below=1 / 128 + 0.05, above=1 / 128 + 0.01):
@@ -84,8 +89,13 @@ json_check "cpu-clock of 2 ms sleeps: p50 and max the workload's own durations',
 # spin, past near()'s 5% below
 kpt latency --json -o "$OUT/sp.json" --pmu context-switches,page-faults,cpu-clock \
 	-c "taskset -c $CPU $B spin 1000000 40" "$B:kpt_spin" > "$OUT/sp.ref" 2> "$OUT/sp.err"
-json_check "a pure computation: p50 of context-switches and page-faults = 0, cpu-clock p50 the workload's own" "$OUT/sp.json" \
-	'pmu["context-switches"]["p50"] == 0 and pmu["page-faults"]["p50"] == 0 and ref_ns["n"] == pmu["cpu-clock"]["count"] == 40 and near(pmu["cpu-clock"]["p50"], ref_ns["p50"]) and near(pmu["cpu-clock"]["max"], ref_ns["max"], below=1)' \
+# Nothing else should want that CPU, but the VM suites' guests run beside
+# this one, and a starved SCHED_IDLE task still preempts now and then: the
+# calls the workload saw no switch in (getrusage(2)) are the reference for
+# those whose per-CPU count is 0, 2 more allowed (kptrace's interval is the
+# narrower, inside the uprobe traps)
+json_check "a pure computation: context-switches 0 in the calls the workload saw none in, page-faults p50 0, cpu-clock p50 the workload's own" "$OUT/sp.json" \
+	'pmu["context-switches"]["count"] == 40 and 0 <= zeros(pmu["context-switches"]) - ref_cs0 <= 2 and pmu["page-faults"]["p50"] == 0 and ref_ns["n"] == pmu["cpu-clock"]["count"] == 40 and near(pmu["cpu-clock"]["p50"], ref_ns["p50"]) and near(pmu["cpu-clock"]["max"], ref_ns["max"], below=1)' \
 	"$OUT/sp.ref"
 
 kpt latency --pmu page-faults,cpu-clock -c "taskset -c $CPU $B touch 100 5" "$B:kpt_touch" > "$OUT/pf.txt" 2> "$OUT/pf.txt.err"

@@ -11,9 +11,10 @@
  *				another CPU than it entered on
  *
  * nap and spin print each call's own measured duration on stdout, "NS
- * TICKS" (CLOCK_MONOTONIC ns and time-stamp counter ticks, 0 where there is
- * no TSC): the reference for the cpu-clock and msr/tsc/ deltas kptrace
- * reads at the call's entry and return, which both intervals enclose.
+ * TICKS SWITCHES" (CLOCK_MONOTONIC ns, time-stamp counter ticks, 0 where
+ * there is no TSC, and the thread's context switches by getrusage(2)): the
+ * reference for the cpu-clock, msr/tsc/ and context-switches deltas kptrace
+ * reads at the call's entry and return, which all three intervals enclose.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -96,16 +98,31 @@ static unsigned long long tsc(void)
 #endif
 }
 
-/* One call of f(a), bracketed: the TSC inside the clock, both outside the call. */
+/* The calling thread's context switches so far, voluntary or not. */
+static long switches(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return -1;
+	return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+/*
+ * One call of f(a), bracketed: the TSC inside the clock, the clock inside
+ * the switch count, all outside the call.
+ */
 static void measured(unsigned long (*f)(long), long a)
 {
+	long s0 = switches(), s1;
 	double t0 = now_ns(), t1;
 	unsigned long long c0 = tsc(), c1;
 
 	f(a);
 	c1 = tsc();
 	t1 = now_ns();
-	printf("%.0f %llu\n", t1 - t0, c1 - c0);
+	s1 = switches();
+	printf("%.0f %llu %ld\n", t1 - t0, c1 - c0, s1 - s0);
 }
 
 static unsigned long nap(long usec)
