@@ -337,7 +337,9 @@ static __always_inline int kpt_pair_load(void *ctx, int kind,
  * A direct pair probe's filter, one comparison of a context value with a
  * constant (a hit it rejects counted filtered), then its key word *w: the
  * cpu or the value; by the thread, *w as it was (the caller's tid). -1: the
- * hit makes no pair. At a tp_btf slot, the slot's kpt_tpbtf_pair says
+ * hit makes no pair (kptrace's own too, checked here under kpt_pair_late,
+ * uncounted as the handler's check leaves them). At a tp_btf slot, the
+ * slot's kpt_tpbtf_pair says
  * which of these there are, and each value's loads: constants, so the
  * verifier never walks a chain that is not there (one of no loads would
  * leave it a pointer).
@@ -363,6 +365,15 @@ static __always_inline int kpt_pair_direct_key(void *ctx, int kind,
 			st->filtered++;
 			return -1;
 		}
+	}
+	/* the check for kptrace's own hits the handler left to here */
+	if (kpt_pair_late) {
+		v = bpf_get_current_pid_tgid();
+		if (kpt_self_tgid && (__u32)(v >> 32) == kpt_self_tgid && kpt_in_task(ctx, kind)) {
+			st->hits--;
+			return -1;
+		}
+		*w = (__u32)v;
 	}
 	if (tpbtf ? tp->by == KPT_TPP_THREAD : !p->agg.npair)
 		return 0;

@@ -37,6 +37,10 @@ const volatile bool kpt_pair_carry = false;
 
 /* --budget: each hit asks kpt_budget first (include/kpt_budget.h) */
 const volatile bool kpt_budget_on = false;
+/* Every probe a direct pair on a classic tracepoint, untargeted, no
+ * budget: kptrace's own hits checked after each hit's filter
+ * (kpt_pair_direct_key()), so a rejected hit pays no helper call. */
+const volatile bool kpt_pair_late = false;
 
 /* latency --perfetto: each timed call also a record (KPT_REC_CALL) */
 const volatile bool kpt_lat_emit = false;

@@ -189,7 +189,7 @@ static __always_inline bool kpt_self_hit(void *ctx, int kind, bool direct_hist, 
 
 	*pid_tgid = 0;
 	*cgid = 0;
-	if (direct_hist && !kpt_targeted && (!self || !kpt_budget_on))
+	if ((direct_hist || kpt_pair_late) && !kpt_targeted && (!self || !kpt_budget_on))
 		return false;
 	*pid_tgid = kpt_current(cgid);
 	return self && (__u32)(*pid_tgid >> 32) == self && kpt_in_task(ctx, kind);

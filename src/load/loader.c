@@ -428,6 +428,11 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	/* a pair on one tracepoint: kpt_tp2 does both probes' work in one go */
 	if (!skel->rodata->kpt_no_cookie)
 		memcpy((void *)&skel->rodata->kpt_dp, &o->plan.dp, sizeof(o->plan.dp));
+	skel->rodata->kpt_pair_late = nprobes > 0 && !skel->rodata->kpt_targeted &&
+				      !o->plan.budget && !skel->rodata->kpt_dp.on &&
+				      !skel->rodata->kpt_no_cookie;
+	for (i = 0; i < nprobes; i++)
+		skel->rodata->kpt_pair_late &= o->evs[i].pair_direct;
 	/* tp_btf slots' direct pair probes: their starts and ends inline */
 	memcpy((void *)skel->rodata->kpt_tpbtf_pair, o->plan.tpair, sizeof(o->plan.tpair));
 	/* wake the consumer at an eighth full: no wakeup per event, no drop for want of one */
