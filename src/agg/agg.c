@@ -803,24 +803,13 @@ static void read_unkeyed(const struct agg_ctx *c, int i, bool clear, uint64_t *c
 			 struct kpt_aggval *stats)
 {
 	const struct kpt_agg *g = &c->ents[i].agg;
-	int hfd = loader_map_fd(c->ld, LM_HIST), ncpus = c->ld->ncpus, cpu;
-	uint64_t *pc = calloc(ncpus, sizeof(*pc));
-	__u32 b, key;
+	int ncpus = c->ld->ncpus, cpu;
+	__u32 b;
 
-	memset(counts, 0, g->nbuckets * sizeof(*counts));
-	for (b = 0; pc && b < g->nbuckets; b++) {
-		key = g->hist_base + b;
-		if (bpf_map_lookup_elem(hfd, &key, pc))
-			continue;
-		for (cpu = 0; cpu < ncpus; cpu++)
-			counts[b] += pc[cpu];
-		if (clear && counts[b]) {
-			memset(pc, 0, ncpus * sizeof(*pc));
-			bpf_map_update_elem(hfd, &key, pc, BPF_ANY);
-		}
+	if (loader_hist_read(c->ld, g->hist_base, g->nbuckets, clear, counts))
+		memset(counts, 0, g->nbuckets * sizeof(*counts));
+	for (b = 0; b < g->nbuckets; b++)
 		counts[b] = scaled(group_scale(c, g->group), counts[b]);
-	}
-	free(pc);
 	if (c->ents[i].flags & KPT_PF_OWN_STATS) {
 		struct kpt_stats *ps = loader_stats_cpus(c->ld, i);
 

@@ -16,11 +16,9 @@ void pmu_report(FILE *out, bool json, const struct pmu_set *ps, struct loader *l
 	int ncpus = ld->ncpus, cpu, e, w = 0;
 	struct kpt_pmu_stats *pc = calloc(ncpus, sizeof(*pc)), sum;
 	uint64_t *counts = calloc(KPT_LOGLIN_BUCKETS, sizeof(*counts));
-	uint64_t *cc = calloc(ncpus, sizeof(*cc));
-	int hfd = loader_map_fd(ld, LM_HIST);
-	__u32 key = idx, b, slot;
+	__u32 key = idx;
 
-	if (!pc || !counts || !cc || !ps || !ps->n || ps->fd_stat < 0)
+	if (!pc || !counts || !ps || !ps->n || ps->fd_stat < 0)
 		goto out;
 	memset(&sum, 0, sizeof(sum));
 	if (!bpf_map_lookup_elem(ps->fd_stat, &key, pc)) {
@@ -60,18 +58,9 @@ void pmu_report(FILE *out, bool json, const struct pmu_set *ps, struct loader *l
 			.unit = ps->ev[e].ns ? (unit ? unit : "us") : NULL,
 		};
 
-		memset(counts, 0, KPT_LOGLIN_BUCKETS * sizeof(*counts));
-		for (b = 0; b < KPT_LOGLIN_BUCKETS; b++) {
-			slot = g->pmu_base + e * KPT_LOGLIN_BUCKETS + b;
-			if (bpf_map_lookup_elem(hfd, &slot, cc))
-				continue;
-			for (cpu = 0; cpu < ncpus; cpu++)
-				counts[b] += cc[cpu];
-			if (clear && counts[b]) {
-				memset(cc, 0, ncpus * sizeof(*cc));
-				bpf_map_update_elem(hfd, &slot, cc, BPF_ANY);
-			}
-		}
+		if (loader_hist_read(ld, g->pmu_base + e * KPT_LOGLIN_BUCKETS, KPT_LOGLIN_BUCKETS,
+				     clear, counts))
+			memset(counts, 0, KPT_LOGLIN_BUCKETS * sizeof(*counts));
 		if (json) {
 			fprintf(out, "%s{\"event\":\"%s\",\"unit\":%s%s%s,\"hist\":", e ? "," : "",
 				ps->ev[e].name, ps->ev[e].ns ? "\"" : "", ps->ev[e].ns ? "ns" : "null",
@@ -103,5 +92,4 @@ void pmu_report(FILE *out, bool json, const struct pmu_set *ps, struct loader *l
 out:
 	free(pc);
 	free(counts);
-	free(cc);
 }

@@ -1260,6 +1260,63 @@ struct kpt_stats *loader_stats_cpus(struct loader *ld, int idx)
 	return v;
 }
 
+/* Buckets [base, base + n) of kpt_hist, one CPU's after another's, by the
+ * per-element lookups of a kernel without batches for arrays (5.6). */
+static int hist_read_each(int fd, __u32 base, __u32 n, int ncpus, uint64_t *vals)
+{
+	for (__u32 b = 0; b < n; b++) {
+		__u32 key = base + b;
+
+		if (bpf_map_lookup_elem(fd, &key, vals + (size_t)b * ncpus))
+			return -errno;
+	}
+	return 0;
+}
+
+int loader_hist_read(struct loader *ld, __u32 base, __u32 n, bool clear, uint64_t *counts)
+{
+	int fd = loader_map_fd(ld, LM_HIST), ncpus = ld->ncpus, err = 0;
+	uint64_t *vals = calloc((size_t)n * ncpus, sizeof(*vals)), *zero = NULL;
+	__u32 *keys = calloc(n, sizeof(*keys)), in = base - 1, out, got = 0, count;
+
+	if (!vals || !keys) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* a percpu array's batch continues after the key it is given: a
+	 * histogram of 3,776 buckets is one system call, not 3,776 */
+	while (got < n && !err) {
+		count = n - got;
+		err = bpf_map_lookup_batch(fd, base + got ? &in : NULL, &out, keys + got,
+					   vals + (size_t)got * ncpus, &count, NULL);
+		got += count;
+		in = out;
+		if (err == -ENOENT)	/* the map's end: not reached inside it */
+			err = count ? 0 : -ENOENT;
+	}
+	if (err && err != -ENOENT)
+		err = hist_read_each(fd, base, n, ncpus, vals);
+	for (__u32 b = 0; !err && b < n; b++) {
+		counts[b] = 0;
+		for (int cpu = 0; cpu < ncpus; cpu++)
+			counts[b] += vals[(size_t)b * ncpus + cpu];
+		if (!clear || !counts[b])
+			continue;
+		/* -i: each bucket that counted back to zero, the rest left alone */
+		if (!zero && !(zero = calloc(ncpus, sizeof(*zero)))) {
+			err = -ENOMEM;
+			break;
+		}
+		keys[b] = base + b;
+		bpf_map_update_elem(fd, &keys[b], zero, BPF_ANY);
+	}
+out:
+	free(zero);
+	free(keys);
+	free(vals);
+	return err;
+}
+
 unsigned long long loader_lost(struct loader *ld)
 {
 	unsigned long long lost = 0;

@@ -196,6 +196,12 @@ int loader_attach_late(struct loader *ld, const struct ev_desc *ev, char *msg, s
 void loader_detach_one(struct loader *ld, int idx);
 /* Sum the per-CPU counters of probe idx. */
 int loader_stats(struct loader *ld, int idx, struct kpt_stats *out);
+/*
+ * kpt_hist's buckets [base, base + n) summed over the CPUs into counts[n],
+ * one batch where the kernel has them; clear: each that counted, zeroed
+ * (-i). 0, or -errno with counts undefined.
+ */
+int loader_hist_read(struct loader *ld, __u32 base, __u32 n, bool clear, uint64_t *counts);
 /* The records the ring buffer had no room for so far, over every probe. */
 unsigned long long loader_lost(struct loader *ld);
 /* Probe idx's statistics per CPU (ld->ncpus of them, to free), or NULL. */
