@@ -94,31 +94,29 @@ static int kset_room(struct kset *s)
 
 static int kset_load(struct kset *s, int fd, int ncpus, const struct agg_ctx *c)
 {
-	struct kpt_aggval *pc = calloc(ncpus, sizeof(*pc));
-	/* zeroed: the map's keys are as long as the run's, the rest stays 0 */
-	struct kpt_key key = { 0 }, next = { 0 };
-	void *prev = NULL;
+	struct kpt_key *keys;
+	struct kpt_aggval *vals;
+	uint32_t n, i;
+	int err = loader_map_dump(fd, sizeof(*keys), ncpus * sizeof(*vals), (void **)&keys,
+				  (void **)&vals, &n);
 
-	if (!pc)
-		return -ENOMEM;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, pc))
-			continue; /* deleted meanwhile */
-		if (kset_room(s)) {
-			free(pc);
-			return -ENOMEM;
-		}
-		s->e[s->n].k = key;
+	/* the map's keys are as long as the run's, the rest of each 0 */
+	for (i = 0; !err && i < n; i++) {
+		struct kpt_key *key = &keys[i];
+
+		if ((err = kset_room(s)))
+			break;
+		s->e[s->n].k = *key;
 		/* key.probe is the group: its first probe says how to compare */
-		aggval_sum(pc, ncpus, key.probe < (__u32)c->n && c->ents[key.probe].agg.value_signed,
+		aggval_sum(vals + (size_t)i * ncpus, ncpus,
+			   key->probe < (__u32)c->n && c->ents[key->probe].agg.value_signed,
 			   &s->e[s->n].v);
-		scale_val(c, key.probe, &s->e[s->n].v);
+		scale_val(c, key->probe, &s->e[s->n].v);
 		s->n++;
 	}
-	free(pc);
-	return 0;
+	free(keys);
+	free(vals);
+	return err;
 }
 
 /*

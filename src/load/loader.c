@@ -1317,6 +1317,111 @@ out:
 	return err;
 }
 
+/* Room for at least want entries of ksz/vsz in *k, *v (*room of them). */
+static int dump_room(char **k, char **v, size_t ksz, size_t vsz, __u32 *room, __u32 want)
+{
+	__u32 r = *room ? *room : 64;
+	char *nk, *nv;
+
+	while (r < want)
+		r *= 2;
+	if (r == *room)
+		return 0;
+	nk = realloc(*k, (size_t)r * ksz);
+	if (nk)
+		*k = nk;
+	nv = nk ? realloc(*v, (size_t)r * vsz) : NULL;
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*room = r;
+	return 0;
+}
+
+/* The key walk and a lookup each, for a kernel without batches for hash
+ * maps (5.6): keys msz bytes apart in room for ksz each; one deleted
+ * meanwhile is left out. */
+static int dump_each(int fd, size_t msz, size_t ksz, size_t vsz, char **k, char **v, __u32 *room,
+		     __u32 *n)
+{
+	char *cur = malloc(msz);
+	int err = cur ? 0 : -ENOMEM;
+
+	for (bool first = true; !err; first = false) {
+		if ((err = dump_room(k, v, ksz, vsz, room, *n + 1)) ||
+		    bpf_map_get_next_key(fd, first ? NULL : cur, *k + (size_t)*n * msz))
+			break;
+		memcpy(cur, *k + (size_t)*n * msz, msz);
+		if (!bpf_map_lookup_elem(fd, cur, *v + (size_t)*n * vsz))
+			(*n)++;
+	}
+	free(cur);
+	return err;
+}
+
+/* Keys of msz bytes each, n of them, widened in place to ksz, zero-padded. */
+static void dump_widen(char *k, size_t msz, size_t ksz, __u32 n)
+{
+	for (__u32 i = n; msz < ksz && i-- > 0;) {
+		memmove(k + (size_t)i * ksz, k + (size_t)i * msz, msz);
+		memset(k + (size_t)i * ksz + msz, 0, ksz - msz);
+	}
+}
+
+int loader_map_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, uint32_t *n)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info), room = 0, count;
+	__u64 in = 0, out = 0;	/* the batch's position: a hash map's bucket */
+	char *k = NULL, *v = NULL;
+	size_t msz;
+	int err;
+
+	*n = 0;
+	*keys = *vals = NULL;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	/* the map's keys may be shorter than the caller's (a run's keys are as
+	 * long as it needs): read at theirs, widened at the end */
+	msz = info.key_size;
+	if (msz > ksz)
+		return -EINVAL;
+	/* a batch at a time into the room left, which doubles when full or
+	 * when the next bucket would not fit (ENOSPC); the map's end is
+	 * ENOENT with the count it read */
+	for (bool first = true;; first = false) {
+		if ((err = dump_room(&k, &v, ksz, vsz, &room, *n + 64)))
+			break;
+		count = room - *n;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, k + (size_t)*n * msz,
+					   v + (size_t)*n * vsz, &count, NULL);
+		if (err == -ENOSPC && !count && (err = dump_room(&k, &v, ksz, vsz, &room, room * 2)))
+			break;
+		*n += count;
+		in = out;
+		if (err == -ENOENT) {
+			err = 0;
+			break;
+		}
+		if (err && err != -ENOSPC) {
+			*n = 0;
+			err = first ? dump_each(fd, msz, ksz, vsz, &k, &v, &room, n) : err;
+			break;
+		}
+	}
+	if (!err)
+		dump_widen(k, msz, ksz, *n);
+	if (err) {
+		free(k);
+		free(v);
+		k = v = NULL;
+		*n = 0;
+	}
+	*keys = k;
+	*vals = v;
+	return err;
+}
+
 unsigned long long loader_lost(struct loader *ld)
 {
 	unsigned long long lost = 0;
