@@ -14,6 +14,7 @@
 #include "agg/agg.h"
 #include "agg/aggstack.h"
 #include "agg/pairopen.h"
+#include "load/loader.h"
 #include "util/json.h"
 
 /* Open starts alike: their group, the words they carry, how many, the oldest. */
@@ -130,37 +131,29 @@ static void print_row(const struct agg_ctx *c, const struct open_row *r, uint64_
 void agg_report_open(const struct agg_ctx *c)
 {
 	int fd = loader_map_fd(c->ld, LM_PAIRS);
-	struct bpf_map_info info = { 0 };
-	uint32_t len = sizeof(info);
-	unsigned char key[sizeof(struct kpt_pair_key)], next[sizeof(key)];
-	struct kpt_pair_val v;
+	struct kpt_pair_key *keys;
+	struct kpt_pair_val *v;
 	struct open_row *rows = NULL, *r;
 	size_t n = 0, cap = 0, i;
 	struct timespec ts;
+	uint32_t nk, e;
 	uint64_t now;
-	bool first = true;
 
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || info.key_size > sizeof(key) ||
-	    info.value_size > sizeof(v))
+	/* the run's keys and values as long as it needs: zero-padded */
+	if (fd < 0 || loader_map_dump(fd, sizeof(*keys), sizeof(*v), (void **)&keys, (void **)&v, &nk))
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);	/* bpf_ktime_get_ns()'s clock */
 	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	while (!bpf_map_get_next_key(fd, first ? NULL : key, next)) {
-		uint32_t group;
-
-		first = false;
-		memcpy(key, next, info.key_size);
-		memset(&v, 0, sizeof(v));
-		if (bpf_map_lookup_elem(fd, key, &v))
-			continue;	/* ended meanwhile */
-		memcpy(&group, key, sizeof(group));
-		r = row_of(&rows, &n, &cap, group, v.w);
+	for (e = 0; e < nk; e++) {
+		r = row_of(&rows, &n, &cap, keys[e].probe, v[e].w);
 		if (!r)
 			break;
 		r->count++;
-		if (!r->oldest || v.ts < r->oldest)
-			r->oldest = v.ts;
+		if (!r->oldest || v[e].ts < r->oldest)
+			r->oldest = v[e].ts;
 	}
+	free(keys);
+	free(v);
 	if (n)
 		qsort(rows, n, sizeof(*rows), row_cmp);
 	for (i = 0; i < n; i++)

@@ -63,34 +63,30 @@ static uint32_t proc_status(uint32_t pid, const char *key)
 /* Every task of the run's processes, its open interval counted up to end. */
 static int read_threads(int fd, struct tc_thread **out, size_t *n)
 {
-	struct tc_thread *th = NULL, *grown;
-	uint32_t key, next, *prev = NULL;
-	size_t cap = 0;
+	struct tc_thread *th;
+	struct kpt_tc_task *v;
+	uint32_t *keys, nk, i;
+	int err = loader_map_dump(fd, sizeof(*keys), sizeof(*v), (void **)&keys, (void **)&v, &nk);
 
 	*n = 0;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 256;
-			grown = realloc(th, cap * sizeof(*th));
-			if (!grown) {
-				free(th);
-				return -ENOMEM;
-			}
-			th = grown;
-		}
-		if (bpf_map_lookup_elem(fd, &key, &th[*n].t) ||
-		    (th[*n].t.flags & KPT_TC_F_UNWANTED))
+	*out = NULL;
+	if (err)
+		return err;
+	th = calloc(nk ? nk : 1, sizeof(*th));
+	for (i = 0; th && i < nk; i++) {
+		if (v[i].flags & KPT_TC_F_UNWANTED)
 			continue;
-		th[*n].tid = key;
+		th[*n].t = v[i];
+		th[*n].tid = keys[i];
 		/* a task the run saw only woken or switched in: its process from /proc */
-		if (!th[*n].t.tgid && !(th[*n].t.tgid = proc_status(key, "Tgid")))
-			th[*n].t.tgid = key;
+		if (!th[*n].t.tgid && !(th[*n].t.tgid = proc_status(keys[i], "Tgid")))
+			th[*n].t.tgid = keys[i];
 		(*n)++;
 	}
+	free(keys);
+	free(v);
 	*out = th;
-	return 0;
+	return th ? 0 : -ENOMEM;
 }
 
 static int ts_cmp(const void *a, const void *b)
@@ -155,49 +151,50 @@ static int open_interval(struct tchart *tc, size_t *cap, struct tc_thread *th)
 /* The kernel's runs of whole slices in one state: a task's as its slices, a CPU's to its lane. */
 static int read_spans(struct tchart *tc, size_t *cap, int fd)
 {
-	struct kpt_tc_key key, next, *prev = NULL;
+	struct kpt_tc_key *keys;
+	uint32_t (*spans)[2], n, e, i, cpu;
 	struct kpt_tc_slice v;
-	uint32_t span[2], i, cpu;
-	int err;
+	int err = loader_map_dump(fd, sizeof(*keys), sizeof(*spans), (void **)&keys,
+				  (void **)&spans, &n);
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, span) || span[1] >= KPT_TC_NSTATES)
+	for (e = 0; !err && e < n; e++) {
+		struct kpt_tc_key key = keys[e];
+
+		if (spans[e][1] >= KPT_TC_NSTATES)
 			continue;
 		cpu = key.tid & ~KPT_TC_CPU_LANE;
-		for (i = 0; i < span[0] && key.slice + i < tc->nslices; i++) {
+		for (i = 0; !err && i < spans[e][0] && key.slice + i < tc->nslices; i++) {
 			if (key.tid & KPT_TC_CPU_LANE) {
 				if (cpu < (uint32_t)tc->ncpus)
 					tc->cpu[(size_t)cpu * tc->nslices + key.slice + i] += tc->width;
 				continue;
 			}
 			memset(&v, 0, sizeof(v));
-			v.ns[span[1]] = tc->width;
-			if ((err = ts_add(tc, cap, key.tid, key.slice + i, &v)))
-				return err;
+			v.ns[spans[e][1]] = tc->width;
+			err = ts_add(tc, cap, key.tid, key.slice + i, &v);
 		}
 	}
-	return 0;
+	free(keys);
+	free(spans);
+	return err;
 }
 
 /* The kernel's (thread, slice) pairs, spans and the open intervals', one entry each. */
 static int read_slices(struct tchart *tc, const struct sched_maps *m, struct tc_thread *th,
 		       size_t nth)
 {
-	struct kpt_tc_key key, next, *prev = NULL;
-	struct kpt_tc_slice v;
+	struct kpt_tc_key *keys;
+	struct kpt_tc_slice *v;
 	size_t cap = 0, i, j;
-	int err;
+	uint32_t n, e;
+	int err = loader_map_dump(m->slices, sizeof(*keys), sizeof(*v), (void **)&keys, (void **)&v,
+				  &n);
 
-	while (!bpf_map_get_next_key(m->slices, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (!bpf_map_lookup_elem(m->slices, &key, &v) &&
-		    (err = ts_add(tc, &cap, key.tid, key.slice, &v)))
-			return err;
-	}
-	if ((err = read_spans(tc, &cap, m->spans)))
+	for (e = 0; !err && e < n; e++)
+		err = ts_add(tc, &cap, keys[e].tid, keys[e].slice, &v[e]);
+	free(keys);
+	free(v);
+	if (err || (err = read_spans(tc, &cap, m->spans)))
 		return err;
 	for (i = 0; i < nth; i++)
 		if ((err = open_interval(tc, &cap, &th[i])))
@@ -309,23 +306,26 @@ static int fill_slices(struct tchart *tc, const struct htab *ix)
 /* Each process's run time per CPU, from its threads' (tid, CPU) entries. */
 static int read_cpu_ns(struct tchart *tc, int fd, const struct htab *threads)
 {
-	struct kpt_tc_key key, next, *prev = NULL;
+	struct kpt_tc_key *keys;
 	struct tc_proc *p;
-	struct hent *e;
-	uint64_t ns;
+	struct hent *h;
+	uint64_t *ns;
+	uint32_t n, e;
+	int err = loader_map_dump(fd, sizeof(*keys), sizeof(*ns), (void **)&keys, (void **)&ns, &n);
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &ns) || key.slice >= (uint32_t)tc->ncpus ||
-		    !(e = ht_find(threads, &key.tid, sizeof(key.tid))))
+	for (e = 0; !err && e < n; e++) {
+		if (keys[e].slice >= (uint32_t)tc->ncpus ||
+		    !(h = ht_find(threads, &keys[e].tid, sizeof(keys[e].tid))))
 			continue;
-		p = e->val;
+		p = h->val;
 		if (!p->cpu_ns && !(p->cpu_ns = calloc(tc->ncpus, sizeof(uint64_t))))
-			return -ENOMEM;
-		p->cpu_ns[key.slice] += ns;
+			err = -ENOMEM;
+		else
+			p->cpu_ns[keys[e].slice] += ns[e];
 	}
-	return 0;
+	free(keys);
+	free(ns);
+	return err;
 }
 
 static uint64_t busy(const struct tc_proc *p)

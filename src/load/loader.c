@@ -1339,10 +1339,10 @@ static int dump_room(char **k, char **v, size_t ksz, size_t vsz, __u32 *room, __
 }
 
 /* The key walk and a lookup each, for a kernel without batches for hash
- * maps (5.6): keys msz bytes apart in room for ksz each; one deleted
- * meanwhile is left out. */
-static int dump_each(int fd, size_t msz, size_t ksz, size_t vsz, char **k, char **v, __u32 *room,
-		     __u32 *n)
+ * maps (5.6): keys msz bytes apart in room for ksz each, values vm apart in
+ * room for vsz; one deleted meanwhile is left out. */
+static int dump_each(int fd, size_t msz, size_t ksz, size_t vm, size_t vsz, char **k, char **v,
+		     __u32 *room, __u32 *n)
 {
 	char *cur = malloc(msz);
 	int err = cur ? 0 : -ENOMEM;
@@ -1352,14 +1352,29 @@ static int dump_each(int fd, size_t msz, size_t ksz, size_t vsz, char **k, char 
 		    bpf_map_get_next_key(fd, first ? NULL : cur, *k + (size_t)*n * msz))
 			break;
 		memcpy(cur, *k + (size_t)*n * msz, msz);
-		if (!bpf_map_lookup_elem(fd, cur, *v + (size_t)*n * vsz))
+		if (!bpf_map_lookup_elem(fd, cur, *v + (size_t)*n * vm))
 			(*n)++;
 	}
 	free(cur);
 	return err;
 }
 
-/* Keys of msz bytes each, n of them, widened in place to ksz, zero-padded. */
+/* A value's bytes in a lookup's buffer: a per-CPU map's, 8-aligned, for
+ * every possible CPU. */
+static size_t map_value_stride(const struct bpf_map_info *info)
+{
+	switch (info->type) {
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+		return (size_t)((info->value_size + 7) & ~7u) * libbpf_num_possible_cpus();
+	default:
+		return info->value_size;
+	}
+}
+
+/* Keys (or values) of msz bytes each, n of them, widened in place to ksz,
+ * zero-padded. */
 static void dump_widen(char *k, size_t msz, size_t ksz, __u32 n)
 {
 	for (__u32 i = n; msz < ksz && i-- > 0;) {
@@ -1374,7 +1389,7 @@ int loader_map_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, ui
 	__u32 len = sizeof(info), room = 0, count;
 	__u64 in = 0, out = 0;	/* the batch's position: a hash map's bucket */
 	char *k = NULL, *v = NULL;
-	size_t msz;
+	size_t msz, vm;
 	int err;
 
 	*n = 0;
@@ -1384,8 +1399,9 @@ int loader_map_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, ui
 	/* the map's keys may be shorter than the caller's (a run's keys are as
 	 * long as it needs): read at theirs, widened at the end */
 	msz = info.key_size;
-	if (msz > ksz)
-		return -EINVAL;
+	vm = map_value_stride(&info);
+	if (msz > ksz || vm > vsz || (vm != vsz && vm != info.value_size))
+		return -EINVAL;	/* a per-CPU map's values are not widened */
 	/* a batch at a time into the room left, which doubles when full or
 	 * when the next bucket would not fit (ENOSPC); the map's end is
 	 * ENOENT with the count it read */
@@ -1394,7 +1410,7 @@ int loader_map_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, ui
 			break;
 		count = room - *n;
 		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, k + (size_t)*n * msz,
-					   v + (size_t)*n * vsz, &count, NULL);
+					   v + (size_t)*n * vm, &count, NULL);
 		if (err == -ENOSPC && !count && (err = dump_room(&k, &v, ksz, vsz, &room, room * 2)))
 			break;
 		*n += count;
@@ -1405,12 +1421,14 @@ int loader_map_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, ui
 		}
 		if (err && err != -ENOSPC) {
 			*n = 0;
-			err = first ? dump_each(fd, msz, ksz, vsz, &k, &v, &room, n) : err;
+			err = first ? dump_each(fd, msz, ksz, vm, vsz, &k, &v, &room, n) : err;
 			break;
 		}
 	}
-	if (!err)
+	if (!err) {
 		dump_widen(k, msz, ksz, *n);
+		dump_widen(v, vm, vsz, *n);
+	}
 	if (err) {
 		free(k);
 		free(v);

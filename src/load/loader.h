@@ -206,7 +206,8 @@ int loader_hist_read(struct loader *ld, __u32 base, __u32 n, bool clear, uint64_
  * Every entry of hash map fd into *keys (ksz bytes each) and *vals (vsz
  * each: a per-CPU map's, its values for every possible CPU), both to free,
  * *n of them: one batch where the kernel has them (5.6), else the key walk
- * and a lookup each. 0, or -errno with nothing to free.
+ * and a lookup each. The map's keys and (but per-CPU) values may be the
+ * shorter: zero-padded. 0, or -errno with nothing to free.
  */
 int loader_map_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, uint32_t *n);
 /* The records the ring buffer had no room for so far, over every probe. */
