@@ -369,7 +369,7 @@ static __always_inline int kpt_pair_direct_key(void *ctx, int kind,
 	/* the check for kptrace's own hits the handler left to here */
 	if (kpt_pair_late) {
 		v = bpf_get_current_pid_tgid();
-		if (kpt_self_tgid && (__u32)(v >> 32) == kpt_self_tgid && kpt_in_task(ctx, kind)) {
+		if (kpt_is_own(ctx, kind, v)) {
 			st->hits--;
 			return -1;
 		}

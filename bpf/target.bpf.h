@@ -171,6 +171,16 @@ static __always_inline bool kpt_in_task(void *ctx, int kind)
 #endif
 }
 
+/* Whether a hit whose task's ids are pid_tgid is kptrace's own: its
+ * process (kpt_self_tgid, 0: none of the run's probes can see it), in its
+ * task's context. */
+static __always_inline bool kpt_is_own(void *ctx, int kind, __u64 pid_tgid)
+{
+	__u32 self = kpt_self_tgid;	/* one load: the verifier knows it */
+
+	return self && (__u32)(pid_tgid >> 32) == self && kpt_in_task(ctx, kind);
+}
+
 /*
  * Whether kptrace itself hit the probe (kpt_self_tgid), with the task's ids
  * into *pid_tgid and its cgroup into *cgid (kpt_current()), read once a
@@ -192,7 +202,7 @@ static __always_inline bool kpt_self_hit(void *ctx, int kind, bool direct_hist, 
 	if ((direct_hist || kpt_pair_late) && !kpt_targeted && (!self || !kpt_budget_on))
 		return false;
 	*pid_tgid = kpt_current(cgid);
-	return self && (__u32)(*pid_tgid >> 32) == self && kpt_in_task(ctx, kind);
+	return kpt_is_own(ctx, kind, *pid_tgid);
 }
 
 /*
@@ -203,10 +213,8 @@ static __always_inline bool kpt_self_hit(void *ctx, int kind, bool direct_hist, 
  */
 static __always_inline bool kpt_hist_self(void *ctx, int kind, struct kpt_stats *st)
 {
-	__u32 self = kpt_self_tgid;
-
-	if (!self || kpt_targeted || kpt_budget_on ||
-	    (__u32)(bpf_get_current_pid_tgid() >> 32) != self || !kpt_in_task(ctx, kind))
+	if (!kpt_self_tgid || kpt_targeted || kpt_budget_on ||
+	    !kpt_is_own(ctx, kind, bpf_get_current_pid_tgid()))
 		return false;
 	st->hits--;
 	return true;
