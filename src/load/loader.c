@@ -1296,7 +1296,7 @@ int loader_hist_read(struct loader *ld, __u32 base, __u32 n, bool clear, uint64_
 	}
 	if (err && err != -ENOENT)
 		err = hist_read_each(fd, base, n, ncpus, vals);
-	for (__u32 b = 0; !err && b < n; b++) {
+	for (__u32 b = 0, key; !err && b < n; b++) {
 		counts[b] = 0;
 		for (int cpu = 0; cpu < ncpus; cpu++)
 			counts[b] += vals[(size_t)b * ncpus + cpu];
@@ -1307,8 +1307,8 @@ int loader_hist_read(struct loader *ld, __u32 base, __u32 n, bool clear, uint64_
 			err = -ENOMEM;
 			break;
 		}
-		keys[b] = base + b;
-		bpf_map_update_elem(fd, &keys[b], zero, BPF_ANY);
+		key = base + b;
+		bpf_map_update_elem(fd, &key, zero, BPF_ANY);
 	}
 out:
 	free(zero);
@@ -1428,8 +1428,7 @@ int loader_map_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, ui
 	if (!err) {
 		dump_widen(k, msz, ksz, *n);
 		dump_widen(v, vm, vsz, *n);
-	}
-	if (err) {
+	} else {
 		free(k);
 		free(v);
 		k = v = NULL;
