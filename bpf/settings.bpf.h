@@ -149,6 +149,11 @@ const volatile __u32 kpt_cg_off[6] = {};
  * cannot hit a probe of the run (uprobes in other files).
  */
 const volatile __u32 kpt_self_tgid = 0;
+/* A direct histogram's check for kptrace's own hits asks kpt_oncpu first
+ * (kpt_own_by_stack()); task_struct's tgid and stack, from the kernel's BTF. */
+const volatile bool kpt_oncpu_on = false;
+const volatile __u32 kpt_oncpu_tgid_off = 0;
+const volatile __u32 kpt_oncpu_stack_off = 0;
 
 /* Where task/task_newtask's pid and clone_flags and sched_process_free's
  * pid are in their records (tracefs's format files). */

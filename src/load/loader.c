@@ -332,6 +332,17 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
 	return ring;
 }
 
+/*
+ * Whether the run keeps kpt_oncpu: a direct histogram whose hits the self
+ * check reaches (kpt_hist_self(): untargeted, no budget, a probe kptrace
+ * may hit), where task_struct's layout was read anyway.
+ */
+static bool oncpu_kept(const struct load_opts *o, int nprobes)
+{
+	return nprobes == 1 && o->plan.dh.on && o->self_tgid && o->oncpu_off[1] &&
+	       !o->target_tgid && !o->target_tid && !o->target_ncgroups && !o->plan.budget;
+}
+
 /* Only the programs this run's probes attach are loaded. */
 static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes)
 {
@@ -373,6 +384,9 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_target_ncgroups = o->target_ncgroups;
 	skel->rodata->kpt_targeted = o->target_tgid || o->target_tid || o->target_ncgroups;
 	skel->rodata->kpt_self_tgid = o->self_tgid;
+	skel->rodata->kpt_oncpu_on = oncpu_kept(o, nprobes);
+	skel->rodata->kpt_oncpu_tgid_off = o->oncpu_off[0];
+	skel->rodata->kpt_oncpu_stack_off = o->oncpu_off[1];
 	skel->rodata->kpt_target_set = o->target_set && o->target_tgid;
 	skel->rodata->kpt_any_task_ends = o->plan.any_task_ends;
 	skel->rodata->kpt_cgroup_key = o->plan.cgroup_key;

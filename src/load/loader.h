@@ -90,6 +90,9 @@ struct load_opts {
 	/* the task's cgroup id by loads (loader_cgroup_layout()) */
 	bool cg_loads;
 	uint32_t cg_off[6];
+	/* task_struct's tgid and stack, from the kernel's BTF where the run
+	 * reads it: a direct histogram keeps kpt_oncpu (stack 0: it does not) */
+	uint32_t oncpu_off[2];
 	pid_t target_tid;	/* 0: every thread */
 	uint64_t target_cgroups[KPT_TARGET_CGROUPS];	/* cgroup v2 ids; none: every cgroup */
 	uint32_t target_ncgroups;

@@ -46,6 +46,7 @@
 #include "run/profile.h"
 #include "run/run.h"
 #include "run/state.h"
+#include "sys/btfwalk.h"
 #include "sys/container.h"
 #include "sys/kfeat.h"
 #include "sys/privilege.h"
@@ -530,6 +531,14 @@ static int run_load_opts(struct run *r)
 	/* the task's cgroup by loads, not a second helper call a hit */
 	if ((pl->cgroup_key || lo->target_ncgroups) && !sysinfo_need_btf(&r->si, NULL, 0))
 		loader_cgroup_layout(lo, r->si.btf);
+	/* a direct histogram's self check spared its helper call by the stack a
+	 * hit runs on (kpt_own_by_stack()), which takes task_struct's layout:
+	 * where the kernel's BTF is read already (a tp_btf or typed probe), not
+	 * 5 MB read for it */
+	if (r->si.btf && pl->dh.on &&
+	    !(btfwalk_struct_member(r->si.btf, "task_struct", "tgid", &lo->oncpu_off[0]) &&
+	      btfwalk_struct_member(r->si.btf, "task_struct", "stack", &lo->oncpu_off[1])))
+		lo->oncpu_off[1] = 0;
 	/* user stacks through code without frame pointers: the binaries' CFI,
 	 * found through vm_area_struct's offsets in the kernel's BTF */
 	if (pl->stacks.ustacks && sysinfo_need_btf(&r->si, msg, sizeof(msg)))
