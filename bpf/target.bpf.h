@@ -206,23 +206,23 @@ static __always_inline bool kpt_self_hit(void *ctx, int kind, bool direct_hist, 
 }
 
 /*
- * Whether a hit of a context the kernel built on the stack (tp_btf's
- * arguments, a trampoline's: kpt_in_task()'s last case) is kptrace's own,
- * with no helper call where this CPU's last hit of another process ran on
- * the same task's stack (kpt_oncpu): a task's stack is its own while it
- * lives, and kptrace's one task predates the run (it makes no thread), so
- * a stack once another process's is never kptrace's during it. A miss
- * asks the task (one helper call, as kpt_is_own()'s) and keeps its stack.
- * A stack is taken at KPT_TASK_STACK, THREAD_SIZE's least: a hit beyond,
- * or on an interrupt's stack, only misses.
+ * Whether a hit is kptrace's own, with no helper call where this CPU's
+ * last hit of another process ran on the same task's stack (kpt_oncpu):
+ * a program runs on the stack of what it hit (the address of a local of
+ * it is on it), a task's stack is its own while it lives, and kptrace's
+ * one task predates the run (it makes no thread), so a stack once another
+ * process's is never kptrace's during it. A miss asks the task (one helper
+ * call, as kpt_is_own()'s) and keeps its stack, never kptrace's. A stack
+ * is taken at KPT_TASK_STACK, THREAD_SIZE's least: a hit beyond, or on an
+ * interrupt's stack, only misses. Not a perf event's sample (kpt_in_task()).
  */
 static __always_inline bool kpt_own_by_stack(void *ctx, int kind)
 {
 #ifdef KPT_COMPAT
 	return kpt_is_own(ctx, kind, bpf_get_current_pid_tgid());
 #else
-	__u64 *lo, base, at = (__u64)ctx;
 	__u32 zero = 0;
+	__u64 *lo, base, at = (__u64)&zero;
 	void *t;
 
 	lo = bpf_map_lookup_elem(&kpt_oncpu, &zero);
@@ -243,17 +243,13 @@ static __always_inline bool kpt_own_by_stack(void *ctx, int kind)
  * kptrace's own, left out uncounted, where kpt_self_hit() left the check
  * to here. One the filter rejected is counted filtered, kptrace's or not:
  * a system-wide histogram's every rejected hit is spared the helper call,
- * and with kpt_oncpu kept, where the context is on the stack, most passing
- * hits of other processes too.
+ * and with kpt_oncpu kept most passing hits of other processes too.
  */
 static __always_inline bool kpt_hist_self(void *ctx, int kind, struct kpt_stats *st)
 {
-	bool on_stack = kind != KPT_CTX_TP && kind != KPT_CTX_PERF && kind != KPT_CTX_REGS &&
-			kind != KPT_CTX_MULTI;
-
 	if (!kpt_self_tgid || kpt_targeted || kpt_budget_on)
 		return false;
-	if (kpt_oncpu_on && on_stack ? !kpt_own_by_stack(ctx, kind) :
+	if (kpt_oncpu_on && kind != KPT_CTX_PERF ? !kpt_own_by_stack(ctx, kind) :
 	    !kpt_is_own(ctx, kind, bpf_get_current_pid_tgid()))
 		return false;
 	st->hits--;
