@@ -126,6 +126,32 @@ EOF
 # stdout where the caller sends it; KP is its pid (timeout's, which passes
 # signals on; KP_KPT is kptrace's own). Waits, bounded, for "Attached";
 # returns non-zero (recorded) when kptrace died or never attached.
+# bpf(2)'s number here, for the checks of kptrace's own calls
+NR_BPF=$(printf '#include <sys/syscall.h>\nSYS_bpf\n' | gcc -E -P - | tail -n 1)
+
+# kpt_bpf_calls EVENT ERR ARGS...: kpt_bg ERR ARGS (stdout the caller's)
+# until it ends, a second kptrace run beside it (the control), while a
+# tracefs instance keeps the kernel's own raw_syscalls/EVENT of bpf(2):
+# BPF_OWN the first kptrace's there, BPF_OTHERS everyone else's. Returns 1,
+# nothing run, without such an event or instance.
+kpt_bpf_calls() {
+	local ev=$1 err=$2 si=/sys/kernel/tracing/instances/kpt_bpf_calls me all
+	shift 2
+	rmdir "$si" 2> /dev/null
+	{ [ -e /sys/kernel/tracing/events/raw_syscalls/$ev ] && mkdir "$si"; } || return 1
+	echo "id == $NR_BPF" > "$si/events/raw_syscalls/$ev/filter"
+	echo 1 > "$si/events/raw_syscalls/$ev/enable"
+	kpt_bg "$err" "$@"
+	me=$KP_KPT
+	$KPT count -d 1 't:sched/sched_process_exec' > /dev/null 2>&1
+	wait $KP
+	echo 0 > "$si/events/raw_syscalls/$ev/enable"
+	BPF_OWN=$(grep -c -- "-${me:-x} *\[" "$si/trace")
+	all=$(grep -c " $ev: " "$si/trace")
+	BPF_OTHERS=$((all - BPF_OWN))
+	rmdir "$si"
+}
+
 kpt_bg() {
 	local err=$1; shift
 	rm -f "$err"

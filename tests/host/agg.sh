@@ -252,30 +252,17 @@ fi
 # tp_btf, where the kernel's BTF is read anyway, a passing hit is told
 # from kptrace's by the task stack it runs on, the last other process's
 # one kept per CPU (kpt_own_by_stack()): the same count.
-NR_BPF=$(printf '#include <sys/syscall.h>\nSYS_bpf\n' | gcc -E -P - | tail -n 1)
-SI=/sys/kernel/tracing/instances/kpt_agg_self
 self_hist() {	# TAG NAME ARGS...: the histogram of kptrace's ARGS against ftrace's
-	local tag=$1 name=$2 me own all got; shift 2
-	rmdir "$SI" 2> /dev/null
-	if ! [ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || ! mkdir "$SI"; then
+	local tag=$1 name=$2 got; shift 2
+	if ! kpt_bpf_calls sys_enter "$OUT/self.err" hist --json -d 2 "$@" > "$OUT/self-$tag.json"; then
 		env_fault "no raw_syscalls/sys_enter tracepoint or tracefs instance for kptrace's own calls"
 		return
 	fi
-	echo "id == $NR_BPF" > "$SI/events/raw_syscalls/sys_enter/filter"
-	echo 1 > "$SI/events/raw_syscalls/sys_enter/enable"
-	kpt_bg "$OUT/self.err" hist --json -d 2 "$@" > "$OUT/self-$tag.json"
-	me=$KP_KPT
-	$KPT count -d 1 't:sched/sched_process_exec' > /dev/null 2>&1
-	wait $KP
-	echo 0 > "$SI/events/raw_syscalls/sys_enter/enable"
-	own=$(grep -c -- "-${me:-x} *\[" "$SI/trace")
-	all=$(grep -c ' sys_enter: ' "$SI/trace")
-	rmdir "$SI"
 	got=$(python3 -c 'import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if "\"hist\"" in l]
 print(rows[0]["hist"]["count"] if rows else 0)' "$OUT/self-$tag.json")
-	check "a system-wide direct histogram of bpf(2) if id == $NR_BPF, $name: kptrace's own calls left out, a second kptrace's counted (ftrace: $own of kptrace's, $((all - own)) others'; counted $got)" \
-		[ "$own" -ge 5 -a "$((all - own))" -ge 5 -a "$got" -ge 5 -a "$got" -le $((all - own)) ]
+	check "a system-wide direct histogram of bpf(2) if id == $NR_BPF, $name: kptrace's own calls left out, a second kptrace's counted (ftrace: $BPF_OWN of kptrace's, $BPF_OTHERS others'; counted $got)" \
+		[ "$BPF_OWN" -ge 5 -a "$BPF_OTHERS" -ge 5 -a "$got" -ge 5 -a "$got" -le "$BPF_OTHERS" ]
 }
 self_hist tp "classic tracepoint" "t:raw_syscalls/sys_enter if id == $NR_BPF" id
 if [ -e /sys/kernel/btf/vmlinux ]; then

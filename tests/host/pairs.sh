@@ -494,24 +494,12 @@ check "tcpconnlat, inet_sock_set_state at both ends by skaddr: the workload's $(
 # bpf(2) calls system-wide, which kptrace makes each second, and a second
 # kptrace's (the control), against the kernel's own trace of them in a
 # tracefs instance over a window holding the first kptrace's
-NR_BPF=$(printf '#include <sys/syscall.h>\nSYS_bpf\n' | gcc -E -P - | tail -n 1)
-SI=$T/instances/kpt_pairs_self
-rmdir "$SI" 2> /dev/null
-if [ -e $T/events/raw_syscalls/sys_enter ] && mkdir "$SI"; then
-	echo "id == $NR_BPF" > "$SI/events/raw_syscalls/sys_exit/filter"
-	echo 1 > "$SI/events/raw_syscalls/sys_exit/enable"
-	bg "$OUT/self" latency -d 3 --from "t:raw_syscalls/sys_enter if id == $NR_BPF" \
-		--to "t:raw_syscalls/sys_exit if id == $NR_BPF"
-	me=$KP_KPT
-	$KPT count -d 1 't:sched/sched_process_exec' > /dev/null 2>&1
-	wait $KP
-	echo 0 > "$SI/events/raw_syscalls/sys_exit/enable"
-	own=$(grep -c -- "-$me *\[" "$SI/trace")
-	all=$(grep -c ' sys_exit: ' "$SI/trace")
-	rmdir "$SI"
+if kpt_bpf_calls sys_exit "$OUT/self.err" latency -d 3 \
+	--from "t:raw_syscalls/sys_enter if id == $NR_BPF" \
+	--to "t:raw_syscalls/sys_exit if id == $NR_BPF" > "$OUT/self.out"; then
 	n=$(hist_count "$OUT/self.out" '@sys_enter->sys_exit:')
-	check "direct pairs of bpf(2) system-wide: kptrace's own calls left out, a second kptrace's counted (ftrace: $own of kptrace's, $((all - own)) others'; pairs ${n:-0})" \
-		[ "$own" -ge 5 -a "$((all - own))" -ge 5 -a "${n:-0}" -ge 5 -a "${n:-0}" -le $((all - own)) ]
+	check "direct pairs of bpf(2) system-wide: kptrace's own calls left out, a second kptrace's counted (ftrace: $BPF_OWN of kptrace's, $BPF_OTHERS others'; pairs ${n:-0})" \
+		[ "$BPF_OWN" -ge 5 -a "$BPF_OTHERS" -ge 5 -a "${n:-0}" -ge 5 -a "${n:-0}" -le "$BPF_OTHERS" ]
 else
 	env_fault "no raw_syscalls tracepoints or tracefs instance for kptrace's own calls"
 fi
