@@ -534,8 +534,9 @@ static int run_load_opts(struct run *r)
 	/* a direct histogram's self check spared its helper call by the stack a
 	 * hit runs on (kpt_own_by_stack()), which takes task_struct's layout:
 	 * where the kernel's BTF is read already (a tp_btf or typed probe), not
-	 * 5 MB read for it */
-	if (r->si.btf && pl->dh.on &&
+	 * 5 MB read for it, and is the kernel's own (the verifier checks the
+	 * loads by it; a --btf file's kernel may have none) */
+	if (r->si.btf && !r->si.btf_path && pl->dh.on &&
 	    !(btfwalk_struct_member(r->si.btf, "task_struct", "tgid", &lo->oncpu_off[0]) &&
 	      btfwalk_struct_member(r->si.btf, "task_struct", "stack", &lo->oncpu_off[1])))
 		lo->oncpu_off[1] = 0;
