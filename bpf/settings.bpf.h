@@ -138,11 +138,13 @@ const volatile bool kpt_target_set = false;
 const volatile bool kpt_any_task_ends = false;
 /* Some probe keys by cgroup or container: each hit reads the task's cgroup id. */
 const volatile bool kpt_cgroup_key = false;
-/* The chain to the task's cgroup id and its ids, from the kernel's BTF
+/* The chain to the task's cgroup id and its pid, from the kernel's BTF
  * (loader_cgroup_layout()): task_struct.cgroups, css_set.dfl_cgrp,
- * cgroup.kn, kernfs_node.id, task_struct.pid and .tgid. */
+ * cgroup.kn, kernfs_node.id, task_struct.pid. */
 const volatile bool kpt_cg_loads = false;
-const volatile __u32 kpt_cg_off[6] = {};
+const volatile __u32 kpt_cg_off[5] = {};
+/* task_struct.tgid, for kpt_current()'s loads and kpt_own_by_stack(). */
+const volatile __u32 kpt_task_tgid_off = 0;
 /*
  * kptrace's own process, never traced: its own reads and writes seen by
  * its probes would feed back (t:syscalls/sys_enter_write). 0 where kptrace
@@ -150,9 +152,8 @@ const volatile __u32 kpt_cg_off[6] = {};
  */
 const volatile __u32 kpt_self_tgid = 0;
 /* A direct histogram's check for kptrace's own hits asks kpt_oncpu first
- * (kpt_own_by_stack()); task_struct's tgid and stack, from the kernel's BTF. */
+ * (kpt_own_by_stack()); task_struct.stack, from the kernel's BTF. */
 const volatile bool kpt_oncpu_on = false;
-const volatile __u32 kpt_oncpu_tgid_off = 0;
 const volatile __u32 kpt_oncpu_stack_off = 0;
 
 /* Where task/task_newtask's pid and clone_flags and sched_process_free's

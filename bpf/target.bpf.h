@@ -97,7 +97,7 @@ static __always_inline __u64 kpt_current(__u64 *cgid)
 		*cgid = *(__u64 *)(*(void **)(*(void **)(*(void **)(t + kpt_cg_off[0]) +
 							  kpt_cg_off[1]) + kpt_cg_off[2]) +
 				   kpt_cg_off[3]);
-		return ((__u64)*(__u32 *)(t + kpt_cg_off[5]) << 32) | *(__u32 *)(t + kpt_cg_off[4]);
+		return ((__u64)*(__u32 *)(t + kpt_task_tgid_off) << 32) | *(__u32 *)(t + kpt_cg_off[4]);
 	}
 #endif
 	*cgid = need ? bpf_get_current_cgroup_id() : 0;
@@ -229,7 +229,7 @@ static __always_inline bool kpt_own_by_stack(void *ctx, int kind)
 	if (lo && at >= *lo && at < *lo + KPT_TASK_STACK)
 		return false;
 	t = bpf_get_current_task_btf();
-	if (*(__u32 *)(t + kpt_oncpu_tgid_off) == kpt_self_tgid)
+	if (*(__u32 *)(t + kpt_task_tgid_off) == kpt_self_tgid)
 		return kpt_in_task(ctx, kind);
 	base = *(__u64 *)(t + kpt_oncpu_stack_off);
 	if (lo && at >= base && at < base + KPT_TASK_STACK)

@@ -339,7 +339,7 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
  */
 static bool oncpu_kept(const struct load_opts *o, int nprobes)
 {
-	return nprobes == 1 && o->plan.dh.on && o->self_tgid && o->oncpu_off[1] &&
+	return nprobes == 1 && o->plan.dh.on && o->self_tgid && o->oncpu_stack_off &&
 	       !o->target_tgid && !o->target_tid && !o->target_ncgroups && !o->plan.budget;
 }
 
@@ -385,13 +385,13 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_targeted = o->target_tgid || o->target_tid || o->target_ncgroups;
 	skel->rodata->kpt_self_tgid = o->self_tgid;
 	skel->rodata->kpt_oncpu_on = oncpu_kept(o, nprobes);
-	skel->rodata->kpt_oncpu_tgid_off = o->oncpu_off[0];
-	skel->rodata->kpt_oncpu_stack_off = o->oncpu_off[1];
+	skel->rodata->kpt_oncpu_stack_off = o->oncpu_stack_off;
+	skel->rodata->kpt_task_tgid_off = o->task_tgid_off;
 	skel->rodata->kpt_target_set = o->target_set && o->target_tgid;
 	skel->rodata->kpt_any_task_ends = o->plan.any_task_ends;
 	skel->rodata->kpt_cgroup_key = o->plan.cgroup_key;
 	skel->rodata->kpt_cg_loads = o->cg_loads;
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 5; i++)
 		skel->rodata->kpt_cg_off[i] = o->cg_off[i];
 	skel->rodata->kpt_nt_pid_off = o->nt_pid_off;
 	skel->rodata->kpt_nt_flags_off = o->nt_flags_off;
@@ -465,6 +465,13 @@ void loader_rethook_layout(struct load_opts *lo, const struct btf *btf)
 		lo->rh_task_off = 0;
 }
 
+/* task_struct.tgid's offset, looked up once for whichever layout needs it */
+static bool task_tgid_layout(struct load_opts *lo, const struct btf *btf)
+{
+	return lo->task_tgid_off ||
+	       btfwalk_struct_member(btf, "task_struct", "tgid", &lo->task_tgid_off);
+}
+
 void loader_cgroup_layout(struct load_opts *lo, const struct btf *btf)
 {
 	lo->cg_loads = btfwalk_struct_member(btf, "task_struct", "cgroups", &lo->cg_off[0]) &&
@@ -472,7 +479,14 @@ void loader_cgroup_layout(struct load_opts *lo, const struct btf *btf)
 		       btfwalk_struct_member(btf, "cgroup", "kn", &lo->cg_off[2]) &&
 		       btfwalk_struct_member(btf, "kernfs_node", "id", &lo->cg_off[3]) &&
 		       btfwalk_struct_member(btf, "task_struct", "pid", &lo->cg_off[4]) &&
-		       btfwalk_struct_member(btf, "task_struct", "tgid", &lo->cg_off[5]);
+		       task_tgid_layout(lo, btf);
+}
+
+void loader_stack_layout(struct load_opts *lo, const struct btf *btf)
+{
+	if (!btfwalk_struct_member(btf, "task_struct", "stack", &lo->oncpu_stack_off) ||
+	    !task_tgid_layout(lo, btf))
+		lo->oncpu_stack_off = 0;
 }
 
 int loader_object_maps(void)

@@ -89,10 +89,12 @@ struct load_opts {
 	uint32_t rh_task_off, rh_llist_off, rh_ret_off, rh_frame_off;
 	/* the task's cgroup id by loads (loader_cgroup_layout()) */
 	bool cg_loads;
-	uint32_t cg_off[6];
-	/* task_struct's tgid and stack, from the kernel's BTF where the run
-	 * reads it: a direct histogram keeps kpt_oncpu (stack 0: it does not) */
-	uint32_t oncpu_off[2];
+	uint32_t cg_off[5];
+	/* task_struct.tgid, read once for the loads of both (0: not read) */
+	uint32_t task_tgid_off;
+	/* task_struct.stack, from the kernel's BTF where the run reads it: a
+	 * direct histogram keeps kpt_oncpu (loader_stack_layout(); 0: it does not) */
+	uint32_t oncpu_stack_off;
 	pid_t target_tid;	/* 0: every thread */
 	uint64_t target_cgroups[KPT_TARGET_CGROUPS];	/* cgroup v2 ids; none: every cgroup */
 	uint32_t target_ncgroups;
@@ -143,6 +145,12 @@ void loader_rethook_layout(struct load_opts *lo, const struct btf *btf);
  * (kpt_current()); cg_loads false where a member is missing: helpers then.
  */
 void loader_cgroup_layout(struct load_opts *lo, const struct btf *btf);
+/*
+ * task_struct's stack and tgid from the kernel's BTF into lo, for a direct
+ * histogram's self check by the stack a hit runs on (kpt_own_by_stack());
+ * oncpu_stack_off 0 where a member is missing: the helper call then.
+ */
+void loader_stack_layout(struct load_opts *lo, const struct btf *btf);
 
 /* Ring buffer bytes when --buffer-size is not given. */
 uint32_t loader_default_ring(int ncpus);

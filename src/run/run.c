@@ -46,7 +46,6 @@
 #include "run/profile.h"
 #include "run/run.h"
 #include "run/state.h"
-#include "sys/btfwalk.h"
 #include "sys/container.h"
 #include "sys/kfeat.h"
 #include "sys/privilege.h"
@@ -536,10 +535,8 @@ static int run_load_opts(struct run *r)
 	 * where the kernel's BTF is read already (a tp_btf or typed probe), not
 	 * 5 MB read for it, and is the kernel's own (the verifier checks the
 	 * loads by it; a --btf file's kernel may have none) */
-	if (r->si.btf && !r->si.btf_path && pl->dh.on &&
-	    !(btfwalk_struct_member(r->si.btf, "task_struct", "tgid", &lo->oncpu_off[0]) &&
-	      btfwalk_struct_member(r->si.btf, "task_struct", "stack", &lo->oncpu_off[1])))
-		lo->oncpu_off[1] = 0;
+	if (r->si.btf && !r->si.btf_path && pl->dh.on)
+		loader_stack_layout(lo, r->si.btf);
 	/* user stacks through code without frame pointers: the binaries' CFI,
 	 * found through vm_area_struct's offsets in the kernel's BTF */
 	if (pl->stacks.ustacks && sysinfo_need_btf(&r->si, msg, sizeof(msg)))
