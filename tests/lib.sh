@@ -122,12 +122,11 @@ print(" ".join("%s:%d" % (k, c[k]) for k in sorted(c, key=lambda x: int(x) if nu
 EOF
 }
 
-# kpt_bg ERRFILE ARGS...: $KPT ARGS in the background, stderr to ERRFILE,
-# stdout where the caller sends it; KP is its pid (timeout's, which passes
-# signals on; KP_KPT is kptrace's own). Waits, bounded, for "Attached";
-# returns non-zero (recorded) when kptrace died or never attached.
-# bpf(2)'s number here, for the checks of kptrace's own calls
-NR_BPF=$(printf '#include <sys/syscall.h>\nSYS_bpf\n' | gcc -E -P - | tail -n 1)
+# kpt_nr_bpf: NR_BPF, bpf(2)'s number here, for the checks of kptrace's
+# own calls (kpt_bpf_calls' filter and its callers' probes), computed once.
+kpt_nr_bpf() {
+	[ -n "${NR_BPF:-}" ] || NR_BPF=$(printf '#include <sys/syscall.h>\nSYS_bpf\n' | gcc -E -P - | tail -n 1)
+}
 
 # kpt_bpf_calls EVENT ERR ARGS...: kpt_bg ERR ARGS (stdout the caller's)
 # until it ends, a second kptrace run beside it (the control), while a
@@ -139,6 +138,7 @@ kpt_bpf_calls() {
 	shift 2
 	rmdir "$si" 2> /dev/null
 	{ [ -e /sys/kernel/tracing/events/raw_syscalls/$ev ] && mkdir "$si"; } || return 1
+	kpt_nr_bpf
 	echo "id == $NR_BPF" > "$si/events/raw_syscalls/$ev/filter"
 	echo 1 > "$si/events/raw_syscalls/$ev/enable"
 	kpt_bg "$err" "$@"
@@ -152,6 +152,10 @@ kpt_bpf_calls() {
 	rmdir "$si"
 }
 
+# kpt_bg ERRFILE ARGS...: $KPT ARGS in the background, stderr to ERRFILE,
+# stdout where the caller sends it; KP is its pid (timeout's, which passes
+# signals on; KP_KPT is kptrace's own). Waits, bounded, for "Attached";
+# returns non-zero (recorded) when kptrace died or never attached.
 kpt_bg() {
 	local err=$1; shift
 	rm -f "$err"

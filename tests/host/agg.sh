@@ -264,6 +264,7 @@ print(rows[0]["hist"]["count"] if rows else 0)' "$OUT/self-$tag.json")
 	check "a system-wide direct histogram of bpf(2) if id == $NR_BPF, $name: kptrace's own calls left out, a second kptrace's counted (ftrace: $BPF_OWN of kptrace's, $BPF_OTHERS others'; counted $got)" \
 		[ "$BPF_OWN" -ge 5 -a "$BPF_OTHERS" -ge 5 -a "$got" -ge 5 -a "$got" -le "$BPF_OTHERS" ]
 }
+kpt_nr_bpf
 self_hist tp "classic tracepoint" "t:raw_syscalls/sys_enter if id == $NR_BPF" id
 if [ -e /sys/kernel/btf/vmlinux ]; then
 	self_hist btf "tp_btf, told by the stack" --backend tp-btf \

@@ -494,6 +494,7 @@ check "tcpconnlat, inet_sock_set_state at both ends by skaddr: the workload's $(
 # bpf(2) calls system-wide, which kptrace makes each second, and a second
 # kptrace's (the control), against the kernel's own trace of them in a
 # tracefs instance over a window holding the first kptrace's
+kpt_nr_bpf
 if kpt_bpf_calls sys_exit "$OUT/self.err" latency -d 3 \
 	--from "t:raw_syscalls/sys_enter if id == $NR_BPF" \
 	--to "t:raw_syscalls/sys_exit if id == $NR_BPF" > "$OUT/self.out"; then
