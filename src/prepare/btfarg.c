@@ -940,8 +940,8 @@ static void settle_shorthand(struct sysinfo *si, struct spec_probe *p)
 /*
  * A bare name at a tracepoint is its record's field, as ftrace's; one the
  * record lacks may be TP_PROTO's argument (tp_resolve()). Marks those in
- * p's args; how many, or 0 (and then no BTF is read at all: a run of
- * record fields reads no BTF).
+ * p's args; how many, or 0 (and then no BTF is read for the names: a run
+ * of record fields reads it only for its self check, run_load_opts()).
  */
 static int tp_unknown_names(struct sysinfo *si, const struct spec_probe *p, bool *unknown)
 {
