@@ -568,7 +568,7 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 			 "Linux 5.8): kptrace needs Linux 5.10 or later");
 		return -EOPNOTSUPP;
 	}
-	ld->compat = !kfeat_loop();
+	ld->compat = kfeat_compat_why() != NULL;
 	ld->no_cookie = o->ident && o->ident->keys;
 	/* CO-RE relocations, were there any, against --btf's file: libbpf
 	 * finds no kernel BTF of its own there */

@@ -538,10 +538,10 @@ void plan_print(FILE *f, const struct plan *pl, const struct probeset *ps)
 			"kprobes past them by what each hits (its address and direction, through "
 			"current_kprobe in kallsyms)\n", KPT_ID_SLOTS);
 	/* asked where it changes what the run prints: a test load allocates */
-	if (pl->stacks.ustacks && !kfeat_loop())
-		fprintf(f, "\nBPF object: the one without callbacks, as this kernel has no "
-			"bpf_loop() (Linux 5.17): user stacks by frame pointers only, a caller's "
-			"build id not looked up\n");
+	if (pl->stacks.ustacks && kfeat_compat_why())
+		fprintf(f, "\nBPF object: the one without callbacks, as %s: user stacks by "
+			"frame pointers only, a caller's build id not looked up\n",
+			kfeat_compat_why());
 	/* a glob's count, said first on stderr, is screens away by now */
 	if (nglob && ps->n > 2)
 		fprintf(f, "\n%d probes explained above, %d of them a glob's matches (a probe "

@@ -537,7 +537,7 @@ static int run_load_opts(struct run *r)
 	 * where not read already (a classic tracepoint's run): ~10 ms of
 	 * start-up and 7 MB of peak RSS, freed once loaded, against ~20 ns a hit */
 	if (pl->dh.on && lo->self_tgid && r->ps.n == 1 && !pl->budget && !env->btf_path &&
-	    !lo->target_tgid && !env->tid && !env->cgroup && kfeat_loop() &&
+	    !lo->target_tgid && !env->tid && !env->cgroup && !kfeat_compat_why() &&
 	    !sysinfo_need_btf(&r->si, NULL, 0))
 		loader_stack_layout(lo, r->si.btf);
 	/* user stacks through code without frame pointers: the binaries' CFI,
@@ -545,13 +545,13 @@ static int run_load_opts(struct run *r)
 	if (pl->stacks.ustacks && sysinfo_need_btf(&r->si, msg, sizeof(msg)))
 		fprintf(stderr, "kptrace: warning: user stacks are walked by frame pointers "
 			"only (the unwinder reads the kernel's structs by BTF): %s\n", msg);
-	else if (pl->stacks.ustacks && !kfeat_loop())
+	else if (pl->stacks.ustacks && kfeat_compat_why())
 		/* the object such a kernel loads has no walk (bpf/unwind.bpf.h):
 		 * no tables read for it */
 		fprintf(stderr, "kptrace: warning: user stacks are walked by frame pointers "
 			"only, cut short in code without them: the walk by the binaries' "
-			"unwind tables takes bpf_loop() and bpf_find_vma() (Linux 5.17), "
-			"which this kernel lacks\n");
+			"unwind tables (bpf_loop(), bpf_find_vma()) is the main BPF object's, "
+			"and %s\n", kfeat_compat_why());
 	else if (pl->stacks.ustacks && cfi_layout(&r->cfi, r->si.btf)) {
 		r->cfi.late = env->unwind_rows_set ? env->unwind_rows : KPT_CFI_ROWS_LATE;
 		cfi_collect(&r->cfi, r->ps.evs, r->ps.n, r->child ? 0 : env->pid,
@@ -592,7 +592,7 @@ static int run_load_opts(struct run *r)
 			return err;
 		}
 		lo->ident = &r->ident;
-	} else if (kfeat_loop()) {	/* the main object's fast slots */
+	} else if (!kfeat_compat_why()) {	/* the main object's fast slots */
 		if ((err = ident_fast_slots(&r->ident, r->ps.evs, r->ps.n))) {
 			fprintf(stderr, "kptrace: error: %s\n", strerror(-err));
 			return err;

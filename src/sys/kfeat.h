@@ -17,6 +17,14 @@ bool kfeat_cookies(void);
  * fentry/fexit programs take, bpf_get_func_arg_cnt() and
  * bpf_get_func_ret(), came in the same release. */
 bool kfeat_loop(void);
+/* bpf_get_current_task_btf() verified (Linux 5.11, and the kernel built
+ * with BTF: the helper returns a BTF id of the kernel's own BTF, which a
+ * kernel built without has none of, and the verifier refuses the call). */
+bool kfeat_task_btf(void);
+/* NULL where the programs come from the main object (load/loader.c),
+ * which takes bpf_loop() and the task by BTF (kpt_in_task()); else why
+ * they come from the compat object, which has neither. */
+const char *kfeat_compat_why(void);
 /* The BPF ring buffer (Linux 5.8): every record and the loss counts go
  * through it, and kptrace's floor, 5.10, has it: without it, a refusal. */
 bool kfeat_ringbuf(void);

@@ -23,7 +23,7 @@ grep -q BPF_FUNC_find_vma /sys/kernel/btf/vmlinux && grep -q BPF_FUNC_loop /sys/
 uw_gated() {
 	[ $UWALK = no ] || return 1
 	if [ "$2" -gt 0 ] && [ "$3" = "$2" ] &&
-		grep -q 'takes bpf_loop() and bpf_find_vma() (Linux 5.17), which this kernel lacks' "$4"; then
+		grep -q "is the main BPF object's, and this kernel has no bpf_loop() (Linux 5.17)" "$4"; then
 		ok "$1: version-gated: this kernel lacks bpf_loop() and bpf_find_vma() (5.17), which the walk by unwind tables takes; kptrace says so, and marks every stack cut short ($3 of $2)"
 	else
 		bad "$1: this kernel lacks bpf_loop() and bpf_find_vma(): want kptrace's warning naming them and every stack cut short: $3 of $2 cut; $(tail -n 3 "$4" | tr '\n' ' ')"
