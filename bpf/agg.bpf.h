@@ -751,6 +751,11 @@ KPT_GLOBAL(int, kpt_aggregate,
 		if (p->agg.count_value &&
 		    kpt_slot_value(s, p, p->agg.value_argi, p->agg.value_signed, &v))
 			return 0;	/* faulted: counted as a fault, not here */
+		/* without keys, beside the probe's HITS: no map lookup */
+		if (p->flags & KPT_PF_OWN_STATS) {
+			kpt_aggval_add(&st->val, v, p->agg.value_signed);
+			return 0;
+		}
 		if (kpt_make_key(s, p, &k, st))
 			return 0;
 		k.probe = p->agg.group;

@@ -134,11 +134,17 @@ static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kp
 #define KPT_DH_BYTE(w, f) \
 	((__u32)((w) >> (8 * __builtin_offsetof(struct kpt_direct_hist, f))) & 0xff)
 
-/* A direct histogram's value v counted (kpt_dh, whose first word is w). */
+/* A direct histogram's value v counted (kpt_dh, whose first word is w); a
+ * direct count's (hist 0), in its stats alone. */
 static __always_inline void kpt_hist_direct_count(struct kpt_stats *st, __u64 w, __u64 v)
 {
 	bool is_signed = KPT_DH_BYTE(w, is_signed);
 	__u32 hist = KPT_DH_BYTE(w, hist), b, n;
+
+	if (!hist) {
+		kpt_aggval_add(&st->val, v, is_signed);
+		return;
+	}
 
 	/* the bucket count for a linear histogram's clamp only: a run of one
 	 * has all of kpt_hist, whose size bounds b as b < nbuckets does in
@@ -180,6 +186,11 @@ static __always_inline int kpt_tpbtf_hist_value(__u64 *ctx, struct kpt_stats *st
 					     KPT_DH_BYTE(w, fcmp) & ~KPT_DH_FILTER, kpt_dh.fsize,
 					     kpt_dh.fsigned, kpt_dh.fimm, v))
 		return 1;
+	/* a count of hits (size 0) reads no value */
+	if (!KPT_DH_BYTE(w, size)) {
+		*v = 1;
+		return 0;
+	}
 	/* the value its filter loaded already: *v, as loaded */
 	if (!((__s64)w < 0 && kpt_dh.fchain.same) && kpt_tpbtf_chain(ctx, &kpt_dh.chain, v)) {
 		st->faults++;
@@ -237,6 +248,11 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
 	}
 	if (kpt_hist_self(ctx, kind, st))
 		return;
+	/* a count of hits (size 0) reads no value */
+	if (!KPT_DH_BYTE(w, size)) {
+		kpt_aggval_add(&st->val, 1, false);
+		return;
+	}
 	if (kpt_direct_load(ctx, kind, KPT_DH_BYTE(w, direct), is_tp ? kpt_dh.tp_off : 0,
 			    is_tp ? kpt_dh.tp_size : 0, KPT_DH_BYTE(w, size), is_signed, &v)) {
 		st->faults++;
@@ -269,6 +285,11 @@ KPT_GLOBAL(int, kpt_direct,
 	switch (p->agg.action) {
 	case KPT_ACT_HIST:
 		kpt_hist_unkeyed(p, v, st);
+		return 0;
+	case KPT_ACT_COUNT:
+		/* without keys: beside the probe's HITS (KPT_PF_OWN_STATS); a
+		 * count of a value is direct in a run of one alone (kpt_dh) */
+		kpt_aggval_add(&st->val, 1, false);
 		return 0;
 	case KPT_ACT_LAT_START:
 		ts = kpt_lat_enter(tid, idx, &depth);
@@ -570,8 +591,9 @@ kpt_fast_paths(void *ctx, int kind, bool may_direct, bool pair_direct, __u64 dh,
 			return NULL;
 		}
 
-		/* a tp_btf program's direct histogram is kpt_dh's, never the
-		 * table's: its context is no registers (plan_tpbtf_direct()) */
+		/* a tp_btf program's direct histogram or count is kpt_dh's,
+		 * never the table's: its context is no registers
+		 * (plan_tpbtf_direct()) */
 		if (!KPT_CTX_IS_TPBTF(kind) && p->agg.action == KPT_ACT_HIST &&
 		    kpt_direct_value(ctx, kind, p, &v)) {
 			st->faults++;

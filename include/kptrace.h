@@ -580,9 +580,10 @@ struct kpt_agg {
 struct kpt_direct_hist {
 	__u8 on;
 	__u8 direct;		/* KPT_DIRECT_*, as kpt_agg.direct */
-	__u8 size;		/* the value's width (its record slot's), as kpt_narrow() takes */
+	__u8 size;		/* the value's width (its record slot's), as kpt_narrow()
+				 * takes; 0: a count of hits, no value read */
 	__u8 is_signed;
-	__u8 hist;		/* enum kpt_hist_kind */
+	__u8 hist;		/* enum kpt_hist_kind; 0: a count (kpt_stats.val alone) */
 	__u8 own_stats;		/* KPT_PF_OWN_STATS: the stats in kpt_stats.val */
 	__u8 fdirect;		/* the filter's value, as direct */
 	__u8 fcmp;		/* KPT_DH_FILTER | the filter's enum kpt_pred_cmp, 0: none */

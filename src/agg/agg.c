@@ -155,6 +155,47 @@ out:
 	free(pv);
 }
 
+/*
+ * Probe i's value stats kept beside its HITS (KPT_PF_OWN_STATS: no -i, so
+ * never cleared), summed over the CPUs.
+ */
+static void read_own_stats(const struct agg_ctx *c, int i, struct kpt_aggval *out)
+{
+	const struct kpt_agg *g = &c->ents[i].agg;
+	struct kpt_stats *ps = loader_stats_cpus(c->ld, i);
+	int cpu;
+
+	memset(out, 0, sizeof(*out));
+	for (cpu = 0; ps && cpu < c->ld->ncpus; cpu++)
+		aggval_merge(out, &ps[cpu].val, g->value_signed);
+	free(ps);
+	scale_val(c, g->group, out);
+}
+
+/*
+ * Each count without keys that keeps its count beside its HITS, as the row
+ * the keyed map would have held (none where nothing was counted).
+ */
+static int kset_add_own_counts(struct kset *s, const struct agg_ctx *c)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		struct kentry e = { .k = { .probe = (__u32)i, .bucket = KPT_BUCKET_STATS } };
+
+		if (c->ents[i].agg.action != KPT_ACT_COUNT ||
+		    !(c->ents[i].flags & KPT_PF_OWN_STATS))
+			continue;
+		read_own_stats(c, i, &e.v);
+		if (!e.v.count)
+			continue;
+		if (kset_room(s))
+			return -ENOMEM;
+		s->e[s->n++] = e;
+	}
+	return 0;
+}
+
 /* Each keyed count's overflow, where it has one, as a row of the set. */
 static int kset_add_overflow(struct kset *s, const struct agg_ctx *c, bool clear)
 {
@@ -801,24 +842,16 @@ static void read_unkeyed(const struct agg_ctx *c, int i, bool clear, uint64_t *c
 			 struct kpt_aggval *stats)
 {
 	const struct kpt_agg *g = &c->ents[i].agg;
-	int ncpus = c->ld->ncpus, cpu;
 	__u32 b;
 
 	if (loader_hist_read(c->ld, g->hist_base, g->nbuckets, clear, counts))
 		memset(counts, 0, g->nbuckets * sizeof(*counts));
 	for (b = 0; b < g->nbuckets; b++)
 		counts[b] = scaled(group_scale(c, g->group), counts[b]);
-	if (c->ents[i].flags & KPT_PF_OWN_STATS) {
-		struct kpt_stats *ps = loader_stats_cpus(c->ld, i);
-
-		memset(stats, 0, sizeof(*stats));
-		for (cpu = 0; ps && cpu < ncpus; cpu++)
-			aggval_merge(stats, &ps[cpu].val, g->value_signed);
-		free(ps);
-		scale_val(c, g->group, stats);
-	} else {
+	if (c->ents[i].flags & KPT_PF_OWN_STATS)
+		read_own_stats(c, i, stats);
+	else
 		read_group_stats(c, i, clear, stats);
-	}
 }
 
 /*
@@ -1298,6 +1331,7 @@ void agg_report(const struct agg_ctx *c, bool clear)
 	if (keyed) {
 		kset_load(&s, kfd, c->ld->ncpus, c);
 		kset_add_overflow(&s, c, clear);
+		kset_add_own_counts(&s, c);
 		if (s.n)	/* an empty set's array is NULL, which qsort may not take */
 			qsort(s.e, s.n, sizeof(*s.e), kentry_cmp);
 	}

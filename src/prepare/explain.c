@@ -444,6 +444,15 @@ static void print_path(FILE *f, const struct plan *pl, const struct probeset *ps
 			pl->dh.on ? ", its parameters constants to the verifier" : "",
 			e->agg.direct == KPT_DIRECT_TPBTF ? ", each load through TP_PROTO's "
 			"arguments checked by the verifier against BTF" : "");
+	else if ((e->flags & KPT_PF_DIRECT) && e->agg.action == KPT_ACT_COUNT)
+		fprintf(f, "count: counted beside the probe's HITS%s%s, no record built, no map "
+			"lookup%s\n", e->agg.count_value ? ", its value straight from the context" :
+			"", e->post.nops ? ", the filter's one comparison from the context" : "",
+			pl->dh.on ? ", its parameters constants to the verifier" : "");
+	else if (e->agg.action == KPT_ACT_COUNT && (e->flags & KPT_PF_OWN_STATS))
+		fprintf(f, "count: the generic path (fetch, record slots), counted beside the "
+			"probe's HITS, no map lookup%s%s\n", ps->evs[i].tpbtf && pl->tpbtf_not[0] ?
+			"; not the direct one: " : "", ps->evs[i].tpbtf ? pl->tpbtf_not : "");
 	else if (ps->evs[i].tpbtf && e->agg.action == KPT_ACT_HIST && pl->tpbtf_not[0])
 		fprintf(f, "hist: the generic path (fetch, record slots), not the direct one: %s\n",
 			pl->tpbtf_not);

@@ -131,28 +131,32 @@ static const char *tpbtf_value_not(const struct ev_desc *ev, const struct kpt_pr
 }
 
 /*
- * A tp_btf histogram on the direct path: a direct histogram (kpt_dh, its
- * loads constants to the verifier) of a run of one probe, whose value and
- * filter's one term are tpbtf_value_not()'s values, and no other argument.
- * Marks e KPT_PF_DIRECT; else says why not in pl->tpbtf_not.
+ * A tp_btf histogram or count on the direct path: a direct histogram
+ * (kpt_dh, its loads constants to the verifier) of a run of one probe,
+ * whose value (none: a count of hits) and filter's one term are
+ * tpbtf_value_not()'s values, and no other argument. Marks e
+ * KPT_PF_DIRECT; else says why not in pl->tpbtf_not.
  */
 static void plan_tpbtf_direct(struct probeset *ps, struct plan *pl)
 {
 	struct kpt_probe_entry *e = &ps->ents[0];
 	const struct ev_desc *ev = &ps->evs[0];
 	const struct kpt_pred_op *op = NULL;
+	bool count = e->agg.action == KPT_ACT_COUNT, value = !count || e->agg.count_value;
 	const char *why = NULL;
 	int i, bad = -1;
 
-	if (ps->n != 1 || !ev->tpbtf || e->agg.action != KPT_ACT_HIST)
+	if (ps->n != 1 || !ev->tpbtf ||
+	    !(e->agg.action == KPT_ACT_HIST || (count && (e->flags & KPT_PF_OWN_STATS))))
 		return;
-	if (e->agg.nkeys || e->agg.value_sub_argi != 0xff || e->agg.value_argi >= e->nargs)
+	if (e->agg.nkeys || e->agg.value_sub_argi != 0xff || (value && e->agg.value_argi >= e->nargs))
 		why = "keyed, or of a difference: not a direct histogram";
 	else if ((e->pre.nops || e->post.nops) && !(op = one_term(e)))
 		why = "its filter is more than one comparison of a value with a constant";
 	for (i = 0; !why && i < e->nargs; i++) {
-		if (i != e->agg.value_argi && (!op || i != op->argi))
-			why = "it fetches an argument the histogram does not read";
+		if ((!value || i != e->agg.value_argi) && (!op || i != op->argi))
+			why = count ? "it fetches an argument the count does not read" :
+				      "it fetches an argument the histogram does not read";
 		else if ((why = tpbtf_value_not(ev, e, i)))
 			bad = i;
 	}
@@ -260,7 +264,8 @@ void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 	/* a filter: only a histogram's or a pair's, whose rejected hits leave
 	 * nothing behind (a latency's start must push its depth all the same) */
 	if (e->pre.nops || e->post.nops) {
-		fsrc = e->agg.action == KPT_ACT_HIST || e->agg.action == KPT_ACT_PAIR_START ||
+		fsrc = e->agg.action == KPT_ACT_HIST || e->agg.action == KPT_ACT_COUNT ||
+		       e->agg.action == KPT_ACT_PAIR_START ||
 		       e->agg.action == KPT_ACT_PAIR_END ? direct_filter(si, e) : -1;
 		if (fsrc < 0)
 			return;
@@ -276,6 +281,19 @@ void plan_mark_direct(const struct sysinfo *si, struct kpt_probe_entry *e)
 		src = direct_source(si, &e->args[e->agg.value_argi]);
 		if (!direct_fits(src, e))
 			return;
+		break;
+	case KPT_ACT_COUNT:
+		/* its count where its HITS are (own_stats()), and its --sum's
+		 * value as a histogram's */
+		if (!(e->flags & KPT_PF_OWN_STATS))
+			return;
+		if (e->agg.count_value) {
+			if (e->agg.value_argi >= e->nargs)
+				return;
+			src = direct_source(si, &e->args[e->agg.value_argi]);
+			if (!direct_fits(src, e))
+				return;
+		}
 		break;
 	case KPT_ACT_LAT_START:
 	case KPT_ACT_LAT_END:
@@ -387,24 +405,29 @@ static bool plan_tpbtf_stream(const struct ev_desc *ev, const struct kpt_probe_e
 bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *dh)
 {
 	const struct kpt_agg *g = &e->agg;
+	bool count = g->action == KPT_ACT_COUNT, value = !count || g->count_value;
 	const struct kpt_fetch *f;
 
 	memset(dh, 0, sizeof(*dh));
-	if (!(e->flags & KPT_PF_DIRECT) || g->action != KPT_ACT_HIST || g->nkeys ||
-	    g->value_argi >= e->nargs || g->hist_base || g->group)
+	if (!(e->flags & KPT_PF_DIRECT) ||
+	    !(g->action == KPT_ACT_HIST || (count && (e->flags & KPT_PF_OWN_STATS))) ||
+	    g->nkeys || (value && g->value_argi >= e->nargs) || g->hist_base || g->group)
 		return false;
-	f = &e->args[g->value_argi];
 	dh->on = 1;
-	dh->direct = g->direct;
-	dh->size = f->size;
 	dh->is_signed = g->value_signed;
-	dh->hist = g->hist;
 	dh->own_stats = !!(e->flags & KPT_PF_OWN_STATS);
-	if (g->direct == KPT_DIRECT_TPFIELD) {
-		dh->tp_off = f->param;
-		dh->tp_size = (uint32_t)f->imm;
-	} else if (g->direct == KPT_DIRECT_TPBTF) {
-		tpbtf_chain_of(f, &dh->chain);
+	/* a count: hist 0, its value's size 0 where it counts hits alone */
+	dh->hist = count ? 0 : g->hist;
+	f = &e->args[g->value_argi & (KPT_MAX_ARGS - 1)];
+	if (value) {
+		dh->direct = g->direct;
+		dh->size = f->size;
+		if (g->direct == KPT_DIRECT_TPFIELD) {
+			dh->tp_off = f->param;
+			dh->tp_size = (uint32_t)f->imm;
+		} else if (g->direct == KPT_DIRECT_TPBTF) {
+			tpbtf_chain_of(f, &dh->chain);
+		}
 	}
 	dh->nbuckets = g->nbuckets;
 	dh->lin_min = g->lin_min;
@@ -600,8 +623,10 @@ bool plan_tpbtf_undo(struct probeset *ps, struct plan *pl)
 
 	if (tpbtf_pair_undo(ps, pl))
 		return true;
+	/* a count's loads may be its filter's alone */
 	if (ps->n != 1 || !ps->evs[0].tpbtf ||
-	    !((pl->dh.on && pl->dh.direct == KPT_DIRECT_TPBTF) || pl->ds.size))
+	    !((pl->dh.on && (pl->dh.direct == KPT_DIRECT_TPBTF ||
+			     pl->dh.fdirect == KPT_DIRECT_TPBTF)) || pl->ds.size))
 		return false;
 	if (pl->dh.on) {
 		e->flags &= ~KPT_PF_DIRECT;
@@ -645,7 +670,8 @@ static int key_words(const struct kpt_agg *g)
 
 /*
  * KPT_PF_OWN_STATS: each unkeyed histogram with a group of its own keeps its
- * value stats in its kpt_stats entry, one lookup less a hit, in a run that
+ * value stats in its kpt_stats entry, one lookup less a hit, and so does a
+ * count without keys (its count there, no hash map lookup), in a run that
  * never clears them (-i clears the histograms each interval; HITS is for
  * the whole run).
  */
@@ -657,7 +683,7 @@ static void own_stats(const struct kpt_opts *env, struct kpt_probe_entry *ents, 
 		const struct kpt_agg *g = &ents[i].agg;
 
 		if (g->nkeys || (g->action != KPT_ACT_HIST && g->action != KPT_ACT_LAT_END &&
-				 g->action != KPT_ACT_PAIR_END))
+				 g->action != KPT_ACT_PAIR_END && g->action != KPT_ACT_COUNT))
 			continue;
 		for (j = 0; j < n; j++)
 			if (j != i && ents[j].agg.group == g->group)
@@ -912,14 +938,19 @@ static bool pair_key_narrow(const struct kpt_probe_entry *e)
 
 /*
  * Whether direct probe i stays direct once its backend is chosen: a
- * histogram's filter only as direct_filter_kept() says; a pair keyed or
- * filtered by its context only through kpt_tp2 (pair_on_tp2()) or its
- * tp_btf slot's kpt_tpbtf_pair.
+ * histogram's filter only as direct_filter_kept() says; a count's value
+ * (--sum's) only in a run of one (kpt_dh: kpt_fast_paths() reads a
+ * histogram's alone, the handler's stack at the verifier's bound with
+ * --pmu); a pair keyed or filtered by its context only through kpt_tp2
+ * (pair_on_tp2()) or its tp_btf slot's kpt_tpbtf_pair.
  */
 static bool direct_kept(const struct probeset *ps, int i, struct plan *pl)
 {
 	const struct kpt_probe_entry *e = &ps->ents[i];
 	int k = plan_tpbtf_slot(ps->evs, i);
+
+	if (e->agg.action == KPT_ACT_COUNT && e->agg.count_value && ps->n != 1)
+		return false;
 
 	/* an end of any task's start (--key in a targeted run) stays generic,
 	 * which counts other tasks' ends without a start filtered, where
@@ -979,7 +1010,8 @@ int plan_make(const struct kpt_opts *env, struct sysinfo *si, struct probeset *p
 	for (i = 0; i < n; i++) {
 		/* latency by key (--by) aggregates in the keyed map; plain latency
 		 * needs only its entry times and depths */
-		pl->keyed |= ents[i].agg.nkeys || ents[i].agg.action == KPT_ACT_COUNT;
+		pl->keyed |= ents[i].agg.nkeys || (ents[i].agg.action == KPT_ACT_COUNT &&
+						   !(ents[i].flags & KPT_PF_OWN_STATS));
 		pl->key_words = max_int(pl->key_words, key_words(&ents[i].agg));
 		pl->latency |= ents[i].agg.action == KPT_ACT_LAT_START;
 		pl->pairs |= ents[i].agg.action == KPT_ACT_PAIR_START;

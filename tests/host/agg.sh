@@ -388,6 +388,22 @@ if [ "$(uname -m)" = x86_64 ] && [ -e /sys/kernel/btf/vmlinux ] && [ -e /sys/ker
 		> "$OUT/bx.txt" 2>&1
 	check "tp_btf: an offset of its own around the BTF members, the generic path, --dry-run says why" \
 		grep -q "^hist: the generic path (fetch, record slots), not the direct one: p is offsets or dereferences of its own around the BTF members$" "$OUT/bx.txt"
+	# a count of the workload's lseeks, on the direct path (-v: the run
+	# says where the kernel refused it and it took the generic one)
+	LSK="t:d $RS nr=regs->orig_ax if nr == 8"
+	kpt count --backend tp-btf --dry-run "$LSK" > "$OUT/bk.txt" 2>&1
+	kpt count -v --json --backend tp-btf -c "$B seek" "$LSK" > "$OUT/bk.json" 2> "$OUT/bk.err"
+	grep -q "^attach: tp_btf" "$OUT/bk.txt" &&
+	grep -q "^count: counted beside the probe's HITS, the filter's one comparison from the context, no record built, no map lookup, its parameters constants to the verifier$" "$OUT/bk.txt" &&
+	! grep -q "takes the generic path" "$OUT/bk.err" &&
+	json_check "tp_btf $RS count if nr == 8, direct: the workload's 1003 lseeks" \
+		"$OUT/bk.json" "[r['count'] for r in rows] == [1003]" ||
+	fail "tp_btf count if nr == 8: not the direct path: $(grep -E '^(attach|count)' "$OUT/bk.txt" | tr '\n' ' ') $(grep 'generic path' "$OUT/bk.err")"
+	# the kernel refusing a count's filter loads (si_code above): the
+	# generic path, the same count
+	kpt count -v --json --backend tp-btf -c "$B signal" "$CODE" > "$OUT/bk2.json" 2> "$OUT/bk2.err"
+	json_check "tp_btf $SG count if c != 1: the workload's signals whose code is not 1 ($(grep -c 'takes the generic path' "$OUT/bk2.err") fallback to the generic path)" \
+		"$OUT/bk2.json" "[r['count'] for r in rows] == [len([v for v in SIG['code'] if v != 1])]"
 else
 	env_fault "tp_btf's direct histogram: not x86-64, no kernel BTF, or no $RS or $SG tracepoint"
 fi
@@ -419,6 +435,42 @@ json_check "count --sum n --by n --max-keys 16: <overflow> a row, count and sum 
 kpt count --top 1 --by k -c "$B dist" "$SIZE" > "$OUT/t.txt" 2> "$OUT/t.err"
 check "count --top 1 prints the largest only" \
 	test "$(grep -cE '^ +[0-9]+ ' "$OUT/t.txt"):$(grep -E '^ +[0-9]+ ' "$OUT/t.txt" | awk '{print $1}')" = "1:503"
+# a count without keys beside its probe's HITS: on the direct path where its
+# value (--sum's) and filter come straight from the registers, else on the
+# generic one (a string fetched); the workload's 1003 calls, its values DIST
+REG="p:sz $B:kpt_size n=%di:u64"
+# count_paths WHAT WANT ARGS...: --dry-run says the path WANT (direct or
+# generic), and the run's JSON goes to $OUT/cw.json
+count_paths() {
+	local what=$1 want=$2
+	shift 2
+	kpt count --dry-run "$@" > "$OUT/cw.dry" 2>&1
+	kpt count --json -c "$B dist" "$@" > "$OUT/cw.json" 2> "$OUT/cw.err"
+	if [ "$want" = direct ]; then
+		grep -q '^count: counted beside the probe.s HITS.*no map lookup' "$OUT/cw.dry"
+	else
+		grep -q '^count: the generic path (fetch, record slots), counted beside' "$OUT/cw.dry"
+	fi || fail "$what: --dry-run does not say the $want path: $(grep '^count' "$OUT/cw.dry")"
+}
+count_paths "count of a uprobe" direct "$REG"
+json_check "count without keys, direct: the workload's 1003 calls" "$OUT/cw.json" \
+	'[r["count"] for r in rows] == [1003] and rows[0]["key"] == {}'
+count_paths "count --sum of a register" direct --sum n "$REG"
+json_check "count --sum n without keys, direct: 1003 calls, their sum" "$OUT/cw.json" \
+	'[(r["count"], r["sum"]) for r in rows] == [(1003, sum(DIST))]'
+count_paths "count of a register filtered" direct "$REG if n >= 500"
+json_check "count without keys, filtered on the direct path: the 500 calls of n >= 500" \
+	"$OUT/cw.json" '[r["count"] for r in rows] == [len([v for v in DIST if v >= 500])]'
+count_paths "count --sum beside a string" generic --sum n "$SIZE"
+json_check "count --sum n without keys, generic path: 1003 calls, their sum" "$OUT/cw.json" \
+	'[(r["count"], r["sum"]) for r in rows] == [(1003, sum(DIST))]'
+kpt count --json -c "$B dist" "$REG" "p:sz2 $B:kpt_size" > "$OUT/cw2.json" 2> "$OUT/cw2.err"
+json_check "two counts without keys, each beside its HITS: 1003 calls each" "$OUT/cw2.json" \
+	'sorted((r["event"], r["count"]) for r in rows) == [("sz", 1003), ("sz2", 1003)]'
+# --sum in a run of two: the generic path (the handler reads no count's value)
+count_paths "count --sum of a register, two probes" generic --sum n "$REG" "p:sz2 $B:kpt_size n=%di:u64"
+json_check "two counts --sum n without keys: 1003 calls each, their sum" "$OUT/cw.json" \
+	'sorted((r["event"], r["count"], r["sum"]) for r in rows) == [("sz", 1003, sum(DIST)), ("sz2", 1003, sum(DIST))]'
 
 echo "# latency"
 # The target prints each call's own measured duration (ns) on its stdout: the
