@@ -169,15 +169,6 @@ struct {
 	__type(value, __u32);
 } kpt_procs SEC(".maps");
 
-/* Per CPU, the kernel stack of the last task of another process a direct
- * histogram's hit ran on (kpt_own_by_stack()), 0: none yet. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} kpt_oncpu SEC(".maps");
-
 /* No BPF cookie (ident.bpf.h): what a hit is -> its probe, one entry where
  * the kernel has cookies */
 struct {

@@ -151,8 +151,9 @@ const volatile __u32 kpt_task_tgid_off = 0;
  * cannot hit a probe of the run (uprobes in other files).
  */
 const volatile __u32 kpt_self_tgid = 0;
-/* A direct histogram's check for kptrace's own hits asks kpt_oncpu first
- * (kpt_own_by_stack()); task_struct.stack, from the kernel's BTF. */
+/* A direct histogram's check for kptrace's own hits asks the stack a hit
+ * runs on first (kpt_own_by_stack()); task_struct.stack, from the
+ * kernel's BTF. */
 const volatile bool kpt_oncpu_on = false;
 const volatile __u32 kpt_oncpu_stack_off = 0;
 

@@ -207,7 +207,8 @@ static __always_inline bool kpt_self_hit(void *ctx, int kind, bool direct_hist, 
 
 /*
  * Whether a hit is kptrace's own, with no helper call where this CPU's
- * last hit of another process ran on the same task's stack (kpt_oncpu):
+ * last hit of another process ran on the same task's stack (kept in the
+ * probe's per-CPU stats, st, which the hit has looked up already):
  * a program runs on the stack of what it hit (the address of a local of
  * it is on it), a task's stack is its own while it lives, and kptrace's
  * one task predates the run (it makes no thread), so a stack once another
@@ -216,24 +217,23 @@ static __always_inline bool kpt_self_hit(void *ctx, int kind, bool direct_hist, 
  * is taken at KPT_TASK_STACK, THREAD_SIZE's least: a hit beyond, or on an
  * interrupt's stack, only misses. Not a perf event's sample (kpt_in_task()).
  */
-static __always_inline bool kpt_own_by_stack(void *ctx, int kind)
+static __always_inline bool kpt_own_by_stack(void *ctx, int kind, struct kpt_stats *st)
 {
 #ifdef KPT_COMPAT
 	return kpt_is_own(ctx, kind, bpf_get_current_pid_tgid());
 #else
-	__u32 zero = 0;
-	__u64 *lo, base, at = (__u64)&zero;
+	__u32 here = 0;
+	__u64 base, at = (__u64)&here;
 	void *t;
 
-	lo = bpf_map_lookup_elem(&kpt_oncpu, &zero);
-	if (lo && at >= *lo && at < *lo + KPT_TASK_STACK)
+	if (at >= st->oncpu_stack && at < st->oncpu_stack + KPT_TASK_STACK)
 		return false;
 	t = bpf_get_current_task_btf();
 	if (*(__u32 *)(t + kpt_task_tgid_off) == kpt_self_tgid)
 		return kpt_in_task(ctx, kind);
 	base = *(__u64 *)(t + kpt_oncpu_stack_off);
-	if (lo && at >= base && at < base + KPT_TASK_STACK)
-		*lo = base;
+	if (at >= base && at < base + KPT_TASK_STACK)
+		st->oncpu_stack = base;
 	return false;
 #endif
 }
@@ -243,13 +243,14 @@ static __always_inline bool kpt_own_by_stack(void *ctx, int kind)
  * kptrace's own, left out uncounted, where kpt_self_hit() left the check
  * to here. One the filter rejected is counted filtered, kptrace's or not:
  * a system-wide histogram's every rejected hit is spared the helper call,
- * and with kpt_oncpu kept most passing hits of other processes too.
+ * and with the stack check on (kpt_oncpu_on) most passing hits of other
+ * processes too.
  */
 static __always_inline bool kpt_hist_self(void *ctx, int kind, struct kpt_stats *st)
 {
 	if (!kpt_self_tgid || kpt_targeted || kpt_budget_on)
 		return false;
-	if (kpt_oncpu_on && kind != KPT_CTX_PERF ? !kpt_own_by_stack(ctx, kind) :
+	if (kpt_oncpu_on && kind != KPT_CTX_PERF ? !kpt_own_by_stack(ctx, kind, st) :
 	    !kpt_is_own(ctx, kind, bpf_get_current_pid_tgid()))
 		return false;
 	st->hits--;

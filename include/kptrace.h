@@ -797,6 +797,8 @@ struct kpt_stats {
 	__u64 paused;		/* --budget: hits past its rate, the probe paused */
 	__u64 budget_mark;	/* --budget, this CPU: when its last mark's hit came (kpt_budget_mark()) */
 	struct kpt_aggval val;	/* KPT_PF_OWN_STATS: the histogram's value stats */
+	__u64 oncpu_stack;	/* a direct histogram, this CPU: the kernel stack of the last
+				 * task of another process a hit ran on (kpt_own_by_stack()) */
 };
 
 #endif /* KPTRACE_H */

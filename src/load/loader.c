@@ -333,9 +333,10 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
 }
 
 /*
- * Whether the run keeps kpt_oncpu: a direct histogram whose hits the self
- * check reaches (kpt_hist_self(): untargeted, no budget, a probe kptrace
- * may hit), where task_struct's layout was read anyway.
+ * Whether the run checks the stack a hit runs on (kpt_oncpu_on): a direct
+ * histogram whose hits the self check reaches (kpt_hist_self():
+ * untargeted, no budget, a probe kptrace may hit), where task_struct's
+ * layout was read (loader_stack_layout()).
  */
 static bool oncpu_kept(const struct load_opts *o, int nprobes)
 {

@@ -93,7 +93,8 @@ struct load_opts {
 	/* task_struct.tgid, read once for the loads of both (0: not read) */
 	uint32_t task_tgid_off;
 	/* task_struct.stack, from the kernel's BTF where the run reads it: a
-	 * direct histogram keeps kpt_oncpu (loader_stack_layout(); 0: it does not) */
+	 * direct histogram's self check by the stack (loader_stack_layout();
+	 * 0: the helper call) */
 	uint32_t oncpu_stack_off;
 	pid_t target_tid;	/* 0: every thread */
 	uint64_t target_cgroups[KPT_TARGET_CGROUPS];	/* cgroup v2 ids; none: every cgroup */
