@@ -173,41 +173,27 @@ static void read_own_stats(const struct agg_ctx *c, int i, struct kpt_aggval *ou
 }
 
 /*
- * Each count without keys that keeps its count beside its HITS, as the row
- * the keyed map would have held (none where nothing was counted).
+ * The count rows the keyed map does not hold, each where it counted
+ * something: a keyed count's overflow, and a count without keys kept
+ * beside its HITS, as the row the map would have held.
  */
-static int kset_add_own_counts(struct kset *s, const struct agg_ctx *c)
-{
-	int i;
-
-	for (i = 0; i < c->n; i++) {
-		struct kentry e = { .k = { .probe = (__u32)i, .bucket = KPT_BUCKET_STATS } };
-
-		if (c->ents[i].agg.action != KPT_ACT_COUNT ||
-		    !(c->ents[i].flags & KPT_PF_OWN_STATS))
-			continue;
-		read_own_stats(c, i, &e.v);
-		if (!e.v.count)
-			continue;
-		if (kset_room(s))
-			return -ENOMEM;
-		s->e[s->n++] = e;
-	}
-	return 0;
-}
-
-/* Each keyed count's overflow, where it has one, as a row of the set. */
-static int kset_add_overflow(struct kset *s, const struct agg_ctx *c, bool clear)
+static int kset_add_stats_rows(struct kset *s, const struct agg_ctx *c, bool clear)
 {
 	int i;
 
 	for (i = 0; i < c->n; i++) {
 		const struct kpt_agg *g = &c->ents[i].agg;
-		struct kentry e = { .k = { .probe = (__u32)i, .bucket = AGG_BUCKET_OVER } };
+		struct kentry e = { .k = { .probe = (__u32)i } };
 
-		if (g->action != KPT_ACT_COUNT || !g->nkeys || g->group != (__u32)i)
+		if (g->action != KPT_ACT_COUNT)
 			continue;
-		read_group_stats(c, i, clear, &e.v);
+		if (c->ents[i].flags & KPT_PF_OWN_STATS) {
+			e.k.bucket = KPT_BUCKET_STATS;
+			read_own_stats(c, i, &e.v);
+		} else if (g->nkeys && g->group == (__u32)i) {
+			e.k.bucket = AGG_BUCKET_OVER;
+			read_group_stats(c, i, clear, &e.v);
+		}
 		if (!e.v.count)
 			continue;
 		if (kset_room(s))
@@ -1330,8 +1316,7 @@ void agg_report(const struct agg_ctx *c, bool clear)
 		keyed |= c->ents[i].agg.nkeys > 0 || c->ents[i].agg.action == KPT_ACT_COUNT;
 	if (keyed) {
 		kset_load(&s, kfd, c->ld->ncpus, c);
-		kset_add_overflow(&s, c, clear);
-		kset_add_own_counts(&s, c);
+		kset_add_stats_rows(&s, c, clear);
 		if (s.n)	/* an empty set's array is NULL, which qsort may not take */
 			qsort(s.e, s.n, sizeof(*s.e), kentry_cmp);
 	}
