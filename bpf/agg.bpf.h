@@ -115,17 +115,8 @@ static __always_inline int kpt_edata_pop(struct kpt_scratch *s, __u32 tid, __u32
 	return 0;
 }
 
-/* The UAPI's struct bpf_perf_event_value, without vmlinux.h's CO-RE marking
- * (see struct kpt_regs: no relocation, no kernel BTF parsed at load). */
-struct kpt_perf_value {
-	__u64 counter;
-	__u64 enabled;
-	__u64 running;
-};
-
 static __always_inline void kpt_pmu_read(struct kpt_pmu_vals *pv, __u32 cpu)
 {
-	struct kpt_perf_value val;
 	__u32 e;
 
 	__builtin_memset(pv, 0, sizeof(*pv));
@@ -133,13 +124,10 @@ static __always_inline void kpt_pmu_read(struct kpt_pmu_vals *pv, __u32 cpu)
 	for (e = 0; e < KPT_PMU_MAX; e++) {
 		if (e >= kpt_pmu_n)
 			break;
-		if (bpf_perf_event_read_value(&kpt_pmu, e * kpt_pmu_stride + cpu,
-					      (struct bpf_perf_event_value *)&val, sizeof(val)))
-			continue;
-		pv->v[e] = val.counter;
-		pv->enabled[e] = val.enabled;
-		pv->running[e] = val.running;
-		pv->ok |= 1u << e;
+		if (!bpf_perf_event_read_value(&kpt_pmu, e * kpt_pmu_stride + cpu,
+					       (struct bpf_perf_event_value *)&pv->c[e],
+					       sizeof(pv->c[e])))
+			pv->ok |= 1u << e;
 	}
 }
 
@@ -443,11 +431,12 @@ static __always_inline void kpt_pmu_account(const struct kpt_probe_entry *p, __u
 			ps->failed++;
 			continue;
 		}
-		if (end->running[e] - start->running[e] != end->enabled[e] - start->enabled[e]) {
+		if (end->c[e].running - start->c[e].running !=
+		    end->c[e].enabled - start->c[e].enabled) {
 			ps->multiplexed++;
 			continue;
 		}
-		d = end->v[e] - start->v[e];
+		d = end->c[e].counter - start->c[e].counter;
 		slot = p->agg.pmu_base + e * KPT_LOGLIN_BUCKETS + kpt_loglin_bucket(d);
 		c = bpf_map_lookup_elem(&kpt_hist, &slot);
 		if (c)

@@ -100,11 +100,19 @@ struct {
 	__type(value, __u32);
 } kpt_pmu SEC(".maps");
 
-/* The counters at a call's entry, keyed as kpt_edata's entry arguments. */
+/* The UAPI's struct bpf_perf_event_value, without vmlinux.h's CO-RE marking
+ * (see struct kpt_regs: no relocation, no kernel BTF parsed at load). */
+struct kpt_perf_value {
+	__u64 counter;
+	__u64 enabled;
+	__u64 running;
+};
+
+/* The counters at a call's entry, keyed as kpt_edata's entry arguments;
+ * each read straight into its slot (no copy on kpt_pmu_exit()'s stack,
+ * which kpt_entry's 512 bytes hold with kpt_aggregate()'s). */
 struct kpt_pmu_vals {
-	__u64 v[KPT_PMU_MAX];
-	__u64 enabled[KPT_PMU_MAX];
-	__u64 running[KPT_PMU_MAX];
+	struct kpt_perf_value c[KPT_PMU_MAX];
 	__u32 cpu;
 	__u32 ok;		/* bit e: counter e was read */
 };
