@@ -192,7 +192,8 @@ static __always_inline int kpt_tpbtf_hist_value(__u64 *ctx, struct kpt_stats *st
 		return 0;
 	}
 	/* the value its filter loaded already: *v, as loaded */
-	if (!((__s64)w < 0 && kpt_dh.fchain.same) && kpt_tpbtf_chain(ctx, &kpt_dh.chain, v)) {
+	if (!((__s64)w < 0 && (KPT_DH_BYTE(w, on) & KPT_DH_SAME)) &&
+	    kpt_tpbtf_chain(ctx, &kpt_dh.chain, v)) {
 		st->faults++;
 		return 1;
 	}
@@ -216,11 +217,11 @@ static __always_inline int kpt_tpbtf_hist_value(__u64 *ctx, struct kpt_stats *st
 static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stats *st, __u64 w)
 {
 	bool is_tp = kind == KPT_CTX_TP, is_signed = KPT_DH_BYTE(w, is_signed);
-	__u32 fcmp;
-	__u64 v;
+	__u32 on = KPT_DH_BYTE(w, on), fcmp;
+	__u64 v = 0;
 
 	if (KPT_CTX_IS_TPBTF(kind)) {
-		if (!kpt_tpbtf_hist_value(ctx, st, w, &v) && !kpt_hist_self(ctx, kind, st))
+		if (!kpt_tpbtf_hist_value(ctx, st, w, &v) && !kpt_hist_self(ctx, kind, st, on))
 			kpt_hist_direct_count(st, w, v);
 		return;
 	}
@@ -233,7 +234,6 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
 		/* a tracepoint's field in the record's first words only (the
 		 * loader's kpt_tp_direct_word): no helper call here, whose
 		 * clobbered registers would cost the unfiltered hit spills */
-		v = 0;
 		if (is_tp && kpt_tp_field(ctx, kpt_dh.ftp_off, kpt_dh.ftp_size, &v))
 			st->faults++;
 		else if (kpt_pred_cmp(kpt_narrow(is_tp ? v : kpt_direct_reg(ctx, kind,
@@ -246,15 +246,19 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
 			return;
 		}
 	}
-	if (kpt_hist_self(ctx, kind, st))
+	if (kpt_hist_self(ctx, kind, st, on))
 		return;
 	/* a count of hits (size 0) reads no value */
 	if (!KPT_DH_BYTE(w, size)) {
 		kpt_aggval_add(&st->val, 1, false);
 		return;
 	}
-	if (kpt_direct_load(ctx, kind, KPT_DH_BYTE(w, direct), is_tp ? kpt_dh.tp_off : 0,
-			    is_tp ? kpt_dh.tp_size : 0, KPT_DH_BYTE(w, size), is_signed, &v)) {
+	/* a tracepoint's field its filter read already (KPT_DH_SAME; a
+	 * register's read is one load anyway) */
+	if (is_tp && (__s64)w < 0 && (on & KPT_DH_SAME))
+		v = kpt_narrow(v, KPT_DH_BYTE(w, size), is_signed);
+	else if (kpt_direct_load(ctx, kind, KPT_DH_BYTE(w, direct), is_tp ? kpt_dh.tp_off : 0,
+				 is_tp ? kpt_dh.tp_size : 0, KPT_DH_BYTE(w, size), is_signed, &v)) {
 		st->faults++;
 		return;
 	}

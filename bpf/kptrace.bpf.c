@@ -169,7 +169,7 @@ static __always_inline int kpt_handle(void *ctx, int kind, bool may_direct, bool
 	/* outside the run's window: a load and a branch, nothing counted */
 	if (kpt_stopped)
 		return 0;
-	if (kpt_self_hit(ctx, kind, KPT_DH_BYTE(dh, on), &pid_tgid, &cgid))
+	if (kpt_self_hit(ctx, kind, KPT_DH_BYTE(dh, on) & KPT_DH_NO_IDS, &pid_tgid, &cgid))
 		return 0;	/* not the user's: not even counted */
 	st = bpf_map_lookup_elem(&kpt_stats, &idx);
 	if (!st)

@@ -151,10 +151,9 @@ const volatile __u32 kpt_task_tgid_off = 0;
  * cannot hit a probe of the run (uprobes in other files).
  */
 const volatile __u32 kpt_self_tgid = 0;
-/* A direct histogram's check for kptrace's own hits asks the stack a hit
- * runs on first (kpt_own_by_stack()); task_struct.stack, from the
- * kernel's BTF. */
-const volatile bool kpt_oncpu_on = false;
+/* task_struct.stack, from the kernel's BTF, where a direct histogram's
+ * check for kptrace's own hits asks the stack a hit runs on first
+ * (KPT_DH_SELF_STACK, kpt_own_by_stack()). */
 const volatile __u32 kpt_oncpu_stack_off = 0;
 
 /* Where task/task_newtask's pid and clone_flags and sched_process_free's

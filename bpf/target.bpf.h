@@ -184,22 +184,20 @@ static __always_inline bool kpt_is_own(void *ctx, int kind, __u64 pid_tgid)
 /*
  * Whether kptrace itself hit the probe (kpt_self_tgid), with the task's ids
  * into *pid_tgid and its cgroup into *cgid (kpt_current()), read once a
- * hit: targeting, records and latency need them too. A direct histogram,
- * which needs none of them (untargeted), is spared the helper call, the
- * check's whole cost (bench/README.md): where kptrace cannot hit its probe
- * (uprobes in other files: kpt_self_tgid 0), and else until its filter
- * passed (kpt_hist_self(); under a budget, whose tokens a hit of kptrace's
- * must not take, here). A tracepoint program may not read the record's
- * common_pid instead.
+ * hit: targeting, records and latency need them too. A direct histogram
+ * that needs none of them (KPT_DH_NO_IDS: untargeted) is spared the helper
+ * call, the check's whole cost (bench/README.md): where kptrace cannot hit
+ * its probe (uprobes in other files: kpt_self_tgid 0), and else until its
+ * filter passed (kpt_hist_self(); under a budget, whose tokens a hit of
+ * kptrace's must not take, here); so is a direct pair's (kpt_pair_late).
+ * A tracepoint program may not read the record's common_pid instead.
  */
-static __always_inline bool kpt_self_hit(void *ctx, int kind, bool direct_hist, __u64 *pid_tgid,
+static __always_inline bool kpt_self_hit(void *ctx, int kind, bool no_ids, __u64 *pid_tgid,
 					 __u64 *cgid)
 {
-	__u32 self = kpt_self_tgid;	/* one load: the verifier knows it */
-
 	*pid_tgid = 0;
 	*cgid = 0;
-	if ((direct_hist || kpt_pair_late) && !kpt_targeted && (!self || !kpt_budget_on))
+	if (no_ids || kpt_pair_late)
 		return false;
 	*pid_tgid = kpt_current(cgid);
 	return kpt_is_own(ctx, kind, *pid_tgid);
@@ -241,16 +239,16 @@ static __always_inline bool kpt_own_by_stack(void *ctx, int kind, struct kpt_sta
 /*
  * A direct histogram's hit its filter passed (or one without a filter):
  * kptrace's own, left out uncounted, where kpt_self_hit() left the check
- * to here. One the filter rejected is counted filtered, kptrace's or not:
- * a system-wide histogram's every rejected hit is spared the helper call,
- * and with the stack check on (kpt_oncpu_on) most passing hits of other
- * processes too.
+ * to here (kpt_dh's on: KPT_DH_SELF_*, untargeted, no budget). One the
+ * filter rejected is counted filtered, kptrace's or not: a system-wide
+ * histogram's every rejected hit is spared the helper call, and with the
+ * stack check most passing hits of other processes too.
  */
-static __always_inline bool kpt_hist_self(void *ctx, int kind, struct kpt_stats *st)
+static __always_inline bool kpt_hist_self(void *ctx, int kind, struct kpt_stats *st, __u32 on)
 {
-	if (!kpt_self_tgid || kpt_targeted || kpt_budget_on)
+	if (!(on & (KPT_DH_SELF_STACK | KPT_DH_SELF_ASK)))
 		return false;
-	if (kpt_oncpu_on && kind != KPT_CTX_PERF ? !kpt_own_by_stack(ctx, kind, st) :
+	if ((on & KPT_DH_SELF_STACK) && kind != KPT_CTX_PERF ? !kpt_own_by_stack(ctx, kind, st) :
 	    !kpt_is_own(ctx, kind, bpf_get_current_pid_tgid()))
 		return false;
 	st->hits--;

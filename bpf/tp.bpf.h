@@ -56,7 +56,7 @@ static __always_inline __u32 kpt_tp_read(const struct kpt_scratch *s, __u32 off,
 		fail;						\
 	w = *(const __u64 *)(ctx + o);				\
 	barrier_var(w);
-#define KPT_TP_CASE(o)	case o: KPT_TP_LOAD(o, return -1) break;
+#define KPT_TP_IF(o)	if (word == o) { KPT_TP_LOAD(o, return -1) goto found; } barrier_var(word);
 #define KPT_TP_COPY(o)	{ KPT_TP_LOAD(o, return) d[o / 8] = w; }
 
 /*
@@ -68,18 +68,19 @@ static __always_inline __u32 kpt_tp_read(const struct kpt_scratch *s, __u32 off,
 static __always_inline int kpt_tp_field(void *ctx, __u32 off, __u32 size, __u64 *v)
 {
 	/* one word for every direct field of the run: a constant, so the
-	 * verifier keeps one case of the switch and none of the checks */
-	int word = kpt_tp_direct_word ? (int)kpt_tp_direct_word : kpt_tp_word(off, size);
+	 * verifier keeps one test of the chain and none of the checks; a
+	 * chain, each test behind barrier_var(): as a switch, clang would
+	 * compute an index of the word, which no hit needs */
+	__u32 dw = kpt_tp_direct_word;
+	int word = dw ? (int)dw : kpt_tp_word(off, size);
 	__u64 w;
 
-	switch (word) {
-	KPT_TP_CASE(8) KPT_TP_CASE(16) KPT_TP_CASE(24) KPT_TP_CASE(32)
-	KPT_TP_CASE(40) KPT_TP_CASE(48) KPT_TP_CASE(56) KPT_TP_CASE(64)
-	KPT_TP_CASE(72) KPT_TP_CASE(80) KPT_TP_CASE(88) KPT_TP_CASE(96)
-	KPT_TP_CASE(104) KPT_TP_CASE(112) KPT_TP_CASE(120)
-	default:
-		return -1;
-	}
+	KPT_TP_IF(8) KPT_TP_IF(16) KPT_TP_IF(24) KPT_TP_IF(32)
+	KPT_TP_IF(40) KPT_TP_IF(48) KPT_TP_IF(56) KPT_TP_IF(64)
+	KPT_TP_IF(72) KPT_TP_IF(80) KPT_TP_IF(88) KPT_TP_IF(96)
+	KPT_TP_IF(104) KPT_TP_IF(112) KPT_TP_IF(120)
+	return -1;
+found:
 	*v = kpt_tp_bits(w, off, size);
 	return 0;
 }

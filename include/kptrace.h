@@ -118,7 +118,7 @@ struct kpt_direct_chain {
 	__u8 word;
 	__u8 nhops;
 	__u8 size;
-	__u8 same;		/* a filter's: 1 where it is the value's chain, loaded once */
+	__u8 pad;
 	__u32 off;
 	__u32 hop[KPT_DC_HOPS];
 };
@@ -577,8 +577,14 @@ struct kpt_agg {
  */
 /* kpt_direct_hist.fcmp's flag: the first word's sign bit, a test the verifier drops whole */
 #define KPT_DH_FILTER	0x80
+/* kpt_direct_hist.on: 1 with these flags, the last three the loader's (its
+ * run's targets, budget and self check), so that a hit tests none of them */
+#define KPT_DH_SAME	0x02	/* the filter's value is the histogram's: read once */
+#define KPT_DH_NO_IDS	0x04	/* no task ids read at the hit's start (kpt_self_hit()) */
+#define KPT_DH_SELF_STACK 0x08	/* kptrace's own hits told by their stack (kpt_own_by_stack()) */
+#define KPT_DH_SELF_ASK	0x10	/* or by the task's ids (kpt_is_own()) */
 struct kpt_direct_hist {
-	__u8 on;
+	__u8 on;		/* 1 | KPT_DH_* */
 	__u8 direct;		/* KPT_DIRECT_*, as kpt_agg.direct */
 	__u8 size;		/* the value's width (its record slot's), as kpt_narrow()
 				 * takes; 0: a count of hits, no value read */

@@ -333,15 +333,22 @@ static uint32_t size_maps(struct kptrace_bpf *skel, const struct load_opts *o, i
 }
 
 /*
- * Whether the run checks the stack a hit runs on (kpt_oncpu_on): a direct
- * histogram whose hits the self check reaches (kpt_hist_self():
- * untargeted, no budget, a probe kptrace may hit), where task_struct's
- * layout was read (loader_stack_layout()).
+ * A direct histogram's flags of the run (kpt_self_hit(), kpt_hist_self()):
+ * untargeted, it reads no task ids at a hit's start; kptrace's own hits
+ * are left out once the filter passed, told by the stack a hit runs on
+ * where task_struct's layout was read (loader_stack_layout()), else by
+ * asking; where kptrace cannot hit the probe (self_tgid 0), never. Under
+ * a budget that may, at the start: its hits must take no token.
  */
-static bool oncpu_kept(const struct load_opts *o, int nprobes)
+static uint8_t dh_run_flags(const struct load_opts *o)
 {
-	return nprobes == 1 && o->plan.dh.on && o->self_tgid && o->oncpu_stack_off &&
-	       !o->target_tgid && !o->target_tid && !o->target_ncgroups && !o->plan.budget;
+	if (o->target_tgid || o->target_tid || o->target_ncgroups)
+		return 0;
+	if (!o->self_tgid)
+		return KPT_DH_NO_IDS;
+	if (o->plan.budget)
+		return 0;
+	return KPT_DH_NO_IDS | (o->oncpu_stack_off ? KPT_DH_SELF_STACK : KPT_DH_SELF_ASK);
 }
 
 /* Only the programs this run's probes attach are loaded. */
@@ -385,7 +392,6 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	skel->rodata->kpt_target_ncgroups = o->target_ncgroups;
 	skel->rodata->kpt_targeted = o->target_tgid || o->target_tid || o->target_ncgroups;
 	skel->rodata->kpt_self_tgid = o->self_tgid;
-	skel->rodata->kpt_oncpu_on = oncpu_kept(o, nprobes);
 	skel->rodata->kpt_oncpu_stack_off = o->oncpu_stack_off;
 	skel->rodata->kpt_task_tgid_off = o->task_tgid_off;
 	skel->rodata->kpt_target_set = o->target_set && o->target_tgid;
@@ -439,6 +445,8 @@ static void set_rodata(struct kptrace_bpf *skel, const struct load_opts *o, int 
 	if (nprobes == 1) {	/* the BPF side writes probe 0's records, counts its buckets */
 		memcpy((void *)&skel->rodata->kpt_ds, &o->plan.ds, sizeof(o->plan.ds));
 		memcpy((void *)&skel->rodata->kpt_dh, &o->plan.dh, sizeof(o->plan.dh));
+		if (o->plan.dh.on)
+			skel->rodata->kpt_dh.on |= dh_run_flags(o);
 	}
 	/* a pair on one tracepoint: kpt_tp2 does both probes' work in one go */
 	if (!skel->rodata->kpt_no_cookie)

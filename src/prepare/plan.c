@@ -446,8 +446,9 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
 			dh->ftp_size = (uint32_t)f->imm;
 		} else if (g->fdirect == KPT_DIRECT_TPBTF) {
 			tpbtf_chain_of(f, &dh->fchain);
-			dh->fchain.same = op->argi == g->value_argi;
 		}
+		if (value && op->argi == g->value_argi && g->fdirect == g->direct)
+			dh->on |= KPT_DH_SAME;
 	}
 	return true;
 }
