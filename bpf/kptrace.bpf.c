@@ -300,6 +300,48 @@ KPT_TPBTF(0) KPT_TPBTF(1) KPT_TPBTF(2) KPT_TPBTF(3)
 KPT_TPBTF(4) KPT_TPBTF(5) KPT_TPBTF(6) KPT_TPBTF(7)
 
 /*
+ * A direct histogram whose run reads no task ids (KPT_DH_NO_IDS: a run of
+ * one probe, untargeted): programs that do that hit alone, in place of
+ * kpt_entry, kpt_tp and tp_btf slot 0 (the loader's prog_of()). Laid out
+ * by clang without the generic path, whose register pressure each hit
+ * would pay in spills, and nothing of the handler's settings loaded.
+ */
+static __always_inline int kpt_dh_hit(void *ctx, int kind)
+{
+	__u64 w = *(const volatile __u64 *)&kpt_dh;
+	struct kpt_stats *st;
+	__u32 idx = 0;
+
+	if (kpt_stopped)
+		return 0;
+	st = bpf_map_lookup_elem(&kpt_stats, &idx);
+	if (!st)
+		return 0;
+	st->hits++;
+	kpt_hist_direct(ctx, kind, st, w);
+	return 0;
+}
+
+SEC("kprobe")
+int kpt_entry_dh(struct pt_regs *ctx)
+{
+	return kpt_dh_hit(ctx, KPT_CTX_REGS);
+}
+
+SEC("tracepoint")
+int kpt_tp_dh(void *ctx)
+{
+	kpt_dh_hit(ctx, KPT_CTX_TP);
+	return KPT_TP_PASS;
+}
+
+SEC("tp_btf")
+int kpt_tpbtf_dh(__u64 *ctx)
+{
+	return kpt_dh_hit(ctx, KPT_CTX_TPBTF);
+}
+
+/*
  * Two definitions on one tracepoint (latency's two ends at sched_switch):
  * one attachment does both, the cookie's probe then the one in its upper
  * half (an end's work, then the next start's): one program run a hit; a

@@ -105,7 +105,9 @@ static int setup_tpbtf(struct loader *ld, const struct ev_desc *evs, int n, char
 		if (!evs[i].tpbtf)
 			continue;
 		k = plan_tpbtf_slot(evs, i);
-		if (k >= 0)
+		if (k == 0 && ld->dh_own)
+			prog = ld->skel->progs.kpt_tpbtf_dh;
+		else if (k >= 0)
 			prog = slot_prog(ld->skel->obj, "kpt_tpbtf", k, KPT_TPBTF_SLOTS);
 		if (!prog) {
 			snprintf(msg, msglen, "more than %d tp_btf probes", KPT_TPBTF_SLOTS);
@@ -351,8 +353,10 @@ static uint8_t dh_run_flags(const struct load_opts *o)
 	return KPT_DH_NO_IDS | (o->oncpu_stack_off ? KPT_DH_SELF_STACK : KPT_DH_SELF_ASK);
 }
 
-/* Only the programs this run's probes attach are loaded. */
-static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes)
+/* Only the programs this run's probes attach are loaded; dh_own: a direct
+ * histogram's in place of kpt_entry, kpt_tp and tp_btf slot 0. */
+static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o, int nprobes,
+			    bool dh_own)
 {
 	bool use_entry = false, use_tp = false, use_multi = false, use_perf = false, use_tp2 = false;
 	int i;
@@ -373,8 +377,11 @@ static void choose_programs(struct kptrace_bpf *skel, const struct load_opts *o,
 			     ev->kind != SPEC_PROFILE;
 	}
 	bpf_program__set_autoload(skel->progs.kpt_perf, use_perf);
-	bpf_program__set_autoload(skel->progs.kpt_entry, use_entry);
-	bpf_program__set_autoload(skel->progs.kpt_tp, use_tp);
+	bpf_program__set_autoload(skel->progs.kpt_entry, use_entry && !dh_own);
+	bpf_program__set_autoload(skel->progs.kpt_entry_dh, use_entry && dh_own);
+	bpf_program__set_autoload(skel->progs.kpt_tp, use_tp && !dh_own);
+	bpf_program__set_autoload(skel->progs.kpt_tp_dh, use_tp && dh_own);
+	bpf_program__set_autoload(skel->progs.kpt_tpbtf_dh, false);	/* setup_tpbtf() */
 	bpf_program__set_autoload(skel->progs.kpt_tp2, use_tp2);
 	bpf_program__set_autoload(skel->progs.kpt_entry_multi, use_multi);
 }
@@ -591,7 +598,8 @@ int loader_load(struct loader *ld, const struct load_opts *o, int nprobes, char 
 	ld->skel = skel;
 
 	ring = size_maps(skel, o, nprobes, ld->ncpus);
-	choose_programs(skel, o, nprobes);
+	ld->dh_own = nprobes == 1 && o->plan.dh.on && (dh_run_flags(o) & KPT_DH_NO_IDS);
+	choose_programs(skel, o, nprobes, ld->dh_own);
 	ld->tramp = calloc(nprobes ? nprobes : 1, sizeof(*ld->tramp));
 	if (!ld->tramp)
 		return -ENOMEM;
@@ -845,8 +853,7 @@ static struct bpf_link *attach_one(struct loader *ld, const struct ev_desc *ev, 
 				   char *msg, size_t msglen)
 {
 	/* returns too */
-	struct bpf_program *prog = ld->slot && ld->slot[ev->index] >= 0 ? slot_of(ld, ev) :
-				   ld->skel->progs.kpt_entry;
+	struct bpf_program *prog = prog_of(ld, ev);
 
 	if (ev->is_user) {
 		/* a USDT semaphore: the kernel counts it up while attached */
@@ -1655,10 +1662,13 @@ static struct bpf_program *prog_of(struct loader *ld, const struct ev_desc *ev)
 		return slot_of(ld, ev);
 	if (ev->kind == SPEC_TRACEPOINT)
 		return ident_tp_partner(ev, ld->nprobes) >= 0 || ev->pair_direct ?
-			       ld->skel->progs.kpt_tp2 : ld->skel->progs.kpt_tp;
+			       ld->skel->progs.kpt_tp2 :
+			       ld->dh_own ? ld->skel->progs.kpt_tp_dh : ld->skel->progs.kpt_tp;
 	if (ev->kind == SPEC_PROFILE)
 		return ld->skel->progs.kpt_perf;
-	return ev->multi ? ld->skel->progs.kpt_entry_multi : ld->skel->progs.kpt_entry;
+	if (ev->multi)
+		return ld->skel->progs.kpt_entry_multi;
+	return ld->dh_own ? ld->skel->progs.kpt_entry_dh : ld->skel->progs.kpt_entry;
 }
 
 int loader_probe_prog(struct loader *ld, const struct ev_desc *ev, uint32_t *id, uint64_t *ns,

@@ -31,6 +31,7 @@ struct loader {
 	bool compat;			/* the object without callbacks (no bpf_loop()) */
 	bool no_cookie;			/* no BPF cookies: probes told apart by kpt_ident */
 	bool cfi_refused;		/* the verifier refused the CFI unwinder: loaded without */
+	bool dh_own;			/* the direct histogram's own programs (kpt_*_dh) */
 	struct bpf_link **links;	/* links[i] is probe i's */
 	bool *pair_entry;		/* probe i's ev_desc.pair_entry: off last */
 	struct tfs_probe *tfs;		/* probe i's tracefs kretprobe, for "rN:" */
