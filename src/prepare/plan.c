@@ -708,10 +708,12 @@ static void tp_end_bound(const struct tp_format *fmt, struct plan *pl)
 }
 
 /*
- * kpt_tp_direct_word: the record word the run's direct tracepoint
- * histograms read, when they all read the same one (a run of one, as a
- * rule): the BPF side then loads it with no check and no switch of offsets.
- * 0 otherwise. After tp_end_bound(): the bound is the run's.
+ * kpt_tp_direct_word: the record word the run's direct tracepoint probes
+ * read (a histogram's value, a pair's key, the filter's one term of
+ * either), when they all read the same one (a run of one, as a rule; a
+ * pair's two ends on sys_enter and sys_exit, whose id is at the same
+ * place): the BPF side then loads it with no check and no switch of
+ * offsets. 0 otherwise. After tp_end_bound(): the bound is the run's.
  */
 static uint32_t tp_direct_word(const struct ev_desc *evs, const struct kpt_probe_entry *ents,
 			       int n, uint32_t end)
@@ -720,15 +722,21 @@ static uint32_t tp_direct_word(const struct ev_desc *evs, const struct kpt_probe
 
 	for (i = 0; i < n; i++) {
 		const struct kpt_probe_entry *e = &ents[i];
-		/* the value's field, and its filter's */
-		uint8_t argi[2] = { e->agg.value_argi, e->post.nops ? e->post.ops[0].argi : 0xff };
+		const struct kpt_agg *g = &e->agg;
+		bool pair = g->action == KPT_ACT_PAIR_START || g->action == KPT_ACT_PAIR_END;
+		/* the value's field or the pair's key's, and the filter's */
+		uint8_t argi[2] = { pair ? (g->npair && g->pair_argi[0] != KPT_PAIR_CPU ?
+					    g->pair_argi[0] : 0xff) : g->value_argi,
+				    e->post.nops ? e->post.ops[0].argi : 0xff };
 
 		if (evs[i].kind != SPEC_TRACEPOINT || !(e->flags & KPT_PF_DIRECT) ||
-		    e->agg.action != KPT_ACT_HIST)
+		    (g->action != KPT_ACT_HIST && !pair))
 			continue;
-		for (j = 0; j < 2 && argi[j] != 0xff; j++) {
+		for (j = 0; j < 2; j++) {
 			const struct kpt_fetch *f = &e->args[argi[j] & (KPT_MAX_ARGS - 1)];
 
+			if (argi[j] == 0xff)
+				continue;
 			w = kpt_tp_word_at(f->param, (uint32_t)f->imm, end);
 			if (w <= 0 || (word && w != word))
 				return 0;
