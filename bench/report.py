@@ -966,7 +966,7 @@ def static_tables(res, ss):
     L = ["### 1e. Static probes: a tracepoint through tp_btf and the classic program; USDT", ""]
     L.append("Median [min–max] of %d repeats, every configuration once per repeat in a shuffled "
              "order. *CPU ns/call*: the workload's CPU time over its loop a call (the programs run "
-             "in the calling task; time spent waiting for a CPU others took does not count); "
+             "in the calling task; time spent waiting for a CPU others took does not count)%s; "
              "*overhead*: less the untraced loop's of the same repeat; *wall*: the same from the "
              "loop's wall time. *tracepoint*: `%s` (pair: to `%s`) kept to lseek (%d) by every "
              "tool's filter on the number, through the classic tracepoint program (kptrace "
@@ -978,7 +978,10 @@ def static_tables(res, ss):
              "%d calls with kernel BPF stats on, a call, every system call of the machine in that "
              "window included (filtered out at once; *runs/call*: the programs' runs a call). *usdt*: `%s` of `workload --usdt`, %d "
              "firings (untraced: %s CPU ns), exactly as many seen; *BPF ns* over %d more." %
-             (res["params"]["repeats"], tp["enter"], tp["exit"], tp["nr"], tp["nr"], tp["nr"],
+             (res["params"]["repeats"],
+              ", the middle of %d loops run one after the other (a loop the host slowed is one of "
+              "them)" % st["loops"] if st.get("loops", 1) > 1 else "",
+              tp["enter"], tp["exit"], tp["nr"], tp["nr"], tp["nr"],
               tp["calls"], un["tracepoint"], tp.get("stats_calls", 0), us["probe"], us["calls"],
               un["usdt"], us.get("stats_calls", 0)))
     if us.get("error"):

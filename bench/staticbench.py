@@ -31,8 +31,9 @@ and bpftrace, in one shuffled repeat loop.
 
 The cost is the workload's CPU time over its loop a call (as the pair
 scenario's: the programs run in the calling task, and the time it waits
-for a CPU others took does not count), less the untraced loop's of the
-same repeat, the wall time's kept beside; BPF ns: the tool's programs'
+for a CPU others took does not count), the middle of LOOPS loops run
+one after the other, less the untraced loop's of the same repeat (the
+middle of as many), the wall time's kept beside; BPF ns: the tool's programs'
 run time over a further window with kernel BPF statistics on, a call of
 the workload (tracepoint: every system call of the machine in that window
 runs the programs too, filtered out at their start, and counts in it).
@@ -48,6 +49,7 @@ TP_MODES = ["hist", "stream", "pair"]
 USDT_PROVIDER, USDT_NAME = "kptbench", "hit"
 USDT_CALLS = 40000
 USDT_STATS_CALLS = 5000
+LOOPS = 3               # the workload's loops a configuration runs, the middle one kept
 
 
 def _configs():
@@ -156,6 +158,21 @@ def _workload(H, job, n):
     return w
 
 
+def _loops(H, job, n):
+    """LOOPS runs of the job's loop, one after the other: the figures of
+    the run in the middle by CPU time a call, with every run's calls,
+    pids and CPU time a call. A loop the host slowed (its untraced loop
+    takes ~153 or ~210 ns a call in spells) is one of three, whoever
+    runs; a tool whose loops differ by its own doing keeps its middle
+    one, not its best."""
+    ws = [_workload(H, job, n) for _ in range(LOOPS)]
+    mid = dict(sorted(ws, key=lambda w: w["cpu_ns_per_call"])[len(ws) // 2])
+    mid["calls"] = sum(w["calls"] for w in ws)
+    mid["pids"] = [w["pid"] for w in ws]
+    mid["loops_ns"] = [w["cpu_ns_per_call"] for w in ws]     # in the order run
+    return mid
+
+
 def _own_lines(text, event, pids):
     """(lines of event streamed by the threads pids, all its lines): a
     line starts COMM-TID [CPU], kptrace's, the floor's and bpftrace's."""
@@ -205,7 +222,9 @@ def _seen(H, config, proc, outpath, pids):
 def _one(H, job, config, rep, n, stats_n, stats, nr):
     rec = {"rep": rep, "job": job, "config": config, "loadavg": os.getloadavg()[0]}
     if config == "untraced":
-        return H.cpu_timed(rec, _workload(H, job, n))
+        w = _loops(H, job, n)
+        rec["loops_ns"] = w["loops_ns"]
+        return H.cpu_timed(rec, w)
     outpath = os.path.join(H.OUT, "static.out")
     made, pids = 0, []
     with open(outpath, "w") as out:
@@ -215,9 +234,10 @@ def _one(H, job, config, rep, n, stats_n, stats, nr):
             time.sleep(H.IDLE_S)
             m = H.mem_status(proc.pid())
             rec.update(hwm_kb=m.get("VmHWM"), rss_kb=m.get("VmRSS"), map_rss_kb=m.get("map_rss"))
-            w = _workload(H, job, n)
+            w = _loops(H, job, n)
             H.cpu_timed(rec, w)
-            made, pids = w["calls"], [w["pid"]]
+            rec["loops_ns"] = w["loops_ns"]
+            made, pids = w["calls"], w["pids"]
             fd = H.enable_bpf_stats() if stats else None
             if fd is not None:
                 try:
@@ -272,7 +292,8 @@ def scenario_static(args, H):
             return _one(H, job, config, rep, tp_calls, H.TP_STATS_CALLS, stats, nr)
         return _one(H, job, config, rep, usdt_calls, USDT_STATS_CALLS, stats, nr)
     runs = H.job_loop(configs, args.repeats, 5000, one)
-    return {"tracepoint": {"enter": ENTER, "exit": EXIT, "nr": nr, "calls": tp_calls,
+    return {"loops": LOOPS,
+            "tracepoint": {"enter": ENTER, "exit": EXIT, "nr": nr, "calls": tp_calls,
                            "stats_calls": H.TP_STATS_CALLS if stats else 0},
             "usdt": {"probe": "%s:%s" % (USDT_PROVIDER, USDT_NAME), "calls": usdt_calls,
                      "stats_calls": USDT_STATS_CALLS if stats else 0, "error": usdt_error},
