@@ -938,7 +938,12 @@ def versions():
             return None
 
     def deb(pkg):
-        return cmd(["dpkg-query", "-W", "-f=${Version}", pkg])
+        """Its version, "not installed" where dpkg has none (whose error
+        cmd() would take for a version)."""
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL)
+        return r.stdout.decode(errors="replace").strip() or None if not r.returncode \
+            else "not installed"
 
     return {
         "kernel": platform.release(),
