@@ -402,6 +402,19 @@ static bool plan_tpbtf_stream(const struct ev_desc *ev, const struct kpt_probe_e
 	return true;
 }
 
+/* Where a direct value of argument f comes from (direct, KPT_DIRECT_*): a
+ * tracepoint field's offset and size, or a tp_btf chain; else nothing. */
+static void direct_source_of(const struct kpt_fetch *f, uint8_t direct, uint32_t *tp_off,
+			     uint32_t *tp_size, struct kpt_direct_chain *c)
+{
+	if (direct == KPT_DIRECT_TPFIELD) {
+		*tp_off = f->param;
+		*tp_size = (uint32_t)f->imm;
+	} else if (direct == KPT_DIRECT_TPBTF) {
+		tpbtf_chain_of(f, c);
+	}
+}
+
 bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *dh)
 {
 	const struct kpt_agg *g = &e->agg;
@@ -422,12 +435,7 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
 	if (value) {
 		dh->direct = g->direct;
 		dh->size = f->size;
-		if (g->direct == KPT_DIRECT_TPFIELD) {
-			dh->tp_off = f->param;
-			dh->tp_size = (uint32_t)f->imm;
-		} else if (g->direct == KPT_DIRECT_TPBTF) {
-			tpbtf_chain_of(f, &dh->chain);
-		}
+		direct_source_of(f, g->direct, &dh->tp_off, &dh->tp_size, &dh->chain);
 	}
 	dh->nbuckets = g->nbuckets;
 	dh->lin_min = g->lin_min;
@@ -441,12 +449,7 @@ bool plan_direct_hist(const struct kpt_probe_entry *e, struct kpt_direct_hist *d
 		dh->fsize = op->size;
 		dh->fsigned = op->is_signed;
 		dh->fimm = op->imm;
-		if (g->fdirect == KPT_DIRECT_TPFIELD) {
-			dh->ftp_off = f->param;
-			dh->ftp_size = (uint32_t)f->imm;
-		} else if (g->fdirect == KPT_DIRECT_TPBTF) {
-			tpbtf_chain_of(f, &dh->fchain);
-		}
+		direct_source_of(f, g->fdirect, &dh->ftp_off, &dh->ftp_size, &dh->fchain);
 		if (value && op->argi == g->value_argi && g->fdirect == g->direct)
 			dh->on |= KPT_DH_SAME;
 	}
