@@ -86,19 +86,18 @@ static __always_inline int kpt_direct_load(void *ctx, int kind, __u32 direct, __
  */
 #define KPT_TPBTF_WORD(k)	case k: p = ctx[k]; barrier_var(p); break;
 #define KPT_TPBTF_HOP(i)					\
-	if (i < nhops) {					\
-		if (!p)						\
-			return -1;				\
-		p = *(const __u64 *)(p + c->hop[i]);		\
-		barrier_var(p);					\
-	}
+	if (!p)							\
+		return -1;					\
+	p = *(const __u64 *)(p + c->hop[i]);			\
+	barrier_var(p);
 _Static_assert(KPT_DC_HOPS == 4, "one KPT_TPBTF_HOP() a hop");
 
 static __always_inline int kpt_tpbtf_chain(const __u64 *ctx,
 					   const volatile struct kpt_direct_chain *c, __u64 *v)
 {
-	/* each member loaded once (volatile: every read is a load) */
-	__u32 nhops = c->nhops, size = c->size, off = c->off;
+	/* each member loaded where its branch needs it (volatile: every read
+	 * is a load), so a branch the verifier drops takes its loads along */
+	__u32 nhops = c->nhops, size;
 	__u64 p;
 
 	switch (c->word) {
@@ -107,7 +106,19 @@ static __always_inline int kpt_tpbtf_chain(const __u64 *ctx,
 	default:
 		return -1;
 	}
-	KPT_TPBTF_HOP(0) KPT_TPBTF_HOP(1) KPT_TPBTF_HOP(2) KPT_TPBTF_HOP(3)
+	if (nhops > 0) {
+		KPT_TPBTF_HOP(0)
+		if (nhops > 1) {
+			KPT_TPBTF_HOP(1)
+			if (nhops > 2) {
+				KPT_TPBTF_HOP(2)
+				if (nhops > 3) {
+					KPT_TPBTF_HOP(3)
+				}
+			}
+		}
+	}
+	size = c->size;
 	if (!size) {
 		*v = p;
 		return 0;
@@ -115,7 +126,7 @@ static __always_inline int kpt_tpbtf_chain(const __u64 *ctx,
 	if (!p)
 		return -1;
 	/* the member's own width: the verifier refuses a load past its end */
-	*v = kpt_pred_load((const __u8 *)(p + off), size, 0);
+	*v = kpt_pred_load((const __u8 *)(p + c->off), size, 0);
 	return 0;
 }
 
@@ -134,12 +145,12 @@ static __always_inline int kpt_direct_value(void *ctx, int kind, const struct kp
 #define KPT_DH_BYTE(w, f) \
 	((__u32)((w) >> (8 * __builtin_offsetof(struct kpt_direct_hist, f))) & 0xff)
 
-/* A direct histogram's value v counted (kpt_dh, whose first word is w); a
- * direct count's (hist 0), in its stats alone. */
-static __always_inline void kpt_hist_direct_count(struct kpt_stats *st, __u64 w, __u64 v)
+/* A direct histogram's value v counted (kpt_dh's hist, is_signed and
+ * own_stats); a direct count's (hist 0), in its stats alone. */
+static __always_inline void kpt_hist_direct_count(struct kpt_stats *st, __u32 hist,
+						  bool is_signed, bool own_stats, __u64 v)
 {
-	bool is_signed = KPT_DH_BYTE(w, is_signed);
-	__u32 hist = KPT_DH_BYTE(w, hist), b, n;
+	__u32 b, n;
 
 	if (!hist) {
 		kpt_aggval_add(&st->val, v, is_signed);
@@ -152,7 +163,7 @@ static __always_inline void kpt_hist_direct_count(struct kpt_stats *st, __u64 w,
 	n = hist == KPT_H_LINEAR ? kpt_dh.nbuckets : 0;
 	b = kpt_bucket_of(hist, is_signed, hist == KPT_H_LINEAR ? kpt_dh.lin_min : 0,
 			  hist == KPT_H_LINEAR ? kpt_dh.lin_step : 0, n, v);
-	kpt_hist_count(b, KPT_DH_BYTE(w, own_stats), 0, is_signed, v, st);
+	kpt_hist_count(b, own_stats, 0, is_signed, v, st);
 }
 
 /*
@@ -174,31 +185,37 @@ static __always_inline int kpt_tpbtf_filter(__u64 *ctx, struct kpt_stats *st,
 }
 
 /*
- * A tp_btf direct histogram's value (kpt_dh's chain), past its filter's
- * one term (fchain), as kpt_hist_direct() takes them from other contexts.
- * Nonzero: the hit is done (filtered, or a NULL pointer on the way).
+ * A tp_btf direct histogram's hit, as kpt_hist_direct() does others: past
+ * its filter's one term (fchain) and the check for kptrace's own hits, its
+ * value (kpt_dh's chain, or the filter's: KPT_DH_SAME) counted. Each
+ * setting is read from kpt_dh where it is tested, not taken from its first
+ * word: a load the verifier's pruning leaves is one instruction, where a
+ * byte of the word costs a shift and a mask (and clang kept them in
+ * registers, spilling around the chains).
  */
-static __always_inline int kpt_tpbtf_hist_value(__u64 *ctx, struct kpt_stats *st, __u64 w,
-						__u64 *v)
+static __always_inline void kpt_tpbtf_hist(__u64 *ctx, struct kpt_stats *st)
 {
-	*v = 0;
-	if ((__s64)w < 0 && kpt_tpbtf_filter(ctx, st, &kpt_dh.fchain,
-					     KPT_DH_BYTE(w, fcmp) & ~KPT_DH_FILTER, kpt_dh.fsize,
-					     kpt_dh.fsigned, kpt_dh.fimm, v))
-		return 1;
+	__u32 fcmp = kpt_dh.fcmp, size;
+	__u64 v = 1, f = 0;
+
+	if (fcmp && kpt_tpbtf_filter(ctx, st, &kpt_dh.fchain, fcmp & ~KPT_DH_FILTER, kpt_dh.fsize,
+				     kpt_dh.fsigned, kpt_dh.fimm, &f))
+		return;
+	if (kpt_hist_self(ctx, KPT_CTX_TPBTF, st, kpt_dh.on))
+		return;
 	/* a count of hits (size 0) reads no value */
-	if (!KPT_DH_BYTE(w, size)) {
-		*v = 1;
-		return 0;
+	size = kpt_dh.size;
+	if (size) {
+		/* the value its filter loaded already, as loaded */
+		if (fcmp && (kpt_dh.on & KPT_DH_SAME))
+			v = f;
+		else if (kpt_tpbtf_chain(ctx, &kpt_dh.chain, &v)) {
+			st->faults++;
+			return;
+		}
+		v = kpt_narrow(v, size, kpt_dh.is_signed);
 	}
-	/* the value its filter loaded already: *v, as loaded */
-	if (!((__s64)w < 0 && (KPT_DH_BYTE(w, on) & KPT_DH_SAME)) &&
-	    kpt_tpbtf_chain(ctx, &kpt_dh.chain, v)) {
-		st->faults++;
-		return 1;
-	}
-	*v = kpt_narrow(*v, KPT_DH_BYTE(w, size), KPT_DH_BYTE(w, is_signed));
-	return 0;
+	kpt_hist_direct_count(st, kpt_dh.hist, kpt_dh.is_signed, kpt_dh.own_stats, v);
 }
 
 /*
@@ -221,8 +238,7 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
 	__u64 v = 0;
 
 	if (KPT_CTX_IS_TPBTF(kind)) {
-		if (!kpt_tpbtf_hist_value(ctx, st, w, &v) && !kpt_hist_self(ctx, kind, st, on))
-			kpt_hist_direct_count(st, w, v);
+		kpt_tpbtf_hist(ctx, st);
 		return;
 	}
 	/* the filter's one term, false (counted filtered) as the generic path's
@@ -262,7 +278,7 @@ static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stat
 		st->faults++;
 		return;
 	}
-	kpt_hist_direct_count(st, w, v);
+	kpt_hist_direct_count(st, KPT_DH_BYTE(w, hist), is_signed, KPT_DH_BYTE(w, own_stats), v);
 }
 
 /*
