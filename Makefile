@@ -392,8 +392,16 @@ BENCH_BINS := $(BENCH_OUT)/workload $(BENCH_OUT)/baseline $(BENCH_OUT)/decoder
 $(BENCH_OUT):
 	$(Q)mkdir -p $@
 
+# Whether sys/sdt.h is there, as a file of its own: a workload built before
+# systemtap-sdt-dev was installed has no USDT probe, and the header keeps
+# its package's old mtime, so only a change of this name rebuilds it.
+SDT_STAMP := $(BENCH_OUT)/.sdt-$(if $(wildcard /usr/include/sys/sdt.h /usr/include/*/sys/sdt.h),yes,no)
+
+$(SDT_STAMP): | $(BENCH_OUT)
+	$(Q)rm -f $(BENCH_OUT)/.sdt-* && touch $@
+
 # -no-pie: bench_fn's ELF address is what uprobe_events is given
-$(BENCH_OUT)/workload: bench/workload.c | $(BENCH_OUT)
+$(BENCH_OUT)/workload: bench/workload.c $(SDT_STAMP) | $(BENCH_OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror -no-pie -pthread $< -o $@
 
