@@ -228,7 +228,7 @@ static __always_inline void kpt_tpbtf_hist(__u64 *ctx, struct kpt_stats *st)
  * (bench/README.md). The other members are loaded only where their branch
  * is taken: a tracepoint's field in a tracepoint's program (kind is each
  * program's constant), a tp_btf argument's loads in a tp_btf program's
- * (kpt_tpbtf_hist_value()), a linear histogram's bounds in a linear
+ * (kpt_tpbtf_hist()), a linear histogram's bounds in a linear
  * histogram.
  */
 static __always_inline void kpt_hist_direct(void *ctx, int kind, struct kpt_stats *st, __u64 w)
