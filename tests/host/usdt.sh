@@ -5,12 +5,14 @@
 # signed and unsigned), one at two locations and a semaphore-guarded one,
 # fired a known number of times with known values; its semaphore read by
 # the program itself while traced and after. libstdc++'s throw, rethrow
-# and catch for a C++ program's known exceptions. Then Debian's python3.11
+# and catch for a C++ program's known exceptions, each throw by its user
+# stack against nm and objdump. Then Debian's python3.11
 # (when its notes are there), with -p on the running interpreter (and u:*:,
 # every object it maps): function__entry's file, function and line for a
 # script of known calls, gc__start once per gc.collect() (automatic
 # collection disabled), the semaphore read from /proc/PID/mem. Every
-# expected value comes from the programs, their sources and readelf.
+# expected value comes from the programs, their sources, readelf, nm and
+# objdump.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -23,7 +25,7 @@ OUT=$(realpath "$OUT")
 [ -e /usr/include/sys/sdt.h ] || [ -e /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
 	skip_all "no sys/sdt.h (Debian's systemtap-sdt-dev: make test-deps)"
 PY=/usr/bin/python3.11
-expect_checks 30
+expect_checks 31
 T=$OUT/usdt_target
 gcc -O1 -g tests/host/usdt_target.c -o "$T" ||
 	{ echo "FAIL - cannot build tests/host/usdt_target.c"; exit 1; }
@@ -136,6 +138,55 @@ kpt count "u:$LIB:libstdcxx:*" -c "$X" > "$OUT/cxx.out" 2> /dev/null
 check "libstdc++: throw 7, rethrow 2, catch 9 for the program's 7 throws, 2 rethrows ($(grep -c . "$OUT/cxx.out") lines)" \
 	sh -c "grep -q '^caught 9$' '$OUT/cxx.out' && grep -qE '^ +7  sdt_libstdcxx/throw$' '$OUT/cxx.out' &&
 	       grep -qE '^ +2  sdt_libstdcxx/rethrow$' '$OUT/cxx.out' && grep -qE '^ +9  sdt_libstdcxx/catch$' '$OUT/cxx.out'"
+# by stack (count --by ustack): each throw's user stack, frame by frame,
+# against the binaries: the leaf the probe's own address in the libstdc++
+# function nm says holds readelf's location of libstdcxx:throw; then
+# thrower(int) and main at the return addresses objdump shows after their
+# calls (thrower's to __cxa_throw, main's to thrower: the 5-round loop's
+# call first, the 2 rounds' after it), then libc's start. 7 in all.
+kpt count "u:$LIB:libstdcxx:throw" --by ustack -c "$X" > "$OUT/cxx-stk.out" 2> "$OUT/cxx-stk.err"
+readelf -nW "$LIB" > "$OUT/cxx-notes.txt"
+nm -D -S --defined-only "$LIB" > "$OUT/cxx-nm.txt"
+objdump -d --no-show-raw-insn "$X" > "$OUT/cxx-dis.txt"
+check "libstdc++ throw --by ustack: 7 stacks __cxa_throw, thrower(int), main as readelf, nm and objdump place them ($(grep -c '=> main+' "$OUT/cxx-stk.out") main frames)" \
+	python3 - "$OUT/cxx-stk.out" "$OUT/cxx-notes.txt" "$OUT/cxx-nm.txt" "$OUT/cxx-dis.txt" <<'PYEOF'
+import re, sys
+out, notes, nm, dis = (open(f).read() for f in sys.argv[1:])
+loc = int(re.search(r"Provider: libstdcxx\s+Name: throw\s+Location: (0x[0-9a-f]+)", notes).group(1), 16)
+leaf = None
+for a, size, name in re.findall(r"^([0-9a-f]+) ([0-9a-f]+) T (\S+?)(?:@@?\S+)?$", nm, re.M):
+    if int(a, 16) <= loc < int(a, 16) + int(size, 16):
+        leaf = "%s+0x%x" % (name, loc - int(a, 16))
+# every instruction (address, text, its function), in address order: a
+# call's return address is the next one's, a noreturn call's too
+insns, fn = [], None
+for l in dis.splitlines():
+    m = re.match(r"^([0-9a-f]+) <(\S+)>:$", l) or re.match(r"^ +([0-9a-f]+):\s+(.*)$", l)
+    if m and l[0] != " ":
+        fn = (m.group(2), int(m.group(1), 16))
+    elif m:
+        insns.append((int(m.group(1), 16), m.group(2), fn))
+def rets(name, callee):
+    """name+off of the return address of each of name's calls to callee, in address order"""
+    shown = {"_ZL7throweri": "thrower(int)"}.get(name, name)
+    return ["%s+0x%x" % (shown, insns[i + 1][0] - f[1]) for i, (a, ins, f) in enumerate(insns[:-1])
+            if f and f[0] == name and re.match(r"call\s+\S+ <%s>" % re.escape(callee), ins)]
+thr = rets("_ZL7throweri", "__cxa_throw@plt")
+mains = rets("main", "_ZL7throweri")
+stacks = {}
+for count, frames in re.findall(r"^ +(\d+)\n((?: => .*\n?)+)", out, re.M):
+    fr = [re.match(r" => (\S+)", l).group(1) for l in frames.splitlines()]
+    stacks[tuple(fr[:3])] = stacks.get(tuple(fr[:3]), 0) + int(count)
+    if len(fr) < 5 or not (fr[3].startswith("__libc_start_call_main+") and
+                           fr[4].startswith("__libc_start_main+")):
+        sys.exit("not libc's start past main: %s" % fr)
+want_first = (leaf, thr[0], mains[0])
+ok = (leaf and len(thr) == 1 and len(mains) >= 2 and stacks.get(want_first) == 5 and
+      sum(stacks.values()) == 7 and
+      all(k[:2] == (leaf, thr[0]) and k[2] in mains for k in stacks))
+print("stacks %s; want leaf %s, thrower %s, main %s" % (stacks, leaf, thr, mains))
+sys.exit(0 if ok else 1)
+PYEOF
 # u:*: with -c: the objects the program links, found as ld.so finds them,
 # here a copy of libstdc++ through the program's DT_RUNPATH ($ORIGIN/lib):
 # the reference is the program's own counts and ldd's choice of the copy
