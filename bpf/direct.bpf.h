@@ -196,6 +196,7 @@ static __always_inline int kpt_tpbtf_filter(__u64 *ctx, struct kpt_stats *st,
 static __always_inline void kpt_tpbtf_hist(__u64 *ctx, struct kpt_stats *st)
 {
 	__u32 fcmp = kpt_dh.fcmp, size;
+	bool is_signed = kpt_dh.is_signed;	/* one load: the value's and its counts' */
 	__u64 v = 1, f = 0;
 
 	if (fcmp && kpt_tpbtf_filter(ctx, st, &kpt_dh.fchain, fcmp & ~KPT_DH_FILTER, kpt_dh.fsize,
@@ -213,9 +214,9 @@ static __always_inline void kpt_tpbtf_hist(__u64 *ctx, struct kpt_stats *st)
 			st->faults++;
 			return;
 		}
-		v = kpt_narrow(v, size, kpt_dh.is_signed);
+		v = kpt_narrow(v, size, is_signed);
 	}
-	kpt_hist_direct_count(st, kpt_dh.hist, kpt_dh.is_signed, kpt_dh.own_stats, v);
+	kpt_hist_direct_count(st, kpt_dh.hist, is_signed, kpt_dh.own_stats, v);
 }
 
 /*
