@@ -150,7 +150,7 @@ nm -D -S --defined-only "$LIB" > "$OUT/cxx-nm.txt"
 objdump -d --no-show-raw-insn "$X" > "$OUT/cxx-dis.txt"
 check "libstdc++ throw --by ustack: 7 stacks __cxa_throw, thrower(int), main as readelf, nm and objdump place them ($(grep -c '=> main+' "$OUT/cxx-stk.out") main frames)" \
 	python3 - "$OUT/cxx-stk.out" "$OUT/cxx-notes.txt" "$OUT/cxx-nm.txt" "$OUT/cxx-dis.txt" <<'PYEOF'
-import re, sys
+import re, subprocess, sys
 out, notes, nm, dis = (open(f).read() for f in sys.argv[1:])
 loc = int(re.search(r"Provider: libstdcxx\s+Name: throw\s+Location: (0x[0-9a-f]+)", notes).group(1), 16)
 leaf = None
@@ -168,7 +168,7 @@ for l in dis.splitlines():
         insns.append((int(m.group(1), 16), m.group(2), fn))
 def rets(name, callee):
     """name+off of the return address of each of name's calls to callee, in address order"""
-    shown = {"_ZL7throweri": "thrower(int)"}.get(name, name)
+    shown = subprocess.run(["c++filt", name], stdout=subprocess.PIPE, text=True).stdout.strip()
     return ["%s+0x%x" % (shown, insns[i + 1][0] - f[1]) for i, (a, ins, f) in enumerate(insns[:-1])
             if f and f[0] == name and re.match(r"call\s+\S+ <%s>" % re.escape(callee), ins)]
 thr = rets("_ZL7throweri", "__cxa_throw@plt")
